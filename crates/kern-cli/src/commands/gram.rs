@@ -1,0 +1,53 @@
+//! `kern gram`: computes a dense Gram matrix and reports its speed.
+
+use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
+use kern_core::{GramPath, Kernel, Profile, gram_with};
+use serde_json::json;
+use std::time::Instant;
+
+/// Arguments of `kern gram`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Kernel spec, e.g. gaussian:sigma=0.6 (see docs/architecture.md).
+    #[arg(long)]
+    kernel: String,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Computation path: auto, gemm or pairwise.
+    #[arg(long, default_value = "auto")]
+    path: String,
+}
+
+/// Runs `kern gram`.
+pub fn run(a: Args) -> CliResult {
+    let kernel = parse_kernel(&a.kernel)?;
+    let path = match a.path.as_str() {
+        "auto" => GramPath::Auto,
+        "gemm" => GramPath::Gemm,
+        "pairwise" => GramPath::Pairwise,
+        other => return Err(format!("unknown --path {other:?}; valid: auto, gemm, pairwise").into()),
+    };
+    let ds = a.data.load()?;
+    let (n, d) = (ds.samples.n(), ds.samples.d());
+    let t = Instant::now();
+    let g = with_threads(a.threads, || gram_with(&kernel, &ds.samples, path))??;
+    let seconds = t.elapsed().as_secs_f64();
+    let trace: f64 = (0..n).map(|i| g[(i, i)]).sum();
+    let flops = match kernel.profile() {
+        Profile::SqDist | Profile::Dot => 2.0 * (n as f64) * (n as f64) * d as f64,
+        Profile::General => f64::NAN,
+    };
+    Ok(json!({
+        "n": n,
+        "d": d,
+        "kernel": kernel.to_string(),
+        "threads": a.threads.unwrap_or_else(rayon::current_num_threads),
+        "trace": trace,
+        "seconds": seconds,
+        "gflops": if flops.is_finite() { json!(flops / seconds / 1e9) } else { json!(null) },
+        "ns_per_entry": seconds * 1e9 / (n as f64 * n as f64),
+    }))
+}

@@ -1,0 +1,29 @@
+//! `kern info`: n, d, label counts, feature ranges.
+
+use crate::common::{CliResult, DataArgs};
+use serde_json::json;
+use std::time::Instant;
+
+/// Arguments of `kern info`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    data: DataArgs,
+}
+
+/// Runs `kern info`.
+pub fn run(a: Args) -> CliResult {
+    let ds = a.data.load()?;
+    let t = Instant::now();
+    let ranges: Vec<[f64; 2]> = ds.samples.feature_ranges().into_iter().map(|(l, h)| [l, h]).collect();
+    let labels: serde_json::Map<String, serde_json::Value> =
+        ds.label_counts().into_iter().map(|(k, v)| (k, json!(v))).collect();
+    Ok(json!({
+        "n": ds.samples.n(),
+        "d": ds.samples.d(),
+        "labels": labels,
+        "feature_names": ds.feature_names,
+        "feature_ranges": ranges,
+        "seconds": t.elapsed().as_secs_f64(),
+    }))
+}

@@ -1,0 +1,64 @@
+//! Options shared by the subcommands: data files, kernel specs, threads, timing.
+
+use kern_core::KernelSpec;
+use kern_core::io::{CsvOptions, Dataset, LabelColumn, MissingPolicy, read_data};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The error type of the command: any error, shown with its chain of causes.
+pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+/// Result of a subcommand: the JSON summary.
+pub type CliResult = Result<serde_json::Value, CliError>;
+
+/// Where the data comes from.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DataArgs {
+    /// Data file: LIBSVM/svmlight, or CSV when the name ends in .csv / .csv.gz (gzip allowed).
+    #[arg(long)]
+    pub data: PathBuf,
+    /// CSV label column: a header name, a 0-based index (negative from the end), or `none`.
+    #[arg(long, default_value = "-1")]
+    pub label_col: String,
+    /// CSV: one-hot encode nominal (non-numeric) feature columns instead of failing.
+    #[arg(long)]
+    pub one_hot: bool,
+    /// CSV: reject rows with missing values ("?", "NA", empty) instead of skipping them.
+    #[arg(long)]
+    pub reject_missing: bool,
+}
+
+impl DataArgs {
+    /// Reads the data file, reporting progress on stderr.
+    pub fn load(&self) -> Result<Dataset, CliError> {
+        let opts = CsvOptions {
+            label: self.label_col.parse::<LabelColumn>().unwrap_or_default(),
+            one_hot: self.one_hot,
+            missing: if self.reject_missing { MissingPolicy::Reject } else { MissingPolicy::Skip },
+            ..Default::default()
+        };
+        let t = Instant::now();
+        let ds = read_data(&self.data, &opts)?;
+        eprintln!(
+            "kern: read {} ({} x {}) in {:.3} s",
+            self.data.display(),
+            ds.samples.n(),
+            ds.samples.d(),
+            t.elapsed().as_secs_f64()
+        );
+        Ok(ds)
+    }
+}
+
+/// Parses a kernel spec argument, listing the valid names on error.
+pub fn parse_kernel(spec: &str) -> Result<KernelSpec, CliError> {
+    Ok(spec.parse::<KernelSpec>()?)
+}
+
+/// Runs `f` on a rayon pool of `threads` threads (all cores when `None`).
+pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, CliError> {
+    match threads {
+        None => Ok(f()),
+        Some(0) => Err("--threads must be at least 1".into()),
+        Some(t) => Ok(rayon::ThreadPoolBuilder::new().num_threads(t).build()?.install(f)),
+    }
+}

@@ -1,0 +1,119 @@
+//! The error type of kern-core.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in kern-core: invalid data, invalid kernel parameters, malformed files.
+///
+/// ```
+/// use kern_core::{CoreError, Samples};
+/// let err = Samples::from_rows(&[vec![1.0, 2.0], vec![3.0]]).unwrap_err();
+/// assert!(matches!(err, CoreError::Ragged { row: 1, expected: 2, found: 1 }));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CoreError {
+    /// No samples, or samples with no features.
+    #[error("empty data: {0}")]
+    Empty(&'static str),
+    /// A row has a different number of features than the first row.
+    #[error("ragged data: row {row} has {found} features, expected {expected}")]
+    Ragged {
+        /// Zero-based row index.
+        row: usize,
+        /// Number of features of the first row.
+        expected: usize,
+        /// Number of features of this row.
+        found: usize,
+    },
+    /// A value is NaN or infinite.
+    #[error("non-finite value {value} at row {row}, column {col}")]
+    NonFinite {
+        /// Zero-based row index.
+        row: usize,
+        /// Zero-based column index.
+        col: usize,
+        /// The offending value.
+        value: f64,
+    },
+    /// A flat buffer whose length does not equal rows × columns.
+    #[error("shape mismatch: {len} values cannot form {rows} x {cols}")]
+    Shape {
+        /// Buffer length.
+        len: usize,
+        /// Requested rows.
+        rows: usize,
+        /// Requested columns.
+        cols: usize,
+    },
+    /// Targets and samples disagree in count, or targets have the wrong label set.
+    #[error("invalid targets: {0}")]
+    Targets(String),
+    /// Two inputs that must share the feature dimension do not.
+    #[error("dimension mismatch: {what} has dimension {found}, expected {expected}")]
+    Dimension {
+        /// What was compared.
+        what: &'static str,
+        /// Expected dimension.
+        expected: usize,
+        /// Found dimension.
+        found: usize,
+    },
+    /// A hyperparameter outside its valid range.
+    #[error("invalid parameter {name} = {value}: {reason}")]
+    Param {
+        /// Parameter name as in the kernel spec syntax.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// What the valid range is.
+        reason: &'static str,
+    },
+    /// A kernel spec string that cannot be parsed.
+    #[error("invalid kernel spec {spec:?}: {reason}")]
+    Spec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong and what is valid.
+        reason: String,
+    },
+    /// A malformed data file; `line` is 1-based.
+    #[error("{}:{line}: {reason}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An I/O error with the path it concerns.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Result alias of kern-core.
+pub type Result<T, E = CoreError> = std::result::Result<T, E>;
+
+/// Checks that a parameter is finite and strictly positive.
+pub(crate) fn positive(name: &'static str, value: f64) -> Result<f64> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(CoreError::Param { name, value, reason: "must be finite and > 0" })
+    }
+}
+
+/// Checks that a parameter is finite.
+pub(crate) fn finite(name: &'static str, value: f64) -> Result<f64> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(CoreError::Param { name, value, reason: "must be finite" })
+    }
+}

@@ -1,0 +1,161 @@
+//! Data files: LIBSVM/svmlight text ([`read_libsvm`], [`write_libsvm`]) and CSV ([`read_csv`]).
+//!
+//! Both readers accept gzip-compressed files (name ending in `.gz`), return a [`Dataset`] (validated
+//! samples plus the raw label column) and report malformed input as [`crate::CoreError::Parse`] with
+//! the file and 1-based line. [`read_data`] picks the format by file name, as the `kern` command does.
+
+mod csv;
+mod libsvm;
+
+pub use self::csv::{CsvOptions, LabelColumn, MissingPolicy, read_csv};
+pub use self::libsvm::{read_libsvm, write_libsvm};
+
+use crate::error::{CoreError, Result};
+use crate::samples::Samples;
+use crate::targets::{BinaryTargets, ClassTargets, RealTargets, label_name};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Samples with their label column as read from a file.
+///
+/// Labels are kept as text (numbers normalized, so `+1`, `1` and `1.0` are the same label); turn them
+/// into targets with [`Dataset::binary`], [`Dataset::classes`] or [`Dataset::real`].
+///
+/// ```
+/// use kern_core::io::{read_libsvm, Dataset};
+/// let dir = std::env::temp_dir().join("kern-doc-dataset");
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let p = dir.join("a.svm");
+/// std::fs::write(&p, "+1 1:0.5 3:2\n-1 2:1\n").unwrap();
+/// let ds: Dataset = read_libsvm(&p, None)?;
+/// assert_eq!((ds.samples.n(), ds.samples.d()), (2, 3));
+/// assert_eq!(ds.binary()?.y(), &[1.0, -1.0]);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dataset {
+    /// The feature rows.
+    pub samples: Samples,
+    /// The label of each row (empty strings when the file has no label column).
+    pub labels: Vec<String>,
+    /// Feature names (from a CSV header, else `f1..fd`).
+    pub feature_names: Vec<String>,
+}
+
+impl Dataset {
+    /// Labels as ±1 targets (exactly two distinct labels).
+    pub fn binary(&self) -> Result<BinaryTargets> {
+        BinaryTargets::from_labels(&self.labels)
+    }
+
+    /// Labels as class targets (at least two distinct labels).
+    pub fn classes(&self) -> Result<ClassTargets> {
+        ClassTargets::from_labels(&self.labels)
+    }
+
+    /// Labels as real targets (every label a finite number).
+    pub fn real(&self) -> Result<RealTargets> {
+        let v: Result<Vec<f64>> = self
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                l.parse::<f64>()
+                    .map_err(|_| CoreError::Targets(format!("label {l:?} of row {i} is not a number")))
+            })
+            .collect();
+        RealTargets::new(v?)
+    }
+
+    /// Label counts, sorted as the class names are.
+    pub fn label_counts(&self) -> Vec<(String, usize)> {
+        match self.classes() {
+            Ok(c) => c.names().iter().cloned().zip(c.counts()).collect(),
+            Err(_) => {
+                let mut v: Vec<(String, usize)> = Vec::new();
+                for l in &self.labels {
+                    match v.iter_mut().find(|(k, _)| k == l) {
+                        Some(e) => e.1 += 1,
+                        None => v.push((l.clone(), 1)),
+                    }
+                }
+                v
+            }
+        }
+    }
+}
+
+/// Reads a data file, choosing CSV when the name ends in `.csv` or `.csv.gz` and LIBSVM otherwise.
+///
+/// ```
+/// let dir = std::env::temp_dir().join("kern-doc-read-data");
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let p = dir.join("a.csv");
+/// std::fs::write(&p, "x,y,label\n1,2,a\n3,4,b\n").unwrap();
+/// let ds = kern_core::io::read_data(&p, &kern_core::io::CsvOptions::default())?;
+/// assert_eq!(ds.labels, vec!["a", "b"]);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn read_data(path: &Path, csv: &CsvOptions) -> Result<Dataset> {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    if name.ends_with(".csv") || name.ends_with(".csv.gz") {
+        read_csv(path, csv)
+    } else {
+        read_libsvm(path, None)
+    }
+}
+
+pub(crate) fn normalize_label(s: &str) -> String {
+    let t = s.trim().trim_matches('"');
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() => label_name(v),
+        _ => t.to_string(),
+    }
+}
+
+pub(crate) fn open_lines(path: &Path) -> Result<Box<dyn BufRead>> {
+    let f = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
+    let r: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
+        Box::new(flate2::read::MultiGzDecoder::new(f))
+    } else {
+        Box::new(f)
+    };
+    Ok(Box::new(BufReader::with_capacity(1 << 16, r)))
+}
+
+pub(crate) fn io_err(path: &Path, source: std::io::Error) -> CoreError {
+    CoreError::Io { path: path.to_path_buf(), source }
+}
+
+pub(crate) fn parse_err(path: &Path, line: usize, reason: impl Into<String>) -> CoreError {
+    CoreError::Parse { path: PathBuf::from(path), line, reason: reason.into() }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed and synced,
+/// then renamed over `path`. On any error the temporary file is removed and `path` is untouched.
+///
+/// ```
+/// let p = std::env::temp_dir().join("kern-doc-atomic.txt");
+/// kern_core::io::write_atomic(&p, b"hello")?;
+/// assert_eq!(std::fs::read(&p).unwrap(), b"hello");
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let file_name = path.file_name().ok_or_else(|| {
+        io_err(path, std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path"))
+    })?;
+    let tmp = dir.join(format!(".{}.tmp{}", file_name.to_string_lossy(), std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io_err(path, e));
+    }
+    Ok(())
+}

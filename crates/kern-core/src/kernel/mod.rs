@@ -1,0 +1,141 @@
+//! The [`Kernel`] trait and the built-in kernel functions.
+//!
+//! Every kernel documents its formula and the paper it comes from. Radial kernels expose their value as a
+//! function of the squared distance ([`Profile::SqDist`]) and dot-product kernels as a function of the
+//! inner product ([`Profile::Dot`]); both let dense Gram matrices go through one GEMM
+//! (see [`crate::gram`]), and radial kernels can be wrapped by [`CompactlySupported`].
+
+mod combinators;
+mod compact;
+mod dot_product;
+mod indicator;
+pub(crate) mod radial;
+mod spline;
+
+pub use combinators::{Product, Scaled, Sum};
+pub use compact::CompactlySupported;
+pub use dot_product::{Linear, Polynomial, Sigmoid};
+pub use indicator::Indicator;
+pub use radial::{Gaussian, Laplacian, LogKernel};
+pub use spline::LinearSpline;
+
+use crate::error::Result;
+
+/// How a kernel value depends on its two arguments.
+///
+/// ```
+/// use kern_core::{Kernel, Profile, Gaussian, Linear};
+/// assert_eq!(Gaussian::with_sigma(1.0)?.profile(), Profile::SqDist);
+/// assert_eq!(Linear.profile(), Profile::Dot);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// `k(x, y) = f(‖x − y‖²)`: [`Kernel::of_sq_dist`] is meaningful.
+    SqDist,
+    /// `k(x, y) = f(⟨x, y⟩)`: [`Kernel::of_dot`] is meaningful.
+    Dot,
+    /// Anything else: only [`Kernel::eval`].
+    General,
+}
+
+/// What is known of a kernel's definiteness; [`Definiteness::PositiveDefinite`] kernels give PSD Gram
+/// matrices on any data.
+///
+/// ```
+/// use kern_core::{Kernel, Definiteness, Sigmoid};
+/// assert_eq!(Sigmoid::new(1.0, 0.0)?.definiteness(), Definiteness::Indefinite);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Definiteness {
+    /// Positive semi-definite on any data.
+    PositiveDefinite,
+    /// Positive semi-definite only on a subset of inputs or for some parameters (documented per kernel).
+    Conditional,
+    /// Not positive semi-definite in general.
+    Indefinite,
+}
+
+/// A kernel function `k(x, y)` on `ℝᵈ`.
+///
+/// Generic code over `K: Kernel` is monomorphized; [`crate::KernelSpec`] is the serde/command-line enum of
+/// the built-in kernels. `eval` must be symmetric and is called with slices of equal length (callers
+/// check dimensions once with [`Kernel::check_dim`]).
+///
+/// ```
+/// use kern_core::{Kernel, Gaussian};
+/// let k = Gaussian::with_beta(0.5)?;
+/// assert!((k.eval(&[0.0, 0.0], &[1.0, 1.0]) - (-1.0f64).exp()).abs() < 1e-15);
+/// assert_eq!(k.of_sq_dist(2.0), k.eval(&[0.0, 0.0], &[1.0, 1.0]));
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub trait Kernel: Send + Sync + std::fmt::Debug {
+    /// The kernel value `k(x, y)`.
+    fn eval(&self, x: &[f64], y: &[f64]) -> f64;
+
+    /// How the value depends on the arguments (default [`Profile::General`]).
+    fn profile(&self) -> Profile {
+        Profile::General
+    }
+
+    /// The value as a function of the squared distance `r²`; meaningful only when
+    /// `profile() == Profile::SqDist` (NaN otherwise).
+    fn of_sq_dist(&self, r2: f64) -> f64 {
+        let _ = r2;
+        f64::NAN
+    }
+
+    /// The value as a function of the inner product; meaningful only when `profile() == Profile::Dot`
+    /// (NaN otherwise).
+    fn of_dot(&self, dot: f64) -> f64 {
+        let _ = dot;
+        f64::NAN
+    }
+
+    /// The support radius `C`: `k(x, y) = 0` whenever `‖x − y‖ ≥ C`. `None` for globally supported
+    /// kernels. A `Some` turns on the sparse paths of kern-sparse.
+    fn support_radius(&self) -> Option<f64> {
+        None
+    }
+
+    /// What is known of the kernel's definiteness.
+    fn definiteness(&self) -> Definiteness {
+        Definiteness::PositiveDefinite
+    }
+
+    /// Checks that the kernel can be used on data of dimension `d` (for example the
+    /// `ν ≥ (d+1)/2` condition of [`CompactlySupported`], or the centre dimension of [`Indicator`]).
+    fn check_dim(&self, d: usize) -> Result<()> {
+        let _ = d;
+        Ok(())
+    }
+}
+
+impl<K: Kernel + ?Sized> Kernel for &K {
+    #[inline]
+    fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
+        (**self).eval(x, y)
+    }
+    #[inline]
+    fn profile(&self) -> Profile {
+        (**self).profile()
+    }
+    #[inline]
+    fn of_sq_dist(&self, r2: f64) -> f64 {
+        (**self).of_sq_dist(r2)
+    }
+    #[inline]
+    fn of_dot(&self, dot: f64) -> f64 {
+        (**self).of_dot(dot)
+    }
+    fn support_radius(&self) -> Option<f64> {
+        (**self).support_radius()
+    }
+    fn definiteness(&self) -> Definiteness {
+        (**self).definiteness()
+    }
+    fn check_dim(&self, d: usize) -> Result<()> {
+        (**self).check_dim(d)
+    }
+}

@@ -1,0 +1,41 @@
+//! Learner traits shared by every model crate, so that cross-validation and grid search
+//! (kern-tune) are generic over models they do not know (design.md, "Learners").
+//!
+//! A learner is a params type `P: Fit<T>`; [`Fit::fit`] validates the params once into a checked form
+//! and trains a [`Model`]. Models predict decision values and labels for new samples.
+
+use crate::samples::Samples;
+
+/// A trained model.
+///
+/// ```
+/// use kern_core::{Samples, learner::Model};
+/// /// Predicts the training mean.
+/// struct Mean(f64);
+/// impl Model for Mean {
+///     type Error = kern_core::CoreError;
+///     fn predict(&self, x: &Samples) -> Result<Vec<f64>, Self::Error> { Ok(vec![self.0; x.n()]) }
+/// }
+/// let m = Mean(2.0);
+/// assert_eq!(m.predict(&Samples::from_rows(&[[0.0]])?)?, vec![2.0]);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub trait Model: Send + Sync {
+    /// The model crate's error type.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Predictions for each row of `x`: the label as a number for classifiers (±1 for binary models,
+    /// the class index for multi-class), the value for regressors.
+    fn predict(&self, x: &Samples) -> Result<Vec<f64>, Self::Error>;
+}
+
+/// Training: params (validated inside `fit`) plus samples and targets give a model.
+pub trait Fit<T>: Send + Sync {
+    /// The model trained.
+    type Model: Model;
+    /// The error type (params validation and training).
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Validates the params and trains on `x` with targets `y`.
+    fn fit(&self, x: &Samples, y: &T) -> Result<Self::Model, Self::Error>;
+}

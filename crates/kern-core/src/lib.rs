@@ -1,0 +1,36 @@
+//! # kern-core
+//!
+//! The base layer of the kern workspace (see `docs/architecture.md`): validated [`Samples`] and
+//! [`Targets`], the [`Kernel`] trait and the kernels of the five source papers, dense Gram matrices
+//! through faer ([`gram`], [`cross_gram`]), LIBSVM and CSV data files ([`io`]), and the learner traits
+//! ([`learner`]) that tuning and model crates share.
+//!
+//! ```
+//! use kern_core::{gram, Kernel, KernelSpec, Samples};
+//! let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 0.0], [5.0, 5.0]])?;
+//! let k: KernelSpec = "cs-gaussian:sigma=1,c=2,nu=3".parse()?;
+//! let g = gram(&k, &x)?;
+//! assert_eq!(g[(0, 2)], 0.0);          // beyond the support radius
+//! assert!(g[(0, 1)] > 0.0);
+//! assert_eq!(g[(1, 0)], g[(0, 1)]);
+//! # Ok::<(), kern_core::CoreError>(())
+//! ```
+
+mod error;
+pub mod gram;
+pub mod io;
+pub mod kernel;
+pub mod learner;
+mod samples;
+mod spec;
+mod targets;
+
+pub use error::{CoreError, Result};
+pub use gram::{GramPath, cross_gram, cross_gram_with, gram, gram_with};
+pub use kernel::{
+    CompactlySupported, Definiteness, Gaussian, Indicator, Kernel, Laplacian, Linear, LinearSpline,
+    LogKernel, Polynomial, Product, Profile, Scaled, Sigmoid, Sum,
+};
+pub use samples::{Samples, dot, sq_dist};
+pub use spec::{KERNEL_NAMES, KernelSpec, KernelVisitor};
+pub use targets::{BinaryTargets, ClassTargets, RealTargets, Targets, label_name};

@@ -1,0 +1,610 @@
+//! [`KernelSpec`]: the serde / command-line enum of the built-in kernels, its `NAME[:key=value,...]`
+//! syntax (design.md, "Kernel specs"), and monomorphized dispatch through [`KernelVisitor`].
+//!
+//! Grammar (whitespace ignored):
+//!
+//! ```text
+//! expr   := term ('+' term)*                      sum of kernels
+//! term   := factor ('*' factor)*                  product; a number factor scales
+//! factor := NUMBER | atom | '(' expr ')'
+//! atom   := NAME [':' key '=' value (',' key '=' value)*]
+//! ```
+//!
+//! | name | keys | kernel |
+//! |---|---|---|
+//! | `gaussian` (`rbf`) | exactly one of `sigma` (exp(−r²/σ²)), `beta`/`gamma` (exp(−βr²)), `std` (exp(−r²/(2σ²))) | [`Gaussian`] |
+//! | `laplacian` | `sigma` | [`Laplacian`] |
+//! | `linear` | — | [`Linear`] |
+//! | `poly` (`polynomial`) | `degree` (required), `coef0` (0), `scale` (1) | [`Polynomial`] |
+//! | `sigmoid` | `a` (1), `b` (0) | [`Sigmoid`] |
+//! | `log` | `beta` | [`LogKernel`] |
+//! | `spline` | — | [`LinearSpline`] |
+//! | `cs-<radial>` | `c`, `nu` (3), `nu_check` (`on`/`off`), plus the base kernel's keys | [`CompactlySupported`] |
+//! | `indicator` | `center` (`x1;x2;...`), `radius`, `gamma` (1) | [`Indicator`] |
+//!
+//! `railway:auto` is not a fixed kernel: its areas are located from training labels by kern-models,
+//! which parses it itself; here it is an error that says so.
+
+use crate::error::{CoreError, Result};
+use crate::kernel::*;
+use crate::kernel::{Definiteness, Kernel, Profile};
+use radial_param::fmt_gaussian;
+use std::fmt;
+
+mod radial_param {
+    use crate::kernel::{Gaussian, radial::GaussianParam};
+    pub fn fmt_gaussian(g: &Gaussian) -> String {
+        match g.param() {
+            GaussianParam::Sigma(s) => format!("sigma={s}"),
+            GaussianParam::Beta(b) => format!("beta={b}"),
+            GaussianParam::StdDev(s) => format!("std={s}"),
+        }
+    }
+}
+
+/// The names a kernel spec may start with, for error messages.
+pub const KERNEL_NAMES: &str =
+    "gaussian, rbf, laplacian, linear, poly, polynomial, sigmoid, log, spline, cs-<radial>, indicator";
+
+/// Any built-in kernel, as read from a spec string or a model file.
+///
+/// Serialized as its spec string, so deserialization validates through the same parser.
+///
+/// ```
+/// use kern_core::{KernelSpec, Kernel};
+/// let k: KernelSpec = "cs-gaussian:sigma=0.6,c=2.2,nu=3".parse()?;
+/// assert_eq!(k.support_radius(), Some(2.2));
+/// assert_eq!(k.to_string(), "cs-gaussian:sigma=0.6,c=2.2,nu=3");
+/// let s: KernelSpec = "0.5 * gaussian:beta=2 + linear".parse()?;
+/// assert!((s.eval(&[1.0], &[1.0]) - 1.5).abs() < 1e-15);
+/// assert!("gausian:sigma=1".parse::<KernelSpec>().is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelSpec {
+    /// [`Gaussian`].
+    Gaussian(Gaussian),
+    /// [`Laplacian`].
+    Laplacian(Laplacian),
+    /// [`Linear`].
+    Linear(Linear),
+    /// [`Polynomial`].
+    Polynomial(Polynomial),
+    /// [`Sigmoid`].
+    Sigmoid(Sigmoid),
+    /// [`LogKernel`].
+    Log(LogKernel),
+    /// [`LinearSpline`].
+    Spline(LinearSpline),
+    /// [`CompactlySupported`] over a radial spec.
+    Compact(Box<CompactlySupported<KernelSpec>>),
+    /// [`Indicator`].
+    Indicator(Indicator),
+    /// [`Sum`].
+    Sum(Box<Sum<KernelSpec, KernelSpec>>),
+    /// [`Product`].
+    Product(Box<Product<KernelSpec, KernelSpec>>),
+    /// [`Scaled`].
+    Scaled(Box<Scaled<KernelSpec>>),
+}
+
+/// Code generic over the concrete kernel type, run by [`KernelSpec::visit`] so that hot loops are
+/// monomorphized for the common kernels instead of matching on the enum per evaluation.
+///
+/// ```
+/// use kern_core::{Kernel, KernelSpec, KernelVisitor};
+/// struct Radius;
+/// impl KernelVisitor for Radius {
+///     type Output = Option<f64>;
+///     fn visit<K: Kernel>(self, k: &K) -> Option<f64> { k.support_radius() }
+/// }
+/// let k: KernelSpec = "cs-laplacian:sigma=1,c=3,nu=2".parse()?;
+/// assert_eq!(k.visit(Radius), Some(3.0));
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub trait KernelVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Called with the concrete kernel.
+    fn visit<K: Kernel>(self, kernel: &K) -> Self::Output;
+}
+
+impl KernelSpec {
+    /// Runs `v` with the concrete kernel type (compactly supported Gaussian and Laplacian kernels are
+    /// unwrapped to `CompactlySupported<Gaussian>` / `CompactlySupported<Laplacian>`).
+    pub fn visit<V: KernelVisitor>(&self, v: V) -> V::Output {
+        match self {
+            KernelSpec::Gaussian(k) => v.visit(k),
+            KernelSpec::Laplacian(k) => v.visit(k),
+            KernelSpec::Linear(k) => v.visit(k),
+            KernelSpec::Polynomial(k) => v.visit(k),
+            KernelSpec::Sigmoid(k) => v.visit(k),
+            KernelSpec::Log(k) => v.visit(k),
+            KernelSpec::Spline(k) => v.visit(k),
+            KernelSpec::Indicator(k) => v.visit(k),
+            KernelSpec::Compact(c) => {
+                fn rewrap<B: Kernel>(k: CompactlySupported<B>, any: bool) -> CompactlySupported<B> {
+                    if any { k.allow_any_nu() } else { k }
+                }
+                match c.base() {
+                    KernelSpec::Gaussian(g) => match CompactlySupported::new(*g, c.c(), c.nu()) {
+                        Ok(k) => v.visit(&rewrap(k, c.any_nu())),
+                        Err(_) => v.visit(&**c),
+                    },
+                    KernelSpec::Laplacian(g) => match CompactlySupported::new(*g, c.c(), c.nu()) {
+                        Ok(k) => v.visit(&rewrap(k, c.any_nu())),
+                        Err(_) => v.visit(&**c),
+                    },
+                    _ => v.visit(&**c),
+                }
+            }
+            KernelSpec::Sum(k) => v.visit(&**k),
+            KernelSpec::Product(k) => v.visit(&**k),
+            KernelSpec::Scaled(k) => v.visit(&**k),
+        }
+    }
+
+    fn is_sum(&self) -> bool {
+        matches!(self, KernelSpec::Sum(_))
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $k:ident => $e:expr) => {
+        match $self {
+            KernelSpec::Gaussian($k) => $e,
+            KernelSpec::Laplacian($k) => $e,
+            KernelSpec::Linear($k) => $e,
+            KernelSpec::Polynomial($k) => $e,
+            KernelSpec::Sigmoid($k) => $e,
+            KernelSpec::Log($k) => $e,
+            KernelSpec::Spline($k) => $e,
+            KernelSpec::Indicator($k) => $e,
+            KernelSpec::Compact($k) => $e,
+            KernelSpec::Sum($k) => $e,
+            KernelSpec::Product($k) => $e,
+            KernelSpec::Scaled($k) => $e,
+        }
+    };
+}
+
+impl Kernel for KernelSpec {
+    #[inline]
+    fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
+        dispatch!(self, k => k.eval(x, y))
+    }
+    fn profile(&self) -> Profile {
+        dispatch!(self, k => k.profile())
+    }
+    #[inline]
+    fn of_sq_dist(&self, r2: f64) -> f64 {
+        dispatch!(self, k => k.of_sq_dist(r2))
+    }
+    #[inline]
+    fn of_dot(&self, d: f64) -> f64 {
+        dispatch!(self, k => k.of_dot(d))
+    }
+    fn support_radius(&self) -> Option<f64> {
+        dispatch!(self, k => k.support_radius())
+    }
+    fn definiteness(&self) -> Definiteness {
+        dispatch!(self, k => k.definiteness())
+    }
+    fn check_dim(&self, d: usize) -> Result<()> {
+        dispatch!(self, k => k.check_dim(d))
+    }
+}
+
+macro_rules! from_kernel {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for KernelSpec {
+            fn from(k: $t) -> Self { KernelSpec::$v(k.into()) }
+        }
+    )*};
+}
+from_kernel!(Gaussian => Gaussian, Laplacian => Laplacian, Linear => Linear, Polynomial => Polynomial,
+    Sigmoid => Sigmoid, LogKernel => Log, LinearSpline => Spline, Indicator => Indicator,
+    CompactlySupported<KernelSpec> => Compact, Sum<KernelSpec, KernelSpec> => Sum,
+    Product<KernelSpec, KernelSpec> => Product, Scaled<KernelSpec> => Scaled);
+
+fn fmt_atom_params(k: &KernelSpec) -> String {
+    match k {
+        KernelSpec::Gaussian(g) => fmt_gaussian(g),
+        KernelSpec::Laplacian(l) => format!("sigma={}", l.sigma()),
+        KernelSpec::Log(l) => format!("beta={}", l.beta()),
+        _ => String::new(),
+    }
+}
+
+impl fmt::Display for KernelSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let factor = |k: &KernelSpec| if k.is_sum() { format!("({k})") } else { k.to_string() };
+        match self {
+            KernelSpec::Gaussian(_) => write!(f, "gaussian:{}", fmt_atom_params(self)),
+            KernelSpec::Laplacian(_) => write!(f, "laplacian:{}", fmt_atom_params(self)),
+            KernelSpec::Log(_) => write!(f, "log:{}", fmt_atom_params(self)),
+            KernelSpec::Linear(_) => write!(f, "linear"),
+            KernelSpec::Spline(_) => write!(f, "spline"),
+            KernelSpec::Polynomial(p) => {
+                write!(f, "poly:degree={},coef0={}", p.degree(), p.coef0())?;
+                if p.scale() != 1.0 {
+                    write!(f, ",scale={}", p.scale())?;
+                }
+                Ok(())
+            }
+            KernelSpec::Sigmoid(s) => write!(f, "sigmoid:a={},b={}", s.a(), s.b()),
+            KernelSpec::Indicator(i) => {
+                let c: Vec<String> = i.center().iter().map(|v| v.to_string()).collect();
+                write!(f, "indicator:center={},radius={},gamma={}", c.join(";"), i.radius(), i.gamma())
+            }
+            KernelSpec::Compact(c) => {
+                let name = match c.base() {
+                    KernelSpec::Gaussian(_) => "gaussian",
+                    KernelSpec::Laplacian(_) => "laplacian",
+                    KernelSpec::Log(_) => "log",
+                    _ => return write!(f, "<unprintable compact kernel>"),
+                };
+                write!(f, "cs-{name}:{},c={},nu={}", fmt_atom_params(c.base()), c.c(), c.nu())?;
+                if c.any_nu() {
+                    write!(f, ",nu_check=off")?;
+                }
+                Ok(())
+            }
+            KernelSpec::Sum(s) => write!(f, "{} + {}", s.a, s.b),
+            KernelSpec::Product(p) => write!(f, "{} * {}", factor(&p.a), factor(&p.b)),
+            KernelSpec::Scaled(s) => write!(f, "{} * {}", s.factor(), factor(&s.kernel)),
+        }
+    }
+}
+
+impl std::str::FromStr for KernelSpec {
+    type Err = CoreError;
+    fn from_str(s: &str) -> Result<Self> {
+        let mut p = Parser { src: s, chars: s.chars().filter(|c| !c.is_whitespace()).collect(), pos: 0 };
+        let e = p.expr()?;
+        if p.pos != p.chars.len() {
+            return Err(p.err(format!("unexpected {:?}", p.chars[p.pos])));
+        }
+        match e {
+            Factor::Kernel(k) => Ok(k),
+            Factor::Number(_) => Err(p.err("a number alone is not a kernel".into())),
+        }
+    }
+}
+
+impl serde::Serialize for KernelSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for KernelSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+enum Factor {
+    Number(f64),
+    Kernel(KernelSpec),
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    chars: Vec<char>,
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn err(&self, reason: String) -> CoreError {
+        CoreError::Spec { spec: self.src.to_string(), reason }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn expr(&mut self) -> Result<Factor> {
+        let mut acc = self.term()?;
+        while self.peek() == Some('+') {
+            self.pos += 1;
+            let rhs = self.term()?;
+            acc = match (acc, rhs) {
+                (Factor::Kernel(a), Factor::Kernel(b)) => Factor::Kernel(Sum::new(a, b).into()),
+                _ => return Err(self.err("a number cannot be added to a kernel".into())),
+            };
+        }
+        Ok(acc)
+    }
+
+    fn term(&mut self) -> Result<Factor> {
+        let mut acc = self.factor()?;
+        while self.peek() == Some('*') {
+            self.pos += 1;
+            let rhs = self.factor()?;
+            acc = match (acc, rhs) {
+                (Factor::Kernel(a), Factor::Kernel(b)) => Factor::Kernel(Product::new(a, b).into()),
+                (Factor::Number(s), Factor::Kernel(k)) | (Factor::Kernel(k), Factor::Number(s)) => {
+                    Factor::Kernel(Scaled::new(s, k)?.into())
+                }
+                (Factor::Number(a), Factor::Number(b)) => Factor::Number(a * b),
+            };
+        }
+        Ok(acc)
+    }
+
+    fn factor(&mut self) -> Result<Factor> {
+        match self.peek() {
+            Some('(') => {
+                self.pos += 1;
+                let e = self.expr()?;
+                if self.peek() != Some(')') {
+                    return Err(self.err("missing ')'".into()));
+                }
+                self.pos += 1;
+                Ok(e)
+            }
+            Some(c) if c.is_ascii_digit() || c == '.' || c == '-' => Ok(Factor::Number(self.number()?)),
+            Some(c) if c.is_ascii_alphabetic() => Ok(Factor::Kernel(self.atom()?)),
+            Some(c) => Err(self.err(format!("unexpected {c:?}; expected a kernel name ({KERNEL_NAMES})"))),
+            None => Err(self.err(format!("empty kernel; expected one of {KERNEL_NAMES}"))),
+        }
+    }
+
+    fn number(&mut self) -> Result<f64> {
+        let start = self.pos;
+        let mut j = self.pos;
+        let c = &self.chars;
+        if j < c.len() && (c[j] == '-' || c[j] == '+') {
+            j += 1;
+        }
+        while j < c.len() && (c[j].is_ascii_digit() || c[j] == '.') {
+            j += 1;
+        }
+        if j < c.len() && (c[j] == 'e' || c[j] == 'E') {
+            let mut k = j + 1;
+            if k < c.len() && (c[k] == '-' || c[k] == '+') {
+                k += 1;
+            }
+            if k < c.len() && c[k].is_ascii_digit() {
+                while k < c.len() && c[k].is_ascii_digit() {
+                    k += 1;
+                }
+                j = k;
+            }
+        }
+        let text: String = c[start..j].iter().collect();
+        self.pos = j;
+        text.parse::<f64>().map_err(|_| self.err(format!("{text:?} is not a number")))
+    }
+
+    fn ident(&mut self) -> String {
+        let start = self.pos;
+        while let Some(c) = self.peek() {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        self.chars[start..self.pos].iter().collect()
+    }
+
+    fn atom(&mut self) -> Result<KernelSpec> {
+        let name = self.ident().to_ascii_lowercase();
+        let mut params: Vec<(String, Value)> = Vec::new();
+        if self.peek() == Some(':') {
+            self.pos += 1;
+            loop {
+                let key = self.ident().to_ascii_lowercase();
+                if key.is_empty() || self.peek() != Some('=') {
+                    return Err(self.err(format!("expected key=value after {name:?}")));
+                }
+                self.pos += 1;
+                let value = if self.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+                    Value::Word(self.ident().to_ascii_lowercase())
+                } else {
+                    let mut list = vec![self.number()?];
+                    while self.peek() == Some(';') {
+                        self.pos += 1;
+                        list.push(self.number()?);
+                    }
+                    Value::Numbers(list)
+                };
+                if params.iter().any(|(k, _)| *k == key) {
+                    return Err(self.err(format!("key {key:?} given twice")));
+                }
+                params.push((key, value));
+                if self.peek() == Some(',') {
+                    self.pos += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        let mut kv = Params { parser: self, name: name.clone(), params };
+        let spec = build(&name, &mut kv)?;
+        kv.finish()?;
+        Ok(spec)
+    }
+}
+
+enum Value {
+    Numbers(Vec<f64>),
+    Word(String),
+}
+
+struct Params<'p, 'a> {
+    parser: &'p Parser<'a>,
+    name: String,
+    params: Vec<(String, Value)>,
+}
+
+impl Params<'_, '_> {
+    fn err(&self, reason: String) -> CoreError {
+        self.parser.err(reason)
+    }
+
+    fn take(&mut self, key: &str) -> Option<Value> {
+        let i = self.params.iter().position(|(k, _)| k == key)?;
+        Some(self.params.remove(i).1)
+    }
+
+    fn num(&mut self, key: &str) -> Result<Option<f64>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Numbers(v)) if v.len() == 1 => Ok(Some(v[0])),
+            Some(_) => Err(self.err(format!("{key} must be a single number"))),
+        }
+    }
+
+    fn required(&mut self, key: &str) -> Result<f64> {
+        self.num(key)?.ok_or_else(|| self.err(format!("{} needs {key}=...", self.name)))
+    }
+
+    fn finish(self) -> Result<()> {
+        if let Some((k, _)) = self.params.first() {
+            return Err(self.err(format!("unknown key {k:?} for kernel {:?}", self.name)));
+        }
+        Ok(())
+    }
+}
+
+fn build(name: &str, kv: &mut Params<'_, '_>) -> Result<KernelSpec> {
+    Ok(match name {
+        "gaussian" | "rbf" => {
+            let given: Vec<(&str, f64)> = [
+                ("sigma", kv.num("sigma")?),
+                ("beta", kv.num("beta")?),
+                ("gamma", kv.num("gamma")?),
+                ("std", kv.num("std")?),
+            ]
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect();
+            match given.as_slice() {
+                [("sigma", s)] => Gaussian::with_sigma(*s)?.into(),
+                [("beta" | "gamma", b)] => Gaussian::with_beta(*b)?.into(),
+                [("std", s)] => Gaussian::with_std_dev(*s)?.into(),
+                _ => {
+                    return Err(kv.err(
+                        "gaussian needs exactly one of sigma= (exp(-r^2/sigma^2)), beta= or gamma= \
+                         (exp(-beta r^2)), std= (exp(-r^2/(2 std^2)))"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        "laplacian" => Laplacian::new(kv.required("sigma")?)?.into(),
+        "linear" => Linear.into(),
+        "poly" | "polynomial" => {
+            let deg = kv.required("degree")?;
+            if deg.fract() != 0.0 || !(1.0..=64.0).contains(&deg) {
+                return Err(kv.err(format!("degree must be an integer in 1..=64, got {deg}")));
+            }
+            let coef0 = kv.num("coef0")?.unwrap_or(0.0);
+            let scale = kv.num("scale")?.unwrap_or(1.0);
+            Polynomial::with_scale(deg as u32, coef0, scale)?.into()
+        }
+        "sigmoid" => Sigmoid::new(kv.num("a")?.unwrap_or(1.0), kv.num("b")?.unwrap_or(0.0))?.into(),
+        "log" => LogKernel::new(kv.required("beta")?)?.into(),
+        "spline" => LinearSpline.into(),
+        "indicator" => {
+            let center = match kv.take("center") {
+                Some(Value::Numbers(v)) => v,
+                _ => return Err(kv.err("indicator needs center=x1;x2;...".into())),
+            };
+            let radius = kv.required("radius")?;
+            let gamma = kv.num("gamma")?.unwrap_or(1.0);
+            Indicator::new(center, radius, gamma)?.into()
+        }
+        "railway" => {
+            return Err(kv.err(
+                "railway kernels are located from training labels: use --kernel railway:auto with \
+                 `kern train` (kern-models)"
+                    .into(),
+            ));
+        }
+        n if n.starts_with("cs-") => {
+            let base_name = &n[3..];
+            if !matches!(base_name, "gaussian" | "rbf" | "laplacian" | "log") {
+                return Err(kv.err(format!(
+                    "cs- needs a radial base kernel (gaussian, laplacian, log), got {base_name:?}"
+                )));
+            }
+            let c = kv.required("c")?;
+            let nu = kv.num("nu")?.unwrap_or(3.0);
+            let any_nu = match kv.take("nu_check") {
+                None => false,
+                Some(Value::Word(w)) if w == "on" => false,
+                Some(Value::Word(w)) if w == "off" => true,
+                Some(_) => return Err(kv.err("nu_check must be on or off".into())),
+            };
+            let base = build(base_name, kv)?;
+            let mut k = CompactlySupported::new(base, c, nu)?;
+            if any_nu {
+                k = k.allow_any_nu();
+            }
+            k.into()
+        }
+        other => return Err(kv.err(format!("unknown kernel {other:?}; valid: {KERNEL_NAMES}"))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for s in [
+            "gaussian:sigma=0.6",
+            "gaussian:beta=2",
+            "gaussian:std=1.5",
+            "laplacian:sigma=1",
+            "linear",
+            "poly:degree=2,coef0=1",
+            "poly:degree=3,coef0=0,scale=0.5",
+            "sigmoid:a=1,b=0",
+            "log:beta=2",
+            "spline",
+            "cs-gaussian:sigma=0.6,c=2.2,nu=3",
+            "cs-laplacian:sigma=1,c=1e-3,nu=2,nu_check=off",
+            "indicator:center=5;5,radius=5,gamma=1",
+            "linear + gaussian:beta=1",
+            "0.5 * (linear + spline)",
+            "indicator:center=0,radius=1,gamma=2 * linear",
+        ] {
+            let k: KernelSpec = s.parse().unwrap_or_else(|e| panic!("{s}: {e}"));
+            let again: KernelSpec = k.to_string().parse().unwrap();
+            assert_eq!(k, again, "{s}");
+        }
+    }
+
+    #[test]
+    fn rejects_bad_specs() {
+        for s in [
+            "",
+            "gausian:sigma=1",
+            "gaussian",
+            "gaussian:sigma=1,beta=2",
+            "gaussian:sigma=-1",
+            "gaussian:sigma=nan",
+            "poly:degree=2.5",
+            "poly",
+            "cs-linear:c=1",
+            "cs-gaussian:sigma=1",
+            "cs-gaussian:sigma=1,c=0",
+            "linear:foo=1",
+            "log:beta=3",
+            "railway:auto",
+            "linear +",
+            "2 * 3",
+            "(linear",
+            "-1 * linear",
+        ] {
+            assert!(s.parse::<KernelSpec>().is_err(), "{s} should fail");
+        }
+    }
+}

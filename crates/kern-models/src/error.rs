@@ -1,0 +1,51 @@
+//! The error type of kern-models.
+
+/// Everything that can go wrong when building, training, using or storing a model.
+///
+/// ```
+/// let e = kern_models::ModelsError::Param { name: "c", value: -1.0, reason: "must be > 0" };
+/// assert!(e.to_string().contains("c = -1"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelsError {
+    /// Invalid data, targets or kernel (from kern-core).
+    #[error(transparent)]
+    Core(#[from] kern_core::CoreError),
+    /// A hyperparameter outside its valid range.
+    #[error("invalid parameter {name} = {value}: {reason}")]
+    Param {
+        /// Parameter name.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// The valid range.
+        reason: &'static str,
+    },
+    /// Inputs that do not fit together (targets of the wrong kind, wrong dimension at prediction, ...).
+    #[error("invalid input: {0}")]
+    Input(String),
+    /// A numerical failure (matrix not positive definite, no convergence, ...).
+    #[error("numerical failure: {0}")]
+    Numerical(String),
+    /// A model file that is not a valid kern model (truncated, foreign, corrupted, wrong kind).
+    #[error("{path}: not a valid kern model file: {reason}")]
+    Format {
+        /// The file (or `<bytes>` for in-memory data).
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An I/O error with the path it concerns.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Result alias of kern-models.
+pub type Result<T, E = ModelsError> = std::result::Result<T, E>;

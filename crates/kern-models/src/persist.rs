@@ -1,0 +1,193 @@
+//! Model persistence (design.md, "Persistence"): a 32-byte header followed by a bincode 2 payload.
+//!
+//! Header layout (40 bytes, little endian): bytes 0..8 the magic `b"KERNMODL"`, 8..12 the format
+//! version (`u32`), 12..24 the model kind (ASCII, zero padded), 24..32 the payload length (`u64`), 32..40
+//! the FNV-1a 64-bit checksum of the payload. Files are written to a temporary
+//! file and renamed ([`kern_core::io::write_atomic`]), so a failed save never leaves a half-written model;
+//! loading checks every header field and returns [`ModelsError::Format`], never panics.
+
+use crate::error::{ModelsError, Result};
+use serde::{Serialize, de::DeserializeOwned};
+use std::path::Path;
+
+/// The magic bytes at the start of every kern model file.
+pub const MAGIC: &[u8; 8] = b"KERNMODL";
+/// The current format version.
+pub const FORMAT_VERSION: u32 = 1;
+/// Header length in bytes.
+pub const HEADER_LEN: usize = 40;
+
+/// A model that can be stored: its kind tag (at most 12 ASCII bytes) names the payload type.
+pub trait Persist: Serialize + DeserializeOwned {
+    /// The kind tag written into the header, e.g. `"svc"`.
+    const KIND: &'static str;
+}
+
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+fn kind_bytes(kind: &str) -> [u8; 12] {
+    let mut k = [0u8; 12];
+    let b = kind.as_bytes();
+    assert!(b.len() <= 12 && kind.is_ascii(), "model kind tags are at most 12 ASCII bytes");
+    k[..b.len()].copy_from_slice(b);
+    k
+}
+
+/// Encodes a model (header + payload) into bytes.
+///
+/// ```
+/// use kern_models::persist::{to_bytes, from_bytes, Persist};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct M { w: Vec<f64> }
+/// impl Persist for M { const KIND: &'static str = "demo"; }
+/// let bytes = to_bytes(&M { w: vec![1.5, -2.0] })?;
+/// assert_eq!(from_bytes::<M>(&bytes, "<bytes>")?, M { w: vec![1.5, -2.0] });
+/// assert!(from_bytes::<M>(&bytes[..bytes.len() - 1], "<bytes>").is_err()); // truncated
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+pub fn to_bytes<M: Persist>(model: &M) -> Result<Vec<u8>> {
+    let payload = bincode::serde::encode_to_vec(model, bincode::config::standard()).map_err(|e| {
+        ModelsError::Format { path: "<bytes>".into(), reason: format!("encoding failed: {e}") }
+    })?;
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&kind_bytes(M::KIND));
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// Reads the kind tag of a model file's bytes after checking magic and version (to dispatch on it).
+pub fn peek_kind(bytes: &[u8], path: &str) -> Result<String> {
+    let err = |reason: String| ModelsError::Format { path: path.into(), reason };
+    if bytes.len() < HEADER_LEN {
+        return Err(err(format!("{} bytes is shorter than the {HEADER_LEN}-byte header", bytes.len())));
+    }
+    if &bytes[..8] != MAGIC {
+        return Err(err("bad magic (not a kern model file)".into()));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != FORMAT_VERSION {
+        return Err(err(format!("format version {version}, this build reads {FORMAT_VERSION}")));
+    }
+    let kind = &bytes[12..24];
+    let end = kind.iter().position(|&b| b == 0).unwrap_or(12);
+    if kind[end..].iter().any(|&b| b != 0) {
+        return Err(err("kind tag padding is not zero (corrupted header)".into()));
+    }
+    std::str::from_utf8(&kind[..end]).map(str::to_string).map_err(|_| err("kind tag is not ASCII".into()))
+}
+
+/// Decodes a model from bytes, checking magic, version, kind, length and checksum.
+pub fn from_bytes<M: Persist>(bytes: &[u8], path: &str) -> Result<M> {
+    let err = |reason: String| ModelsError::Format { path: path.into(), reason };
+    let kind = peek_kind(bytes, path)?;
+    if kind != M::KIND {
+        return Err(err(format!("holds a {kind:?} model, expected {:?}", M::KIND)));
+    }
+    let len = u64::from_le_bytes(bytes[24..32].try_into().expect("8 bytes"));
+    let sum = u64::from_le_bytes(bytes[32..40].try_into().expect("8 bytes"));
+    let payload = &bytes[HEADER_LEN..];
+    if payload.len() as u64 != len {
+        return Err(err(format!(
+            "payload is {} bytes, header says {len} (truncated or padded)",
+            payload.len()
+        )));
+    }
+    if fnv1a64(payload) != sum {
+        return Err(err("checksum mismatch (corrupted)".into()));
+    }
+    let (m, used): (M, usize) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
+        .map_err(|e| err(format!("payload does not decode: {e}")))?;
+    if used != payload.len() {
+        return Err(err(format!("{} trailing payload bytes", payload.len() - used)));
+    }
+    Ok(m)
+}
+
+/// Saves a model atomically (temporary file + rename).
+///
+/// ```
+/// use kern_models::persist::{save, load, Persist};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct M { b: f64 }
+/// impl Persist for M { const KIND: &'static str = "demo"; }
+/// let p = std::env::temp_dir().join("kern-doc-model.kern");
+/// save(&p, &M { b: 0.25 })?;
+/// assert_eq!(load::<M>(&p)?, M { b: 0.25 });
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+pub fn save<M: Persist>(path: &Path, model: &M) -> Result<()> {
+    let bytes = to_bytes(model)?;
+    kern_core::io::write_atomic(path, &bytes).map_err(|e| match e {
+        kern_core::CoreError::Io { path, source } => {
+            ModelsError::Io { path: path.display().to_string(), source }
+        }
+        other => ModelsError::Core(other),
+    })
+}
+
+/// Loads a model saved by [`save`].
+pub fn load<M: Persist>(path: &Path) -> Result<M> {
+    let bytes = read(path)?;
+    from_bytes(&bytes, &path.display().to_string())
+}
+
+/// Reads a model file's bytes (for [`peek_kind`] dispatch).
+pub fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|source| ModelsError::Io { path: path.display().to_string(), source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct M {
+        w: Vec<f64>,
+        name: String,
+    }
+    impl Persist for M {
+        const KIND: &'static str = "test";
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Other(u8);
+    impl Persist for Other {
+        const KIND: &'static str = "other";
+    }
+
+    #[test]
+    fn every_corruption_is_an_error() {
+        let m = M { w: vec![1.0, 2.0, 3.0], name: "x".into() };
+        let bytes = to_bytes(&m).unwrap();
+        assert_eq!(from_bytes::<M>(&bytes, "t").unwrap(), m);
+        for cut in 0..bytes.len() {
+            assert!(from_bytes::<M>(&bytes[..cut], "t").is_err(), "truncated at {cut}");
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x40;
+            assert!(from_bytes::<M>(&b, "t").is_err(), "flipped byte {i}");
+        }
+        assert!(from_bytes::<Other>(&bytes, "t").is_err());
+        assert!(from_bytes::<M>(b"hello world, this is not a model at all....", "t").is_err());
+    }
+
+    #[test]
+    fn failed_save_leaves_nothing() {
+        let dir = std::env::temp_dir().join("kern-persist-test-missing-dir/deeper");
+        let p = dir.join("m.kern");
+        assert!(save(&p, &Other(1)).is_err());
+        assert!(!p.exists());
+    }
+}
