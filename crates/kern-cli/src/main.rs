@@ -25,6 +25,14 @@ enum Command {
     Info(commands::info::Args),
     /// Compute a dense Gram matrix and report its speed.
     Gram(commands::gram::Args),
+    /// Feature vector selection (Baudat & Anouar): selected samples and fitness.
+    Fvs(commands::fvs::Args),
+    /// Train a model (svc, svr, ...) and save it.
+    Train(commands::train::Args),
+    /// Apply a saved model to a data file.
+    Predict(commands::predict::Args),
+    /// Choose hyperparameters before training: Gaussian bandwidth, compact-support radius.
+    Tune(commands::tune::Args),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +40,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(a) => commands::info::run(a),
         Command::Gram(a) => commands::gram::run(a),
+        Command::Fvs(a) => commands::fvs::run(a),
+        Command::Train(a) => commands::train::run(a),
+        Command::Predict(a) => commands::predict::run(a),
+        Command::Tune(a) => commands::tune::run(a),
     };
     match result {
         Ok(json) => {

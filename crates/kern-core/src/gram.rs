@@ -84,7 +84,7 @@ pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f6
     let plan = plan(k, x.d(), path);
     let norms = if plan == Plan::Gemm && k.profile() == Profile::SqDist { x.sq_norms() } else { Vec::new() };
     let xt = x.as_faer_t();
-    let mut out = Mat::<f64>::zeros(n, n);
+    let mut out = zeros_parallel(n, n);
     // Phase 1: the lower block triangle, one task per block column (a disjoint column range).
     out.as_mut().par_col_chunks_mut(BLOCK).enumerate().for_each(|(bj, mut cols)| {
         let j0 = bj * BLOCK;
@@ -127,7 +127,7 @@ pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPat
     let xn = if radial_gemm { x.sq_norms() } else { Vec::new() };
     let yn = if radial_gemm { y.sq_norms() } else { Vec::new() };
     let (xt, yt) = (x.as_faer_t(), y.as_faer_t());
-    let mut out = Mat::<f64>::zeros(nx, ny);
+    let mut out = zeros_parallel(nx, ny);
     out.as_mut().par_col_chunks_mut(BLOCK).enumerate().for_each(|(bj, mut cols)| {
         let j0 = bj * BLOCK;
         let w = cols.ncols();
@@ -170,10 +170,13 @@ fn fill_block<K: Kernel>(
                 if radial {
                     let nj = norms[j0 + jj];
                     for (ii, v) in col.iter_mut().enumerate().skip(start) {
-                        let r2 =
-                            if diag && ii == jj { 0.0 } else { (norms[i0 + ii] + nj - 2.0 * *v).max(0.0) };
-                        *v = k.of_sq_dist(r2);
+                        *v = if diag && ii == jj {
+                            0.0
+                        } else {
+                            exact_when_cancelling(norms[i0 + ii], nj, *v, || x.row(i0 + ii), x.row(j0 + jj))
+                        };
                     }
+                    k.apply_sq_dist(&mut col[start..]);
                 } else {
                     for v in col.iter_mut().skip(start) {
                         *v = k.of_dot(*v);
@@ -189,15 +192,16 @@ fn fill_block<K: Kernel>(
                 let start = if diag { jj } else { 0 };
                 let col = blk.rb_mut().col_mut(jj).try_as_col_major_mut().expect("unit row stride");
                 let col = col.as_slice_mut();
+                if radial {
+                    for (ii, v) in col.iter_mut().enumerate().skip(start) {
+                        *v = crate::samples::sq_dist(x.row(i0 + ii), xj);
+                    }
+                    k.apply_sq_dist(&mut col[start..]);
+                    continue;
+                }
                 for (ii, v) in col.iter_mut().enumerate().skip(start) {
                     let xi = x.row(i0 + ii);
-                    *v = if radial {
-                        k.of_sq_dist(crate::samples::sq_dist(xi, xj))
-                    } else if dotp {
-                        k.of_dot(crate::samples::dot(xi, xj))
-                    } else {
-                        k.eval(xi, xj)
-                    };
+                    *v = if dotp { k.of_dot(crate::samples::dot(xi, xj)) } else { k.eval(xi, xj) };
                 }
             }
         }
@@ -236,8 +240,9 @@ fn fill_cross_block<K: Kernel>(
                 if radial {
                     let nj = yn[j0 + jj];
                     for (ii, v) in col.iter_mut().enumerate() {
-                        *v = k.of_sq_dist((xn[i0 + ii] + nj - 2.0 * *v).max(0.0));
+                        *v = exact_when_cancelling(xn[i0 + ii], nj, *v, || x.row(i0 + ii), y.row(j0 + jj));
                     }
+                    k.apply_sq_dist(col);
                 } else {
                     for v in col.iter_mut() {
                         *v = k.of_dot(*v);
@@ -251,31 +256,95 @@ fn fill_cross_block<K: Kernel>(
             for jj in 0..w {
                 let yj = y.row(j0 + jj);
                 let col = blk.rb_mut().col_mut(jj).try_as_col_major_mut().expect("unit row stride");
-                for (ii, v) in col.as_slice_mut().iter_mut().enumerate() {
+                let col = col.as_slice_mut();
+                if radial {
+                    for (ii, v) in col.iter_mut().enumerate() {
+                        *v = crate::samples::sq_dist(x.row(i0 + ii), yj);
+                    }
+                    k.apply_sq_dist(col);
+                    continue;
+                }
+                for (ii, v) in col.iter_mut().enumerate() {
                     let xi = x.row(i0 + ii);
-                    *v = if radial {
-                        k.of_sq_dist(crate::samples::sq_dist(xi, yj))
-                    } else if dotp {
-                        k.of_dot(crate::samples::dot(xi, yj))
-                    } else {
-                        k.eval(xi, yj)
-                    };
+                    *v = if dotp { k.of_dot(crate::samples::dot(xi, yj)) } else { k.eval(xi, yj) };
                 }
             }
         }
     }
 }
 
+/// Relative size below which `‖x‖² + ‖y‖² − 2⟨x, y⟩` has lost too many digits to cancellation.
+const CANCELLATION: f64 = 1e-3;
+
+/// The squared distance from the norms formulation, recomputed exactly from the coordinates when it is
+/// within [`CANCELLATION`] (relative) of the norms (near-duplicate points). Kernels that are not smooth at 0
+/// (Laplacian, compact tapers) would otherwise turn a rounding residue of 1e-16·‖x‖² into an error of
+/// its square root.
+#[inline]
+fn exact_when_cancelling<'a>(ni: f64, nj: f64, dot: f64, xi: impl FnOnce() -> &'a [f64], xj: &[f64]) -> f64 {
+    let r2 = ni + nj - 2.0 * dot;
+    if r2 <= CANCELLATION * (ni + nj) { crate::samples::sq_dist(xi(), xj) } else { r2 }
+}
+
 /// Raw pointer to the matrix storage, shared across rayon tasks that touch disjoint entries.
 #[derive(Clone, Copy)]
 struct SharedPtr(*mut f64);
-// SAFETY: the pointer is only dereferenced in `mirror_lower`, where each task writes a disjoint set of
-// entries (the strict upper triangle of its own columns) and reads only strict-lower entries, which no
-// task writes; the matrix outlives the parallel loop.
+// SAFETY: the pointer is only dereferenced in `zeros_parallel` (each task writes its own columns) and
+// in `mirror_lower` (each task writes the strict upper triangle of its own columns and reads only
+// strict-lower entries, which no task writes); the matrix outlives both parallel loops.
 #[allow(unsafe_code)]
 unsafe impl Send for SharedPtr {}
 #[allow(unsafe_code)]
 unsafe impl Sync for SharedPtr {}
+
+/// An `nrows × ncols` zero matrix whose pages are first touched in parallel (faer's `Mat::zeros`
+/// writes the whole allocation from one thread, which at n = 5000 costs as much as the Gram itself).
+#[allow(unsafe_code)]
+fn zeros_parallel(nrows: usize, ncols: usize) -> Mat<f64> {
+    let mut m = Mat::<f64>::with_capacity(nrows, ncols);
+    let cs = m.col_stride() as usize;
+    debug_assert!(cs >= nrows);
+    let ptr = SharedPtr(m.as_ptr_mut());
+    advise_huge_pages(ptr.0, cs * ncols);
+    (0..ncols).into_par_iter().with_min_len(32).for_each(|j| {
+        let p = ptr;
+        // SAFETY: the allocation holds at least `ncols` columns of `cs ≥ nrows` elements (capacity
+        // reserved above), so column j's first `nrows` elements are in bounds; columns are disjoint
+        // between tasks; writing zero bytes makes valid f64 zeros.
+        unsafe { std::ptr::write_bytes(p.0.add(j * cs), 0, nrows) };
+    });
+    // SAFETY: nrows and ncols are within the reserved capacity and every element of the new shape was
+    // initialized by the loop above.
+    unsafe { m.set_dims(nrows, ncols) };
+    m
+}
+
+/// Asks Linux to back a large allocation with transparent huge pages before it is first touched: a
+/// 200 MB Gram matrix otherwise takes 51,200 page faults and as many TLB misses in the transposed
+/// mirror. Advisory only; a refusal (or another OS) changes nothing but speed.
+#[allow(unsafe_code)]
+fn advise_huge_pages(ptr: *mut f64, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = len * std::mem::size_of::<f64>();
+        if bytes < 4 * HUGE {
+            return;
+        }
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + bytes) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: [start, end) lies inside the allocation of `len` f64 values starting at `ptr`
+            // (start rounded up, end rounded down to 2 MiB boundaries); MADV_HUGEPAGE only changes how
+            // the kernel backs the pages, never their contents or validity. Errors are ignored.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
 
 /// Copies the strict lower triangle onto the strict upper one, in parallel over column tiles, so the
 /// result is exactly symmetric.

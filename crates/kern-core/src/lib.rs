@@ -34,3 +34,8 @@ pub use kernel::{
 pub use samples::{Samples, dot, sq_dist};
 pub use spec::{KERNEL_NAMES, KernelSpec, KernelVisitor};
 pub use targets::{BinaryTargets, ClassTargets, RealTargets, Targets, label_name};
+
+/// The README's library example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -184,6 +184,9 @@ impl Kernel for KernelSpec {
     fn of_dot(&self, d: f64) -> f64 {
         dispatch!(self, k => k.of_dot(d))
     }
+    fn apply_sq_dist(&self, r2: &mut [f64]) {
+        dispatch!(self, k => k.apply_sq_dist(r2))
+    }
     fn support_radius(&self) -> Option<f64> {
         dispatch!(self, k => k.support_radius())
     }

@@ -12,6 +12,9 @@ pub enum ModelsError {
     /// Invalid data, targets or kernel (from kern-core).
     #[error(transparent)]
     Core(#[from] kern_core::CoreError),
+    /// A failure of the sparse layer (sparse Gram, ordering, Cholesky: e.g. not positive definite).
+    #[error(transparent)]
+    Sparse(#[from] kern_sparse::SparseError),
     /// A hyperparameter outside its valid range.
     #[error("invalid parameter {name} = {value}: {reason}")]
     Param {

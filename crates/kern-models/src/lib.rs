@@ -7,6 +7,17 @@
 //! Layer: 4 of 5, above kern-tune (see `docs/architecture.md`).
 
 mod error;
+pub mod fvs;
+pub mod fvs_subspace;
+pub mod kfa;
+pub mod kmat;
+pub mod kpca;
+pub mod krr;
+pub mod lssvm;
 pub mod persist;
+pub mod railway;
+pub mod ridge;
+mod selinv;
+pub mod svm;
 
 pub use error::{ModelsError, Result};

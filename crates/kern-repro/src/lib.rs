@@ -1,5 +1,20 @@
 //! # kern-repro
 //!
-//! Reproduction of the five source papers: dataset generators and loaders, the experiment registry, tables and figures.
+//! Reproduction of the five source papers (layer 5 of 5, see `docs/architecture.md`): seeded dataset
+//! generators and real-data loaders ([`datasets`]), one module per paper ([`papers`]), the experiment
+//! [`registry`], and the writers of `results/<paper>/<id>.{json,md,svg}` and `results/REPORT.md`
+//! ([`report`]). `cargo xtask repro` runs the `kern-repro` binary.
 //!
-//! Layer: 5 of 5, the top library layer (see `docs/architecture.md`). This crate is being built; see the open issue for its scope.
+//! ```
+//! let ids: Vec<&str> = kern_repro::registry::all().iter().map(|e| e.id).collect();
+//! assert!(ids.contains(&"csrbf-kernels"));
+//! ```
+
+pub mod datasets;
+mod error;
+pub mod figures;
+pub mod papers;
+pub mod registry;
+pub mod report;
+
+pub use error::{ReproError, Result};

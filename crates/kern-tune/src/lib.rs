@@ -2,4 +2,32 @@
 //!
 //! Hyperparameter selection: alignment A(C) and sparsity S(C) for compact support, bandwidth heuristics, k-fold cross-validation and grid search over any learner.
 //!
-//! Layer: 3 of 5, above kern-sparse (see `docs/architecture.md`). This crate is being built; see the open issue for its scope.
+//! Layer: 3 of 5, above kern-sparse (see `docs/architecture.md`).
+//!
+//! - [`support`]: the CS-RBF paper's alignment A(C) and sparsity S(C) (§3, Theorem 1, eq. 7) over a
+//!   whole grid of C in one pass over the pairs, an exact search over the sorted pair distances, and the
+//!   three selection procedures (eqs. 8–10).
+//! - [`bandwidth`]: Letchford's mean-to-half and maximum-variance bandwidths, Ahn's class-separation
+//!   criterion, the median heuristic and scikit-learn's `gamma='scale'`; the subsample robustness study.
+//! - [`pairs`]: pairwise squared distances (one GEMM per block column, lower triangle only, packed
+//!   flat), seeded subsamples and random pairs for large `n`.
+//! - [`cv`]: k-fold (stratified for classes), repeated k-fold, leave-one-out and hold-out validation of
+//!   any learner implementing kern-core's [`Fit`](kern_core::learner::Fit), in parallel over folds.
+//! - [`grid`]: named parameter grids (log2 / log10 / linear / explicit, with a string syntax such as
+//!   `c=2^-5..2^15:11,sigma=0.1..10:5`) and [`grid::grid_search`], parallel over cells × folds.
+//!
+//! Every random choice (folds, subsamples, random pairs) comes from a seed through a fixed generator
+//! (Xoshiro256++), and parallel results are collected in a fixed order, so results for a seed do not
+//! depend on the number of threads.
+
+mod error;
+mod fastexp;
+mod rng;
+
+pub mod bandwidth;
+pub mod cv;
+pub mod grid;
+pub mod pairs;
+pub mod support;
+
+pub use error::{BoxError, Result, TuneError};

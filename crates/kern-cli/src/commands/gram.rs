@@ -1,7 +1,7 @@
 //! `kern gram`: computes a dense Gram matrix and reports its speed.
 
 use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
-use kern_core::{GramPath, Kernel, Profile, gram_with};
+use kern_core::{GramPath, Kernel, KernelVisitor, Profile, Samples, gram_with};
 use serde_json::json;
 use std::time::Instant;
 
@@ -33,7 +33,15 @@ pub fn run(a: Args) -> CliResult {
     let ds = a.data.load()?;
     let (n, d) = (ds.samples.n(), ds.samples.d());
     let t = Instant::now();
-    let g = with_threads(a.threads, || gram_with(&kernel, &ds.samples, path))??;
+    // Dispatch once to the concrete kernel type so the inner loops are monomorphized.
+    struct Compute<'a>(&'a Samples, GramPath);
+    impl KernelVisitor for Compute<'_> {
+        type Output = kern_core::Result<faer::Mat<f64>>;
+        fn visit<K: Kernel>(self, k: &K) -> Self::Output {
+            gram_with(k, self.0, self.1)
+        }
+    }
+    let g = with_threads(a.threads, || kernel.visit(Compute(&ds.samples, path)))??;
     let seconds = t.elapsed().as_secs_f64();
     let trace: f64 = (0..n).map(|i| g[(i, i)]).sum();
     let flops = match kernel.profile() {

@@ -165,6 +165,12 @@ impl<K: Kernel> Kernel for Scaled<K> {
     fn of_dot(&self, d: f64) -> f64 {
         self.factor * self.kernel.of_dot(d)
     }
+    fn apply_sq_dist(&self, r2: &mut [f64]) {
+        self.kernel.apply_sq_dist(r2);
+        for v in r2.iter_mut() {
+            *v *= self.factor;
+        }
+    }
     fn support_radius(&self) -> Option<f64> {
         self.kernel.support_radius()
     }

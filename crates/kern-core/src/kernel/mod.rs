@@ -8,6 +8,7 @@
 mod combinators;
 mod compact;
 mod dot_product;
+mod fast_exp;
 mod indicator;
 pub(crate) mod radial;
 mod spline;
@@ -15,6 +16,7 @@ mod spline;
 pub use combinators::{Product, Scaled, Sum};
 pub use compact::CompactlySupported;
 pub use dot_product::{Linear, Polynomial, Sigmoid};
+pub use fast_exp::exp_scaled;
 pub use indicator::Indicator;
 pub use radial::{Gaussian, Laplacian, LogKernel};
 pub use spline::LinearSpline;
@@ -86,6 +88,15 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
         f64::NAN
     }
 
+    /// Replaces every squared distance in `r2` by the kernel value [`Kernel::of_sq_dist`]; kernels
+    /// override it with a vectorized form (the Gaussian does). Meaningful only for
+    /// [`Profile::SqDist`].
+    fn apply_sq_dist(&self, r2: &mut [f64]) {
+        for v in r2.iter_mut() {
+            *v = self.of_sq_dist(*v);
+        }
+    }
+
     /// The value as a function of the inner product; meaningful only when `profile() == Profile::Dot`
     /// (NaN otherwise).
     fn of_dot(&self, dot: f64) -> f64 {
@@ -128,6 +139,9 @@ impl<K: Kernel + ?Sized> Kernel for &K {
     #[inline]
     fn of_dot(&self, dot: f64) -> f64 {
         (**self).of_dot(dot)
+    }
+    fn apply_sq_dist(&self, r2: &mut [f64]) {
+        (**self).apply_sq_dist(r2)
     }
     fn support_radius(&self) -> Option<f64> {
         (**self).support_radius()

@@ -82,6 +82,9 @@ impl Kernel for Gaussian {
     fn of_sq_dist(&self, r2: f64) -> f64 {
         (-self.beta * r2).exp()
     }
+    fn apply_sq_dist(&self, r2: &mut [f64]) {
+        super::exp_scaled(r2, -self.beta)
+    }
 }
 
 /// The Laplacian kernel `k(x, y) = exp(−‖x − y‖/σ)`, positive definite on any `ℝᵈ`.

@@ -1,0 +1,180 @@
+//! `kern fvs`: feature vector selection (Baudat & Anouar eqs. 3–8) on a data file.
+
+use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
+use kern_core::{Kernel, KernelVisitor, Samples};
+use kern_models::fvs::{self, Fvs, FvsParams, Strategy};
+use serde_json::json;
+use std::time::Instant;
+
+/// Arguments of `kern fvs`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Kernel spec, e.g. gaussian:sigma=0.6 (see docs/architecture.md).
+    #[arg(long)]
+    kernel: String,
+    /// Stop after this many feature vectors.
+    #[arg(long)]
+    max_fv: Option<usize>,
+    /// Stop once the fitness J_S (eq. 7) reaches this value, in (0, 1].
+    #[arg(long)]
+    min_fitness: Option<f64>,
+    /// Candidate scoring: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]].
+    #[arg(long, default_value = "auto")]
+    strategy: String,
+    /// Normalised residual below which a sample is in the span (basis found when none is above).
+    #[arg(long, default_value_t = 1e-10)]
+    singular_tol: f64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+struct Select<'a>(&'a Samples, &'a FvsParams);
+
+impl KernelVisitor for Select<'_> {
+    type Output = kern_models::Result<Fvs>;
+    fn visit<K: Kernel>(self, k: &K) -> Self::Output {
+        fvs::select(k, self.0, self.1)
+    }
+}
+
+/// Runs `kern fvs`.
+pub fn run(a: Args) -> CliResult {
+    let kernel = parse_kernel(&a.kernel)?;
+    let strategy: Strategy = a.strategy.parse()?;
+    let params = FvsParams {
+        max_fv: a.max_fv,
+        min_fitness: a.min_fitness,
+        singular_tol: a.singular_tol,
+        strategy,
+        ..Default::default()
+    };
+    params.check()?;
+    let ds = a.data.load()?;
+    let t = Instant::now();
+    let f = with_threads(a.threads, || kernel.visit(Select(&ds.samples, &params)))??;
+    let seconds = t.elapsed().as_secs_f64();
+    let strategy = match f.strategy {
+        Strategy::Exact => "exact".to_string(),
+        Strategy::MaxResidual => "max-residual".to_string(),
+        Strategy::Sampled { candidates, seed } => format!("sampled:{candidates}:{seed}"),
+        Strategy::Auto => "auto".to_string(),
+    };
+    Ok(json!({
+        "n": ds.samples.n(),
+        "d": ds.samples.d(),
+        "kernel": kernel.to_string(),
+        "strategy": strategy,
+        "n_fv": f.selected.len(),
+        "selected": f.selected,
+        "fitness": f.fitness,
+        "final_fitness": f.final_fitness(),
+        "stop": f.stop.name(),
+        "seconds": seconds,
+    }))
+}
+
+/// `kern train --model kfa`: FVS then least squares (eqs. 9–10); saves a `kfa` model.
+pub fn train_kfa(
+    a: &crate::commands::train::Args,
+    kernel: kern_core::KernelSpec,
+    ds: &kern_core::io::Dataset,
+) -> CliResult {
+    use kern_core::learner::Fit;
+    use kern_core::Targets;
+    use kern_models::kfa::{BasisChoice, KfaParams, Projection};
+    let fvs = FvsParams {
+        max_fv: a.max_fv,
+        min_fitness: a.min_fitness,
+        strategy: a.fvs_strategy.parse()?,
+        ..Default::default()
+    };
+    let projection: Projection = a.projection.parse()?;
+    let params = KfaParams::new(kernel).basis(BasisChoice::Fvs(fvs)).projection(projection);
+    let targets = if a.regression {
+        Targets::Real(ds.real()?)
+    } else {
+        let classes = ds.classes()?;
+        if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) }
+    };
+    let t = Instant::now();
+    let m = with_threads(a.threads, || params.fit(&ds.samples, &targets))??;
+    let seconds = t.elapsed().as_secs_f64();
+    kern_models::persist::save(&a.out, &m)?;
+    let layer = &m.layers()[0];
+    Ok(json!({
+        "model": "kfa",
+        "kernel": layer.kernel().to_string(),
+        "n": ds.samples.n(),
+        "d": ds.samples.d(),
+        "task": match m.task() {
+            kern_models::kfa::Task::Binary { .. } => "binary",
+            kern_models::kfa::Task::Classes { .. } => "classes",
+            kern_models::kfa::Task::Real => "regression",
+        },
+        "n_fv": layer.n_fv(),
+        "fitness": layer.fitness().last().copied().unwrap_or(0.0),
+        "rank": m.readout().rank(),
+        "out": a.out.display().to_string(),
+        "seconds": seconds,
+    }))
+}
+
+/// `kern predict` on a `kfa` model: labels (names) or values, with accuracy or RMSE when the file has
+/// labels.
+pub fn predict_kfa(
+    m: kern_models::kfa::KfaModel<kern_core::KernelSpec>,
+    ds: &kern_core::io::Dataset,
+    threads: Option<usize>,
+    out: Option<&std::path::Path>,
+) -> CliResult {
+    use kern_core::learner::Model;
+    use kern_models::kfa::Task;
+    let d = m.layers()[0].basis().d();
+    if ds.samples.d() != d {
+        return Err(format!("data has {} features, the model was trained on {d}", ds.samples.d()).into());
+    }
+    let t = Instant::now();
+    let pred = with_threads(threads, || m.predict(&ds.samples))??;
+    let seconds = t.elapsed().as_secs_f64();
+    let labelled = ds.labels.iter().any(|l| !l.is_empty());
+    let norm = |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
+    let (lines, accuracy, rmse): (Vec<String>, Option<f64>, Option<f64>) = match m.task() {
+        Task::Real => {
+            let rmse = ds.real().ok().map(|y| {
+                let se: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v) * (p - v)).sum();
+                (se / pred.len() as f64).sqrt()
+            });
+            (pred.iter().map(|v| format!("{v}")).collect(), None, rmse)
+        }
+        task => {
+            let names: Vec<String> = pred
+                .iter()
+                .map(|&p| match task {
+                    Task::Binary { names } => names[usize::from(p > 0.0)].clone(),
+                    Task::Classes { names } => names[p as usize].clone(),
+                    Task::Real => unreachable!("handled above"),
+                })
+                .collect();
+            let acc = labelled.then(|| {
+                names.iter().zip(&ds.labels).filter(|(p, l)| norm(p) == norm(l)).count() as f64 / names.len() as f64
+            });
+            (names, acc, None)
+        }
+    };
+    if let Some(path) = out {
+        let mut s = lines.join("\n");
+        s.push('\n');
+        kern_core::io::write_atomic(path, s.as_bytes())?;
+    }
+    Ok(json!({
+        "model": "kfa",
+        "n": ds.samples.n(),
+        "n_fv": m.n_fv(),
+        "accuracy": accuracy,
+        "rmse": rmse,
+        "seconds": seconds,
+    }))
+}

@@ -1,0 +1,213 @@
+//! `kern train`: trains a model on a data file and saves it (header + bincode, atomic write).
+//!
+//! One match arm per model kind ([`ModelKind`]): issue 5 owns `svc` and `svr`; LS-SVM, kernel ridge
+//! and FVS/KFA add their kinds as further arms (their own flags go into [`Args`] with the model named
+//! in the help text). The model file's kind tag is what `kern predict` dispatches on.
+
+use crate::common::{CliError, CliResult, DataArgs, parse_kernel, with_threads};
+use kern_core::io::Dataset;
+use kern_core::learner::Fit;
+use kern_core::{KernelSpec, Targets};
+use kern_models::persist;
+use kern_models::svm::{MachineStats, Multiclass, SolverParams, SvcParams, SvrParams};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The model kinds `kern train` can fit.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelKind {
+    /// C-support vector classification (binary, one-vs-one or one-vs-rest).
+    Svc,
+    /// Epsilon-support vector regression.
+    Svr,
+    /// Kernel function approximation on selected feature vectors (Baudat & Anouar; issue 7).
+    Kfa,
+}
+
+/// Multi-class scheme of `--model svc`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// One machine per pair, voting (LIBSVM).
+    Ovo,
+    /// One machine per class, largest decision value.
+    Ovr,
+}
+
+/// Arguments of `kern train`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Model kind.
+    #[arg(long, value_enum)]
+    pub model: ModelKind,
+    /// Kernel spec, e.g. gaussian:sigma=0.6 (see docs/architecture.md).
+    #[arg(long)]
+    pub kernel: String,
+    /// Regularization C (svc, svr; default 1).
+    #[arg(long, conflicts_with = "lambda")]
+    pub c: Option<f64>,
+    /// Regularization lambda of the CS-RBF paper's eq. 11 instead of C: C = 1/(2 n lambda) (svc, svr).
+    #[arg(long)]
+    pub lambda: Option<f64>,
+    /// Half-width of the epsilon-insensitive tube (svr; LIBSVM -p, default 0.1).
+    #[arg(long, default_value_t = 0.1)]
+    pub epsilon_tube: f64,
+    /// Stopping tolerance on the KKT violation (svc, svr; LIBSVM -e).
+    #[arg(long, default_value_t = 1e-3)]
+    pub tol: f64,
+    /// Kernel cache in megabytes (svc, svr; LIBSVM -m).
+    #[arg(long, default_value_t = 100.0)]
+    pub cache_mb: f64,
+    /// Turn the shrinking heuristic off (svc, svr).
+    #[arg(long)]
+    pub no_shrinking: bool,
+    /// Iteration cap of the solver (svc, svr; default max(1e7, 100 n)).
+    #[arg(long)]
+    pub max_iter: Option<u64>,
+    /// Class weight LABEL:W, repeatable: class LABEL gets C*W (svc; LIBSVM -wLABEL W).
+    #[arg(long = "class-weight", value_name = "LABEL:W")]
+    pub class_weight: Vec<String>,
+    /// Multi-class scheme (svc).
+    #[arg(long, value_enum, default_value = "ovo")]
+    pub multiclass: Scheme,
+    /// Fit Platt probabilities by internal 5-fold CV (svc; LIBSVM -b 1).
+    #[arg(long)]
+    pub probability: bool,
+    /// Seed of every random step (the probability CV folds).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Where to write the model.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Stop feature vector selection after this many vectors (kfa).
+    #[arg(long)]
+    pub max_fv: Option<usize>,
+    /// Stop feature vector selection once the fitness reaches this value (kfa).
+    #[arg(long)]
+    pub min_fitness: Option<f64>,
+    /// FVS candidate scoring: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]] (kfa).
+    #[arg(long, default_value = "auto")]
+    pub fvs_strategy: String,
+    /// Projection on the feature vectors: dot (eq. 9), orthogonal, coordinates (kfa).
+    #[arg(long, default_value = "dot")]
+    pub projection: String,
+    /// Real-valued targets: least-squares regression instead of classification (kfa).
+    #[arg(long)]
+    pub regression: bool,
+}
+
+/// Runs `kern train`.
+pub fn run(a: Args) -> CliResult {
+    let kernel = parse_kernel(&a.kernel)?;
+    let ds = a.data.load()?;
+    match a.model {
+        ModelKind::Svc => train_svc(&a, kernel, &ds),
+        ModelKind::Svr => train_svr(&a, kernel, &ds),
+        ModelKind::Kfa => crate::commands::fvs::train_kfa(&a, kernel, &ds),
+    }
+}
+
+fn solver_params(a: &Args) -> SolverParams {
+    SolverParams { tol: a.tol, cache_mb: a.cache_mb, shrinking: !a.no_shrinking, max_iter: a.max_iter }
+}
+
+fn machine_json(s: &MachineStats) -> Value {
+    json!({
+        "n": s.n, "n_sv": s.n_sv, "n_bounded": s.n_bounded, "objective": s.objective, "rho": s.rho,
+        "iterations": s.iterations, "violation": s.violation, "hit_cap": s.hit_cap, "dense_gram": s.dense_gram,
+    })
+}
+
+fn warn_caps(stats: &[MachineStats]) -> Vec<String> {
+    let w: Vec<String> = stats.iter().filter_map(MachineStats::warning).collect();
+    for m in &w {
+        eprintln!("kern: warning: {m}");
+    }
+    w
+}
+
+/// Builds C-SVC params from the command line (shared with `kern cv`).
+pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
+    let mut p = SvcParams::new(kernel).solver(solver_params(a));
+    if let Some(c) = a.c {
+        p = p.c(c);
+    }
+    if let Some(l) = a.lambda {
+        p = p.lambda(l);
+    }
+    for cw in &a.class_weight {
+        let (label, w) = cw.rsplit_once(':').ok_or_else(|| format!("--class-weight {cw:?}: expected LABEL:W"))?;
+        let w: f64 = w.parse().map_err(|_| format!("--class-weight {cw:?}: {w:?} is not a number"))?;
+        p = p.class_weight(label, w);
+    }
+    p = p.multiclass(match a.multiclass {
+        Scheme::Ovo => Multiclass::OneVsOne,
+        Scheme::Ovr => Multiclass::OneVsRest,
+    });
+    Ok(p.probability(a.probability, a.seed))
+}
+
+fn train_svc(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
+    let p = svc_params(a, kernel)?;
+    let classes = ds.classes()?;
+    let targets = if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) };
+    let t = Instant::now();
+    let m = with_threads(a.threads, || p.fit(&ds.samples, &targets))??;
+    let seconds = t.elapsed().as_secs_f64();
+    persist::save(&a.out, &m)?;
+    let stats = m.stats();
+    let warnings = warn_caps(stats);
+    Ok(json!({
+        "model": "svc",
+        "kernel": m.kernel().to_string(),
+        "n": ds.samples.n(),
+        "d": ds.samples.d(),
+        "classes": m.names(),
+        "multiclass": if m.n_machines() == 1 { "binary" } else if m.scheme() == Multiclass::OneVsOne { "ovo" } else { "ovr" },
+        "n_sv": m.n_sv(),
+        "objective": stats.iter().map(|s| s.objective).collect::<Vec<_>>(),
+        "iterations": stats.iter().map(|s| s.iterations).sum::<u64>(),
+        "max_violation": stats.iter().map(|s| s.violation).fold(0.0, f64::max),
+        "machines": stats.iter().map(machine_json).collect::<Vec<_>>(),
+        "probability": m.has_probability(),
+        "warnings": warnings,
+        "out": a.out.display().to_string(),
+        "seconds": seconds,
+    }))
+}
+
+fn train_svr(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
+    let mut p = SvrParams::new(kernel).epsilon(a.epsilon_tube).solver(solver_params(a));
+    if let Some(c) = a.c {
+        p = p.c(c);
+    }
+    if let Some(l) = a.lambda {
+        p = p.lambda(l);
+    }
+    let y = ds.real()?;
+    let t = Instant::now();
+    let m = with_threads(a.threads, || p.fit(&ds.samples, &y))??;
+    let seconds = t.elapsed().as_secs_f64();
+    persist::save(&a.out, &m)?;
+    let s = m.stats();
+    let warnings = warn_caps(std::slice::from_ref(s));
+    Ok(json!({
+        "model": "svr",
+        "kernel": m.kernel().to_string(),
+        "n": ds.samples.n(),
+        "d": ds.samples.d(),
+        "n_sv": s.n_sv,
+        "objective": s.objective,
+        "iterations": s.iterations,
+        "max_violation": s.violation,
+        "machines": [machine_json(s)],
+        "warnings": warnings,
+        "out": a.out.display().to_string(),
+        "seconds": seconds,
+    }))
+}

@@ -1,0 +1,83 @@
+//! `kern fvs`, and `kern train --model kfa` / `kern predict` on a kfa model.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn kern(args: &[&str]) -> (bool, serde_json::Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("run kern");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(serde_json::Value::Null);
+    (out.status.success(), json, stderr)
+}
+
+/// Two circles of radius 1 and 0.5 (Baudat & Anouar §5.1) as a CSV file with a label column.
+fn circles_csv(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kern-cli-fvs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    let mut s = String::from("x1,x2,label\n");
+    for t in 0..40 {
+        let a = t as f64 * std::f64::consts::TAU / 40.0;
+        for (r, lab) in [(1.0, "outer"), (0.5, "inner")] {
+            s.push_str(&format!("{},{},{lab}\n", r * a.cos(), r * a.sin()));
+        }
+    }
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+#[test]
+fn fvs_finds_the_three_vector_basis_of_a_degree_two_kernel() {
+    let data = circles_csv("c1.csv");
+    let d = data.to_str().unwrap();
+    let (ok, j, err) = kern(&["fvs", "--data", d, "--kernel", "poly:degree=2"]);
+    assert!(ok, "{err}");
+    assert_eq!(j["n"], 80);
+    assert_eq!(j["n_fv"], 3);
+    assert_eq!(j["stop"], "basis-found");
+    assert_eq!(j["selected"].as_array().unwrap().len(), 3);
+    let f: Vec<f64> = j["fitness"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!(f.windows(2).all(|w| w[1] >= w[0]));
+    assert!((f[2] - 1.0).abs() < 1e-9);
+    assert!(j["seconds"].as_f64().unwrap() >= 0.0);
+
+    let (ok, j, _) = kern(&["fvs", "--data", d, "--kernel", "gaussian:sigma=0.3", "--max-fv", "5"]);
+    assert!(ok);
+    assert_eq!(j["n_fv"], 5);
+    assert_eq!(j["stop"], "max-fv");
+    let (ok, j, _) = kern(&["fvs", "--data", d, "--kernel", "gaussian:sigma=0.3", "--min-fitness", "0.9"]);
+    assert!(ok);
+    assert_eq!(j["stop"], "min-fitness");
+    assert!(j["final_fitness"].as_f64().unwrap() >= 0.9);
+
+    let (ok, _, err) = kern(&["fvs", "--data", d, "--kernel", "poly:degree=2", "--min-fitness", "2"]);
+    assert!(!ok && err.contains("min_fitness"), "{err}");
+    let (ok, _, _) = kern(&["fvs", "--data", d, "--kernel", "nonsense"]);
+    assert!(!ok);
+}
+
+#[test]
+fn kfa_trains_saves_and_predicts() {
+    let data = circles_csv("c2.csv");
+    let d = data.to_str().unwrap();
+    let model = data.with_extension("kern");
+    let m = model.to_str().unwrap();
+    let (ok, j, err) = kern(&["train", "--model", "kfa", "--data", d, "--kernel", "poly:degree=2", "--out", m]);
+    assert!(ok, "{err}");
+    assert_eq!(j["model"], "kfa");
+    assert_eq!(j["n_fv"], 3);
+    assert_eq!(j["task"], "binary");
+    let preds = data.with_extension("pred");
+    let (ok, j, err) =
+        kern(&["predict", "--data", d, "--model", m, "--out", preds.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert_eq!(j["accuracy"], 1.0);
+    let lines = std::fs::read_to_string(&preds).unwrap();
+    assert_eq!(lines.lines().next(), Some("outer"));
+    let (ok, j, err) = kern(&[
+        "train", "--model", "kfa", "--data", d, "--kernel", "gaussian:sigma=0.5", "--max-fv", "7", "--out", m,
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(j["n_fv"], 7);
+}

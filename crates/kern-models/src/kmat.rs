@@ -1,0 +1,299 @@
+//! Kernel matrices for the dual learners (LS-SVM, kernel ridge regression, kernel PCA): the choice
+//! between the dense and the sparse path, building `K` on that path, and kernel expansions
+//! `f(x) = Σ_i c_i k(x, x_i)` evaluated for many new points at once.
+//!
+//! **Path rule** ([`PathChoice::Auto`]): a kernel without compact support (`support_radius() == None`)
+//! always takes the dense path. A compactly supported kernel takes the sparse path when the estimated
+//! density of `K_C` (from [`DENSITY_PAIRS`] seeded random pairs) is at most
+//! [`AUTO_SPARSE_MAX_DENSITY`], or whenever `n > AUTO_DENSE_MAX_N` (a dense `n × n` matrix would not
+//! fit); otherwise the dense path, where one GEMM-shaped dense Cholesky is faster than a sparse one on a
+//! nearly full pattern. The threshold comes from the n = 5000 green-red measurements in
+//! `docs/notes/issue-6.md`. Both paths compute the same mathematical matrix (a dense `K_C` holds the
+//! zeros explicitly), so the choice changes only speed and memory.
+
+use crate::error::{ModelsError, Result};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples, sq_dist};
+use kern_sparse::{GramMatrix, NeighborIndex};
+use nalgebra_sparse::CscMatrix;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Estimated density of `K_C` up to which [`PathChoice::Auto`] takes the sparse path.
+pub const AUTO_SPARSE_MAX_DENSITY: f64 = 0.2;
+/// Sizes above which [`PathChoice::Auto`] never builds a dense `n × n` matrix (8n² bytes = 3.2 GB here).
+pub const AUTO_DENSE_MAX_N: usize = 20_000;
+/// Random pairs used to estimate the density of `K_C`.
+pub const DENSITY_PAIRS: usize = 20_000;
+
+/// Which path to take: chosen automatically (module docs) or forced.
+///
+/// ```
+/// use kern_models::kmat::PathChoice;
+/// assert_eq!("sparse".parse::<PathChoice>()?, PathChoice::Sparse);
+/// assert!("diagonal".parse::<PathChoice>().is_err());
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PathChoice {
+    /// By kernel support and estimated density.
+    #[default]
+    Auto,
+    /// Always a dense `K` (also for a compactly supported kernel: `K_C` stored densely).
+    Dense,
+    /// Always a sparse `K_C` (an error for a kernel without compact support).
+    Sparse,
+}
+
+impl std::str::FromStr for PathChoice {
+    type Err = ModelsError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(PathChoice::Auto),
+            "dense" => Ok(PathChoice::Dense),
+            "sparse" => Ok(PathChoice::Sparse),
+            other => Err(ModelsError::Input(format!("unknown path {other:?}; valid: auto, dense, sparse"))),
+        }
+    }
+}
+
+/// The path a model was trained on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SolvePath {
+    /// Dense `K` (faer dense Cholesky / eigendecomposition / GEMM products).
+    Dense,
+    /// Sparse `K_C` (sparse Cholesky with reused symbolic analysis / sparse products).
+    Sparse,
+}
+
+impl SolvePath {
+    /// `"dense"` or `"sparse"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolvePath::Dense => "dense",
+            SolvePath::Sparse => "sparse",
+        }
+    }
+}
+
+impl std::fmt::Display for SolvePath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Estimated fraction of non-zero entries of `K_C` for support radius `c`: the diagonal plus the
+/// fraction of `pairs` seeded random off-diagonal pairs closer than `c` (exact when `n` is small
+/// enough that all pairs fit in `pairs`).
+///
+/// ```
+/// let x = kern_core::Samples::from_rows(&[[0.0], [0.1], [10.0], [10.1]])?;
+/// let d = kern_models::kmat::estimate_density(&x, 1.0, 1000, 1);
+/// assert!((d - 8.0 / 16.0).abs() < 1e-12);   // 4 diagonal + 2 pairs in both triangles
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn estimate_density(x: &Samples, c: f64, pairs: usize, seed: u64) -> f64 {
+    let n = x.n();
+    if n <= 1 {
+        return 1.0;
+    }
+    let c2 = c * c;
+    let all = n * (n - 1) / 2;
+    let (hits, tried) = if all <= pairs {
+        let mut h = 0usize;
+        for i in 0..n {
+            for j in 0..i {
+                h += usize::from(sq_dist(x.row(i), x.row(j)) < c2);
+            }
+        }
+        (h, all)
+    } else {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut h = 0usize;
+        for _ in 0..pairs {
+            let i = rng.random_range(0..n);
+            let mut j = rng.random_range(0..n - 1);
+            if j >= i {
+                j += 1;
+            }
+            h += usize::from(sq_dist(x.row(i), x.row(j)) < c2);
+        }
+        (h, pairs)
+    };
+    let nf = n as f64;
+    (nf + (nf * nf - nf) * hits as f64 / tried as f64) / (nf * nf)
+}
+
+/// Resolves a [`PathChoice`] for kernel `k` on `x` (module docs).
+///
+/// ```
+/// use kern_models::kmat::{choose_path, PathChoice, SolvePath};
+/// let x = kern_core::Samples::from_rows(&[[0.0], [1.0], [2.0], [30.0], [40.0], [50.0]])?;
+/// let g: kern_core::KernelSpec = "gaussian:sigma=1".parse()?;
+/// let cs: kern_core::KernelSpec = "cs-gaussian:sigma=1,c=0.5,nu=1".parse()?;
+/// assert_eq!(choose_path(&g, &x, PathChoice::Auto)?, SolvePath::Dense);
+/// assert_eq!(choose_path(&cs, &x, PathChoice::Auto)?, SolvePath::Sparse);
+/// assert!(choose_path(&g, &x, PathChoice::Sparse).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn choose_path<K: Kernel>(k: &K, x: &Samples, choice: PathChoice) -> Result<SolvePath> {
+    match (choice, k.support_radius()) {
+        (PathChoice::Dense, _) => Ok(SolvePath::Dense),
+        (PathChoice::Sparse, Some(_)) => Ok(SolvePath::Sparse),
+        (PathChoice::Sparse, None) => Err(ModelsError::Input(format!(
+            "the sparse path needs a compactly supported kernel (cs-...), got {k:?}"
+        ))),
+        (PathChoice::Auto, None) => Ok(SolvePath::Dense),
+        (PathChoice::Auto, Some(c)) => {
+            if x.n() > AUTO_DENSE_MAX_N || estimate_density(x, c, DENSITY_PAIRS, 0x6b65726e) <= AUTO_SPARSE_MAX_DENSITY
+            {
+                Ok(SolvePath::Sparse)
+            } else {
+                Ok(SolvePath::Dense)
+            }
+        }
+    }
+}
+
+struct BuildGram<'a>(&'a Samples, SolvePath);
+impl KernelVisitor for BuildGram<'_> {
+    type Output = Result<GramMatrix>;
+    fn visit<K: Kernel>(self, k: &K) -> Result<GramMatrix> {
+        Ok(match self.1 {
+            SolvePath::Dense => GramMatrix::Dense(kern_core::gram(k, self.0)?),
+            SolvePath::Sparse => GramMatrix::Sparse(kern_sparse::sparse_gram(k, self.0)?.into_matrix()),
+        })
+    }
+}
+
+/// `K(X, X)` on the given path (monomorphized for the concrete kernel).
+pub fn build_gram(k: &KernelSpec, x: &Samples, path: SolvePath) -> Result<GramMatrix> {
+    k.visit(BuildGram(x, path))
+}
+
+/// faer parallelism for the current rayon pool.
+pub(crate) fn par() -> Par {
+    let t = rayon::current_num_threads();
+    if t > 1 { Par::rayon(t) } else { Par::Seq }
+}
+
+/// Bytes of one dense cross-Gram block in [`expand`] (rows of new points × training points).
+const EXPAND_BLOCK_BYTES: usize = 64 << 20;
+/// Queries per sparse cross-Gram block in [`expand`].
+const EXPAND_SPARSE_BLOCK: usize = 16_384;
+
+/// The kernel expansion `E = K(Y, X) C` for new points `Y` (`m × d`), training points `X` (`n × d`)
+/// and coefficients `C` (`n × r`): `E[j, t] = Σ_i C[i, t] k(y_j, x_i)`, an `m × r` matrix.
+///
+/// Dense path: blocks of `K(Y, X)` (kern-core's GEMM/direct Gram, at most 64 MiB each) times `C`.
+/// Sparse path: a neighbour index of `X` with radius `C` and the sparse cross Gram `K_C(X, Y)` in
+/// blocks of queries, so a prediction visits only `δ_C(y)` (paper §2.1).
+pub fn expand(k: &KernelSpec, x: &Samples, coef: MatRef<'_, f64>, y: &Samples, path: SolvePath) -> Result<Mat<f64>> {
+    if coef.nrows() != x.n() {
+        return Err(ModelsError::Input(format!("{} coefficients for {} training points", coef.nrows(), x.n())));
+    }
+    x.check_same_dim(y)?;
+    k.visit(Expand { x, coef, y, path })
+}
+
+struct Expand<'a> {
+    x: &'a Samples,
+    coef: MatRef<'a, f64>,
+    y: &'a Samples,
+    path: SolvePath,
+}
+
+impl KernelVisitor for Expand<'_> {
+    type Output = Result<Mat<f64>>;
+    fn visit<K: Kernel>(self, k: &K) -> Result<Mat<f64>> {
+        let (n, m, r) = (self.x.n(), self.y.n(), self.coef.ncols());
+        let mut out = Mat::<f64>::zeros(m, r);
+        match (self.path, k.support_radius()) {
+            (SolvePath::Sparse, Some(c)) => {
+                let index = NeighborIndex::new(self.x, c)?;
+                let mut j0 = 0;
+                while j0 < m {
+                    let j1 = (j0 + EXPAND_SPARSE_BLOCK).min(m);
+                    let yb = block_rows(self.y, j0, j1)?;
+                    let g = kern_sparse::sparse_cross_gram_indexed(k, &index, &yb)?;
+                    sparse_t_times(&g, self.coef, out.as_mut().subrows_mut(j0, j1 - j0));
+                    j0 = j1;
+                }
+            }
+            _ => {
+                let rows = (EXPAND_BLOCK_BYTES / (8 * n.max(1))).clamp(64, 8192);
+                let mut j0 = 0;
+                while j0 < m {
+                    let j1 = (j0 + rows).min(m);
+                    let yb = block_rows(self.y, j0, j1)?;
+                    let g = kern_core::cross_gram(k, &yb, self.x)?;
+                    matmul(out.as_mut().subrows_mut(j0, j1 - j0), Accum::Replace, g.as_ref(), self.coef, 1.0, par());
+                    j0 = j1;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Rows `j0..j1` of `y` as their own samples (a copy of `(j1 − j0) · d` values).
+fn block_rows(y: &Samples, j0: usize, j1: usize) -> Result<Samples> {
+    if j0 == 0 && j1 == y.n() {
+        return Ok(y.clone());
+    }
+    let d = y.d();
+    Ok(Samples::from_flat(y.as_slice()[j0 * d..j1 * d].to_vec(), j1 - j0, d)?)
+}
+
+/// `out = Gᵀ C` for a CSC `G` (`n × m`) and dense `C` (`n × r`), parallel over the columns of `G`.
+pub(crate) fn sparse_t_times(g: &CscMatrix<f64>, c: MatRef<'_, f64>, mut out: MatMut<'_, f64>) {
+    let r = c.ncols();
+    let m = g.ncols();
+    let mut buf = vec![0.0; m * r];
+    buf.par_chunks_mut(r).enumerate().for_each(|(j, o)| {
+        let col = g.col(j);
+        for (&i, &v) in col.row_indices().iter().zip(col.values()) {
+            for (t, ot) in o.iter_mut().enumerate() {
+                *ot += v * c[(i, t)];
+            }
+        }
+    });
+    for j in 0..m {
+        for t in 0..r {
+            out[(j, t)] = buf[j * r + t];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sparse_and_dense_expansions_agree() {
+        let x = Samples::from_flat((0..120).map(|v| ((v * 37) % 101) as f64 / 50.0).collect(), 60, 2).unwrap();
+        let y = Samples::from_flat((0..40).map(|v| ((v * 53) % 97) as f64 / 45.0).collect(), 20, 2).unwrap();
+        let k: KernelSpec = "cs-gaussian:sigma=0.8,c=0.9,nu=3".parse().unwrap();
+        let c = Mat::from_fn(60, 3, |i, j| ((i * 7 + j * 3) % 11) as f64 - 5.0);
+        let a = expand(&k, &x, c.as_ref(), &y, SolvePath::Dense).unwrap();
+        let b = expand(&k, &x, c.as_ref(), &y, SolvePath::Sparse).unwrap();
+        for j in 0..20 {
+            for t in 0..3 {
+                let brute: f64 = (0..60).map(|i| c[(i, t)] * k.eval(y.row(j), x.row(i))).sum();
+                assert!((a[(j, t)] - brute).abs() < 1e-12, "dense {j} {t}");
+                assert!((b[(j, t)] - brute).abs() < 1e-12, "sparse {j} {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn density_estimate_is_close() {
+        let x = Samples::from_flat((0..4000).map(|v| ((v * 7919) % 1009) as f64 / 1009.0).collect(), 2000, 2).unwrap();
+        let exact = estimate_density(&x, 0.2, usize::MAX, 0);
+        let est = estimate_density(&x, 0.2, 20_000, 3);
+        assert!((exact - est).abs() < 0.01, "{exact} vs {est}");
+    }
+}

@@ -1,0 +1,364 @@
+//! Kernel principal component analysis (CS-RBF paper §4.3 and Example 3; Cao's slides eqs. 42–49),
+//! dense or sparse.
+//!
+//! **Training.** With `K` the Gram matrix and `H = I − 11ᵀ/n`, the data are centred in feature space
+//! by `K̃ = HKH` (so that `Σ Φ(x_i) = 0`, the assumption of eq. 43). The eigenpairs `K̃ u_k = μ_k u_k`
+//! (eq. 47 with `μ_k = nλ_k`: `λ_k` are the eigenvalues of the feature-space covariance `Σ = K̃/n`)
+//! give the coefficients `α_k = u_k / √μ_k`, which is the normalisation of eq. 48:
+//! `μ_k α_k·α_k = 1`, i.e. each feature-space axis `V_k = Σ_i α_ik Φ̃(x_i)` has unit norm.
+//!
+//! **Projections** (eq. 49 on centred features). For a new point `x` with `k_x = (k(x_i, x))_i`, the
+//! centred kernel vector is `k̃_x = k_x − 1(1ᵀk_x)/n − K1/n + 1(1ᵀK1)/n²` (the test-kernel centring
+//! formula) and the `k`-th component is `z_k(x) = α_k·k̃_x`. On a training point this reduces to
+//! `K̃α_k = μ_k α_k = √μ_k u_k`, the training scores.
+//!
+//! **Solvers.** A full dense eigendecomposition (faer `self_adjoint_eigen` of the explicitly centred
+//! matrix) for small `n` or when many components are asked for; otherwise a block Krylov method with
+//! full reorthogonalisation ([`eigen`]) on dense or sparse matrix products, with the centring applied
+//! inside the product ([`op::Centred`]) so that the sparse path never densifies.
+//!
+//! **Explained variance.** `tr(K̃) = tr(K) − 1ᵀK1/n` is the total feature-space variance times `n`,
+//! so the ratio of component `k` is `μ_k / tr(K̃)`, computed without the other eigenvalues.
+//!
+//! ```
+//! use kern_core::Samples;
+//! use kern_models::kpca::KernelPcaParams;
+//! let x = Samples::from_rows(&[[0.0, 0.0], [0.1, 0.0], [1.0, 1.0], [1.1, 1.0], [2.0, 0.0], [2.0, 0.1]])?;
+//! let model = KernelPcaParams::new("gaussian:sigma=1".parse()?, 2).fit(&x)?;
+//! assert_eq!(model.eigenvalues().len(), 2);
+//! assert!(model.eigenvalues()[0] >= model.eigenvalues()[1]);
+//! let z = model.transform(&x)?;                 // projections of the training points…
+//! let s = model.training_scores();              // …equal the training scores
+//! assert!((z[(3, 1)] - s[(3, 1)]).abs() < 1e-10);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod eigen;
+pub mod op;
+
+use crate::error::{ModelsError, Result};
+use crate::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand};
+use crate::persist::Persist;
+use eigen::{KrylovOptions, top_eigenpairs};
+use faer::{Mat, Side};
+use kern_core::{Kernel, KernelSpec, Samples};
+use kern_sparse::GramMatrix;
+use op::{Centred, GramOp};
+use serde::{Deserialize, Serialize};
+
+/// Which eigensolver [`KernelPcaParams::fit`] uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EigenSolver {
+    /// Dense when `n ≤ DENSE_AUTO_MAX_N` or `4k ≥ n`, Krylov otherwise.
+    #[default]
+    Auto,
+    /// Full dense eigendecomposition (needs the `n × n` matrix; refused above 20,000 points).
+    Dense,
+    /// Block Krylov on matrix products ([`eigen`]).
+    Krylov,
+}
+
+/// Sizes up to which [`EigenSolver::Auto`] uses the full dense eigendecomposition.
+pub const DENSE_AUTO_MAX_N: usize = 500;
+/// Largest `n` for which a full dense eigendecomposition is attempted.
+pub const DENSE_MAX_N: usize = 20_000;
+
+/// Kernel PCA settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelPcaParams {
+    /// The kernel.
+    pub kernel: KernelSpec,
+    /// Number of components `k` (`1 ≤ k < n`; `k = n` is allowed with the dense solver).
+    pub components: usize,
+    /// Dense or sparse Gram matrix ([`PathChoice::Auto`]: sparse for compact kernels of low density).
+    pub path: PathChoice,
+    /// Eigensolver.
+    pub solver: EigenSolver,
+    /// Krylov relative residual tolerance (default 1e-10).
+    pub tol: f64,
+    /// Krylov block size (default: `max(k, 8)`, at most 32).
+    pub block: Option<usize>,
+    /// Seed of the Krylov start block.
+    pub seed: u64,
+}
+
+impl KernelPcaParams {
+    /// `k` components with kernel `kernel` and default settings.
+    pub fn new(kernel: KernelSpec, components: usize) -> Self {
+        KernelPcaParams {
+            kernel,
+            components,
+            path: PathChoice::Auto,
+            solver: EigenSolver::Auto,
+            tol: 1e-10,
+            block: None,
+            seed: 0x4b50_4341,
+        }
+    }
+
+    /// Sets the path.
+    pub fn path(mut self, path: PathChoice) -> Self {
+        self.path = path;
+        self
+    }
+
+    /// Sets the eigensolver.
+    pub fn solver(mut self, solver: EigenSolver) -> Self {
+        self.solver = solver;
+        self
+    }
+
+    /// Sets the Krylov tolerance.
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+
+    /// Sets the Krylov block size.
+    pub fn block(mut self, block: usize) -> Self {
+        self.block = Some(block);
+        self
+    }
+
+    /// Sets the seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Computes the Gram matrix on the chosen path, its top `k` centred eigenpairs, and the model.
+    pub fn fit(&self, x: &Samples) -> Result<KernelPca> {
+        let n = x.n();
+        let k = self.components;
+        if k == 0 || k > n {
+            return Err(ModelsError::Param {
+                name: "components",
+                value: k as f64,
+                reason: "must be between 1 and the number of samples",
+            });
+        }
+        if !(self.tol.is_finite() && self.tol > 0.0) {
+            return Err(ModelsError::Param { name: "tol", value: self.tol, reason: "must be finite and > 0" });
+        }
+        self.kernel.check_dim(x.d())?;
+        let path = choose_path(&self.kernel, x, self.path)?;
+        let gram = build_gram(&self.kernel, x, path)?;
+        self.fit_gram(x, gram, path)
+    }
+
+    /// [`fit`](Self::fit) on a Gram matrix already computed for `x` with this kernel.
+    pub fn fit_gram(&self, x: &Samples, gram: GramMatrix, path: SolvePath) -> Result<KernelPca> {
+        let n = x.n();
+        let k = self.components;
+        if gram.n() != n {
+            return Err(ModelsError::Input(format!("Gram matrix is {0} x {0} for {n} samples", gram.n())));
+        }
+        let mut kopts = KrylovOptions::for_k(n, k);
+        kopts.tol = self.tol;
+        kopts.seed = self.seed;
+        if let Some(b) = self.block {
+            kopts.block = b.max(1);
+            kopts.max_dim = (4 * (k + kopts.block)).max(64).min(n);
+        }
+        let dense = match self.solver {
+            EigenSolver::Dense => true,
+            EigenSolver::Krylov => false,
+            EigenSolver::Auto => n <= DENSE_AUTO_MAX_N || 4 * k >= n || k + 2 * kopts.block > kopts.max_dim,
+        };
+        let trace_k = match &gram {
+            GramMatrix::Dense(m) => (0..n).map(|i| m[(i, i)]).sum::<f64>(),
+            GramMatrix::Sparse(m) => m.triplet_iter().filter(|(i, j, _)| i == j).map(|(_, _, v)| *v).sum(),
+        };
+        let centred = Centred::new(GramOp(&gram));
+        let nf = n as f64;
+        let k_mean: Vec<f64> = centred.k1().iter().map(|v| v / nf).collect();
+        let grand_mean = centred.grand_sum() / (nf * nf);
+        let total_variance = trace_k - centred.grand_sum() / nf;
+        let (values, vectors, info) = if dense {
+            if n > DENSE_MAX_N {
+                return Err(ModelsError::Input(format!(
+                    "a full dense eigendecomposition of {n} x {n} is refused above n = {DENSE_MAX_N}; use the Krylov solver"
+                )));
+            }
+            let mut kc = match &gram {
+                GramMatrix::Dense(m) => m.clone(),
+                GramMatrix::Sparse(m) => {
+                    let mut d = Mat::<f64>::zeros(n, n);
+                    for (i, j, v) in m.triplet_iter() {
+                        d[(i, j)] = *v;
+                    }
+                    d
+                }
+            };
+            for j in 0..n {
+                for i in 0..n {
+                    kc[(i, j)] += grand_mean - k_mean[i] - k_mean[j];
+                }
+            }
+            drop(gram);
+            let evd = kc
+                .self_adjoint_eigen(Side::Lower)
+                .map_err(|e| ModelsError::Numerical(format!("dense eigendecomposition: {e:?}")))?;
+            let s = evd.S().column_vector();
+            let u = evd.U();
+            let values: Vec<f64> = (0..k).map(|j| s[n - 1 - j]).collect();
+            let vectors = Mat::from_fn(n, k, |i, j| u[(i, n - 1 - j)]);
+            (values, vectors, SolverInfo { solver: "dense".into(), matvecs: 0, restarts: 0, residual: 0.0 })
+        } else {
+            let r = top_eigenpairs(&centred, k, &kopts)?;
+            let info =
+                SolverInfo { solver: "krylov".into(), matvecs: r.matvecs, restarts: r.restarts, residual: r.residual };
+            (r.values, r.vectors, info)
+        };
+        // α_k = u_k / √μ_k (eq. 48); components with μ_k ≤ n ε μ_1 get α_k = 0.
+        let floor = values.first().copied().unwrap_or(0.0).max(0.0) * nf * f64::EPSILON;
+        let mut alphas = vec![0.0; n * k];
+        let mut zero_components = 0;
+        for j in 0..k {
+            if values[j] > floor && values[j] > 0.0 {
+                let f = values[j].sqrt().recip();
+                for i in 0..n {
+                    alphas[j * n + i] = vectors[(i, j)] * f;
+                }
+            } else {
+                zero_components += 1;
+            }
+        }
+        let alpha_sum: Vec<f64> = (0..k).map(|j| alphas[j * n..(j + 1) * n].iter().sum()).collect();
+        let alpha_kmean: Vec<f64> =
+            (0..k).map(|j| alphas[j * n..(j + 1) * n].iter().zip(&k_mean).map(|(a, m)| a * m).sum()).collect();
+        Ok(KernelPca {
+            kernel: self.kernel.clone(),
+            train: x.clone(),
+            alphas,
+            eigenvalues: values,
+            total_variance,
+            k_mean,
+            grand_mean,
+            alpha_sum,
+            alpha_kmean,
+            path,
+            zero_components,
+            info,
+        })
+    }
+}
+
+/// How the eigenpairs were computed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolverInfo {
+    /// `"dense"` or `"krylov"`.
+    pub solver: String,
+    /// Operator applications (vectors) of the Krylov solver.
+    pub matvecs: usize,
+    /// Thick restarts of the Krylov solver.
+    pub restarts: usize,
+    /// Largest relative residual `‖K̃v − μv‖ / μ_1` at exit (0 for the dense solver).
+    pub residual: f64,
+}
+
+/// A trained kernel PCA: coefficients, eigenvalues and what is needed to centre new points.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelPca {
+    kernel: KernelSpec,
+    train: Samples,
+    /// `α` (`n × k`, column-major).
+    alphas: Vec<f64>,
+    eigenvalues: Vec<f64>,
+    total_variance: f64,
+    /// `K1/n`.
+    k_mean: Vec<f64>,
+    /// `1ᵀK1/n²`.
+    grand_mean: f64,
+    /// `1ᵀα_k`.
+    alpha_sum: Vec<f64>,
+    /// `α_kᵀ(K1/n)`.
+    alpha_kmean: Vec<f64>,
+    path: SolvePath,
+    zero_components: usize,
+    info: SolverInfo,
+}
+
+impl Persist for KernelPca {
+    const KIND: &'static str = "kpca";
+}
+
+impl KernelPca {
+    /// Number of components `k`.
+    pub fn components(&self) -> usize {
+        self.eigenvalues.len()
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> &KernelSpec {
+        &self.kernel
+    }
+
+    /// The training samples.
+    pub fn training_samples(&self) -> &Samples {
+        &self.train
+    }
+
+    /// Eigenvalues `μ_k` of the centred Gram matrix `K̃`, descending (eq. 47: `μ_k = nλ_k`).
+    pub fn eigenvalues(&self) -> &[f64] {
+        &self.eigenvalues
+    }
+
+    /// Variances along the components, `λ_k = μ_k / n` (eigenvalues of the feature-space covariance).
+    pub fn explained_variance(&self) -> Vec<f64> {
+        let n = self.train.n() as f64;
+        self.eigenvalues.iter().map(|m| m / n).collect()
+    }
+
+    /// Fractions of the total feature-space variance, `μ_k / tr(K̃)`.
+    pub fn explained_variance_ratio(&self) -> Vec<f64> {
+        self.eigenvalues.iter().map(|m| m / self.total_variance).collect()
+    }
+
+    /// `tr(K̃)`, the total variance times `n`.
+    pub fn total_variance(&self) -> f64 {
+        self.total_variance
+    }
+
+    /// The coefficients `α` (`n × k`): column `k` gives `V_k = Σ_i α_ik Φ̃(x_i)`, with `μ_k α_k·α_k = 1`.
+    pub fn alphas(&self) -> Mat<f64> {
+        let n = self.train.n();
+        Mat::from_fn(n, self.components(), |i, j| self.alphas[j * n + i])
+    }
+
+    /// The path the Gram matrix took.
+    pub fn path(&self) -> SolvePath {
+        self.path
+    }
+
+    /// Components whose eigenvalue was numerically zero (their `α` is 0, their projections 0).
+    pub fn zero_components(&self) -> usize {
+        self.zero_components
+    }
+
+    /// How the eigenpairs were computed.
+    pub fn solver_info(&self) -> &SolverInfo {
+        &self.info
+    }
+
+    /// Scores of the training points, `z_ik = μ_k α_ik` (`n × k`).
+    pub fn training_scores(&self) -> Mat<f64> {
+        let n = self.train.n();
+        Mat::from_fn(n, self.components(), |i, j| self.eigenvalues[j] * self.alphas[j * n + i])
+    }
+
+    /// Projections of new points onto the components (`m × k`), with the test-kernel centring (module
+    /// docs). Dense path: blocked cross Gram × coefficients; sparse path: only neighbours are visited.
+    pub fn transform(&self, y: &Samples) -> Result<Mat<f64>> {
+        let (n, k) = (self.train.n(), self.components());
+        // Coefficients [α | 1/n]: one expansion gives α·k_x and mean(k_x).
+        let coef = Mat::from_fn(n, k + 1, |i, j| if j < k { self.alphas[j * n + i] } else { 1.0 / n as f64 });
+        let e = expand(&self.kernel, &self.train, coef.as_ref(), y, self.path)?;
+        Ok(Mat::from_fn(y.n(), k, |r, j| {
+            e[(r, j)] - e[(r, k)] * self.alpha_sum[j] - self.alpha_kmean[j] + self.grand_mean * self.alpha_sum[j]
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,211 @@
+//! Kernel ridge regression: the representer-theorem solution (Cao's slides, eq. 17 with the squared
+//! loss) `f(x) = Σ_i α_i k(x, x_i)`, no bias, from `(K + λI) α = y`, on the dense or the sparse path
+//! ([`PathChoice`]). Real targets (regression), or ±1 labels / one-vs-rest classes (regularized least
+//! squares classification, prediction by sign / largest output). λ fixed, or chosen over a grid by
+//! exact leave-one-out (`e_i = α_i / ((K + λI)⁻¹)_ii`, the default) or on a tuning set; see
+//! [`crate::ridge`].
+//!
+//! ```
+//! use kern_core::{RealTargets, Samples};
+//! use kern_core::learner::{Fit, Model};
+//! use kern_models::krr::KernelRidgeParams;
+//! let x = Samples::from_rows(&[[0.0], [0.5], [1.0], [1.5], [2.0]])?;
+//! let y = RealTargets::new(vec![0.0, 0.25, 1.0, 2.25, 4.0])?;
+//! let model = KernelRidgeParams::new("gaussian:sigma=1".parse()?).lambda(1e-6).fit(&x, &y)?;
+//! let p = model.predict(&Samples::from_rows(&[[1.0]])?)?;
+//! assert!((p[0] - 1.0).abs() < 1e-3);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::error::Result;
+use crate::kmat::{PathChoice, SolvePath};
+use crate::persist::Persist;
+use crate::ridge::{Encoded, Fitted, GridMethod, Lambda, Problem, Selection, Task, log10_grid};
+use faer::Mat;
+use kern_core::learner::{Fit, Model};
+use kern_core::{BinaryTargets, ClassTargets, KernelSpec, RealTargets, Samples, Targets};
+use serde::{Deserialize, Serialize};
+
+/// The default λ grid of kernel ridge regression: `10^-6, 10^-5.5, …, 10^2` (17 values).
+pub fn default_lambda_grid() -> Vec<f64> {
+    log10_grid(-6.0, 2.0, 2)
+}
+
+/// kernel ridge regression settings. `λ` is the λ of `(K + λI)α = y` (larger λ, more regularization).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelRidgeParams {
+    /// The kernel.
+    pub kernel: KernelSpec,
+    /// Fixed λ or how to choose it (default: leave-one-out over [`default_lambda_grid`]).
+    pub lambda: Lambda,
+    /// Dense or sparse path.
+    pub path: PathChoice,
+    /// How a λ grid reuses work on the dense path.
+    pub grid_method: GridMethod,
+}
+
+impl KernelRidgeParams {
+    /// Kernel `kernel`, λ by leave-one-out over the default grid, automatic path.
+    pub fn new(kernel: KernelSpec) -> Self {
+        KernelRidgeParams { kernel, lambda: Lambda::Loo(default_lambda_grid()), path: PathChoice::Auto, grid_method: GridMethod::Auto }
+    }
+
+    /// A fixed λ.
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.lambda = Lambda::Fixed(lambda);
+        self
+    }
+
+    /// λ by exact leave-one-out over `grid`.
+    pub fn loo(mut self, grid: Vec<f64>) -> Self {
+        self.lambda = Lambda::Loo(grid);
+        self
+    }
+
+    /// λ by the error on a tuning set `(x, y)` over `grid`.
+    pub fn validation(mut self, grid: Vec<f64>, x: Samples, y: Targets) -> Self {
+        self.lambda = Lambda::Validation { grid, x, y };
+        self
+    }
+
+    /// Forces or frees the path.
+    pub fn path(mut self, path: PathChoice) -> Self {
+        self.path = path;
+        self
+    }
+
+    /// Sets the grid method.
+    pub fn grid_method(mut self, m: GridMethod) -> Self {
+        self.grid_method = m;
+        self
+    }
+
+    /// Trains on any target kind.
+    pub fn fit_targets(&self, x: &Samples, y: &Targets) -> Result<KernelRidge> {
+        self.fit_encoded(x, Encoded::any(y))
+    }
+
+    fn fit_encoded(&self, x: &Samples, enc: Encoded) -> Result<KernelRidge> {
+        let p = Problem {
+            kernel: &self.kernel,
+            x,
+            enc,
+            bias: false,
+            lambda: &self.lambda,
+            path: self.path,
+            grid_method: self.grid_method,
+        };
+        Ok(KernelRidge(crate::ridge::fit(p)?))
+    }
+}
+
+/// A trained kernel ridge regression model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct KernelRidge(Fitted);
+
+impl Persist for KernelRidge {
+    const KIND: &'static str = "krr";
+}
+
+impl KernelRidge {
+    /// The kernel.
+    pub fn kernel(&self) -> &KernelSpec {
+        &self.0.kernel
+    }
+
+    /// The λ used (fixed or selected).
+    pub fn lambda(&self) -> f64 {
+        self.0.lambda
+    }
+
+    /// The path the model was trained on.
+    pub fn path(&self) -> SolvePath {
+        self.0.path
+    }
+
+    /// What the model predicts.
+    pub fn task(&self) -> &Task {
+        &self.0.task
+    }
+
+    /// The λ selection record (grid, errors, chosen index), when λ was selected.
+    pub fn selection(&self) -> Option<&Selection> {
+        self.0.selection.as_ref()
+    }
+
+    /// Seconds spent in Cholesky factorizations / the eigendecomposition during training.
+    pub fn factor_seconds(&self) -> f64 {
+        self.0.factor_seconds
+    }
+
+    /// Number of outputs (1, or the number of classes for one-vs-rest with more than two classes).
+    pub fn outputs(&self) -> usize {
+        self.0.outputs()
+    }
+
+    /// The training samples (every one carries a coefficient).
+    pub fn training_samples(&self) -> &Samples {
+        &self.0.train
+    }
+
+    /// Coefficients `α_i` of output `t`, one per training sample.
+    pub fn alpha(&self, t: usize) -> &[f64] {
+        let n = self.0.train.n();
+        &self.0.alpha[t * n..(t + 1) * n]
+    }
+
+    /// Intercept of output `t` (0 without a bias term).
+    pub fn bias(&self, t: usize) -> f64 {
+        self.0.bias[t]
+    }
+
+    /// Decision values `f_t(x)` (`m × outputs`).
+    pub fn decision_function(&self, x: &Samples) -> Result<Mat<f64>> {
+        self.0.decision_function(x)
+    }
+
+    /// Predictions: ±1 (binary targets), class index (class targets), value (real targets).
+    pub fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
+        self.0.predict(x)
+    }
+}
+
+impl Model for KernelRidge {
+    type Error = crate::ModelsError;
+    fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
+        self.0.predict(x)
+    }
+}
+
+impl Fit<BinaryTargets> for KernelRidgeParams {
+    type Model = KernelRidge;
+    type Error = crate::ModelsError;
+    fn fit(&self, x: &Samples, y: &BinaryTargets) -> Result<KernelRidge> {
+        self.fit_encoded(x, Encoded::binary(y))
+    }
+}
+
+impl Fit<ClassTargets> for KernelRidgeParams {
+    type Model = KernelRidge;
+    type Error = crate::ModelsError;
+    fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<KernelRidge> {
+        self.fit_encoded(x, Encoded::classes(y))
+    }
+}
+
+impl Fit<RealTargets> for KernelRidgeParams {
+    type Model = KernelRidge;
+    type Error = crate::ModelsError;
+    fn fit(&self, x: &Samples, y: &RealTargets) -> Result<KernelRidge> {
+        self.fit_encoded(x, Encoded::real(y))
+    }
+}
+
+impl Fit<Targets> for KernelRidgeParams {
+    type Model = KernelRidge;
+    type Error = crate::ModelsError;
+    fn fit(&self, x: &Samples, y: &Targets) -> Result<KernelRidge> {
+        self.fit_targets(x, y)
+    }
+}

@@ -1,0 +1,220 @@
+//! Least squares SVM (CS-RBF paper §4.2, eqs. 13–14): `f(x) = b + Σ_i a_i k(x, x_i)` from the
+//! bordered linear system
+//!
+//! ```text
+//! [ 0   1ᵀ        ] [ b ]   [ 0 ]
+//! [ 1   K + I/λ   ] [ a ] = [ y ]
+//! ```
+//!
+//! solved through kern-sparse (dense Cholesky for globally supported kernels, sparse Cholesky of `K_C`
+//! for compactly supported ones, chosen by [`PathChoice`]). Classifier on ±1 labels (prediction
+//! `sign f`), regressor on real targets, one-vs-rest for `k > 2` classes (one right-hand side per class
+//! against the same factorization). λ is fixed, or chosen over a grid by exact leave-one-out (the
+//! default) or on an extra tuning set (Table 3's protocol); see [`crate::ridge`] for the grid reuse
+//! and the LOO formula `e_i = α_i / (A⁻¹)_ii`. The coefficients `a_i` (the bubbles of Fig. 7) are
+//! [`LsSvm::alpha`].
+//!
+//! ```
+//! use kern_core::{BinaryTargets, Samples};
+//! use kern_core::learner::{Fit, Model};
+//! use kern_models::lssvm::LsSvmParams;
+//! let x = Samples::from_rows(&[[0.0], [0.2], [0.4], [2.0], [2.2], [2.4]])?;
+//! let y = BinaryTargets::from_f64(&[-1.0, -1.0, -1.0, 1.0, 1.0, 1.0])?;
+//! let model = LsSvmParams::new("gaussian:sigma=1".parse()?).lambda(10.0).fit(&x, &y)?;
+//! assert_eq!(model.predict(&Samples::from_rows(&[[0.1], [2.3]])?)?, vec![-1.0, 1.0]);
+//! assert!(model.alpha(0).iter().sum::<f64>().abs() < 1e-10);   // first row of eq. 14
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::error::Result;
+use crate::kmat::{PathChoice, SolvePath};
+use crate::persist::Persist;
+use crate::ridge::{Encoded, Fitted, GridMethod, Lambda, Problem, Selection, Task, log10_grid};
+use faer::Mat;
+use kern_core::learner::{Fit, Model};
+use kern_core::{BinaryTargets, ClassTargets, KernelSpec, RealTargets, Samples, Targets};
+use serde::{Deserialize, Serialize};
+
+/// The default λ grid of LS-SVM: `10^-3, 10^-2.5, …, 10^5` (17 values).
+pub fn default_lambda_grid() -> Vec<f64> {
+    log10_grid(-3.0, 5.0, 2)
+}
+
+/// LS-SVM settings. `λ` is the λ of eq. 14 (the system matrix is `K + I/λ`: larger λ, less regularization).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LsSvmParams {
+    /// The kernel.
+    pub kernel: KernelSpec,
+    /// Fixed λ or how to choose it (default: leave-one-out over [`default_lambda_grid`]).
+    pub lambda: Lambda,
+    /// Dense or sparse path.
+    pub path: PathChoice,
+    /// How a λ grid reuses work on the dense path.
+    pub grid_method: GridMethod,
+}
+
+impl LsSvmParams {
+    /// Kernel `kernel`, λ by leave-one-out over the default grid, automatic path.
+    pub fn new(kernel: KernelSpec) -> Self {
+        LsSvmParams { kernel, lambda: Lambda::Loo(default_lambda_grid()), path: PathChoice::Auto, grid_method: GridMethod::Auto }
+    }
+
+    /// A fixed λ.
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.lambda = Lambda::Fixed(lambda);
+        self
+    }
+
+    /// λ by exact leave-one-out over `grid`.
+    pub fn loo(mut self, grid: Vec<f64>) -> Self {
+        self.lambda = Lambda::Loo(grid);
+        self
+    }
+
+    /// λ by the error on a tuning set `(x, y)` over `grid`.
+    pub fn validation(mut self, grid: Vec<f64>, x: Samples, y: Targets) -> Self {
+        self.lambda = Lambda::Validation { grid, x, y };
+        self
+    }
+
+    /// Forces or frees the path.
+    pub fn path(mut self, path: PathChoice) -> Self {
+        self.path = path;
+        self
+    }
+
+    /// Sets the grid method.
+    pub fn grid_method(mut self, m: GridMethod) -> Self {
+        self.grid_method = m;
+        self
+    }
+
+    /// Trains on any target kind.
+    pub fn fit_targets(&self, x: &Samples, y: &Targets) -> Result<LsSvm> {
+        self.fit_encoded(x, Encoded::any(y))
+    }
+
+    fn fit_encoded(&self, x: &Samples, enc: Encoded) -> Result<LsSvm> {
+        let p = Problem {
+            kernel: &self.kernel,
+            x,
+            enc,
+            bias: true,
+            lambda: &self.lambda,
+            path: self.path,
+            grid_method: self.grid_method,
+        };
+        Ok(LsSvm(crate::ridge::fit(p)?))
+    }
+}
+
+/// A trained LS-SVM model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct LsSvm(Fitted);
+
+impl Persist for LsSvm {
+    const KIND: &'static str = "lssvm";
+}
+
+impl LsSvm {
+    /// The kernel.
+    pub fn kernel(&self) -> &KernelSpec {
+        &self.0.kernel
+    }
+
+    /// The λ used (fixed or selected).
+    pub fn lambda(&self) -> f64 {
+        self.0.lambda
+    }
+
+    /// The path the model was trained on.
+    pub fn path(&self) -> SolvePath {
+        self.0.path
+    }
+
+    /// What the model predicts.
+    pub fn task(&self) -> &Task {
+        &self.0.task
+    }
+
+    /// The λ selection record (grid, errors, chosen index), when λ was selected.
+    pub fn selection(&self) -> Option<&Selection> {
+        self.0.selection.as_ref()
+    }
+
+    /// Seconds spent in Cholesky factorizations / the eigendecomposition during training.
+    pub fn factor_seconds(&self) -> f64 {
+        self.0.factor_seconds
+    }
+
+    /// Number of outputs (1, or the number of classes for one-vs-rest with more than two classes).
+    pub fn outputs(&self) -> usize {
+        self.0.outputs()
+    }
+
+    /// The training samples (every one carries a coefficient).
+    pub fn training_samples(&self) -> &Samples {
+        &self.0.train
+    }
+
+    /// Coefficients `α_i` of output `t`, one per training sample.
+    pub fn alpha(&self, t: usize) -> &[f64] {
+        let n = self.0.train.n();
+        &self.0.alpha[t * n..(t + 1) * n]
+    }
+
+    /// Intercept of output `t` (0 without a bias term).
+    pub fn bias(&self, t: usize) -> f64 {
+        self.0.bias[t]
+    }
+
+    /// Decision values `f_t(x)` (`m × outputs`).
+    pub fn decision_function(&self, x: &Samples) -> Result<Mat<f64>> {
+        self.0.decision_function(x)
+    }
+
+    /// Predictions: ±1 (binary targets), class index (class targets), value (real targets).
+    pub fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
+        self.0.predict(x)
+    }
+}
+
+impl Model for LsSvm {
+    type Error = crate::ModelsError;
+    fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
+        self.0.predict(x)
+    }
+}
+
+impl Fit<BinaryTargets> for LsSvmParams {
+    type Model = LsSvm;
+    type Error = crate::ModelsError;
+    fn fit(&self, x: &Samples, y: &BinaryTargets) -> Result<LsSvm> {
+        self.fit_encoded(x, Encoded::binary(y))
+    }
+}
+
+impl Fit<ClassTargets> for LsSvmParams {
+    type Model = LsSvm;
+    type Error = crate::ModelsError;
+    fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<LsSvm> {
+        self.fit_encoded(x, Encoded::classes(y))
+    }
+}
+
+impl Fit<RealTargets> for LsSvmParams {
+    type Model = LsSvm;
+    type Error = crate::ModelsError;
+    fn fit(&self, x: &Samples, y: &RealTargets) -> Result<LsSvm> {
+        self.fit_encoded(x, Encoded::real(y))
+    }
+}
+
+impl Fit<Targets> for LsSvmParams {
+    type Model = LsSvm;
+    type Error = crate::ModelsError;
+    fn fit(&self, x: &Samples, y: &Targets) -> Result<LsSvm> {
+        self.fit_targets(x, y)
+    }
+}

@@ -1,0 +1,595 @@
+//! The engine shared by the LS-SVM ([`crate::lssvm`], eq. 14 of the CS-RBF paper, with a bias) and
+//! kernel ridge regression ([`crate::krr`], the representer-theorem solution of Cao's eq. 17 with the
+//! squared loss, no bias): both solve `(K + sI) X = B` for a shift `s` (`1/λ` for LS-SVM, `λ` for
+//! KRR), for one `s` or for a whole grid.
+//!
+//! **One λ**: kern-sparse's Cholesky ([`CholeskyPlan`]), dense for globally supported kernels and sparse
+//! for `K_C`; the LS-SVM goes through kern-sparse's bordered solver [`LsSvmSolver`].
+//!
+//! **A λ grid** reuses the expensive part:
+//! - dense path: one eigendecomposition `K = UΛUᵀ`, after which `(K + sI)⁻¹B = U (Λ + sI)⁻¹ UᵀB` and
+//!   `diag (K + sI)⁻¹ = (U∘U)(Λ + sI)⁻¹` cost `O(n²)` per λ ([`GridMethod::Eigen`]);
+//! - sparse path: the ordering and symbolic analysis of `K_C` are done once by [`CholeskyPlan`], and
+//!   each λ costs one numeric factorization ([`GridMethod::Refactor`]).
+//!
+//! **Exact leave-one-out.** For the bordered matrix `A = [[0, 1ᵀ], [1, H]]` (`H = K + I/λ`) and its
+//! solution `(b, α)`, the residual of point `i` under the model trained without `i` is
+//! `y_i − f⁽⁻ⁱ⁾(x_i) = α_i / (A⁻¹)_ii` (index `i` of the α-block). Derivation: give point `i` the target
+//! `t = f⁽⁻ⁱ⁾(x_i)`; then the leave-one-out solution padded with `α_i = 0` satisfies every row of the
+//! system (row `i` reads `f⁽⁻ⁱ⁾(x_i) + 0/λ = t`), so it *is* the solution for targets `y + (t − y_i)e_i`.
+//! By linearity its `i`-th coefficient is `α_i + (t − y_i)(A⁻¹)_ii = 0`, which gives the formula. With
+//! `ν = H⁻¹1` and `σ = 1ᵀν`, block elimination gives the α-block `A⁻¹ = H⁻¹ − ννᵀ/σ`, so
+//! `(A⁻¹)_ii = (H⁻¹)_ii − ν_i²/σ`. Without a bias (KRR) the same argument gives `α_i / (H⁻¹)_ii`. The
+//! diagonal of `H⁻¹` comes from the eigendecomposition (dense grid), from `L⁻¹` (dense Cholesky:
+//! `(H⁻¹)_ii = Σ_k (L⁻¹)²_ki`), or from the selected inverse of the sparse factor ([`crate::selinv`]),
+//! so LOO costs about one more factorization, not `n` refits. A test checks it against brute-force
+//! refits.
+//!
+//! **Selection** of λ: classification by the leave-one-out (or validation) error rate, ties broken by
+//! the mean squared residual; regression by the mean squared residual (PRESS / n).
+
+use crate::error::{ModelsError, Result};
+use crate::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand, par};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Side};
+use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, RealTargets, Samples, Targets};
+use kern_sparse::{Cholesky, CholeskyPlan, GramMatrix, LsSvmSolver, Ordering};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// What a model predicts, with the label names of classifiers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Task {
+    /// Two classes as ±1 (`names[0]` ↦ −1, `names[1]` ↦ +1); prediction `sign f`.
+    Binary {
+        /// Original names of the −1 and +1 classes.
+        names: [String; 2],
+    },
+    /// `k ≥ 2` classes by one-vs-rest (one output per class; for two classes a single output, class 1
+    /// vs class 0); prediction: the class index with the largest output.
+    Classes {
+        /// Class names (`names[c]` is class `c`).
+        names: Vec<String>,
+    },
+    /// Real targets; prediction `f`.
+    Regression,
+}
+
+impl Task {
+    /// Whether predictions are labels.
+    pub fn is_classification(&self) -> bool {
+        !matches!(self, Task::Regression)
+    }
+
+    /// Number of outputs `r` of the dual model.
+    pub fn outputs(&self) -> usize {
+        match self {
+            Task::Classes { names } if names.len() > 2 => names.len(),
+            _ => 1,
+        }
+    }
+
+    /// Predictions from decision values (`m × r`): ±1, class index or value.
+    pub fn decode(&self, f: MatRef<'_, f64>) -> Vec<f64> {
+        (0..f.nrows())
+            .map(|i| match self {
+                Task::Binary { .. } => {
+                    if f[(i, 0)] > 0.0 {
+                        1.0
+                    } else {
+                        -1.0
+                    }
+                }
+                Task::Classes { names } if names.len() == 2 => {
+                    if f[(i, 0)] > 0.0 {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                }
+                Task::Classes { .. } => {
+                    let mut best = 0;
+                    for t in 1..f.ncols() {
+                        if f[(i, t)] > f[(i, best)] {
+                            best = t;
+                        }
+                    }
+                    best as f64
+                }
+                Task::Regression => f[(i, 0)],
+            })
+            .collect()
+    }
+}
+
+/// Targets encoded for the dual system: `y` (`n × r`), the task, and the truth per sample (±1, class
+/// index or value) for error rates.
+#[derive(Clone, Debug)]
+pub(crate) struct Encoded {
+    pub y: Mat<f64>,
+    pub task: Task,
+    pub truth: Vec<f64>,
+}
+
+impl Encoded {
+    pub fn binary(t: &BinaryTargets) -> Self {
+        let y = Mat::from_fn(t.len(), 1, |i, _| t.y()[i]);
+        Encoded { y, task: Task::Binary { names: t.names().clone() }, truth: t.y().to_vec() }
+    }
+
+    pub fn classes(t: &ClassTargets) -> Self {
+        let k = t.n_classes();
+        let c = t.classes();
+        let y = if k == 2 {
+            Mat::from_fn(c.len(), 1, |i, _| if c[i] == 1 { 1.0 } else { -1.0 })
+        } else {
+            Mat::from_fn(c.len(), k, |i, j| if c[i] == j { 1.0 } else { -1.0 })
+        };
+        Encoded { y, task: Task::Classes { names: t.names().to_vec() }, truth: c.iter().map(|&v| v as f64).collect() }
+    }
+
+    pub fn real(t: &RealTargets) -> Self {
+        let v = t.values();
+        Encoded { y: Mat::from_fn(v.len(), 1, |i, _| v[i]), task: Task::Regression, truth: v.to_vec() }
+    }
+
+    pub fn any(t: &Targets) -> Self {
+        match t {
+            Targets::Binary(b) => Self::binary(b),
+            Targets::Classes(c) => Self::classes(c),
+            Targets::Real(r) => Self::real(r),
+        }
+    }
+
+    /// Encodes validation targets with the training task's mapping.
+    pub fn like(task: &Task, t: &Targets) -> Result<Self> {
+        let e = Self::any(t);
+        let same = match (task, &e.task) {
+            (Task::Binary { names: a }, Task::Binary { names: b }) => a == b,
+            (Task::Classes { names: a }, Task::Classes { names: b }) => a == b,
+            (Task::Regression, Task::Regression) => true,
+            _ => false,
+        };
+        if !same {
+            return Err(ModelsError::Input(format!(
+                "validation targets ({:?}) do not match the training targets ({task:?})",
+                e.task
+            )));
+        }
+        Ok(e)
+    }
+}
+
+/// How λ is chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lambda {
+    /// A fixed value.
+    Fixed(f64),
+    /// The grid value with the smallest exact leave-one-out error (module docs).
+    Loo(Vec<f64>),
+    /// The grid value with the smallest error on an extra tuning set (the paper's Table 3 protocol).
+    Validation {
+        /// Candidate values.
+        grid: Vec<f64>,
+        /// Tuning samples.
+        x: Samples,
+        /// Tuning targets (same kind and label names as the training targets).
+        y: Targets,
+    },
+}
+
+/// How a λ grid is solved on the dense path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GridMethod {
+    /// Eigendecomposition on the dense path, refactorization (symbolic analysis reused) on the sparse path.
+    #[default]
+    Auto,
+    /// One eigendecomposition of `K` (dense path only).
+    Eigen,
+    /// One Cholesky factorization per λ (symbolic analysis reused on the sparse path).
+    Refactor,
+}
+
+/// The record of a λ selection.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Selection {
+    /// `"loo"` or `"validation"`.
+    pub criterion: String,
+    /// Candidate λ values.
+    pub grid: Vec<f64>,
+    /// Error rate per λ (classification); equal to `mse` for regression.
+    pub error: Vec<f64>,
+    /// Mean squared (leave-one-out or validation) residual per λ.
+    pub mse: Vec<f64>,
+    /// Index of the chosen λ.
+    pub best: usize,
+    /// `"eigen"` or `"refactor"`.
+    pub method: String,
+}
+
+/// A trained dual model `f_t(x) = b_t + Σ_i α_it k(x, x_i)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Fitted {
+    pub kernel: KernelSpec,
+    pub train: Samples,
+    /// `n × r`, column-major.
+    pub alpha: Vec<f64>,
+    /// `r` intercepts (zeros without bias).
+    pub bias: Vec<f64>,
+    pub task: Task,
+    pub lambda: f64,
+    pub path: SolvePath,
+    pub selection: Option<Selection>,
+    /// Seconds spent in factorizations / the eigendecomposition.
+    pub factor_seconds: f64,
+}
+
+impl Fitted {
+    pub fn outputs(&self) -> usize {
+        self.bias.len()
+    }
+
+    pub fn alpha_mat(&self) -> Mat<f64> {
+        let n = self.train.n();
+        Mat::from_fn(n, self.outputs(), |i, t| self.alpha[t * n + i])
+    }
+
+    pub fn decision_function(&self, x: &Samples) -> Result<Mat<f64>> {
+        let mut f = expand(&self.kernel, &self.train, self.alpha_mat().as_ref(), x, self.path)?;
+        for t in 0..self.outputs() {
+            for i in 0..x.n() {
+                f[(i, t)] += self.bias[t];
+            }
+        }
+        Ok(f)
+    }
+
+    pub fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
+        Ok(self.task.decode(self.decision_function(x)?.as_ref()))
+    }
+}
+
+/// Everything the engine needs.
+pub(crate) struct Problem<'a> {
+    pub kernel: &'a KernelSpec,
+    pub x: &'a Samples,
+    pub enc: Encoded,
+    /// LS-SVM (`true`: bordered system, shift `1/λ`) or KRR (`false`: shift `λ`).
+    pub bias: bool,
+    pub lambda: &'a Lambda,
+    pub path: PathChoice,
+    pub grid_method: GridMethod,
+}
+
+fn check_lambda(v: f64) -> Result<f64> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(ModelsError::Param { name: "lambda", value: v, reason: "must be finite and > 0" })
+    }
+}
+
+/// The solution at one λ: coefficients `n × r`, intercepts, and (for LOO) the diagonal of the
+/// α-block of the inverse system matrix.
+struct Solved {
+    alpha: Mat<f64>,
+    bias: Vec<f64>,
+    loo_diag: Option<Vec<f64>>,
+}
+
+/// Solves at shift `s` from `X = H⁻¹[1 | Y]` (bias) or `X = H⁻¹Y`, and `d = diag H⁻¹`.
+fn finish(bias: bool, x: Mat<f64>, d: Option<Vec<f64>>) -> Result<Solved> {
+    let n = x.nrows();
+    if !bias {
+        return Ok(Solved { alpha: x, bias: vec![0.0; 0], loo_diag: d });
+    }
+    let r = x.ncols() - 1;
+    let nu: Vec<f64> = (0..n).map(|i| x[(i, 0)]).collect();
+    let sigma: f64 = nu.iter().sum();
+    if !(sigma.is_finite() && sigma > 0.0) {
+        return Err(ModelsError::Numerical(format!("1ᵀ(K + I/λ)⁻¹1 = {sigma:e} is not positive")));
+    }
+    let mut alpha = Mat::<f64>::zeros(n, r);
+    let mut b = vec![0.0; r];
+    for t in 0..r {
+        let eta_sum: f64 = (0..n).map(|i| x[(i, t + 1)]).sum();
+        b[t] = eta_sum / sigma;
+        for i in 0..n {
+            alpha[(i, t)] = x[(i, t + 1)] - b[t] * nu[i];
+        }
+    }
+    let loo_diag = d.map(|d| d.iter().zip(&nu).map(|(di, v)| di - v * v / sigma).collect());
+    Ok(Solved { alpha, bias: b, loo_diag })
+}
+
+/// The exact diagonal of `(L Lᵀ)⁻¹` for a Cholesky factor: `Σ_k (L⁻¹)²_ki` (dense) or the selected
+/// inverse (sparse).
+fn inverse_diagonal(chol: &Cholesky) -> Result<Vec<f64>> {
+    match chol {
+        Cholesky::Dense(c) => {
+            let l = c.l();
+            let n = l.nrows();
+            let mut linv = Mat::<f64>::zeros(n, n);
+            faer::linalg::triangular_inverse::invert_lower_triangular(linv.as_mut(), l.as_ref(), par());
+            Ok((0..n).map(|i| (i..n).map(|k| linv[(k, i)] * linv[(k, i)]).sum()).collect())
+        }
+        Cholesky::Sparse(_) => crate::selinv::inverse_diagonal(chol),
+    }
+}
+
+/// Trains: path, Gram matrix, λ (fixed or selected), coefficients.
+pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
+    let n = p.x.n();
+    if p.enc.y.nrows() != n {
+        return Err(ModelsError::Input(format!("{} targets for {n} samples", p.enc.y.nrows())));
+    }
+    p.kernel.check_dim(p.x.d())?;
+    let path = choose_path(p.kernel, p.x, p.path)?;
+    let gram = build_gram(p.kernel, p.x, path)?;
+    let r = p.enc.y.ncols();
+    let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };
+    let done = |alpha: Mat<f64>, bias: Vec<f64>, lambda, selection, factor_seconds| {
+        let alpha_vec: Vec<f64> = (0..r).flat_map(|t| (0..n).map(move |i| (t, i))).map(|(t, i)| alpha[(i, t)]).collect();
+        Fitted {
+            kernel: p.kernel.clone(),
+            train: p.x.clone(),
+            alpha: alpha_vec,
+            bias: if bias.is_empty() { vec![0.0; r] } else { bias },
+            task: p.enc.task.clone(),
+            lambda,
+            path,
+            selection,
+            factor_seconds,
+        }
+    };
+    match p.lambda {
+        Lambda::Fixed(l) => {
+            let l = check_lambda(*l)?;
+            let t0 = Instant::now();
+            let plan = CholeskyPlan::new(gram, Ordering::Amd)?;
+            let chol = plan.factor(shift(l))?;
+            let factor_seconds = t0.elapsed().as_secs_f64();
+            let (alpha, bias) = if p.bias {
+                let solver = LsSvmSolver::from_cholesky(chol)?;
+                let mut alpha = Mat::<f64>::zeros(n, r);
+                let mut b = vec![0.0; r];
+                for t in 0..r {
+                    let y: Vec<f64> = (0..n).map(|i| p.enc.y[(i, t)]).collect();
+                    let s = solver.solve(&y)?;
+                    b[t] = s.b;
+                    for i in 0..n {
+                        alpha[(i, t)] = s.alpha[i];
+                    }
+                }
+                (alpha, b)
+            } else {
+                let mut x = p.enc.y.clone();
+                chol.solve_mat_in_place(x.as_mut())?;
+                (x, Vec::new())
+            };
+            Ok(done(alpha, bias, l, None, factor_seconds))
+        }
+        Lambda::Loo(grid) | Lambda::Validation { grid, .. } => {
+            let loo = matches!(p.lambda, Lambda::Loo(_));
+            let (mut solved, method, factor_seconds) = solve_grid(&p, gram, grid, loo)?;
+            let method_name = if method == GridMethod::Eigen { "eigen" } else { "refactor" };
+            let (errors, mses) = if loo {
+                score_loo(&p.enc, &solved)
+            } else {
+                let Lambda::Validation { x: xv, y: yv, .. } = p.lambda else { unreachable!() };
+                score_validation(p.kernel, p.x, path, &p.enc, &solved, xv, yv)?
+            };
+            let best = best_index(&errors, &mses);
+            let (_, s) = solved.swap_remove(best);
+            let selection = Selection {
+                criterion: if loo { "loo".into() } else { "validation".into() },
+                grid: grid.clone(),
+                error: errors,
+                mse: mses,
+                best,
+                method: method_name.into(),
+            };
+            Ok(done(s.alpha, s.bias, grid[best], Some(selection), factor_seconds))
+        }
+    }
+}
+
+/// Solves at every λ of `grid` (module docs): one eigendecomposition (dense) or one symbolic analysis
+/// plus a numeric factorization per λ; with `loo`, also the diagonal of the α-block of `A⁻¹`.
+fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Result<(Vec<(usize, Solved)>, GridMethod, f64)> {
+    let n = p.x.n();
+    let r = p.enc.y.ncols();
+    let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };
+    if grid.is_empty() {
+        return Err(ModelsError::Input("empty λ grid".into()));
+    }
+    for &l in grid {
+        check_lambda(l)?;
+    }
+    let method = match (p.grid_method, gram.is_sparse()) {
+        (GridMethod::Eigen, true) => {
+            return Err(ModelsError::Input("the eigendecomposition grid method needs the dense path".into()));
+        }
+        (GridMethod::Eigen | GridMethod::Auto, false) => GridMethod::Eigen,
+        _ => GridMethod::Refactor,
+    };
+    // Right-hand sides [1 | Y] (bias) or Y.
+    let rhs = if p.bias {
+        Mat::from_fn(n, r + 1, |i, j| if j == 0 { 1.0 } else { p.enc.y[(i, j - 1)] })
+    } else {
+        p.enc.y.clone()
+    };
+    let mut solved: Vec<(usize, Solved)> = Vec::new();
+    let mut factor_seconds = 0.0;
+    match method {
+        GridMethod::Eigen => {
+            let GramMatrix::Dense(k) = gram else { unreachable!("eigen method on the dense path") };
+            let t0 = Instant::now();
+            let evd = k
+                .self_adjoint_eigen(Side::Lower)
+                .map_err(|e| ModelsError::Numerical(format!("eigendecomposition of K: {e:?}")))?;
+            drop(k);
+            let u = evd.U();
+            let lam: Vec<f64> = (0..n).map(|i| evd.S().column_vector()[i]).collect();
+            let mut utb = Mat::<f64>::zeros(n, rhs.ncols());
+            matmul(utb.as_mut(), Accum::Replace, u.transpose(), rhs.as_ref(), 1.0, par());
+            let u2 = if loo { Some(Mat::from_fn(n, n, |i, j| u[(i, j)] * u[(i, j)])) } else { None };
+            factor_seconds += t0.elapsed().as_secs_f64();
+            for (gi, &l) in grid.iter().enumerate() {
+                let s = shift(l);
+                let inv: Vec<f64> = lam.iter().map(|&v| 1.0 / (v + s)).collect();
+                if let Some(bad) = lam.iter().position(|&v| v + s <= 0.0) {
+                    return Err(ModelsError::Numerical(format!(
+                        "K + {s:e} I is not positive definite (eigenvalue {:e})",
+                        lam[bad]
+                    )));
+                }
+                let scaled = Mat::from_fn(n, rhs.ncols(), |i, j| utb[(i, j)] * inv[i]);
+                let mut x = Mat::<f64>::zeros(n, rhs.ncols());
+                matmul(x.as_mut(), Accum::Replace, u, scaled.as_ref(), 1.0, par());
+                let d = u2.as_ref().map(|u2| {
+                    let mut d = Mat::<f64>::zeros(n, 1);
+                    let invm = Mat::from_fn(n, 1, |i, _| inv[i]);
+                    matmul(d.as_mut(), Accum::Replace, u2.as_ref(), invm.as_ref(), 1.0, par());
+                    (0..n).map(|i| d[(i, 0)]).collect()
+                });
+                solved.push((gi, finish(p.bias, x, d)?));
+            }
+        }
+        _ => {
+            let t0 = Instant::now();
+            let plan = CholeskyPlan::new(gram, Ordering::Amd)?;
+            factor_seconds += t0.elapsed().as_secs_f64();
+            for (gi, &l) in grid.iter().enumerate() {
+                let t0 = Instant::now();
+                let chol = plan.factor(shift(l))?;
+                let d = if loo { Some(inverse_diagonal(&chol)?) } else { None };
+                factor_seconds += t0.elapsed().as_secs_f64();
+                let s = if p.bias {
+                    // Coefficients through kern-sparse's bordered solver; ν = H⁻¹1 for LOO.
+                    let nu = if loo { chol.solve(&vec![1.0; n])? } else { Vec::new() };
+                    let solver = LsSvmSolver::from_cholesky(chol)?;
+                    let mut alpha = Mat::<f64>::zeros(n, r);
+                    let mut b = vec![0.0; r];
+                    for t in 0..r {
+                        let y: Vec<f64> = (0..n).map(|i| p.enc.y[(i, t)]).collect();
+                        let sol = solver.solve(&y)?;
+                        b[t] = sol.b;
+                        for i in 0..n {
+                            alpha[(i, t)] = sol.alpha[i];
+                        }
+                    }
+                    let loo_diag = d.map(|d| {
+                        let sigma: f64 = nu.iter().sum();
+                        d.iter().zip(&nu).map(|(di, v)| di - v * v / sigma).collect()
+                    });
+                    Solved { alpha, bias: b, loo_diag }
+                } else {
+                    let mut x = rhs.clone();
+                    chol.solve_mat_in_place(x.as_mut())?;
+                    Solved { alpha: x, bias: Vec::new(), loo_diag: d }
+                };
+                solved.push((gi, s));
+            }
+        }
+    }
+    Ok((solved, method, factor_seconds))
+}
+
+/// Exact leave-one-out residuals `y_i − f⁽⁻ⁱ⁾(x_i)` of output 0 at the single λ of `p.lambda`
+/// (`Lambda::Loo(vec![λ])`), for tests and diagnostics.
+#[cfg(test)]
+pub(crate) fn loo_residuals(p: Problem<'_>) -> Result<Vec<f64>> {
+    let Lambda::Loo(grid) = p.lambda else { return Err(ModelsError::Input("needs Lambda::Loo".into())) };
+    let path = choose_path(p.kernel, p.x, p.path)?;
+    let gram = build_gram(p.kernel, p.x, path)?;
+    let (solved, _, _) = solve_grid(&p, gram, &grid[..1], true)?;
+    let s = &solved[0].1;
+    let d = s.loo_diag.as_ref().expect("LOO diagonal");
+    Ok((0..p.x.n()).map(|i| s.alpha[(i, 0)] / d[i]).collect())
+}
+
+fn best_index(errors: &[f64], mses: &[f64]) -> usize {
+    let mut best = 0;
+    for i in 1..errors.len() {
+        let better = errors[i] < errors[best] || (errors[i] == errors[best] && mses[i] < mses[best]);
+        if better {
+            best = i;
+        }
+    }
+    best
+}
+
+/// LOO error rate and mean squared LOO residual per grid value. The LOO prediction of output `t` at
+/// point `i` is `y_it − α_it / (A⁻¹)_ii`.
+fn score_loo(enc: &Encoded, solved: &[(usize, Solved)]) -> (Vec<f64>, Vec<f64>) {
+    let (n, r) = (enc.y.nrows(), enc.y.ncols());
+    let mut errors = Vec::with_capacity(solved.len());
+    let mut mses = Vec::with_capacity(solved.len());
+    for (_, s) in solved {
+        let d = s.loo_diag.as_ref().expect("LOO diagonal computed");
+        let pred = Mat::from_fn(n, r, |i, t| enc.y[(i, t)] - s.alpha[(i, t)] / d[i]);
+        let mse = (0..n).flat_map(|i| (0..r).map(move |t| (i, t))).map(|(i, t)| (enc.y[(i, t)] - pred[(i, t)]).powi(2)).sum::<f64>()
+            / (n * r) as f64;
+        let err = error_of(&enc.task, &enc.truth, pred.as_ref(), mse);
+        errors.push(err);
+        mses.push(mse);
+    }
+    (errors, mses)
+}
+
+fn error_of(task: &Task, truth: &[f64], f: MatRef<'_, f64>, mse: f64) -> f64 {
+    if task.is_classification() {
+        let pred = task.decode(f);
+        pred.iter().zip(truth).filter(|(a, b)| a != b).count() as f64 / truth.len() as f64
+    } else {
+        mse
+    }
+}
+
+/// Validation error rate and mean squared residual per grid value, from one kernel expansion of all
+/// the grid's coefficient vectors over the tuning set.
+fn score_validation(
+    kernel: &KernelSpec,
+    x: &Samples,
+    path: SolvePath,
+    enc: &Encoded,
+    solved: &[(usize, Solved)],
+    xv: &Samples,
+    yv: &Targets,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    let ev = Encoded::like(&enc.task, yv)?;
+    if ev.y.nrows() != xv.n() {
+        return Err(ModelsError::Input(format!("{} validation targets for {} samples", ev.y.nrows(), xv.n())));
+    }
+    let (n, r) = (x.n(), enc.y.ncols());
+    let g = solved.len();
+    let coef = Mat::from_fn(n, g * r, |i, c| solved[c / r].1.alpha[(i, c % r)]);
+    let f_all = expand(kernel, x, coef.as_ref(), xv, path)?;
+    let m = xv.n();
+    let mut errors = Vec::with_capacity(g);
+    let mut mses = Vec::with_capacity(g);
+    for (gi, (_, s)) in solved.iter().enumerate() {
+        let f = Mat::from_fn(m, r, |i, t| f_all[(i, gi * r + t)] + s.bias.get(t).copied().unwrap_or(0.0));
+        let mse = (0..m).flat_map(|i| (0..r).map(move |t| (i, t))).map(|(i, t)| (ev.y[(i, t)] - f[(i, t)]).powi(2)).sum::<f64>()
+            / (m * r) as f64;
+        errors.push(error_of(&enc.task, &ev.truth, f.as_ref(), mse));
+        mses.push(mse);
+    }
+    Ok((errors, mses))
+}
+
+/// A logarithmic grid `10^lo, …, 10^hi` with `steps_per_decade` values per decade.
+///
+/// ```
+/// let g = kern_models::ridge::log10_grid(-1.0, 1.0, 2);
+/// assert_eq!(g.len(), 5);
+/// assert!((g[2] - 1.0).abs() < 1e-15);
+/// ```
+pub fn log10_grid(lo: f64, hi: f64, steps_per_decade: usize) -> Vec<f64> {
+    let steps = ((hi - lo) * steps_per_decade as f64).round() as usize;
+    (0..=steps).map(|i| 10f64.powf(lo + (hi - lo) * i as f64 / steps.max(1) as f64)).collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,46 @@
+//! Support vector machines: C-SVC (binary, one-vs-one, one-vs-rest, per-class weights, Platt
+//! probabilities) and ε-SVR, trained by an SMO solver with second-order working-set selection,
+//! shrinking and a byte-bounded LRU kernel-column cache (the algorithm of LIBSVM; Fan, Chen & Lin 2005).
+//!
+//! - [`SvcParams`] / [`SvrParams`] are the learners ([`kern_core::learner::Fit`]); they validate once
+//!   and train an [`Svc`] / [`Svr`] ([`kern_core::learner::Model`], [`crate::persist::Persist`] with
+//!   kinds `"svc"` and `"svr"`).
+//! - [`Regularization`] offers LIBSVM's `C` or the `λ` of the CS-RBF paper's eq. 11, `C = 1/(2nλ)`.
+//! - Kernels are [`kern_core::KernelSpec`]s; the solver is monomorphized per concrete kernel through
+//!   [`kern_core::KernelSpec::visit`]. Kernel values and gradients are `f64` throughout.
+//!
+//! **Kernel columns.** A column of `Q` is computed on demand over the active (unshrunk) variables,
+//! split across the rayon pool when long enough, and kept in the LRU cache (default 100 MB, LIBSVM's).
+//! When the whole Gram matrix of a binary problem takes at most half of the budget it is computed up
+//! front by kern-core's blocked GEMM and columns become gathers; in one-vs-one the per-class diagonal
+//! blocks are computed once and shared by the pairs. Compactly supported kernels
+//! (`support_radius()` is `Some`) go through kern-sparse: their columns hold only the neighbours
+//! within the support radius, and prediction visits only the support vectors near each test point.
+//!
+//! ```
+//! use kern_models::svm::SvcParams;
+//! use kern_core::{Samples, BinaryTargets, learner::{Fit, Model}};
+//! let x = Samples::from_rows(&[[0.0, 0.0], [0.2, 0.1], [2.0, 2.0], [2.1, 1.9]])?;
+//! let y = BinaryTargets::from_f64(&[-1.0, -1.0, 1.0, 1.0])?;
+//! let m = SvcParams::new("gaussian:sigma=1".parse()?).c(10.0).fit(&x, &y)?;
+//! assert_eq!(m.predict(&x)?, vec![-1.0, -1.0, 1.0, 1.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod cache;
+mod params;
+mod platt;
+mod predict;
+mod qmatrix;
+mod solver;
+mod svc;
+mod svr;
+mod train;
+
+#[cfg(test)]
+mod tests;
+
+pub use params::{Multiclass, Regularization, SolverParams, SvcParams, SvrParams};
+pub use svc::Svc;
+pub use svr::Svr;
+pub use train::MachineStats;

@@ -1,0 +1,269 @@
+//! Hyperparameters of the SVMs, validated once into checked forms.
+
+use crate::error::{ModelsError, Result};
+use kern_core::KernelSpec;
+use serde::{Deserialize, Serialize};
+
+/// The regularization of a C-SVC or ε-SVR.
+///
+/// `C` is LIBSVM's box constraint. `Lambda(λ)` is the hinge-loss form of the CS-RBF paper
+/// (Zhang, Genton & Liu 2004, eq. 11):
+///
+/// `min_{b,a} (1/n) Σ_i [1 − y_i f(x_i)]₊ + λ aᵀKa`, `f(x) = b + Σ_i a_i k(x, x_i)`.
+///
+/// Dividing by `2λ` gives `½ aᵀKa + (1/(2nλ)) Σ_i ξ_i`, the C-SVM primal with
+/// **`C = 1/(2nλ)`**, `n` the number of samples of the (binary) problem; the solutions coincide with
+/// `a_i = α_i y_i` and the eq. 11 objective equals `2λ` times the C-SVM primal optimum. (The extracted
+/// text of eq. 12 bounds the duals by `λ`, which contradicts eq. 11; we take eq. 11 as authoritative.)
+/// For one-vs-one multi-class training each pairwise problem uses its own `n`; for ε-SVR the loss is
+/// the ε-insensitive one with the same `1/n` average, hence the same mapping.
+///
+/// ```
+/// use kern_models::svm::Regularization;
+/// assert_eq!(Regularization::Lambda(0.01).c_for(50), 1.0);   // 1 / (2 · 50 · 0.01)
+/// assert_eq!(Regularization::C(3.0).c_for(50), 3.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Regularization {
+    /// LIBSVM's `C`.
+    C(f64),
+    /// The `λ` of eq. 11 of the CS-RBF paper.
+    Lambda(f64),
+}
+
+impl Regularization {
+    /// The box constraint `C` for a problem with `n` samples.
+    pub fn c_for(&self, n: usize) -> f64 {
+        match *self {
+            Regularization::C(c) => c,
+            Regularization::Lambda(l) => 1.0 / (2.0 * n as f64 * l),
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        let (name, v) = match *self {
+            Regularization::C(c) => ("c", c),
+            Regularization::Lambda(l) => ("lambda", l),
+        };
+        if !(v.is_finite() && v > 0.0) {
+            return Err(ModelsError::Param { name, value: v, reason: "must be finite and > 0" });
+        }
+        Ok(())
+    }
+}
+
+/// How a C-SVC handles more than two classes.
+///
+/// ```
+/// assert_eq!(kern_models::svm::Multiclass::default(), kern_models::svm::Multiclass::OneVsOne);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Multiclass {
+    /// One machine per pair of classes, prediction by voting (LIBSVM's convention).
+    #[default]
+    OneVsOne,
+    /// One machine per class against all others, prediction by the largest decision value.
+    OneVsRest,
+}
+
+/// Settings of the SMO solver shared by C-SVC and ε-SVR (LIBSVM's defaults).
+///
+/// ```
+/// let s = kern_models::svm::SolverParams::default();
+/// assert_eq!((s.tol, s.cache_mb, s.shrinking), (1e-3, 100.0, true));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolverParams {
+    /// Stopping tolerance on the maximal KKT violation (LIBSVM `-e`, default 1e-3).
+    pub tol: f64,
+    /// Kernel cache budget in megabytes (LIBSVM `-m`, default 100).
+    pub cache_mb: f64,
+    /// Shrinking heuristic (LIBSVM `-h`, default on).
+    pub shrinking: bool,
+    /// Iteration cap; `None` is LIBSVM's `max(10⁷, 100·l)`. Reaching it ends training with a warning
+    /// and the violation reached (see [`MachineStats`](super::MachineStats)).
+    pub max_iter: Option<u64>,
+}
+
+impl Default for SolverParams {
+    fn default() -> Self {
+        SolverParams { tol: 1e-3, cache_mb: 100.0, shrinking: true, max_iter: None }
+    }
+}
+
+impl SolverParams {
+    pub(crate) fn check(&self) -> Result<()> {
+        if !(self.tol.is_finite() && self.tol > 0.0) {
+            return Err(ModelsError::Param { name: "tol", value: self.tol, reason: "must be finite and > 0" });
+        }
+        if !(self.cache_mb.is_finite() && self.cache_mb > 0.0) {
+            return Err(ModelsError::Param {
+                name: "cache_mb",
+                value: self.cache_mb,
+                reason: "must be finite and > 0",
+            });
+        }
+        if self.max_iter == Some(0) {
+            return Err(ModelsError::Param { name: "max_iter", value: 0.0, reason: "must be >= 1" });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn cache_bytes(&self) -> usize {
+        (self.cache_mb * 1024.0 * 1024.0) as usize
+    }
+}
+
+/// Parameters of a C-SVC (binary or multi-class).
+///
+/// ```
+/// use kern_models::svm::{SvcParams, Multiclass};
+/// let p = SvcParams::new("gaussian:sigma=0.6".parse()?)
+///     .c(2.0)
+///     .class_weight("1", 5.0)
+///     .multiclass(Multiclass::OneVsRest);
+/// assert_eq!(p.class_weights, vec![("1".to_string(), 5.0)]);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SvcParams {
+    /// The kernel.
+    pub kernel: KernelSpec,
+    /// `C` or `λ` (default `C = 1`).
+    pub regularization: Regularization,
+    /// Per-class weights `(label name, w)`: class `label` gets `C·w` (LIBSVM `-wi`).
+    pub class_weights: Vec<(String, f64)>,
+    /// Multi-class scheme (ignored for two classes).
+    pub multiclass: Multiclass,
+    /// Fit Platt sigmoids by internal 5-fold cross-validation (LIBSVM `-b 1`).
+    pub probability: bool,
+    /// Seed of the internal cross-validation folds of [`SvcParams::probability`].
+    pub seed: u64,
+    /// Solver settings.
+    pub solver: SolverParams,
+}
+
+impl SvcParams {
+    /// Defaults of LIBSVM: `C = 1`, no weights, one-vs-one, no probabilities.
+    pub fn new(kernel: KernelSpec) -> Self {
+        SvcParams {
+            kernel,
+            regularization: Regularization::C(1.0),
+            class_weights: Vec::new(),
+            multiclass: Multiclass::OneVsOne,
+            probability: false,
+            seed: 0,
+            solver: SolverParams::default(),
+        }
+    }
+    /// Sets `C`.
+    pub fn c(mut self, c: f64) -> Self {
+        self.regularization = Regularization::C(c);
+        self
+    }
+    /// Sets `λ` of eq. 11 instead of `C` (see [`Regularization`]).
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.regularization = Regularization::Lambda(lambda);
+        self
+    }
+    /// Adds a class weight for the label `name`.
+    pub fn class_weight(mut self, name: impl Into<String>, w: f64) -> Self {
+        self.class_weights.push((name.into(), w));
+        self
+    }
+    /// Sets the multi-class scheme.
+    pub fn multiclass(mut self, m: Multiclass) -> Self {
+        self.multiclass = m;
+        self
+    }
+    /// Turns Platt probabilities on, with the seed of the internal folds.
+    pub fn probability(mut self, on: bool, seed: u64) -> Self {
+        self.probability = on;
+        self.seed = seed;
+        self
+    }
+    /// Sets the solver settings.
+    pub fn solver(mut self, s: SolverParams) -> Self {
+        self.solver = s;
+        self
+    }
+
+    /// Validates against the class names of the training targets; returns the weight of each class.
+    pub(crate) fn check(&self, names: &[String], d: usize) -> Result<Vec<f64>> {
+        self.regularization.check()?;
+        self.solver.check()?;
+        kern_core::Kernel::check_dim(&self.kernel, d)?;
+        let mut w = vec![1.0; names.len()];
+        for (name, v) in &self.class_weights {
+            if !(v.is_finite() && *v > 0.0) {
+                return Err(ModelsError::Param { name: "class weight", value: *v, reason: "must be finite and > 0" });
+            }
+            let norm = |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
+            match names.iter().position(|n| norm(n) == norm(name)) {
+                Some(k) => w[k] = *v,
+                None => {
+                    return Err(ModelsError::Input(format!(
+                        "class weight for unknown label {name:?}; labels are {names:?}"
+                    )));
+                }
+            }
+        }
+        Ok(w)
+    }
+}
+
+/// Parameters of an ε-SVR.
+///
+/// ```
+/// let p = kern_models::svm::SvrParams::new("gaussian:beta=1".parse()?).c(10.0).epsilon(0.05);
+/// assert_eq!(p.epsilon, 0.05);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SvrParams {
+    /// The kernel.
+    pub kernel: KernelSpec,
+    /// `C` or `λ` (default `C = 1`).
+    pub regularization: Regularization,
+    /// Half-width `ε` of the insensitive tube (LIBSVM `-p`, default 0.1).
+    pub epsilon: f64,
+    /// Solver settings.
+    pub solver: SolverParams,
+}
+
+impl SvrParams {
+    /// LIBSVM's defaults: `C = 1`, `ε = 0.1`.
+    pub fn new(kernel: KernelSpec) -> Self {
+        SvrParams { kernel, regularization: Regularization::C(1.0), epsilon: 0.1, solver: SolverParams::default() }
+    }
+    /// Sets `C`.
+    pub fn c(mut self, c: f64) -> Self {
+        self.regularization = Regularization::C(c);
+        self
+    }
+    /// Sets `λ` instead of `C` (see [`Regularization`]).
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.regularization = Regularization::Lambda(lambda);
+        self
+    }
+    /// Sets the tube half-width `ε`.
+    pub fn epsilon(mut self, e: f64) -> Self {
+        self.epsilon = e;
+        self
+    }
+    /// Sets the solver settings.
+    pub fn solver(mut self, s: SolverParams) -> Self {
+        self.solver = s;
+        self
+    }
+
+    pub(crate) fn check(&self, d: usize) -> Result<()> {
+        self.regularization.check()?;
+        self.solver.check()?;
+        if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
+            return Err(ModelsError::Param { name: "epsilon", value: self.epsilon, reason: "must be finite and >= 0" });
+        }
+        kern_core::Kernel::check_dim(&self.kernel, d)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,456 @@
+//! C-SVC: binary and multi-class (one-vs-one, one-vs-rest), with optional Platt probabilities.
+
+use super::params::{Multiclass, SvcParams};
+use super::platt::{self, Sigmoid};
+use super::qmatrix::{DenseGram, Precomputed};
+use super::train::{self, MachineStats};
+use crate::error::{ModelsError, Result};
+use crate::persist::Persist;
+use kern_core::learner::{Fit, Model};
+use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, Samples, Targets};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// One binary machine `f(x) = Σ_k coef_k k(sv_k, x) − ρ`; `f > 0` votes for `pos`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Machine {
+    /// Class whose samples had label +1.
+    pub(crate) pos: usize,
+    /// Class with label −1 (`None`: all other classes, one-vs-rest).
+    pub(crate) neg: Option<usize>,
+    /// Rows of [`Svc::support_vectors`] used by this machine.
+    pub(crate) sv: Vec<u32>,
+    /// `α_k y_k` for each of them.
+    pub(crate) coef: Vec<f64>,
+    pub(crate) rho: f64,
+}
+
+/// A trained C-SVC.
+///
+/// **Decision values** ([`Svc::decision_function`]) are one column per machine:
+/// - trained on [`BinaryTargets`]: one column, `f(x) > 0` ↦ the `+1` class (`names()[1]`);
+/// - one-vs-one (default, LIBSVM's convention and order): `k(k−1)/2` columns for the pairs
+///   `(0,1), (0,2), …, (0,k−1), (1,2), …, (k−2,k−1)`; column `(a,b)` is positive in favour of class `a`
+///   (the lower index), and the prediction is the class with most votes (ties: lowest index);
+/// - one-vs-rest: `k` columns, column `c` positive in favour of class `c`; the prediction is the argmax.
+///
+/// [`Model::predict`] returns ±1 for binary targets and the class index (as `f64`) otherwise.
+///
+/// ```
+/// use kern_models::svm::SvcParams;
+/// use kern_core::{Samples, ClassTargets, learner::{Fit, Model}};
+/// let x = Samples::from_rows(&[[0.0, 0.0], [0.1, 0.0], [5.0, 0.0], [5.1, 0.0], [0.0, 5.0], [0.0, 5.1]])?;
+/// let y = ClassTargets::from_labels(&["a", "a", "b", "b", "c", "c"])?;
+/// let m = SvcParams::new("gaussian:sigma=2".parse()?).c(10.0).fit(&x, &y)?;
+/// assert_eq!(m.n_machines(), 3);                      // (a,b), (a,c), (b,c)
+/// assert_eq!(m.predict(&x)?, vec![0.0, 0.0, 1.0, 1.0, 2.0, 2.0]);
+/// let d = m.decision_function(&Samples::from_rows(&[[0.0, 0.0]])?)?;
+/// assert!(d[0][0] > 0.0 && d[0][1] > 0.0);             // a beats b and c
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Svc {
+    kernel: KernelSpec,
+    names: Vec<String>,
+    binary: bool,
+    scheme: Multiclass,
+    sv: Samples,
+    machines: Vec<Machine>,
+    sigmoids: Option<Vec<Sigmoid>>,
+    stats: Vec<MachineStats>,
+}
+
+impl Persist for Svc {
+    const KIND: &'static str = "svc";
+}
+
+/// Training data of one binary machine: sample indices, labels, bounds.
+struct Job {
+    pos: usize,
+    neg: Option<usize>,
+    idx: Vec<usize>,
+    y: Vec<f64>,
+    c: Vec<f64>,
+}
+
+impl SvcParams {
+    fn fit_groups(&self, x: &Samples, classes: &[usize], names: &[String], binary: bool) -> Result<Svc> {
+        let k = names.len();
+        let weights = self.check(names, x.d())?;
+        let mut groups: Vec<Vec<usize>> = vec![Vec::new(); k];
+        for (i, &c) in classes.iter().enumerate() {
+            groups[c].push(i);
+        }
+        if let Some(c) = groups.iter().position(|g| g.is_empty()) {
+            return Err(ModelsError::Input(format!("class {:?} has no training sample", names[c])));
+        }
+        let scheme = if binary || k == 2 { Multiclass::OneVsOne } else { self.multiclass };
+        let jobs = self.jobs(&groups, &weights, classes, binary, scheme);
+        let dense = self.shared_blocks(x, &groups, &jobs, scheme)?;
+        let fits: Vec<(train::BinaryFit, Option<Sigmoid>)> = jobs
+            .par_iter()
+            .map(|job| self.fit_job(x, job, &groups, dense.as_deref()))
+            .collect::<Result<_>>()?;
+        // Union of support vectors, in sample order.
+        let mut used = vec![u32::MAX; x.n()];
+        for (job, (f, _)) in jobs.iter().zip(&fits) {
+            for (&i, &a) in job.idx.iter().zip(&f.alpha) {
+                if a > 0.0 {
+                    used[i] = 0;
+                }
+            }
+        }
+        let mut sv_idx = Vec::new();
+        for (i, u) in used.iter_mut().enumerate() {
+            if *u == 0 {
+                *u = sv_idx.len() as u32;
+                sv_idx.push(i);
+            }
+        }
+        if sv_idx.is_empty() {
+            // Degenerate (cannot happen with both classes present and C > 0), keep one row.
+            sv_idx.push(0);
+        }
+        let sv = x.select(&sv_idx)?;
+        let mut machines = Vec::with_capacity(jobs.len());
+        let mut stats = Vec::with_capacity(jobs.len());
+        let mut sigmoids = Vec::new();
+        for (job, (f, sig)) in jobs.iter().zip(fits) {
+            let mut m = Machine { pos: job.pos, neg: job.neg, sv: Vec::new(), coef: Vec::new(), rho: f.stats.rho };
+            for ((&i, &a), &y) in job.idx.iter().zip(&f.alpha).zip(&job.y) {
+                if a > 0.0 {
+                    m.sv.push(used[i]);
+                    m.coef.push(a * y);
+                }
+            }
+            machines.push(m);
+            stats.push(f.stats);
+            if let Some(s) = sig {
+                sigmoids.push(s);
+            }
+        }
+        Ok(Svc {
+            kernel: self.kernel.clone(),
+            names: names.to_vec(),
+            binary,
+            scheme,
+            sv,
+            machines,
+            sigmoids: self.probability.then_some(sigmoids),
+            stats,
+        })
+    }
+
+    fn jobs(&self, groups: &[Vec<usize>], w: &[f64], classes: &[usize], binary: bool, scheme: Multiclass) -> Vec<Job> {
+        let k = groups.len();
+        let mut jobs = Vec::new();
+        if binary {
+            // +1 is class 1 (BinaryTargets' convention); samples in their original order.
+            let n = classes.len();
+            let idx: Vec<usize> = (0..n).collect();
+            let y: Vec<f64> = classes.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect();
+            let creg = self.regularization.c_for(n);
+            let c = classes.iter().map(|&cl| creg * w[cl]).collect();
+            jobs.push(Job { pos: 1, neg: Some(0), idx, y, c });
+            return jobs;
+        }
+        match scheme {
+            Multiclass::OneVsOne => {
+                for a in 0..k {
+                    for b in a + 1..k {
+                        // LIBSVM groups the samples: all of class a, then all of class b.
+                        let idx: Vec<usize> = groups[a].iter().chain(&groups[b]).copied().collect();
+                        let n = idx.len();
+                        let creg = self.regularization.c_for(n);
+                        let y: Vec<f64> =
+                            (0..n).map(|t| if t < groups[a].len() { 1.0 } else { -1.0 }).collect();
+                        let c = (0..n).map(|t| creg * if t < groups[a].len() { w[a] } else { w[b] }).collect();
+                        jobs.push(Job { pos: a, neg: Some(b), idx, y, c });
+                    }
+                }
+            }
+            Multiclass::OneVsRest => {
+                let n = classes.len();
+                let creg = self.regularization.c_for(n);
+                for a in 0..k {
+                    let idx: Vec<usize> = (0..n).collect();
+                    let y = classes.iter().map(|&c| if c == a { 1.0 } else { -1.0 }).collect();
+                    let c = classes.iter().map(|&cl| creg * w[cl]).collect();
+                    jobs.push(Job { pos: a, neg: None, idx, y, c });
+                }
+            }
+        }
+        jobs
+    }
+
+    /// One-vs-one with a dense Gram per pair: the diagonal class blocks `K(X_a, X_a)` are computed once
+    /// and shared by the `k − 1` pairs that use them (only the off-diagonal block is computed per pair).
+    fn shared_blocks(
+        &self,
+        x: &Samples,
+        groups: &[Vec<usize>],
+        jobs: &[Job],
+        scheme: Multiclass,
+    ) -> Result<Option<Vec<(Samples, DenseGram)>>> {
+        if scheme != Multiclass::OneVsOne || groups.len() < 3 || self.kernel.support_radius().is_some() {
+            return Ok(None);
+        }
+        let budget = self.solver.cache_bytes();
+        if !jobs.iter().all(|j| train::precompute_fits(j.idx.len(), budget)) {
+            return Ok(None);
+        }
+        let blocks: Vec<(Samples, DenseGram)> = groups
+            .iter()
+            .map(|g| {
+                let xs = x.select(g)?;
+                let gm = train::dense_gram(&self.kernel, &xs)?;
+                Ok((xs, gm))
+            })
+            .collect::<Result<_>>()?;
+        Ok(Some(blocks))
+    }
+
+    fn fit_job(
+        &self,
+        x: &Samples,
+        job: &Job,
+        groups: &[Vec<usize>],
+        blocks: Option<&[(Samples, DenseGram)]>,
+    ) -> Result<(train::BinaryFit, Option<Sigmoid>)> {
+        let xs = x.select(&job.idx)?;
+        let n = xs.n();
+        let budget = self.solver.cache_bytes();
+        let _ = n;
+        let pre = match (blocks, job.neg) {
+            (Some(b), Some(neg)) => Some(Precomputed::Dense(assemble(
+                &b[job.pos],
+                &b[neg],
+                &train::cross(&self.kernel, &b[job.pos].0, &b[neg].0)?,
+            ))),
+            _ => train::precompute(&self.kernel, &xs, budget)?,
+        };
+        let _ = groups;
+        let fit = train::solve_svc(&self.kernel, &xs, &job.y, job.c.clone(), &self.solver, pre.clone());
+        let sig = if self.probability {
+            Some(platt::cross_validated_sigmoid(&self.kernel, &xs, &job.y, &job.c, &self.solver, self.seed, pre.as_ref())?)
+        } else {
+            None
+        };
+        Ok((fit, sig))
+    }
+}
+
+/// The Gram matrix of `[X_a; X_b]` from the blocks `K_aa`, `K_bb` and `K_ab`.
+fn assemble(a: &(Samples, DenseGram), b: &(Samples, DenseGram), ab: &faer::Mat<f64>) -> DenseGram {
+    let (na, nb) = (a.1.n, b.1.n);
+    let n = na + nb;
+    let mut data = vec![0.0; n * n];
+    for j in 0..n {
+        let col = &mut data[j * n..(j + 1) * n];
+        if j < na {
+            col[..na].copy_from_slice(&a.1.data[j * na..(j + 1) * na]);
+            for i in 0..nb {
+                col[na + i] = ab[(j, i)];
+            }
+        } else {
+            let jb = j - na;
+            for i in 0..na {
+                col[i] = ab[(i, jb)];
+            }
+            col[na..].copy_from_slice(&b.1.data[jb * nb..(jb + 1) * nb]);
+        }
+    }
+    DenseGram { n, data: std::sync::Arc::new(data) }
+}
+
+impl Fit<BinaryTargets> for SvcParams {
+    type Model = Svc;
+    type Error = ModelsError;
+    fn fit(&self, x: &Samples, y: &BinaryTargets) -> Result<Svc> {
+        check_len(x, y.len())?;
+        let classes: Vec<usize> = y.y().iter().map(|&v| usize::from(v > 0.0)).collect();
+        self.fit_groups(x, &classes, y.names(), true)
+    }
+}
+
+impl Fit<ClassTargets> for SvcParams {
+    type Model = Svc;
+    type Error = ModelsError;
+    fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<Svc> {
+        check_len(x, y.len())?;
+        self.fit_groups(x, y.classes(), y.names(), false)
+    }
+}
+
+impl Fit<Targets> for SvcParams {
+    type Model = Svc;
+    type Error = ModelsError;
+    fn fit(&self, x: &Samples, y: &Targets) -> Result<Svc> {
+        match y {
+            Targets::Binary(b) => self.fit(x, b),
+            Targets::Classes(c) => self.fit(x, c),
+            Targets::Real(_) => Err(ModelsError::Input("C-SVC needs class labels, got real targets".into())),
+        }
+    }
+}
+
+pub(crate) fn check_len(x: &Samples, n: usize) -> Result<()> {
+    if x.n() != n {
+        return Err(ModelsError::Input(format!("{} targets for {} samples", n, x.n())));
+    }
+    Ok(())
+}
+
+impl Svc {
+    /// The kernel.
+    pub fn kernel(&self) -> &KernelSpec {
+        &self.kernel
+    }
+    /// Class names (`names()[c]` is class `c`; binary: `[−1 class, +1 class]`).
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+    /// The union of the machines' support vectors.
+    pub fn support_vectors(&self) -> &Samples {
+        &self.sv
+    }
+    /// Number of distinct support vectors.
+    pub fn n_sv(&self) -> usize {
+        self.machines.iter().map(|m| m.sv.len()).max().map_or(0, |_| self.sv.n())
+            .min(self.machines.iter().map(|m| m.sv.len()).sum())
+    }
+    /// Number of binary machines (columns of the decision values).
+    pub fn n_machines(&self) -> usize {
+        self.machines.len()
+    }
+    /// The multi-class scheme used.
+    pub fn scheme(&self) -> Multiclass {
+        self.scheme
+    }
+    /// Training figures, one per machine, in decision-value order.
+    pub fn stats(&self) -> &[MachineStats] {
+        &self.stats
+    }
+    /// For each machine `(pos, neg)` classes (`neg = None` for one-vs-rest) and its bias `b = −ρ`.
+    pub fn machines(&self) -> Vec<(usize, Option<usize>, f64)> {
+        self.machines.iter().map(|m| (m.pos, m.neg, -m.rho)).collect()
+    }
+    /// Support-vector rows and coefficients `α_k y_k` of machine `m`.
+    pub fn machine_coefficients(&self, m: usize) -> (Vec<usize>, Vec<f64>) {
+        let mm = &self.machines[m];
+        (mm.sv.iter().map(|&i| i as usize).collect(), mm.coef.clone())
+    }
+    /// Whether Platt probabilities were fitted.
+    pub fn has_probability(&self) -> bool {
+        self.sigmoids.is_some()
+    }
+
+    /// Decision values: one row per sample, one column per machine (shape in the type's docs).
+    pub fn decision_function(&self, x: &Samples) -> Result<Vec<Vec<f64>>> {
+        let nsv = self.sv.n();
+        let coef: Vec<Vec<f64>> = self
+            .machines
+            .iter()
+            .map(|m| {
+                let mut c = vec![0.0; nsv];
+                for (&k, &v) in m.sv.iter().zip(&m.coef) {
+                    c[k as usize] = v;
+                }
+                c
+            })
+            .collect();
+        let rho: Vec<f64> = self.machines.iter().map(|m| m.rho).collect();
+        super::predict::decision_values(&self.kernel, &self.sv, &coef, &rho, x)
+    }
+
+    fn vote(&self, dec: &[f64]) -> usize {
+        match self.scheme {
+            _ if self.binary => usize::from(dec[0] > 0.0),
+            Multiclass::OneVsOne => {
+                let mut votes = vec![0usize; self.names.len()];
+                for (m, &v) in self.machines.iter().zip(dec) {
+                    let neg = m.neg.expect("one-vs-one machines have a negative class");
+                    votes[if v > 0.0 { m.pos } else { neg }] += 1;
+                }
+                let best = *votes.iter().max().expect("at least two classes");
+                votes.iter().position(|&v| v == best).expect("max exists")
+            }
+            Multiclass::OneVsRest => {
+                let mut best = 0;
+                for (c, &v) in dec.iter().enumerate() {
+                    if v > dec[best] {
+                        best = c;
+                    }
+                }
+                self.machines[best].pos
+            }
+        }
+    }
+
+    /// Predicted class index of each sample (for binary models 0 = the −1 class, 1 = the +1 class).
+    pub fn predict_class(&self, x: &Samples) -> Result<Vec<usize>> {
+        Ok(self.decision_function(x)?.iter().map(|d| self.vote(d)).collect())
+    }
+
+    /// Predicted label names.
+    pub fn predict_names(&self, x: &Samples) -> Result<Vec<String>> {
+        Ok(self.predict_class(x)?.into_iter().map(|c| self.names[c].clone()).collect())
+    }
+
+    /// Class probabilities (one row per sample, one column per class), from the Platt sigmoids fitted
+    /// by internal cross-validation (LIBSVM `-b 1`): binary `P(+1|x) = 1/(1 + exp(A f(x) + B))`;
+    /// one-vs-one couples the pairwise probabilities (Wu, Lin & Weng 2004, method 2); one-vs-rest
+    /// normalizes the per-class sigmoids.
+    ///
+    /// The most probable class can differ from [`Svc::predict_class`]: the sigmoids come from
+    /// cross-validation models, not from the final decision values, and coupling is not voting
+    /// (LIBSVM documents the same disagreement). Errors when the model was trained without
+    /// probabilities.
+    pub fn predict_proba(&self, x: &Samples) -> Result<Vec<Vec<f64>>> {
+        let sig = self.sigmoids.as_ref().ok_or_else(|| {
+            ModelsError::Input("model was trained without probabilities (use probability = true)".into())
+        })?;
+        let k = self.names.len();
+        Ok(self
+            .decision_function(x)?
+            .iter()
+            .map(|d| {
+                if self.binary {
+                    let p = sig[0].prob(d[0]);
+                    vec![1.0 - p, p]
+                } else {
+                    match self.scheme {
+                        Multiclass::OneVsOne => {
+                            let mut r = vec![vec![0.0; k]; k];
+                            for ((m, s), &v) in self.machines.iter().zip(sig).zip(d) {
+                                let b = m.neg.expect("pair");
+                                let p = s.prob(v).clamp(1e-7, 1.0 - 1e-7);
+                                r[m.pos][b] = p;
+                                r[b][m.pos] = 1.0 - p;
+                            }
+                            platt::couple(&r)
+                        }
+                        Multiclass::OneVsRest => {
+                            let mut p: Vec<f64> = sig.iter().zip(d).map(|(s, &v)| s.prob(v)).collect();
+                            let t: f64 = p.iter().sum();
+                            p.iter_mut().for_each(|v| *v /= t);
+                            p
+                        }
+                    }
+                }
+            })
+            .collect())
+    }
+}
+
+impl Model for Svc {
+    type Error = ModelsError;
+    fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
+        let c = self.predict_class(x)?;
+        Ok(if self.binary {
+            c.into_iter().map(|v| if v == 1 { 1.0 } else { -1.0 }).collect()
+        } else {
+            c.into_iter().map(|v| v as f64).collect()
+        })
+    }
+}

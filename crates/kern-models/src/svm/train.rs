@@ -1,0 +1,204 @@
+//! Training of one binary dual problem: kernel dispatch, the Gram precomputation policy and the solver.
+
+use super::params::SolverParams;
+use super::qmatrix::{DenseGram, KernelQ, Precomputed, SparseGram};
+use super::solver::{Solution, Solver, SolverOptions};
+use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples};
+use serde::{Deserialize, Serialize};
+
+/// Figures of one trained binary machine (one per pair in one-vs-one, one per class in one-vs-rest).
+///
+/// ```
+/// use kern_models::svm::{SvcParams, MachineStats};
+/// use kern_core::{Samples, BinaryTargets, learner::Fit};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let y = BinaryTargets::from_f64(&[-1.0, -1.0, 1.0, 1.0])?;
+/// let m = SvcParams::new("linear".parse()?).fit(&x, &y)?;
+/// let s: &MachineStats = &m.stats()[0];
+/// assert!(s.violation < 1e-3 && !s.hit_cap && s.n_sv >= 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MachineStats {
+    /// Samples in the problem.
+    pub n: usize,
+    /// Support vectors (`α > 0`).
+    pub n_sv: usize,
+    /// Support vectors at their upper bound.
+    pub n_bounded: usize,
+    /// Final dual objective `½ αᵀQα + pᵀα` (LIBSVM's `obj`, a minimization).
+    pub objective: f64,
+    /// `ρ`: decision value is `Σ coef·k − ρ`.
+    pub rho: f64,
+    /// SMO iterations.
+    pub iterations: u64,
+    /// Maximal KKT violation at exit.
+    pub violation: f64,
+    /// True when the iteration cap stopped the solver before the tolerance.
+    pub hit_cap: bool,
+    /// Whether the Gram matrix was precomputed (else columns were computed on demand).
+    pub dense_gram: bool,
+}
+
+impl MachineStats {
+    /// A warning when the iteration cap was reached.
+    pub fn warning(&self) -> Option<String> {
+        self.hit_cap.then(|| {
+            format!(
+                "SMO reached the iteration cap ({} iterations) with KKT violation {:.3e}; the solution is \
+                 approximate (raise max_iter or the tolerance)",
+                self.iterations, self.violation
+            )
+        })
+    }
+}
+
+/// A solved binary problem.
+pub(crate) struct BinaryFit {
+    pub(crate) alpha: Vec<f64>,
+    pub(crate) stats: MachineStats,
+}
+
+/// The dual problem handed to [`solve`]: samples with signs `s`, linear term `p`, bounds `c`.
+pub(crate) struct Dual<'a> {
+    pub(crate) x: &'a Samples,
+    /// Sample index of each variable.
+    pub(crate) sample: Vec<usize>,
+    pub(crate) sign: Vec<f64>,
+    pub(crate) p: Vec<f64>,
+    pub(crate) c: Vec<f64>,
+    pub(crate) pre: Option<Precomputed>,
+}
+
+struct SolveVisitor<'a> {
+    dual: Dual<'a>,
+    opts: SolverOptions,
+}
+
+impl KernelVisitor for SolveVisitor<'_> {
+    type Output = Solution;
+    fn visit<K: Kernel>(self, k: &K) -> Solution {
+        let Dual { x, sample, sign, p, c, pre } = self.dual;
+        let l = sign.len();
+        let y = sign.clone();
+        let q = KernelQ::new(k, x, sample, sign, pre);
+        Solver::solve(q, p, y, c, vec![0.0; l], self.opts)
+    }
+}
+
+/// Solves a dual; the dense Gram (if any) must be over `dual.x`.
+pub(crate) fn solve(kernel: &KernelSpec, dual: Dual<'_>, solver: &SolverParams, cache_bytes: usize) -> Solution {
+    let opts = SolverOptions {
+        eps: solver.tol,
+        shrinking: solver.shrinking,
+        cache_bytes,
+        max_iter: solver.max_iter,
+    };
+    kernel.visit(SolveVisitor { dual, opts })
+}
+
+/// Whether an `n × n` Gram matrix is precomputed under a cache budget: when it takes at most half of
+/// it. A precomputed Gram is one blocked, parallel GEMM (for radial and dot-product kernels) instead of
+/// column-by-column evaluations; columns then become gathers. The other half of the budget holds the
+/// solver's column cache.
+pub(crate) fn precompute_fits(n: usize, cache_bytes: usize) -> bool {
+    (n as u128) * (n as u128) * 8 <= cache_bytes as u128 / 2
+}
+
+/// The dense Gram matrix of `x`, monomorphized through the kernel visitor.
+pub(crate) fn dense_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<DenseGram> {
+    struct V<'a>(&'a Samples);
+    impl KernelVisitor for V<'_> {
+        type Output = kern_core::Result<faer::Mat<f64>>;
+        fn visit<K: Kernel>(self, k: &K) -> Self::Output {
+            kern_core::gram(k, self.0)
+        }
+    }
+    Ok(DenseGram::from_faer(&kernel.visit(V(x))?))
+}
+
+/// The cross Gram matrix `k(x_i, y_j)`, monomorphized.
+pub(crate) fn cross(kernel: &KernelSpec, x: &Samples, y: &Samples) -> crate::Result<faer::Mat<f64>> {
+    struct V<'a>(&'a Samples, &'a Samples);
+    impl KernelVisitor for V<'_> {
+        type Output = kern_core::Result<faer::Mat<f64>>;
+        fn visit<K: Kernel>(self, k: &K) -> Self::Output {
+            kern_core::cross_gram(k, self.0, self.1)
+        }
+    }
+    Ok(kernel.visit(V(x, y))?)
+}
+
+/// The sparse Gram matrix of a compactly supported kernel (kern-sparse's neighbour index).
+pub(crate) fn sparse_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<SparseGram> {
+    struct V<'a>(&'a Samples);
+    impl KernelVisitor for V<'_> {
+        type Output = kern_sparse::Result<super::predict::CscParts>;
+        fn visit<K: Kernel>(self, k: &K) -> Self::Output {
+            Ok(kern_sparse::sparse_gram(k, self.0)?.into_matrix().disassemble())
+        }
+    }
+    let (o, r, v) = kernel
+        .visit(V(x))
+        .map_err(|e| crate::ModelsError::Numerical(format!("sparse Gram matrix: {e}")))?;
+    Ok(SparseGram { offsets: o.into(), rows: r.into(), vals: v.into() })
+}
+
+/// The precomputation policy for a problem on `x`: the sparse Gram for compactly supported kernels,
+/// the dense Gram when it fits in half the cache budget, else nothing (columns on demand).
+pub(crate) fn precompute(kernel: &KernelSpec, x: &Samples, cache_bytes: usize) -> crate::Result<Option<Precomputed>> {
+    if kernel.support_radius().is_some() {
+        return Ok(Some(Precomputed::Sparse(sparse_gram(kernel, x)?)));
+    }
+    if precompute_fits(x.n(), cache_bytes) {
+        return Ok(Some(Precomputed::Dense(dense_gram(kernel, x)?)));
+    }
+    Ok(None)
+}
+
+/// Bytes held by a precomputed Gram (charged to the cache budget).
+pub(crate) fn precomputed_bytes(p: &Precomputed) -> usize {
+    match p {
+        Precomputed::Dense(g) => g.n * g.n * 8,
+        Precomputed::Sparse(g) => g.vals.len() * 16 + g.offsets.len() * 8,
+    }
+}
+
+/// Solves a C-SVC problem on `x` with labels `y` (±1) and per-sample bounds `c`.
+pub(crate) fn solve_svc(
+    kernel: &KernelSpec,
+    x: &Samples,
+    y: &[f64],
+    c: Vec<f64>,
+    solver: &SolverParams,
+    pre: Option<Precomputed>,
+) -> BinaryFit {
+    let n = x.n();
+    let mut cache = solver.cache_bytes();
+    let dense_used = matches!(pre, Some(Precomputed::Dense(_)));
+    if let Some(g) = &pre {
+        cache = cache.saturating_sub(precomputed_bytes(g));
+    }
+    let sol = solve(
+        kernel,
+        Dual { x, sample: (0..n).collect(), sign: y.to_vec(), p: vec![-1.0; n], c: c.clone(), pre },
+        solver,
+        cache,
+    );
+    let stats = stats_of(&sol, &c, n, dense_used);
+    BinaryFit { alpha: sol.alpha, stats }
+}
+
+pub(crate) fn stats_of(sol: &Solution, c: &[f64], n: usize, dense: bool) -> MachineStats {
+    MachineStats {
+        n,
+        n_sv: sol.alpha.iter().filter(|&&a| a > 0.0).count(),
+        n_bounded: sol.alpha.iter().zip(c).filter(|&(&a, &c)| a >= c).count(),
+        objective: sol.objective,
+        rho: sol.rho,
+        iterations: sol.iterations,
+        violation: sol.violation,
+        hit_cap: sol.hit_cap,
+        dense_gram: dense,
+    }
+}

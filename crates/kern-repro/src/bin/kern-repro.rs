@@ -1,0 +1,67 @@
+//! `kern-repro [--quick] [--only ID] [--out DIR] [--threads N] [--seed S] [--list]`: runs the papers'
+//! experiments (what `cargo xtask repro` calls).
+
+use kern_repro::registry;
+use kern_repro::report::{RunOptions, run};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let mut opts = RunOptions { quick: false, only: None, out: PathBuf::from("results"), seed: 20260401 };
+    let mut threads: Option<usize> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        let r: Result<(), String> = (|| {
+            match a.as_str() {
+                "--quick" => opts.quick = true,
+                "--only" => opts.only = Some(value("--only")?),
+                "--out" => opts.out = PathBuf::from(value("--out")?),
+                "--seed" => opts.seed = value("--seed")?.parse().map_err(|_| "--seed takes an integer")?,
+                "--threads" => {
+                    threads = Some(value("--threads")?.parse().map_err(|_| "--threads takes an integer")?)
+                }
+                "--list" => {
+                    for e in registry::all() {
+                        println!("{:<22} {:<10} {}", e.id, e.paper.dir(), e.reproduces);
+                    }
+                    std::process::exit(0);
+                }
+                other => return Err(format!("unknown argument {other:?}")),
+            }
+            Ok(())
+        })();
+        if let Err(m) = r {
+            eprintln!(
+                "kern-repro: {m}\nusage: kern-repro [--quick] [--only ID] [--out DIR] [--threads N] [--seed S] [--list]"
+            );
+            return ExitCode::FAILURE;
+        }
+    }
+    if let Some(t) = threads
+        && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(t).build_global()
+    {
+        eprintln!("kern-repro: cannot set threads: {e}");
+        return ExitCode::FAILURE;
+    }
+    if let Err(e) = std::fs::create_dir_all(&opts.out) {
+        eprintln!("kern-repro: {}: {e}", opts.out.display());
+        return ExitCode::FAILURE;
+    }
+    match run(&registry::all(), &opts) {
+        Ok(ran) => {
+            let errors = ran.iter().filter(|r| r.status.is_err()).count();
+            eprintln!("kern-repro: report written to {}", opts.out.join("REPORT.md").display());
+            if errors > 0 {
+                eprintln!("kern-repro: {errors} experiment(s) failed with errors");
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("kern-repro: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! The error type of kern-repro.
+
+/// Errors of an experiment run (claims that do not hold are findings, not errors).
+///
+/// ```
+/// let e = kern_repro::ReproError::Other("x".into());
+/// assert_eq!(e.to_string(), "x");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReproError {
+    /// From kern-core.
+    #[error(transparent)]
+    Core(#[from] kern_core::CoreError),
+    /// Writing results.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Drawing a figure.
+    #[error("figure {0}")]
+    Figure(String),
+    /// Anything else, described.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Result alias of kern-repro.
+pub type Result<T, E = ReproError> = std::result::Result<T, E>;
+
+impl ReproError {
+    /// Wraps an I/O error with its path.
+    pub fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        ReproError::Io { path: path.display().to_string(), source }
+    }
+}

@@ -1,0 +1,3 @@
+//! One module per source paper.
+
+pub mod csrbf;

@@ -1,0 +1,172 @@
+//! The experiment registry: every table and figure of the five papers, with what it reproduces.
+//!
+//! An experiment returns [`Status::Done`] with an [`Outcome`] (all numbers, the paper-vs-ours table,
+//! the papers' claims checked one by one, the figures it wrote) or [`Status::Skipped`] with a reason.
+//! Experiments not built yet are registered too and report themselves skipped, so REPORT.md always shows
+//! the whole scope.
+
+use crate::Result;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// The five source papers (their directory under `results/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Paper {
+    /// Zhang, Genton & Liu (2004), compactly supported RBF kernels.
+    Csrbf,
+    /// Letchford (2015), choosing the Gaussian bandwidth.
+    Letchford,
+    /// Baudat & Anouar, feature vector selection and kernel function approximation.
+    Fvs,
+    /// Cao (2016), RKHS applications (slides).
+    Rkhs,
+    /// González & Muñoz (2008), the railway kernel.
+    Railway,
+}
+
+impl Paper {
+    /// Directory name under `results/`.
+    ///
+    /// ```
+    /// assert_eq!(kern_repro::registry::Paper::Csrbf.dir(), "csrbf");
+    /// ```
+    pub fn dir(self) -> &'static str {
+        match self {
+            Paper::Csrbf => "csrbf",
+            Paper::Letchford => "letchford",
+            Paper::Fvs => "fvs",
+            Paper::Rkhs => "rkhs",
+            Paper::Railway => "railway",
+        }
+    }
+
+    /// Citation.
+    pub fn title(self) -> &'static str {
+        match self {
+            Paper::Csrbf => "Zhang, Genton & Liu (2004), Compactly Supported Radial Basis Function Kernels",
+            Paper::Letchford => "Letchford (2015), Choosing the Gaussian Kernel's Bandwidth",
+            Paper::Fvs => "Baudat & Anouar, Kernel-based Methods and Function Approximation",
+            Paper::Rkhs => "Cao (2016), Useful Applications in Statistical Learning with RKHS",
+            Paper::Railway => "González & Muñoz (2008), The Railway Kernel",
+        }
+    }
+}
+
+/// What an experiment is given.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    /// Reduced sizes (CI).
+    pub quick: bool,
+    /// The directory of this experiment's paper (`results/<paper>/`), created before the run.
+    pub dir: PathBuf,
+    /// The base seed (every random step derives its seed from it and says so in the JSON).
+    pub seed: u64,
+}
+
+/// One row of a paper-vs-ours table.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The quantity.
+    pub quantity: String,
+    /// The paper's value ("—" for figures without numbers).
+    pub paper: String,
+    /// Ours.
+    pub ours: String,
+    /// Context (sizes, differences in setup).
+    pub note: String,
+}
+
+/// A qualitative claim of a paper, checked on our numbers.
+#[derive(Clone, Debug, Serialize)]
+pub struct Claim {
+    /// The claim in the paper's words (or close).
+    pub claim: String,
+    /// Whether it holds on our data.
+    pub holds: bool,
+    /// The numbers that decide it.
+    pub evidence: String,
+}
+
+/// Everything an experiment produced.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Outcome {
+    /// All numbers, free-form JSON (documented per experiment).
+    pub results: serde_json::Value,
+    /// Sizes used.
+    pub sizes: serde_json::Value,
+    /// Seeds used.
+    pub seeds: Vec<u64>,
+    /// Paper vs ours.
+    pub table: Vec<Row>,
+    /// Claims checked.
+    pub claims: Vec<Claim>,
+    /// SVG files written into the paper directory.
+    pub figures: Vec<String>,
+}
+
+/// How an experiment ended (errors are the `Err` of its result).
+#[derive(Clone, Debug)]
+pub enum Status {
+    /// Ran.
+    Done(Outcome),
+    /// Did not run, with the reason (missing data, not built yet).
+    Skipped(String),
+}
+
+/// A registered experiment.
+#[derive(Clone, Copy)]
+pub struct Experiment {
+    /// Identifier (`--only ID`).
+    pub id: &'static str,
+    /// Source paper.
+    pub paper: Paper,
+    /// The table or figure it reproduces.
+    pub reproduces: &'static str,
+    /// The run.
+    pub run: fn(&Ctx) -> Result<Status>,
+}
+
+fn not_built(_: &Ctx) -> Result<Status> {
+    Ok(Status::Skipped(
+        "not implemented yet: needs capabilities still being built (see docs/notes/issue-8.md)".into(),
+    ))
+}
+
+/// Every experiment, in report order.
+pub fn all() -> Vec<Experiment> {
+    use crate::papers::*;
+    let e = |id, paper, reproduces, run| Experiment { id, paper, reproduces, run };
+    vec![
+        e(
+            "csrbf-kernels",
+            Paper::Csrbf,
+            "Fig. 1: Gaussian σ = 2.4 vs compactly supported versions",
+            csrbf::kernels,
+        ),
+        e("csrbf-rcm", Paper::Csrbf, "Table 1 / Fig. 2: bandwidth after RCM, spy plots", not_built),
+        e("csrbf-alignment", Paper::Csrbf, "Figs. 3 and 5: A(C), S(C), A + γS", not_built),
+        e("csrbf-svm", Paper::Csrbf, "Table 2 / Fig. 6: SVM with C chosen by eq. 9", not_built),
+        e("csrbf-lssvm", Paper::Csrbf, "Table 3 / Fig. 7: sparse LS-SVM", not_built),
+        e("csrbf-kpca", Paper::Csrbf, "Example 3 / Fig. 8: kernel PCA", not_built),
+        e(
+            "bandwidth-curves",
+            Paper::Letchford,
+            "Figs. 1–3: similarity histograms, variance, mean",
+            not_built,
+        ),
+        e("bandwidth-accuracy", Paper::Letchford, "Fig. 4: heuristics vs grid search", not_built),
+        e("bandwidth-robustness", Paper::Letchford, "Figs. 5–6: β across subsamples", not_built),
+        e("fvs-circles", Paper::Fvs, "§5.1: two circles, degree-2 polynomial, 3 FVs", not_built),
+        e("fvs-gaussians", Paper::Fvs, "Table 1: two Gaussians", not_built),
+        e("fvs-clusters", Paper::Fvs, "§5.3: three clusters", not_built),
+        e("fvs-heart", Paper::Fvs, "Table 2: Cleveland, leave-one-out", not_built),
+        e("fvs-sinc", Paper::Fvs, "Fig. 6: sinc with the linear-spline kernel", not_built),
+        e("fvs-vs-random", Paper::Fvs, "accuracy vs basis size, FVS vs random basis", not_built),
+        e("rkhs-kpca", Paper::Rkhs, "kernel PCA with Gaussian, linear, polynomial kernels", not_built),
+        e("rkhs-svm", Paper::Rkhs, "SVM with linear, Gaussian, log kernels; MNIST", not_built),
+        e("railway-xor", Paper::Railway, "§3.3: modified XOR", not_built),
+        e("railway-two-areas", Paper::Railway, "Table 1: two areas", not_built),
+        e("railway-cancer", Paper::Railway, "Table 2: Wisconsin breast cancer", not_built),
+        e("railway-areas", Paper::Railway, "Fig. 7: area location trace", not_built),
+    ]
+}

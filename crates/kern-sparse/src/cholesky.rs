@@ -1,0 +1,503 @@
+//! Cholesky factorizations `A + s·I = L Lᵀ` behind one interface, dense (faer `Mat`, for globally
+//! supported kernels) and sparse (faer's supernodal/simplicial sparse LLᵀ, for `K_C`).
+//!
+//! A [`CholeskyPlan`] owns the matrix and, on the sparse path, its ordering and symbolic analysis,
+//! done once per pattern; [`CholeskyPlan::factor`] then factors `A + s·I` for any shift `s` (for
+//! LS-SVM `s = 1/λ`, eq. 14), reusing the analysis. A non-positive pivot is reported as
+//! [`SparseError::NotPositiveDefinite`] with its position in the caller's numbering.
+
+use crate::error::{Result, SparseError};
+use crate::gram::sparse_gram;
+use crate::ordering::{Ordering, Permutation, check_square, order};
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::llt;
+use faer::perm::PermRef;
+use faer::sparse::linalg::cholesky::{
+    CholeskySymbolicParams, LltRef, SymbolicCholesky, SymbolicCholeskyRaw, SymmetricOrdering,
+    factorize_symbolic_cholesky, supernodal::SupernodalLltRef,
+};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, Mat, MatMut, Par, Side};
+use kern_core::{Kernel, Samples};
+use nalgebra_sparse::CscMatrix;
+use std::sync::Arc;
+
+/// faer's parallelism for the current rayon pool.
+pub(crate) fn par() -> Par {
+    let t = rayon::current_num_threads();
+    if t > 1 { Par::rayon(t) } else { Par::Seq }
+}
+
+/// A Gram matrix, dense or sparse: the input of [`CholeskyPlan`].
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// use kern_sparse::GramMatrix;
+/// let x = Samples::from_rows(&[[0.0], [0.5], [3.0]])?;
+/// let dense = GramMatrix::build(&Gaussian::with_sigma(1.0)?, &x)?;
+/// let sparse = GramMatrix::build(&CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?, &x)?;
+/// assert!(!dense.is_sparse() && sparse.is_sparse());
+/// assert_eq!(sparse.n(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub enum GramMatrix {
+    /// A dense symmetric matrix (both triangles filled).
+    Dense(Mat<f64>),
+    /// A sparse symmetric matrix (full symmetric storage).
+    Sparse(CscMatrix<f64>),
+}
+
+impl GramMatrix {
+    /// `K(X, X)`: sparse ([`sparse_gram`]) when the kernel has a support radius, dense
+    /// ([`kern_core::gram`]) otherwise.
+    pub fn build<K: Kernel>(k: &K, x: &Samples) -> Result<Self> {
+        if k.support_radius().is_some() {
+            Ok(GramMatrix::Sparse(sparse_gram(k, x)?.into_matrix()))
+        } else {
+            Ok(GramMatrix::Dense(kern_core::gram(k, x)?))
+        }
+    }
+
+    /// Matrix size `n`.
+    pub fn n(&self) -> usize {
+        match self {
+            GramMatrix::Dense(m) => m.ncols(),
+            GramMatrix::Sparse(m) => m.ncols(),
+        }
+    }
+
+    /// Whether the matrix is sparse.
+    pub fn is_sparse(&self) -> bool {
+        matches!(self, GramMatrix::Sparse(_))
+    }
+
+    /// `K v`.
+    ///
+    /// ```
+    /// let g = kern_sparse::GramMatrix::Dense(faer::Mat::from_fn(2, 2, |i, j| (i + j) as f64));
+    /// assert_eq!(g.mul_vec(&[1.0, 1.0])?, vec![1.0, 3.0]);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn mul_vec(&self, v: &[f64]) -> Result<Vec<f64>> {
+        let n = self.n();
+        if v.len() != n {
+            return Err(SparseError::Dimension { what: "vector", expected: n, found: v.len() });
+        }
+        let mut out = vec![0.0; n];
+        match self {
+            GramMatrix::Dense(m) => {
+                for (j, &vj) in v.iter().enumerate() {
+                    for (o, &a) in out.iter_mut().zip(m.col(j).iter()) {
+                        *o += a * vj;
+                    }
+                }
+            }
+            GramMatrix::Sparse(m) => {
+                for (j, &vj) in v.iter().enumerate() {
+                    let col = m.col(j);
+                    for (&i, &a) in col.row_indices().iter().zip(col.values()) {
+                        out[i] += a * vj;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The reusable part of a Cholesky factorization of `A + s·I`: the matrix, and on the sparse path the
+/// fill-reducing ordering and faer's symbolic analysis (computed once, shared by every shift).
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// use kern_sparse::{CholeskyPlan, GramMatrix, Ordering};
+/// let x = Samples::from_rows(&[[0.0], [0.4], [0.9], [3.0]])?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+/// let plan = CholeskyPlan::new(GramMatrix::build(&k, &x)?, Ordering::Amd)?;
+/// for lambda in [0.1, 1.0, 10.0] {
+///     let chol = plan.factor(1.0 / lambda)?;          // K + I/λ, symbolic analysis reused
+///     let x = chol.solve(&[1.0, 0.0, 0.0, 0.0])?;
+///     assert_eq!(x.len(), 4);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct CholeskyPlan {
+    kind: PlanKind,
+}
+
+#[derive(Clone, Debug)]
+enum PlanKind {
+    Dense(Mat<f64>),
+    Sparse(Arc<SparsePlan>),
+}
+
+#[derive(Debug)]
+struct SparsePlan {
+    n: usize,
+    perm: Permutation,
+    /// Lower triangle of A (diagonal always present), CSC.
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    values: Vec<f64>,
+    /// Position of the diagonal entry of each column in `values`.
+    diag_pos: Vec<usize>,
+    symbolic: Arc<SymbolicCholesky<usize>>,
+}
+
+impl CholeskyPlan {
+    /// A plan for a dense or sparse Gram matrix; `ordering` applies to the sparse path
+    /// ([`Ordering::Amd`] is the right default).
+    pub fn new(gram: GramMatrix, ordering: Ordering) -> Result<Self> {
+        match gram {
+            GramMatrix::Dense(m) => Self::dense(m),
+            GramMatrix::Sparse(m) => Self::sparse(&m, ordering),
+        }
+    }
+
+    /// A plan for a dense symmetric matrix (only the lower triangle is read).
+    ///
+    /// ```
+    /// let a = faer::Mat::from_fn(3, 3, |i, j| if i == j { 2.0 } else { 0.5 });
+    /// let chol = kern_sparse::CholeskyPlan::dense(a)?.factor(0.0)?;
+    /// assert!(!chol.is_sparse());
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn dense(a: Mat<f64>) -> Result<Self> {
+        if a.nrows() != a.ncols() {
+            return Err(SparseError::Matrix(format!("matrix is {} x {}, expected square", a.nrows(), a.ncols())));
+        }
+        Ok(CholeskyPlan { kind: PlanKind::Dense(a) })
+    }
+
+    /// A plan for a structurally symmetric sparse matrix (full symmetric storage; only the lower
+    /// triangle's values are read, missing diagonal entries count as zeros): orders it and runs faer's
+    /// symbolic Cholesky analysis.
+    ///
+    /// ```
+    /// use kern_sparse::{CholeskyPlan, Ordering};
+    /// let a = nalgebra_sparse::CscMatrix::<f64>::identity(3);
+    /// let plan = CholeskyPlan::sparse(&a, Ordering::Rcm)?;
+    /// assert_eq!(plan.permutation().unwrap().len(), 3);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn sparse(a: &CscMatrix<f64>, ordering: Ordering) -> Result<Self> {
+        let n = check_square(a)?;
+        let perm = order(a, ordering)?;
+        // Lower triangle with an explicit diagonal.
+        let mut col_ptr = Vec::with_capacity(n + 1);
+        let mut row_idx = Vec::with_capacity(a.nnz() / 2 + n);
+        let mut values = Vec::with_capacity(a.nnz() / 2 + n);
+        let mut diag_pos = Vec::with_capacity(n);
+        col_ptr.push(0);
+        for j in 0..n {
+            let col = a.col(j);
+            let (ri, vals) = (col.row_indices(), col.values());
+            let start = ri.partition_point(|&i| i < j);
+            diag_pos.push(row_idx.len());
+            if ri.get(start) != Some(&j) {
+                row_idx.push(j);
+                values.push(0.0);
+            }
+            row_idx.extend_from_slice(&ri[start..]);
+            values.extend_from_slice(&vals[start..]);
+            col_ptr.push(row_idx.len());
+        }
+        let sym = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
+        let fwd = perm.perm();
+        let inv = perm.inv();
+        let symbolic = factorize_symbolic_cholesky(
+            sym,
+            Side::Lower,
+            SymmetricOrdering::Custom(PermRef::new_checked(fwd, inv, n)),
+            CholeskySymbolicParams::default(),
+        )
+        .map_err(|e| SparseError::Faer(format!("symbolic Cholesky: {e:?}")))?;
+        Ok(CholeskyPlan {
+            kind: PlanKind::Sparse(Arc::new(SparsePlan {
+                n,
+                perm,
+                col_ptr,
+                row_idx,
+                values,
+                diag_pos,
+                symbolic: Arc::new(symbolic),
+            })),
+        })
+    }
+
+    /// Matrix size `n`.
+    pub fn n(&self) -> usize {
+        match &self.kind {
+            PlanKind::Dense(m) => m.ncols(),
+            PlanKind::Sparse(p) => p.n,
+        }
+    }
+
+    /// Whether this is the sparse path.
+    pub fn is_sparse(&self) -> bool {
+        matches!(self.kind, PlanKind::Sparse(_))
+    }
+
+    /// The fill-reducing permutation of the sparse path (`None` for dense).
+    pub fn permutation(&self) -> Option<&Permutation> {
+        match &self.kind {
+            PlanKind::Dense(_) => None,
+            PlanKind::Sparse(p) => Some(&p.perm),
+        }
+    }
+
+    /// Stored values of the factor `L`: `nnz(L)` on the sparse path (supernodal blocks counted in
+    /// full, as faer stores them), `n(n+1)/2` dense.
+    pub fn factor_nnz(&self) -> usize {
+        match &self.kind {
+            PlanKind::Dense(m) => m.ncols() * (m.ncols() + 1) / 2,
+            PlanKind::Sparse(p) => p.symbolic.len_val(),
+        }
+    }
+
+    /// Factors `A + shift·I` (e.g. `shift = 1/λ` for LS-SVM, eq. 14).
+    ///
+    /// ```
+    /// use kern_sparse::{CholeskyPlan, SparseError};
+    /// let a = faer::Mat::from_fn(2, 2, |i, j| if i == j { 1.0 } else { 2.0 });   // eigenvalues 3, -1
+    /// let plan = CholeskyPlan::dense(a)?;
+    /// assert!(matches!(plan.factor(0.0), Err(SparseError::NotPositiveDefinite { pivot: 1, .. })));
+    /// assert!(plan.factor(1.5).is_ok());
+    /// # Ok::<(), SparseError>(())
+    /// ```
+    pub fn factor(&self, shift: f64) -> Result<Cholesky> {
+        if !shift.is_finite() {
+            return Err(SparseError::Param { name: "shift", value: shift, reason: "must be finite" });
+        }
+        match &self.kind {
+            PlanKind::Dense(a) => factor_dense(a, shift).map(Cholesky::Dense),
+            PlanKind::Sparse(p) => factor_sparse(p, shift).map(Cholesky::Sparse),
+        }
+    }
+}
+
+fn factor_dense(a: &Mat<f64>, shift: f64) -> Result<DenseCholesky> {
+    let n = a.ncols();
+    let mut l = a.clone();
+    for i in 0..n {
+        l[(i, i)] += shift;
+    }
+    let par = par();
+    let req = llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
+    let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
+    llt::factor::cholesky_in_place(l.as_mut(), Default::default(), par, MemStack::new(&mut mem), Default::default())
+        .map_err(|e| match e {
+            llt::factor::LltError::NonPositivePivot { index } => {
+                SparseError::NotPositiveDefinite { pivot: index, step: index, shift, pivot_value: None }
+            }
+        })?;
+    // Zero the strict upper triangle so that `l` is exactly L.
+    for j in 1..n {
+        for i in 0..j {
+            l[(i, j)] = 0.0;
+        }
+    }
+    Ok(DenseCholesky { l, shift })
+}
+
+fn factor_sparse(p: &Arc<SparsePlan>, shift: f64) -> Result<SparseCholesky> {
+    let n = p.n;
+    let mut vals = p.values.clone();
+    for &d in &p.diag_pos {
+        vals[d] += shift;
+    }
+    let a = SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, &p.col_ptr, None, &p.row_idx), &vals);
+    let par = par();
+    let symb = &p.symbolic;
+    let mut l_values = vec![0.0; symb.len_val()];
+    let req = symb.factorize_numeric_llt_scratch::<f64>(par, Default::default());
+    let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
+    symb.factorize_numeric_llt::<f64>(
+        &mut l_values,
+        a,
+        Side::Lower,
+        Default::default(),
+        par,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .map_err(|e| {
+        let llt::factor::LltError::NonPositivePivot { index } = e;
+        // faer 0.24 reports the simplicial step 1-based and the supernodal one 0-based.
+        let step = match symb.raw() {
+            SymbolicCholeskyRaw::Simplicial(_) => index.saturating_sub(1),
+            SymbolicCholeskyRaw::Supernodal(_) => index,
+        };
+        SparseError::NotPositiveDefinite {
+            pivot: p.perm.perm().get(step).copied().unwrap_or(step),
+            step,
+            shift,
+            pivot_value: None,
+        }
+    })?;
+    Ok(SparseCholesky { plan: Arc::clone(p), values: l_values, shift })
+}
+
+/// A dense factor `A + s·I = L Lᵀ`.
+#[derive(Clone, Debug)]
+pub struct DenseCholesky {
+    l: Mat<f64>,
+    shift: f64,
+}
+
+impl DenseCholesky {
+    /// The lower-triangular factor `L`.
+    pub fn l(&self) -> &Mat<f64> {
+        &self.l
+    }
+}
+
+/// A sparse factor `P (A + s·I) Pᵀ = L Lᵀ` (faer's numeric values over the plan's symbolic analysis).
+#[derive(Clone, Debug)]
+pub struct SparseCholesky {
+    plan: Arc<SparsePlan>,
+    values: Vec<f64>,
+    shift: f64,
+}
+
+impl SparseCholesky {
+    /// faer's symbolic factorization (it carries the fill-reducing permutation: `L Lᵀ = P (A + s·I) Pᵀ`)
+    /// and the numeric values of `L` in faer's layout, for algorithms on the factor itself (e.g. the
+    /// selected inversion behind kern-models' exact leave-one-out residuals).
+    pub fn raw_factor(&self) -> (&SymbolicCholesky<usize>, &[f64]) {
+        (&self.plan.symbolic, &self.values)
+    }
+}
+
+/// A numeric Cholesky factorization of `A + s·I`, dense or sparse, with one interface.
+///
+/// ```
+/// use kern_sparse::{CholeskyPlan, Ordering};
+/// let a = nalgebra_sparse::CscMatrix::from(&nalgebra::DMatrix::from_row_slice(2, 2, &[4.0, 1.0, 1.0, 3.0]));
+/// let sparse = CholeskyPlan::sparse(&a, Ordering::Amd)?.factor(0.0)?;
+/// let dense = CholeskyPlan::dense(faer::Mat::from_fn(2, 2, |i, j| [[4.0, 1.0], [1.0, 3.0]][i][j]))?.factor(0.0)?;
+/// let (xs, xd) = (sparse.solve(&[1.0, 2.0])?, dense.solve(&[1.0, 2.0])?);
+/// assert!((xs[0] - 1.0 / 11.0).abs() < 1e-15 && (xd[1] - 7.0 / 11.0).abs() < 1e-15);
+/// assert!((sparse.log_det() - 11f64.ln()).abs() < 1e-14);
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub enum Cholesky {
+    /// Dense factor.
+    Dense(DenseCholesky),
+    /// Sparse factor.
+    Sparse(SparseCholesky),
+}
+
+impl Cholesky {
+    /// Matrix size `n`.
+    pub fn n(&self) -> usize {
+        match self {
+            Cholesky::Dense(c) => c.l.ncols(),
+            Cholesky::Sparse(c) => c.plan.n,
+        }
+    }
+
+    /// Whether this is a sparse factor.
+    pub fn is_sparse(&self) -> bool {
+        matches!(self, Cholesky::Sparse(_))
+    }
+
+    /// The shift `s` that was added to the diagonal.
+    pub fn shift(&self) -> f64 {
+        match self {
+            Cholesky::Dense(c) => c.shift,
+            Cholesky::Sparse(c) => c.shift,
+        }
+    }
+
+    /// Stored values of `L` (see [`CholeskyPlan::factor_nnz`]).
+    pub fn factor_nnz(&self) -> usize {
+        match self {
+            Cholesky::Dense(c) => c.l.ncols() * (c.l.ncols() + 1) / 2,
+            Cholesky::Sparse(c) => c.values.len(),
+        }
+    }
+
+    /// Solves `(A + s·I) x = b`.
+    pub fn solve(&self, b: &[f64]) -> Result<Vec<f64>> {
+        let mut x = b.to_vec();
+        self.solve_in_place(&mut x)?;
+        Ok(x)
+    }
+
+    /// Solves `(A + s·I) x = b` in place (`b` becomes `x`).
+    pub fn solve_in_place(&self, b: &mut [f64]) -> Result<()> {
+        let n = self.n();
+        if b.len() != n {
+            return Err(SparseError::Dimension { what: "right-hand side", expected: n, found: b.len() });
+        }
+        self.solve_mat_in_place(MatMut::from_column_major_slice_mut(b, n, 1))
+    }
+
+    /// Solves `(A + s·I) X = B` for several right-hand sides in place (`B` is `n × k`).
+    ///
+    /// ```
+    /// let chol = kern_sparse::CholeskyPlan::dense(faer::Mat::<f64>::identity(3, 3))?.factor(1.0)?;
+    /// let mut b = faer::Mat::from_fn(3, 2, |i, j| (i + j) as f64);
+    /// chol.solve_mat_in_place(b.as_mut())?;
+    /// assert!((b[(2, 1)] - 1.5).abs() < 1e-15);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn solve_mat_in_place(&self, mut b: MatMut<'_, f64>) -> Result<()> {
+        let n = self.n();
+        if b.nrows() != n {
+            return Err(SparseError::Dimension { what: "right-hand side rows", expected: n, found: b.nrows() });
+        }
+        let k = b.ncols();
+        let par = par();
+        match self {
+            Cholesky::Dense(c) => {
+                let req = llt::solve::solve_in_place_scratch::<f64>(n, k, par);
+                let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
+                llt::solve::solve_in_place_with_conj(c.l.as_ref(), Conj::No, b.as_mut(), par, MemStack::new(&mut mem));
+            }
+            Cholesky::Sparse(c) => {
+                let symb = &c.plan.symbolic;
+                let req: StackReq = symb.solve_in_place_scratch::<f64>(k, par);
+                let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
+                LltRef::new(symb, &c.values).solve_in_place_with_conj(
+                    Conj::No,
+                    b.as_mut(),
+                    par,
+                    MemStack::new(&mut mem),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// `log det(A + s·I) = 2 Σ log L_jj`.
+    pub fn log_det(&self) -> f64 {
+        match self {
+            Cholesky::Dense(c) => 2.0 * (0..c.l.ncols()).map(|j| c.l[(j, j)].ln()).sum::<f64>(),
+            Cholesky::Sparse(c) => {
+                let symb = &c.plan.symbolic;
+                match symb.raw() {
+                    SymbolicCholeskyRaw::Simplicial(s) => {
+                        let cp = s.col_ptr();
+                        2.0 * (0..c.plan.n).map(|j| c.values[cp[j]].ln()).sum::<f64>()
+                    }
+                    SymbolicCholeskyRaw::Supernodal(s) => {
+                        let lref = SupernodalLltRef::new(s, &c.values);
+                        let mut sum = 0.0;
+                        for k in 0..s.n_supernodes() {
+                            let val = lref.supernode(k).val();
+                            for j in 0..val.ncols() {
+                                sum += val[(j, j)].ln();
+                            }
+                        }
+                        2.0 * sum
+                    }
+                }
+            }
+        }
+    }
+}

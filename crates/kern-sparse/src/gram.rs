@@ -1,0 +1,288 @@
+//! Sparse Gram matrices `K_C` of compactly supported kernels (CS-RBF paper §2), assembled in parallel
+//! from an exact radius neighbour search, never forming the dense matrix.
+//!
+//! Storage is `nalgebra_sparse::CscMatrix<f64>` with the full symmetric pattern (both triangles), the
+//! diagonal always present, row indices sorted in every column. The output is deterministic: the same
+//! data give the same matrix at any thread count. Entries whose kernel value is exactly `0.0`
+//! (pairs at distance `≥ C`, or values that underflow) are not stored, except on the diagonal.
+
+use crate::error::{Result, SparseError};
+use crate::neighbors::{Neighbor, NeighborIndex, SearchMethod};
+use kern_core::{Kernel, Profile, Samples};
+use nalgebra_sparse::CscMatrix;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Storage and sparsity figures of a sparse Gram matrix (paper §2 and eq. 7).
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// let x = Samples::from_rows(&[[0.0], [0.5], [5.0]])?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+/// let s = kern_sparse::sparse_gram(&k, &x)?.stats();
+/// assert_eq!(s.nnz, 5);                           // 3 diagonal + (0,1) + (1,0)
+/// assert!((s.sparsity - 4.0 / 9.0).abs() < 1e-15);
+/// assert_eq!(s.bytes_paper, 12 * 5 + 4 * 3);       // 12N + 4n
+/// assert_eq!(s.bytes_dense, 8 * 9);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SparsityStats {
+    /// Matrix size `n`.
+    pub n: usize,
+    /// Stored non-zeros `N` (both triangles and the diagonal).
+    pub nnz: usize,
+    /// `S = (n² − N) / n²`, the fraction of zero entries (eq. 7).
+    pub sparsity: f64,
+    /// The paper's storage estimate `12N + 4n` bytes (8-byte values, 4-byte indices).
+    pub bytes_paper: usize,
+    /// The real bytes of this CSC matrix (`8N` values + `8N` row indices + `8(n + 1)` column offsets).
+    pub bytes_csc: usize,
+    /// The dense matrix: `8n²` bytes.
+    pub bytes_dense: usize,
+}
+
+impl SparsityStats {
+    /// The figures of any square CSC matrix.
+    ///
+    /// ```
+    /// let m = nalgebra_sparse::CscMatrix::<f64>::identity(4);
+    /// let s = kern_sparse::SparsityStats::of(&m);
+    /// assert_eq!((s.n, s.nnz), (4, 4));
+    /// assert_eq!(s.sparsity, 0.75);
+    /// ```
+    pub fn of(m: &CscMatrix<f64>) -> Self {
+        let n = m.ncols();
+        let nnz = m.nnz();
+        let n2 = n as f64 * n as f64;
+        SparsityStats {
+            n,
+            nnz,
+            sparsity: if n == 0 { 0.0 } else { (n2 - nnz as f64) / n2 },
+            bytes_paper: 12 * nnz + 4 * n,
+            bytes_csc: nnz * (size_of::<f64>() + size_of::<usize>()) + (n + 1) * size_of::<usize>(),
+            bytes_dense: n.saturating_mul(n).saturating_mul(8),
+        }
+    }
+}
+
+/// Options of the sparse Gram assembly.
+///
+/// ```
+/// use kern_sparse::{GramOptions, SearchMethod};
+/// let o = GramOptions { search: SearchMethod::Scan };
+/// assert_ne!(o, GramOptions::default());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GramOptions {
+    /// How neighbours are found (default: by dimension, see [`SearchMethod::Auto`]).
+    pub search: SearchMethod,
+}
+
+/// A sparse symmetric Gram matrix `K_C` with its support radius.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Kernel, Samples};
+/// use kern_sparse::sparse_gram;
+/// let x = Samples::from_rows(&[[0.0, 0.0], [0.3, 0.0], [4.0, 4.0]])?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 2.0)?;
+/// let g = sparse_gram(&k, &x)?;
+/// let m = g.matrix();
+/// assert_eq!(m.get_entry(0, 2).unwrap().into_value(), 0.0);
+/// assert_eq!(m.get_entry(0, 1).unwrap().into_value(), k.eval(x.row(0), x.row(1)));
+/// assert_eq!(g.radius(), 1.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct SparseGram {
+    matrix: CscMatrix<f64>,
+    c: f64,
+}
+
+impl SparseGram {
+    /// The matrix (full symmetric storage, diagonal present, sorted row indices).
+    pub fn matrix(&self) -> &CscMatrix<f64> {
+        &self.matrix
+    }
+
+    /// Consumes `self`, returning the matrix.
+    pub fn into_matrix(self) -> CscMatrix<f64> {
+        self.matrix
+    }
+
+    /// The support radius `C` used.
+    pub fn radius(&self) -> f64 {
+        self.c
+    }
+
+    /// Matrix size `n`.
+    pub fn n(&self) -> usize {
+        self.matrix.ncols()
+    }
+
+    /// Stored non-zeros.
+    pub fn nnz(&self) -> usize {
+        self.matrix.nnz()
+    }
+
+    /// Sparsity `S` (eq. 7).
+    pub fn sparsity(&self) -> f64 {
+        self.stats().sparsity
+    }
+
+    /// Storage figures.
+    pub fn stats(&self) -> SparsityStats {
+        SparsityStats::of(&self.matrix)
+    }
+}
+
+/// The support radius of `k`, or [`SparseError::NoCompactSupport`].
+pub(crate) fn support_radius<K: Kernel>(k: &K) -> Result<f64> {
+    match k.support_radius() {
+        Some(c) if c.is_finite() && c > 0.0 => Ok(c),
+        Some(c) => Err(SparseError::Param { name: "c", value: c, reason: "support radius must be finite and > 0" }),
+        None => Err(SparseError::NoCompactSupport { kernel: format!("{k:?}") }),
+    }
+}
+
+/// The sparse Gram matrix `K_C(X, X)` of a compactly supported kernel (`support_radius() == Some(C)`),
+/// with [`GramOptions::default`].
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// let x = Samples::from_rows(&[[0.0], [0.5], [0.9], [7.0]])?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+/// let g = kern_sparse::sparse_gram(&k, &x)?;
+/// assert_eq!(g.nnz(), 4 + 2 * 3);  // diagonal + pairs (0,1), (0,2), (1,2) in both triangles
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sparse_gram<K: Kernel>(k: &K, x: &Samples) -> Result<SparseGram> {
+    sparse_gram_with(k, x, GramOptions::default())
+}
+
+/// [`sparse_gram`] with explicit options.
+pub fn sparse_gram_with<K: Kernel>(k: &K, x: &Samples, opts: GramOptions) -> Result<SparseGram> {
+    let c = support_radius(k)?;
+    k.check_dim(x.d())?;
+    let index = NeighborIndex::with_method(x, c, opts.search)?;
+    let matrix = assemble(k, &index, x, true);
+    Ok(SparseGram { matrix, c })
+}
+
+/// [`sparse_gram`] over an existing index of `x` (built with the kernel's radius): saves the
+/// index construction when the same points are used again.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// let x = Samples::from_rows(&[[0.0], [0.5]])?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+/// let idx = kern_sparse::NeighborIndex::new(&x, 1.0)?;
+/// assert_eq!(kern_sparse::sparse_gram_indexed(&k, &idx)?, kern_sparse::sparse_gram(&k, &x)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sparse_gram_indexed<K: Kernel>(k: &K, index: &NeighborIndex) -> Result<SparseGram> {
+    let c = check_index_radius(k, index)?;
+    k.check_dim(index.points().d())?;
+    let matrix = assemble(k, index, index.points(), true);
+    Ok(SparseGram { matrix, c })
+}
+
+/// The sparse cross Gram matrix `K_C(X, Y)`, `n_x × n_y` (`[i, j] = k(x_i, y_j)`), as CSC with sorted
+/// row indices; column `j` holds the neighbours of `y_j` among the `x_i`.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Kernel, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [5.0]])?;
+/// let y = Samples::from_rows(&[[0.2], [4.5]])?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+/// let g = kern_sparse::sparse_cross_gram(&k, &x, &y)?;
+/// assert_eq!((g.nrows(), g.ncols()), (3, 2));
+/// assert_eq!(g.nnz(), 3);   // (0,0), (1,0), (2,1)
+/// assert_eq!(g.get_entry(2, 1).unwrap().into_value(), k.eval(&[5.0], &[4.5]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sparse_cross_gram<K: Kernel>(k: &K, x: &Samples, y: &Samples) -> Result<CscMatrix<f64>> {
+    let c = support_radius(k)?;
+    x.check_same_dim(y)?;
+    k.check_dim(x.d())?;
+    let index = NeighborIndex::new(x, c)?;
+    Ok(assemble(k, &index, y, false))
+}
+
+/// [`sparse_cross_gram`] over an existing index of `X` (e.g. kept by a trained model): `K_C(X, Y)`.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0]])?;
+/// let y = Samples::from_rows(&[[0.1]])?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+/// let idx = kern_sparse::NeighborIndex::new(&x, 1.0)?;
+/// assert_eq!(kern_sparse::sparse_cross_gram_indexed(&k, &idx, &y)?, kern_sparse::sparse_cross_gram(&k, &x, &y)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sparse_cross_gram_indexed<K: Kernel>(k: &K, index: &NeighborIndex, y: &Samples) -> Result<CscMatrix<f64>> {
+    check_index_radius(k, index)?;
+    index.points().check_same_dim(y)?;
+    k.check_dim(y.d())?;
+    Ok(assemble(k, index, y, false))
+}
+
+fn check_index_radius<K: Kernel>(k: &K, index: &NeighborIndex) -> Result<f64> {
+    let c = support_radius(k)?;
+    if c > index.radius() {
+        return Err(SparseError::Param {
+            name: "c",
+            value: c,
+            reason: "kernel support radius exceeds the neighbour index radius (neighbours would be missed)",
+        });
+    }
+    Ok(c)
+}
+
+/// Assembles `K[i, j] = k(x_i, q_j)` for the neighbours `i` of every query `q_j`. With `symmetric`,
+/// the queries are the indexed points and the diagonal is always stored.
+fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetric: bool) -> CscMatrix<f64> {
+    let nrows = index.len();
+    let ncols = queries.n();
+    let radial = k.profile() == Profile::SqDist;
+    let points = index.points();
+    let value = |nb: &Neighbor, q: &[f64]| {
+        if radial { k.of_sq_dist(nb.sq_dist) } else { k.eval(points.row(nb.index), q) }
+    };
+    let blocks: Vec<(Vec<usize>, Vec<usize>, Vec<f64>)> = index
+        .task_ranges(ncols)
+        .into_par_iter()
+        .map(|range| {
+            let mut counts = Vec::with_capacity(range.len());
+            let mut rows = Vec::new();
+            let mut vals = Vec::new();
+            index.block_neighbors(queries, range, &mut |j, nbs| {
+                let q = queries.row(j);
+                let before = rows.len();
+                for nb in nbs {
+                    let v = value(nb, q);
+                    if v != 0.0 || (symmetric && nb.index == j) {
+                        rows.push(nb.index);
+                        vals.push(v);
+                    }
+                }
+                counts.push(rows.len() - before);
+            });
+            (counts, rows, vals)
+        })
+        .collect();
+    let nnz: usize = blocks.iter().map(|b| b.1.len()).sum();
+    let mut col_ptr = Vec::with_capacity(ncols + 1);
+    let mut row_idx = Vec::with_capacity(nnz);
+    let mut values = Vec::with_capacity(nnz);
+    col_ptr.push(0);
+    for (counts, rows, vals) in blocks {
+        for c in counts {
+            col_ptr.push(col_ptr.last().copied().unwrap_or(0) + c);
+        }
+        row_idx.extend_from_slice(&rows);
+        values.extend_from_slice(&vals);
+    }
+    CscMatrix::try_from_csc_data(nrows, ncols, col_ptr, row_idx, values)
+        .expect("assembled CSC data is valid: sorted unique rows per column")
+}

@@ -1,0 +1,561 @@
+//! Exact radius neighbour search: all points within distance `C` of a query (the paper's
+//! `δ_C(x)`, §2.1, taken open: `‖x − x'‖ < C`, the pairs where a compactly supported kernel can be
+//! non-zero).
+//!
+//! Three methods, all exact — every candidate is confirmed with the same direct squared distance
+//! ([`kern_core::sq_dist`]) that the kernels evaluate, so the neighbour sets agree bit for bit with a
+//! brute-force scan:
+//! - [`SearchMethod::Grid`]: a cell grid of edge slightly above `C`; a query visits the `3^d` cells
+//!   around its own, found by binary search in the sorted list of occupied cells (the last
+//!   coordinate's three cells are contiguous, so only `3^(d−1)` searches). Best in low dimension.
+//! - [`SearchMethod::Scan`]: a blocked scan in which distances come from one GEMM per block
+//!   (`‖q‖² + ‖p‖² − 2⟨q, p⟩`, faer); candidates within `C²` plus a rounding slack are then confirmed
+//!   exactly. Best in high dimension.
+//! - [`SearchMethod::Brute`]: direct distances to every point (the reference).
+//!
+//! [`SearchMethod::Auto`] picks the grid for `d ≤ GRID_MAX_DIM` and the scan otherwise.
+
+use crate::error::{Result, SparseError, positive};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, Par};
+use kern_core::{Samples, sq_dist};
+use rayon::prelude::*;
+use std::cmp::Ordering as CmpOrdering;
+use std::ops::Range;
+
+/// Dimension up to which [`SearchMethod::Auto`] uses the cell grid.
+pub const GRID_MAX_DIM: usize = 4;
+
+/// Largest dimension the grid accepts when forced (it visits `3^d` cells per query).
+pub const GRID_HARD_MAX_DIM: usize = 12;
+
+/// Queries per block of the GEMM scan.
+const SCAN_QUERY_BLOCK: usize = 256;
+/// Points per block of the GEMM scan.
+const SCAN_POINT_BLOCK: usize = 1024;
+/// Queries per parallel task for the grid and brute-force paths.
+const TASK_BLOCK: usize = 512;
+/// Relative enlargement of the grid cell edge over `C`, so that floating-point rounding of the cell
+/// coordinates can never put two points closer than `C` more than one cell apart.
+const CELL_SLACK: f64 = 1e-9;
+/// Largest cell coordinate the grid accepts (extent / cell edge); beyond, `Auto` falls back to the scan.
+const MAX_CELL_COORD: f64 = (1u64 << 50) as f64;
+
+/// How neighbours are searched; see the [module docs](self).
+///
+/// ```
+/// use kern_sparse::{NeighborIndex, SearchMethod};
+/// let x = kern_core::Samples::from_rows(&[[0.0, 0.0], [0.5, 0.0], [3.0, 0.0]])?;
+/// for m in [SearchMethod::Grid, SearchMethod::Scan, SearchMethod::Brute] {
+///     let idx = NeighborIndex::with_method(&x, 1.0, m)?;
+///     let hits: Vec<usize> = idx.query(&[0.1, 0.0]).iter().map(|nb| nb.index).collect();
+///     assert_eq!(hits, vec![0, 1]);
+/// }
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum SearchMethod {
+    /// Grid when `d ≤ GRID_MAX_DIM` (and the data's extent allows it), GEMM scan otherwise.
+    #[default]
+    Auto,
+    /// Cell grid (low dimension).
+    Grid,
+    /// Blocked GEMM-distance scan (high dimension).
+    Scan,
+    /// Direct distance to every point.
+    Brute,
+}
+
+impl std::str::FromStr for SearchMethod {
+    type Err = SparseError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "grid" => Ok(Self::Grid),
+            "scan" => Ok(Self::Scan),
+            "brute" => Ok(Self::Brute),
+            _ => Err(SparseError::Matrix(format!("unknown search method {s:?}; valid: auto, grid, scan, brute"))),
+        }
+    }
+}
+
+/// One neighbour of a query: its index in the indexed points and the exact squared distance.
+///
+/// ```
+/// let x = kern_core::Samples::from_rows(&[[0.0], [3.0]])?;
+/// let idx = kern_sparse::NeighborIndex::new(&x, 2.0)?;
+/// let nb = idx.query(&[2.0]);
+/// assert_eq!((nb[0].index, nb[0].sq_dist), (1, 1.0));
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Neighbor {
+    /// Index of the neighbour among the indexed points.
+    pub index: usize,
+    /// `‖query − point‖²`, computed directly (exactly as the kernels compute it).
+    pub sq_dist: f64,
+}
+
+/// An index over `n` points answering "which points lie within distance `C` of `x`?" exactly
+/// (strictly closer than `C`; results sorted by index).
+///
+/// It owns a copy of the points, so it can live inside a model and answer queries for new points:
+/// predictions then visit only the neighbours (the `δ_C(x)` of §2.1).
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_sparse::NeighborIndex;
+/// let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 1.0], [0.2, 0.1], [5.0, 5.0]])?;
+/// let idx = NeighborIndex::new(&x, 0.5)?;
+/// let nb: Vec<usize> = idx.query(&[0.1, 0.0]).iter().map(|n| n.index).collect();
+/// assert_eq!(nb, vec![0, 2]);
+/// assert!(idx.query(&[10.0, 10.0]).is_empty());
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct NeighborIndex {
+    points: Samples,
+    c: f64,
+    c2: f64,
+    method: SearchMethod,
+    norms: Vec<f64>,
+    grid: Option<Grid>,
+}
+
+/// Occupied cells of edge `h`, sorted lexicographically by their integer coordinates.
+#[derive(Clone, Debug)]
+struct Grid {
+    h: f64,
+    origin: Vec<f64>,
+    /// Cell coordinates, `d` per occupied cell.
+    keys: Vec<i64>,
+    /// Cell `c` holds sorted positions `starts[c]..starts[c + 1]`.
+    starts: Vec<usize>,
+    /// Original index of the point at each sorted position.
+    order: Vec<usize>,
+    /// The points in sorted order (row-major), for locality.
+    pts: Vec<f64>,
+}
+
+impl NeighborIndex {
+    /// Indexes `points` for radius `c > 0` with [`SearchMethod::Auto`].
+    pub fn new(points: &Samples, c: f64) -> Result<Self> {
+        Self::with_method(points, c, SearchMethod::Auto)
+    }
+
+    /// Indexes `points` for radius `c > 0` with an explicit method. Forcing [`SearchMethod::Grid`]
+    /// fails for `d > GRID_HARD_MAX_DIM` or when the data's extent is over `2^50` cell edges.
+    pub fn with_method(points: &Samples, c: f64, method: SearchMethod) -> Result<Self> {
+        let c = positive("c", c)?;
+        let d = points.d();
+        let mut resolved = match method {
+            SearchMethod::Auto if d <= GRID_MAX_DIM => SearchMethod::Grid,
+            SearchMethod::Auto => SearchMethod::Scan,
+            m => m,
+        };
+        let mut grid = None;
+        if resolved == SearchMethod::Grid {
+            if d > GRID_HARD_MAX_DIM {
+                return Err(SparseError::Dimension {
+                    what: "grid search dimension (at most GRID_HARD_MAX_DIM)",
+                    expected: GRID_HARD_MAX_DIM,
+                    found: d,
+                });
+            }
+            grid = Grid::build(points, c);
+            if grid.is_none() {
+                if method == SearchMethod::Grid {
+                    return Err(SparseError::Param {
+                        name: "c",
+                        value: c,
+                        reason: "too small for a cell grid over this data's extent (over 2^50 cells per axis)",
+                    });
+                }
+                resolved = SearchMethod::Scan;
+            }
+        }
+        let norms = if resolved == SearchMethod::Scan { points.sq_norms() } else { Vec::new() };
+        Ok(NeighborIndex { points: points.clone(), c, c2: c * c, method: resolved, norms, grid })
+    }
+
+    /// The support radius `C`.
+    ///
+    /// ```
+    /// let x = kern_core::Samples::from_rows(&[[0.0]])?;
+    /// assert_eq!(kern_sparse::NeighborIndex::new(&x, 2.5)?.radius(), 2.5);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn radius(&self) -> f64 {
+        self.c
+    }
+
+    /// The method in use after resolving [`SearchMethod::Auto`].
+    ///
+    /// ```
+    /// use kern_sparse::{NeighborIndex, SearchMethod};
+    /// let x = kern_core::Samples::from_rows(&[[0.0, 1.0]])?;
+    /// assert_eq!(NeighborIndex::new(&x, 1.0)?.method(), SearchMethod::Grid);
+    /// let y = kern_core::Samples::from_rows(&[[0.0; 10]])?;
+    /// assert_eq!(NeighborIndex::new(&y, 1.0)?.method(), SearchMethod::Scan);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn method(&self) -> SearchMethod {
+        self.method
+    }
+
+    /// The indexed points.
+    ///
+    /// ```
+    /// let x = kern_core::Samples::from_rows(&[[0.0], [1.0]])?;
+    /// assert_eq!(kern_sparse::NeighborIndex::new(&x, 1.0)?.points().n(), 2);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn points(&self) -> &Samples {
+        &self.points
+    }
+
+    /// Number of indexed points.
+    ///
+    /// ```
+    /// let x = kern_core::Samples::from_rows(&[[0.0], [1.0]])?;
+    /// assert_eq!(kern_sparse::NeighborIndex::new(&x, 1.0)?.len(), 2);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.points.n()
+    }
+
+    /// Always false: [`Samples`] are never empty.
+    pub fn is_empty(&self) -> bool {
+        self.points.n() == 0
+    }
+
+    /// The indexed points within distance `C` of `x` (strictly), sorted by index.
+    /// Panics if `x.len()` differs from the points' dimension (use [`Self::try_query`] for user input).
+    pub fn query(&self, x: &[f64]) -> Vec<Neighbor> {
+        let mut out = Vec::new();
+        self.query_into(x, &mut out);
+        out
+    }
+
+    /// [`Self::query`] with a dimension check.
+    ///
+    /// ```
+    /// let x = kern_core::Samples::from_rows(&[[0.0, 0.0]])?;
+    /// let idx = kern_sparse::NeighborIndex::new(&x, 1.0)?;
+    /// assert!(idx.try_query(&[0.0]).is_err());
+    /// assert_eq!(idx.try_query(&[0.5, 0.0])?.len(), 1);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn try_query(&self, x: &[f64]) -> Result<Vec<Neighbor>> {
+        if x.len() != self.points.d() {
+            return Err(SparseError::Dimension { what: "query point", expected: self.points.d(), found: x.len() });
+        }
+        Ok(self.query(x))
+    }
+
+    /// [`Self::query`] into a reused buffer (cleared first).
+    ///
+    /// ```
+    /// let x = kern_core::Samples::from_rows(&[[0.0], [0.5]])?;
+    /// let idx = kern_sparse::NeighborIndex::new(&x, 1.0)?;
+    /// let mut buf = Vec::new();
+    /// idx.query_into(&[0.0], &mut buf);
+    /// assert_eq!(buf.len(), 2);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn query_into(&self, x: &[f64], out: &mut Vec<Neighbor>) {
+        assert_eq!(x.len(), self.points.d(), "query dimension");
+        out.clear();
+        match &self.grid {
+            Some(g) => {
+                g.query(x, self.c2, out);
+                out.sort_unstable_by_key(|nb| nb.index);
+            }
+            None => {
+                for (i, p) in self.points.rows().enumerate() {
+                    let r2 = sq_dist(x, p);
+                    if r2 < self.c2 {
+                        out.push(Neighbor { index: i, sq_dist: r2 });
+                    }
+                }
+            }
+        }
+    }
+
+    /// `Σ_i w_i · f(‖x − x_i‖²)` over the neighbours of `x` only — a prediction
+    /// `Σ a_i k_C(x, x_i)` visits `δ_C(x)` instead of all points (pass `|r2| kernel.of_sq_dist(r2)`).
+    ///
+    /// ```
+    /// use kern_core::{CompactlySupported, Gaussian, Kernel, Samples};
+    /// let x = Samples::from_rows(&[[0.0], [1.0], [9.0]])?;
+    /// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 2.0, 1.0)?;
+    /// let idx = kern_sparse::NeighborIndex::new(&x, 2.0)?;
+    /// let f = idx.weighted_sum(&[0.5], &[1.0, 2.0, 3.0], |r2| k.of_sq_dist(r2));
+    /// let full: f64 = [1.0, 2.0, 3.0].iter().zip(x.rows()).map(|(w, xi)| w * k.eval(&[0.5], xi)).sum();
+    /// assert!((f - full).abs() < 1e-15);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn weighted_sum(&self, x: &[f64], weights: &[f64], f: impl Fn(f64) -> f64) -> f64 {
+        assert_eq!(weights.len(), self.len(), "one weight per indexed point");
+        let mut sum = 0.0;
+        self.for_each_neighbor(x, |i, r2| sum += weights[i] * f(r2));
+        sum
+    }
+
+    /// Calls `f(index, sq_dist)` for every neighbour of `x` (in no particular order; no allocation).
+    ///
+    /// ```
+    /// let x = kern_core::Samples::from_rows(&[[0.0], [0.5], [4.0]])?;
+    /// let idx = kern_sparse::NeighborIndex::new(&x, 1.0)?;
+    /// let mut count = 0;
+    /// idx.for_each_neighbor(&[0.2], |_, _| count += 1);
+    /// assert_eq!(count, 2);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn for_each_neighbor(&self, x: &[f64], mut f: impl FnMut(usize, f64)) {
+        assert_eq!(x.len(), self.points.d(), "query dimension");
+        match &self.grid {
+            Some(g) => g.visit(x, self.c2, |i, r2| f(i, r2)),
+            None => {
+                for (i, p) in self.points.rows().enumerate() {
+                    let r2 = sq_dist(x, p);
+                    if r2 < self.c2 {
+                        f(i, r2);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The neighbours of every row of `queries`, in parallel (one sorted list per query).
+    ///
+    /// ```
+    /// let x = kern_core::Samples::from_rows(&[[0.0], [0.5], [4.0]])?;
+    /// let idx = kern_sparse::NeighborIndex::new(&x, 1.0)?;
+    /// let all = idx.query_many(&x)?;
+    /// assert_eq!(all[0].len(), 2);
+    /// assert_eq!(all[2].len(), 1);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn query_many(&self, queries: &Samples) -> Result<Vec<Vec<Neighbor>>> {
+        self.points.check_same_dim(queries)?;
+        let blocks: Vec<Vec<Vec<Neighbor>>> = self
+            .task_ranges(queries.n())
+            .into_par_iter()
+            .map(|r| {
+                let mut out = Vec::with_capacity(r.len());
+                self.block_neighbors(queries, r, &mut |_, nbs| out.push(nbs.to_vec()));
+                out
+            })
+            .collect();
+        Ok(blocks.into_iter().flatten().collect())
+    }
+
+    /// Splits `0..nq` into the ranges handled by one parallel task.
+    pub(crate) fn task_ranges(&self, nq: usize) -> Vec<Range<usize>> {
+        let b = if self.method == SearchMethod::Scan { SCAN_QUERY_BLOCK } else { TASK_BLOCK };
+        (0..nq.div_ceil(b)).map(|k| k * b..((k + 1) * b).min(nq)).collect()
+    }
+
+    /// Calls `emit(q, neighbours_of_q)` for every query `q` in `range`, in increasing `q`, each list
+    /// sorted by index. Dimensions must already be checked.
+    pub(crate) fn block_neighbors(
+        &self,
+        queries: &Samples,
+        range: Range<usize>,
+        emit: &mut dyn FnMut(usize, &[Neighbor]),
+    ) {
+        if self.method == SearchMethod::Scan {
+            self.scan_block(queries, range, emit);
+            return;
+        }
+        let mut buf = Vec::new();
+        for q in range {
+            self.query_into(queries.row(q), &mut buf);
+            emit(q, &buf);
+        }
+    }
+
+    /// The GEMM scan for one block of queries.
+    fn scan_block(&self, queries: &Samples, range: Range<usize>, emit: &mut dyn FnMut(usize, &[Neighbor])) {
+        let d = self.points.d();
+        let n = self.points.n();
+        let bq = range.len();
+        let qt = queries.as_faer_t().subcols(range.start, bq);
+        let pt = self.points.as_faer_t();
+        let qn: Vec<f64> = range.clone().map(|q| queries.row(q).iter().map(|v| v * v).sum()).collect();
+        // |fl(‖q‖² + ‖p‖² − 2⟨q,p⟩) − ‖q − p‖²| ≤ ~(d + 2) u (‖q‖² + ‖p‖²) · 2; take a generous multiple.
+        let tol = 8.0 * (d as f64 + 4.0) * f64::EPSILON;
+        let mut lists: Vec<Vec<Neighbor>> = vec![Vec::new(); bq];
+        let mut g = Mat::<f64>::zeros(bq, SCAN_POINT_BLOCK.min(n));
+        let mut p0 = 0;
+        while p0 < n {
+            let bp = SCAN_POINT_BLOCK.min(n - p0);
+            let mut gb = g.as_mut().subcols_mut(0, bp);
+            matmul(gb.as_mut(), Accum::Replace, qt.transpose(), pt.subcols(p0, bp), 1.0, Par::Seq);
+            for jj in 0..bp {
+                let j = p0 + jj;
+                let pn = self.norms[j];
+                let col = gb.as_ref().col(jj);
+                for (ii, list) in lists.iter_mut().enumerate() {
+                    let approx = qn[ii] + pn - 2.0 * col[ii];
+                    if approx < self.c2 + tol * (qn[ii] + pn) {
+                        let r2 = sq_dist(queries.row(range.start + ii), self.points.row(j));
+                        if r2 < self.c2 {
+                            list.push(Neighbor { index: j, sq_dist: r2 });
+                        }
+                    }
+                }
+            }
+            p0 += bp;
+        }
+        for (ii, list) in lists.iter().enumerate() {
+            emit(range.start + ii, list);
+        }
+    }
+}
+
+impl Grid {
+    /// Builds the grid, or `None` when the extent is too large for 64-bit cell coordinates.
+    fn build(points: &Samples, c: f64) -> Option<Grid> {
+        let (n, d) = (points.n(), points.d());
+        let h = c * (1.0 + CELL_SLACK);
+        let ranges = points.feature_ranges();
+        let origin: Vec<f64> = ranges.iter().map(|r| r.0).collect();
+        if ranges.iter().any(|r| !((r.1 - r.0) / h < MAX_CELL_COORD)) {
+            return None;
+        }
+        let mut coords = vec![0i64; n * d];
+        coords.par_chunks_mut(d).zip(points.as_slice().par_chunks(d)).for_each(|(cc, x)| {
+            for k in 0..d {
+                cc[k] = ((x[k] - origin[k]) / h).floor() as i64;
+            }
+        });
+        let mut order: Vec<usize> = (0..n).collect();
+        order.par_sort_unstable_by(|&a, &b| coords[a * d..(a + 1) * d].cmp(&coords[b * d..(b + 1) * d]).then(a.cmp(&b)));
+        let mut keys = Vec::new();
+        let mut starts = Vec::new();
+        let mut pts = Vec::with_capacity(n * d);
+        for (pos, &i) in order.iter().enumerate() {
+            let key = &coords[i * d..(i + 1) * d];
+            if pos == 0 || keys[keys.len() - d..] != *key {
+                keys.extend_from_slice(key);
+                starts.push(pos);
+            }
+            pts.extend_from_slice(points.row(i));
+        }
+        starts.push(n);
+        Some(Grid { h, origin, keys, starts, order, pts })
+    }
+
+    fn ncells(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    fn key(&self, c: usize) -> &[i64] {
+        let d = self.origin.len();
+        &self.keys[c * d..(c + 1) * d]
+    }
+
+    fn query(&self, x: &[f64], c2: f64, out: &mut Vec<Neighbor>) {
+        self.visit(x, c2, |i, r2| out.push(Neighbor { index: i, sq_dist: r2 }));
+    }
+
+    /// Calls `f(original index, r2)` for every point with `r2 < c2`.
+    fn visit(&self, x: &[f64], c2: f64, mut f: impl FnMut(usize, f64)) {
+        let d = self.origin.len();
+        let mut qc = [0i64; GRID_HARD_MAX_DIM];
+        for k in 0..d {
+            // Clamp far-away queries: real cells lie in [0, 2^50], so ±1 around a clamped coordinate
+            // never matches a cell the query could reach.
+            let v = ((x[k] - self.origin[k]) / self.h).floor().clamp(-(2f64.powi(52)), 2f64.powi(52));
+            qc[k] = v as i64;
+        }
+        let mut off = [-1i64; GRID_HARD_MAX_DIM];
+        let mut lo = [0i64; GRID_HARD_MAX_DIM];
+        let last = d - 1;
+        loop {
+            for k in 0..last {
+                lo[k] = qc[k] + off[k];
+            }
+            lo[last] = qc[last] - 1;
+            let hi_last = qc[last] + 1;
+            let lo = &lo[..d];
+            let mut cell = self.lower_bound(lo);
+            while cell < self.ncells() {
+                let key = self.key(cell);
+                if key[..last] != lo[..last] || key[last] > hi_last {
+                    break;
+                }
+                for pos in self.starts[cell]..self.starts[cell + 1] {
+                    let r2 = sq_dist(x, &self.pts[pos * d..(pos + 1) * d]);
+                    if r2 < c2 {
+                        f(self.order[pos], r2);
+                    }
+                }
+                cell += 1;
+            }
+            // Odometer over the {-1, 0, 1}^(d-1) prefix offsets.
+            let mut k = 0;
+            while k < last {
+                if off[k] < 1 {
+                    off[k] += 1;
+                    break;
+                }
+                off[k] = -1;
+                k += 1;
+            }
+            if k == last {
+                break;
+            }
+        }
+    }
+
+    /// First occupied cell whose key is `>= target` (lexicographic).
+    fn lower_bound(&self, target: &[i64]) -> usize {
+        let (mut lo, mut hi) = (0, self.ncells());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.key(mid).cmp(target) == CmpOrdering::Less {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute(x: &Samples, q: &[f64], c: f64) -> Vec<usize> {
+        x.rows().enumerate().filter(|(_, p)| sq_dist(q, p) < c * c).map(|(i, _)| i).collect()
+    }
+
+    #[test]
+    fn grid_handles_far_queries_and_duplicates() {
+        let x = Samples::from_rows(&[[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1e6, 1e6]]).unwrap();
+        let idx = NeighborIndex::with_method(&x, 1.0, SearchMethod::Grid).unwrap();
+        let ids: Vec<usize> = idx.query(&[0.0, 0.0]).iter().map(|n| n.index).collect();
+        assert_eq!(ids, brute(&x, &[0.0, 0.0], 1.0));
+        assert!(idx.query(&[-1e300, 1e300]).is_empty());
+        assert_eq!(idx.query(&[1e6, 1e6 + 0.5]).len(), 1);
+    }
+
+    #[test]
+    fn scan_equals_brute_on_offset_data() {
+        // Large offsets make the GEMM formulation lose digits; the slack + exact check must still be exact.
+        let rows: Vec<Vec<f64>> =
+            (0..300).map(|i| (0..12).map(|k| 1e4 + ((i * 7 + k * 13) % 17) as f64 * 0.1).collect()).collect();
+        let x = Samples::from_rows(&rows).unwrap();
+        let idx = NeighborIndex::with_method(&x, 0.35, SearchMethod::Scan).unwrap();
+        let all = idx.query_many(&x).unwrap();
+        for (q, nbs) in all.iter().enumerate() {
+            let got: Vec<usize> = nbs.iter().map(|n| n.index).collect();
+            assert_eq!(got, brute(&x, x.row(q), 0.35));
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! Sparse solves equal dense solves; LS-SVM (b, a) agree across paths; shifts reuse the analysis;
+//! non-PD matrices are reported.
+
+mod common;
+
+use kern_core::{GramPath, gram_with};
+use kern_sparse::{
+    CholeskyPlan, GramMatrix, LsSvmSolver, Ordering, SparseError, lssvm_fit, lssvm_solve, sparse_gram,
+};
+use nalgebra_sparse::CscMatrix;
+use proptest::prelude::*;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+fn rhs(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..n).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect()
+}
+
+fn labels(n: usize, seed: u64) -> Vec<f64> {
+    rhs(n, seed).into_iter().map(|v| if v > 0.0 { 1.0 } else { -1.0 }).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn sparse_solve_equals_dense_solve(
+        n in 2usize..250, d in 1usize..4, c in 0.05f64..1.5, shift in 1e-3f64..10.0, seed in any::<u64>()
+    ) {
+        let x = common::uniform(n, d, 1.0, seed);
+        let k = common::cs_gauss(0.6, c, d);
+        let dense = CholeskyPlan::dense(gram_with(&k, &x, GramPath::Pairwise).unwrap()).unwrap().factor(shift).unwrap();
+        let b = rhs(n, seed ^ 1);
+        let want = dense.solve(&b).unwrap();
+        for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity] {
+            let plan = CholeskyPlan::new(GramMatrix::Sparse(sparse_gram(&k, &x).unwrap().into_matrix()), o).unwrap();
+            let chol = plan.factor(shift).unwrap();
+            let got = chol.solve(&b).unwrap();
+            prop_assert!(common::rel_err(&got, &want) < 1e-9, "{o:?}: rel err {}", common::rel_err(&got, &want));
+            prop_assert!((chol.log_det() - dense.log_det()).abs() < 1e-8 * (1.0 + dense.log_det().abs()));
+        }
+    }
+
+    #[test]
+    fn lssvm_dense_and_sparse_paths_agree(
+        n in 2usize..200, c in 0.1f64..1.5, lambda in 0.01f64..100.0, seed in any::<u64>()
+    ) {
+        let x = common::uniform(n, 2, 1.0, seed);
+        let k = common::cs_gauss(0.6, c, 2);
+        let y = labels(n, seed ^ 2);
+        let dense = lssvm_solve(&CholeskyPlan::dense(gram_with(&k, &x, GramPath::Pairwise).unwrap()).unwrap(), lambda, &y).unwrap();
+        let sparse = lssvm_fit(&k, &x, &y, lambda).unwrap();
+        prop_assert!((dense.b - sparse.b).abs() < 1e-9 * (1.0 + dense.b.abs()));
+        prop_assert!(common::rel_err(&sparse.alpha, &dense.alpha) < 1e-9);
+        // The solution satisfies eq. 14: 1ᵀa = 0 and b 1 + (K + I/λ) a = y.
+        let sum: f64 = sparse.alpha.iter().sum();
+        prop_assert!(sum.abs() < 1e-9 * (1.0 + sparse.alpha.iter().map(|a| a.abs()).sum::<f64>()));
+        let gram = GramMatrix::Sparse(sparse_gram(&k, &x).unwrap().into_matrix());
+        let ka = gram.mul_vec(&sparse.alpha).unwrap();
+        for i in 0..n {
+            let lhs = sparse.b + ka[i] + sparse.alpha[i] / lambda;
+            prop_assert!((lhs - y[i]).abs() < 1e-8, "row {i}: {lhs} vs {}", y[i]);
+        }
+    }
+}
+
+#[test]
+fn shifts_reuse_the_symbolic_analysis() {
+    let x = common::uniform(1500, 2, 1.0, 21);
+    let k = common::cs_gauss(0.6, 0.08, 2);
+    let a = sparse_gram(&k, &x).unwrap().into_matrix();
+    let plan = CholeskyPlan::sparse(&a, Ordering::Amd).unwrap();
+    let b = rhs(1500, 5);
+    for lambda in [0.01, 0.1, 1.0, 10.0, 100.0] {
+        let reused = plan.factor(1.0 / lambda).unwrap().solve(&b).unwrap();
+        // A fresh plan on A + I/λ must give the same answer.
+        let mut shifted = a.clone();
+        for j in 0..1500 {
+            if let nalgebra_sparse::SparseEntryMut::NonZero(v) = shifted.get_entry_mut(j, j).unwrap() {
+                *v += 1.0 / lambda;
+            }
+        }
+        let fresh = CholeskyPlan::sparse(&shifted, Ordering::Amd).unwrap().factor(0.0).unwrap().solve(&b).unwrap();
+        assert!(common::rel_err(&reused, &fresh) < 1e-12);
+    }
+    // Multi-target solver: ν is shared, each y costs one solve, and equals lssvm_solve.
+    let solver = LsSvmSolver::new(&plan, 3.0).unwrap();
+    let y = labels(1500, 9);
+    assert_eq!(solver.solve(&y).unwrap(), lssvm_solve(&plan, 3.0, &y).unwrap());
+}
+
+#[test]
+fn gaussian_dense_path() {
+    let x = common::uniform(300, 3, 1.0, 2);
+    let g = kern_core::Gaussian::with_sigma(0.6).unwrap();
+    let y = labels(300, 3);
+    let s = lssvm_fit(&g, &x, &y, 10.0).unwrap();
+    let plan = CholeskyPlan::new(GramMatrix::build(&g, &x).unwrap(), Ordering::Amd).unwrap();
+    assert!(!plan.is_sparse());
+    let ka = GramMatrix::build(&g, &x).unwrap().mul_vec(&s.alpha).unwrap();
+    for i in 0..300 {
+        assert!((s.b + ka[i] + s.alpha[i] / 10.0 - y[i]).abs() < 1e-8);
+    }
+}
+
+#[test]
+fn not_positive_definite_is_reported_with_its_pivot() {
+    // Path graph Laplacian-like matrix with a negative diagonal at original index 7.
+    let n = 12;
+    let mut coo = nalgebra_sparse::CooMatrix::new(n, n);
+    for i in 0..n {
+        coo.push(i, i, if i == 7 { -1.0 } else { 3.0 });
+        if i + 1 < n {
+            coo.push(i, i + 1, 1.0);
+            coo.push(i + 1, i, 1.0);
+        }
+    }
+    let a = CscMatrix::from(&coo);
+    for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity] {
+        let plan = CholeskyPlan::sparse(&a, o).unwrap();
+        match plan.factor(0.0) {
+            Err(SparseError::NotPositiveDefinite { pivot, shift, .. }) => {
+                assert_eq!(shift, 0.0);
+                assert!(pivot < n);
+            }
+            other => panic!("expected NotPositiveDefinite, got {other:?}"),
+        }
+        let msg = plan.factor(0.0).unwrap_err().to_string();
+        assert!(msg.contains("not positive definite"), "{msg}");
+        // A large enough shift makes it PD (Gershgorin: diagonal - 1 + shift - 2 > 0).
+        assert!(plan.factor(5.0).is_ok());
+    }
+    // With the identity ordering the failing pivot is the negative entry itself.
+    match CholeskyPlan::sparse(&a, Ordering::Identity).unwrap().factor(0.0) {
+        Err(SparseError::NotPositiveDefinite { pivot, .. }) => assert_eq!(pivot, 7),
+        other => panic!("{other:?}"),
+    }
+    let dense = faer::Mat::from_fn(n, n, |i, j| a.get_entry(i, j).unwrap().into_value());
+    match CholeskyPlan::dense(dense).unwrap().factor(0.0) {
+        Err(SparseError::NotPositiveDefinite { pivot, .. }) => assert_eq!(pivot, 7),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn input_errors() {
+    let plan = CholeskyPlan::dense(faer::Mat::<f64>::identity(3, 3)).unwrap();
+    assert!(plan.factor(f64::NAN).is_err());
+    let chol = plan.factor(0.0).unwrap();
+    assert!(chol.solve(&[1.0, 2.0]).is_err());
+    assert!(lssvm_solve(&plan, 0.0, &[1.0, 1.0, -1.0]).is_err());
+    assert!(lssvm_solve(&plan, -1.0, &[1.0, 1.0, -1.0]).is_err());
+    assert!(lssvm_solve(&plan, 1.0, &[1.0, f64::NAN, -1.0]).is_err());
+    assert!(lssvm_solve(&plan, 1.0, &[1.0, 1.0]).is_err());
+    assert!(CholeskyPlan::dense(faer::Mat::<f64>::zeros(2, 3)).is_err());
+    assert!(CholeskyPlan::sparse(&CscMatrix::<f64>::zeros(2, 3), Ordering::Amd).is_err());
+}

@@ -1,0 +1,666 @@
+//! Gaussian bandwidth heuristics that need no training: mean-to-half and maximum variance (Letchford
+//! 2015), Ahn's class-separation criterion (Ahn 2010, as stated by Letchford), and two named baselines,
+//! the median heuristic and scikit-learn's `gamma='scale'`.
+//!
+//! All are stated for the Gaussian kernel `k(x, y) = exp(−β‖x − y‖²)` (Letchford eq. 1); `σ² = 1/β` in
+//! kern's `gaussian:sigma=S` parametrisation `exp(−r²/σ²)`. The pair criteria are means over the pairs
+//! `i > j` of the squared distances `p = ‖xᵢ − xⱼ‖²` (Letchford, "Maximum variance"), computed once into
+//! a flat array ([`crate::pairs`]); every evaluation of a criterion is then one vectorised, parallel pass
+//! over that array ([`mean_similarity`], [`similarity_variance`], …). Beyond
+//! [`PairSampling::Auto`]'s `max_points` (default 5000) points the pairs of a seeded subsample are used
+//! instead — never an `n × n × d` tensor — and every result says which pairs it used
+//! ([`Bandwidth::sampling`]).
+//!
+//! - **Mean-to-half**: β with mean similarity `μ(β) = (1/N) Σ e^{−βp} = 1/2`. `μ` is decreasing and
+//!   convex in β, and `μ(ln 2 / p̄) ≥ 1/2` by Jensen (`p̄` the mean of p), so Newton's method started at
+//!   `ln 2 / p̄` increases monotonically to the root (safeguarded by the bracket); [`Solver::Bisection`]
+//!   bisects `log β` instead, as in the paper. Undefined (an error) with fewer than two points or when at
+//!   least half the pairs are duplicates (`μ ≥ 1/2` for every β).
+//! - **Maximum variance**: β maximising `s²(β) = (1/N) Σ (e^{−βp} − μ)²`, at the zero of the paper's
+//!   derivative `ds²/dβ = −(2/N) Σ p e^{−2βp} + (2/N²) Σ e^{−βp} Σ p e^{−βp}`. A sign change `+ → −` is
+//!   bracketed by expanding from `ln 2 / p̄` by factors of 4, then found by Newton steps in `log β` (second
+//!   derivative from the same pass) safeguarded by bisection ("rtsafe"). Undefined when all distances
+//!   are equal (`s² ≡ 0`) or when the variance keeps increasing (duplicates: `s² → q(1−q)` as β → ∞ with
+//!   a fraction `q` of zero distances).
+//! - **Ahn**: the β of a grid maximising `J(β) = κ̄₁₁ + κ̄₂₂ − 2κ̄₁₂`, the mean within-class similarities
+//!   minus twice the mean between-class similarity (Letchford's statement of Ahn's criterion: within
+//!   distances `2 − 2κ̄_cc` small, between distance `2 − 2κ̄₁₂` large). With `k > 2` classes we use
+//!   `J = 2(mean_c κ̄_cc − κ̄_between)`, which is the same for two classes. `J` is not unimodal, so it is
+//!   evaluated on the whole grid (default: 81 values with `β p̄` log-spaced over `[10⁻³, 10³]`; the
+//!   paper's 80 values over `[10⁻³, 10³]` assume standardised data).
+//! - **Median**: `β = 1/median(p)`, i.e. σ = the median pairwise distance in `exp(−r²/σ²)` (the form
+//!   `exp(−r²/(2σ²))` with σ = median distance, as in Gretton et al., is half this β).
+//! - **Scale**: scikit-learn's `gamma='scale'`, `β = 1/(d · Var(X))` with the variance of all entries of
+//!   X (population). It uses every point and no pairs.
+//!
+//! ```
+//! use kern_core::Samples;
+//! use kern_tune::bandwidth::{select_bandwidth, mean_similarity, BandwidthOptions, Method};
+//! let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.5], [7.0]])?;
+//! let b = select_bandwidth(&x, None, Method::MeanToHalf, &BandwidthOptions::default())?;
+//! let p = kern_tune::pairs::pairwise_sq_dists(&x);
+//! assert!((mean_similarity(&p, b.beta) - 0.5).abs() < 1e-12);
+//! assert!((b.sigma * b.sigma * b.beta - 1.0).abs() < 1e-12);
+//! assert_eq!(b.pairs, 10);
+//! # Ok::<(), kern_tune::TuneError>(())
+//! ```
+
+use crate::error::{Result, TuneError};
+use crate::fastexp::{CHUNK, chunk_grid_sums, chunk_mean_sums, chunk_var_sums, par_sums};
+use crate::pairs::{PairSampling, packed_ends, pair_set};
+use crate::rng;
+use kern_core::Samples;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A bandwidth heuristic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Mean similarity over pairs equal to 1/2 (Letchford).
+    MeanToHalf,
+    /// Maximum variance of the similarities over pairs (Tang et al., as in Letchford).
+    MaxVariance,
+    /// Ahn's class separation over a β grid (labels required).
+    Ahn,
+    /// `β = 1/median(‖xᵢ − xⱼ‖²)`.
+    Median,
+    /// scikit-learn's `gamma='scale'`: `β = 1/(d · Var(X))`.
+    Scale,
+}
+
+impl Method {
+    /// Every method, in documentation order.
+    pub const ALL: [Method; 5] = [Method::MeanToHalf, Method::MaxVariance, Method::Ahn, Method::Median, Method::Scale];
+
+    /// The command-line name (`mean-to-half`, `max-variance`, `ahn`, `median`, `scale`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::MeanToHalf => "mean-to-half",
+            Method::MaxVariance => "max-variance",
+            Method::Ahn => "ahn",
+            Method::Median => "median",
+            Method::Scale => "scale",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Method {
+    type Err = TuneError;
+    /// ```
+    /// assert_eq!("max-variance".parse::<kern_tune::bandwidth::Method>()?, kern_tune::bandwidth::Method::MaxVariance);
+    /// # Ok::<(), kern_tune::TuneError>(())
+    /// ```
+    fn from_str(s: &str) -> Result<Self> {
+        let k = s.trim().to_ascii_lowercase().replace('_', "-");
+        Method::ALL.into_iter().find(|m| m.name() == k).ok_or_else(|| {
+            TuneError::Undefined(format!(
+                "unknown bandwidth method {s:?}; valid: mean-to-half, max-variance, ahn, median, scale"
+            ))
+        })
+    }
+}
+
+/// Root finder of mean-to-half and maximum variance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Solver {
+    /// Newton steps (in β for mean-to-half, in log β for maximum variance) kept inside a bracket,
+    /// bisecting when a step leaves it. Typically 4–8 passes.
+    #[default]
+    Newton,
+    /// Bisection of log β inside the bracket, as in the paper (about 40–50 passes at the default
+    /// tolerances).
+    Bisection,
+}
+
+/// Options of [`select_bandwidth`] and [`subsample_study`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthOptions {
+    /// Which pairs the criteria use (default: all pairs up to 5000 points, a seeded subsample beyond).
+    pub sampling: PairSampling,
+    /// Root finder.
+    pub solver: Solver,
+    /// Mean-to-half stops when `|μ(β) − 1/2| ≤ mean_tol` (default 1e-12).
+    pub mean_tol: f64,
+    /// Either root finder stops when the bracket or the step is within `beta_rtol · β` (default 1e-12).
+    pub beta_rtol: f64,
+    /// Passes over the pairs allowed (default 200).
+    pub max_iter: usize,
+    /// Ahn's β grid (absolute values); `None` for the default grid relative to the mean squared distance.
+    pub ahn_betas: Option<Vec<f64>>,
+}
+
+impl Default for BandwidthOptions {
+    fn default() -> Self {
+        BandwidthOptions {
+            sampling: PairSampling::default(),
+            solver: Solver::Newton,
+            mean_tol: 1e-12,
+            beta_rtol: 1e-12,
+            max_iter: 200,
+            ahn_betas: None,
+        }
+    }
+}
+
+/// A selected bandwidth.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bandwidth {
+    /// The method.
+    pub method: Method,
+    /// The precision β of `exp(−β r²)`.
+    pub beta: f64,
+    /// `σ = 1/√β`, the parameter of `exp(−r²/σ²)` (`gaussian:sigma=σ`).
+    pub sigma: f64,
+    /// The criterion at β: mean similarity (mean-to-half), similarity variance (max-variance), `J(β)`
+    /// (Ahn), the median squared distance (median), or `Var(X)` (scale).
+    pub criterion: f64,
+    /// The criterion's derivative in β at β, where the method has one (`dμ/dβ`, `ds²/dβ`).
+    pub derivative: Option<f64>,
+    /// Passes over the pairs (criterion evaluations).
+    pub iterations: usize,
+    /// Pairs used (0 for scale).
+    pub pairs: usize,
+    /// Which pairs were used: all, a seeded subsample, or seeded random pairs.
+    pub sampling: String,
+    /// Ahn's `(β, J(β))` curve (empty for the other methods).
+    pub curve: Vec<(f64, f64)>,
+}
+
+/// A root of a criterion found on a flat array of squared distances.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Root {
+    /// β.
+    pub beta: f64,
+    /// The criterion at β (mean similarity or similarity variance).
+    pub value: f64,
+    /// Its derivative in β at β.
+    pub derivative: f64,
+    /// Passes over the array.
+    pub iterations: usize,
+}
+
+/// The mean similarity `μ(β) = (1/N) Σ e^{−βp}` over squared distances `p` (Letchford, "Mean-to-half").
+///
+/// ```
+/// assert!((kern_tune::bandwidth::mean_similarity(&[0.0, 2.0], 0.5) - (1.0 + (-1f64).exp()) / 2.0).abs() < 1e-15);
+/// ```
+pub fn mean_similarity(p: &[f64], beta: f64) -> f64 {
+    par_sums(p, |c| chunk_mean_sums(c, beta))[0] / p.len() as f64
+}
+
+/// The similarity variance `s²(β) = (1/N) Σ e^{−2βp} − μ(β)²` (Letchford, "Maximum variance").
+///
+/// ```
+/// let v = kern_tune::bandwidth::similarity_variance(&[0.0, 1.0], 1.0);
+/// let e = (-1f64).exp();
+/// assert!((v - (1.0 - e) * (1.0 - e) / 4.0).abs() < 1e-15);
+/// ```
+pub fn similarity_variance(p: &[f64], beta: f64) -> f64 {
+    let n = p.len() as f64;
+    let s0 = par_sums(p, |c| chunk_mean_sums(c, beta))[0] / n;
+    let s00 = par_sums(p, |c| chunk_mean_sums(c, 2.0 * beta))[0] / n;
+    s00 - s0 * s0
+}
+
+/// The paper's derivative `ds²/dβ = −(2/N) Σ p e^{−2βp} + (2/N²) Σ e^{−βp} Σ p e^{−βp}`.
+///
+/// ```
+/// use kern_tune::bandwidth::{similarity_variance, variance_derivative};
+/// let p = [0.5, 1.0, 4.0, 9.0];
+/// let h = 1e-6;
+/// let fd = (similarity_variance(&p, 0.3 + h) - similarity_variance(&p, 0.3 - h)) / (2.0 * h);
+/// assert!((variance_derivative(&p, 0.3) - fd).abs() < 1e-8);
+/// ```
+pub fn variance_derivative(p: &[f64], beta: f64) -> f64 {
+    var_eval(p, beta).0
+}
+
+/// `(ds²/dβ, d²s²/dβ²)` in one pass.
+fn var_eval(p: &[f64], beta: f64) -> (f64, f64) {
+    let n = p.len() as f64;
+    let [s0, s1, s2, t1, t2] = par_sums(p, |c| chunk_var_sums(c, beta)).map(|v| v / n);
+    let g = -2.0 * t1 + 2.0 * s0 * s1;
+    let gp = 4.0 * t2 - 2.0 * s1 * s1 - 2.0 * s0 * s2;
+    (g, gp)
+}
+
+fn mean_of(p: &[f64]) -> f64 {
+    p.par_chunks(CHUNK).map(|c| c.iter().sum::<f64>()).collect::<Vec<f64>>().iter().sum::<f64>() / p.len() as f64
+}
+
+fn check_pairs(p: &[f64]) -> Result<()> {
+    if p.is_empty() {
+        return Err(TuneError::Undefined("a pair criterion needs at least two points".into()));
+    }
+    if let Some(v) = p.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+        return Err(TuneError::Undefined(format!("squared distance {v} is not finite and >= 0")));
+    }
+    Ok(())
+}
+
+/// Mean-to-half on squared distances `p`: the β with `μ(β) = 1/2`, to `|μ − 1/2| ≤ mean_tol`.
+///
+/// ```
+/// use kern_tune::bandwidth::{mean_to_half, Solver};
+/// // one distance value: μ = e^{−βp} = 1/2 exactly at β = ln 2 / p
+/// let r = mean_to_half(&[2.0, 2.0, 2.0], Solver::Newton, 1e-14, 1e-14, 100)?;
+/// assert!((r.beta - std::f64::consts::LN_2 / 2.0).abs() < 1e-14);
+/// assert!(mean_to_half(&[0.0, 0.0, 1.0], Solver::Newton, 1e-12, 1e-12, 100).is_err()); // 2/3 duplicates
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
+pub fn mean_to_half(p: &[f64], solver: Solver, mean_tol: f64, beta_rtol: f64, max_iter: usize) -> Result<Root> {
+    check_pairs(p)?;
+    let n = p.len() as f64;
+    let zeros = p.iter().filter(|&&v| v == 0.0).count();
+    if 2 * zeros >= p.len() {
+        return Err(TuneError::Undefined(format!(
+            "{zeros} of {} pairs are duplicate points, so the mean similarity is at least 1/2 for every beta",
+            p.len()
+        )));
+    }
+    let eval = |b: f64| {
+        let [s0, s1] = par_sums(p, |c| chunk_mean_sums(c, b));
+        (s0 / n - 0.5, -s1 / n)
+    };
+    let start = std::f64::consts::LN_2 / mean_of(p);
+    let (mut lo, mut hi) = (start, f64::INFINITY);
+    let mut beta = start;
+    let mut best = (f64::INFINITY, start, 0.0);
+    let mut it = 0;
+    if solver == Solver::Bisection {
+        // Bracket: μ(start) ≥ 1/2 (Jensen); double until μ < 1/2.
+        hi = start;
+        loop {
+            hi *= 2.0;
+            let (f, fp) = eval(hi);
+            it += 1;
+            if f.abs() < best.0 {
+                best = (f.abs(), hi, fp);
+            }
+            if f <= 0.0 || it >= max_iter {
+                break;
+            }
+            lo = hi;
+        }
+    }
+    while it < max_iter {
+        let (f, fp) = eval(beta);
+        it += 1;
+        if f.abs() < best.0 {
+            best = (f.abs(), beta, fp);
+        }
+        if f.abs() <= mean_tol {
+            break;
+        }
+        if f > 0.0 {
+            lo = beta;
+        } else {
+            hi = beta;
+        }
+        let next = match solver {
+            Solver::Newton => {
+                let nb = beta - f / fp;
+                if nb.is_finite() && nb > lo && nb < hi { nb } else if hi.is_finite() { (lo * hi).sqrt() } else { 2.0 * lo }
+            }
+            Solver::Bisection => (lo * hi).sqrt(),
+        };
+        if (hi - lo) <= beta_rtol * beta || (next - beta).abs() <= beta_rtol * beta {
+            beta = next;
+            let (f, fp) = eval(beta);
+            it += 1;
+            if f.abs() < best.0 {
+                best = (f.abs(), beta, fp);
+            }
+            break;
+        }
+        beta = next;
+    }
+    let (_, beta, fp) = best;
+    let value = mean_similarity(p, beta);
+    Ok(Root { beta, value, derivative: fp, iterations: it })
+}
+
+/// Maximum variance on squared distances `p`: the β where the paper's derivative `ds²/dβ` changes sign
+/// from `+` to `−` (see the module docs for the bracketing and the safeguarded Newton step).
+///
+/// ```
+/// use kern_tune::bandwidth::{max_variance, variance_derivative, Solver};
+/// let p: Vec<f64> = (1..200).map(|i| (i as f64 * 0.37).sin().abs() * 5.0 + 0.1).collect();
+/// let r = max_variance(&p, Solver::Newton, 1e-12, 100)?;
+/// assert!(variance_derivative(&p, r.beta * (1.0 - 1e-6)) > 0.0);
+/// assert!(variance_derivative(&p, r.beta * (1.0 + 1e-6)) < 0.0);
+/// assert!(max_variance(&[3.0; 10], Solver::Newton, 1e-12, 100).is_err()); // one distance: s² ≡ 0
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
+pub fn max_variance(p: &[f64], solver: Solver, beta_rtol: f64, max_iter: usize) -> Result<Root> {
+    check_pairs(p)?;
+    let (min, max) = p.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    if min == max {
+        return Err(TuneError::Undefined(format!(
+            "all {} pairwise distances are equal, so the similarity variance is 0 for every beta",
+            p.len()
+        )));
+    }
+    let start = std::f64::consts::LN_2 / mean_of(p);
+    let it = std::cell::Cell::new(0usize);
+    let eval = |b: f64| {
+        it.set(it.get() + 1);
+        var_eval(p, b)
+    };
+    // Bracket a + → − sign change of g = ds²/dβ.
+    let (g0, _) = eval(start);
+    let (mut lo, mut hi);
+    let last;
+    if g0 == 0.0 {
+        return Ok(Root { beta: start, value: similarity_variance(p, start), derivative: 0.0, iterations: 1 });
+    } else if g0 > 0.0 {
+        lo = start;
+        hi = start;
+        loop {
+            hi *= 4.0;
+            let (g, gp) = eval(hi);
+            if g < 0.0 {
+                last = (hi, g, gp);
+                break;
+            }
+            lo = hi;
+            if hi > start * 1e40 {
+                let q = p.iter().filter(|&&v| v == 0.0).count() as f64 / p.len() as f64;
+                return Err(TuneError::Undefined(format!(
+                    "the similarity variance keeps increasing with beta (duplicate pairs: {:.1}%), it has no maximum",
+                    100.0 * q
+                )));
+            }
+        }
+    } else {
+        hi = start;
+        lo = start;
+        loop {
+            lo /= 4.0;
+            let (g, gp) = eval(lo);
+            if g > 0.0 {
+                last = (lo, g, gp);
+                break;
+            }
+            hi = lo;
+            if lo < start * 1e-40 {
+                return Err(TuneError::Undefined("no beta with increasing similarity variance was found".into()));
+            }
+        }
+    }
+    // Safeguarded Newton in u = ln β (rtsafe).
+    let (mut beta, mut g, mut gp) = last;
+    while it.get() < max_iter {
+        let next = match solver {
+            Solver::Newton => {
+                // dg/du = β g'
+                let nb = beta * (-(g / (beta * gp))).exp();
+                if gp < 0.0 && nb.is_finite() && nb > lo && nb < hi { nb } else { (lo * hi).sqrt() }
+            }
+            Solver::Bisection => (lo * hi).sqrt(),
+        };
+        let step = (next - beta).abs();
+        beta = next;
+        let (g2, gp2) = eval(beta);
+        g = g2;
+        gp = gp2;
+        if g > 0.0 {
+            lo = beta;
+        } else if g < 0.0 {
+            hi = beta;
+        } else {
+            break;
+        }
+        if step <= beta_rtol * beta || hi - lo <= beta_rtol * beta {
+            break;
+        }
+    }
+    Ok(Root { beta, value: similarity_variance(p, beta), derivative: g, iterations: it.get() })
+}
+
+/// Ahn's criterion `J(β)` on every β of `betas`, from squared distances grouped by class pair:
+/// `within[c]` holds the pairs inside class `c`, `between` the pairs across classes.
+///
+/// ```
+/// // two tight classes far apart: J is large for moderate β
+/// let within = vec![vec![0.01, 0.02], vec![0.01]];
+/// let between = vec![25.0, 26.0, 24.0];
+/// let j = kern_tune::bandwidth::ahn_criterion(&within, &between, &[1e-3, 1.0, 1e3])?;
+/// assert!(j[1] > j[0] && j[1] > j[2]);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
+pub fn ahn_criterion(within: &[Vec<f64>], between: &[f64], betas: &[f64]) -> Result<Vec<f64>> {
+    let within: Vec<&Vec<f64>> = within.iter().filter(|w| !w.is_empty()).collect();
+    if within.is_empty() || between.is_empty() {
+        return Err(TuneError::Undefined(
+            "Ahn's criterion needs a class with at least two points and two classes".into(),
+        ));
+    }
+    let grid_means = |p: &[f64]| -> Vec<f64> {
+        let parts: Vec<Vec<f64>> = p
+            .par_chunks(CHUNK)
+            .map(|c| {
+                let mut o = vec![0.0; betas.len()];
+                pulp::Arch::new().dispatch(|| chunk_grid_sums(c, betas, &mut o));
+                o
+            })
+            .collect();
+        let mut s = vec![0.0; betas.len()];
+        for part in parts {
+            for (a, v) in s.iter_mut().zip(part) {
+                *a += v;
+            }
+        }
+        s.iter().map(|v| v / p.len() as f64).collect()
+    };
+    let b = grid_means(between);
+    let mut w = vec![0.0; betas.len()];
+    for c in &within {
+        for (a, v) in w.iter_mut().zip(grid_means(c)) {
+            *a += v / within.len() as f64;
+        }
+    }
+    Ok(w.iter().zip(&b).map(|(w, b)| 2.0 * (w - b)).collect())
+}
+
+/// The default Ahn grid: 81 values with `β p̄` log-spaced over `[10⁻³, 10³]`.
+fn default_ahn_grid(mean_p: f64) -> Vec<f64> {
+    (0..81).map(|i| 10f64.powf(-3.0 + 6.0 * i as f64 / 80.0) / mean_p).collect()
+}
+
+/// Selects β by `method` on `x`. `labels` (class index per sample) are required for [`Method::Ahn`] and
+/// ignored otherwise.
+pub fn select_bandwidth(
+    x: &Samples,
+    labels: Option<&[usize]>,
+    method: Method,
+    opts: &BandwidthOptions,
+) -> Result<Bandwidth> {
+    if let Some(l) = labels
+        && l.len() != x.n()
+    {
+        return Err(kern_core::CoreError::Targets(format!("{} labels for {} samples", l.len(), x.n())).into());
+    }
+    let finish = |beta: f64, criterion: f64, derivative: Option<f64>, iterations, pairs, sampling: String, curve| {
+        if !(beta.is_finite() && beta > 0.0) {
+            return Err(TuneError::Undefined(format!("{method} gave beta = {beta}")));
+        }
+        Ok(Bandwidth { method, beta, sigma: 1.0 / beta.sqrt(), criterion, derivative, iterations, pairs, sampling, curve })
+    };
+    if method == Method::Scale {
+        let all = x.as_slice();
+        let m = all.iter().sum::<f64>() / all.len() as f64;
+        let var = all.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / all.len() as f64;
+        if var <= 0.0 {
+            return Err(TuneError::Undefined("every feature value is equal: Var(X) = 0".into()));
+        }
+        let beta = 1.0 / (x.d() as f64 * var);
+        return finish(beta, var, None, 1, 0, format!("all {} points (no pairs)", x.n()), Vec::new());
+    }
+    if method == Method::Ahn && labels.is_none() {
+        return Err(TuneError::Undefined("Ahn's criterion needs class labels".into()));
+    }
+    if x.n() < 2 {
+        return Err(TuneError::Undefined("a pair criterion needs at least two points".into()));
+    }
+    let set = pair_set(x, opts.sampling);
+    let p = &set.sq;
+    let np = p.len();
+    match method {
+        Method::MeanToHalf => {
+            let r = mean_to_half(p, opts.solver, opts.mean_tol, opts.beta_rtol, opts.max_iter)?;
+            finish(r.beta, r.value, Some(r.derivative), r.iterations, np, set.description, Vec::new())
+        }
+        Method::MaxVariance => {
+            let r = max_variance(p, opts.solver, opts.beta_rtol, opts.max_iter)?;
+            finish(r.beta, r.value, Some(r.derivative), r.iterations, np, set.description, Vec::new())
+        }
+        Method::Median => {
+            check_pairs(p)?;
+            let mut v = p.clone();
+            let mid = np / 2;
+            let (_, &mut upper, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+            let med = if np % 2 == 1 {
+                upper
+            } else {
+                let lower = v[..mid].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                0.5 * (lower + upper)
+            };
+            if med <= 0.0 {
+                return Err(TuneError::Undefined(
+                    "the median pairwise distance is 0 (more than half the pairs are duplicates)".into(),
+                ));
+            }
+            finish(1.0 / med, med, None, 1, np, set.description, Vec::new())
+        }
+        Method::Ahn => {
+            let labels = labels.expect("checked above");
+            let k = labels.iter().copied().max().map_or(0, |m| m + 1);
+            let label_of = |i: usize| match &set.points {
+                Some(idx) => labels[idx[i]],
+                None => labels[i],
+            };
+            let mut within: Vec<Vec<f64>> = vec![Vec::new(); k];
+            let mut between = Vec::new();
+            let mut push = |a: usize, b: usize, v: f64| {
+                if a == b {
+                    within[a].push(v)
+                } else {
+                    between.push(v)
+                }
+            };
+            match &set.ends {
+                Some(ends) => {
+                    for (&(i, j), &v) in ends.iter().zip(p) {
+                        push(labels[i as usize], labels[j as usize], v);
+                    }
+                }
+                None => {
+                    let m = set.points.as_ref().map_or(x.n(), Vec::len);
+                    for ((i, j), &v) in packed_ends(m).zip(p) {
+                        push(label_of(i), label_of(j), v);
+                    }
+                }
+            }
+            let betas = match &opts.ahn_betas {
+                Some(b) => {
+                    if b.is_empty() || b.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
+                        return Err(TuneError::Param { name: "ahn beta grid", value: f64::NAN, reason: "needs finite values > 0" });
+                    }
+                    b.clone()
+                }
+                None => {
+                    let m = mean_of(p);
+                    if m <= 0.0 {
+                        return Err(TuneError::Undefined("all points are equal".into()));
+                    }
+                    default_ahn_grid(m)
+                }
+            };
+            let j = ahn_criterion(&within, &between, &betas)?;
+            let mut best = 0;
+            for (i, v) in j.iter().enumerate() {
+                if *v > j[best] {
+                    best = i;
+                }
+            }
+            let curve = betas.iter().copied().zip(j.iter().copied()).collect();
+            finish(betas[best], j[best], None, betas.len(), np, set.description, curve)
+        }
+        Method::Scale => unreachable!("handled above"),
+    }
+}
+
+/// The paper's robustness study (Letchford, Figs. 5–6): β selected on `repeats` seeded subsamples of `m`
+/// points.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SubsampleStudy {
+    /// The method.
+    pub method: Method,
+    /// Points per subsample.
+    pub m: usize,
+    /// Seed of the draws (repeat `r` uses stream `(seed, r)`).
+    pub seed: u64,
+    /// β of every repeat, in repeat order.
+    pub betas: Vec<f64>,
+    /// Mean of the βs.
+    pub mean: f64,
+    /// Sample variance of the βs (ddof = 1; 0 for one repeat).
+    pub variance: f64,
+    /// Coefficient of variation `√variance / mean`.
+    pub rel_std: f64,
+}
+
+/// Runs `method` on `repeats` subsamples of `m` points drawn without replacement (seeded), all pairs of
+/// each subsample.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::bandwidth::{subsample_study, BandwidthOptions, Method};
+/// let x = Samples::from_flat((0..400).map(|i| ((i * 37) % 101) as f64).collect(), 200, 2)?;
+/// let s = subsample_study(&x, None, Method::MeanToHalf, 50, 5, 1, &BandwidthOptions::default())?;
+/// assert_eq!(s.betas.len(), 5);
+/// assert!(s.rel_std < 0.5);
+/// assert_eq!(s, subsample_study(&x, None, Method::MeanToHalf, 50, 5, 1, &BandwidthOptions::default())?);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
+pub fn subsample_study(
+    x: &Samples,
+    labels: Option<&[usize]>,
+    method: Method,
+    m: usize,
+    repeats: usize,
+    seed: u64,
+    opts: &BandwidthOptions,
+) -> Result<SubsampleStudy> {
+    if m < 2 || m > x.n() {
+        return Err(TuneError::Param { name: "subsample size", value: m as f64, reason: "must be in 2..=n" });
+    }
+    if repeats == 0 {
+        return Err(TuneError::Param { name: "repeats", value: 0.0, reason: "must be >= 1" });
+    }
+    let sub_opts = BandwidthOptions { sampling: PairSampling::All, ..opts.clone() };
+    let mut betas = Vec::with_capacity(repeats);
+    for r in 0..repeats {
+        let idx = rng::sample_indices(&mut rng::stream(seed, r as u64), x.n(), m);
+        let xs = x.select(&idx)?;
+        let ls: Option<Vec<usize>> = labels.map(|l| idx.iter().map(|&i| l[i]).collect());
+        betas.push(select_bandwidth(&xs, ls.as_deref(), method, &sub_opts)?.beta);
+    }
+    let mean = betas.iter().sum::<f64>() / repeats as f64;
+    let variance = if repeats > 1 {
+        betas.iter().map(|b| (b - mean) * (b - mean)).sum::<f64>() / (repeats - 1) as f64
+    } else {
+        0.0
+    };
+    Ok(SubsampleStudy { method, m, seed, betas, mean, variance, rel_std: variance.sqrt() / mean })
+}

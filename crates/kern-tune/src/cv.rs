@@ -1,0 +1,692 @@
+//! Cross-validation over any learner: k-fold (stratified for classes), repeated k-fold,
+//! leave-one-out and train/validation (hold-out) splits.
+//!
+//! Everything is generic over kern-core's learner traits ([`Fit`], [`Model`]) and over the target type
+//! through [`CvTargets`] (implemented for [`BinaryTargets`], [`ClassTargets`], [`RealTargets`] and
+//! [`Targets`]). Folds depend only on `n`, the class labels (when stratifying) and the seed; fitting runs
+//! in parallel over folds on the current rayon pool and the scores are collected in fold order, so a
+//! report is identical for a seed whatever the number of threads (given a deterministic learner).
+//!
+//! ```
+//! use kern_core::{learner::{Fit, Model}, RealTargets, Samples, CoreError};
+//! use kern_tune::cv::{cross_validate, CvConfig, Validation};
+//! /// Predicts the training mean.
+//! struct MeanModel(f64);
+//! impl Model for MeanModel {
+//!     type Error = CoreError;
+//!     fn predict(&self, x: &Samples) -> Result<Vec<f64>, CoreError> { Ok(vec![self.0; x.n()]) }
+//! }
+//! struct Mean;
+//! impl Fit<RealTargets> for Mean {
+//!     type Model = MeanModel;
+//!     type Error = CoreError;
+//!     fn fit(&self, _x: &Samples, y: &RealTargets) -> Result<MeanModel, CoreError> {
+//!         Ok(MeanModel(y.values().iter().sum::<f64>() / y.len() as f64))
+//!     }
+//! }
+//! let x = Samples::from_flat((0..20).map(f64::from).collect(), 20, 1)?;
+//! let y = RealTargets::new((0..20).map(|i| (i % 2) as f64).collect())?;
+//! let cfg = CvConfig { validation: Validation::KFold { k: 4, repeats: 1 }, seed: 7, ..Default::default() };
+//! let r = cross_validate(&Mean, &x, &y, &cfg)?;
+//! assert_eq!(r.fold_scores.len(), 4);
+//! assert_eq!(r.scoring, "neg_mse");          // the default for real targets
+//! assert!(r.mean < 0.0 && r.mean > -0.5);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::error::{BoxError, Result, TuneError};
+use crate::rng;
+use kern_core::learner::{Fit, Model};
+use kern_core::{BinaryTargets, ClassTargets, RealTargets, Samples, Targets};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+/// What kind of prediction task targets describe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// Two classes, labels ±1.
+    Binary,
+    /// `k ≥ 2` classes, labels `0..k`.
+    Classes,
+    /// Real values (regression).
+    Real,
+}
+
+/// Targets that cross-validation can split: subsetting by index, class strata for stratified folds, and
+/// the truth as numbers in the convention of [`Model::predict`] (±1 for binary, the class index for
+/// classes, the value for regression).
+///
+/// kern-tune implements it for every kern-core target type; a model crate with its own target type can
+/// implement it too.
+pub trait CvTargets: Clone + Send + Sync {
+    /// Number of targets (one per sample).
+    fn n_targets(&self) -> usize;
+    /// The targets at `indices`, in that order.
+    fn subset(&self, indices: &[usize]) -> kern_core::Result<Self>;
+    /// The task kind.
+    fn kind(&self) -> TargetKind;
+    /// Class index of every sample (`None` for regression): what stratified folds balance.
+    fn strata(&self) -> Option<Cow<'_, [usize]>>;
+    /// The truth as numbers, comparable with [`Model::predict`]'s output.
+    fn truth(&self) -> Cow<'_, [f64]>;
+}
+
+impl CvTargets for BinaryTargets {
+    fn n_targets(&self) -> usize {
+        self.len()
+    }
+    fn subset(&self, indices: &[usize]) -> kern_core::Result<Self> {
+        self.select(indices)
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Binary
+    }
+    fn strata(&self) -> Option<Cow<'_, [usize]>> {
+        Some(Cow::Owned(self.y().iter().map(|&v| usize::from(v > 0.0)).collect()))
+    }
+    fn truth(&self) -> Cow<'_, [f64]> {
+        Cow::Borrowed(self.y())
+    }
+}
+
+impl CvTargets for ClassTargets {
+    fn n_targets(&self) -> usize {
+        self.len()
+    }
+    fn subset(&self, indices: &[usize]) -> kern_core::Result<Self> {
+        self.select(indices)
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Classes
+    }
+    fn strata(&self) -> Option<Cow<'_, [usize]>> {
+        Some(Cow::Borrowed(self.classes()))
+    }
+    fn truth(&self) -> Cow<'_, [f64]> {
+        Cow::Owned(self.classes().iter().map(|&c| c as f64).collect())
+    }
+}
+
+impl CvTargets for RealTargets {
+    fn n_targets(&self) -> usize {
+        self.len()
+    }
+    fn subset(&self, indices: &[usize]) -> kern_core::Result<Self> {
+        self.select(indices)
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Real
+    }
+    fn strata(&self) -> Option<Cow<'_, [usize]>> {
+        None
+    }
+    fn truth(&self) -> Cow<'_, [f64]> {
+        Cow::Borrowed(self.values())
+    }
+}
+
+impl CvTargets for Targets {
+    fn n_targets(&self) -> usize {
+        self.len()
+    }
+    fn subset(&self, indices: &[usize]) -> kern_core::Result<Self> {
+        self.select(indices)
+    }
+    fn kind(&self) -> TargetKind {
+        match self {
+            Targets::Binary(t) => t.kind(),
+            Targets::Classes(t) => t.kind(),
+            Targets::Real(t) => t.kind(),
+        }
+    }
+    fn strata(&self) -> Option<Cow<'_, [usize]>> {
+        match self {
+            Targets::Binary(t) => t.strata(),
+            Targets::Classes(t) => t.strata(),
+            Targets::Real(t) => t.strata(),
+        }
+    }
+    fn truth(&self) -> Cow<'_, [f64]> {
+        match self {
+            Targets::Binary(t) => t.truth(),
+            Targets::Classes(t) => t.truth(),
+            Targets::Real(t) => t.truth(),
+        }
+    }
+}
+
+/// A user scoring function `(predictions, truth) -> score`, higher is better. Both slices are in the
+/// convention of [`Model::predict`] / [`CvTargets::truth`].
+pub type ScoreFn = Arc<dyn Fn(&[f64], &[f64]) -> f64 + Send + Sync>;
+
+/// How a fold's predictions are scored. Every score is "higher is better".
+#[derive(Clone, Default)]
+pub enum Scoring {
+    /// Accuracy for binary and class targets, negative MSE for real targets.
+    #[default]
+    Auto,
+    /// Fraction of correct labels (binary: signs agree; classes: rounded prediction equals the class).
+    Accuracy,
+    /// Negative mean squared error.
+    NegMse,
+    /// Negative mean absolute error.
+    NegMae,
+    /// A named user function.
+    Custom {
+        /// Name reported in results.
+        name: String,
+        /// The function.
+        f: ScoreFn,
+    },
+}
+
+impl fmt::Debug for Scoring {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Scoring({})", self.name_for(None))
+    }
+}
+
+impl Scoring {
+    /// A named user scoring function `(predictions, truth) -> score` (higher is better).
+    ///
+    /// ```
+    /// let s = kern_tune::cv::Scoring::custom("neg_max_err", |p, t| {
+    ///     -p.iter().zip(t).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
+    /// });
+    /// assert_eq!(s.score(&[1.0, 2.0], &[1.5, 2.0], kern_tune::cv::TargetKind::Real)?, -0.5);
+    /// # Ok::<(), kern_tune::TuneError>(())
+    /// ```
+    pub fn custom(name: impl Into<String>, f: impl Fn(&[f64], &[f64]) -> f64 + Send + Sync + 'static) -> Self {
+        Scoring::Custom { name: name.into(), f: Arc::new(f) }
+    }
+
+    /// The rule actually used for targets of `kind` (resolves [`Scoring::Auto`]).
+    pub fn resolve(&self, kind: TargetKind) -> Result<Scoring> {
+        match (self, kind) {
+            (Scoring::Auto, TargetKind::Real) => Ok(Scoring::NegMse),
+            (Scoring::Auto, _) => Ok(Scoring::Accuracy),
+            (Scoring::Accuracy, TargetKind::Real) => {
+                Err(TuneError::Scoring("accuracy needs class targets; use neg_mse or neg_mae".into()))
+            }
+            (s, _) => Ok(s.clone()),
+        }
+    }
+
+    /// The name used in reports (`accuracy`, `neg_mse`, `neg_mae`, or the custom name).
+    pub fn name_for(&self, kind: Option<TargetKind>) -> String {
+        match self {
+            Scoring::Auto => match kind {
+                Some(TargetKind::Real) => "neg_mse".into(),
+                Some(_) => "accuracy".into(),
+                None => "auto".into(),
+            },
+            Scoring::Accuracy => "accuracy".into(),
+            Scoring::NegMse => "neg_mse".into(),
+            Scoring::NegMae => "neg_mae".into(),
+            Scoring::Custom { name, .. } => name.clone(),
+        }
+    }
+
+    /// Scores predictions against the truth for targets of `kind`.
+    pub fn score(&self, pred: &[f64], truth: &[f64], kind: TargetKind) -> Result<f64> {
+        if pred.len() != truth.len() {
+            return Err(TuneError::Scoring(format!(
+                "the model returned {} predictions for {} samples",
+                pred.len(),
+                truth.len()
+            )));
+        }
+        let n = truth.len().max(1) as f64;
+        Ok(match self.resolve(kind)? {
+            Scoring::Accuracy => {
+                let correct = pred
+                    .iter()
+                    .zip(truth)
+                    .filter(|&(&p, &t)| match kind {
+                        TargetKind::Binary => (p > 0.0) == (t > 0.0),
+                        _ => p.round() == t,
+                    })
+                    .count();
+                correct as f64 / n
+            }
+            Scoring::NegMse => -pred.iter().zip(truth).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / n,
+            Scoring::NegMae => -pred.iter().zip(truth).map(|(p, t)| (p - t).abs()).sum::<f64>() / n,
+            Scoring::Custom { f, .. } => f(pred, truth),
+            Scoring::Auto => unreachable!("resolved above"),
+        })
+    }
+}
+
+impl std::str::FromStr for Scoring {
+    type Err = TuneError;
+    /// `auto`, `accuracy`, `neg_mse` (or `mse`), `neg_mae` (or `mae`).
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "auto" => Ok(Scoring::Auto),
+            "accuracy" | "acc" => Ok(Scoring::Accuracy),
+            "neg_mse" | "mse" => Ok(Scoring::NegMse),
+            "neg_mae" | "mae" => Ok(Scoring::NegMae),
+            other => Err(TuneError::Scoring(format!(
+                "unknown scoring {other:?}; valid: auto, accuracy, neg_mse, neg_mae"
+            ))),
+        }
+    }
+}
+
+/// How the data are split into training and test parts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Validation {
+    /// `k`-fold cross-validation, repeated `repeats` times with independent shuffles (`repeats = 1`:
+    /// plain k-fold). Fold sizes differ by at most one.
+    KFold {
+        /// Number of folds, `2 ≤ k ≤ n`.
+        k: usize,
+        /// Number of repetitions, `≥ 1`.
+        repeats: usize,
+    },
+    /// Leave-one-out: `n` folds of one test sample (never shuffled, never stratified).
+    LeaveOneOut,
+    /// A train/validation split with `fraction` of the samples (rounded, at least one per side) held
+    /// out, repeated `repeats` times with independent draws (Monte-Carlo cross-validation).
+    Holdout {
+        /// Held-out fraction, in (0, 1).
+        fraction: f64,
+        /// Number of repetitions, `≥ 1`.
+        repeats: usize,
+    },
+}
+
+impl Default for Validation {
+    fn default() -> Self {
+        Validation::KFold { k: 5, repeats: 1 }
+    }
+}
+
+impl fmt::Display for Validation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Validation::KFold { k, repeats: 1 } => write!(f, "kfold:{k}"),
+            Validation::KFold { k, repeats } => write!(f, "kfold:{k}:{repeats}"),
+            Validation::LeaveOneOut => write!(f, "loo"),
+            Validation::Holdout { fraction, repeats: 1 } => write!(f, "holdout:{fraction}"),
+            Validation::Holdout { fraction, repeats } => write!(f, "holdout:{fraction}:{repeats}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Validation {
+    type Err = TuneError;
+    /// `K` or `kfold:K[:REPEATS]`, `loo`, `holdout:FRACTION[:REPEATS]`.
+    ///
+    /// ```
+    /// use kern_tune::cv::Validation;
+    /// assert_eq!("5".parse::<Validation>()?, Validation::KFold { k: 5, repeats: 1 });
+    /// assert_eq!("kfold:10:3".parse::<Validation>()?, Validation::KFold { k: 10, repeats: 3 });
+    /// assert_eq!("loo".parse::<Validation>()?, Validation::LeaveOneOut);
+    /// assert_eq!("holdout:0.2".parse::<Validation>()?, Validation::Holdout { fraction: 0.2, repeats: 1 });
+    /// # Ok::<(), kern_tune::TuneError>(())
+    /// ```
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = |why: &str| {
+            TuneError::Validation(format!(
+                "{s:?}: {why}; valid: K, kfold:K[:REPEATS], loo, holdout:FRACTION[:REPEATS]"
+            ))
+        };
+        let parts: Vec<&str> = s.trim().split(':').map(str::trim).collect();
+        let int = |p: &str| p.parse::<usize>().map_err(|_| bad("expected a positive integer"));
+        let v = match parts.as_slice() {
+            [k] if k.parse::<usize>().is_ok() => Validation::KFold { k: int(k)?, repeats: 1 },
+            ["loo"] | ["leave-one-out"] => Validation::LeaveOneOut,
+            ["kfold", k] => Validation::KFold { k: int(k)?, repeats: 1 },
+            ["kfold", k, r] => Validation::KFold { k: int(k)?, repeats: int(r)? },
+            ["holdout", f] | ["holdout", f, _] => {
+                let fraction = f.parse::<f64>().map_err(|_| bad("expected a fraction"))?;
+                let repeats = if parts.len() == 3 { int(parts[2])? } else { 1 };
+                Validation::Holdout { fraction, repeats }
+            }
+            _ => return Err(bad("unknown scheme")),
+        };
+        v.check_params()?;
+        Ok(v)
+    }
+}
+
+impl Validation {
+    fn check_params(&self) -> Result<()> {
+        match *self {
+            Validation::KFold { k, repeats } => {
+                if k < 2 {
+                    return Err(TuneError::Validation(format!("k-fold needs k >= 2, got {k}")));
+                }
+                if repeats == 0 {
+                    return Err(TuneError::Validation("repeats must be >= 1".into()));
+                }
+            }
+            Validation::Holdout { fraction, repeats } => {
+                if !(fraction > 0.0 && fraction < 1.0) {
+                    return Err(TuneError::Validation(format!(
+                        "hold-out fraction must be in (0, 1), got {fraction}"
+                    )));
+                }
+                if repeats == 0 {
+                    return Err(TuneError::Validation("repeats must be >= 1".into()));
+                }
+            }
+            Validation::LeaveOneOut => {}
+        }
+        Ok(())
+    }
+}
+
+/// Whether folds balance the classes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stratify {
+    /// Stratify when the targets have classes (binary or class targets), not for regression.
+    #[default]
+    Auto,
+    /// Always stratify (an error for regression targets).
+    Always,
+    /// Never stratify.
+    Never,
+}
+
+/// Options of [`cross_validate`] and [`crate::grid::grid_search`].
+#[derive(Clone, Debug, Default)]
+pub struct CvConfig {
+    /// The split scheme (default 5-fold).
+    pub validation: Validation,
+    /// Class balancing of the folds (default: when the targets have classes).
+    pub stratify: Stratify,
+    /// The score (default: accuracy for classes, negative MSE for regression).
+    pub scoring: Scoring,
+    /// Seed of the shuffles (default 0). Same seed, same folds.
+    pub seed: u64,
+}
+
+impl CvConfig {
+    /// `k`-fold with the given seed, other options default.
+    pub fn k_fold(k: usize, seed: u64) -> Self {
+        CvConfig { validation: Validation::KFold { k, repeats: 1 }, seed, ..Default::default() }
+    }
+}
+
+/// One training/test split.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fold {
+    /// Which repetition (0-based).
+    pub repeat: usize,
+    /// Which fold within the repetition (0-based).
+    pub index: usize,
+    /// Training indices, ascending.
+    pub train: Vec<usize>,
+    /// Test indices, ascending.
+    pub test: Vec<usize>,
+}
+
+/// The folds of `validation` for `n` samples. With `strata` (class index of every sample) the folds are
+/// stratified: in k-fold, every fold holds `⌊n_c/k⌋` or `⌈n_c/k⌉` samples of each class `c` (class
+/// ratios kept within one sample) and fold sizes differ by at most one; in hold-out, each class
+/// contributes `round(fraction · n_c)` samples to the validation part. Repetition `r` uses the random
+/// stream `(seed, r)`, so the same seed always gives the same folds.
+///
+/// ```
+/// use kern_tune::cv::{make_folds, Validation};
+/// let folds = make_folds(10, None, &Validation::KFold { k: 3, repeats: 1 }, 42)?;
+/// assert_eq!(folds.len(), 3);
+/// let mut all: Vec<usize> = folds.iter().flat_map(|f| f.test.clone()).collect();
+/// all.sort();
+/// assert_eq!(all, (0..10).collect::<Vec<_>>());      // the test parts partition the data
+/// assert_eq!(folds, make_folds(10, None, &Validation::KFold { k: 3, repeats: 1 }, 42)?);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
+pub fn make_folds(n: usize, strata: Option<&[usize]>, validation: &Validation, seed: u64) -> Result<Vec<Fold>> {
+    validation.check_params()?;
+    if let Some(s) = strata
+        && s.len() != n
+    {
+        return Err(TuneError::Validation(format!("{} strata for {n} samples", s.len())));
+    }
+    if n < 2 {
+        return Err(TuneError::Validation(format!("cross-validation needs at least 2 samples, got {n}")));
+    }
+    let mut out = Vec::new();
+    match *validation {
+        Validation::KFold { k, repeats } => {
+            if k > n {
+                return Err(TuneError::Validation(format!("{k} folds for only {n} samples")));
+            }
+            for r in 0..repeats {
+                let mut g = rng::stream(seed, r as u64);
+                let order = shuffled_order(&mut g, n, strata);
+                // Stratified: classes are consecutive in `order`, so dealing positions round-robin gives
+                // each fold floor/ceil of every class. Plain: contiguous chunks of the shuffled order.
+                let fold_of: Vec<usize> = if strata.is_some() {
+                    let mut f = vec![0; n];
+                    for (pos, &i) in order.iter().enumerate() {
+                        f[i] = pos % k;
+                    }
+                    f
+                } else {
+                    let mut f = vec![0; n];
+                    let (base, extra) = (n / k, n % k);
+                    let mut pos = 0;
+                    for fold in 0..k {
+                        let size = base + usize::from(fold < extra);
+                        for &i in &order[pos..pos + size] {
+                            f[i] = fold;
+                        }
+                        pos += size;
+                    }
+                    f
+                };
+                for fold in 0..k {
+                    let (test, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| fold_of[i] == fold);
+                    out.push(Fold { repeat: r, index: fold, train, test });
+                }
+            }
+        }
+        Validation::LeaveOneOut => {
+            for i in 0..n {
+                let train = (0..n).filter(|&j| j != i).collect();
+                out.push(Fold { repeat: 0, index: i, train, test: vec![i] });
+            }
+        }
+        Validation::Holdout { fraction, repeats } => {
+            for r in 0..repeats {
+                let mut g = rng::stream(seed, r as u64);
+                let mut is_test = vec![false; n];
+                match strata {
+                    Some(s) => {
+                        for members in class_members(s) {
+                            let mut m = members;
+                            rng::shuffle(&mut g, &mut m);
+                            let t = (fraction * m.len() as f64).round() as usize;
+                            for &i in &m[..t.min(m.len())] {
+                                is_test[i] = true;
+                            }
+                        }
+                    }
+                    None => {
+                        let t = (fraction * n as f64).round() as usize;
+                        for i in rng::sample_indices(&mut g, n, t.min(n)) {
+                            is_test[i] = true;
+                        }
+                    }
+                }
+                let n_test = is_test.iter().filter(|&&b| b).count();
+                if n_test == 0 || n_test == n {
+                    return Err(TuneError::Validation(format!(
+                        "hold-out fraction {fraction} leaves an empty side with {n} samples"
+                    )));
+                }
+                let (test, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| is_test[i]);
+                out.push(Fold { repeat: r, index: 0, train, test });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Indices of each class, ascending, classes in index order (empty classes skipped).
+fn class_members(strata: &[usize]) -> Vec<Vec<usize>> {
+    let k = strata.iter().copied().max().map_or(0, |m| m + 1);
+    let mut m = vec![Vec::new(); k];
+    for (i, &c) in strata.iter().enumerate() {
+        m[c].push(i);
+    }
+    m.retain(|v| !v.is_empty());
+    m
+}
+
+/// A shuffled order of `0..n`; with strata, each class shuffled and the classes concatenated in a
+/// shuffled class order.
+fn shuffled_order<R: rand::Rng>(g: &mut R, n: usize, strata: Option<&[usize]>) -> Vec<usize> {
+    match strata {
+        None => {
+            let mut v: Vec<usize> = (0..n).collect();
+            rng::shuffle(g, &mut v);
+            v
+        }
+        Some(s) => {
+            let mut classes = class_members(s);
+            for m in &mut classes {
+                rng::shuffle(g, m);
+            }
+            rng::shuffle(g, &mut classes);
+            classes.concat()
+        }
+    }
+}
+
+/// The strata to use for `y` under `stratify` and `validation`.
+pub(crate) fn strata_for<'a, T: CvTargets>(
+    y: &'a T,
+    stratify: Stratify,
+    validation: &Validation,
+) -> Result<Option<Cow<'a, [usize]>>> {
+    if matches!(validation, Validation::LeaveOneOut) {
+        return Ok(None);
+    }
+    match (stratify, y.strata()) {
+        (Stratify::Never, _) => Ok(None),
+        (Stratify::Always, None) => {
+            Err(TuneError::Validation("stratification needs class targets, these are real-valued".into()))
+        }
+        (_, s) => Ok(s),
+    }
+}
+
+/// The folds `cfg` gives for `y` (stratified per `cfg.stratify`).
+pub fn folds_for<T: CvTargets>(y: &T, cfg: &CvConfig) -> Result<Vec<Fold>> {
+    let strata = strata_for(y, cfg.stratify, &cfg.validation)?;
+    make_folds(y.n_targets(), strata.as_deref(), &cfg.validation, cfg.seed)
+}
+
+/// Per-fold scores with their summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CvReport {
+    /// The scoring rule's name (`accuracy`, `neg_mse`, `neg_mae` or a custom name).
+    pub scoring: String,
+    /// The validation scheme, e.g. `kfold:5`.
+    pub validation: String,
+    /// Whether the folds were stratified.
+    pub stratified: bool,
+    /// The seed of the folds.
+    pub seed: u64,
+    /// Score of every fold, in fold order (repeat-major).
+    pub fold_scores: Vec<f64>,
+    /// Mean of the fold scores.
+    pub mean: f64,
+    /// Standard deviation of the fold scores (population, ddof = 0, as scikit-learn's `std_test_score`).
+    pub std: f64,
+    /// Lowest fold score.
+    pub min: f64,
+    /// Highest fold score.
+    pub max: f64,
+}
+
+/// `(mean, std, min, max)` of scores (std with ddof = 0).
+pub(crate) fn summarize(s: &[f64]) -> (f64, f64, f64, f64) {
+    let n = s.len() as f64;
+    let mean = s.iter().sum::<f64>() / n;
+    let var = s.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+    let min = s.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (mean, var.sqrt(), min, max)
+}
+
+/// Trains on `fold.train`, predicts `fold.test` and scores.
+pub(crate) fn fit_and_score<P, T>(
+    learner: &P,
+    x: &Samples,
+    y: &T,
+    fold: &Fold,
+    scoring: &Scoring,
+    kind: TargetKind,
+    context: impl Fn() -> String,
+) -> Result<f64>
+where
+    P: Fit<T>,
+    T: CvTargets,
+{
+    let learner_err = |e: BoxError| TuneError::Learner { context: context(), source: e };
+    let xtr = x.select(&fold.train)?;
+    let ytr = y.subset(&fold.train)?;
+    let xte = x.select(&fold.test)?;
+    let yte = y.subset(&fold.test)?;
+    let model = learner.fit(&xtr, &ytr).map_err(|e| learner_err(Box::new(e)))?;
+    let pred = model.predict(&xte).map_err(|e| learner_err(Box::new(e)))?;
+    scoring.score(&pred, &yte.truth(), kind)
+}
+
+/// Cross-validates one learner: fits on every fold's training part (in parallel over folds), scores its
+/// predictions on the test part, and summarises.
+///
+/// Fails when the data and targets disagree in length, the scheme does not fit the data, the scoring does
+/// not fit the targets, or any fold fails to train (the error names the fold).
+pub fn cross_validate<P, T>(learner: &P, x: &Samples, y: &T, cfg: &CvConfig) -> Result<CvReport>
+where
+    P: Fit<T>,
+    T: CvTargets,
+{
+    check_len(x, y)?;
+    let kind = y.kind();
+    let scoring = cfg.scoring.resolve(kind)?;
+    let strata = strata_for(y, cfg.stratify, &cfg.validation)?;
+    let folds = make_folds(y.n_targets(), strata.as_deref(), &cfg.validation, cfg.seed)?;
+    let scores: Vec<Result<f64>> = folds
+        .par_iter()
+        .map(|f| {
+            fit_and_score(learner, x, y, f, &scoring, kind, || {
+                format!("repeat {} fold {}", f.repeat, f.index)
+            })
+        })
+        .collect();
+    let fold_scores = scores.into_iter().collect::<Result<Vec<f64>>>()?;
+    let (mean, std, min, max) = summarize(&fold_scores);
+    Ok(CvReport {
+        scoring: scoring.name_for(Some(kind)),
+        validation: cfg.validation.to_string(),
+        stratified: strata.is_some(),
+        seed: cfg.seed,
+        fold_scores,
+        mean,
+        std,
+        min,
+        max,
+    })
+}
+
+pub(crate) fn check_len<T: CvTargets>(x: &Samples, y: &T) -> Result<()> {
+    if x.n() != y.n_targets() {
+        return Err(kern_core::CoreError::Targets(format!("{} targets for {} samples", y.n_targets(), x.n()))
+            .into());
+    }
+    Ok(())
+}

@@ -1,0 +1,254 @@
+//! Pairwise squared distances of a sample set, strict lower triangle only, packed in one flat array;
+//! seeded subsamples and random pairs for large `n`.
+//!
+//! Layout: the pairs `(i, j)` with `i > j`, column by column (`j = 0, 1, …`), rows ascending within a
+//! column; column `j` starts at [`column_offset`]`(n, j)`. Above [`DIRECT_MAX_DIM`] dimensions the
+//! distances come from faer GEMMs on the norms formulation `‖xᵢ‖² + ‖xⱼ‖² − 2⟨xᵢ, xⱼ⟩` (after centring
+//! the data, which leaves distances unchanged and limits cancellation), one GEMM per block of
+//! [`BLOCK`] columns covering rows `j₀..n` only — the lower triangle plus the diagonal blocks, never the
+//! upper triangle. Each block column writes its own contiguous part of the output, in parallel. In low
+//! dimension the distances are summed directly (exact and faster than a skinny GEMM).
+
+use crate::rng;
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, Par};
+use kern_core::Samples;
+use rayon::prelude::*;
+
+/// Columns per GEMM block.
+pub const BLOCK: usize = 128;
+
+/// Dimension up to which distances are computed directly rather than by GEMM (as kern-core's Gram).
+pub const DIRECT_MAX_DIM: usize = 8;
+
+/// Number of pairs `i > j` of `n` points.
+pub fn n_pairs(n: usize) -> usize {
+    n * n.saturating_sub(1) / 2
+}
+
+/// Start of column `j` in the packed strict lower triangle of an `n × n` matrix.
+///
+/// ```
+/// use kern_tune::pairs::column_offset;
+/// assert_eq!(column_offset(4, 0), 0);
+/// assert_eq!(column_offset(4, 1), 3);   // column 0 holds rows 1, 2, 3
+/// assert_eq!(column_offset(4, 3), 6);   // = n(n-1)/2: one past the end
+/// ```
+pub fn column_offset(n: usize, j: usize) -> usize {
+    j * (n - 1) - j * j.saturating_sub(1) / 2
+}
+
+/// The squared distances `‖xᵢ − xⱼ‖²`, `i > j`, packed column by column (see the module docs).
+///
+/// ```
+/// use kern_core::Samples;
+/// let x = Samples::from_rows(&[[0.0, 0.0], [3.0, 4.0], [1.0, 0.0]])?;
+/// // pairs (1,0), (2,0), (2,1)
+/// assert_eq!(kern_tune::pairs::pairwise_sq_dists(&x), vec![25.0, 1.0, 20.0]);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn pairwise_sq_dists(x: &Samples) -> Vec<f64> {
+    let (n, d) = (x.n(), x.d());
+    let mut out = vec![0.0; n_pairs(n)];
+    if n < 2 {
+        return out;
+    }
+    // Split the output into one contiguous slice per block column.
+    let mut parts: Vec<(usize, &mut [f64])> = Vec::with_capacity(n.div_ceil(BLOCK));
+    let mut rest: &mut [f64] = &mut out;
+    let mut j0 = 0;
+    while j0 < n - 1 {
+        let j1 = (j0 + BLOCK).min(n - 1);
+        let len = column_offset(n, j1) - column_offset(n, j0);
+        let (head, tail) = rest.split_at_mut(len);
+        parts.push((j0, head));
+        rest = tail;
+        j0 = j1;
+    }
+    if d <= DIRECT_MAX_DIM {
+        parts.into_par_iter().for_each(|(j0, dst)| direct_block(x, j0, dst));
+        return out;
+    }
+    // Centre the data: distances are unchanged and the norms formulation loses less to cancellation.
+    let mean: Vec<f64> = {
+        let mut m = vec![0.0; d];
+        for r in x.rows() {
+            for (a, v) in m.iter_mut().zip(r) {
+                *a += v;
+            }
+        }
+        m.iter().map(|v| v / n as f64).collect()
+    };
+    let centred: Vec<f64> = x.rows().flat_map(|r| r.iter().zip(&mean).map(|(v, m)| v - m)).collect();
+    let xt = faer::MatRef::from_column_major_slice(&centred, d, n);
+    let norms: Vec<f64> = centred.chunks_exact(d).map(|r| r.iter().map(|v| v * v).sum()).collect();
+    parts.into_par_iter().for_each(|(j0, dst)| {
+        let w = (j0 + BLOCK).min(n - 1) - j0;
+        let h = n - j0;
+        let mut g = Mat::<f64>::zeros(h, w);
+        matmul(g.as_mut(), Accum::Replace, xt.subcols(j0, h).transpose(), xt.subcols(j0, w), 1.0, Par::Seq);
+        let mut pos = 0;
+        for jj in 0..w {
+            let nj = norms[j0 + jj];
+            let col = g.col(jj).try_as_col_major().expect("unit row stride").as_slice();
+            let len = n - 1 - (j0 + jj);
+            let out_col = &mut dst[pos..pos + len];
+            let ni = &norms[j0 + jj + 1..];
+            for ((o, &gv), &nv) in out_col.iter_mut().zip(&col[jj + 1..]).zip(ni) {
+                *o = (nv + nj - 2.0 * gv).max(0.0);
+            }
+            pos += len;
+        }
+    });
+    out
+}
+
+fn direct_block(x: &Samples, j0: usize, dst: &mut [f64]) {
+    let n = x.n();
+    let w = (j0 + BLOCK).min(n - 1) - j0;
+    let mut pos = 0;
+    for j in j0..j0 + w {
+        let xj = x.row(j);
+        for i in j + 1..n {
+            dst[pos] = kern_core::sq_dist(x.row(i), xj);
+            pos += 1;
+        }
+    }
+}
+
+/// Where the pairs of a criterion come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairSampling {
+    /// All pairs when `n ≤ max_points`, else the pairs of a seeded subsample of `max_points` points.
+    Auto {
+        /// Largest `n` handled exactly (default 5000: 12.5 M pairs, 100 MB).
+        max_points: usize,
+        /// Seed of the subsample.
+        seed: u64,
+    },
+    /// All `n(n−1)/2` pairs, whatever `n`.
+    All,
+    /// The pairs of `m` points drawn without replacement (seeded).
+    Subsample {
+        /// Points drawn.
+        m: usize,
+        /// Seed.
+        seed: u64,
+    },
+    /// `count` pairs `(i, j)`, `i ≠ j`, drawn independently and uniformly (seeded), distances computed
+    /// directly: an unbiased estimate of any mean over pairs.
+    RandomPairs {
+        /// Pairs drawn.
+        count: usize,
+        /// Seed.
+        seed: u64,
+    },
+}
+
+impl Default for PairSampling {
+    fn default() -> Self {
+        PairSampling::Auto { max_points: 5000, seed: 0 }
+    }
+}
+
+/// Squared distances of the chosen pairs, with which points they join.
+#[derive(Clone, Debug)]
+pub(crate) struct PairSet {
+    /// Squared distances.
+    pub sq: Vec<f64>,
+    /// The points used (all `n`, or the subsample's indices) — for the packed layout.
+    pub points: Option<Vec<usize>>,
+    /// For random pairs: the `(i, j)` of every distance.
+    pub ends: Option<Vec<(u32, u32)>>,
+    /// Human-readable description for results.
+    pub description: String,
+}
+
+/// The squared distances that `sampling` selects from `x`.
+pub(crate) fn pair_set(x: &Samples, sampling: PairSampling) -> PairSet {
+    let n = x.n();
+    let all = |x: &Samples| PairSet {
+        sq: pairwise_sq_dists(x),
+        points: None,
+        ends: None,
+        description: format!("all {} pairs of {} points", n_pairs(x.n()), x.n()),
+    };
+    let sub = |m: usize, seed: u64, why: &str| {
+        let idx = rng::sample_indices(&mut rng::stream(seed, 0), n, m);
+        let xs = x.select(&idx).expect("indices in range");
+        PairSet {
+            sq: pairwise_sq_dists(&xs),
+            description: format!(
+                "all {} pairs of a seeded subsample of {m} of {n} points (seed {seed}){why}",
+                n_pairs(m)
+            ),
+            points: Some(idx),
+            ends: None,
+        }
+    };
+    match sampling {
+        PairSampling::All => all(x),
+        PairSampling::Auto { max_points, .. } if n <= max_points.max(2) => all(x),
+        PairSampling::Auto { max_points, seed } => {
+            sub(max_points.max(2), seed, &format!("; n > {} so not every pair is used", max_points.max(2)))
+        }
+        PairSampling::Subsample { m, .. } if m >= n => all(x),
+        PairSampling::Subsample { m, seed } => sub(m.max(2), seed, ""),
+        PairSampling::RandomPairs { count, seed } => {
+            let mut g = rng::stream(seed, 0);
+            let ends: Vec<(u32, u32)> = (0..count)
+                .map(|_| {
+                    let i = rng::below(&mut g, n as u64) as usize;
+                    let mut j = rng::below(&mut g, (n as u64).saturating_sub(1).max(1)) as usize;
+                    if j >= i {
+                        j += 1;
+                    }
+                    (i as u32, j.min(n - 1) as u32)
+                })
+                .collect();
+            let sq = ends.par_iter().map(|&(i, j)| kern_core::sq_dist(x.row(i as usize), x.row(j as usize))).collect();
+            PairSet {
+                sq,
+                points: None,
+                ends: Some(ends),
+                description: format!("{count} seeded random pairs of {n} points (seed {seed})"),
+            }
+        }
+    }
+}
+
+/// For every packed pair of `m` points, the two points' positions `(i, j)`, `i > j` (test helper and
+/// label lookup).
+pub(crate) fn packed_ends(m: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..m.saturating_sub(1)).flat_map(move |j| (j + 1..m).map(move |i| (i, j)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(n: usize, d: usize) -> Samples {
+        let mut s = 12345u64;
+        let v: Vec<f64> = (0..n * d)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 11) as f64 / (1u64 << 53) as f64) * 10.0 + 100.0
+            })
+            .collect();
+        Samples::from_flat(v, n, d).unwrap()
+    }
+
+    #[test]
+    fn gemm_and_direct_match_naive_across_blocks() {
+        for &(n, d) in &[(2, 3), (5, 1), (300, 4), (261, 30)] {
+            let x = data(n, d);
+            let p = pairwise_sq_dists(&x);
+            assert_eq!(p.len(), n_pairs(n));
+            for (k, (i, j)) in packed_ends(n).enumerate() {
+                let e = kern_core::sq_dist(x.row(i), x.row(j));
+                assert!((p[k] - e).abs() <= 1e-9 * e.max(1.0), "n={n} d={d} ({i},{j}) {} vs {e}", p[k]);
+            }
+        }
+    }
+}
