@@ -25,14 +25,20 @@ enum Command {
     Info(commands::info::Args),
     /// Compute a dense Gram matrix and report its speed.
     Gram(commands::gram::Args),
+    /// Sparse Gram matrix of a compactly supported kernel: sparsity, ordering, bandwidth, sparse Cholesky.
+    Sparse(commands::sparse::Args),
     /// Feature vector selection (Baudat & Anouar): selected samples and fitness.
     Fvs(commands::fvs::Args),
     /// Train a model (svc, svr, ...) and save it.
     Train(commands::train::Args),
     /// Apply a saved model to a data file.
     Predict(commands::predict::Args),
+    /// Cross-validated grid search of a model's parameters.
+    Cv(commands::cv::Args),
     /// Choose hyperparameters before training: Gaussian bandwidth, compact-support radius.
     Tune(commands::tune::Args),
+    /// Kernel PCA: eigenvalues, explained variance, training scores (dense or sparse).
+    Kpca(commands::kpca::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,10 +46,13 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(a) => commands::info::run(a),
         Command::Gram(a) => commands::gram::run(a),
+        Command::Sparse(a) => commands::sparse::run(a),
         Command::Fvs(a) => commands::fvs::run(a),
         Command::Train(a) => commands::train::run(a),
         Command::Predict(a) => commands::predict::run(a),
+        Command::Cv(a) => commands::cv::run(a),
         Command::Tune(a) => commands::tune::run(a),
+        Command::Kpca(a) => commands::kpca::run(a),
     };
     match result {
         Ok(json) => {

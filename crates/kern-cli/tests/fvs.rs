@@ -7,7 +7,8 @@ fn kern(args: &[&str]) -> (bool, serde_json::Value, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("run kern");
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(serde_json::Value::Null);
+    let json =
+        stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(serde_json::Value::Null);
     (out.status.success(), json, stderr)
 }
 
@@ -63,20 +64,30 @@ fn kfa_trains_saves_and_predicts() {
     let d = data.to_str().unwrap();
     let model = data.with_extension("kern");
     let m = model.to_str().unwrap();
-    let (ok, j, err) = kern(&["train", "--model", "kfa", "--data", d, "--kernel", "poly:degree=2", "--out", m]);
+    let (ok, j, err) =
+        kern(&["train", "--model", "kfa", "--data", d, "--kernel", "poly:degree=2", "--out", m]);
     assert!(ok, "{err}");
     assert_eq!(j["model"], "kfa");
     assert_eq!(j["n_fv"], 3);
     assert_eq!(j["task"], "binary");
     let preds = data.with_extension("pred");
-    let (ok, j, err) =
-        kern(&["predict", "--data", d, "--model", m, "--out", preds.to_str().unwrap()]);
+    let (ok, j, err) = kern(&["predict", "--data", d, "--model", m, "--out", preds.to_str().unwrap()]);
     assert!(ok, "{err}");
     assert_eq!(j["accuracy"], 1.0);
     let lines = std::fs::read_to_string(&preds).unwrap();
     assert_eq!(lines.lines().next(), Some("outer"));
     let (ok, j, err) = kern(&[
-        "train", "--model", "kfa", "--data", d, "--kernel", "gaussian:sigma=0.5", "--max-fv", "7", "--out", m,
+        "train",
+        "--model",
+        "kfa",
+        "--data",
+        d,
+        "--kernel",
+        "gaussian:sigma=0.5",
+        "--max-fv",
+        "7",
+        "--out",
+        m,
     ]);
     assert!(ok, "{err}");
     assert_eq!(j["n_fv"], 7);

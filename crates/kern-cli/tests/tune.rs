@@ -43,11 +43,33 @@ fn bandwidth_methods() {
             assert!(j["sampling"].as_str().unwrap().starts_with("all"));
         }
     }
-    let (ok, j, _) = run(&["tune", "bandwidth", "--data", f, "--method", "mean-to-half", "--max-points", "50", "--seed", "3"]);
+    let (ok, j, _) = run(&[
+        "tune",
+        "bandwidth",
+        "--data",
+        f,
+        "--method",
+        "mean-to-half",
+        "--max-points",
+        "50",
+        "--seed",
+        "3",
+    ]);
     assert!(ok);
     assert!(j["sampling"].as_str().unwrap().contains("subsample of 50 of 120"), "{j}");
     let (ok, j, _) = run(&[
-        "tune", "bandwidth", "--data", f, "--method", "max-variance", "--subsample", "40", "--repeats", "5", "--seed", "2",
+        "tune",
+        "bandwidth",
+        "--data",
+        f,
+        "--method",
+        "max-variance",
+        "--subsample",
+        "40",
+        "--repeats",
+        "5",
+        "--seed",
+        "2",
     ]);
     assert!(ok);
     let betas: Vec<f64> = j["betas"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
@@ -57,7 +79,18 @@ fn bandwidth_methods() {
     assert!(j["beta_variance"].as_f64().unwrap() > 0.0);
     // same seed, same betas
     let (_, j2, _) = run(&[
-        "tune", "bandwidth", "--data", f, "--method", "max-variance", "--subsample", "40", "--repeats", "5", "--seed", "2",
+        "tune",
+        "bandwidth",
+        "--data",
+        f,
+        "--method",
+        "max-variance",
+        "--subsample",
+        "40",
+        "--repeats",
+        "5",
+        "--seed",
+        "2",
     ]);
     assert_eq!(j["betas"], j2["betas"]);
     let (ok, _, err) = run(&["tune", "bandwidth", "--data", f, "--method", "nope"]);

@@ -106,9 +106,11 @@ pub enum Strategy {
 impl std::str::FromStr for Strategy {
     type Err = ModelsError;
     fn from_str(s: &str) -> Result<Self> {
-        let bad = || ModelsError::Input(format!(
-            "unknown FVS strategy {s:?}; valid: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]]"
-        ));
+        let bad = || {
+            ModelsError::Input(format!(
+                "unknown FVS strategy {s:?}; valid: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]]"
+            ))
+        };
         let mut parts = s.split(':');
         Ok(match parts.next().unwrap_or("") {
             "auto" => Strategy::Auto,
@@ -193,11 +195,7 @@ impl FvsParams {
             });
         }
         if let Strategy::Sampled { candidates: 0, .. } = self.strategy {
-            return Err(ModelsError::Param {
-                name: "candidates",
-                value: 0.0,
-                reason: "must be at least 1",
-            });
+            return Err(ModelsError::Param { name: "candidates", value: 0.0, reason: "must be at least 1" });
         }
         Ok(())
     }
@@ -520,18 +518,9 @@ fn best_of_candidates<K: Kernel>(e: &Engine<'_, K>, cands: &[usize]) -> Option<u
             let h = CHUNK.min(n - i0);
             let mut r = Mat::from_fn(h, m, |ii, c| e.k.eval(e.x.row(i0 + ii), e.x.row(cands[c])));
             if l > 0 {
-                matmul(
-                    r.as_mut(),
-                    Accum::Add,
-                    gm.subrows(i0, h),
-                    gc.as_ref().transpose(),
-                    -1.0,
-                    Par::Seq,
-                );
+                matmul(r.as_mut(), Accum::Add, gm.subrows(i0, h), gc.as_ref().transpose(), -1.0, Par::Seq);
             }
-            (0..m)
-                .map(|c| (0..h).map(|ii| r[(ii, c)] * r[(ii, c)] * e.inv_diag[i0 + ii]).sum())
-                .collect()
+            (0..m).map(|c| (0..h).map(|ii| r[(ii, c)] * r[(ii, c)] * e.inv_diag[i0 + ii]).sum()).collect()
         })
         .collect();
     let mut best: Option<(f64, usize)> = None;
@@ -567,7 +556,8 @@ pub fn select<K: Kernel>(k: &K, x: &Samples, params: &FvsParams) -> Result<Fvs> 
         s => s,
     };
     let max = params.max_fv.unwrap_or(n).min(n);
-    let mut exact = if strategy == Strategy::Exact { Some(Exact::new(&e, params.cache_bytes)?) } else { None };
+    let mut exact =
+        if strategy == Strategy::Exact { Some(Exact::new(&e, params.cache_bytes)?) } else { None };
     let mut rng = match strategy {
         Strategy::Sampled { seed, .. } => Some(Xoshiro256PlusPlus::seed_from_u64(seed)),
         _ => None,

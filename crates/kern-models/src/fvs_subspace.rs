@@ -63,7 +63,8 @@ impl<K: Kernel + Clone> FvsKpca<K> {
         });
         let (vals, vecs) = sym_eigen_desc(&c)?;
         let q = q.min(l);
-        let components = (0..l).flat_map(|a| (0..q).map(move |b| (a, b))).map(|(a, b)| vecs[(a, b)]).collect();
+        let components =
+            (0..l).flat_map(|a| (0..q).map(move |b| (a, b))).map(|(a, b)| vecs[(a, b)]).collect();
         Ok(FvsKpca { layer, mean, components, eigenvalues: vals[..q].to_vec() })
     }
 
@@ -129,13 +130,21 @@ impl<K: Kernel + Clone> Fit<ClassTargets> for FvsLdaParams<K> {
     /// `R⁻¹ S_b R⁻ᵀ u = λ u` with `S_w + ridge = R Rᵀ`.
     fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<FvsLda<K>> {
         if !(self.ridge > 0.0 && self.ridge.is_finite()) {
-            return Err(ModelsError::Param { name: "ridge", value: self.ridge, reason: "must be finite and > 0" });
+            return Err(ModelsError::Param {
+                name: "ridge",
+                value: self.ridge,
+                reason: "must be finite and > 0",
+            });
         }
         if y.len() != x.n() {
             return Err(ModelsError::Input(format!("{} labels for {} samples", y.len(), x.n())));
         }
-        let layer =
-            FvsLayer::fit(self.kernel.clone(), &BasisChoice::Fvs(self.fvs.clone()), Projection::Coordinates, x)?;
+        let layer = FvsLayer::fit(
+            self.kernel.clone(),
+            &BasisChoice::Fvs(self.fvs.clone()),
+            Projection::Coordinates,
+            x,
+        )?;
         let w = layer.transform(x)?;
         let (n, l, nc) = (w.nrows(), w.ncols(), y.n_classes());
         let cls = y.classes();
@@ -165,9 +174,9 @@ impl<K: Kernel + Clone> Fit<ClassTargets> for FvsLdaParams<K> {
         for a in 0..l {
             sw[(a, a)] += ridge;
         }
-        let llt = sw
-            .llt(Side::Lower)
-            .map_err(|e| ModelsError::Numerical(format!("within-class scatter not positive definite: {e:?}")))?;
+        let llt = sw.llt(Side::Lower).map_err(|e| {
+            ModelsError::Numerical(format!("within-class scatter not positive definite: {e:?}"))
+        })?;
         let r = llt.L();
         // M = R⁻¹ S_b R⁻ᵀ.
         let rinv = {
@@ -189,7 +198,8 @@ impl<K: Kernel + Clone> Fit<ClassTargets> for FvsLdaParams<K> {
         let m = (nc - 1).min(l).max(1);
         // v = R⁻ᵀ u.
         let v = rinv.transpose() * vecs.get(.., ..m);
-        let axes: Vec<f64> = (0..l).flat_map(|a| (0..m).map(move |b| (a, b))).map(|(a, b)| v[(a, b)]).collect();
+        let axes: Vec<f64> =
+            (0..l).flat_map(|a| (0..m).map(move |b| (a, b))).map(|(a, b)| v[(a, b)]).collect();
         let means = (0..nc)
             .flat_map(|c| (0..m).map(move |b| (c, b)))
             .map(|(c, b)| (0..l).map(|a| mu[c * l + a] * axes[a * m + b]).sum())
@@ -203,7 +213,9 @@ impl<K: Kernel + Clone> FvsLda<K> {
     pub fn transform(&self, x: &Samples) -> Result<Mat<f64>> {
         let w = self.layer.transform(x)?;
         let l = w.ncols();
-        Ok(Mat::from_fn(w.nrows(), self.m, |i, b| (0..l).map(|a| w[(i, a)] * self.axes[a * self.m + b]).sum()))
+        Ok(Mat::from_fn(w.nrows(), self.m, |i, b| {
+            (0..l).map(|a| w[(i, a)] * self.axes[a * self.m + b]).sum()
+        }))
     }
 
     /// The generalized eigenvalues (between- over within-class variance) of the axes, decreasing.

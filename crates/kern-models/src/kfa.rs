@@ -164,13 +164,21 @@ impl<K: Kernel + Clone> KfaParams<K> {
             return Err(ModelsError::Input("kernel function approximation needs a layer".into()));
         }
         if !(self.rank_tol > 0.0 && self.rank_tol < 1.0) {
-            return Err(ModelsError::Param { name: "rank_tol", value: self.rank_tol, reason: "must be in (0, 1)" });
+            return Err(ModelsError::Param {
+                name: "rank_tol",
+                value: self.rank_tol,
+                reason: "must be in (0, 1)",
+            });
         }
         for l in &self.layers {
             match &l.basis {
                 BasisChoice::Fvs(p) => p.check()?,
                 BasisChoice::Random { size: 0, .. } => {
-                    return Err(ModelsError::Param { name: "size", value: 0.0, reason: "must be at least 1" });
+                    return Err(ModelsError::Param {
+                        name: "size",
+                        value: 0.0,
+                        reason: "must be at least 1",
+                    });
                 }
                 BasisChoice::Random { .. } => {}
             }
@@ -212,7 +220,9 @@ impl<K: Kernel + Clone> FvsLayer<K> {
             }
         };
         if sel.selected.is_empty() {
-            return Err(ModelsError::Numerical("no feature vector could be selected (k(x, x) = 0 everywhere)".into()));
+            return Err(ModelsError::Numerical(
+                "no feature vector could be selected (k(x, x) = 0 everywhere)".into(),
+            ));
         }
         Ok(FvsLayer {
             basis: x.select(&sel.selected)?,
@@ -321,7 +331,8 @@ impl LinearReadout {
             return Err(ModelsError::Input(format!("{} targets for {n} samples", y.nrows())));
         }
         let a = Mat::from_fn(n, p + 1, |i, j| if j < p { z[(i, j)] } else { 1.0 });
-        let norms: Vec<f64> = (0..=p).map(|j| (0..n).map(|i| a[(i, j)] * a[(i, j)]).sum::<f64>().sqrt()).collect();
+        let norms: Vec<f64> =
+            (0..=p).map(|j| (0..n).map(|i| a[(i, j)] * a[(i, j)]).sum::<f64>().sqrt()).collect();
         let scaled = Mat::from_fn(n, p + 1, |i, j| if norms[j] > 0.0 { a[(i, j)] / norms[j] } else { 0.0 });
         let qr = scaled.col_piv_qr();
         let r = qr.R();

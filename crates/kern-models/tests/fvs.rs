@@ -3,8 +3,8 @@
 
 use kern_core::learner::{Fit, Model};
 use kern_core::{
-    BinaryTargets, ClassTargets, Gaussian, KernelSpec, Linear, LinearSpline, Polynomial, RealTargets, Samples,
-    Targets,
+    BinaryTargets, ClassTargets, Gaussian, KernelSpec, Linear, LinearSpline, Polynomial, RealTargets,
+    Samples, Targets,
 };
 use kern_models::fvs::{self, FvsParams, StopReason, Strategy};
 use kern_models::fvs_subspace::{FvsKpca, FvsLdaParams};
@@ -33,7 +33,8 @@ fn fitness_is_non_decreasing_and_selected_points_have_zero_residual() {
     let x = gauss_points(150, 3, 1);
     let k = Gaussian::with_sigma(1.0).unwrap();
     for s in STRATEGIES {
-        let f = fvs::select(&k, &x, &FvsParams { max_fv: Some(40), strategy: s, ..Default::default() }).unwrap();
+        let f =
+            fvs::select(&k, &x, &FvsParams { max_fv: Some(40), strategy: s, ..Default::default() }).unwrap();
         assert_eq!(f.selected.len(), 40);
         assert_eq!(f.stop, StopReason::MaxFv);
         assert!(f.fitness.windows(2).all(|w| w[1] >= w[0] - 1e-15), "{s:?}: {:?}", f.fitness);
@@ -45,8 +46,8 @@ fn fitness_is_non_decreasing_and_selected_points_have_zero_residual() {
             assert_eq!(f.residuals[s], 0.0);
         }
         // Unselected residuals agree with eq. 5 too.
-        for i in 0..x.n() {
-            assert!((f.residuals[i] - (1.0 - local[i])).abs() < 1e-8);
+        for (r, l) in f.residuals.iter().zip(&local) {
+            assert!((r - (1.0 - l)).abs() < 1e-8);
         }
     }
 }
@@ -55,8 +56,9 @@ fn fitness_is_non_decreasing_and_selected_points_have_zero_residual() {
 fn exact_strategy_is_the_greedy_argmax_of_eq_7() {
     let x = gauss_points(30, 2, 7);
     let k = Gaussian::with_sigma(0.8).unwrap();
-    let f = fvs::select(&k, &x, &FvsParams { max_fv: Some(8), strategy: Strategy::Exact, ..Default::default() })
-        .unwrap();
+    let f =
+        fvs::select(&k, &x, &FvsParams { max_fv: Some(8), strategy: Strategy::Exact, ..Default::default() })
+            .unwrap();
     for l in 0..f.selected.len() {
         let prefix = &f.selected[..l];
         let mut best = f64::NEG_INFINITY;
@@ -126,9 +128,17 @@ fn stopping_rules_and_errors() {
 fn sampled_selection_is_deterministic_at_any_thread_count() {
     let x = gauss_points(3000, 3, 9);
     let k = Gaussian::with_sigma(0.7).unwrap();
-    let p = FvsParams { max_fv: Some(30), strategy: Strategy::Sampled { candidates: 16, seed: 4 }, ..Default::default() };
+    let p = FvsParams {
+        max_fv: Some(30),
+        strategy: Strategy::Sampled { candidates: 16, seed: 4 },
+        ..Default::default()
+    };
     let run = |t: usize| {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap().install(|| fvs::select(&k, &x, &p).unwrap())
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .unwrap()
+            .install(|| fvs::select(&k, &x, &p).unwrap())
     };
     let (a, b) = (run(1), run(2));
     assert_eq!(a.selected, b.selected);
@@ -136,7 +146,8 @@ fn sampled_selection_is_deterministic_at_any_thread_count() {
     let e1 = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| {
         fvs::select(&k, &x, &FvsParams { max_fv: Some(10), strategy: Strategy::Exact, ..Default::default() })
     });
-    let e2 = fvs::select(&k, &x, &FvsParams { max_fv: Some(10), strategy: Strategy::Exact, ..Default::default() });
+    let e2 =
+        fvs::select(&k, &x, &FvsParams { max_fv: Some(10), strategy: Strategy::Exact, ..Default::default() });
     assert_eq!(e1.unwrap().selected, e2.unwrap().selected);
 }
 
@@ -196,7 +207,8 @@ fn sinc_regression_beats_the_mean_predictor_widely() {
     let xt = Samples::from_flat(grid.iter().map(|v| v + 3.0).collect(), grid.len(), 1).unwrap();
     let pred = m.predict(&xt).unwrap();
     let mean = ys.iter().sum::<f64>() / n as f64;
-    let mse: f64 = grid.iter().zip(&pred).map(|(g, p)| (sinc(*g) - p).powi(2)).sum::<f64>() / grid.len() as f64;
+    let mse: f64 =
+        grid.iter().zip(&pred).map(|(g, p)| (sinc(*g) - p).powi(2)).sum::<f64>() / grid.len() as f64;
     let mse0: f64 = grid.iter().map(|g| (sinc(*g) - mean).powi(2)).sum::<f64>() / grid.len() as f64;
     assert!(mse < 0.1 * mse0, "KFA mse {mse}, mean predictor {mse0}");
 }
@@ -258,7 +270,8 @@ fn multi_class_one_hot_and_fvs_lda_separate_rings() {
     let tt = ClassTargets::from_labels(&yt).unwrap();
     let k = Gaussian::with_sigma(1.0).unwrap();
     let kfa = KfaParams::new(k).basis(BasisChoice::Fvs(FvsParams::with_max(30))).fit(&x, &t).unwrap();
-    let acc = |p: Vec<f64>| p.iter().zip(tt.classes()).filter(|(a, b)| **a as usize == **b).count() as f64 / 300.0;
+    let acc =
+        |p: Vec<f64>| p.iter().zip(tt.classes()).filter(|(a, b)| **a as usize == **b).count() as f64 / 300.0;
     assert!(acc(kfa.predict(&xt).unwrap()) > 0.97);
     let lda = FvsLdaParams { fvs: FvsParams::with_max(30), ..FvsLdaParams::new(k) }.fit(&x, &t).unwrap();
     assert_eq!(lda.eigenvalues().len(), 2);

@@ -114,9 +114,13 @@ fn intersection_gets_the_average_of_the_local_kernels() {
 #[test]
 fn inside_one_area_it_is_the_local_kernel() {
     let g = Gaussian::with_sigma(0.8).unwrap();
-    let one = RailwayKernel::new(vec![Indicator::new(vec![1.0, 1.0], 2.0, 3.0).unwrap()], Local::Shared(g)).unwrap();
+    let one = RailwayKernel::new(vec![Indicator::new(vec![1.0, 1.0], 2.0, 3.0).unwrap()], Local::Shared(g))
+        .unwrap();
     let far = RailwayKernel::new(
-        vec![Indicator::new(vec![1.0, 1.0], 2.0, 30.0).unwrap(), Indicator::new(vec![20.0, 1.0], 2.0, 30.0).unwrap()],
+        vec![
+            Indicator::new(vec![1.0, 1.0], 2.0, 30.0).unwrap(),
+            Indicator::new(vec![20.0, 1.0], 2.0, 30.0).unwrap(),
+        ],
         Local::PerArea(vec![g, Gaussian::with_sigma(5.0).unwrap()]),
     )
     .unwrap();
@@ -250,11 +254,8 @@ fn area_location_on_the_modified_xor_finds_linearly_separable_areas() {
             assert_eq!(classes.len(), 2, "each area holds both labels");
             assert!(linearly_separable(&x, &a.members, &y), "area {:?} not separable", a.center);
             // Radius = distance to the farthest member.
-            let far = a
-                .members
-                .iter()
-                .map(|&i| kern_core::sq_dist(x.row(i), &a.center).sqrt())
-                .fold(0.0, f64::max);
+            let far =
+                a.members.iter().map(|&i| kern_core::sq_dist(x.row(i), &a.center).sqrt()).fold(0.0, f64::max);
             assert!((far - a.radius).abs() < 1e-12);
         }
         // The railway kernel on these areas with affine local kernels (x·y + 1: a hyperplane with its own

@@ -12,6 +12,15 @@ pub enum ReproError {
     /// From kern-core.
     #[error(transparent)]
     Core(#[from] kern_core::CoreError),
+    /// From kern-sparse.
+    #[error(transparent)]
+    Sparse(#[from] kern_sparse::SparseError),
+    /// From kern-tune.
+    #[error(transparent)]
+    Tune(#[from] kern_tune::TuneError),
+    /// From kern-models.
+    #[error(transparent)]
+    Models(#[from] kern_models::ModelsError),
     /// Writing results.
     #[error("{path}: {source}")]
     Io {

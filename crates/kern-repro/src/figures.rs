@@ -66,3 +66,39 @@ pub fn line_chart(path: &Path, title: &str, xlabel: &str, ylabel: &str, series: 
     root.present().map_err(|e| fig(&e))?;
     Ok(())
 }
+
+/// Draws a `cells × cells` density grid (row-major, values in [0, 1]) as a grey-scale spy plot.
+///
+/// ```
+/// let p = std::env::temp_dir().join("kern-doc-spy.svg");
+/// kern_repro::figures::spy(&p, "spy", &[1.0, 0.0, 0.5, 1.0], 2)?;
+/// assert!(std::fs::read_to_string(&p).unwrap().contains("<svg"));
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
+pub fn spy(path: &Path, title: &str, density: &[f64], cells: usize) -> Result<()> {
+    let fig = |e: &dyn std::fmt::Display| ReproError::Figure(format!("{}: {e}", path.display()));
+    if cells == 0 || density.len() != cells * cells {
+        return Err(fig(&"density grid is not cells × cells"));
+    }
+    let root = SVGBackend::new(path, (420, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fig(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 16))
+        .margin(10)
+        .build_cartesian_2d(0..cells, 0..cells)
+        .map_err(|e| fig(&e))?;
+    chart
+        .draw_series((0..cells).flat_map(|i| {
+            (0..cells).filter_map(move |j| {
+                let v = density[i * cells + j].clamp(0.0, 1.0);
+                (v > 0.0).then(|| {
+                    let g = (255.0 * (1.0 - v)) as u8;
+                    // Row i is drawn from the top, as in MATLAB's spy.
+                    Rectangle::new([(j, cells - i - 1), (j + 1, cells - i)], RGBColor(g, g, g).filled())
+                })
+            })
+        }))
+        .map_err(|e| fig(&e))?;
+    root.present().map_err(|e| fig(&e))?;
+    Ok(())
+}

@@ -248,12 +248,28 @@ impl CholeskyPlan {
         }
     }
 
-    /// Stored values of the factor `L`: `nnz(L)` on the sparse path (supernodal blocks counted in
-    /// full, as faer stores them), `n(n+1)/2` dense.
+    /// Structural non-zeros of the factor `L` (diagonal included): `n(n+1)/2` dense. faer's
+    /// supernodal storage holds a little more (the upper part of each diagonal block).
+    ///
+    /// ```
+    /// use kern_sparse::{CholeskyPlan, Ordering};
+    /// let a = nalgebra_sparse::CscMatrix::<f64>::identity(4);
+    /// assert_eq!(CholeskyPlan::sparse(&a, Ordering::Amd)?.factor_nnz(), 4);
+    /// assert_eq!(CholeskyPlan::dense(faer::Mat::<f64>::identity(4, 4))?.factor_nnz(), 10);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
     pub fn factor_nnz(&self) -> usize {
         match &self.kind {
             PlanKind::Dense(m) => m.ncols() * (m.ncols() + 1) / 2,
-            PlanKind::Sparse(p) => p.symbolic.len_val(),
+            PlanKind::Sparse(p) => match p.symbolic.raw() {
+                SymbolicCholeskyRaw::Simplicial(s) => s.len_val(),
+                SymbolicCholeskyRaw::Supernodal(s) => (0..s.n_supernodes())
+                    .map(|k| {
+                        let w = s.supernode_end()[k] - s.supernode_begin()[k];
+                        w * (w + 1) / 2 + s.supernode(k).pattern().len() * w
+                    })
+                    .sum(),
+            },
         }
     }
 
@@ -413,11 +429,11 @@ impl Cholesky {
         }
     }
 
-    /// Stored values of `L` (see [`CholeskyPlan::factor_nnz`]).
+    /// Structural non-zeros of `L` (see [`CholeskyPlan::factor_nnz`]).
     pub fn factor_nnz(&self) -> usize {
         match self {
             Cholesky::Dense(c) => c.l.ncols() * (c.l.ncols() + 1) / 2,
-            Cholesky::Sparse(c) => c.values.len(),
+            Cholesky::Sparse(c) => CholeskyPlan { kind: PlanKind::Sparse(Arc::clone(&c.plan)) }.factor_nnz(),
         }
     }
 

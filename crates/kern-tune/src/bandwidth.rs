@@ -72,7 +72,8 @@ pub enum Method {
 
 impl Method {
     /// Every method, in documentation order.
-    pub const ALL: [Method; 5] = [Method::MeanToHalf, Method::MaxVariance, Method::Ahn, Method::Median, Method::Scale];
+    pub const ALL: [Method; 5] =
+        [Method::MeanToHalf, Method::MaxVariance, Method::Ahn, Method::Median, Method::Scale];
 
     /// The command-line name (`mean-to-half`, `max-variance`, `ahn`, `median`, `scale`).
     pub fn name(self) -> &'static str {
@@ -234,7 +235,8 @@ fn var_eval(p: &[f64], beta: f64) -> (f64, f64) {
 }
 
 fn mean_of(p: &[f64]) -> f64 {
-    p.par_chunks(CHUNK).map(|c| c.iter().sum::<f64>()).collect::<Vec<f64>>().iter().sum::<f64>() / p.len() as f64
+    p.par_chunks(CHUNK).map(|c| c.iter().sum::<f64>()).collect::<Vec<f64>>().iter().sum::<f64>()
+        / p.len() as f64
 }
 
 fn check_pairs(p: &[f64]) -> Result<()> {
@@ -257,7 +259,13 @@ fn check_pairs(p: &[f64]) -> Result<()> {
 /// assert!(mean_to_half(&[0.0, 0.0, 1.0], Solver::Newton, 1e-12, 1e-12, 100).is_err()); // 2/3 duplicates
 /// # Ok::<(), kern_tune::TuneError>(())
 /// ```
-pub fn mean_to_half(p: &[f64], solver: Solver, mean_tol: f64, beta_rtol: f64, max_iter: usize) -> Result<Root> {
+pub fn mean_to_half(
+    p: &[f64],
+    solver: Solver,
+    mean_tol: f64,
+    beta_rtol: f64,
+    max_iter: usize,
+) -> Result<Root> {
     check_pairs(p)?;
     let n = p.len() as f64;
     let zeros = p.iter().filter(|&&v| v == 0.0).count();
@@ -309,7 +317,13 @@ pub fn mean_to_half(p: &[f64], solver: Solver, mean_tol: f64, beta_rtol: f64, ma
         let next = match solver {
             Solver::Newton => {
                 let nb = beta - f / fp;
-                if nb.is_finite() && nb > lo && nb < hi { nb } else if hi.is_finite() { (lo * hi).sqrt() } else { 2.0 * lo }
+                if nb.is_finite() && nb > lo && nb < hi {
+                    nb
+                } else if hi.is_finite() {
+                    (lo * hi).sqrt()
+                } else {
+                    2.0 * lo
+                }
             }
             Solver::Bisection => (lo * hi).sqrt(),
         };
@@ -361,7 +375,12 @@ pub fn max_variance(p: &[f64], solver: Solver, beta_rtol: f64, max_iter: usize) 
     let (mut lo, mut hi);
     let last;
     if g0 == 0.0 {
-        return Ok(Root { beta: start, value: similarity_variance(p, start), derivative: 0.0, iterations: 1 });
+        return Ok(Root {
+            beta: start,
+            value: similarity_variance(p, start),
+            derivative: 0.0,
+            iterations: 1,
+        });
     } else if g0 > 0.0 {
         lo = start;
         hi = start;
@@ -393,7 +412,9 @@ pub fn max_variance(p: &[f64], solver: Solver, beta_rtol: f64, max_iter: usize) 
             }
             hi = lo;
             if lo < start * 1e-40 {
-                return Err(TuneError::Undefined("no beta with increasing similarity variance was found".into()));
+                return Err(TuneError::Undefined(
+                    "no beta with increasing similarity variance was found".into(),
+                ));
             }
         }
     }
@@ -490,12 +511,23 @@ pub fn select_bandwidth(
     {
         return Err(kern_core::CoreError::Targets(format!("{} labels for {} samples", l.len(), x.n())).into());
     }
-    let finish = |beta: f64, criterion: f64, derivative: Option<f64>, iterations, pairs, sampling: String, curve| {
-        if !(beta.is_finite() && beta > 0.0) {
-            return Err(TuneError::Undefined(format!("{method} gave beta = {beta}")));
-        }
-        Ok(Bandwidth { method, beta, sigma: 1.0 / beta.sqrt(), criterion, derivative, iterations, pairs, sampling, curve })
-    };
+    let finish =
+        |beta: f64, criterion: f64, derivative: Option<f64>, iterations, pairs, sampling: String, curve| {
+            if !(beta.is_finite() && beta > 0.0) {
+                return Err(TuneError::Undefined(format!("{method} gave beta = {beta}")));
+            }
+            Ok(Bandwidth {
+                method,
+                beta,
+                sigma: 1.0 / beta.sqrt(),
+                criterion,
+                derivative,
+                iterations,
+                pairs,
+                sampling,
+                curve,
+            })
+        };
     if method == Method::Scale {
         let all = x.as_slice();
         let m = all.iter().sum::<f64>() / all.len() as f64;
@@ -552,11 +584,7 @@ pub fn select_bandwidth(
             let mut within: Vec<Vec<f64>> = vec![Vec::new(); k];
             let mut between = Vec::new();
             let mut push = |a: usize, b: usize, v: f64| {
-                if a == b {
-                    within[a].push(v)
-                } else {
-                    between.push(v)
-                }
+                if a == b { within[a].push(v) } else { between.push(v) }
             };
             match &set.ends {
                 Some(ends) => {
@@ -574,7 +602,11 @@ pub fn select_bandwidth(
             let betas = match &opts.ahn_betas {
                 Some(b) => {
                     if b.is_empty() || b.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
-                        return Err(TuneError::Param { name: "ahn beta grid", value: f64::NAN, reason: "needs finite values > 0" });
+                        return Err(TuneError::Param {
+                            name: "ahn beta grid",
+                            value: f64::NAN,
+                            reason: "needs finite values > 0",
+                        });
                     }
                     b.clone()
                 }

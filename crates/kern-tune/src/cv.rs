@@ -200,7 +200,10 @@ impl Scoring {
     /// assert_eq!(s.score(&[1.0, 2.0], &[1.5, 2.0], kern_tune::cv::TargetKind::Real)?, -0.5);
     /// # Ok::<(), kern_tune::TuneError>(())
     /// ```
-    pub fn custom(name: impl Into<String>, f: impl Fn(&[f64], &[f64]) -> f64 + Send + Sync + 'static) -> Self {
+    pub fn custom(
+        name: impl Into<String>,
+        f: impl Fn(&[f64], &[f64]) -> f64 + Send + Sync + 'static,
+    ) -> Self {
         Scoring::Custom { name: name.into(), f: Arc::new(f) }
     }
 
@@ -445,7 +448,12 @@ pub struct Fold {
 /// assert_eq!(folds, make_folds(10, None, &Validation::KFold { k: 3, repeats: 1 }, 42)?);
 /// # Ok::<(), kern_tune::TuneError>(())
 /// ```
-pub fn make_folds(n: usize, strata: Option<&[usize]>, validation: &Validation, seed: u64) -> Result<Vec<Fold>> {
+pub fn make_folds(
+    n: usize,
+    strata: Option<&[usize]>,
+    validation: &Validation,
+    seed: u64,
+) -> Result<Vec<Fold>> {
     validation.check_params()?;
     if let Some(s) = strata
         && s.len() != n
@@ -685,8 +693,12 @@ where
 
 pub(crate) fn check_len<T: CvTargets>(x: &Samples, y: &T) -> Result<()> {
     if x.n() != y.n_targets() {
-        return Err(kern_core::CoreError::Targets(format!("{} targets for {} samples", y.n_targets(), x.n()))
-            .into());
+        return Err(kern_core::CoreError::Targets(format!(
+            "{} targets for {} samples",
+            y.n_targets(),
+            x.n()
+        ))
+        .into());
     }
     Ok(())
 }

@@ -74,9 +74,9 @@ fn even(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     match n {
         0 => Vec::new(),
         1 => vec![lo],
-        _ => (0..n)
-            .map(|i| if i == n - 1 { hi } else { lo + (hi - lo) * i as f64 / (n - 1) as f64 })
-            .collect(),
+        _ => {
+            (0..n).map(|i| if i == n - 1 { hi } else { lo + (hi - lo) * i as f64 / (n - 1) as f64 }).collect()
+        }
     }
 }
 
@@ -112,7 +112,9 @@ impl ParamAxis {
     fn checked(name: String, values: Vec<f64>, spacing: Spacing) -> Result<Self> {
         let bad = |reason: String| TuneError::GridSpec { spec: name.clone(), reason };
         if !valid_name(&name) {
-            return Err(bad("a parameter name is a letter or '_' followed by letters, digits, '_' or '-'".into()));
+            return Err(bad(
+                "a parameter name is a letter or '_' followed by letters, digits, '_' or '-'".into()
+            ));
         }
         if values.is_empty() {
             return Err(bad("an axis needs at least one value".into()));
@@ -148,11 +150,17 @@ impl ParamGrid {
     /// ```
     pub fn new(axes: Vec<ParamAxis>) -> Result<Self> {
         if axes.is_empty() {
-            return Err(TuneError::GridSpec { spec: String::new(), reason: "a grid needs at least one axis".into() });
+            return Err(TuneError::GridSpec {
+                spec: String::new(),
+                reason: "a grid needs at least one axis".into(),
+            });
         }
         for (i, a) in axes.iter().enumerate() {
             if axes[..i].iter().any(|b| b.name == a.name) {
-                return Err(TuneError::GridSpec { spec: a.name.clone(), reason: "parameter given twice".into() });
+                return Err(TuneError::GridSpec {
+                    spec: a.name.clone(),
+                    reason: "parameter given twice".into(),
+                });
             }
         }
         Ok(ParamGrid { axes })
@@ -207,7 +215,8 @@ impl std::str::FromStr for ParamGrid {
             }
             let (name, range) =
                 item.split_once('=').ok_or_else(|| err(format!("{item:?} is not NAME=RANGE")))?;
-            let axis = parse_axis(name.trim(), range.trim()).map_err(|reason| err(format!("{item:?}: {reason}")))?;
+            let axis =
+                parse_axis(name.trim(), range.trim()).map_err(|reason| err(format!("{item:?}: {reason}")))?;
             axes.push(axis);
         }
         if axes.is_empty() {
@@ -301,7 +310,8 @@ fn parse_axis(name: &str, range: &str) -> std::result::Result<ParamAxis, String>
         }
         return ParamAxis::values(name, vec![value_of(parse_term(range)?)]).map_err(msg);
     };
-    let n: usize = count.trim().parse().map_err(|_| format!("point count {count:?} is not a positive integer"))?;
+    let n: usize =
+        count.trim().parse().map_err(|_| format!("point count {count:?} is not a positive integer"))?;
     if n == 0 {
         return Err("point count must be at least 1".into());
     }
@@ -332,7 +342,10 @@ impl ParamPoint {
     /// assert_eq!(p.get("nu"), None);
     /// ```
     pub fn from_pairs(pairs: &[(&str, f64)]) -> Self {
-        ParamPoint { names: pairs.iter().map(|p| p.0.to_string()).collect(), values: pairs.iter().map(|p| p.1).collect() }
+        ParamPoint {
+            names: pairs.iter().map(|p| p.0.to_string()).collect(),
+            values: pairs.iter().map(|p| p.1).collect(),
+        }
     }
 
     /// The value of `name`, if the grid has it.
@@ -527,11 +540,15 @@ where
     // Build every learner first (cheap; the closure may fail for some points).
     let learners: Vec<std::result::Result<P, String>> = points
         .iter()
-        .map(|p| build(p).map_err(|e| TuneError::Build { point: p.to_string(), source: e.into() }.to_string()))
+        .map(|p| {
+            build(p).map_err(|e| TuneError::Build { point: p.to_string(), source: e.into() }.to_string())
+        })
         .collect();
     let nf = folds.len();
-    let tasks: Vec<(usize, usize)> =
-        (0..points.len()).filter(|&c| learners[c].is_ok()).flat_map(|c| (0..nf).map(move |f| (c, f))).collect();
+    let tasks: Vec<(usize, usize)> = (0..points.len())
+        .filter(|&c| learners[c].is_ok())
+        .flat_map(|c| (0..nf).map(move |f| (c, f)))
+        .collect();
     let scores: Vec<Result<f64>> = tasks
         .par_iter()
         .map(|&(c, f)| {

@@ -207,7 +207,10 @@ pub(crate) fn pair_set(x: &Samples, sampling: PairSampling) -> PairSet {
                     (i as u32, j.min(n - 1) as u32)
                 })
                 .collect();
-            let sq = ends.par_iter().map(|&(i, j)| kern_core::sq_dist(x.row(i as usize), x.row(j as usize))).collect();
+            let sq = ends
+                .par_iter()
+                .map(|&(i, j)| kern_core::sq_dist(x.row(i as usize), x.row(j as usize)))
+                .collect();
             PairSet {
                 sq,
                 points: None,

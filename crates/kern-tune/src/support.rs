@@ -312,8 +312,9 @@ impl SupportProfile {
             // Batch means: 10 consecutive batches of the (independent) random pairs.
             const B: usize = 10;
             let len = self.r.len() / B;
-            let batches: Vec<(Vec<f64>, Vec<f64>)> =
-                (0..B).map(|b| self.curve_on(&self.r[b * len..(b + 1) * len], &self.w[b * len..(b + 1) * len], cs)).collect();
+            let batches: Vec<(Vec<f64>, Vec<f64>)> = (0..B)
+                .map(|b| self.curve_on(&self.r[b * len..(b + 1) * len], &self.w[b * len..(b + 1) * len], cs))
+                .collect();
             let se = |pick: &dyn Fn(&(Vec<f64>, Vec<f64>)) -> &Vec<f64>| -> Vec<f64> {
                 (0..cs.len())
                     .map(|g| {
@@ -374,7 +375,8 @@ impl SupportProfile {
                 shift(&mut m, &mut tmp, v - pv, &binom);
             }
             if v > 0.0 {
-                let (ag, sg) = self.finish(m[nu] / v.powi(nu as i32), m[2 * nu] / v.powi(2 * nu as i32), t, z);
+                let (ag, sg) =
+                    self.finish(m[nu] / v.powi(nu as i32), m[2 * nu] / v.powi(2 * nu as i32), t, z);
                 cs.push(rw[i].0);
                 a.push(ag);
                 s.push(sg);
@@ -421,7 +423,8 @@ impl SupportProfile {
                         best = Some(i);
                     }
                 }
-                let best = best.ok_or_else(|| TuneError::Undefined("no candidate C (all distances are 0)".into()))?;
+                let best =
+                    best.ok_or_else(|| TuneError::Undefined("no candidate C (all distances are 0)".into()))?;
                 let bv = curve.alignment[best] + gamma * curve.sparsity[best];
                 if exact && 1.0 > bv { (f64::INFINITY, 1.0, 0.0) } else { pick(best) }
             }
@@ -487,7 +490,11 @@ fn check_grid(cs: &[f64]) -> Result<()> {
         return Err(TuneError::Param { name: "C", value: c, reason: "must be finite and > 0" });
     }
     if cs.windows(2).any(|w| w[1] <= w[0]) {
-        return Err(TuneError::Param { name: "C grid", value: f64::NAN, reason: "must be strictly increasing" });
+        return Err(TuneError::Param {
+            name: "C grid",
+            value: f64::NAN,
+            reason: "must be strictly increasing",
+        });
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 use kern_core::Samples;
 use kern_tune::bandwidth::{
-    BandwidthOptions, Method, Solver, mean_similarity, mean_to_half, max_variance, select_bandwidth,
+    BandwidthOptions, Method, Solver, max_variance, mean_similarity, mean_to_half, select_bandwidth,
     similarity_variance, subsample_study, variance_derivative,
 };
 use kern_tune::pairs::{PairSampling, pairwise_sq_dists};
@@ -161,7 +161,8 @@ fn ahn_median_scale() {
 #[test]
 fn large_n_uses_a_seeded_subsample_and_says_so() {
     let x = points(700, 2, 9);
-    let opts = BandwidthOptions { sampling: PairSampling::Auto { max_points: 300, seed: 4 }, ..Default::default() };
+    let opts =
+        BandwidthOptions { sampling: PairSampling::Auto { max_points: 300, seed: 4 }, ..Default::default() };
     let a = select_bandwidth(&x, None, Method::MeanToHalf, &opts).unwrap();
     assert!(a.sampling.contains("subsample of 300 of 700"), "{}", a.sampling);
     assert_eq!(a.pairs, 300 * 299 / 2);
@@ -169,7 +170,10 @@ fn large_n_uses_a_seeded_subsample_and_says_so() {
     let full = select_bandwidth(&x, None, Method::MeanToHalf, &BandwidthOptions::default()).unwrap();
     assert!(full.sampling.starts_with("all"));
     assert!((a.beta / full.beta - 1.0).abs() < 0.2);
-    let rp = BandwidthOptions { sampling: PairSampling::RandomPairs { count: 50_000, seed: 1 }, ..Default::default() };
+    let rp = BandwidthOptions {
+        sampling: PairSampling::RandomPairs { count: 50_000, seed: 1 },
+        ..Default::default()
+    };
     let r = select_bandwidth(&x, None, Method::MaxVariance, &rp).unwrap();
     let f = select_bandwidth(&x, None, Method::MaxVariance, &BandwidthOptions::default()).unwrap();
     assert!(r.sampling.contains("random pairs"));

@@ -33,7 +33,12 @@ impl Model for CentroidModel {
             .collect())
     }
 }
-fn fit_centroids(shrink: f64, x: &Samples, classes: &[usize], labels: Vec<f64>) -> Result<CentroidModel, CoreError> {
+fn fit_centroids(
+    shrink: f64,
+    x: &Samples,
+    classes: &[usize],
+    labels: Vec<f64>,
+) -> Result<CentroidModel, CoreError> {
     if !(0.0..=1.0).contains(&shrink) {
         return Err(CoreError::Param { name: "shrink", value: shrink, reason: "must be in [0, 1]" });
     }

@@ -151,7 +151,13 @@ fn procedures_on_grid_and_exact() {
         assert_eq!((g.curve.alignment[i], g.curve.sparsity[i]), (g.alignment, g.sparsity));
         match proc {
             Procedure::Combined { gamma } => {
-                let best = g.curve.alignment.iter().zip(&g.curve.sparsity).map(|(a, s)| a + gamma * s).fold(f64::MIN, f64::max);
+                let best = g
+                    .curve
+                    .alignment
+                    .iter()
+                    .zip(&g.curve.sparsity)
+                    .map(|(a, s)| a + gamma * s)
+                    .fold(f64::MIN, f64::max);
                 assert_eq!(g.alignment + gamma * g.sparsity, best);
                 assert!(e.alignment + gamma * e.sparsity >= best - 1e-12);
             }
@@ -159,13 +165,16 @@ fn procedures_on_grid_and_exact() {
                 assert!(g.alignment >= mu && e.alignment >= mu);
                 assert!(e.sparsity >= g.sparsity);
                 // no grid point with A >= mu is sparser
-                assert!(g.curve.alignment.iter().zip(&g.curve.sparsity).all(|(a, s)| *a < mu || *s <= g.sparsity));
+                assert!(
+                    g.curve.alignment.iter().zip(&g.curve.sparsity).all(|(a, s)| *a < mu || *s <= g.sparsity)
+                );
             }
             Procedure::MinSparsity { tau } => {
                 assert!(g.sparsity >= tau && e.sparsity >= tau);
                 assert!(e.alignment >= g.alignment - 1e-12);
                 // eq. 10: C at the (1 − τ) quantile of the pair distances
-                let mut r: Vec<f64> = kern_tune::pairs::pairwise_sq_dists(&x).iter().map(|p| p.sqrt()).collect();
+                let mut r: Vec<f64> =
+                    kern_tune::pairs::pairwise_sq_dists(&x).iter().map(|p| p.sqrt()).collect();
                 r.sort_by(f64::total_cmp);
                 let m = r.len();
                 let at_least = r.iter().filter(|&&v| v >= e.c).count() as f64 / m as f64;
@@ -191,7 +200,10 @@ fn random_pair_estimate_is_within_its_standard_error() {
     let est = SupportProfile::new(
         &k,
         &x,
-        &SupportOptions { sampling: PairSampling::RandomPairs { count: 200_000, seed: 9 }, ..Default::default() },
+        &SupportOptions {
+            sampling: PairSampling::RandomPairs { count: 200_000, seed: 9 },
+            ..Default::default()
+        },
     )
     .unwrap();
     assert!(est.sampling().contains("random pairs"));
@@ -203,7 +215,14 @@ fn random_pair_estimate_is_within_its_standard_error() {
         let bound_s = 0.5 / (200_000f64).sqrt();
         assert!(sse[g] <= 2.0 * bound_s, "S se {} vs bound {bound_s}", sse[g]);
         assert!((a.sparsity[g] - b.sparsity[g]).abs() <= 5.0 * bound_s);
-        assert!((a.alignment[g] - b.alignment[g]).abs() <= 6.0 * ase[g] + 1e-4, "C={} A {} vs {} (se {})", cs[g], a.alignment[g], b.alignment[g], ase[g]);
+        assert!(
+            (a.alignment[g] - b.alignment[g]).abs() <= 6.0 * ase[g] + 1e-4,
+            "C={} A {} vs {} (se {})",
+            cs[g],
+            a.alignment[g],
+            b.alignment[g],
+            ase[g]
+        );
     }
 }
 
@@ -213,7 +232,10 @@ fn select_support_matches_profile_select() {
     let k = Gaussian::with_sigma(0.6).unwrap();
     let opts = SupportOptions::default();
     let a = select_support(&k, &x, Procedure::Combined { gamma: 0.3 }, &Search::default(), &opts).unwrap();
-    let b = SupportProfile::new(&k, &x, &opts).unwrap().select(Procedure::Combined { gamma: 0.3 }, &Search::default()).unwrap();
+    let b = SupportProfile::new(&k, &x, &opts)
+        .unwrap()
+        .select(Procedure::Combined { gamma: 0.3 }, &Search::default())
+        .unwrap();
     assert_eq!(a, b);
     assert_eq!(a.curve.c.len(), 101);
     assert_eq!(a.pairs, 80 * 79 / 2);

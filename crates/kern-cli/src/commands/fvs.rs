@@ -82,8 +82,8 @@ pub fn train_kfa(
     kernel: kern_core::KernelSpec,
     ds: &kern_core::io::Dataset,
 ) -> CliResult {
-    use kern_core::learner::Fit;
     use kern_core::Targets;
+    use kern_core::learner::Fit;
     use kern_models::kfa::{BasisChoice, KfaParams, Projection};
     let fvs = FvsParams {
         max_fv: a.max_fv,
@@ -159,7 +159,8 @@ pub fn predict_kfa(
                 })
                 .collect();
             let acc = labelled.then(|| {
-                names.iter().zip(&ds.labels).filter(|(p, l)| norm(p) == norm(l)).count() as f64 / names.len() as f64
+                names.iter().zip(&ds.labels).filter(|(p, l)| norm(p) == norm(l)).count() as f64
+                    / names.len() as f64
             });
             (names, acc, None)
         }

@@ -3,7 +3,10 @@
 pub mod fvs;
 pub mod gram;
 pub mod info;
+pub mod kpca;
+pub mod lssvm;
 pub mod predict;
 pub mod sparse;
 pub mod train;
 pub mod tune;
+pub mod cv;

@@ -4,8 +4,8 @@
 //! kind. Issue 5 owns `svc` and `svr`; other model kinds add their arm here.
 
 use crate::common::{CliResult, DataArgs, with_threads};
-use kern_core::io::Dataset;
 use kern_core::Samples;
+use kern_core::io::Dataset;
 use kern_core::learner::Model;
 use kern_models::persist;
 use kern_models::svm::{Svc, Svr};
@@ -39,8 +39,19 @@ pub fn run(a: Args) -> CliResult {
     match kind.as_str() {
         "svc" => predict_svc(&a, persist::from_bytes(&bytes, &path)?, &ds),
         "svr" => predict_svr(&a, persist::from_bytes(&bytes, &path)?, &ds),
-        "kfa" => crate::commands::fvs::predict_kfa(persist::from_bytes(&bytes, &path)?, &ds, a.threads, a.out.as_deref()),
-        other => Err(format!("{path}: model kind {other:?} is not supported by this kern (known: svc, svr)").into()),
+        "kfa" => crate::commands::fvs::predict_kfa(
+            persist::from_bytes(&bytes, &path)?,
+            &ds,
+            a.threads,
+            a.out.as_deref(),
+        ),
+        "lssvm" | "krr" => {
+            crate::commands::lssvm::predict_dual(&bytes, &path, &kind, &ds, a.threads, a.out.as_deref())
+        }
+        other => {
+            Err(format!("{path}: model kind {other:?} is not supported by this kern (known: svc, svr)")
+                .into())
+        }
     }
 }
 
@@ -80,7 +91,8 @@ fn predict_svc(a: &Args, m: Svc, ds: &Dataset) -> CliResult {
     let seconds = t.elapsed().as_secs_f64();
     let labelled = ds.labels.iter().any(|l| !l.is_empty());
     let accuracy = labelled.then(|| {
-        let norm = |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
+        let norm =
+            |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
         let hits = names.iter().zip(&ds.labels).filter(|(p, l)| norm(p) == norm(l)).count();
         hits as f64 / names.len() as f64
     });

@@ -23,6 +23,10 @@ pub enum ModelKind {
     Svr,
     /// Kernel function approximation on selected feature vectors (Baudat & Anouar; issue 7).
     Kfa,
+    /// Least squares SVM, CS-RBF paper eq. 14 (issue 6): classifier, or regressor with --regression.
+    Lssvm,
+    /// Kernel ridge regression, (K + lambda I) alpha = y (issue 6).
+    Krr,
 }
 
 /// Multi-class scheme of `--model svc`.
@@ -48,9 +52,14 @@ pub struct Args {
     /// Regularization C (svc, svr; default 1).
     #[arg(long, conflicts_with = "lambda")]
     pub c: Option<f64>,
-    /// Regularization lambda of the CS-RBF paper's eq. 11 instead of C: C = 1/(2 n lambda) (svc, svr).
+    /// Regularization lambda of the CS-RBF paper's eq. 11 instead of C: C = 1/(2 n lambda) (svc, svr);
+    /// lambda of eq. 14, K + I/lambda (lssvm); ridge lambda, K + lambda I (krr). For lssvm/krr, absent
+    /// means: chosen by exact leave-one-out over the default grid.
     #[arg(long)]
     pub lambda: Option<f64>,
+    /// Gram matrix path: auto (by kernel support and density), dense or sparse (lssvm, krr).
+    #[arg(long, default_value = "auto")]
+    pub path: String,
     /// Half-width of the epsilon-insensitive tube (svr; LIBSVM -p, default 0.1).
     #[arg(long, default_value_t = 0.1)]
     pub epsilon_tube: f64,
@@ -96,7 +105,7 @@ pub struct Args {
     /// Projection on the feature vectors: dot (eq. 9), orthogonal, coordinates (kfa).
     #[arg(long, default_value = "dot")]
     pub projection: String,
-    /// Real-valued targets: least-squares regression instead of classification (kfa).
+    /// Real-valued targets: least-squares regression instead of classification (kfa, lssvm; krr always regresses).
     #[arg(long)]
     pub regression: bool,
 }
@@ -109,6 +118,12 @@ pub fn run(a: Args) -> CliResult {
         ModelKind::Svc => train_svc(&a, kernel, &ds),
         ModelKind::Svr => train_svr(&a, kernel, &ds),
         ModelKind::Kfa => crate::commands::fvs::train_kfa(&a, kernel, &ds),
+        ModelKind::Lssvm => {
+            crate::commands::lssvm::train_dual(&a, kernel, &ds, crate::commands::lssvm::Dual::LsSvm)
+        }
+        ModelKind::Krr => {
+            crate::commands::lssvm::train_dual(&a, kernel, &ds, crate::commands::lssvm::Dual::Krr)
+        }
     }
 }
 
@@ -141,7 +156,8 @@ pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
         p = p.lambda(l);
     }
     for cw in &a.class_weight {
-        let (label, w) = cw.rsplit_once(':').ok_or_else(|| format!("--class-weight {cw:?}: expected LABEL:W"))?;
+        let (label, w) =
+            cw.rsplit_once(':').ok_or_else(|| format!("--class-weight {cw:?}: expected LABEL:W"))?;
         let w: f64 = w.parse().map_err(|_| format!("--class-weight {cw:?}: {w:?} is not a number"))?;
         p = p.class_weight(label, w);
     }
@@ -155,7 +171,8 @@ pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
 fn train_svc(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
     let p = svc_params(a, kernel)?;
     let classes = ds.classes()?;
-    let targets = if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) };
+    let targets =
+        if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) };
     let t = Instant::now();
     let m = with_threads(a.threads, || p.fit(&ds.samples, &targets))??;
     let seconds = t.elapsed().as_secs_f64();

@@ -7,11 +7,11 @@
 //!   procedures (eqs. 8–10).
 
 use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
+use kern_core::{CompactlySupported, Kernel, KernelSpec};
 use kern_tune::bandwidth::{BandwidthOptions, Method, Solver, select_bandwidth, subsample_study};
 use kern_tune::grid::ParamGrid;
 use kern_tune::pairs::PairSampling;
 use kern_tune::support::{Diagonal, Procedure, Search, SupportOptions, SupportProfile, default_c_grid};
-use kern_core::{CompactlySupported, Kernel, KernelSpec};
 use serde_json::json;
 use std::time::Instant;
 

@@ -201,7 +201,14 @@ impl AreaLocation {
     }
 }
 
-fn purity_test(x: &Samples, y: &[usize], n_classes: usize, members: &[usize], p: &AreaParams, seed: u64) -> Result<ClusterTest> {
+fn purity_test(
+    x: &Samples,
+    y: &[usize],
+    n_classes: usize,
+    members: &[usize],
+    p: &AreaParams,
+    seed: u64,
+) -> Result<ClusterTest> {
     let mut counts = vec![0usize; n_classes];
     for &i in members {
         counts[y[i]] += 1;
@@ -228,8 +235,10 @@ fn purity_test(x: &Samples, y: &[usize], n_classes: usize, members: &[usize], p:
         table[sub.labels[t] * present.len() + col] += 1.0;
     }
     let n = members.len() as f64;
-    let rows: Vec<f64> = (0..s).map(|r| table[r * present.len()..(r + 1) * present.len()].iter().sum()).collect();
-    let cols: Vec<f64> = (0..present.len()).map(|c| (0..s).map(|r| table[r * present.len() + c]).sum()).collect();
+    let rows: Vec<f64> =
+        (0..s).map(|r| table[r * present.len()..(r + 1) * present.len()].iter().sum()).collect();
+    let cols: Vec<f64> =
+        (0..present.len()).map(|c| (0..s).map(|r| table[r * present.len() + c]).sum()).collect();
     let mut stat = 0.0;
     for r in 0..s {
         for c in 0..present.len() {

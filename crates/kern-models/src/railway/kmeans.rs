@@ -143,7 +143,10 @@ fn lloyd(x: &Samples, idx: &[usize], k: usize, max_iter: usize, seed: u64) -> KM
             }
         }
     }
-    let inertia =
-        idx.iter().enumerate().map(|(t, &i)| sq_dist(x.row(i), &cent[labels[t] * d..(labels[t] + 1) * d])).sum();
+    let inertia = idx
+        .iter()
+        .enumerate()
+        .map(|(t, &i)| sq_dist(x.row(i), &cent[labels[t] * d..(labels[t] + 1) * d]))
+        .sum();
     KMeans { centroids: cent, labels, inertia, k }
 }

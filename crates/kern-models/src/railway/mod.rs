@@ -121,7 +121,8 @@ impl<K: Kernel> RailwayKernel<K> {
     /// # Ok::<(), kern_models::ModelsError>(())
     /// ```
     pub fn new(areas: Vec<Indicator>, local: Local<K>) -> Result<Self> {
-        let first = areas.first().ok_or_else(|| ModelsError::Input("a railway kernel needs an area".into()))?;
+        let first =
+            areas.first().ok_or_else(|| ModelsError::Input("a railway kernel needs an area".into()))?;
         let d = first.center().len();
         for a in &areas {
             a.check_dim(d)?;

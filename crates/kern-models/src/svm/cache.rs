@@ -24,6 +24,9 @@ pub(crate) struct ColumnCache {
     /// Budget and current use, in `f64` entries.
     budget: usize,
     used: usize,
+    /// Buffers of evicted columns, reused to avoid returning pages to the system and faulting them
+    /// in again.
+    spare: Vec<Vec<f64>>,
 }
 
 impl ColumnCache {
@@ -36,7 +39,7 @@ impl ColumnCache {
         slots[head].prev = head;
         slots[head].next = head;
         slots[head].linked = true;
-        ColumnCache { slots, head, budget, used: 0 }
+        ColumnCache { slots, head, budget, used: 0, spare: Vec::new() }
     }
 
     fn unlink(&mut self, j: usize) {
@@ -59,7 +62,11 @@ impl ColumnCache {
     fn evict(&mut self, j: usize) {
         self.unlink(j);
         self.used -= self.slots[j].data.len();
-        self.slots[j].data = Vec::new();
+        let mut buf = std::mem::take(&mut self.slots[j].data);
+        buf.clear();
+        if self.spare.len() < 64 {
+            self.spare.push(buf);
+        }
         self.slots[j].filled = 0;
     }
 
@@ -90,6 +97,13 @@ impl ColumnCache {
                 }
                 self.evict(lru);
             }
+            if self.slots[j].data.capacity() < len {
+                if let Some(pos) = self.spare.iter().position(|b| b.capacity() >= len) {
+                    let mut buf = self.spare.swap_remove(pos);
+                    buf.extend_from_slice(&self.slots[j].data);
+                    self.slots[j].data = buf;
+                }
+            }
             self.slots[j].data.resize(len, 0.0);
             self.used += more;
         }
@@ -110,7 +124,9 @@ impl ColumnCache {
         &self.slots[j].data[..len]
     }
 
-    /// Swaps variables `i` and `j` in every cached column (LIBSVM `Cache::swap_index`).
+    /// Swaps variables `i` and `j` in every cached column (LIBSVM `Cache::swap_index`; the solver uses
+    /// the batched [`ColumnCache::apply_swaps`], this is its reference).
+    #[cfg(test)]
     pub(crate) fn swap_index(&mut self, i: usize, j: usize) {
         if i == j {
             return;
@@ -143,6 +159,64 @@ impl ColumnCache {
                     // Only entry i is valid: the column would be inconsistent, drop it.
                     self.evict(h);
                 }
+            }
+            h = next;
+        }
+    }
+
+    /// Applies a batch of swaps (in order) at once: the column slots are exchanged as by
+    /// [`ColumnCache::swap_index`], and each cached column is visited once for all pairs (one pass per
+    /// column instead of one pass over the columns per pair).
+    pub(crate) fn apply_swaps(&mut self, pairs: &[(usize, usize)]) {
+        if pairs.is_empty() {
+            return;
+        }
+        for &(i, j) in pairs {
+            if i == j {
+                continue;
+            }
+            let li = self.slots[i].linked;
+            let lj = self.slots[j].linked;
+            if li {
+                self.unlink(i);
+            }
+            if lj {
+                self.unlink(j);
+            }
+            self.slots.swap(i, j);
+            if lj {
+                self.push_back(i);
+            }
+            if li {
+                self.push_back(j);
+            }
+        }
+        let lowest = pairs.iter().map(|&(i, j)| i.min(j)).min().unwrap_or(0);
+        let mut h = self.slots[self.head].next;
+        while h != self.head {
+            let next = self.slots[h].next;
+            let filled = self.slots[h].filled;
+            if filled <= lowest {
+                h = next;
+                continue;
+            }
+            let mut ok = true;
+            {
+                let data = &mut self.slots[h].data;
+                for &(i, j) in pairs {
+                    let (i, j) = if i < j { (i, j) } else { (j, i) };
+                    if i < filled {
+                        if j < filled {
+                            data.swap(i, j);
+                        } else {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+            }
+            if !ok {
+                self.evict(h);
             }
             h = next;
         }
@@ -193,5 +267,30 @@ mod tests {
         // Swapping columns moves column 0's data to slot 2.
         c.swap_index(0, 2);
         assert_eq!(c.column(2, 4), &[12.0, 13.0, 10.0, 11.0]);
+    }
+
+    #[test]
+    fn batched_swaps_equal_sequential_swaps() {
+        let pairs = [(0, 3), (1, 2), (2, 4), (0, 1)];
+        let mut a = ColumnCache::new(5, 1 << 20);
+        let mut b = ColumnCache::new(5, 1 << 20);
+        for c in [&mut a, &mut b] {
+            for (j, len) in [(0, 5), (1, 3), (4, 5)] {
+                let (buf, _) = c.request(j, len, None);
+                for (k, v) in buf.iter_mut().enumerate() {
+                    *v = (10 * j + k) as f64;
+                }
+                c.set_filled(j, len);
+            }
+        }
+        for &(i, j) in &pairs {
+            a.swap_index(i, j);
+        }
+        b.apply_swaps(&pairs);
+        for j in 0..5 {
+            let (fa, fb) = (a.slots[j].filled, b.slots[j].filled);
+            assert_eq!(fa, fb, "column {j}");
+            assert_eq!(a.column(j, fa), b.column(j, fb));
+        }
     }
 }

@@ -28,6 +28,7 @@
 //! ```
 
 mod cache;
+mod fastexp;
 mod params;
 mod platt;
 mod predict;

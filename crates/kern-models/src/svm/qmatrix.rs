@@ -97,6 +97,8 @@ pub(crate) struct KernelQ<'k, K: Kernel> {
     by_norms: bool,
     /// Work (in multiply-adds) from which a column is split across threads.
     par_min: usize,
+    /// `Some(β)` when the kernel is exactly `exp(−β r²)`: columns then use the vectorized exp.
+    gauss_beta: Option<f64>,
 }
 
 /// Dimension above which radial kernels use the norms formulation (a dot product vectorizes better).
@@ -110,6 +112,7 @@ impl<'k, K: Kernel> KernelQ<'k, K> {
         sample: Vec<usize>,
         sign: Vec<f64>,
         pre: Option<Precomputed>,
+        gauss_beta: Option<f64>,
     ) -> Self {
         let d = x.d();
         let profile = kernel.profile();
@@ -130,7 +133,7 @@ impl<'k, K: Kernel> KernelQ<'k, K> {
         }
         let by_norms = profile == Profile::SqDist && d > NORMS_MIN_DIM;
         let norms = if by_norms { xs.chunks_exact(d).map(|r| dot(r, r)).collect() } else { Vec::new() };
-        KernelQ { kernel, d, x: xs, norms, sign, sample, source, profile, by_norms, par_min: 1 << 15 }
+        KernelQ { kernel, d, x: xs, norms, sign, sample, source, profile, by_norms, par_min: 1 << 15, gauss_beta }
     }
 
     #[inline]
@@ -162,6 +165,19 @@ impl<'k, K: Kernel> KernelQ<'k, K> {
                     let p = from + k;
                     *o = self.sign[p] * sj * col[self.sample[p]];
                 }
+            }
+            Source::Eval if self.gauss_beta.is_some() => {
+                let beta = self.gauss_beta.expect("checked");
+                let xj = self.row(j);
+                for (k, o) in out.iter_mut().enumerate() {
+                    let p = from + k;
+                    *o = if self.by_norms {
+                        (self.norms[p] + self.norms[j] - 2.0 * dot(self.row(p), xj)).max(0.0)
+                    } else {
+                        sq_dist(self.row(p), xj)
+                    };
+                }
+                super::fastexp::gaussian_in_place(out, beta, &self.sign[from..from + out.len()], sj);
             }
             Source::Eval => {
                 for (k, o) in out.iter_mut().enumerate() {

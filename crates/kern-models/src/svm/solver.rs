@@ -60,6 +60,15 @@ pub(crate) struct Solver<Q: QMatrix> {
     index: Vec<usize>,
     unshrink: bool,
     opts: SolverOptions,
+    /// `0` for positions in `I_up` (may move up: `y = +1` below `C`, `y = −1` above 0), `−∞` otherwise.
+    up_pen: Vec<f64>,
+    /// `0` for positions in `I_low`, `−∞` otherwise.
+    low_pen: Vec<f64>,
+    /// Scratch for the second-order gains of WSS.
+    scratch: Vec<f64>,
+    /// Swaps made by the current shrinking pass, applied to the cache at its end in one batch.
+    pending: Vec<(usize, usize)>,
+    arch: pulp::Arch,
 }
 
 impl<Q: QMatrix> Solver<Q> {
@@ -85,6 +94,11 @@ impl<Q: QMatrix> Solver<Q> {
             index: (0..l).collect(),
             unshrink: false,
             opts,
+            up_pen: vec![0.0; l],
+            low_pen: vec![0.0; l],
+            scratch: vec![0.0; l],
+            pending: Vec::new(),
+            arch: pulp::Arch::new(),
         };
         for i in 0..l {
             s.update_status(i);
@@ -95,13 +109,19 @@ impl<Q: QMatrix> Solver<Q> {
 
     #[inline]
     fn update_status(&mut self, i: usize) {
-        self.status[i] = if self.alpha[i] >= self.c[i] {
+        let st = if self.alpha[i] >= self.c[i] {
             UPPER
         } else if self.alpha[i] <= 0.0 {
             LOWER
         } else {
             FREE
         };
+        self.status[i] = st;
+        let pos = self.y[i] > 0.0;
+        let up = if pos { st != UPPER } else { st != LOWER };
+        let low = if pos { st != LOWER } else { st != UPPER };
+        self.up_pen[i] = if up { 0.0 } else { f64::NEG_INFINITY };
+        self.low_pen[i] = if low { 0.0 } else { f64::NEG_INFINITY };
     }
 
     /// Ensures column `j` holds `len` entries; `keep` is not evicted.
@@ -256,9 +276,15 @@ impl<Q: QMatrix> Solver<Q> {
         {
             let qi = self.cache.column(i, len);
             let qj = self.cache.column(j, len);
-            for ((g, &a), &b) in self.g[..len].iter_mut().zip(qi).zip(qj) {
-                *g += a * dai + b * daj;
-            }
+            let g = &mut self.g[..len];
+            self.arch.dispatch(
+                #[inline(always)]
+                || {
+                    for ((g, &a), &b) in g.iter_mut().zip(qi).zip(qj) {
+                        *g += a * dai + b * daj;
+                    }
+                },
+            );
         }
         // Ḡ when a variable enters or leaves its upper bound (needs full columns).
         let (ui, uj) = (self.status[i] == UPPER, self.status[j] == UPPER);
@@ -279,23 +305,25 @@ impl<Q: QMatrix> Solver<Q> {
     }
 
     /// WSS 2 of Fan, Chen & Lin (2005); `None` when the violation is below `ε`.
+    ///
+    /// With `v_t = y_t G_t`: `i = argmax_{I_up} −v_t`; over `j ∈ I_low` with `b = G_max + v_j > 0` and
+    /// `a = Q_ii + Q_jj − 2 y_i y_j Q_ij` (τ if `a ≤ 0`), `j = argmin −b²/a`; stop when
+    /// `G_max + max_{I_low} v_j < ε`. Ties go to the last index, as in LIBSVM.
     fn select_working_set(&mut self) -> Option<(usize, usize)> {
         let n = self.active;
         let mut gmax = f64::NEG_INFINITY;
         let mut gmax_idx = usize::MAX;
-        for t in 0..n {
-            let (y, st, g) = (self.y[t], self.status[t], self.g[t]);
-            if y > 0.0 {
-                if st != UPPER && -g >= gmax {
-                    gmax = -g;
+        {
+            let (y, g, up) = (&self.y[..n], &self.g[..n], &self.up_pen[..n]);
+            for t in 0..n {
+                let v = up[t] - y[t] * g[t];
+                if v >= gmax {
+                    gmax = v;
                     gmax_idx = t;
                 }
-            } else if st != LOWER && g >= gmax {
-                gmax = g;
-                gmax_idx = t;
             }
         }
-        if gmax_idx == usize::MAX {
+        if gmax_idx == usize::MAX || gmax == f64::NEG_INFINITY {
             return None;
         }
         let i = gmax_idx;
@@ -303,39 +331,43 @@ impl<Q: QMatrix> Solver<Q> {
         let qi = self.cache.column(i, n);
         let yi = self.y[i];
         let qdi = self.qd[i];
-        let mut gmax2 = f64::NEG_INFINITY;
-        let mut gmin_idx = usize::MAX;
+        let (y, g, qd, low) = (&self.y[..n], &self.g[..n], &self.qd[..n], &self.low_pen[..n]);
+        let gains = &mut self.scratch[..n];
+        let gmax2 = self.arch.dispatch(
+            #[inline(always)]
+            || {
+                let mut m = [f64::NEG_INFINITY; 4];
+                for c in 0..n / 4 {
+                    for k in 0..4 {
+                        let t = 4 * c + k;
+                        let v = y[t] * g[t];
+                        let vl = v + low[t];
+                        m[k] = if vl > m[k] { vl } else { m[k] };
+                        let b = gmax + v;
+                        let a = qdi + qd[t] - 2.0 * yi * y[t] * qi[t];
+                        let a = if a > 0.0 { a } else { TAU };
+                        gains[t] = if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY };
+                    }
+                }
+                let mut mm = m[0].max(m[1]).max(m[2].max(m[3]));
+                for t in (n / 4) * 4..n {
+                    let v = y[t] * g[t];
+                    let vl = v + low[t];
+                    mm = if vl > mm { vl } else { mm };
+                    let b = gmax + v;
+                    let a = qdi + qd[t] - 2.0 * yi * y[t] * qi[t];
+                    let a = if a > 0.0 { a } else { TAU };
+                    gains[t] = if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY };
+                }
+                mm
+            },
+        );
         let mut obj_diff_min = f64::INFINITY;
-        for j in 0..n {
-            let (y, st, g) = (self.y[j], self.status[j], self.g[j]);
-            if y > 0.0 {
-                if st != LOWER {
-                    let grad_diff = gmax + g;
-                    if g >= gmax2 {
-                        gmax2 = g;
-                    }
-                    if grad_diff > 0.0 {
-                        let quad = qdi + self.qd[j] - 2.0 * yi * qi[j];
-                        let obj = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };
-                        if obj <= obj_diff_min {
-                            gmin_idx = j;
-                            obj_diff_min = obj;
-                        }
-                    }
-                }
-            } else if st != UPPER {
-                let grad_diff = gmax - g;
-                if -g >= gmax2 {
-                    gmax2 = -g;
-                }
-                if grad_diff > 0.0 {
-                    let quad = qdi + self.qd[j] + 2.0 * yi * qi[j];
-                    let obj = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };
-                    if obj <= obj_diff_min {
-                        gmin_idx = j;
-                        obj_diff_min = obj;
-                    }
-                }
+        let mut gmin_idx = usize::MAX;
+        for (t, &o) in gains.iter().enumerate() {
+            if o <= obj_diff_min && o < f64::INFINITY {
+                obj_diff_min = o;
+                gmin_idx = t;
             }
         }
         if gmax + gmax2 < self.opts.eps || gmin_idx == usize::MAX {
@@ -427,11 +459,18 @@ impl<Q: QMatrix> Solver<Q> {
             }
             i += 1;
         }
+        let pending = std::mem::take(&mut self.pending);
+        self.cache.apply_swaps(&pending);
+        self.pending = pending;
+        self.pending.clear();
     }
 
+    /// Swaps positions `i` and `j`; the cache follows in one batch at the end of the shrinking pass.
     fn swap_index(&mut self, i: usize, j: usize) {
         self.q.swap_index(i, j);
-        self.cache.swap_index(i, j);
+        self.pending.push((i, j));
+        self.up_pen.swap(i, j);
+        self.low_pen.swap(i, j);
         self.y.swap(i, j);
         self.p.swap(i, j);
         self.c.swap(i, j);

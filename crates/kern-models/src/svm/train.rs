@@ -73,6 +73,7 @@ pub(crate) struct Dual<'a> {
 struct SolveVisitor<'a> {
     dual: Dual<'a>,
     opts: SolverOptions,
+    gauss_beta: Option<f64>,
 }
 
 impl KernelVisitor for SolveVisitor<'_> {
@@ -81,7 +82,7 @@ impl KernelVisitor for SolveVisitor<'_> {
         let Dual { x, sample, sign, p, c, pre } = self.dual;
         let l = sign.len();
         let y = sign.clone();
-        let q = KernelQ::new(k, x, sample, sign, pre);
+        let q = KernelQ::new(k, x, sample, sign, pre, self.gauss_beta);
         Solver::solve(q, p, y, c, vec![0.0; l], self.opts)
     }
 }
@@ -94,7 +95,11 @@ pub(crate) fn solve(kernel: &KernelSpec, dual: Dual<'_>, solver: &SolverParams, 
         cache_bytes,
         max_iter: solver.max_iter,
     };
-    kernel.visit(SolveVisitor { dual, opts })
+    let gauss_beta = match kernel {
+        KernelSpec::Gaussian(g) => Some(g.beta()),
+        _ => None,
+    };
+    kernel.visit(SolveVisitor { dual, opts, gauss_beta })
 }
 
 /// Whether an `n × n` Gram matrix is precomputed under a cache budget: when it takes at most half of
