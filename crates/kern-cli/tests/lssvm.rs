@@ -42,7 +42,17 @@ fn lssvm_train_predict_with_loo_and_fixed_lambda() {
     let m = dir().join("m.lssvm");
     let m = m.to_str().unwrap();
     // λ by leave-one-out (no --lambda), sparse path on a compact kernel.
-    let (ok, j, err) = run(&["train", "--data", f, "--model", "lssvm", "--kernel", "cs-gaussian:sigma=0.5,c=0.25,nu=3", "--out", m]);
+    let (ok, j, err) = run(&[
+        "train",
+        "--data",
+        f,
+        "--model",
+        "lssvm",
+        "--kernel",
+        "cs-gaussian:sigma=0.5,c=0.25,nu=3",
+        "--out",
+        m,
+    ]);
     assert!(ok, "{err}");
     assert_eq!(j["model"], "lssvm");
     assert_eq!(j["path"], "sparse");
@@ -58,7 +68,19 @@ fn lssvm_train_predict_with_loo_and_fixed_lambda() {
     assert_eq!(p["lambda"], j["lambda"]);
     // Fixed λ, dense Gaussian; predictions written with the label names.
     let out = dir().join("pred.txt");
-    let (ok, j, err) = run(&["train", "--data", f, "--model", "lssvm", "--kernel", "gaussian:sigma=0.5", "--lambda", "10", "--out", m]);
+    let (ok, j, err) = run(&[
+        "train",
+        "--data",
+        f,
+        "--model",
+        "lssvm",
+        "--kernel",
+        "gaussian:sigma=0.5",
+        "--lambda",
+        "10",
+        "--out",
+        m,
+    ]);
     assert!(ok, "{err}");
     assert_eq!((j["path"].as_str(), j["lambda"].as_f64()), (Some("dense"), Some(10.0)));
     assert!(j["selection"].is_null());
@@ -68,9 +90,33 @@ fn lssvm_train_predict_with_loo_and_fixed_lambda() {
     assert_eq!(lines.lines().count(), 200);
     assert!(lines.lines().all(|l| l == "neg" || l == "pos"));
     // Errors: bad λ, sparse path with a global kernel.
-    let (ok, _, _) = run(&["train", "--data", f, "--model", "lssvm", "--kernel", "gaussian:sigma=0.5", "--lambda", "-1", "--out", m]);
+    let (ok, _, _) = run(&[
+        "train",
+        "--data",
+        f,
+        "--model",
+        "lssvm",
+        "--kernel",
+        "gaussian:sigma=0.5",
+        "--lambda",
+        "-1",
+        "--out",
+        m,
+    ]);
     assert!(!ok);
-    let (ok, _, err) = run(&["train", "--data", f, "--model", "lssvm", "--kernel", "gaussian:sigma=0.5", "--path", "sparse", "--out", m]);
+    let (ok, _, err) = run(&[
+        "train",
+        "--data",
+        f,
+        "--model",
+        "lssvm",
+        "--kernel",
+        "gaussian:sigma=0.5",
+        "--path",
+        "sparse",
+        "--out",
+        m,
+    ]);
     assert!(!ok && err.contains("compactly supported"), "{err}");
 }
 
@@ -80,7 +126,8 @@ fn krr_regression() {
     let f = f.to_str().unwrap();
     let m = dir().join("m.krr");
     let m = m.to_str().unwrap();
-    let (ok, j, err) = run(&["train", "--data", f, "--model", "krr", "--kernel", "gaussian:sigma=0.5", "--out", m]);
+    let (ok, j, err) =
+        run(&["train", "--data", f, "--model", "krr", "--kernel", "gaussian:sigma=0.5", "--out", m]);
     assert!(ok, "{err}");
     assert_eq!(j["model"], "krr");
     assert_eq!(j["task"]["kind"], "regression");
@@ -96,12 +143,23 @@ fn kpca_command() {
     let f = temp_csv("kpca.csv", 120, false);
     let f = f.to_str().unwrap();
     let out = dir().join("proj.csv");
-    let (ok, j, err) = run(&["kpca", "--data", f, "--kernel", "gaussian:sigma=0.7", "--components", "3", "--out", out.to_str().unwrap()]);
+    let (ok, j, err) = run(&[
+        "kpca",
+        "--data",
+        f,
+        "--kernel",
+        "gaussian:sigma=0.7",
+        "--components",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(ok, "{err}");
     let ev: Vec<f64> = j["eigenvalues"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     assert_eq!(ev.len(), 3);
     assert!(ev[0] >= ev[1] && ev[1] >= ev[2] && ev[2] > 0.0);
-    let ratio: Vec<f64> = j["explained_variance_ratio"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let ratio: Vec<f64> =
+        j["explained_variance_ratio"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     assert!(ratio.iter().sum::<f64>() <= 1.0 + 1e-12 && ratio[0] > 0.0);
     assert_eq!(j["path"], "dense");
     assert!(j["seconds"].as_f64().unwrap() >= 0.0);
@@ -117,7 +175,19 @@ fn kpca_command() {
     }
     assert!(sums.iter().all(|s| s.abs() < 1e-8), "{sums:?}");
     // Sparse path, Krylov solver.
-    let (ok, j, err) = run(&["kpca", "--data", f, "--kernel", "cs-gaussian:sigma=0.7,c=0.5,nu=3", "--components", "2", "--path", "sparse", "--solver", "krylov"]);
+    let (ok, j, err) = run(&[
+        "kpca",
+        "--data",
+        f,
+        "--kernel",
+        "cs-gaussian:sigma=0.7,c=0.5,nu=3",
+        "--components",
+        "2",
+        "--path",
+        "sparse",
+        "--solver",
+        "krylov",
+    ]);
     assert!(ok, "{err}");
     assert_eq!((j["path"].as_str(), j["solver"].as_str()), (Some("sparse"), Some("krylov")));
     let (ok, _, _) = run(&["kpca", "--data", f, "--kernel", "gaussian:sigma=0.7", "--components", "0"]);

@@ -25,11 +25,28 @@ fn write_data(path: &Path, kind: &str, n: usize, phase: f64) {
         let t = i as f64 * 0.618_033_988_7 + phase;
         let (x1, x2) = ((t * 7.1).sin() * 2.0, (t * 3.7).cos() * 2.0);
         let label = match kind {
-            "binary" => if x1 + 0.5 * x2 > 0.0 { "1".to_string() } else { "-1".to_string() },
-            "multi" => ["a", "b", "c"][if x1 > 0.7 { 0 } else if x2 > 0.0 { 1 } else { 2 }].to_string(),
+            "binary" => {
+                if x1 + 0.5 * x2 > 0.0 {
+                    "1".to_string()
+                } else {
+                    "-1".to_string()
+                }
+            }
+            "multi" => ["a", "b", "c"][if x1 > 0.7 {
+                0
+            } else if x2 > 0.0 {
+                1
+            } else {
+                2
+            }]
+            .to_string(),
             _ => format!("{}", (x1).sin() + 0.1 * x2),
         };
-        let label = if kind == "multi" { ["0", "1", "2"][["a", "b", "c"].iter().position(|l| *l == label).unwrap()].to_string() } else { label };
+        let label = if kind == "multi" {
+            ["0", "1", "2"][["a", "b", "c"].iter().position(|l| *l == label).unwrap()].to_string()
+        } else {
+            label
+        };
         s.push_str(&format!("{label} 1:{x1} 2:{x2}\n"));
     }
     std::fs::write(path, s).unwrap();
@@ -39,12 +56,22 @@ fn write_data(path: &Path, kind: &str, n: usize, phase: f64) {
 fn train_predict_svc_binary_and_multiclass() {
     let d = dir();
     for (kind, machines) in [("binary", 1), ("multi", 3)] {
-        let (train, test, model) = (d.join(format!("{kind}.svm")), d.join(format!("{kind}_t.svm")), d.join(format!("{kind}.kern")));
+        let (train, test, model) =
+            (d.join(format!("{kind}.svm")), d.join(format!("{kind}_t.svm")), d.join(format!("{kind}.kern")));
         write_data(&train, kind, 300, 0.0);
         write_data(&test, kind, 200, 0.37);
         let (ok, j, err) = kern(&[
-            "train", "--data", train.to_str().unwrap(), "--model", "svc", "--kernel", "gaussian:sigma=1",
-            "--c", "10", "--out", model.to_str().unwrap(),
+            "train",
+            "--data",
+            train.to_str().unwrap(),
+            "--model",
+            "svc",
+            "--kernel",
+            "gaussian:sigma=1",
+            "--c",
+            "10",
+            "--out",
+            model.to_str().unwrap(),
         ]);
         assert!(ok, "{err}");
         assert_eq!(j["model"], "svc");
@@ -54,7 +81,15 @@ fn train_predict_svc_binary_and_multiclass() {
         assert!(j["seconds"].as_f64().unwrap() >= 0.0);
         assert!(j["max_violation"].as_f64().unwrap() < 1e-3);
         let pred = d.join(format!("{kind}.pred"));
-        let (ok, p, err) = kern(&["predict", "--model", model.to_str().unwrap(), "--data", test.to_str().unwrap(), "--out", pred.to_str().unwrap()]);
+        let (ok, p, err) = kern(&[
+            "predict",
+            "--model",
+            model.to_str().unwrap(),
+            "--data",
+            test.to_str().unwrap(),
+            "--out",
+            pred.to_str().unwrap(),
+        ]);
         assert!(ok, "{err}");
         assert_eq!(p["n"], 200);
         assert!(p["accuracy"].as_f64().unwrap() > 0.85, "{p}");
@@ -68,13 +103,35 @@ fn probability_lambda_weights_and_svr() {
     let (train, model) = (d.join("b.svm"), d.join("b.kern"));
     write_data(&train, "binary", 200, 0.1);
     let (ok, j, err) = kern(&[
-        "train", "--data", train.to_str().unwrap(), "--model", "svc", "--kernel", "gaussian:sigma=1",
-        "--lambda", "0.001", "--class-weight", "1:2", "--probability", "--seed", "3", "--out", model.to_str().unwrap(),
+        "train",
+        "--data",
+        train.to_str().unwrap(),
+        "--model",
+        "svc",
+        "--kernel",
+        "gaussian:sigma=1",
+        "--lambda",
+        "0.001",
+        "--class-weight",
+        "1:2",
+        "--probability",
+        "--seed",
+        "3",
+        "--out",
+        model.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
     assert_eq!(j["probability"], true);
     let pred = d.join("b.pred");
-    let (ok, _, err) = kern(&["predict", "--model", model.to_str().unwrap(), "--data", train.to_str().unwrap(), "--out", pred.to_str().unwrap()]);
+    let (ok, _, err) = kern(&[
+        "predict",
+        "--model",
+        model.to_str().unwrap(),
+        "--data",
+        train.to_str().unwrap(),
+        "--out",
+        pred.to_str().unwrap(),
+    ]);
     assert!(ok, "{err}");
     let line = std::fs::read_to_string(&pred).unwrap().lines().next().unwrap().to_string();
     let probs: Vec<f64> = line.split_whitespace().skip(1).map(|v| v.parse().unwrap()).collect();
@@ -84,12 +141,24 @@ fn probability_lambda_weights_and_svr() {
     let (rtrain, rmodel) = (d.join("r.svm"), d.join("r.kern"));
     write_data(&rtrain, "real", 200, 0.2);
     let (ok, j, err) = kern(&[
-        "train", "--data", rtrain.to_str().unwrap(), "--model", "svr", "--kernel", "gaussian:sigma=1", "--c", "10",
-        "--epsilon-tube", "0.05", "--out", rmodel.to_str().unwrap(),
+        "train",
+        "--data",
+        rtrain.to_str().unwrap(),
+        "--model",
+        "svr",
+        "--kernel",
+        "gaussian:sigma=1",
+        "--c",
+        "10",
+        "--epsilon-tube",
+        "0.05",
+        "--out",
+        rmodel.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
     assert_eq!(j["model"], "svr");
-    let (ok, p, err) = kern(&["predict", "--model", rmodel.to_str().unwrap(), "--data", rtrain.to_str().unwrap()]);
+    let (ok, p, err) =
+        kern(&["predict", "--model", rmodel.to_str().unwrap(), "--data", rtrain.to_str().unwrap()]);
     assert!(ok, "{err}");
     assert!(p["rmse"].as_f64().unwrap() < 0.1 && p["mae"].as_f64().unwrap() < 0.1, "{p}");
 }
@@ -99,18 +168,54 @@ fn bad_models_and_arguments_fail_cleanly() {
     let d = dir();
     let (train, model) = (d.join("c.svm"), d.join("c.kern"));
     write_data(&train, "binary", 100, 0.3);
-    let (ok, _, err) = kern(&["train", "--data", train.to_str().unwrap(), "--model", "svc", "--kernel", "linear", "--out", model.to_str().unwrap()]);
+    let (ok, _, err) = kern(&[
+        "train",
+        "--data",
+        train.to_str().unwrap(),
+        "--model",
+        "svc",
+        "--kernel",
+        "linear",
+        "--out",
+        model.to_str().unwrap(),
+    ]);
     assert!(ok, "{err}");
     let bytes = std::fs::read(&model).unwrap();
     let cut = d.join("cut.kern");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-    let (ok, _, err) = kern(&["predict", "--model", cut.to_str().unwrap(), "--data", train.to_str().unwrap()]);
+    let (ok, _, err) =
+        kern(&["predict", "--model", cut.to_str().unwrap(), "--data", train.to_str().unwrap()]);
     assert!(!ok && err.contains("not a valid kern model"), "{err}");
-    let (ok, _, err) = kern(&["predict", "--model", train.to_str().unwrap(), "--data", train.to_str().unwrap()]);
+    let (ok, _, err) =
+        kern(&["predict", "--model", train.to_str().unwrap(), "--data", train.to_str().unwrap()]);
     assert!(!ok && err.contains("not a valid kern model"), "{err}");
-    let (ok, _, _) = kern(&["train", "--data", train.to_str().unwrap(), "--model", "svc", "--kernel", "linear", "--c", "-1", "--out", model.to_str().unwrap()]);
+    let (ok, _, _) = kern(&[
+        "train",
+        "--data",
+        train.to_str().unwrap(),
+        "--model",
+        "svc",
+        "--kernel",
+        "linear",
+        "--c",
+        "-1",
+        "--out",
+        model.to_str().unwrap(),
+    ]);
     assert!(!ok);
-    let (ok, _, _) = kern(&["train", "--data", train.to_str().unwrap(), "--model", "svc", "--kernel", "linear", "--class-weight", "5:2", "--out", model.to_str().unwrap()]);
+    let (ok, _, _) = kern(&[
+        "train",
+        "--data",
+        train.to_str().unwrap(),
+        "--model",
+        "svc",
+        "--kernel",
+        "linear",
+        "--class-weight",
+        "5:2",
+        "--out",
+        model.to_str().unwrap(),
+    ]);
     assert!(!ok);
 }
 
@@ -120,8 +225,19 @@ fn cv_grid_reports_best_parameters_and_table() {
     let train = d.join("cv.svm");
     write_data(&train, "binary", 150, 0.5);
     let (ok, j, err) = kern(&[
-        "cv", "--data", train.to_str().unwrap(), "--model", "svc", "--kernel", "gaussian", "--folds", "3",
-        "--grid", "c=2^-1..2^3:3,sigma=0.5..2:2", "--seed", "1",
+        "cv",
+        "--data",
+        train.to_str().unwrap(),
+        "--model",
+        "svc",
+        "--kernel",
+        "gaussian",
+        "--folds",
+        "3",
+        "--grid",
+        "c=2^-1..2^3:3,sigma=0.5..2:2",
+        "--seed",
+        "1",
     ]);
     assert!(ok, "{err}");
     assert_eq!(j["cells"].as_array().unwrap().len(), 6);

@@ -25,7 +25,13 @@ fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
 fn green_red(n: usize, seed: u64) -> (Samples, BinaryTargets) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let centres: Vec<[f64; 2]> = (0..20)
-        .map(|c| if c < 10 { [1.0 + normal(&mut rng), normal(&mut rng)] } else { [normal(&mut rng), 1.0 + normal(&mut rng)] })
+        .map(|c| {
+            if c < 10 {
+                [1.0 + normal(&mut rng), normal(&mut rng)]
+            } else {
+                [normal(&mut rng), 1.0 + normal(&mut rng)]
+            }
+        })
         .collect();
     let s = 0.2f64.sqrt();
     let mut data = Vec::with_capacity(2 * n);
@@ -59,16 +65,28 @@ fn lssvm(c: &mut Criterion) {
     g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(10));
     let gauss: KernelSpec = "gaussian:sigma=0.6".parse().unwrap();
     g.bench_function("gaussian_dense", |b| {
-        b.iter(|| black_box(LsSvmParams::new(gauss.clone()).lambda(10.0).path(PathChoice::Dense).fit(&x, &y).unwrap()))
+        b.iter(|| {
+            black_box(
+                LsSvmParams::new(gauss.clone()).lambda(10.0).path(PathChoice::Dense).fit(&x, &y).unwrap(),
+            )
+        })
     });
     for tau in [0.9, 0.8, 0.7, 0.5] {
         let cq = quantile_distance(&x, 1.0 - tau);
         let k: KernelSpec = format!("cs-gaussian:sigma=0.6,c={cq},nu=3").parse().unwrap();
         g.bench_function(format!("cs_sparse_tau{tau}"), |b| {
-            b.iter(|| black_box(LsSvmParams::new(k.clone()).lambda(10.0).path(PathChoice::Sparse).fit(&x, &y).unwrap()))
+            b.iter(|| {
+                black_box(
+                    LsSvmParams::new(k.clone()).lambda(10.0).path(PathChoice::Sparse).fit(&x, &y).unwrap(),
+                )
+            })
         });
         g.bench_function(format!("cs_dense_tau{tau}"), |b| {
-            b.iter(|| black_box(LsSvmParams::new(k.clone()).lambda(10.0).path(PathChoice::Dense).fit(&x, &y).unwrap()))
+            b.iter(|| {
+                black_box(
+                    LsSvmParams::new(k.clone()).lambda(10.0).path(PathChoice::Dense).fit(&x, &y).unwrap(),
+                )
+            })
         });
     }
     g.finish();
@@ -79,7 +97,9 @@ fn kpca(c: &mut Criterion) {
     g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(8));
     let (x, _) = green_red(5000, 2004);
     let gauss: KernelSpec = "gaussian:sigma=0.6".parse().unwrap();
-    g.bench_function("gaussian_dense_n5000", |b| b.iter(|| black_box(KernelPcaParams::new(gauss.clone(), 8).fit(&x).unwrap())));
+    g.bench_function("gaussian_dense_n5000", |b| {
+        b.iter(|| black_box(KernelPcaParams::new(gauss.clone(), 8).fit(&x).unwrap()))
+    });
     let (x, _) = green_red(20_000, 2005);
     let k: KernelSpec = "cs-gaussian:sigma=0.6,c=0.1,nu=3".parse().unwrap();
     g.bench_function("cs_sparse_n20000", |b| {

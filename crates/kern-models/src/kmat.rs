@@ -148,7 +148,8 @@ pub fn choose_path<K: Kernel>(k: &K, x: &Samples, choice: PathChoice) -> Result<
         ))),
         (PathChoice::Auto, None) => Ok(SolvePath::Dense),
         (PathChoice::Auto, Some(c)) => {
-            if x.n() > AUTO_DENSE_MAX_N || estimate_density(x, c, DENSITY_PAIRS, 0x6b65726e) <= AUTO_SPARSE_MAX_DENSITY
+            if x.n() > AUTO_DENSE_MAX_N
+                || estimate_density(x, c, DENSITY_PAIRS, 0x6b65726e) <= AUTO_SPARSE_MAX_DENSITY
             {
                 Ok(SolvePath::Sparse)
             } else {
@@ -191,9 +192,19 @@ const EXPAND_SPARSE_BLOCK: usize = 16_384;
 /// Dense path: blocks of `K(Y, X)` (kern-core's GEMM/direct Gram, at most 64 MiB each) times `C`.
 /// Sparse path: a neighbour index of `X` with radius `C` and the sparse cross Gram `K_C(X, Y)` in
 /// blocks of queries, so a prediction visits only `δ_C(y)` (paper §2.1).
-pub fn expand(k: &KernelSpec, x: &Samples, coef: MatRef<'_, f64>, y: &Samples, path: SolvePath) -> Result<Mat<f64>> {
+pub fn expand(
+    k: &KernelSpec,
+    x: &Samples,
+    coef: MatRef<'_, f64>,
+    y: &Samples,
+    path: SolvePath,
+) -> Result<Mat<f64>> {
     if coef.nrows() != x.n() {
-        return Err(ModelsError::Input(format!("{} coefficients for {} training points", coef.nrows(), x.n())));
+        return Err(ModelsError::Input(format!(
+            "{} coefficients for {} training points",
+            coef.nrows(),
+            x.n()
+        )));
     }
     x.check_same_dim(y)?;
     k.visit(Expand { x, coef, y, path })
@@ -230,7 +241,14 @@ impl KernelVisitor for Expand<'_> {
                     let j1 = (j0 + rows).min(m);
                     let yb = block_rows(self.y, j0, j1)?;
                     let g = kern_core::cross_gram(k, &yb, self.x)?;
-                    matmul(out.as_mut().subrows_mut(j0, j1 - j0), Accum::Replace, g.as_ref(), self.coef, 1.0, par());
+                    matmul(
+                        out.as_mut().subrows_mut(j0, j1 - j0),
+                        Accum::Replace,
+                        g.as_ref(),
+                        self.coef,
+                        1.0,
+                        par(),
+                    );
                     j0 = j1;
                 }
             }
@@ -274,7 +292,8 @@ mod tests {
 
     #[test]
     fn sparse_and_dense_expansions_agree() {
-        let x = Samples::from_flat((0..120).map(|v| ((v * 37) % 101) as f64 / 50.0).collect(), 60, 2).unwrap();
+        let x =
+            Samples::from_flat((0..120).map(|v| ((v * 37) % 101) as f64 / 50.0).collect(), 60, 2).unwrap();
         let y = Samples::from_flat((0..40).map(|v| ((v * 53) % 97) as f64 / 45.0).collect(), 20, 2).unwrap();
         let k: KernelSpec = "cs-gaussian:sigma=0.8,c=0.9,nu=3".parse().unwrap();
         let c = Mat::from_fn(60, 3, |i, j| ((i * 7 + j * 3) % 11) as f64 - 5.0);
@@ -291,7 +310,8 @@ mod tests {
 
     #[test]
     fn density_estimate_is_close() {
-        let x = Samples::from_flat((0..4000).map(|v| ((v * 7919) % 1009) as f64 / 1009.0).collect(), 2000, 2).unwrap();
+        let x = Samples::from_flat((0..4000).map(|v| ((v * 7919) % 1009) as f64 / 1009.0).collect(), 2000, 2)
+            .unwrap();
         let exact = estimate_density(&x, 0.2, usize::MAX, 0);
         let est = estimate_density(&x, 0.2, 20_000, 3);
         assert!((exact - est).abs() < 0.01, "{exact} vs {est}");

@@ -47,7 +47,12 @@ pub struct KernelRidgeParams {
 impl KernelRidgeParams {
     /// Kernel `kernel`, λ by leave-one-out over the default grid, automatic path.
     pub fn new(kernel: KernelSpec) -> Self {
-        KernelRidgeParams { kernel, lambda: Lambda::Loo(default_lambda_grid()), path: PathChoice::Auto, grid_method: GridMethod::Auto }
+        KernelRidgeParams {
+            kernel,
+            lambda: Lambda::Loo(default_lambda_grid()),
+            path: PathChoice::Auto,
+            grid_method: GridMethod::Auto,
+        }
     }
 
     /// A fixed λ.

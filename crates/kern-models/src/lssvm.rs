@@ -56,7 +56,12 @@ pub struct LsSvmParams {
 impl LsSvmParams {
     /// Kernel `kernel`, λ by leave-one-out over the default grid, automatic path.
     pub fn new(kernel: KernelSpec) -> Self {
-        LsSvmParams { kernel, lambda: Lambda::Loo(default_lambda_grid()), path: PathChoice::Auto, grid_method: GridMethod::Auto }
+        LsSvmParams {
+            kernel,
+            lambda: Lambda::Loo(default_lambda_grid()),
+            path: PathChoice::Auto,
+            grid_method: GridMethod::Auto,
+        }
     }
 
     /// A fixed λ.

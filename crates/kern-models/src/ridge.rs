@@ -125,7 +125,11 @@ impl Encoded {
         } else {
             Mat::from_fn(c.len(), k, |i, j| if c[i] == j { 1.0 } else { -1.0 })
         };
-        Encoded { y, task: Task::Classes { names: t.names().to_vec() }, truth: c.iter().map(|&v| v as f64).collect() }
+        Encoded {
+            y,
+            task: Task::Classes { names: t.names().to_vec() },
+            truth: c.iter().map(|&v| v as f64).collect(),
+        }
     }
 
     pub fn real(t: &RealTargets) -> Self {
@@ -329,7 +333,8 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
     let r = p.enc.y.ncols();
     let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };
     let done = |alpha: Mat<f64>, bias: Vec<f64>, lambda, selection, factor_seconds| {
-        let alpha_vec: Vec<f64> = (0..r).flat_map(|t| (0..n).map(move |i| (t, i))).map(|(t, i)| alpha[(i, t)]).collect();
+        let alpha_vec: Vec<f64> =
+            (0..r).flat_map(|t| (0..n).map(move |i| (t, i))).map(|(t, i)| alpha[(i, t)]).collect();
         Fitted {
             kernel: p.kernel.clone(),
             train: p.x.clone(),
@@ -396,7 +401,12 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
 
 /// Solves at every λ of `grid` (module docs): one eigendecomposition (dense) or one symbolic analysis
 /// plus a numeric factorization per λ; with `loo`, also the diagonal of the α-block of `A⁻¹`.
-fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Result<(Vec<(usize, Solved)>, GridMethod, f64)> {
+fn solve_grid(
+    p: &Problem<'_>,
+    gram: GramMatrix,
+    grid: &[f64],
+    loo: bool,
+) -> Result<(Vec<(usize, Solved)>, GridMethod, f64)> {
     let n = p.x.n();
     let r = p.enc.y.ncols();
     let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };
@@ -529,7 +539,10 @@ fn score_loo(enc: &Encoded, solved: &[(usize, Solved)]) -> (Vec<f64>, Vec<f64>) 
     for (_, s) in solved {
         let d = s.loo_diag.as_ref().expect("LOO diagonal computed");
         let pred = Mat::from_fn(n, r, |i, t| enc.y[(i, t)] - s.alpha[(i, t)] / d[i]);
-        let mse = (0..n).flat_map(|i| (0..r).map(move |t| (i, t))).map(|(i, t)| (enc.y[(i, t)] - pred[(i, t)]).powi(2)).sum::<f64>()
+        let mse = (0..n)
+            .flat_map(|i| (0..r).map(move |t| (i, t)))
+            .map(|(i, t)| (enc.y[(i, t)] - pred[(i, t)]).powi(2))
+            .sum::<f64>()
             / (n * r) as f64;
         let err = error_of(&enc.task, &enc.truth, pred.as_ref(), mse);
         errors.push(err);
@@ -560,7 +573,11 @@ fn score_validation(
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     let ev = Encoded::like(&enc.task, yv)?;
     if ev.y.nrows() != xv.n() {
-        return Err(ModelsError::Input(format!("{} validation targets for {} samples", ev.y.nrows(), xv.n())));
+        return Err(ModelsError::Input(format!(
+            "{} validation targets for {} samples",
+            ev.y.nrows(),
+            xv.n()
+        )));
     }
     let (n, r) = (x.n(), enc.y.ncols());
     let g = solved.len();
@@ -571,7 +588,10 @@ fn score_validation(
     let mut mses = Vec::with_capacity(g);
     for (gi, (_, s)) in solved.iter().enumerate() {
         let f = Mat::from_fn(m, r, |i, t| f_all[(i, gi * r + t)] + s.bias.get(t).copied().unwrap_or(0.0));
-        let mse = (0..m).flat_map(|i| (0..r).map(move |t| (i, t))).map(|(i, t)| (ev.y[(i, t)] - f[(i, t)]).powi(2)).sum::<f64>()
+        let mse = (0..m)
+            .flat_map(|i| (0..r).map(move |t| (i, t)))
+            .map(|(i, t)| (ev.y[(i, t)] - f[(i, t)]).powi(2))
+            .sum::<f64>()
             / (m * r) as f64;
         errors.push(error_of(&enc.task, &ev.truth, f.as_ref(), mse));
         mses.push(mse);

@@ -65,7 +65,12 @@ pub fn selected_inverse_diagonal(symbolic: &SymbolicCholesky<usize>, values: &[f
             let end = s.supernode_end();
             let vptr = s.col_ptr_for_val();
             (0..s.n_supernodes())
-                .map(|k| Block { start: begin[k], width: end[k] - begin[k], pattern: s.supernode(k).pattern(), offset: vptr[k] })
+                .map(|k| Block {
+                    start: begin[k],
+                    width: end[k] - begin[k],
+                    pattern: s.supernode(k).pattern(),
+                    offset: vptr[k],
+                })
                 .collect()
         }
     };
@@ -133,7 +138,10 @@ pub fn selected_inverse_diagonal(symbolic: &SymbolicCholesky<usize>, values: &[f
         None => diag.copy_from_slice(&zdiag),
     }
     if let Some(i) = diag.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
-        return Err(ModelsError::Numerical(format!("selected inverse has a non-positive diagonal entry at {i}: {:e}", diag[i])));
+        return Err(ModelsError::Numerical(format!(
+            "selected inverse has a non-positive diagonal entry at {i}: {:e}",
+            diag[i]
+        )));
     }
     Ok(diag)
 }
@@ -157,7 +165,10 @@ fn gather(blocks: &[Block<'_>], col_block: &[usize], z: &[f64], s: &[usize]) -> 
             } else {
                 let rest = &b.pattern[from..];
                 let pos = from + rest.partition_point(|&x| x < i);
-                debug_assert!(b.pattern.get(pos) == Some(&i), "row {i} missing from the pattern of column {kcol}");
+                debug_assert!(
+                    b.pattern.get(pos) == Some(&i),
+                    "row {i} missing from the pattern of column {kcol}"
+                );
                 from = pos + 1;
                 col[b.width + pos]
             };
@@ -172,9 +183,11 @@ fn gather(blocks: &[Block<'_>], col_block: &[usize], z: &[f64], s: &[usize]) -> 
 mod tests {
     use super::*;
     use faer::Side;
-    use faer::linalg::solvers::DenseSolveCore;
     use faer::dyn_stack::{MemBuffer, MemStack};
-    use faer::sparse::linalg::cholesky::{CholeskySymbolicParams, SymmetricOrdering, factorize_symbolic_cholesky};
+    use faer::linalg::solvers::DenseSolveCore;
+    use faer::sparse::linalg::cholesky::{
+        CholeskySymbolicParams, SymmetricOrdering, factorize_symbolic_cholesky,
+    };
     use faer::sparse::{SparseColMat, Triplet};
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
@@ -205,11 +218,14 @@ mod tests {
         for supernodal in [false, true] {
             let mut params = CholeskySymbolicParams::default();
             if supernodal {
-                params.supernodal_flop_ratio_threshold = faer::sparse::linalg::SupernodalThreshold::FORCE_SUPERNODAL;
+                params.supernodal_flop_ratio_threshold =
+                    faer::sparse::linalg::SupernodalThreshold::FORCE_SUPERNODAL;
             } else {
-                params.supernodal_flop_ratio_threshold = faer::sparse::linalg::SupernodalThreshold::FORCE_SIMPLICIAL;
+                params.supernodal_flop_ratio_threshold =
+                    faer::sparse::linalg::SupernodalThreshold::FORCE_SIMPLICIAL;
             }
-            let symb = factorize_symbolic_cholesky(a.symbolic(), Side::Lower, SymmetricOrdering::Amd, params).unwrap();
+            let symb = factorize_symbolic_cholesky(a.symbolic(), Side::Lower, SymmetricOrdering::Amd, params)
+                .unwrap();
             let mut vals = vec![0.0; symb.len_val()];
             let req = symb.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default());
             let mut mem = MemBuffer::new(req);
@@ -226,7 +242,10 @@ mod tests {
             let d = selected_inverse_diagonal(&symb, &vals).unwrap();
             let inv = dense.llt(Side::Lower).unwrap().inverse();
             for i in 0..n {
-                assert!((d[i] - inv[(i, i)]).abs() < 1e-12 * inv[(i, i)].abs().max(1.0), "supernodal={supernodal} {i}");
+                assert!(
+                    (d[i] - inv[(i, i)]).abs() < 1e-12 * inv[(i, i)].abs().max(1.0),
+                    "supernodal={supernodal} {i}"
+                );
             }
         }
     }

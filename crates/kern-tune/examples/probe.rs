@@ -1,6 +1,6 @@
 use std::time::Instant;
 fn main() {
-    let n = 3_123_750;
+    let n: usize = 3_123_750;
     let p: Vec<f64> = (0..n).map(|i| ((i * 7919) % 10007) as f64 * 0.01).collect();
     for _ in 0..3 {
         let t = Instant::now();

@@ -71,6 +71,7 @@ pub(crate) fn chunk_mean_sums(p: &[f64], beta: f64) -> [f64; 2] {
     let mut s1 = [0.0; LANES];
     let mut it = p.chunks_exact(LANES);
     for c in &mut it {
+        let c: &[f64; LANES] = c.try_into().expect("exact chunk");
         for l in 0..LANES {
             let e = exp_neg(-beta * c[l]);
             s0[l] += e;
@@ -92,6 +93,7 @@ pub(crate) fn chunk_var_sums(p: &[f64], beta: f64) -> [f64; 5] {
     let mut a = [[0.0; LANES]; 5];
     let mut it = p.chunks_exact(LANES);
     for c in &mut it {
+        let c: &[f64; LANES] = c.try_into().expect("exact chunk");
         for l in 0..LANES {
             let v = c[l];
             let e = exp_neg(-beta * v);
@@ -121,6 +123,7 @@ pub(crate) fn chunk_grid_sums(p: &[f64], betas: &[f64], out: &mut [f64]) {
         let mut s = [0.0; LANES];
         let mut it = p.chunks_exact(LANES);
         for c in &mut it {
+            let c: &[f64; LANES] = c.try_into().expect("exact chunk");
             for l in 0..LANES {
                 s[l] += exp_neg(-b * c[l]);
             }

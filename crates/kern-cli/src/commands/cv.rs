@@ -61,7 +61,10 @@ pub struct Args {
 /// Writes `key=value` into a simple kernel spec `name[:k=v,...]`.
 fn set_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, CliError> {
     if spec.contains(['+', '*', '(']) {
-        return Err(format!("cannot set {key:?} in the compound kernel spec {spec:?}; grid over a simple kernel").into());
+        return Err(format!(
+            "cannot set {key:?} in the compound kernel spec {spec:?}; grid over a simple kernel"
+        )
+        .into());
     }
     let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
     let mut kv: Vec<(String, String)> = params
@@ -113,13 +116,18 @@ pub fn run(a: Args) -> CliResult {
     let report = match a.model {
         ModelKind::Svc => {
             let classes = ds.classes()?;
-            let y = if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) };
+            let y = if classes.n_classes() == 2 {
+                Targets::Binary(ds.binary()?)
+            } else {
+                Targets::Classes(classes)
+            };
             let multiclass = match a.multiclass {
                 Scheme::Ovo => Multiclass::OneVsOne,
                 Scheme::Ovr => Multiclass::OneVsRest,
             };
             let build = |p: &ParamPoint| -> Result<SvcParams, CliError> {
-                let mut m = SvcParams::new(kernel_at(&a.kernel, p)?).c(p.get("c").unwrap_or(a.c)).solver(solver);
+                let mut m =
+                    SvcParams::new(kernel_at(&a.kernel, p)?).c(p.get("c").unwrap_or(a.c)).solver(solver);
                 if let Some(l) = p.get("lambda") {
                     m = m.lambda(l);
                 }
@@ -145,7 +153,9 @@ pub fn run(a: Args) -> CliResult {
         }
         // Extension point: other model kinds add their arm here (a params builder per grid point).
         #[allow(unreachable_patterns)]
-        other => return Err(format!("kern cv does not support --model {other:?} yet (supported: svc, svr)").into()),
+        other => {
+            return Err(format!("kern cv does not support --model {other:?} yet (supported: svc, svr)").into());
+        }
     };
     let seconds = t.elapsed().as_secs_f64();
     let best = report["best"].as_u64().unwrap_or(0) as usize;
@@ -174,7 +184,10 @@ mod tests {
     fn kernel_parameters_are_written_into_the_spec() {
         assert_eq!(set_kernel_param("gaussian", "sigma", 0.5).unwrap(), "gaussian:sigma=0.5");
         assert_eq!(set_kernel_param("gaussian:beta=2", "sigma", 0.5).unwrap(), "gaussian:sigma=0.5");
-        assert_eq!(set_kernel_param("cs-gaussian:sigma=1,c=2,nu=3", "c", 3.0).unwrap(), "cs-gaussian:sigma=1,c=3,nu=3");
+        assert_eq!(
+            set_kernel_param("cs-gaussian:sigma=1,c=2,nu=3", "c", 3.0).unwrap(),
+            "cs-gaussian:sigma=1,c=3,nu=3"
+        );
         assert!(set_kernel_param("linear + gaussian:beta=1", "beta", 1.0).is_err());
     }
 }

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod cv;
 pub mod fvs;
 pub mod gram;
 pub mod info;
@@ -9,4 +10,3 @@ pub mod predict;
 pub mod sparse;
 pub mod train;
 pub mod tune;
-pub mod cv;

@@ -22,9 +22,10 @@
 
 use crate::error::{ModelsError, Result};
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Side};
+use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
 
 /// A symmetric linear operator `A` applied to blocks of vectors.
 pub trait SymOp: Sync {
@@ -111,7 +112,6 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
     if !(opts.tol.is_finite() && opts.tol > 0.0) {
         return Err(ModelsError::Param { name: "tol", value: opts.tol, reason: "must be finite and > 0" });
     }
-    let par = crate::kmat::par();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
     let mut v = Mat::<f64>::zeros(n, m);
     let mut w = Mat::<f64>::zeros(n, m);
@@ -129,7 +129,7 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
         let c1 = cur + b;
         // New columns of H = VᵀW.
         let mut hn = hnew.as_mut().subrows_mut(0, c1);
-        matmul(hn.as_mut(), Accum::Replace, v.as_ref().subcols(0, c1).transpose(), w.as_ref().subcols(cur, b), 1.0, par);
+        gemm_tn(hn.as_mut(), v.as_ref().subcols(0, c1), w.as_ref().subcols(cur, b));
         for jb in 0..b {
             for i in 0..c1 {
                 h[(i, cur + jb)] = hn[(i, jb)];
@@ -164,8 +164,8 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
             let y = Mat::from_fn(cur, k, |i, j| u[(i, order[j])]);
             let mut vy = Mat::<f64>::zeros(n, k);
             let mut wy = Mat::<f64>::zeros(n, k);
-            matmul(vy.as_mut(), Accum::Replace, v.as_ref().subcols(0, cur), y.as_ref(), 1.0, par);
-            matmul(wy.as_mut(), Accum::Replace, w.as_ref().subcols(0, cur), y.as_ref(), 1.0, par);
+            gemm_nn(vy.as_mut(), Accum::Replace, v.as_ref().subcols(0, cur), y.as_ref(), 1.0);
+            gemm_nn(wy.as_mut(), Accum::Replace, w.as_ref().subcols(0, cur), y.as_ref(), 1.0);
             worst = 0.0;
             for j in 0..k {
                 let mut r2 = 0.0;
@@ -179,7 +179,13 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
                 converged_all = true;
             }
             if converged_all {
-                return Ok(EigenPairs { values: theta[..k].to_vec(), vectors: vy, matvecs, restarts, residual: worst });
+                return Ok(EigenPairs {
+                    values: theta[..k].to_vec(),
+                    vectors: vy,
+                    matvecs,
+                    restarts,
+                    residual: worst,
+                });
             }
         }
         if matvecs + b > opts.max_matvecs {
@@ -191,7 +197,7 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
         }
         // Next block: AX orthogonalised against the basis (first pass reuses VᵀAX = hn).
         x.copy_from(w.as_ref().subcols(cur - b, b));
-        matmul(x.as_mut(), Accum::Add, v.as_ref().subcols(0, cur), hnew.as_ref().subrows(0, cur), -1.0, par);
+        gemm_nn(x.as_mut(), Accum::Add, v.as_ref().subcols(0, cur), hnew.as_ref().subrows(0, cur), -1.0);
         orthonormalize(v.as_ref().subcols(0, cur), x.as_mut(), &mut rng);
         // Thick restart when the basis is full.
         if cur + b > m {
@@ -199,8 +205,8 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
             let y = Mat::from_fn(cur, p, |i, j| u[(i, order[j])]);
             let mut nv = Mat::<f64>::zeros(n, p);
             let mut nw = Mat::<f64>::zeros(n, p);
-            matmul(nv.as_mut(), Accum::Replace, v.as_ref().subcols(0, cur), y.as_ref(), 1.0, par);
-            matmul(nw.as_mut(), Accum::Replace, w.as_ref().subcols(0, cur), y.as_ref(), 1.0, par);
+            gemm_nn(nv.as_mut(), Accum::Replace, v.as_ref().subcols(0, cur), y.as_ref(), 1.0);
+            gemm_nn(nw.as_mut(), Accum::Replace, w.as_ref().subcols(0, cur), y.as_ref(), 1.0);
             v.as_mut().subcols_mut(0, p).copy_from(&nv);
             w.as_mut().subcols_mut(0, p).copy_from(&nw);
             h.fill(0.0);
@@ -220,15 +226,14 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
 /// themselves (two passes each); a column that vanishes is replaced by a random one.
 fn orthonormalize(basis: MatRef<'_, f64>, mut x: MatMut<'_, f64>, rng: &mut Xoshiro256PlusPlus) {
     let (n, b) = (x.nrows(), x.ncols());
-    let par = crate::kmat::par();
     let c = basis.ncols();
     let mut coef = Mat::<f64>::zeros(c, b);
     let project = |mut col: MatMut<'_, f64>, coef: &mut Mat<f64>| {
         if c > 0 {
             let mut cf = coef.as_mut().subcols_mut(0, col.ncols());
             for _ in 0..2 {
-                matmul(cf.as_mut(), Accum::Replace, basis.transpose(), col.as_ref(), 1.0, par);
-                matmul(col.as_mut(), Accum::Add, basis, cf.as_ref(), -1.0, par);
+                gemm_tn(cf.as_mut(), basis, col.as_ref());
+                gemm_nn(col.as_mut(), Accum::Add, basis, cf.as_ref(), -1.0);
             }
         }
     };
@@ -263,6 +268,78 @@ fn orthonormalize(basis: MatRef<'_, f64>, mut x: MatMut<'_, f64>, rng: &mut Xosh
             }
             before = x.as_ref().col(j).norm_l2();
             project(x.as_mut().subcols_mut(j, 1), &mut coef);
+        }
+    }
+}
+
+/// Rows per parallel task of the tall-skinny products below.
+const ROW_CHUNK: usize = 4096;
+
+/// `out (=|+=) alpha · A B` for a tall `A` (`n × c`) and a small `B` (`c × b`): parallel over row
+/// chunks, each a sequential GEMM (faer's own parallel GEMM spends its time in barriers on these
+/// skinny shapes).
+fn gemm_nn(mut out: MatMut<'_, f64>, accum: Accum, a: MatRef<'_, f64>, b: MatRef<'_, f64>, alpha: f64) {
+    let n = a.nrows();
+    if n <= ROW_CHUNK || rayon::current_num_threads() == 1 {
+        matmul(out, accum, a, b, alpha, Par::Seq);
+        return;
+    }
+    let chunks: Vec<(usize, usize)> =
+        (0..n.div_ceil(ROW_CHUNK)).map(|t| (t * ROW_CHUNK, ((t + 1) * ROW_CHUNK).min(n))).collect();
+    let parts: Vec<Mat<f64>> = chunks
+        .par_iter()
+        .map(|&(r0, r1)| {
+            let mut o = Mat::<f64>::zeros(r1 - r0, b.ncols());
+            matmul(o.as_mut(), Accum::Replace, a.subrows(r0, r1 - r0), b, alpha, Par::Seq);
+            o
+        })
+        .collect();
+    for (&(r0, r1), p) in chunks.iter().zip(&parts) {
+        let mut dst = out.as_mut().subrows_mut(r0, r1 - r0);
+        match accum {
+            Accum::Replace => dst.copy_from(p),
+            Accum::Add => {
+                for j in 0..p.ncols() {
+                    for i in 0..p.nrows() {
+                        dst[(i, j)] += p[(i, j)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `out = Aᵀ B` for tall `A` (`n × c`) and `B` (`n × b`): partial products over row chunks in
+/// parallel, summed in chunk order (deterministic at any thread count).
+fn gemm_tn(mut out: MatMut<'_, f64>, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
+    let n = a.nrows();
+    if n <= ROW_CHUNK || rayon::current_num_threads() == 1 {
+        matmul(out, Accum::Replace, a.transpose(), b, 1.0, Par::Seq);
+        return;
+    }
+    let chunks: Vec<(usize, usize)> =
+        (0..n.div_ceil(ROW_CHUNK)).map(|t| (t * ROW_CHUNK, ((t + 1) * ROW_CHUNK).min(n))).collect();
+    let parts: Vec<Mat<f64>> = chunks
+        .par_iter()
+        .map(|&(r0, r1)| {
+            let mut o = Mat::<f64>::zeros(a.ncols(), b.ncols());
+            matmul(
+                o.as_mut(),
+                Accum::Replace,
+                a.subrows(r0, r1 - r0).transpose(),
+                b.subrows(r0, r1 - r0),
+                1.0,
+                Par::Seq,
+            );
+            o
+        })
+        .collect();
+    out.fill(0.0);
+    for p in &parts {
+        for j in 0..p.ncols() {
+            for i in 0..p.nrows() {
+                out[(i, j)] += p[(i, j)];
+            }
         }
     }
 }

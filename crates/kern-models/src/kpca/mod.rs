@@ -138,7 +138,11 @@ impl KernelPcaParams {
             });
         }
         if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(ModelsError::Param { name: "tol", value: self.tol, reason: "must be finite and > 0" });
+            return Err(ModelsError::Param {
+                name: "tol",
+                value: self.tol,
+                reason: "must be finite and > 0",
+            });
         }
         self.kernel.check_dim(x.d())?;
         let path = choose_path(&self.kernel, x, self.path)?;
@@ -206,8 +210,12 @@ impl KernelPcaParams {
             (values, vectors, SolverInfo { solver: "dense".into(), matvecs: 0, restarts: 0, residual: 0.0 })
         } else {
             let r = top_eigenpairs(&centred, k, &kopts)?;
-            let info =
-                SolverInfo { solver: "krylov".into(), matvecs: r.matvecs, restarts: r.restarts, residual: r.residual };
+            let info = SolverInfo {
+                solver: "krylov".into(),
+                matvecs: r.matvecs,
+                restarts: r.restarts,
+                residual: r.residual,
+            };
             (r.values, r.vectors, info)
         };
         // α_k = u_k / √μ_k (eq. 48); components with μ_k ≤ n ε μ_1 get α_k = 0.
@@ -225,8 +233,9 @@ impl KernelPcaParams {
             }
         }
         let alpha_sum: Vec<f64> = (0..k).map(|j| alphas[j * n..(j + 1) * n].iter().sum()).collect();
-        let alpha_kmean: Vec<f64> =
-            (0..k).map(|j| alphas[j * n..(j + 1) * n].iter().zip(&k_mean).map(|(a, m)| a * m).sum()).collect();
+        let alpha_kmean: Vec<f64> = (0..k)
+            .map(|j| alphas[j * n..(j + 1) * n].iter().zip(&k_mean).map(|(a, m)| a * m).sum())
+            .collect();
         Ok(KernelPca {
             kernel: self.kernel.clone(),
             train: x.clone(),
@@ -355,7 +364,8 @@ impl KernelPca {
         let coef = Mat::from_fn(n, k + 1, |i, j| if j < k { self.alphas[j * n + i] } else { 1.0 / n as f64 });
         let e = expand(&self.kernel, &self.train, coef.as_ref(), y, self.path)?;
         Ok(Mat::from_fn(y.n(), k, |r, j| {
-            e[(r, j)] - e[(r, k)] * self.alpha_sum[j] - self.alpha_kmean[j] + self.grand_mean * self.alpha_sum[j]
+            e[(r, j)] - e[(r, k)] * self.alpha_sum[j] - self.alpha_kmean[j]
+                + self.grand_mean * self.alpha_sum[j]
         }))
     }
 }

@@ -150,7 +150,12 @@ mod tests {
             }
         }
         // Sparse product equals dense.
-        let dm = nalgebra::DMatrix::from_fn(n, n, |i, j| if (i as i64 - j as i64).abs() < 4 { k[(i, j)] } else { 0.0 });
+        let dm =
+            nalgebra::DMatrix::from_fn(
+                n,
+                n,
+                |i, j| if (i as i64 - j as i64).abs() < 4 { k[(i, j)] } else { 0.0 },
+            );
         let csc = CscMatrix::from(&dm);
         let mut o2 = Mat::zeros(n, 3);
         sparse_sym_times(&csc, x.as_ref(), o2.as_mut());

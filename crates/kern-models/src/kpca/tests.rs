@@ -52,14 +52,22 @@ fn eigenvalues_match_full_dense_eig_on_every_path_and_solver() {
     for spec in ["gaussian:sigma=0.7", "cs-gaussian:sigma=0.7,c=0.8,nu=3"] {
         let kernel: KernelSpec = spec.parse().unwrap();
         let want = full_eigenvalues_desc(&dense_gram(&kernel, &x));
-        let paths: &[PathChoice] =
-            if kernel.support_radius().is_some() { &[PathChoice::Dense, PathChoice::Sparse] } else { &[PathChoice::Dense] };
+        let paths: &[PathChoice] = if kernel.support_radius().is_some() {
+            &[PathChoice::Dense, PathChoice::Sparse]
+        } else {
+            &[PathChoice::Dense]
+        };
         for &path in paths {
             for solver in [EigenSolver::Dense, EigenSolver::Krylov] {
                 let m = KernelPcaParams::new(kernel.clone(), 8).path(path).solver(solver).fit(&x).unwrap();
                 for j in 0..8 {
                     let err = (m.eigenvalues()[j] - want[j]).abs() / want[0];
-                    assert!(err < 1e-8, "{spec} {path:?} {solver:?} eigenvalue {j}: {} vs {}", m.eigenvalues()[j], want[j]);
+                    assert!(
+                        err < 1e-8,
+                        "{spec} {path:?} {solver:?} eigenvalue {j}: {} vs {}",
+                        m.eigenvalues()[j],
+                        want[j]
+                    );
                 }
                 // Explained variance ratio against the full spectrum.
                 let total: f64 = want.iter().sum();
@@ -72,7 +80,11 @@ fn eigenvalues_match_full_dense_eig_on_every_path_and_solver() {
 #[test]
 fn components_are_orthonormal_in_feature_space() {
     let x = uniform(600, 3, 2);
-    for (spec, solver) in [("gaussian:sigma=1.5", EigenSolver::Krylov), ("cs-laplacian:sigma=1,c=1.2,nu=3", EigenSolver::Krylov), ("gaussian:sigma=1.5", EigenSolver::Dense)] {
+    for (spec, solver) in [
+        ("gaussian:sigma=1.5", EigenSolver::Krylov),
+        ("cs-laplacian:sigma=1,c=1.2,nu=3", EigenSolver::Krylov),
+        ("gaussian:sigma=1.5", EigenSolver::Dense),
+    ] {
         let kernel: KernelSpec = spec.parse().unwrap();
         let m = KernelPcaParams::new(kernel.clone(), 6).solver(solver).fit(&x).unwrap();
         let kc = centre(&dense_gram(&kernel, &x));
@@ -105,7 +117,12 @@ fn projecting_training_points_reproduces_scores() {
         let scale = m.eigenvalues()[0].sqrt();
         for i in 0..800 {
             for j in 0..5 {
-                assert!((z[(i, j)] - s[(i, j)]).abs() < 1e-8 * scale, "{spec} {path:?} ({i},{j}): {} vs {}", z[(i, j)], s[(i, j)]);
+                assert!(
+                    (z[(i, j)] - s[(i, j)]).abs() < 1e-8 * scale,
+                    "{spec} {path:?} ({i},{j}): {} vs {}",
+                    z[(i, j)],
+                    s[(i, j)]
+                );
             }
         }
     }
@@ -139,8 +156,9 @@ fn centred_test_projections_match_explicit_computation() {
     let m = KernelPcaParams::new("linear".parse().unwrap(), 3).fit(&x).unwrap();
     let mean: Vec<f64> = (0..3).map(|c| x.rows().map(|r| r[c]).sum::<f64>() / 200.0).collect();
     let a = m.alphas();
-    let v: Vec<Vec<f64>> =
-        (0..3).map(|k| (0..3).map(|c| (0..200).map(|i| a[(i, k)] * (x.row(i)[c] - mean[c])).sum()).collect()).collect();
+    let v: Vec<Vec<f64>> = (0..3)
+        .map(|k| (0..3).map(|c| (0..200).map(|i| a[(i, k)] * (x.row(i)[c] - mean[c])).sum()).collect())
+        .collect();
     let t3 = uniform(40, 3, 7);
     let got3 = m.transform(&t3).unwrap();
     for r in 0..40 {
@@ -179,7 +197,10 @@ fn example_3_three_clusters_separate_in_the_first_two_components() {
         let nearest = (0..3).min_by(|&a, &b| dist(p, cent[a]).total_cmp(&dist(p, cent[b]))).unwrap();
         assert_eq!(nearest, c, "point {i}");
     }
-    let min_between = (0..3).flat_map(|a| (0..a).map(move |b| (a, b))).map(|(a, b)| dist(cent[a], cent[b])).fold(f64::INFINITY, f64::min);
+    let min_between = (0..3)
+        .flat_map(|a| (0..a).map(move |b| (a, b)))
+        .map(|(a, b)| dist(cent[a], cent[b]))
+        .fold(f64::INFINITY, f64::min);
     assert!(min_between > 2.0 * max_within, "between {min_between} vs within {max_within}");
 }
 
@@ -199,5 +220,10 @@ fn rejects_bad_params() {
     let x = uniform(10, 2, 10);
     assert!(KernelPcaParams::new("linear".parse().unwrap(), 0).fit(&x).is_err());
     assert!(KernelPcaParams::new("linear".parse().unwrap(), 11).fit(&x).is_err());
-    assert!(KernelPcaParams::new("gaussian:sigma=1".parse().unwrap(), 2).path(PathChoice::Sparse).fit(&x).is_err());
+    assert!(
+        KernelPcaParams::new("gaussian:sigma=1".parse().unwrap(), 2)
+            .path(PathChoice::Sparse)
+            .fit(&x)
+            .is_err()
+    );
 }

@@ -94,7 +94,11 @@ impl Default for SolverParams {
 impl SolverParams {
     pub(crate) fn check(&self) -> Result<()> {
         if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(ModelsError::Param { name: "tol", value: self.tol, reason: "must be finite and > 0" });
+            return Err(ModelsError::Param {
+                name: "tol",
+                value: self.tol,
+                reason: "must be finite and > 0",
+            });
         }
         if !(self.cache_mb.is_finite() && self.cache_mb > 0.0) {
             return Err(ModelsError::Param {
@@ -196,9 +200,15 @@ impl SvcParams {
         let mut w = vec![1.0; names.len()];
         for (name, v) in &self.class_weights {
             if !(v.is_finite() && *v > 0.0) {
-                return Err(ModelsError::Param { name: "class weight", value: *v, reason: "must be finite and > 0" });
+                return Err(ModelsError::Param {
+                    name: "class weight",
+                    value: *v,
+                    reason: "must be finite and > 0",
+                });
             }
-            let norm = |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
+            let norm = |s: &str| {
+                s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string())
+            };
             match names.iter().position(|n| norm(n) == norm(name)) {
                 Some(k) => w[k] = *v,
                 None => {
@@ -234,7 +244,12 @@ pub struct SvrParams {
 impl SvrParams {
     /// LIBSVM's defaults: `C = 1`, `ε = 0.1`.
     pub fn new(kernel: KernelSpec) -> Self {
-        SvrParams { kernel, regularization: Regularization::C(1.0), epsilon: 0.1, solver: SolverParams::default() }
+        SvrParams {
+            kernel,
+            regularization: Regularization::C(1.0),
+            epsilon: 0.1,
+            solver: SolverParams::default(),
+        }
     }
     /// Sets `C`.
     pub fn c(mut self, c: f64) -> Self {
@@ -261,7 +276,11 @@ impl SvrParams {
         self.regularization.check()?;
         self.solver.check()?;
         if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
-            return Err(ModelsError::Param { name: "epsilon", value: self.epsilon, reason: "must be finite and >= 0" });
+            return Err(ModelsError::Param {
+                name: "epsilon",
+                value: self.epsilon,
+                reason: "must be finite and >= 0",
+            });
         }
         kern_core::Kernel::check_dim(&self.kernel, d)?;
         Ok(())

@@ -52,7 +52,8 @@ pub(crate) fn cross_validated_sigmoid(
         }
         let test: Vec<usize> = perm[begin..end].to_vec();
         let tr: Vec<usize> = perm[..begin].iter().chain(&perm[end..]).copied().collect();
-        let (pos, neg) = tr.iter().fold((0, 0), |(p, q), &i| if y[i] > 0.0 { (p + 1, q) } else { (p, q + 1) });
+        let (pos, neg) =
+            tr.iter().fold((0, 0), |(p, q), &i| if y[i] > 0.0 { (p + 1, q) } else { (p, q + 1) });
         if pos == 0 || neg == 0 {
             let v = if pos > 0 { 1.0 } else { -1.0 };
             test.iter().for_each(|&i| dec[i] = v);
@@ -207,8 +208,9 @@ mod tests {
     #[test]
     fn coupling_recovers_consistent_pairwise_probabilities() {
         let p = [0.5, 0.3, 0.2];
-        let r: Vec<Vec<f64>> =
-            (0..3).map(|i| (0..3).map(|j| if i == j { 0.0 } else { p[i] / (p[i] + p[j]) }).collect()).collect();
+        let r: Vec<Vec<f64>> = (0..3)
+            .map(|i| (0..3).map(|j| if i == j { 0.0 } else { p[i] / (p[i] + p[j]) }).collect())
+            .collect();
         let q = couple(&r);
         for i in 0..3 {
             assert!((q[i] - p[i]).abs() < 1e-3, "{q:?}");

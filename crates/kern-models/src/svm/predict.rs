@@ -25,7 +25,8 @@ pub(crate) fn decision_values(
     let mut start = 0;
     while start < n {
         let end = (start + BLOCK).min(n);
-        let xb = if start == 0 && end == n { x.clone() } else { x.select(&(start..end).collect::<Vec<_>>())? };
+        let xb =
+            if start == 0 && end == n { x.clone() } else { x.select(&(start..end).collect::<Vec<_>>())? };
         if kernel.support_radius().is_some() {
             let (offsets, rows, vals) = sparse_cross(kernel, sv, &xb)?;
             for r in 0..xb.n() {
@@ -47,12 +48,7 @@ pub(crate) fn decision_values(
             let g = super::train::cross(kernel, sv, &xb)?;
             for r in 0..xb.n() {
                 let col = g.col(r).try_as_col_major().expect("unit row stride").as_slice();
-                out.push(
-                    coef.iter()
-                        .zip(rho)
-                        .map(|(c, &rh)| super::qmatrix::dot(c, col) - rh)
-                        .collect(),
-                );
+                out.push(coef.iter().zip(rho).map(|(c, &rh)| super::qmatrix::dot(c, col) - rh).collect());
             }
         }
         start = end;
@@ -72,5 +68,7 @@ pub(crate) fn sparse_cross(kernel: &KernelSpec, sv: &Samples, x: &Samples) -> Re
             Ok(kern_sparse::sparse_cross_gram(k, self.0, self.1)?.disassemble())
         }
     }
-    kernel.visit(V(sv, x)).map_err(|e| crate::ModelsError::Numerical(format!("sparse kernel evaluation: {e}")))
+    kernel
+        .visit(V(sv, x))
+        .map_err(|e| crate::ModelsError::Numerical(format!("sparse kernel evaluation: {e}")))
 }

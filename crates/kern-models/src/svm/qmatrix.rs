@@ -133,7 +133,19 @@ impl<'k, K: Kernel> KernelQ<'k, K> {
         }
         let by_norms = profile == Profile::SqDist && d > NORMS_MIN_DIM;
         let norms = if by_norms { xs.chunks_exact(d).map(|r| dot(r, r)).collect() } else { Vec::new() };
-        KernelQ { kernel, d, x: xs, norms, sign, sample, source, profile, by_norms, par_min: 1 << 15, gauss_beta }
+        KernelQ {
+            kernel,
+            d,
+            x: xs,
+            norms,
+            sign,
+            sample,
+            source,
+            profile,
+            by_norms,
+            par_min: 1 << 15,
+            gauss_beta,
+        }
     }
 
     #[inline]

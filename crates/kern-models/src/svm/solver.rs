@@ -73,7 +73,14 @@ pub(crate) struct Solver<Q: QMatrix> {
 
 impl<Q: QMatrix> Solver<Q> {
     /// Solves the dual from the feasible start `alpha` (all-zero for C-SVC and ε-SVR).
-    pub(crate) fn solve(q: Q, p: Vec<f64>, y: Vec<f64>, c: Vec<f64>, alpha: Vec<f64>, opts: SolverOptions) -> Solution {
+    pub(crate) fn solve(
+        q: Q,
+        p: Vec<f64>,
+        y: Vec<f64>,
+        c: Vec<f64>,
+        alpha: Vec<f64>,
+        opts: SolverOptions,
+    ) -> Solution {
         let l = q.l();
         debug_assert!(p.len() == l && y.len() == l && c.len() == l && alpha.len() == l);
         let qd = q.diag();
@@ -346,7 +353,8 @@ impl<Q: QMatrix> Solver<Q> {
                         let b = gmax + v;
                         let a = qdi + qd[t] - 2.0 * yi * y[t] * qi[t];
                         let a = if a > 0.0 { a } else { TAU };
-                        gains[t] = if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY };
+                        gains[t] =
+                            if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY };
                     }
                 }
                 let mut mm = m[0].max(m[1]).max(m[2].max(m[3]));

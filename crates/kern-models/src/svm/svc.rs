@@ -116,7 +116,8 @@ impl SvcParams {
         let mut stats = Vec::with_capacity(jobs.len());
         let mut sigmoids = Vec::new();
         for (job, (f, sig)) in jobs.iter().zip(fits) {
-            let mut m = Machine { pos: job.pos, neg: job.neg, sv: Vec::new(), coef: Vec::new(), rho: f.stats.rho };
+            let mut m =
+                Machine { pos: job.pos, neg: job.neg, sv: Vec::new(), coef: Vec::new(), rho: f.stats.rho };
             for ((&i, &a), &y) in job.idx.iter().zip(&f.alpha).zip(&job.y) {
                 if a > 0.0 {
                     m.sv.push(used[i]);
@@ -141,7 +142,14 @@ impl SvcParams {
         })
     }
 
-    fn jobs(&self, groups: &[Vec<usize>], w: &[f64], classes: &[usize], binary: bool, scheme: Multiclass) -> Vec<Job> {
+    fn jobs(
+        &self,
+        groups: &[Vec<usize>],
+        w: &[f64],
+        classes: &[usize],
+        binary: bool,
+        scheme: Multiclass,
+    ) -> Vec<Job> {
         let k = groups.len();
         let mut jobs = Vec::new();
         if binary {
@@ -164,7 +172,8 @@ impl SvcParams {
                         let creg = self.regularization.c_for(n);
                         let y: Vec<f64> =
                             (0..n).map(|t| if t < groups[a].len() { 1.0 } else { -1.0 }).collect();
-                        let c = (0..n).map(|t| creg * if t < groups[a].len() { w[a] } else { w[b] }).collect();
+                        let c =
+                            (0..n).map(|t| creg * if t < groups[a].len() { w[a] } else { w[b] }).collect();
                         jobs.push(Job { pos: a, neg: Some(b), idx, y, c });
                     }
                 }
@@ -232,7 +241,15 @@ impl SvcParams {
         let _ = groups;
         let fit = train::solve_svc(&self.kernel, &xs, &job.y, job.c.clone(), &self.solver, pre.clone());
         let sig = if self.probability {
-            Some(platt::cross_validated_sigmoid(&self.kernel, &xs, &job.y, &job.c, &self.solver, self.seed, pre.as_ref())?)
+            Some(platt::cross_validated_sigmoid(
+                &self.kernel,
+                &xs,
+                &job.y,
+                &job.c,
+                &self.solver,
+                self.seed,
+                pre.as_ref(),
+            )?)
         } else {
             None
         };
@@ -316,7 +333,11 @@ impl Svc {
     }
     /// Number of distinct support vectors.
     pub fn n_sv(&self) -> usize {
-        self.machines.iter().map(|m| m.sv.len()).max().map_or(0, |_| self.sv.n())
+        self.machines
+            .iter()
+            .map(|m| m.sv.len())
+            .max()
+            .map_or(0, |_| self.sv.n())
             .min(self.machines.iter().map(|m| m.sv.len()).sum())
     }
     /// Number of binary machines (columns of the decision values).

@@ -117,7 +117,13 @@ impl Svr {
 impl Model for Svr {
     type Error = ModelsError;
     fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
-        let d = super::predict::decision_values(&self.kernel, &self.sv, std::slice::from_ref(&self.coef), &[self.rho], x)?;
+        let d = super::predict::decision_values(
+            &self.kernel,
+            &self.sv,
+            std::slice::from_ref(&self.coef),
+            &[self.rho],
+            x,
+        )?;
         Ok(d.into_iter().map(|r| r[0]).collect())
     }
 }

@@ -44,7 +44,9 @@ fn dense_q(k: &KernelSpec, x: &Samples, sample: &[usize], sign: &[f64]) -> Vec<V
     sample
         .iter()
         .zip(sign)
-        .map(|(&a, &sa)| sample.iter().zip(sign).map(|(&b, &sb)| sa * sb * k.eval(x.row(a), x.row(b))).collect())
+        .map(|(&a, &sa)| {
+            sample.iter().zip(sign).map(|(&b, &sb)| sa * sb * k.eval(x.row(a), x.row(b))).collect()
+        })
         .collect()
 }
 
@@ -62,7 +64,9 @@ fn objective(q: &[Vec<f64>], p: &[f64], a: &[f64]) -> f64 {
 
 /// Euclidean projection onto `{0 ≤ α ≤ c, yᵀα = 0}` by bisection on the multiplier.
 fn project(v: &[f64], y: &[f64], c: &[f64]) -> Vec<f64> {
-    let at = |mu: f64| -> Vec<f64> { v.iter().zip(y).zip(c).map(|((&vi, &yi), &ci)| (vi - mu * yi).clamp(0.0, ci)).collect() };
+    let at = |mu: f64| -> Vec<f64> {
+        v.iter().zip(y).zip(c).map(|((&vi, &yi), &ci)| (vi - mu * yi).clamp(0.0, ci)).collect()
+    };
     let h = |a: &[f64]| a.iter().zip(y).map(|(a, y)| a * y).sum::<f64>();
     let big = v.iter().map(|x| x.abs()).fold(0.0, f64::max) + c.iter().fold(0.0, |m: f64, &x| m.max(x)) + 1.0;
     let (mut lo, mut hi) = (-big, big);
@@ -107,7 +111,8 @@ fn tight() -> SolverParams {
 
 fn random_problem(n: usize, d: usize, seed: u64) -> (Samples, Vec<f64>) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let rows: Vec<Vec<f64>> = (0..n).map(|_| (0..d).map(|_| rng.random::<f64>() * 4.0 - 2.0).collect()).collect();
+    let rows: Vec<Vec<f64>> =
+        (0..n).map(|_| (0..d).map(|_| rng.random::<f64>() * 4.0 - 2.0).collect()).collect();
     let mut y: Vec<f64> = (0..n).map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 }).collect();
     y[0] = 1.0;
     y[1] = -1.0;
@@ -123,13 +128,20 @@ fn tiny_svc_problems_match_dense_qp() {
         let (x, y) = random_problem(n, 2, seed);
         let k: KernelSpec = KERNELS[seed as usize % 4].parse().unwrap();
         let c = [0.5, 2.0, 10.0][seed as usize % 3];
-        let m = SvcParams::new(k.clone()).c(c).solver(tight()).fit(&x, &BinaryTargets::from_f64(&y).unwrap()).unwrap();
+        let m = SvcParams::new(k.clone())
+            .c(c)
+            .solver(tight())
+            .fit(&x, &BinaryTargets::from_f64(&y).unwrap())
+            .unwrap();
         // The model's +1 class is the larger label, as in y.
         let q = dense_q(&k, &x, &(0..n).collect::<Vec<_>>(), &y);
         let a = dense_qp(&q, &vec![-1.0; n], &y, &vec![c; n]);
         let reference = objective(&q, &vec![-1.0; n], &a);
         let ours = m.stats()[0].objective;
-        assert!((ours - reference).abs() <= 1e-6 * reference.abs().max(1.0), "seed {seed}: {ours} vs {reference}");
+        assert!(
+            (ours - reference).abs() <= 1e-6 * reference.abs().max(1.0),
+            "seed {seed}: {ours} vs {reference}"
+        );
     }
 }
 
@@ -141,7 +153,12 @@ fn tiny_svr_problems_match_dense_qp() {
         let z: Vec<f64> = (0..n).map(|i| (x.row(i)[0] * 1.3).sin()).collect();
         let k: KernelSpec = KERNELS[seed as usize % 4].parse().unwrap();
         let (c, eps) = (4.0, 0.1);
-        let m = SvrParams::new(k.clone()).c(c).epsilon(eps).solver(tight()).fit(&x, &RealTargets::new(z.clone()).unwrap()).unwrap();
+        let m = SvrParams::new(k.clone())
+            .c(c)
+            .epsilon(eps)
+            .solver(tight())
+            .fit(&x, &RealTargets::new(z.clone()).unwrap())
+            .unwrap();
         let sample: Vec<usize> = (0..n).chain(0..n).collect();
         let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
         let p: Vec<f64> = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
@@ -149,7 +166,10 @@ fn tiny_svr_problems_match_dense_qp() {
         let a = dense_qp(&q, &p, &sign, &vec![c; 2 * n]);
         let reference = objective(&q, &p, &a);
         let ours = m.stats().objective;
-        assert!((ours - reference).abs() <= 1e-6 * reference.abs().max(1.0), "seed {seed}: {ours} vs {reference}");
+        assert!(
+            (ours - reference).abs() <= 1e-6 * reference.abs().max(1.0),
+            "seed {seed}: {ours} vs {reference}"
+        );
     }
 }
 
@@ -228,7 +248,8 @@ fn linear_kernel_recovers_the_max_margin_hyperplane() {
     }
     let b = m.machines()[0].2;
     assert!((w[0] - 1.0).abs() < 1e-6 && w[1].abs() < 1e-6 && b.abs() < 1e-6, "w = {w:?}, b = {b}");
-    let margins: Vec<f64> = rows.iter().zip(&y).map(|(r, &yi)| yi * (w[0] * r[0] + w[1] * r[1] + b)).collect();
+    let margins: Vec<f64> =
+        rows.iter().zip(&y).map(|(r, &yi)| yi * (w[0] * r[0] + w[1] * r[1] + b)).collect();
     assert!(margins.iter().all(|&v| v >= 1.0 - 1e-6));
 }
 
@@ -240,7 +261,8 @@ fn lambda_maps_to_c_and_solves_eq_11() {
     let lambda = 0.002;
     let n = x.n();
     let by_lambda = SvcParams::new(k.clone()).lambda(lambda).solver(tight()).fit(&x, &t).unwrap();
-    let by_c = SvcParams::new(k.clone()).c(1.0 / (2.0 * n as f64 * lambda)).solver(tight()).fit(&x, &t).unwrap();
+    let by_c =
+        SvcParams::new(k.clone()).c(1.0 / (2.0 * n as f64 * lambda)).solver(tight()).fit(&x, &t).unwrap();
     assert_eq!(by_lambda.stats(), by_c.stats());
     // Eq. 11 at the solution: a = α∘y, b = −ρ; J = (1/n) Σ hinge + λ aᵀKa = −2λ · (dual objective).
     let (sv, coef) = by_lambda.machine_coefficients(0);
@@ -261,7 +283,11 @@ fn lambda_maps_to_c_and_solves_eq_11() {
     };
     let j_star = j_of(&coef, b);
     let dual = by_lambda.stats()[0].objective;
-    assert!((j_star + 2.0 * lambda * dual).abs() < 1e-6 * j_star, "J = {j_star}, -2λ·dual = {}", -2.0 * lambda * dual);
+    assert!(
+        (j_star + 2.0 * lambda * dual).abs() < 1e-6 * j_star,
+        "J = {j_star}, -2λ·dual = {}",
+        -2.0 * lambda * dual
+    );
     // And it is a minimum: perturbations increase J.
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
     for _ in 0..20 {
@@ -283,10 +309,18 @@ fn column_paths_agree() {
         let eval = super::train::solve_svc(&k, &x, &y, vec![1.0; n], &s, None);
         objs.push(eval.stats.objective);
         let dense = super::train::dense_gram(&k, &x).unwrap();
-        objs.push(super::train::solve_svc(&k, &x, &y, vec![1.0; n], &s, Some(Precomputed::Dense(dense))).stats.objective);
+        objs.push(
+            super::train::solve_svc(&k, &x, &y, vec![1.0; n], &s, Some(Precomputed::Dense(dense)))
+                .stats
+                .objective,
+        );
         if k.support_radius().is_some() {
             let sp = super::train::sparse_gram(&k, &x).unwrap();
-            objs.push(super::train::solve_svc(&k, &x, &y, vec![1.0; n], &s, Some(Precomputed::Sparse(sp))).stats.objective);
+            objs.push(
+                super::train::solve_svc(&k, &x, &y, vec![1.0; n], &s, Some(Precomputed::Sparse(sp)))
+                    .stats
+                    .objective,
+            );
         }
         for o in &objs {
             assert!((o - objs[0]).abs() < 1e-6 * objs[0].abs(), "{spec}: {objs:?}");
@@ -304,7 +338,11 @@ fn compact_kernel_predictions_match_dense_evaluation() {
     let (sv, coef) = m.machine_coefficients(0);
     let b = m.machines()[0].2;
     for i in 0..xt.n() {
-        let f: f64 = b + sv.iter().zip(&coef).map(|(&s, &c)| c * k.eval(m.support_vectors().row(s), xt.row(i))).sum::<f64>();
+        let f: f64 = b + sv
+            .iter()
+            .zip(&coef)
+            .map(|(&s, &c)| c * k.eval(m.support_vectors().row(s), xt.row(i)))
+            .sum::<f64>();
         assert!((f - d[i][0]).abs() < 1e-10);
     }
 }
@@ -313,7 +351,10 @@ fn compact_kernel_predictions_match_dense_evaluation() {
 fn iteration_cap_warns_with_the_violation() {
     let (x, y) = green_red(300, 2);
     let s = SolverParams { max_iter: Some(5), ..SolverParams::default() };
-    let m = SvcParams::new("gaussian:sigma=0.6".parse().unwrap()).solver(s).fit(&x, &BinaryTargets::from_f64(&y).unwrap()).unwrap();
+    let m = SvcParams::new("gaussian:sigma=0.6".parse().unwrap())
+        .solver(s)
+        .fit(&x, &BinaryTargets::from_f64(&y).unwrap())
+        .unwrap();
     let st = &m.stats()[0];
     assert!(st.hit_cap && st.iterations == 5 && st.violation > 1e-3);
     assert!(st.warning().unwrap().contains("iteration cap"));
@@ -342,12 +383,16 @@ fn multiclass_one_vs_one_and_one_vs_rest() {
     assert_eq!(ovo.n_machines(), 6);
     assert_eq!(ovr.n_machines(), 4);
     let order: Vec<(usize, Option<usize>)> = ovo.machines().iter().map(|m| (m.0, m.1)).collect();
-    assert_eq!(order, vec![(0, Some(1)), (0, Some(2)), (0, Some(3)), (1, Some(2)), (1, Some(3)), (2, Some(3))]);
+    assert_eq!(
+        order,
+        vec![(0, Some(1)), (0, Some(2)), (0, Some(3)), (1, Some(2)), (1, Some(3)), (2, Some(3))]
+    );
     for m in [&ovo, &ovr] {
         let d = m.decision_function(&xt).unwrap();
         assert!(d.iter().all(|r| r.len() == m.n_machines()));
         let p = m.predict(&xt).unwrap();
-        let acc = p.iter().zip(tt.classes()).filter(|(p, c)| **p as usize == **c).count() as f64 / p.len() as f64;
+        let acc =
+            p.iter().zip(tt.classes()).filter(|(p, c)| **p as usize == **c).count() as f64 / p.len() as f64;
         assert!(acc > 0.85, "accuracy {acc}");
     }
     // Votes follow the documented sign convention.
@@ -367,9 +412,8 @@ fn class_weights_shift_errors_to_the_other_class() {
     let (x, y) = green_red(400, 21);
     let t = BinaryTargets::from_f64(&y).unwrap();
     let k: KernelSpec = "gaussian:sigma=0.6".parse().unwrap();
-    let errors_on_pos = |m: &Svc| {
-        m.predict(&x).unwrap().iter().zip(&y).filter(|(p, y)| **y > 0.0 && **p < 0.0).count()
-    };
+    let errors_on_pos =
+        |m: &Svc| m.predict(&x).unwrap().iter().zip(&y).filter(|(p, y)| **y > 0.0 && **p < 0.0).count();
     let plain = SvcParams::new(k.clone()).fit(&x, &t).unwrap();
     let weighted = SvcParams::new(k.clone()).class_weight("1", 10.0).fit(&x, &t).unwrap();
     assert!(errors_on_pos(&weighted) < errors_on_pos(&plain));
@@ -384,7 +428,11 @@ fn probabilities_are_seeded_and_normalized() {
     let b = p.fit(&x, &t).unwrap();
     let pa = a.predict_proba(&x).unwrap();
     assert_eq!(pa, b.predict_proba(&x).unwrap());
-    assert!(pa.iter().all(|r| (r.iter().sum::<f64>() - 1.0).abs() < 1e-9 && r.iter().all(|&v| (0.0..=1.0).contains(&v))));
+    assert!(
+        pa.iter().all(
+            |r| (r.iter().sum::<f64>() - 1.0).abs() < 1e-9 && r.iter().all(|&v| (0.0..=1.0).contains(&v))
+        )
+    );
     // Mostly (not always: documented) the most probable class is the predicted one.
     let pc = a.predict_class(&x).unwrap();
     let agree = pa.iter().zip(&pc).filter(|(r, c)| r.iter().cloned().fold(0.0, f64::max) == r[**c]).count();
@@ -425,7 +473,8 @@ fn save_load_predict_is_bit_identical_and_bad_files_fail() {
         std::fs::write(dir.join("t.kern"), &bytes[..cut]).unwrap();
         assert!(persist::load::<Svc>(&dir.join("t.kern")).is_err(), "cut {cut}");
     }
-    std::fs::write(dir.join("f.kern"), b"+1 1:0.5 2:0.25\n-1 1:0.1\n this is a data file, not a model").unwrap();
+    std::fs::write(dir.join("f.kern"), b"+1 1:0.5 2:0.25\n-1 1:0.1\n this is a data file, not a model")
+        .unwrap();
     assert!(persist::load::<Svc>(&dir.join("f.kern")).is_err());
     assert!(persist::load::<Svr>(&path).is_err());
     assert!(persist::load::<Svc>(&dir.join("missing.kern")).is_err());
@@ -440,7 +489,12 @@ fn invalid_inputs_are_errors() {
     assert!(SvcParams::new(k.clone()).c(0.0).fit(&x, &t).is_err());
     assert!(SvcParams::new(k.clone()).c(f64::NAN).fit(&x, &t).is_err());
     assert!(SvcParams::new(k.clone()).lambda(-1.0).fit(&x, &t).is_err());
-    assert!(SvcParams::new(k.clone()).solver(SolverParams { tol: 0.0, ..Default::default() }).fit(&x, &t).is_err());
+    assert!(
+        SvcParams::new(k.clone())
+            .solver(SolverParams { tol: 0.0, ..Default::default() })
+            .fit(&x, &t)
+            .is_err()
+    );
     assert!(SvrParams::new(k.clone()).epsilon(-0.1).fit(&x, &RealTargets::new(y.clone()).unwrap()).is_err());
     let short = BinaryTargets::from_f64(&y[..10]).unwrap();
     assert!(SvcParams::new(k.clone()).fit(&x, &short).is_err());

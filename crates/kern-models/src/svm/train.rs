@@ -88,7 +88,12 @@ impl KernelVisitor for SolveVisitor<'_> {
 }
 
 /// Solves a dual; the dense Gram (if any) must be over `dual.x`.
-pub(crate) fn solve(kernel: &KernelSpec, dual: Dual<'_>, solver: &SolverParams, cache_bytes: usize) -> Solution {
+pub(crate) fn solve(
+    kernel: &KernelSpec,
+    dual: Dual<'_>,
+    solver: &SolverParams,
+    cache_bytes: usize,
+) -> Solution {
     let opts = SolverOptions {
         eps: solver.tol,
         shrinking: solver.shrinking,
@@ -143,15 +148,18 @@ pub(crate) fn sparse_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Spa
             Ok(kern_sparse::sparse_gram(k, self.0)?.into_matrix().disassemble())
         }
     }
-    let (o, r, v) = kernel
-        .visit(V(x))
-        .map_err(|e| crate::ModelsError::Numerical(format!("sparse Gram matrix: {e}")))?;
+    let (o, r, v) =
+        kernel.visit(V(x)).map_err(|e| crate::ModelsError::Numerical(format!("sparse Gram matrix: {e}")))?;
     Ok(SparseGram { offsets: o.into(), rows: r.into(), vals: v.into() })
 }
 
 /// The precomputation policy for a problem on `x`: the sparse Gram for compactly supported kernels,
 /// the dense Gram when it fits in half the cache budget, else nothing (columns on demand).
-pub(crate) fn precompute(kernel: &KernelSpec, x: &Samples, cache_bytes: usize) -> crate::Result<Option<Precomputed>> {
+pub(crate) fn precompute(
+    kernel: &KernelSpec,
+    x: &Samples,
+    cache_bytes: usize,
+) -> crate::Result<Option<Precomputed>> {
     if kernel.support_radius().is_some() {
         return Ok(Some(Precomputed::Sparse(sparse_gram(kernel, x)?)));
     }

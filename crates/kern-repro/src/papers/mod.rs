@@ -1,3 +1,4 @@
 //! One module per source paper.
 
 pub mod csrbf;
+pub mod letchford;
