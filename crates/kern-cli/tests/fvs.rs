@@ -92,3 +92,54 @@ fn kfa_trains_saves_and_predicts() {
     assert!(ok, "{err}");
     assert_eq!(j["n_fv"], 7);
 }
+
+#[test]
+fn svc_with_railway_auto_trains_and_predicts() {
+    // The modified XOR of the railway paper's §3.3 (deterministic jitter instead of normal draws).
+    let dir = std::env::temp_dir().join(format!("kern-cli-fvs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("xor.csv");
+    let mut s = String::from("x1,x2,y\n");
+    let groups = [
+        ([3.0, 5.0], [0.7, 1.2], "1"),
+        ([7.0, 5.0], [0.7, 1.2], "-1"),
+        ([15.0, 17.0], [1.2, 0.7], "1"),
+        ([15.0, 13.0], [1.2, 0.7], "-1"),
+    ];
+    for (mu, sd, lab) in groups {
+        for t in 0..50 {
+            let (u, v) = (((t * 37) % 50) as f64 / 50.0 - 0.5, ((t * 11) % 50) as f64 / 50.0 - 0.5);
+            s.push_str(&format!("{},{},{lab}\n", mu[0] + 2.0 * sd[0] * u, mu[1] + 2.0 * sd[1] * v));
+        }
+    }
+    std::fs::write(&data, s).unwrap();
+    let d = data.to_str().unwrap();
+    let model = dir.join("rail.kern");
+    let m = model.to_str().unwrap();
+    let (ok, j, err) = kern(&[
+        "train",
+        "--model",
+        "svc",
+        "--data",
+        d,
+        "--kernel",
+        "railway:auto,local=affine",
+        "--c",
+        "10",
+        "--out",
+        m,
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(j["converged"], true);
+    assert!(j["areas"].as_array().unwrap().len() >= 2);
+    assert!(j["n_sv"].as_u64().unwrap() < 100, "{j}");
+    let (ok, j, err) = kern(&["predict", "--data", d, "--model", m]);
+    assert!(ok, "{err}");
+    assert!(j["accuracy"].as_f64().unwrap() >= 0.99, "{j}");
+    let (ok, _, err) =
+        kern(&["train", "--model", "svr", "--data", d, "--kernel", "railway:auto", "--out", m]);
+    assert!(!ok && err.contains("--model svc"), "{err}");
+    let (ok, _, _) =
+        kern(&["train", "--model", "svc", "--data", d, "--kernel", "railway:manual", "--out", m]);
+    assert!(!ok);
+}

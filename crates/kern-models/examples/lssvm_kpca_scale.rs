@@ -90,8 +90,12 @@ fn main() {
     if what == "kpca" {
         drop(gram);
         let k: usize = args.get(4).and_then(|v| v.parse().ok()).unwrap_or(8);
+        let mut params = KernelPcaParams::new(kernel.clone(), k).path(PathChoice::Sparse);
+        if let Some(m) = args.get(5).and_then(|v| v.parse().ok()) {
+            params = params.basis(m);
+        }
         let t = Instant::now();
-        let model = KernelPcaParams::new(kernel.clone(), k).path(PathChoice::Sparse).fit(&x).unwrap();
+        let model = params.fit(&x).unwrap();
         let fit_seconds = t.elapsed().as_secs_f64();
         let info = model.solver_info();
         println!(

@@ -399,6 +399,9 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
     }
 }
 
+/// Per grid value (index, solution), the method used, and the factorization seconds.
+type GridSolution = (Vec<(usize, Solved)>, GridMethod, f64);
+
 /// Solves at every λ of `grid` (module docs): one eigendecomposition (dense) or one symbolic analysis
 /// plus a numeric factorization per λ; with `loo`, also the diagonal of the α-block of `A⁻¹`.
 fn solve_grid(
@@ -406,7 +409,7 @@ fn solve_grid(
     gram: GramMatrix,
     grid: &[f64],
     loo: bool,
-) -> Result<(Vec<(usize, Solved)>, GridMethod, f64)> {
+) -> Result<GridSolution> {
     let n = p.x.n();
     let r = p.enc.y.ncols();
     let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };

@@ -87,9 +87,7 @@ pub fn selected_inverse_diagonal(symbolic: &SymbolicCholesky<usize>, values: &[f
     }
     let mut col_block = vec![0usize; n];
     for (k, b) in blocks.iter().enumerate() {
-        for c in b.start..b.start + b.width {
-            col_block[c] = k;
-        }
+        col_block[b.start..b.start + b.width].fill(k);
     }
     let mut z = vec![0.0; values.len()];
     let mut zdiag = vec![0.0; n];

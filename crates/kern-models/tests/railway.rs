@@ -281,3 +281,31 @@ fn area_location_is_deterministic_and_validates() {
     let short = ClassTargets::from_labels(&labels[45..55]).unwrap();
     assert!(locate_areas(&x, &short, &AreaParams::default()).is_err());
 }
+
+#[test]
+fn explicit_zone_map_reproduces_the_kernel() {
+    let (x, labels) = modified_xor(4);
+    let t = ClassTargets::from_labels(&labels).unwrap();
+    let loc = locate_areas(&x, &t, &AreaParams::default()).unwrap();
+    for local in
+        [KernelSpec::Linear(Linear), KernelSpec::Polynomial(kern_core::Polynomial::new(1, 1.0).unwrap())]
+    {
+        let k = loc.kernel(local).unwrap();
+        let map = kern_models::railway::ZoneMap::fit(k.clone(), &x, 1e-12).unwrap();
+        let z = map.transform(&x).unwrap();
+        let g = k.gram(&x).unwrap();
+        let scale = max_abs(&g);
+        for i in (0..x.n()).step_by(7) {
+            for j in 0..x.n() {
+                let dot: f64 = z.row(i).iter().zip(z.row(j)).map(|(a, b)| a * b).sum();
+                assert!((dot - g[(i, j)]).abs() <= 1e-9 * scale, "{dot} vs {}", g[(i, j)]);
+            }
+        }
+    }
+    let g = RailwayKernel::new(
+        vec![Indicator::new(vec![0.0, 0.0], 1.0, 1.0).unwrap()],
+        Local::Shared(KernelSpec::Gaussian(Gaussian::with_sigma(1.0).unwrap())),
+    )
+    .unwrap();
+    assert!(kern_models::railway::ZoneMap::fit(g, &x, 1e-12).is_err());
+}

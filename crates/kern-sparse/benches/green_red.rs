@@ -41,14 +41,19 @@ pub fn distance_quantile(x: &Samples, q: f64, max_pairs: usize, seed: u64) -> f6
     let n = x.n();
     let total = n * (n - 1) / 2;
     let mut d: Vec<f64> = if total <= max_pairs {
-        (0..n).flat_map(|i| (0..i).map(move |j| (i, j))).map(|(i, j)| sq_dist(x.row(i), x.row(j)).sqrt()).collect()
+        (0..n)
+            .flat_map(|i| (0..i).map(move |j| (i, j)))
+            .map(|(i, j)| sq_dist(x.row(i), x.row(j)).sqrt())
+            .collect()
     } else {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         (0..max_pairs)
-            .map(|_| loop {
-                let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
-                if i != j {
-                    break sq_dist(x.row(i), x.row(j)).sqrt();
+            .map(|_| {
+                loop {
+                    let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
+                    if i != j {
+                        break sq_dist(x.row(i), x.row(j)).sqrt();
+                    }
                 }
             })
             .collect()

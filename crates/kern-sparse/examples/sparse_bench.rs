@@ -105,7 +105,8 @@ fn lssvm5000(export_dir: Option<String>) {
         for _ in 0..reps {
             let (g, t) = time(|| sparse_gram(&k, &x).unwrap());
             asm.push(t);
-            let (plan, t) = time(|| CholeskyPlan::new(GramMatrix::Sparse(g.matrix().clone()), Ordering::Amd).unwrap());
+            let (plan, t) =
+                time(|| CholeskyPlan::new(GramMatrix::Sparse(g.matrix().clone()), Ordering::Amd).unwrap());
             plan_t.push(t);
             let (chol, t) = time(|| plan.factor(1.0 / lambda).unwrap());
             fac.push(t);
@@ -116,7 +117,11 @@ fn lssvm5000(export_dir: Option<String>) {
         let (g, plan, s) = last.unwrap();
         if let Some(dir) = &export_dir {
             std::fs::create_dir_all(dir).unwrap();
-            export(&std::path::Path::new(dir).join(format!("lssvm5000_tau{tau}.mtx")), g.matrix(), 1.0 / lambda);
+            export(
+                &std::path::Path::new(dir).join(format!("lssvm5000_tau{tau}.mtx")),
+                g.matrix(),
+                1.0 / lambda,
+            );
         }
         let total: Vec<f64> = (0..reps).map(|i| asm[i] + plan_t[i] + fac[i] + sol[i]).collect();
         let fac_only: Vec<f64> = (0..reps).map(|i| plan_t[i] + fac[i]).collect();
@@ -192,7 +197,8 @@ fn lssvm50k() {
     let (g, t_asm) = time(|| sparse_gram(&k, &x).unwrap());
     let sparsity = g.sparsity();
     let nnz = g.nnz();
-    let (plan, t_plan) = time(|| CholeskyPlan::new(GramMatrix::Sparse(g.into_matrix()), Ordering::Amd).unwrap());
+    let (plan, t_plan) =
+        time(|| CholeskyPlan::new(GramMatrix::Sparse(g.into_matrix()), Ordering::Amd).unwrap());
     let (chol, t_fac) = time(|| plan.factor(1.0).unwrap());
     let (s, t_sol) = time(|| LsSvmSolver::from_cholesky(chol).unwrap().solve(&y).unwrap());
     let total = t0.elapsed().as_secs_f64();

@@ -166,7 +166,11 @@ impl CholeskyPlan {
     /// ```
     pub fn dense(a: Mat<f64>) -> Result<Self> {
         if a.nrows() != a.ncols() {
-            return Err(SparseError::Matrix(format!("matrix is {} x {}, expected square", a.nrows(), a.ncols())));
+            return Err(SparseError::Matrix(format!(
+                "matrix is {} x {}, expected square",
+                a.nrows(),
+                a.ncols()
+            )));
         }
         Ok(CholeskyPlan { kind: PlanKind::Dense(a) })
     }
@@ -303,12 +307,18 @@ fn factor_dense(a: &Mat<f64>, shift: f64) -> Result<DenseCholesky> {
     let par = par();
     let req = llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
     let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
-    llt::factor::cholesky_in_place(l.as_mut(), Default::default(), par, MemStack::new(&mut mem), Default::default())
-        .map_err(|e| match e {
-            llt::factor::LltError::NonPositivePivot { index } => {
-                SparseError::NotPositiveDefinite { pivot: index, step: index, shift, pivot_value: None }
-            }
-        })?;
+    llt::factor::cholesky_in_place(
+        l.as_mut(),
+        Default::default(),
+        par,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .map_err(|e| match e {
+        llt::factor::LltError::NonPositivePivot { index } => {
+            SparseError::NotPositiveDefinite { pivot: index, step: index, shift, pivot_value: None }
+        }
+    })?;
     // Zero the strict upper triangle so that `l` is exactly L.
     for j in 1..n {
         for i in 0..j {
@@ -324,7 +334,8 @@ fn factor_sparse(p: &Arc<SparsePlan>, shift: f64) -> Result<SparseCholesky> {
     for &d in &p.diag_pos {
         vals[d] += shift;
     }
-    let a = SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, &p.col_ptr, None, &p.row_idx), &vals);
+    let a =
+        SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, &p.col_ptr, None, &p.row_idx), &vals);
     let par = par();
     let symb = &p.symbolic;
     let mut l_values = vec![0.0; symb.len_val()];
@@ -465,20 +476,32 @@ impl Cholesky {
     pub fn solve_mat_in_place(&self, mut b: MatMut<'_, f64>) -> Result<()> {
         let n = self.n();
         if b.nrows() != n {
-            return Err(SparseError::Dimension { what: "right-hand side rows", expected: n, found: b.nrows() });
+            return Err(SparseError::Dimension {
+                what: "right-hand side rows",
+                expected: n,
+                found: b.nrows(),
+            });
         }
         let k = b.ncols();
         let par = par();
         match self {
             Cholesky::Dense(c) => {
                 let req = llt::solve::solve_in_place_scratch::<f64>(n, k, par);
-                let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
-                llt::solve::solve_in_place_with_conj(c.l.as_ref(), Conj::No, b.as_mut(), par, MemStack::new(&mut mem));
+                let mut mem =
+                    MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
+                llt::solve::solve_in_place_with_conj(
+                    c.l.as_ref(),
+                    Conj::No,
+                    b.as_mut(),
+                    par,
+                    MemStack::new(&mut mem),
+                );
             }
             Cholesky::Sparse(c) => {
                 let symb = &c.plan.symbolic;
                 let req: StackReq = symb.solve_in_place_scratch::<f64>(k, par);
-                let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
+                let mut mem =
+                    MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
                 LltRef::new(symb, &c.values).solve_in_place_with_conj(
                     Conj::No,
                     b.as_mut(),

@@ -140,7 +140,9 @@ impl SparseGram {
 pub(crate) fn support_radius<K: Kernel>(k: &K) -> Result<f64> {
     match k.support_radius() {
         Some(c) if c.is_finite() && c > 0.0 => Ok(c),
-        Some(c) => Err(SparseError::Param { name: "c", value: c, reason: "support radius must be finite and > 0" }),
+        Some(c) => {
+            Err(SparseError::Param { name: "c", value: c, reason: "support radius must be finite and > 0" })
+        }
         None => Err(SparseError::NoCompactSupport { kernel: format!("{k:?}") }),
     }
 }
@@ -220,7 +222,11 @@ pub fn sparse_cross_gram<K: Kernel>(k: &K, x: &Samples, y: &Samples) -> Result<C
 /// assert_eq!(kern_sparse::sparse_cross_gram_indexed(&k, &idx, &y)?, kern_sparse::sparse_cross_gram(&k, &x, &y)?);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn sparse_cross_gram_indexed<K: Kernel>(k: &K, index: &NeighborIndex, y: &Samples) -> Result<CscMatrix<f64>> {
+pub fn sparse_cross_gram_indexed<K: Kernel>(
+    k: &K,
+    index: &NeighborIndex,
+    y: &Samples,
+) -> Result<CscMatrix<f64>> {
     check_index_radius(k, index)?;
     index.points().check_same_dim(y)?;
     k.check_dim(y.d())?;

@@ -7,8 +7,8 @@
 //! size) is `Σ_i b_i`.
 
 use crate::error::Result;
-use crate::ordering::{Permutation, check_square};
 use crate::error::SparseError;
+use crate::ordering::{Permutation, check_square};
 use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
 

@@ -74,7 +74,9 @@ impl std::str::FromStr for SearchMethod {
             "grid" => Ok(Self::Grid),
             "scan" => Ok(Self::Scan),
             "brute" => Ok(Self::Brute),
-            _ => Err(SparseError::Matrix(format!("unknown search method {s:?}; valid: auto, grid, scan, brute"))),
+            _ => Err(SparseError::Matrix(format!(
+                "unknown search method {s:?}; valid: auto, grid, scan, brute"
+            ))),
         }
     }
 }
@@ -249,7 +251,11 @@ impl NeighborIndex {
     /// ```
     pub fn try_query(&self, x: &[f64]) -> Result<Vec<Neighbor>> {
         if x.len() != self.points.d() {
-            return Err(SparseError::Dimension { what: "query point", expected: self.points.d(), found: x.len() });
+            return Err(SparseError::Dimension {
+                what: "query point",
+                expected: self.points.d(),
+                found: x.len(),
+            });
         }
         Ok(self.query(x))
     }
@@ -316,7 +322,7 @@ impl NeighborIndex {
     pub fn for_each_neighbor(&self, x: &[f64], mut f: impl FnMut(usize, f64)) {
         assert_eq!(x.len(), self.points.d(), "query dimension");
         match &self.grid {
-            Some(g) => g.visit(x, self.c2, |i, r2| f(i, r2)),
+            Some(g) => g.visit(x, self.c2, &mut f),
             None => {
                 for (i, p) in self.points.rows().enumerate() {
                     let r2 = sq_dist(x, p);
@@ -423,7 +429,7 @@ impl Grid {
         let h = c * (1.0 + CELL_SLACK);
         let ranges = points.feature_ranges();
         let origin: Vec<f64> = ranges.iter().map(|r| r.0).collect();
-        if ranges.iter().any(|r| !((r.1 - r.0) / h < MAX_CELL_COORD)) {
+        if ranges.iter().any(|r| ((r.1 - r.0) / h).partial_cmp(&MAX_CELL_COORD) != Some(CmpOrdering::Less)) {
             return None;
         }
         let mut coords = vec![0i64; n * d];
@@ -433,7 +439,9 @@ impl Grid {
             }
         });
         let mut order: Vec<usize> = (0..n).collect();
-        order.par_sort_unstable_by(|&a, &b| coords[a * d..(a + 1) * d].cmp(&coords[b * d..(b + 1) * d]).then(a.cmp(&b)));
+        order.par_sort_unstable_by(|&a, &b| {
+            coords[a * d..(a + 1) * d].cmp(&coords[b * d..(b + 1) * d]).then(a.cmp(&b))
+        });
         let mut keys = Vec::new();
         let mut starts = Vec::new();
         let mut pts = Vec::with_capacity(n * d);

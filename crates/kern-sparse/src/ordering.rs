@@ -91,7 +91,9 @@ impl Permutation {
         let mut inv = vec![usize::MAX; n];
         for (new, &old) in perm.iter().enumerate() {
             if old >= n || inv[old] != usize::MAX {
-                return Err(SparseError::Matrix(format!("not a permutation of 0..{n}: entry {old} at {new}")));
+                return Err(SparseError::Matrix(format!(
+                    "not a permutation of 0..{n}: entry {old} at {new}"
+                )));
             }
             inv[old] = new;
         }

@@ -81,7 +81,8 @@ fn shifts_reuse_the_symbolic_analysis() {
                 *v += 1.0 / lambda;
             }
         }
-        let fresh = CholeskyPlan::sparse(&shifted, Ordering::Amd).unwrap().factor(0.0).unwrap().solve(&b).unwrap();
+        let fresh =
+            CholeskyPlan::sparse(&shifted, Ordering::Amd).unwrap().factor(0.0).unwrap().solve(&b).unwrap();
         assert!(common::rel_err(&reused, &fresh) < 1e-12);
     }
     // Multi-target solver: ν is shared, each y costs one solve, and equals lssvm_solve.

@@ -91,7 +91,11 @@ fn deterministic_at_any_thread_count() {
     let x = common::uniform(3000, 2, 1.0, 9);
     let k = common::cs_gauss(0.6, 0.05, 2);
     let run = |t: usize| {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap().install(|| sparse_gram(&k, &x).unwrap())
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .unwrap()
+            .install(|| sparse_gram(&k, &x).unwrap())
     };
     assert_eq!(run(1), run(2));
     assert_eq!(run(1), run(3));

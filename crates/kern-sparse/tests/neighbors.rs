@@ -49,7 +49,7 @@ proptest! {
 
     #[test]
     fn equals_brute_force_lattice_with_ties_and_duplicates(
-        (x, c) in (1usize..50, 1usize..6).prop_flat_map(|(n, d)| (lattice_points(n, d), prop::sample::select(vec![0.5, 1.0, 1.5, 0.7071067811865476])))
+        (x, c) in (1usize..50, 1usize..6).prop_flat_map(|(n, d)| (lattice_points(n, d), prop::sample::select(vec![0.5, 1.0, 1.5, std::f64::consts::FRAC_1_SQRT_2])))
     ) {
         check_all_methods(&x, &x, c);
     }
@@ -93,7 +93,8 @@ fn radius_above_every_distance_gives_everything() {
 fn larger_data_all_methods_agree() {
     for (d, c) in [(1, 0.01), (2, 0.05), (3, 0.1), (8, 0.6), (20, 1.2)] {
         let x = common::uniform(2500, d, 1.0, 42 + d as u64);
-        let reference = NeighborIndex::with_method(&x, c, SearchMethod::Brute).unwrap().query_many(&x).unwrap();
+        let reference =
+            NeighborIndex::with_method(&x, c, SearchMethod::Brute).unwrap().query_many(&x).unwrap();
         for m in [SearchMethod::Grid, SearchMethod::Scan] {
             if m == SearchMethod::Grid && d > kern_sparse::neighbors::GRID_HARD_MAX_DIM {
                 continue;

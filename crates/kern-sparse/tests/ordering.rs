@@ -128,7 +128,8 @@ fn density_grid_counts_every_entry() {
     let dens = pattern_density(g.matrix(), cells);
     // Weighted by cell areas the densities add back to nnz.
     let span = |k: usize| ((k + 1) * 300).div_ceil(cells) - (k * 300).div_ceil(cells);
-    let total: f64 = (0..cells * cells).map(|rc| dens[rc] * (span(rc / cells) * span(rc % cells)) as f64).sum();
+    let total: f64 =
+        (0..cells * cells).map(|rc| dens[rc] * (span(rc / cells) * span(rc % cells)) as f64).sum();
     assert!((total - g.nnz() as f64).abs() < 1e-6);
     assert!(dens.iter().all(|&v| (0.0..=1.0).contains(&v)));
 }

@@ -46,7 +46,7 @@
 //! ```
 
 use crate::error::{Result, TuneError};
-use crate::fastexp::{CHUNK, chunk_grid_sums, chunk_mean_sums, chunk_var_sums, par_sums};
+use crate::fastexp::{CHUNK, GridSums, MeanSums, VarSums, par_sums};
 use crate::pairs::{PairSampling, packed_ends, pair_set};
 use crate::rng;
 use kern_core::Samples;
@@ -195,7 +195,7 @@ pub struct Root {
 /// assert!((kern_tune::bandwidth::mean_similarity(&[0.0, 2.0], 0.5) - (1.0 + (-1f64).exp()) / 2.0).abs() < 1e-15);
 /// ```
 pub fn mean_similarity(p: &[f64], beta: f64) -> f64 {
-    par_sums(p, |c| chunk_mean_sums(c, beta))[0] / p.len() as f64
+    par_sums(p, &MeanSums(beta))[0] / p.len() as f64
 }
 
 /// The similarity variance `s²(β) = (1/N) Σ e^{−2βp} − μ(β)²` (Letchford, "Maximum variance").
@@ -207,8 +207,8 @@ pub fn mean_similarity(p: &[f64], beta: f64) -> f64 {
 /// ```
 pub fn similarity_variance(p: &[f64], beta: f64) -> f64 {
     let n = p.len() as f64;
-    let s0 = par_sums(p, |c| chunk_mean_sums(c, beta))[0] / n;
-    let s00 = par_sums(p, |c| chunk_mean_sums(c, 2.0 * beta))[0] / n;
+    let s0 = par_sums(p, &MeanSums(beta))[0] / n;
+    let s00 = par_sums(p, &MeanSums(2.0 * beta))[0] / n;
     s00 - s0 * s0
 }
 
@@ -225,13 +225,35 @@ pub fn variance_derivative(p: &[f64], beta: f64) -> f64 {
     var_eval(p, beta).0
 }
 
-/// `(ds²/dβ, d²s²/dβ²)` in one pass.
-fn var_eval(p: &[f64], beta: f64) -> (f64, f64) {
+fn check_mean_to_half(p: &[f64]) -> Result<f64> {
+    check_pairs(p)?;
+    let zeros = p.iter().filter(|&&v| v == 0.0).count();
+    if 2 * zeros >= p.len() {
+        return Err(TuneError::Undefined(format!(
+            "{zeros} of {} pairs are duplicate points, so the mean similarity is at least 1/2 for every beta",
+            p.len()
+        )));
+    }
+    Ok(std::f64::consts::LN_2 / mean_of(p))
+}
+
+/// `(ds²/dβ, d²s²/dβ², s²)` in one pass.
+fn var_eval(p: &[f64], beta: f64) -> (f64, f64, f64) {
     let n = p.len() as f64;
-    let [s0, s1, s2, t1, t2] = par_sums(p, |c| chunk_var_sums(c, beta)).map(|v| v / n);
+    let [s0, s1, s2, t1, t2, e2] = par_sums(p, &VarSums(beta)).map(|v| v / n);
     let g = -2.0 * t1 + 2.0 * s0 * s1;
     let gp = 4.0 * t2 - 2.0 * s1 * s1 - 2.0 * s0 * s2;
-    (g, gp)
+    (g, gp, e2 - s0 * s0)
+}
+
+/// Arrays longer than this get a coarse first solve (Newton only) on an evenly strided sample of about
+/// `COARSE_LEN` values; the full-array Newton steps then start next to the root (typically 2–3 passes
+/// instead of 5–10). The result is still the root on the full array, to the same tolerances.
+const COARSE_MIN: usize = 400_000;
+const COARSE_LEN: usize = 100_000;
+
+fn coarse(p: &[f64]) -> Option<Vec<f64>> {
+    (p.len() >= COARSE_MIN).then(|| p.iter().step_by(p.len() / COARSE_LEN).copied().collect())
 }
 
 fn mean_of(p: &[f64]) -> f64 {
@@ -259,40 +281,54 @@ fn check_pairs(p: &[f64]) -> Result<()> {
 /// assert!(mean_to_half(&[0.0, 0.0, 1.0], Solver::Newton, 1e-12, 1e-12, 100).is_err()); // 2/3 duplicates
 /// # Ok::<(), kern_tune::TuneError>(())
 /// ```
-pub fn mean_to_half(
+pub fn mean_to_half(p: &[f64], solver: Solver, mean_tol: f64, beta_rtol: f64, max_iter: usize) -> Result<Root> {
+    let lower = check_mean_to_half(p)?;
+    let mut it = 0;
+    let mut start = lower;
+    if solver == Solver::Newton
+        && let Some(c) = coarse(p)
+        && check_mean_to_half(&c).is_ok()
+    {
+        let r = mean_to_half_from(&c, lower, std::f64::consts::LN_2 / mean_of(&c), solver, 1e-6, 1e-6, max_iter);
+        it += (r.iterations * c.len()).div_ceil(p.len());
+        if r.beta.is_finite() && r.beta > lower {
+            start = r.beta;
+        }
+    }
+    let mut r = mean_to_half_from(p, lower, start, solver, mean_tol, beta_rtol, max_iter);
+    r.iterations += it;
+    Ok(r)
+}
+
+/// Mean-to-half from `start`, with `lower` a β where `μ ≥ 1/2` (ln 2 / p̄).
+fn mean_to_half_from(
     p: &[f64],
+    lower: f64,
+    start: f64,
     solver: Solver,
     mean_tol: f64,
     beta_rtol: f64,
     max_iter: usize,
-) -> Result<Root> {
-    check_pairs(p)?;
+) -> Root {
     let n = p.len() as f64;
-    let zeros = p.iter().filter(|&&v| v == 0.0).count();
-    if 2 * zeros >= p.len() {
-        return Err(TuneError::Undefined(format!(
-            "{zeros} of {} pairs are duplicate points, so the mean similarity is at least 1/2 for every beta",
-            p.len()
-        )));
-    }
     let eval = |b: f64| {
-        let [s0, s1] = par_sums(p, |c| chunk_mean_sums(c, b));
+        let [s0, s1] = par_sums(p, &MeanSums(b));
         (s0 / n - 0.5, -s1 / n)
     };
-    let start = std::f64::consts::LN_2 / mean_of(p);
-    let (mut lo, mut hi) = (start, f64::INFINITY);
+    let (mut lo, mut hi) = (lower, f64::INFINITY);
     let mut beta = start;
-    let mut best = (f64::INFINITY, start, 0.0);
+    // best: (|f|, β, f, f')
+    let mut best = (f64::INFINITY, start, f64::NAN, 0.0);
     let mut it = 0;
     if solver == Solver::Bisection {
-        // Bracket: μ(start) ≥ 1/2 (Jensen); double until μ < 1/2.
-        hi = start;
+        // Bracket: μ(lower) ≥ 1/2 (Jensen); double until μ < 1/2.
+        hi = lower;
         loop {
             hi *= 2.0;
             let (f, fp) = eval(hi);
             it += 1;
             if f.abs() < best.0 {
-                best = (f.abs(), hi, fp);
+                best = (f.abs(), hi, f, fp);
             }
             if f <= 0.0 || it >= max_iter {
                 break;
@@ -304,15 +340,15 @@ pub fn mean_to_half(
         let (f, fp) = eval(beta);
         it += 1;
         if f.abs() < best.0 {
-            best = (f.abs(), beta, fp);
+            best = (f.abs(), beta, f, fp);
         }
         if f.abs() <= mean_tol {
             break;
         }
         if f > 0.0 {
-            lo = beta;
+            lo = lo.max(beta);
         } else {
-            hi = beta;
+            hi = hi.min(beta);
         }
         let next = match solver {
             Solver::Newton => {
@@ -332,15 +368,14 @@ pub fn mean_to_half(
             let (f, fp) = eval(beta);
             it += 1;
             if f.abs() < best.0 {
-                best = (f.abs(), beta, fp);
+                best = (f.abs(), beta, f, fp);
             }
             break;
         }
         beta = next;
     }
-    let (_, beta, fp) = best;
-    let value = mean_similarity(p, beta);
-    Ok(Root { beta, value, derivative: fp, iterations: it })
+    let (_, beta, f, fp) = best;
+    Root { beta, value: f + 0.5, derivative: fp, iterations: it }
 }
 
 /// Maximum variance on squared distances `p`: the β where the paper's derivative `ds²/dβ` changes sign
@@ -365,33 +400,56 @@ pub fn max_variance(p: &[f64], solver: Solver, beta_rtol: f64, max_iter: usize) 
         )));
     }
     let start = std::f64::consts::LN_2 / mean_of(p);
+    let mut it = 0;
+    if solver == Solver::Newton
+        && let Some(c) = coarse(p)
+        && let Ok(r) = max_variance_from(&c, std::f64::consts::LN_2 / mean_of(&c), 4.0, solver, 1e-6, max_iter)
+    {
+        it += (r.iterations * c.len()).div_ceil(p.len());
+        if let Ok(mut full) = max_variance_from(p, r.beta, 1.05, solver, beta_rtol, max_iter) {
+            full.iterations += it;
+            return Ok(full);
+        }
+    }
+    let mut r = max_variance_from(p, start, 4.0, solver, beta_rtol, max_iter)?;
+    r.iterations += it;
+    Ok(r)
+}
+
+/// Maximum variance from `start`, bracketing by factors of `factor`.
+fn max_variance_from(
+    p: &[f64],
+    start: f64,
+    factor: f64,
+    solver: Solver,
+    beta_rtol: f64,
+    max_iter: usize,
+) -> Result<Root> {
     let it = std::cell::Cell::new(0usize);
     let eval = |b: f64| {
         it.set(it.get() + 1);
         var_eval(p, b)
     };
     // Bracket a + → − sign change of g = ds²/dβ.
-    let (g0, _) = eval(start);
+    let (g0, gp0, v0) = eval(start);
     let (mut lo, mut hi);
     let last;
     if g0 == 0.0 {
-        return Ok(Root {
-            beta: start,
-            value: similarity_variance(p, start),
-            derivative: 0.0,
-            iterations: 1,
-        });
+        return Ok(Root { beta: start, value: v0, derivative: 0.0, iterations: 1 });
     } else if g0 > 0.0 {
         lo = start;
         hi = start;
+        let mut prev = (start, g0, gp0, v0);
         loop {
-            hi *= 4.0;
-            let (g, gp) = eval(hi);
+            hi *= factor;
+            let (g, gp, v) = eval(hi);
             if g < 0.0 {
-                last = (hi, g, gp);
+                // start Newton from the end closer to the root (smaller |g|)
+                last = if g.abs() < prev.1.abs() { (hi, g, gp, v) } else { prev };
                 break;
             }
             lo = hi;
+            prev = (hi, g, gp, v);
             if hi > start * 1e40 {
                 let q = p.iter().filter(|&&v| v == 0.0).count() as f64 / p.len() as f64;
                 return Err(TuneError::Undefined(format!(
@@ -403,23 +461,23 @@ pub fn max_variance(p: &[f64], solver: Solver, beta_rtol: f64, max_iter: usize) 
     } else {
         hi = start;
         lo = start;
+        let mut prev = (start, g0, gp0, v0);
         loop {
-            lo /= 4.0;
-            let (g, gp) = eval(lo);
+            lo /= factor;
+            let (g, gp, v) = eval(lo);
             if g > 0.0 {
-                last = (lo, g, gp);
+                last = if g.abs() < prev.1.abs() { (lo, g, gp, v) } else { prev };
                 break;
             }
             hi = lo;
+            prev = (lo, g, gp, v);
             if lo < start * 1e-40 {
-                return Err(TuneError::Undefined(
-                    "no beta with increasing similarity variance was found".into(),
-                ));
+                return Err(TuneError::Undefined("no beta with increasing similarity variance was found".into()));
             }
         }
     }
     // Safeguarded Newton in u = ln β (rtsafe).
-    let (mut beta, mut g, mut gp) = last;
+    let (mut beta, mut g, mut gp, mut v) = last;
     while it.get() < max_iter {
         let next = match solver {
             Solver::Newton => {
@@ -431,9 +489,7 @@ pub fn max_variance(p: &[f64], solver: Solver, beta_rtol: f64, max_iter: usize) 
         };
         let step = (next - beta).abs();
         beta = next;
-        let (g2, gp2) = eval(beta);
-        g = g2;
-        gp = gp2;
+        (g, gp, v) = eval(beta);
         if g > 0.0 {
             lo = beta;
         } else if g < 0.0 {
@@ -445,7 +501,7 @@ pub fn max_variance(p: &[f64], solver: Solver, beta_rtol: f64, max_iter: usize) 
             break;
         }
     }
-    Ok(Root { beta, value: similarity_variance(p, beta), derivative: g, iterations: it.get() })
+    Ok(Root { beta, value: v, derivative: g, iterations: it.get() })
 }
 
 /// Ahn's criterion `J(β)` on every β of `betas`, from squared distances grouped by class pair:
@@ -471,7 +527,7 @@ pub fn ahn_criterion(within: &[Vec<f64>], between: &[f64], betas: &[f64]) -> Res
             .par_chunks(CHUNK)
             .map(|c| {
                 let mut o = vec![0.0; betas.len()];
-                pulp::Arch::new().dispatch(|| chunk_grid_sums(c, betas, &mut o));
+                pulp::Arch::new().dispatch(GridSums(c, betas, &mut o));
                 o
             })
             .collect();

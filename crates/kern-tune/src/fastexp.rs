@@ -50,11 +50,25 @@ pub(crate) fn exp_neg(x: f64) -> f64 {
     p * f64::from_bits(kbits << 52)
 }
 
-/// Per-chunk sums `f(p) → [f64; M]` in fixed chunks, run in parallel and added in chunk order.
-#[inline(always)]
-pub(crate) fn par_sums<const M: usize>(p: &[f64], kernel: impl Fn(&[f64]) -> [f64; M] + Sync) -> [f64; M] {
-    let parts: Vec<[f64; M]> =
-        p.par_chunks(CHUNK).map(|c| pulp::Arch::new().dispatch(|| kernel(c))).collect();
+/// A per-chunk sum kernel; `run` must be `#[inline(always)]` so that it is compiled inside
+/// `pulp::Arch::dispatch`'s AVX2 + FMA context.
+pub(crate) trait ChunkKernel<const M: usize>: Sync {
+    /// The sums over one chunk.
+    fn run(&self, chunk: &[f64]) -> [f64; M];
+}
+
+struct Run<'a, K, const M: usize>(&'a K, &'a [f64]);
+impl<K: ChunkKernel<M>, const M: usize> pulp::WithSimd for Run<'_, K, M> {
+    type Output = [f64; M];
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) -> [f64; M] {
+        self.0.run(self.1)
+    }
+}
+
+/// Per-chunk sums in fixed chunks, run in parallel and added in chunk order.
+pub(crate) fn par_sums<const M: usize, K: ChunkKernel<M>>(p: &[f64], k: &K) -> [f64; M] {
+    let parts: Vec<[f64; M]> = p.par_chunks(CHUNK).map(|c| pulp::Arch::new().dispatch(Run(k, c))).collect();
     let mut out = [0.0; M];
     for part in parts {
         for (o, v) in out.iter_mut().zip(part) {
@@ -62,6 +76,34 @@ pub(crate) fn par_sums<const M: usize>(p: &[f64], kernel: impl Fn(&[f64]) -> [f6
         }
     }
     out
+}
+
+/// Mean-to-half sums at β ([`chunk_mean_sums`]).
+pub(crate) struct MeanSums(pub f64);
+impl ChunkKernel<2> for MeanSums {
+    #[inline(always)]
+    fn run(&self, c: &[f64]) -> [f64; 2] {
+        chunk_mean_sums(c, self.0)
+    }
+}
+
+/// Maximum-variance sums at β ([`chunk_var_sums`]).
+pub(crate) struct VarSums(pub f64);
+impl ChunkKernel<6> for VarSums {
+    #[inline(always)]
+    fn run(&self, c: &[f64]) -> [f64; 6] {
+        chunk_var_sums(c, self.0)
+    }
+}
+
+/// Kernel of [`chunk_grid_sums`].
+pub(crate) struct GridSums<'a>(pub &'a [f64], pub &'a [f64], pub &'a mut [f64]);
+impl pulp::WithSimd for GridSums<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) {
+        chunk_grid_sums(self.0, self.1, self.2)
+    }
 }
 
 /// `[Σ e^{−βp}, Σ p e^{−βp}]` over a chunk (mean-to-half and its derivative).
@@ -86,11 +128,11 @@ pub(crate) fn chunk_mean_sums(p: &[f64], beta: f64) -> [f64; 2] {
     [s0.iter().sum(), s1.iter().sum()]
 }
 
-/// `[Σ e, Σ p e, Σ p² e, Σ p e², Σ p² e²]` with `e = e^{−βp}` over a chunk (maximum variance, its
+/// `[Σ e, Σ p e, Σ p² e, Σ p e², Σ p² e², Σ e²]` with `e = e^{−βp}` over a chunk (maximum variance, its
 /// derivative and second derivative; `e² = e^{−2βp}` costs no second exponential).
 #[inline(always)]
-pub(crate) fn chunk_var_sums(p: &[f64], beta: f64) -> [f64; 5] {
-    let mut a = [[0.0; LANES]; 5];
+pub(crate) fn chunk_var_sums(p: &[f64], beta: f64) -> [f64; 6] {
+    let mut a = [[0.0; LANES]; 6];
     let mut it = p.chunks_exact(LANES);
     for c in &mut it {
         let c: &[f64; LANES] = c.try_into().expect("exact chunk");
@@ -103,6 +145,7 @@ pub(crate) fn chunk_var_sums(p: &[f64], beta: f64) -> [f64; 5] {
             a[2][l] += v * pe;
             a[3][l] += v * e2;
             a[4][l] += v * v * e2;
+            a[5][l] += e2;
         }
     }
     for &v in it.remainder() {
@@ -112,6 +155,7 @@ pub(crate) fn chunk_var_sums(p: &[f64], beta: f64) -> [f64; 5] {
         a[2][0] += v * v * e;
         a[3][0] += v * e * e;
         a[4][0] += v * v * e * e;
+        a[5][0] += e * e;
     }
     a.map(|l| l.iter().sum())
 }
@@ -156,11 +200,11 @@ mod tests {
     #[test]
     fn sums_do_not_depend_on_chunking() {
         let p: Vec<f64> = (0..100_003).map(|i| (i % 977) as f64 * 0.013).collect();
-        let a = par_sums(&p, |c| chunk_mean_sums(c, 0.7));
+        let a = par_sums(&p, &MeanSums(0.7));
         let direct: f64 = p.iter().map(|v| (-0.7 * v).exp()).sum();
         assert!((a[0] - direct).abs() < 1e-9 * direct);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let b = pool.install(|| par_sums(&p, |c| chunk_mean_sums(c, 0.7)));
+        let b = pool.install(|| par_sums(&p, &MeanSums(0.7)));
         assert_eq!(a, b);
     }
 }

@@ -8,7 +8,9 @@
 //!
 //! Cristianini's empirical alignment of the two Gram matrices — *not* of `K_C` with the target `yyᵀ`: §3
 //! measures the information lost by sparsifying, before any label is used. The sparsity is
-//! `S(C) = #{zero entries of K_C} / n²` (eq. 7). Both only need, for every pair, its distance `r` and `K²`.
+//! `S(C) = #{zero entries of K_C} / n²` (eq. 7), counted as the entries outside the support (`r ≥ C`,
+//! Lemma 1) — the same unless the base kernel itself underflows to 0. Both only need, for every pair, its
+//! distance `r` and `K²`.
 //!
 //! **Which entries count.** The paper sums over all `i, j` including the diagonal, where `Φ = 1` always;
 //! then `S(C) → 1 − 1/n` and `A(C) → √(n k(0)² / Σ K²)` as `C → 0`, not the limits 1 and 0 of Theorems

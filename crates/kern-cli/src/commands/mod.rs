@@ -7,6 +7,7 @@ pub mod info;
 pub mod kpca;
 pub mod lssvm;
 pub mod predict;
+pub mod railway;
 pub mod sparse;
 pub mod train;
 pub mod tune;

@@ -39,6 +39,12 @@ pub fn run(a: Args) -> CliResult {
     match kind.as_str() {
         "svc" => predict_svc(&a, persist::from_bytes(&bytes, &path)?, &ds),
         "svr" => predict_svr(&a, persist::from_bytes(&bytes, &path)?, &ds),
+        "railway-svc" => crate::commands::railway::predict_railway_svc(
+            persist::from_bytes(&bytes, &path)?,
+            &ds,
+            a.threads,
+            a.out.as_deref(),
+        ),
         "kfa" => crate::commands::fvs::predict_kfa(
             persist::from_bytes(&bytes, &path)?,
             &ds,
@@ -73,7 +79,7 @@ fn to_dim(x: &Samples, d: usize) -> Result<Samples, crate::common::CliError> {
     Ok(Samples::from_flat(data, x.n(), d)?)
 }
 
-fn write_lines(path: &PathBuf, lines: &[String]) -> Result<(), crate::common::CliError> {
+fn write_lines(path: &std::path::Path, lines: &[String]) -> Result<(), crate::common::CliError> {
     let mut s = lines.join("\n");
     s.push('\n');
     kern_core::io::write_atomic(path, s.as_bytes())?;

@@ -112,6 +112,10 @@ pub struct Args {
 
 /// Runs `kern train`.
 pub fn run(a: Args) -> CliResult {
+    if a.kernel.trim_start().starts_with("railway") {
+        let ds = a.data.load()?;
+        return crate::commands::railway::train_railway_svc(&a, &ds);
+    }
     let kernel = parse_kernel(&a.kernel)?;
     let ds = a.data.load()?;
     match a.model {

@@ -16,7 +16,7 @@ mod spline;
 pub use combinators::{Product, Scaled, Sum};
 pub use compact::CompactlySupported;
 pub use dot_product::{Linear, Polynomial, Sigmoid};
-pub use fast_exp::exp_scaled;
+pub use fast_exp::{exp_fast, exp_scaled};
 pub use indicator::Indicator;
 pub use radial::{Gaussian, Laplacian, LogKernel};
 pub use spline::LinearSpline;

@@ -78,6 +78,8 @@ pub struct KernelPcaParams {
     pub tol: f64,
     /// Krylov block size (default: `max(k, 8)`, at most 32).
     pub block: Option<usize>,
+    /// Krylov basis size before a thick restart (default: `max(6(k + block), 96)`, at most `n`).
+    pub basis: Option<usize>,
     /// Seed of the Krylov start block.
     pub seed: u64,
 }
@@ -92,6 +94,7 @@ impl KernelPcaParams {
             solver: EigenSolver::Auto,
             tol: 1e-10,
             block: None,
+            basis: None,
             seed: 0x4b50_4341,
         }
     }
@@ -117,6 +120,12 @@ impl KernelPcaParams {
     /// Sets the Krylov block size.
     pub fn block(mut self, block: usize) -> Self {
         self.block = Some(block);
+        self
+    }
+
+    /// Sets the Krylov basis size.
+    pub fn basis(mut self, basis: usize) -> Self {
+        self.basis = Some(basis);
         self
     }
 
@@ -161,8 +170,11 @@ impl KernelPcaParams {
         kopts.tol = self.tol;
         kopts.seed = self.seed;
         if let Some(b) = self.block {
-            kopts.block = b.max(1);
-            kopts.max_dim = (4 * (k + kopts.block)).max(64).min(n);
+            kopts.block = b.max(1).min(n);
+            kopts.max_dim = (6 * (k + kopts.block)).max(96).min(n);
+        }
+        if let Some(m) = self.basis {
+            kopts.max_dim = m.min(n);
         }
         let dense = match self.solver {
             EigenSolver::Dense => true,

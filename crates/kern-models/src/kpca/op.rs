@@ -27,10 +27,28 @@ impl SymOp for GramOp<'_> {
     }
     fn apply(&self, x: MatRef<'_, f64>, out: MatMut<'_, f64>) {
         match self.0 {
-            GramMatrix::Dense(k) => matmul(out, Accum::Replace, k.as_ref(), x, 1.0, crate::kmat::par()),
+            GramMatrix::Dense(k) => dense_times(k.as_ref(), x, out),
             GramMatrix::Sparse(k) => sparse_sym_times(k, x, out),
         }
     }
+}
+
+/// Rows of the output computed by one parallel task of [`dense_times`].
+const DENSE_ROWS: usize = 256;
+
+/// `out = K x` for a dense `K` (`n × n`) and a thin block `x` (`n × b`): parallel over row blocks of
+/// `K`, each a sequential GEMM (faer's parallel GEMM synchronises too often on this skinny shape).
+fn dense_times(k: MatRef<'_, f64>, x: MatRef<'_, f64>, out: MatMut<'_, f64>) {
+    let n = k.nrows();
+    if rayon::current_num_threads() == 1 || n <= DENSE_ROWS {
+        matmul(out, Accum::Replace, k, x, 1.0, faer::Par::Seq);
+        return;
+    }
+    out.par_row_chunks_mut(DENSE_ROWS).enumerate().for_each(|(t, o)| {
+        let r0 = t * DENSE_ROWS;
+        let h = o.nrows();
+        matmul(o, Accum::Replace, k.subrows(r0, h), x, 1.0, faer::Par::Seq);
+    });
 }
 
 /// Rows of the output computed by one parallel task of [`sparse_sym_times`].

@@ -52,10 +52,12 @@
 
 pub mod areas;
 mod chi2;
+mod explicit;
 mod kmeans;
 
 pub use areas::{AreaLocation, AreaParams, ClusterTest, GammaChoice, KTrial, LocatedArea, locate_areas};
 pub use chi2::chi2_sf;
+pub use explicit::{RailwaySvc, ZoneMap};
 pub use kmeans::{KMeans, kmeans};
 
 use crate::error::{ModelsError, Result};
@@ -84,7 +86,7 @@ pub enum Local<K> {
 }
 
 /// The railway kernel over areas with local kernels `K` (see the module documentation).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RailwayKernel<K = KernelSpec> {
     areas: Vec<Indicator>,
     local: Local<K>,
@@ -227,14 +229,15 @@ impl<K: Kernel> RailwayKernel<K> {
         let p = self.areas.len();
         match (self.combination, &self.local) {
             (Combination::Zones, Local::Shared(k)) => {
-                let (mut all, mut none) = (1.0, 1.0);
+                // w = Π_j (a_j + b_j) − Π_j b_j by the recurrence w_j = w_{j−1}(a_j + b_j) + a_j Π_{i<j} b_i:
+                // all terms are non-negative, so no cancellation when every a_j is tiny.
+                let (mut w, mut none) = (0.0, 1.0);
                 for j in 0..p {
                     let a = lx[j] * ly[j];
                     let b = (1.0 - lx[j]) * (1.0 - ly[j]);
-                    all *= a + b;
+                    w = w * (a + b) + a * none;
                     none *= b;
                 }
-                let w = all - none;
                 if w == 0.0 { 0.0 } else { w * k.eval(x, y) }
             }
             (Combination::Zones, Local::PerArea(_)) => {

@@ -97,12 +97,12 @@ impl ColumnCache {
                 }
                 self.evict(lru);
             }
-            if self.slots[j].data.capacity() < len {
-                if let Some(pos) = self.spare.iter().position(|b| b.capacity() >= len) {
-                    let mut buf = self.spare.swap_remove(pos);
-                    buf.extend_from_slice(&self.slots[j].data);
-                    self.slots[j].data = buf;
-                }
+            if self.slots[j].data.capacity() < len
+                && let Some(pos) = self.spare.iter().position(|b| b.capacity() >= len)
+            {
+                let mut buf = self.spare.swap_remove(pos);
+                buf.extend_from_slice(&self.slots[j].data);
+                self.slots[j].data = buf;
             }
             self.slots[j].data.resize(len, 0.0);
             self.used += more;

@@ -8,7 +8,7 @@
 //! below 10⁻³⁰⁷, where LIBSVM's float cache has already flushed to 0).
 
 const LOG2E: f64 = std::f64::consts::LOG2_E;
-const LN2_HI: f64 = 0.693_147_180_369_123_816_49;
+const LN2_HI: f64 = 0.693_147_180_369_123_8;
 const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 const SHIFT: f64 = 6_755_399_441_055_744.0;
 

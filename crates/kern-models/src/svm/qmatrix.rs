@@ -99,6 +99,9 @@ pub(crate) struct KernelQ<'k, K: Kernel> {
     par_min: usize,
     /// `Some(β)` when the kernel is exactly `exp(−β r²)`: columns then use the vectorized exp.
     gauss_beta: Option<f64>,
+    /// Feature-major copy of the permuted samples (`xt[k·l + p]`) for the Gaussian path in low
+    /// dimension: a column's squared distances are then contiguous, vectorizable sweeps.
+    xt: Vec<f64>,
 }
 
 /// Dimension above which radial kernels use the norms formulation (a dot product vectorizes better).
@@ -133,6 +136,17 @@ impl<'k, K: Kernel> KernelQ<'k, K> {
         }
         let by_norms = profile == Profile::SqDist && d > NORMS_MIN_DIM;
         let norms = if by_norms { xs.chunks_exact(d).map(|r| dot(r, r)).collect() } else { Vec::new() };
+        let xt = if gauss_beta.is_some() && !by_norms && !xs.is_empty() {
+            let mut t = vec![0.0; l * d];
+            for p in 0..l {
+                for k in 0..d {
+                    t[k * l + p] = xs[p * d + k];
+                }
+            }
+            t
+        } else {
+            Vec::new()
+        };
         KernelQ {
             kernel,
             d,
@@ -145,6 +159,7 @@ impl<'k, K: Kernel> KernelQ<'k, K> {
             by_norms,
             par_min: 1 << 15,
             gauss_beta,
+            xt,
         }
     }
 
@@ -177,6 +192,20 @@ impl<'k, K: Kernel> KernelQ<'k, K> {
                     let p = from + k;
                     *o = self.sign[p] * sj * col[self.sample[p]];
                 }
+            }
+            Source::Eval if self.gauss_beta.is_some() && !self.xt.is_empty() => {
+                let beta = self.gauss_beta.expect("checked");
+                let (l, len) = (self.sign.len(), out.len());
+                let xj = self.row(j);
+                out.fill(0.0);
+                for (k, &c) in xj.iter().enumerate() {
+                    let col = &self.xt[k * l + from..k * l + from + len];
+                    for (o, &v) in out.iter_mut().zip(col) {
+                        let t = v - c;
+                        *o += t * t;
+                    }
+                }
+                super::fastexp::gaussian_in_place(out, beta, &self.sign[from..from + len], sj);
             }
             Source::Eval if self.gauss_beta.is_some() => {
                 let beta = self.gauss_beta.expect("checked");
@@ -237,6 +266,7 @@ impl<K: Kernel> QMatrix for KernelQ<'_, K> {
         let work = match self.source {
             Source::Dense(_) => out.len() / 16,
             Source::Sparse { .. } => 0,
+            Source::Eval if self.gauss_beta.is_some() => out.len() * (self.d + 4),
             Source::Eval => out.len() * (self.d + 8),
         };
         if work < self.par_min || rayon::current_num_threads() < 2 {
@@ -261,6 +291,12 @@ impl<K: Kernel> QMatrix for KernelQ<'_, K> {
         }
         if !self.norms.is_empty() {
             self.norms.swap(i, j);
+        }
+        if !self.xt.is_empty() {
+            let l = self.sign.len();
+            for k in 0..self.d {
+                self.xt.swap(k * l + i, k * l + j);
+            }
         }
         if !self.x.is_empty() {
             let d = self.d;

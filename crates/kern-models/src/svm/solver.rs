@@ -28,6 +28,125 @@ pub(crate) struct SolverOptions {
     pub(crate) max_iter: Option<u64>,
 }
 
+/// The second pass of WSS 2 in one sweep: `max_{I_low} v_t` and `argmin_t −b_t²/a_t` (ties: the last
+/// index, as LIBSVM), in 4 lanes of minima with their indices so that the loop vectorizes (compiled for
+/// the best SIMD level by `pulp`).
+struct Gains<'a> {
+    y: &'a [f64],
+    g: &'a [f64],
+    qd: &'a [f64],
+    low: &'a [f64],
+    qi: &'a [f64],
+    gmax: f64,
+    qdi: f64,
+    yi: f64,
+}
+
+impl Gains<'_> {
+    #[inline(always)]
+    fn lane(&self, y: f64, g: f64, qd: f64, low: f64, qi: f64) -> (f64, f64) {
+        let v = y * g;
+        let vl = v + low;
+        let b = self.gmax + v;
+        let a = self.qdi + qd - 2.0 * self.yi * y * qi;
+        let a = if a > 0.0 { a } else { TAU };
+        (vl, if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY })
+    }
+}
+
+impl pulp::WithSimd for Gains<'_> {
+    type Output = (f64, usize);
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> (f64, usize) {
+        let n = self.y.len();
+        let (yc, yr) = self.y.as_chunks::<4>();
+        let (gc, gr) = self.g.as_chunks::<4>();
+        let (dc, dr) = self.qd.as_chunks::<4>();
+        let (lc, lr) = self.low.as_chunks::<4>();
+        let (qc, qr) = self.qi.as_chunks::<4>();
+        let mut m = [f64::NEG_INFINITY; 4];
+        let mut best = [f64::INFINITY; 4];
+        let mut at = [u64::MAX; 4];
+        let mut base = 0u64;
+        for ((((y, g), d), l), q) in yc.iter().zip(gc).zip(dc).zip(lc).zip(qc) {
+            for k in 0..4 {
+                let (vl, o) = self.lane(y[k], g[k], d[k], l[k], q[k]);
+                m[k] = if vl > m[k] { vl } else { m[k] };
+                let better = o <= best[k] && o < f64::INFINITY;
+                best[k] = if better { o } else { best[k] };
+                at[k] = if better { base + k as u64 } else { at[k] };
+            }
+            base += 4;
+        }
+        let mut mm = m[0].max(m[1]).max(m[2].max(m[3]));
+        let (mut bo, mut bi) = (f64::INFINITY, usize::MAX);
+        for k in 0..yr.len() {
+            let (vl, o) = self.lane(yr[k], gr[k], dr[k], lr[k], qr[k]);
+            mm = if vl > mm { vl } else { mm };
+            if o <= bo && o < f64::INFINITY {
+                bo = o;
+                bi = n - yr.len() + k;
+            }
+        }
+        for k in 0..4 {
+            let a = at[k] as usize;
+            if at[k] != u64::MAX && (best[k] < bo || (best[k] == bo && (bi == usize::MAX || a > bi))) {
+                bo = best[k];
+                bi = a;
+            }
+        }
+        (mm, bi)
+    }
+}
+
+/// The first pass of WSS 2: `argmax_{I_up} −y_t G_t` (ties: the last index), vectorized in 4 lanes.
+struct MaxUp<'a> {
+    y: &'a [f64],
+    g: &'a [f64],
+    up: &'a [f64],
+}
+
+impl pulp::WithSimd for MaxUp<'_> {
+    type Output = (f64, usize);
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> (f64, usize) {
+        let n = self.y.len();
+        let (yc, yr) = self.y.as_chunks::<4>();
+        let (gc, gr) = self.g.as_chunks::<4>();
+        let (uc, ur) = self.up.as_chunks::<4>();
+        let mut best = [f64::NEG_INFINITY; 4];
+        let mut at = [u64::MAX; 4];
+        let mut base = 0u64;
+        for ((y, g), u) in yc.iter().zip(gc).zip(uc) {
+            for k in 0..4 {
+                let v = u[k] - y[k] * g[k];
+                let better = v >= best[k] && v > f64::NEG_INFINITY;
+                best[k] = if better { v } else { best[k] };
+                at[k] = if better { base + k as u64 } else { at[k] };
+            }
+            base += 4;
+        }
+        let (mut bv, mut bi) = (f64::NEG_INFINITY, usize::MAX);
+        for k in 0..yr.len() {
+            let v = ur[k] - yr[k] * gr[k];
+            if v >= bv && v > f64::NEG_INFINITY {
+                bv = v;
+                bi = n - yr.len() + k;
+            }
+        }
+        for k in 0..4 {
+            let a = at[k] as usize;
+            if at[k] != u64::MAX && (best[k] > bv || (best[k] == bv && (bi == usize::MAX || a > bi))) {
+                bv = best[k];
+                bi = a;
+            }
+        }
+        (bv, bi)
+    }
+}
+
 /// What the solver returns, in the caller's variable order.
 #[derive(Clone, Debug)]
 pub(crate) struct Solution {
@@ -64,8 +183,6 @@ pub(crate) struct Solver<Q: QMatrix> {
     up_pen: Vec<f64>,
     /// `0` for positions in `I_low`, `−∞` otherwise.
     low_pen: Vec<f64>,
-    /// Scratch for the second-order gains of WSS.
-    scratch: Vec<f64>,
     /// Swaps made by the current shrinking pass, applied to the cache at its end in one batch.
     pending: Vec<(usize, usize)>,
     arch: pulp::Arch,
@@ -103,7 +220,6 @@ impl<Q: QMatrix> Solver<Q> {
             opts,
             up_pen: vec![0.0; l],
             low_pen: vec![0.0; l],
-            scratch: vec![0.0; l],
             pending: Vec::new(),
             arch: pulp::Arch::new(),
         };
@@ -316,20 +432,11 @@ impl<Q: QMatrix> Solver<Q> {
     /// With `v_t = y_t G_t`: `i = argmax_{I_up} −v_t`; over `j ∈ I_low` with `b = G_max + v_j > 0` and
     /// `a = Q_ii + Q_jj − 2 y_i y_j Q_ij` (τ if `a ≤ 0`), `j = argmin −b²/a`; stop when
     /// `G_max + max_{I_low} v_j < ε`. Ties go to the last index, as in LIBSVM.
+    #[allow(clippy::needless_range_loop)] // lanes and positions index several arrays at once
     fn select_working_set(&mut self) -> Option<(usize, usize)> {
         let n = self.active;
-        let mut gmax = f64::NEG_INFINITY;
-        let mut gmax_idx = usize::MAX;
-        {
-            let (y, g, up) = (&self.y[..n], &self.g[..n], &self.up_pen[..n]);
-            for t in 0..n {
-                let v = up[t] - y[t] * g[t];
-                if v >= gmax {
-                    gmax = v;
-                    gmax_idx = t;
-                }
-            }
-        }
+        let (gmax, gmax_idx) =
+            self.arch.dispatch(MaxUp { y: &self.y[..n], g: &self.g[..n], up: &self.up_pen[..n] });
         if gmax_idx == usize::MAX || gmax == f64::NEG_INFINITY {
             return None;
         }
@@ -339,45 +446,8 @@ impl<Q: QMatrix> Solver<Q> {
         let yi = self.y[i];
         let qdi = self.qd[i];
         let (y, g, qd, low) = (&self.y[..n], &self.g[..n], &self.qd[..n], &self.low_pen[..n]);
-        let gains = &mut self.scratch[..n];
-        let gmax2 = self.arch.dispatch(
-            #[inline(always)]
-            || {
-                let mut m = [f64::NEG_INFINITY; 4];
-                for c in 0..n / 4 {
-                    for k in 0..4 {
-                        let t = 4 * c + k;
-                        let v = y[t] * g[t];
-                        let vl = v + low[t];
-                        m[k] = if vl > m[k] { vl } else { m[k] };
-                        let b = gmax + v;
-                        let a = qdi + qd[t] - 2.0 * yi * y[t] * qi[t];
-                        let a = if a > 0.0 { a } else { TAU };
-                        gains[t] =
-                            if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY };
-                    }
-                }
-                let mut mm = m[0].max(m[1]).max(m[2].max(m[3]));
-                for t in (n / 4) * 4..n {
-                    let v = y[t] * g[t];
-                    let vl = v + low[t];
-                    mm = if vl > mm { vl } else { mm };
-                    let b = gmax + v;
-                    let a = qdi + qd[t] - 2.0 * yi * y[t] * qi[t];
-                    let a = if a > 0.0 { a } else { TAU };
-                    gains[t] = if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY };
-                }
-                mm
-            },
-        );
-        let mut obj_diff_min = f64::INFINITY;
-        let mut gmin_idx = usize::MAX;
-        for (t, &o) in gains.iter().enumerate() {
-            if o <= obj_diff_min && o < f64::INFINITY {
-                obj_diff_min = o;
-                gmin_idx = t;
-            }
-        }
+        let qi = &qi[..n];
+        let (gmax2, gmin_idx) = self.arch.dispatch(Gains { y, g, qd, low, qi, gmax, qdi, yi });
         if gmax + gmax2 < self.opts.eps || gmin_idx == usize::MAX {
             return None;
         }
@@ -491,6 +561,7 @@ impl<Q: QMatrix> Solver<Q> {
     }
 
     /// Rebuilds `G` of the inactive positions from `Ḡ` and the free variables.
+    #[allow(clippy::needless_range_loop)]
     fn reconstruct_gradient(&mut self) {
         let (l, n) = (self.l, self.active);
         if n == l {

@@ -1,5 +1,6 @@
 //! Tests of the SVM solver and models: KKT conditions, agreement with an independent dense QP solver,
 //! the max-margin hyperplane, the λ parametrization, the kernel-column paths, persistence.
+#![allow(clippy::needless_range_loop)]
 
 use super::qmatrix::Precomputed;
 use super::*;

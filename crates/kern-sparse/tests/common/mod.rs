@@ -14,7 +14,8 @@ pub fn uniform(n: usize, d: usize, scale: f64, seed: u64) -> Samples {
 
 /// A compactly supported Gaussian with the PD exponent for dimension `d`.
 pub fn cs_gauss(sigma: f64, c: f64, d: usize) -> CompactlySupported<Gaussian> {
-    CompactlySupported::new(Gaussian::with_sigma(sigma).unwrap(), c, ((d + 1) as f64 / 2.0).ceil().max(1.0)).unwrap()
+    CompactlySupported::new(Gaussian::with_sigma(sigma).unwrap(), c, ((d + 1) as f64 / 2.0).ceil().max(1.0))
+        .unwrap()
 }
 
 /// Max |a - b| / max(1, |b|).
