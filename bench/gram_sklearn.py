@@ -20,7 +20,7 @@ def data(d, n=5000):
 def write_libsvm(path, x):
     with open(path, "w") as f:
         for row in x:
-            f.write("1 " + " ".join(f"{j+1}:{v!r}" for j, v in enumerate(row) if v != 0.0) + "\n")
+            f.write("1 " + " ".join(f"{j+1}:{float(v)!r}" for j, v in enumerate(row) if v != 0.0) + "\n")
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--repeats", type=int, default=5)

@@ -404,12 +404,7 @@ type GridSolution = (Vec<(usize, Solved)>, GridMethod, f64);
 
 /// Solves at every λ of `grid` (module docs): one eigendecomposition (dense) or one symbolic analysis
 /// plus a numeric factorization per λ; with `loo`, also the diagonal of the α-block of `A⁻¹`.
-fn solve_grid(
-    p: &Problem<'_>,
-    gram: GramMatrix,
-    grid: &[f64],
-    loo: bool,
-) -> Result<GridSolution> {
+fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Result<GridSolution> {
     let n = p.x.n();
     let r = p.enc.y.ncols();
     let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };

@@ -19,7 +19,6 @@ use crate::error::{ModelsError, Result};
 use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_inverse::invert_lower_triangular;
 use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
-use faer::sparse::linalg::cholesky::supernodal::SupernodalLltRef;
 use faer::sparse::linalg::cholesky::{SymbolicCholesky, SymbolicCholeskyRaw};
 use faer::{Accum, Mat, MatRef, Par};
 use kern_sparse::Cholesky;
@@ -77,21 +76,13 @@ pub fn selected_inverse_diagonal(symbolic: &SymbolicCholesky<usize>, values: &[f
     if values.len() < blocks.last().map_or(0, |b| b.offset + (b.width + b.pattern.len()) * b.width) {
         return Err(ModelsError::Input("factor values do not match the symbolic structure".into()));
     }
-    // Supernodal values can also be read through faer's own view; check the layout agrees.
-    if let SymbolicCholeskyRaw::Supernodal(s) = symbolic.raw() {
-        let lref = SupernodalLltRef::new(s, values);
-        for (k, b) in blocks.iter().enumerate().take(1) {
-            let v = lref.supernode(k).val();
-            debug_assert_eq!((v.nrows(), v.ncols()), (b.width + b.pattern.len(), b.width));
-        }
-    }
     let mut col_block = vec![0usize; n];
     for (k, b) in blocks.iter().enumerate() {
         col_block[b.start..b.start + b.width].fill(k);
     }
     let mut z = vec![0.0; values.len()];
     let mut zdiag = vec![0.0; n];
-    for (k, b) in blocks.iter().enumerate().rev() {
+    for b in blocks.iter().rev() {
         let (w, p) = (b.width, b.pattern.len());
         let rows = w + p;
         let l = MatRef::from_column_major_slice(&values[b.offset..b.offset + rows * w], rows, w);
@@ -122,7 +113,6 @@ pub fn selected_inverse_diagonal(symbolic: &SymbolicCholesky<usize>, values: &[f
             }
             zdiag[b.start + c] = zjj[(c, c)];
         }
-        let _ = k;
     }
     // zdiag is in the factor's (permuted) numbering: P A Pᵀ has row i = row perm_fwd[i] of A.
     let mut diag = vec![0.0; n];

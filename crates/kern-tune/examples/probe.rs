@@ -15,13 +15,19 @@ fn main() {
     let p: Vec<f64> = (0..n).map(|i| ((i * 7919) % 10007) as f64 * 0.01).collect();
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     for (name, f) in [
-        ("mean_similarity", &(|| kern_tune::bandwidth::mean_similarity(&p, 0.3)) as &(dyn Fn() -> f64 + Sync)),
+        (
+            "mean_similarity",
+            &(|| kern_tune::bandwidth::mean_similarity(&p, 0.3)) as &(dyn Fn() -> f64 + Sync),
+        ),
         ("variance_derivative", &|| kern_tune::bandwidth::variance_derivative(&p, 0.3)),
         ("std exp serial", &|| p.iter().map(|v| (-0.3 * v).exp()).sum::<f64>()),
     ] {
         let (t1, v) = one.install(|| best(f));
         let (t2, _) = best(f);
-        println!("{name}: 1 thread {t1:.2} ms, all threads {t2:.2} ms, {:.2} ns/pair/thread ({v})", t1 * 1e6 / n as f64);
+        println!(
+            "{name}: 1 thread {t1:.2} ms, all threads {t2:.2} ms, {:.2} ns/pair/thread ({v})",
+            t1 * 1e6 / n as f64
+        );
     }
     use kern_tune::bandwidth::{Solver, max_variance, mean_to_half};
     let x = lcg(2500, 18);
@@ -29,10 +35,20 @@ fn main() {
     for s in [Solver::Newton, Solver::Bisection] {
         let t = Instant::now();
         let r = mean_to_half(&p, s, 1e-12, 1e-12, 200).unwrap();
-        println!("mean_to_half {s:?}: {:.1} ms, {} passes, beta {:.12e}", t.elapsed().as_secs_f64() * 1e3, r.iterations, r.beta);
+        println!(
+            "mean_to_half {s:?}: {:.1} ms, {} passes, beta {:.12e}",
+            t.elapsed().as_secs_f64() * 1e3,
+            r.iterations,
+            r.beta
+        );
         let t = Instant::now();
         let r = max_variance(&p, s, 1e-12, 200).unwrap();
-        println!("max_variance {s:?}: {:.1} ms, {} passes, beta {:.12e}", t.elapsed().as_secs_f64() * 1e3, r.iterations, r.beta);
+        println!(
+            "max_variance {s:?}: {:.1} ms, {} passes, beta {:.12e}",
+            t.elapsed().as_secs_f64() * 1e3,
+            r.iterations,
+            r.beta
+        );
     }
 }
 

@@ -240,10 +240,12 @@ fn check_mean_to_half(p: &[f64]) -> Result<f64> {
 /// `(ds²/dβ, d²s²/dβ², s²)` in one pass.
 fn var_eval(p: &[f64], beta: f64) -> (f64, f64, f64) {
     let n = p.len() as f64;
-    let [s0, s1, s2, t1, t2, e2] = par_sums(p, &VarSums(beta)).map(|v| v / n);
+    let [s0, s1, s2, t1, t2] = par_sums(p, &VarSums(beta)).map(|v| v / n);
     let g = -2.0 * t1 + 2.0 * s0 * s1;
     let gp = 4.0 * t2 - 2.0 * s1 * s1 - 2.0 * s0 * s2;
-    (g, gp, e2 - s0 * s0)
+    // s² itself is not among the sums (a sixth accumulator stops the loop from vectorising); the
+    // callers compute it once at the end.
+    (g, gp, f64::NAN)
 }
 
 /// Arrays longer than this get a coarse first solve (Newton only) on an evenly strided sample of about
@@ -281,7 +283,13 @@ fn check_pairs(p: &[f64]) -> Result<()> {
 /// assert!(mean_to_half(&[0.0, 0.0, 1.0], Solver::Newton, 1e-12, 1e-12, 100).is_err()); // 2/3 duplicates
 /// # Ok::<(), kern_tune::TuneError>(())
 /// ```
-pub fn mean_to_half(p: &[f64], solver: Solver, mean_tol: f64, beta_rtol: f64, max_iter: usize) -> Result<Root> {
+pub fn mean_to_half(
+    p: &[f64],
+    solver: Solver,
+    mean_tol: f64,
+    beta_rtol: f64,
+    max_iter: usize,
+) -> Result<Root> {
     let lower = check_mean_to_half(p)?;
     let mut it = 0;
     let mut start = lower;
@@ -289,7 +297,8 @@ pub fn mean_to_half(p: &[f64], solver: Solver, mean_tol: f64, beta_rtol: f64, ma
         && let Some(c) = coarse(p)
         && check_mean_to_half(&c).is_ok()
     {
-        let r = mean_to_half_from(&c, lower, std::f64::consts::LN_2 / mean_of(&c), solver, 1e-6, 1e-6, max_iter);
+        let r =
+            mean_to_half_from(&c, lower, std::f64::consts::LN_2 / mean_of(&c), solver, 1e-6, 1e-6, max_iter);
         it += (r.iterations * c.len()).div_ceil(p.len());
         if r.beta.is_finite() && r.beta > lower {
             start = r.beta;
@@ -403,7 +412,8 @@ pub fn max_variance(p: &[f64], solver: Solver, beta_rtol: f64, max_iter: usize) 
     let mut it = 0;
     if solver == Solver::Newton
         && let Some(c) = coarse(p)
-        && let Ok(r) = max_variance_from(&c, std::f64::consts::LN_2 / mean_of(&c), 4.0, solver, 1e-6, max_iter)
+        && let Ok(r) =
+            max_variance_from(&c, std::f64::consts::LN_2 / mean_of(&c), 4.0, solver, 1e-6, max_iter)
     {
         it += (r.iterations * c.len()).div_ceil(p.len());
         if let Ok(mut full) = max_variance_from(p, r.beta, 1.05, solver, beta_rtol, max_iter) {
@@ -435,7 +445,13 @@ fn max_variance_from(
     let (mut lo, mut hi);
     let last;
     if g0 == 0.0 {
-        return Ok(Root { beta: start, value: v0, derivative: 0.0, iterations: 1 });
+        let _ = v0;
+        return Ok(Root {
+            beta: start,
+            value: similarity_variance(p, start),
+            derivative: 0.0,
+            iterations: 1,
+        });
     } else if g0 > 0.0 {
         lo = start;
         hi = start;
@@ -472,7 +488,9 @@ fn max_variance_from(
             hi = lo;
             prev = (lo, g, gp, v);
             if lo < start * 1e-40 {
-                return Err(TuneError::Undefined("no beta with increasing similarity variance was found".into()));
+                return Err(TuneError::Undefined(
+                    "no beta with increasing similarity variance was found".into(),
+                ));
             }
         }
     }
@@ -501,7 +519,8 @@ fn max_variance_from(
             break;
         }
     }
-    Ok(Root { beta, value: v, derivative: g, iterations: it.get() })
+    let _ = v;
+    Ok(Root { beta, value: similarity_variance(p, beta), derivative: g, iterations: it.get() })
 }
 
 /// Ahn's criterion `J(β)` on every β of `betas`, from squared distances grouped by class pair:

@@ -187,6 +187,11 @@ pub struct SupportProfile {
     description: String,
 }
 
+/// `(A, S)` along a grid.
+type Curve = (Vec<f64>, Vec<f64>);
+/// `(N_g, D_g, Z_g, T)`: pair sums along a grid.
+type GridSums = (Vec<f64>, Vec<f64>, Vec<f64>, f64);
+
 /// Largest integer ν handled by the moment sweep.
 const MAX_INT_NU: usize = 32;
 
@@ -314,10 +319,10 @@ impl SupportProfile {
             // Batch means: 10 consecutive batches of the (independent) random pairs.
             const B: usize = 10;
             let len = self.r.len() / B;
-            let batches: Vec<(Vec<f64>, Vec<f64>)> = (0..B)
+            let batches: Vec<Curve> = (0..B)
                 .map(|b| self.curve_on(&self.r[b * len..(b + 1) * len], &self.w[b * len..(b + 1) * len], cs))
                 .collect();
-            let se = |pick: &dyn Fn(&(Vec<f64>, Vec<f64>)) -> &Vec<f64>| -> Vec<f64> {
+            let se = |pick: &dyn Fn(&Curve) -> &Vec<f64>| -> Vec<f64> {
                 (0..cs.len())
                     .map(|g| {
                         let v: Vec<f64> = batches.iter().map(|bt| pick(bt)[g]).collect();
@@ -536,7 +541,7 @@ fn shift(m: &mut [f64], tmp: &mut [f64], delta: f64, binom: &[f64]) {
 
 /// `(N_g, D_g, Z_g, T)` over a grid, integer ν: binned moments about each bin's upper edge, then a
 /// sweep (see the module docs). Distances are scaled by `1/C_G` so every power stays ≤ 1.
-fn grid_sums_int(r: &[f64], w: &[f64], cs: &[f64], nu: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>, f64) {
+fn grid_sums_int(r: &[f64], w: &[f64], cs: &[f64], nu: usize) -> GridSums {
     let g = cs.len();
     let k = 2 * nu + 1;
     let scale = 1.0 / cs[g - 1];
@@ -601,10 +606,10 @@ fn grid_sums_int(r: &[f64], w: &[f64], cs: &[f64], nu: usize) -> (Vec<f64>, Vec<
 }
 
 /// `(N_g, D_g, Z_g, T)` by direct evaluation of every (pair, C) with `r < C` (any ν).
-fn grid_sums_direct(r: &[f64], w: &[f64], cs: &[f64], nu: f64) -> (Vec<f64>, Vec<f64>, Vec<f64>, f64) {
+fn grid_sums_direct(r: &[f64], w: &[f64], cs: &[f64], nu: f64) -> GridSums {
     let g = cs.len();
     const CH: usize = 1 << 14;
-    let parts: Vec<(Vec<f64>, Vec<f64>, Vec<f64>, f64)> = r
+    let parts: Vec<GridSums> = r
         .par_chunks(CH)
         .zip(w.par_chunks(CH))
         .map(|(r, w)| {

@@ -16,7 +16,7 @@ fn points(n: usize, d: usize, seed: u64) -> Samples {
             s ^= s >> 7;
             s ^= s << 17;
             // two clusters per dimension plus noise: a spread-out similarity distribution
-            (s >> 11) as f64 / (1u64 << 53) as f64 + if (i / d) % 3 == 0 { 4.0 } else { 0.0 }
+            (s >> 11) as f64 / (1u64 << 53) as f64 + if (i / d).is_multiple_of(3) { 4.0 } else { 0.0 }
         })
         .collect();
     Samples::from_flat(v, n, d).unwrap()

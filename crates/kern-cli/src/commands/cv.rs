@@ -154,7 +154,9 @@ pub fn run(a: Args) -> CliResult {
         // Extension point: other model kinds add their arm here (a params builder per grid point).
         #[allow(unreachable_patterns)]
         other => {
-            return Err(format!("kern cv does not support --model {other:?} yet (supported: svc, svr)").into());
+            return Err(
+                format!("kern cv does not support --model {other:?} yet (supported: svc, svr)").into()
+            );
         }
     };
     let seconds = t.elapsed().as_secs_f64();

@@ -201,7 +201,12 @@ impl<Q: QMatrix> Solver<Q> {
         let l = q.l();
         debug_assert!(p.len() == l && y.len() == l && c.len() == l && alpha.len() == l);
         let qd = q.diag();
-        let cache = ColumnCache::new(l, opts.cache_bytes);
+        let bytes = if q.cheap_columns() {
+            opts.cache_bytes.min(super::qmatrix::CHEAP_CACHE_BYTES)
+        } else {
+            opts.cache_bytes
+        };
+        let cache = ColumnCache::new(l, bytes);
         let mut s = Solver {
             q,
             cache,

@@ -201,7 +201,8 @@ impl SvcParams {
         jobs: &[Job],
         scheme: Multiclass,
     ) -> Result<Option<Vec<(Samples, DenseGram)>>> {
-        if scheme != Multiclass::OneVsOne || groups.len() < 3 || self.kernel.support_radius().is_some() {
+        let cheap = matches!(self.kernel, KernelSpec::Gaussian(_)) && x.d() <= super::qmatrix::NORMS_MIN_DIM;
+        if scheme != Multiclass::OneVsOne || groups.len() < 3 || self.kernel.support_radius().is_some() || cheap {
             return Ok(None);
         }
         let budget = self.solver.cache_bytes();
@@ -226,55 +227,67 @@ impl SvcParams {
         groups: &[Vec<usize>],
         blocks: Option<&[(Samples, DenseGram)]>,
     ) -> Result<(train::BinaryFit, Option<Sigmoid>)> {
-        let xs = x.select(&job.idx)?;
-        let n = xs.n();
         let budget = self.solver.cache_bytes();
-        let _ = n;
-        let pre = match (blocks, job.neg) {
-            (Some(b), Some(neg)) => Some(Precomputed::Dense(assemble(
-                &b[job.pos],
-                &b[neg],
-                &train::cross(&self.kernel, &b[job.pos].0, &b[neg].0)?,
-            ))),
-            _ => train::precompute(&self.kernel, &xs, budget)?,
-        };
         let _ = groups;
-        let fit = train::solve_svc(&self.kernel, &xs, &job.y, job.c.clone(), &self.solver, pre.clone());
-        let sig = if self.probability {
-            Some(platt::cross_validated_sigmoid(
+        // With shared one-vs-one blocks the pair's Gram is assembled from them and the solver never
+        // reads the samples (a dense source only gathers), so the rows are copied only when needed.
+        let shared = match (blocks, job.neg) {
+            (Some(b), Some(neg)) => Some((
+                &b[job.pos].0,
+                assemble(&b[job.pos], &b[neg], &train::cross(&self.kernel, &b[job.pos].0, &b[neg].0)?),
+            )),
+            _ => None,
+        };
+        let need_rows = shared.is_none() || self.probability;
+        let xs = if need_rows { Some(x.select(&job.idx)?) } else { None };
+        let (xq, pre) = match (&shared, &xs) {
+            (Some((_, g)), Some(xs)) => (xs, Some(Precomputed::Dense(g.clone()))),
+            // Placeholder samples: not read by the dense source (see `KernelQ::new`).
+            (Some((placeholder, g)), None) => (*placeholder, Some(Precomputed::Dense(g.clone()))),
+            (None, Some(xs)) => (xs, train::precompute(&self.kernel, xs, budget)?),
+            (None, None) => unreachable!("rows are selected when there is no shared Gram"),
+        };
+        let fit = train::solve_svc(&self.kernel, xq, &job.y, job.c.clone(), &self.solver, pre.clone());
+        let sig = match (&xs, self.probability) {
+            (Some(xs), true) => Some(platt::cross_validated_sigmoid(
                 &self.kernel,
-                &xs,
+                xs,
                 &job.y,
                 &job.c,
                 &self.solver,
                 self.seed,
                 pre.as_ref(),
-            )?)
-        } else {
-            None
+            )?),
+            _ => None,
         };
         Ok((fit, sig))
     }
 }
 
-/// The Gram matrix of `[X_a; X_b]` from the blocks `K_aa`, `K_bb` and `K_ab`.
+/// The Gram matrix of `[X_a; X_b]` from the blocks `K_aa`, `K_bb` and `K_ab` (column-major; the
+/// upper-right block `K_ab` is copied column by column, the lower-left `K_abᵀ` by 32 × 32 tiles).
 fn assemble(a: &(Samples, DenseGram), b: &(Samples, DenseGram), ab: &faer::Mat<f64>) -> DenseGram {
     let (na, nb) = (a.1.n, b.1.n);
     let n = na + nb;
     let mut data = vec![0.0; n * n];
-    for j in 0..n {
-        let col = &mut data[j * n..(j + 1) * n];
-        if j < na {
-            col[..na].copy_from_slice(&a.1.data[j * na..(j + 1) * na]);
-            for i in 0..nb {
-                col[na + i] = ab[(j, i)];
+    for j in 0..na {
+        data[j * n..j * n + na].copy_from_slice(&a.1.data[j * na..(j + 1) * na]);
+    }
+    for jb in 0..nb {
+        let j = na + jb;
+        let col = ab.col(jb).try_as_col_major().expect("unit row stride").as_slice();
+        data[j * n..j * n + na].copy_from_slice(col);
+        data[j * n + na..(j + 1) * n].copy_from_slice(&b.1.data[jb * nb..(jb + 1) * nb]);
+    }
+    const T: usize = 32;
+    for i0 in (0..nb).step_by(T) {
+        for j0 in (0..na).step_by(T) {
+            for i in i0..(i0 + T).min(nb) {
+                let col = ab.col(i).try_as_col_major().expect("unit row stride").as_slice();
+                for j in j0..(j0 + T).min(na) {
+                    data[j * n + na + i] = col[j];
+                }
             }
-        } else {
-            let jb = j - na;
-            for i in 0..na {
-                col[i] = ab[(i, jb)];
-            }
-            col[na..].copy_from_slice(&b.1.data[jb * nb..(jb + 1) * nb]);
         }
     }
     DenseGram { n, data: std::sync::Arc::new(data) }

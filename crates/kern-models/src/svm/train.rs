@@ -154,7 +154,8 @@ pub(crate) fn sparse_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Spa
 }
 
 /// The precomputation policy for a problem on `x`: the sparse Gram for compactly supported kernels,
-/// the dense Gram when it fits in half the cache budget, else nothing (columns on demand).
+/// nothing for the Gaussian in dimension ≤ 8 (cheap columns), the dense Gram when it fits in half the
+/// cache budget, else nothing (columns on demand).
 pub(crate) fn precompute(
     kernel: &KernelSpec,
     x: &Samples,
@@ -162,6 +163,11 @@ pub(crate) fn precompute(
 ) -> crate::Result<Option<Precomputed>> {
     if kernel.support_radius().is_some() {
         return Ok(Some(Precomputed::Sparse(sparse_gram(kernel, x)?)));
+    }
+    // Cheap columns (Gaussian, low dimension, vectorized exp) are faster to compute on demand than to
+    // precompute and gather (see `qmatrix::CHEAP_CACHE_BYTES`).
+    if matches!(kernel, KernelSpec::Gaussian(_)) && x.d() <= super::qmatrix::NORMS_MIN_DIM {
+        return Ok(None);
     }
     if precompute_fits(x.n(), cache_bytes) {
         return Ok(Some(Precomputed::Dense(dense_gram(kernel, x)?)));
@@ -186,7 +192,7 @@ pub(crate) fn solve_svc(
     solver: &SolverParams,
     pre: Option<Precomputed>,
 ) -> BinaryFit {
-    let n = x.n();
+    let n = y.len();
     let mut cache = solver.cache_bytes();
     let dense_used = matches!(pre, Some(Precomputed::Dense(_)));
     if let Some(g) = &pre {

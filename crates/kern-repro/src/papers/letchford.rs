@@ -37,6 +37,9 @@ pub fn standardize(x: &Samples) -> Result<Samples> {
     Ok(Samples::from_flat(out, n, d)?)
 }
 
+/// `(β, mean μ(β), variance s²(β), ds²/dβ)`.
+type CurvePoint = (f64, f64, f64, f64);
+
 fn wisconsin() -> Result<Option<(Samples, Vec<usize>)>> {
     match load_csv("wisconsin.csv", LabelColumn::Last)? {
         Loaded::Missing(_) => Ok(None),
@@ -57,12 +60,12 @@ pub fn curves(ctx: &Ctx) -> Result<Status> {
     let maxv = select_bandwidth(&x, None, Method::MaxVariance, &opts)?;
     let p = kern_tune::pairs::pairwise_sq_dists(&x);
     let betas: Vec<f64> = (0..=120).map(|i| half.beta * 10f64.powf(-3.0 + 6.0 * i as f64 / 120.0)).collect();
-    let curve: Vec<(f64, f64, f64, f64)> = betas
+    let curve: Vec<CurvePoint> = betas
         .iter()
         .map(|&b| (b, mean_similarity(&p, b), similarity_variance(&p, b), variance_derivative(&p, b)))
         .collect();
     let lb: Vec<f64> = betas.iter().map(|b| b.log10()).collect();
-    let s = |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| {
+    let s = |f: &dyn Fn(&CurvePoint) -> f64| {
         lb.iter().copied().zip(curve.iter().map(f)).collect::<Vec<_>>()
     };
     line_chart(
