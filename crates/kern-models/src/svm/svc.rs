@@ -202,7 +202,11 @@ impl SvcParams {
         scheme: Multiclass,
     ) -> Result<Option<Vec<(Samples, DenseGram)>>> {
         let cheap = matches!(self.kernel, KernelSpec::Gaussian(_)) && x.d() <= super::qmatrix::NORMS_MIN_DIM;
-        if scheme != Multiclass::OneVsOne || groups.len() < 3 || self.kernel.support_radius().is_some() || cheap {
+        if scheme != Multiclass::OneVsOne
+            || groups.len() < 3
+            || self.kernel.support_radius().is_some()
+            || cheap
+        {
             return Ok(None);
         }
         let budget = self.solver.cache_bytes();

@@ -65,9 +65,7 @@ pub fn curves(ctx: &Ctx) -> Result<Status> {
         .map(|&b| (b, mean_similarity(&p, b), similarity_variance(&p, b), variance_derivative(&p, b)))
         .collect();
     let lb: Vec<f64> = betas.iter().map(|b| b.log10()).collect();
-    let s = |f: &dyn Fn(&CurvePoint) -> f64| {
-        lb.iter().copied().zip(curve.iter().map(f)).collect::<Vec<_>>()
-    };
+    let s = |f: &dyn Fn(&CurvePoint) -> f64| lb.iter().copied().zip(curve.iter().map(f)).collect::<Vec<_>>();
     line_chart(
         &ctx.dir.join("bandwidth-curves-variance.svg"),
         &format!("Fig. 2: s²(β), max at β = {:.4}", maxv.beta),
