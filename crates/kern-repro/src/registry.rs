@@ -145,9 +145,9 @@ pub fn all() -> Vec<Experiment> {
         ),
         e("csrbf-rcm", Paper::Csrbf, "Table 1 / Fig. 2: bandwidth after RCM, spy plots", csrbf::rcm),
         e("csrbf-alignment", Paper::Csrbf, "Figs. 3 and 5: A(C), S(C), A + γS", csrbf::alignment),
-        e("csrbf-svm", Paper::Csrbf, "Table 2 / Fig. 6: SVM with C chosen by eq. 9", not_built),
+        e("csrbf-svm", Paper::Csrbf, "Table 2 / Fig. 6: SVM with C chosen by eq. 9", csrbf::svm),
         e("csrbf-lssvm", Paper::Csrbf, "Table 3 / Fig. 7: sparse LS-SVM", not_built),
-        e("csrbf-kpca", Paper::Csrbf, "Example 3 / Fig. 8: kernel PCA", not_built),
+        e("csrbf-kpca", Paper::Csrbf, "Example 3 / Fig. 8: kernel PCA", csrbf::kpca),
         e(
             "bandwidth-curves",
             Paper::Letchford,
