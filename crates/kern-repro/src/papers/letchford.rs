@@ -196,11 +196,9 @@ pub fn robustness(ctx: &Ctx) -> Result<Status> {
     let opts = BandwidthOptions::default();
     let mut results = serde_json::Map::new();
     let mut table = Vec::new();
-    let mut spreads = Vec::new();
     for (name, x, labels) in &sets {
         for method in [Method::MeanToHalf, Method::MaxVariance, Method::Ahn] {
             let st = subsample_study(x, Some(labels), method, m, repeats, ctx.seed, &opts)?;
-            spreads.push((name.to_string(), method, st.rel_std));
             table.push(Row {
                 quantity: format!("{name}, {method}: β mean ± sd over {repeats} subsamples of {m}"),
                 paper: "—".into(),
@@ -232,7 +230,6 @@ pub fn robustness(ctx: &Ctx) -> Result<Status> {
         holds: least.iter().all(|l| l.1),
         evidence: least.iter().map(|l| l.2.clone()).collect::<Vec<_>>().join("; "),
     }];
-    let _ = &spreads;
     Ok(Status::Done(Outcome {
         results: serde_json::Value::Object(results),
         sizes: json!({"subsample": m, "repeats": repeats}),
