@@ -126,12 +126,6 @@ pub struct Experiment {
     pub run: fn(&Ctx) -> Result<Status>,
 }
 
-fn not_built(_: &Ctx) -> Result<Status> {
-    Ok(Status::Skipped(
-        "not implemented yet: needs capabilities still being built (see docs/notes/issue-8.md)".into(),
-    ))
-}
-
 /// Every experiment, in report order.
 pub fn all() -> Vec<Experiment> {
     use crate::papers::*;
@@ -146,7 +140,7 @@ pub fn all() -> Vec<Experiment> {
         e("csrbf-rcm", Paper::Csrbf, "Table 1 / Fig. 2: bandwidth after RCM, spy plots", csrbf::rcm),
         e("csrbf-alignment", Paper::Csrbf, "Figs. 3 and 5: A(C), S(C), A + γS", csrbf::alignment),
         e("csrbf-svm", Paper::Csrbf, "Table 2 / Fig. 6: SVM with C chosen by eq. 9", csrbf::svm),
-        e("csrbf-lssvm", Paper::Csrbf, "Table 3 / Fig. 7: sparse LS-SVM", not_built),
+        e("csrbf-lssvm", Paper::Csrbf, "Table 3 / Fig. 7: sparse LS-SVM", csrbf_lssvm::lssvm),
         e("csrbf-kpca", Paper::Csrbf, "Example 3 / Fig. 8: kernel PCA", csrbf::kpca),
         e(
             "bandwidth-curves",
@@ -154,19 +148,19 @@ pub fn all() -> Vec<Experiment> {
             "Figs. 1–3: similarity histograms, variance, mean",
             letchford::curves,
         ),
-        e("bandwidth-accuracy", Paper::Letchford, "Fig. 4: heuristics vs grid search", not_built),
+        e("bandwidth-accuracy", Paper::Letchford, "Fig. 4: heuristics vs grid search", letchford_accuracy::accuracy),
         e("bandwidth-robustness", Paper::Letchford, "Figs. 5–6: β across subsamples", letchford::robustness),
-        e("fvs-circles", Paper::Fvs, "§5.1: two circles, degree-2 polynomial, 3 FVs", not_built),
-        e("fvs-gaussians", Paper::Fvs, "Table 1: two Gaussians", not_built),
-        e("fvs-clusters", Paper::Fvs, "§5.3: three clusters", not_built),
-        e("fvs-heart", Paper::Fvs, "Table 2: Cleveland, leave-one-out", not_built),
-        e("fvs-sinc", Paper::Fvs, "Fig. 6: sinc with the linear-spline kernel", not_built),
-        e("fvs-vs-random", Paper::Fvs, "accuracy vs basis size, FVS vs random basis", not_built),
-        e("rkhs-kpca", Paper::Rkhs, "kernel PCA with Gaussian, linear, polynomial kernels", not_built),
-        e("rkhs-svm", Paper::Rkhs, "SVM with linear, Gaussian, log kernels; MNIST", not_built),
-        e("railway-xor", Paper::Railway, "§3.3: modified XOR", not_built),
-        e("railway-two-areas", Paper::Railway, "Table 1: two areas", not_built),
-        e("railway-cancer", Paper::Railway, "Table 2: Wisconsin breast cancer", not_built),
-        e("railway-areas", Paper::Railway, "Fig. 7: area location trace", not_built),
+        e("fvs-circles", Paper::Fvs, "§5.1: two circles, degree-2 polynomial, 3 FVs", fvs::circles),
+        e("fvs-gaussians", Paper::Fvs, "Table 1: two Gaussians", fvs::gaussians),
+        e("fvs-clusters", Paper::Fvs, "§5.3: three clusters", fvs::clusters),
+        e("fvs-heart", Paper::Fvs, "Table 2: Cleveland, leave-one-out", fvs::heart),
+        e("fvs-sinc", Paper::Fvs, "Fig. 6: sinc with the linear-spline kernel", fvs::sinc),
+        e("fvs-vs-random", Paper::Fvs, "accuracy vs basis size, FVS vs random basis", fvs::vs_random),
+        e("rkhs-kpca", Paper::Rkhs, "kernel PCA with Gaussian, linear, polynomial kernels", rkhs::kpca),
+        e("rkhs-svm", Paper::Rkhs, "SVM with linear, Gaussian, log kernels; MNIST", rkhs::svm),
+        e("railway-xor", Paper::Railway, "§3.3: modified XOR", railway::xor),
+        e("railway-two-areas", Paper::Railway, "Table 1: two areas", railway::two_areas),
+        e("railway-cancer", Paper::Railway, "Table 2: Wisconsin breast cancer", railway::cancer),
+        e("railway-areas", Paper::Railway, "Fig. 7: area location trace", railway::areas),
     ]
 }
