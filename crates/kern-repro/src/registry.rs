@@ -148,7 +148,12 @@ pub fn all() -> Vec<Experiment> {
             "Figs. 1–3: similarity histograms, variance, mean",
             letchford::curves,
         ),
-        e("bandwidth-accuracy", Paper::Letchford, "Fig. 4: heuristics vs grid search", letchford_accuracy::accuracy),
+        e(
+            "bandwidth-accuracy",
+            Paper::Letchford,
+            "Fig. 4: heuristics vs grid search",
+            letchford_accuracy::accuracy,
+        ),
         e("bandwidth-robustness", Paper::Letchford, "Figs. 5–6: β across subsamples", letchford::robustness),
         e("fvs-circles", Paper::Fvs, "§5.1: two circles, degree-2 polynomial, 3 FVs", fvs::circles),
         e("fvs-gaussians", Paper::Fvs, "Table 1: two Gaussians", fvs::gaussians),
