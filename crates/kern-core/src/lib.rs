@@ -22,6 +22,7 @@ pub mod io;
 pub mod kernel;
 pub mod learner;
 mod samples;
+pub mod sparse_dots;
 mod spec;
 mod targets;
 

@@ -65,7 +65,7 @@ proptest! {
     }
 
     #[test]
-    fn gemm_path_matches_pairwise(x in samples_strategy(300, 40), beta in 0.01f64..2.0) {
+    fn gemm_and_sparse_paths_match_pairwise(x in samples_strategy(300, 40), beta in 0.01f64..2.0) {
         // d above DIRECT_MAX_DIM exercises the GEMM with the norms formulation; below it, direct loops.
         let kernels: Vec<KernelSpec> = vec![
             Gaussian::with_beta(beta).unwrap().into(),
@@ -74,13 +74,16 @@ proptest! {
             CompactlySupported::new(KernelSpec::from(Gaussian::with_beta(beta).unwrap()), 4.0, 30.0).unwrap().into(),
         ];
         for k in &kernels {
-            let a = gram_with(k, &x, GramPath::Gemm).unwrap();
             let b = gram_with(k, &x, GramPath::Pairwise).unwrap();
             let scale = b.norm_max().max(1.0);
-            for j in 0..x.n() {
-                for i in 0..x.n() {
-                    let e = (a[(i, j)] - b[(i, j)]).abs();
-                    prop_assert!(e <= 1e-12 * scale, "{} ({},{}): {} vs {}", k, i, j, a[(i, j)], b[(i, j)]);
+            // The sparse-rows path is exact on dense data too (it is only slower there).
+            for path in [GramPath::Gemm, GramPath::Sparse] {
+                let a = gram_with(k, &x, path).unwrap();
+                for j in 0..x.n() {
+                    for i in 0..x.n() {
+                        let e = (a[(i, j)] - b[(i, j)]).abs();
+                        prop_assert!(e <= 1e-12 * scale, "{} {:?} ({},{}): {} vs {}", k, path, i, j, a[(i, j)], b[(i, j)]);
+                    }
                 }
             }
         }

@@ -596,6 +596,27 @@ pub fn folds_for<T: CvTargets>(y: &T, cfg: &CvConfig) -> Result<Vec<Fold>> {
     make_folds(y.n_targets(), strata.as_deref(), &cfg.validation, cfg.seed)
 }
 
+/// The seeded subsample of `m` of `n` indices (ascending) drawn for repetition `repeat`: exactly the
+/// points [`crate::bandwidth::subsample_study`] uses in its repeat `repeat` with the same `seed`, so another
+/// selection method (e.g. a grid search) can be run on the very same subsamples.
+///
+/// ```
+/// use kern_tune::cv::subsample;
+/// let s = subsample(100, 10, 7, 0)?;
+/// assert_eq!(s.len(), 10);
+/// assert!(s.windows(2).all(|w| w[0] < w[1]) && s[9] < 100);
+/// assert_eq!(s, subsample(100, 10, 7, 0)?);
+/// assert_ne!(s, subsample(100, 10, 7, 1)?);
+/// assert!(subsample(5, 6, 7, 0).is_err());
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
+pub fn subsample(n: usize, m: usize, seed: u64, repeat: usize) -> Result<Vec<usize>> {
+    if m == 0 || m > n {
+        return Err(TuneError::Param { name: "subsample size", value: m as f64, reason: "must be in 1..=n" });
+    }
+    Ok(rng::sample_indices(&mut rng::stream(seed, repeat as u64), n, m))
+}
+
 /// Per-fold scores with their summary.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CvReport {
@@ -701,4 +722,37 @@ pub(crate) fn check_len<T: CvTargets>(x: &Samples, y: &T) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bandwidth::{BandwidthOptions, Method, select_bandwidth, subsample_study};
+    use proptest::prelude::*;
+
+    #[test]
+    fn subsample_is_the_draw_of_subsample_study() {
+        let x = Samples::from_flat((0..600).map(|i| ((i * 37 + 11) % 101) as f64).collect(), 300, 2).unwrap();
+        let opts = BandwidthOptions::default();
+        let study = subsample_study(&x, None, Method::MeanToHalf, 40, 4, 99, &opts).unwrap();
+        for (r, &b) in study.betas.iter().enumerate() {
+            let xs = x.select(&subsample(300, 40, 99, r).unwrap()).unwrap();
+            assert_eq!(select_bandwidth(&xs, None, Method::MeanToHalf, &opts).unwrap().beta, b);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        #[test]
+        fn subsample_is_distinct_ascending_and_seeded(n in 1usize..300, frac in 0.0f64..1.0, seed in any::<u64>(), r in 0usize..5) {
+            let m = ((n as f64 * frac) as usize).max(1);
+            let s = subsample(n, m, seed, r).unwrap();
+            prop_assert_eq!(s.len(), m);
+            prop_assert!(s.windows(2).all(|w| w[0] < w[1]));
+            prop_assert!(s[m - 1] < n);
+            prop_assert_eq!(&s, &subsample(n, m, seed, r).unwrap());
+            prop_assert!(subsample(n, n + 1, seed, r).is_err());
+            prop_assert!(subsample(n, 0, seed, r).is_err());
+        }
+    }
 }

@@ -13,6 +13,7 @@ use crate::rng;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
 use kern_core::Samples;
+use kern_core::sparse_dots::SparseDots;
 use rayon::prelude::*;
 
 /// Columns per GEMM block.
@@ -69,6 +70,11 @@ pub fn pairwise_sq_dists(x: &Samples) -> Vec<f64> {
         parts.into_par_iter().for_each(|(j0, dst)| direct_block(x, j0, dst));
         return out;
     }
+    if let Some(sd) = SparseDots::if_sparse(x) {
+        let norms = x.sq_norms();
+        parts.into_par_iter().for_each(|(j0, dst)| sparse_block(x, &sd, &norms, j0, dst));
+        return out;
+    }
     // Centre the data: distances are unchanged and the norms formulation loses less to cancellation.
     let mean: Vec<f64> = {
         let mut m = vec![0.0; d];
@@ -101,6 +107,45 @@ pub fn pairwise_sq_dists(x: &Samples) -> Vec<f64> {
         }
     });
     out
+}
+
+/// Rows per pass of [`sparse_block`]: the transposed samples of one row range stay in L2 while every
+/// column of the block uses them.
+const SPARSE_ROWS: usize = 128;
+
+/// Below a relative size of `CANCELLATION · (‖xᵢ‖² + ‖xⱼ‖²)` the norms formulation has lost too many
+/// digits (near-duplicates) and the distance is recomputed from the coordinates (as kern-core's Gram).
+const CANCELLATION: f64 = 1e-3;
+
+/// Sparse data (at most [`SparseDots::MAX_DENSITY`] nonzeros): inner products in `O(nnz)` per pair on the
+/// norms formulation, which needs no centring since near-duplicates are recomputed exactly.
+fn sparse_block(x: &Samples, sd: &SparseDots, norms: &[f64], j0: usize, dst: &mut [f64]) {
+    let n = x.n();
+    let w = (j0 + BLOCK).min(n - 1) - j0;
+    let base = column_offset(n, j0);
+    let mut r0 = j0 + 1;
+    while r0 < n {
+        let r1 = (r0 + SPARSE_ROWS).min(n);
+        for j in j0..j0 + w {
+            let a = r0.max(j + 1);
+            if a >= r1 {
+                continue;
+            }
+            let start = column_offset(n, j) - base + (a - j - 1);
+            let seg = &mut dst[start..start + (r1 - a)];
+            sd.dots(j, a..r1, seg);
+            let nj = norms[j];
+            for (v, (i, &ni)) in seg.iter_mut().zip(norms[a..r1].iter().enumerate()) {
+                let r2 = ni + nj - 2.0 * *v;
+                *v = if r2 <= CANCELLATION * (ni + nj) {
+                    kern_core::sq_dist(x.row(a + i), x.row(j))
+                } else {
+                    r2
+                };
+            }
+        }
+        r0 = r1;
+    }
 }
 
 fn direct_block(x: &Samples, j0: usize, dst: &mut [f64]) {
@@ -244,8 +289,26 @@ mod tests {
 
     #[test]
     fn gemm_and_direct_match_naive_across_blocks() {
-        for &(n, d) in &[(2, 3), (5, 1), (300, 4), (261, 30)] {
+        for &(n, d, sparse) in
+            &[(2, 3, false), (5, 1, false), (300, 4, false), (261, 30, false), (2, 12, true), (290, 40, true)]
+        {
             let x = data(n, d);
+            let x = if sparse {
+                // ~20 % nonzeros, one exact duplicate pair: the sparse path with its cancellation guard.
+                let mut v: Vec<f64> = x
+                    .as_slice()
+                    .iter()
+                    .enumerate()
+                    .map(|(t, &v)| if (t * 7919) % 10 < 2 { v } else { 0.0 })
+                    .collect();
+                let r0 = v[..d].to_vec();
+                v[d..2 * d].copy_from_slice(&r0);
+                let x = Samples::from_flat(v, n, d).unwrap();
+                assert!(SparseDots::if_sparse(&x).is_some());
+                x
+            } else {
+                x
+            };
             let p = pairwise_sq_dists(&x);
             assert_eq!(p.len(), n_pairs(n));
             for (k, (i, j)) in packed_ends(n).enumerate() {

@@ -1,0 +1,52 @@
+//! Times issue 4's bandwidth target outside criterion (median, min, max of R runs):
+//! `cargo run --release -p kern-tune --example bandwidth_timing -- [R]`.
+//! Data as in `benches/tune.rs` and `bench/bandwidth_numpy.py`: the even rows of `mnist_5k.csv.gz` from
+//! `KERN_DATA_DIR` (2500 × 784, raw pixels) and a synthetic 2500 × 18 set.
+
+use kern_core::Samples;
+use kern_tune::bandwidth::{BandwidthOptions, Method, select_bandwidth};
+use kern_tune::pairs::pairwise_sq_dists;
+use std::time::Instant;
+
+fn stats(mut t: Vec<f64>) -> String {
+    t.sort_by(f64::total_cmp);
+    format!("median {:.4} s (min {:.4}, max {:.4})", t[t.len() / 2], t[0], t[t.len() - 1])
+}
+
+fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (String, T) {
+    let mut ts = Vec::with_capacity(reps);
+    let mut last = None;
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        last = Some(std::hint::black_box(f()));
+        ts.push(t0.elapsed().as_secs_f64());
+    }
+    (stats(ts), last.expect("at least one run"))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let reps: usize = std::env::args().nth(1).map_or(Ok(7), |a| a.parse())?;
+    let dir =
+        std::env::var_os("KERN_DATA_DIR").map_or_else(|| "../shared/data".into(), std::path::PathBuf::from);
+    let ds = kern_core::io::read_csv(&dir.join("mnist_5k.csv.gz"), &Default::default())?;
+    let idx: Vec<usize> = (0..2500).map(|i| 2 * i).collect();
+    let mnist = ds.samples.select(&idx)?;
+    let mut s: u64 = 42;
+    let mut v = Vec::with_capacity(2500 * 18);
+    for i in 0..2500 {
+        for _ in 0..18 {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            v.push((s >> 11) as f64 / (1u64 << 53) as f64 + 1.5 * (i % 3) as f64);
+        }
+    }
+    let sets = [("d784", mnist), ("d18", Samples::from_flat(v, 2500, 18)?)];
+    for (name, x) in &sets {
+        let (t, _) = time(reps, || pairwise_sq_dists(x));
+        println!("{name}/pairwise_distances: {t}");
+        for m in [Method::MeanToHalf, Method::MaxVariance] {
+            let (t, r) = time(reps, || select_bandwidth(x, None, m, &BandwidthOptions::default()));
+            println!("{name}/{}: {t}, beta {:.6e}", m.name(), r?.beta);
+        }
+    }
+    Ok(())
+}
