@@ -246,3 +246,44 @@ fn cv_grid_reports_best_parameters_and_table() {
     assert!(j["cells"].as_array().unwrap().iter().all(|c| c["mean"].as_f64().unwrap() <= best));
     assert!(best > 0.8);
 }
+
+#[test]
+fn cv_grid_covers_lssvm_krr_and_kfa() {
+    let d = dir();
+    let cls = d.join("cv-cls.svm");
+    let reg = d.join("cv-reg.svm");
+    write_data(&cls, "binary", 120, 0.3);
+    write_data(&reg, "regression", 120, 0.3);
+    let run = |data: &Path, model: &str, grid: &str, extra: &[&str]| {
+        let mut args =
+            vec!["cv", "--data", data.to_str().unwrap(), "--model", model, "--kernel", "gaussian:sigma=1"];
+        args.extend_from_slice(&["--folds", "3", "--grid", grid, "--seed", "2"]);
+        args.extend_from_slice(extra);
+        let (ok, j, err) = kern(&args);
+        assert!(ok, "{model}: {err}");
+        let best = j["best_score"].as_f64().unwrap();
+        assert!(j["cells"].as_array().unwrap().iter().all(|c| c["mean"].as_f64().unwrap() <= best));
+        j
+    };
+    let j = run(&cls, "lssvm", "lambda=2^-3..2^3:3,sigma=0.5..2:2", &[]);
+    assert_eq!(j["cells"].as_array().unwrap().len(), 6);
+    assert!(j["best_score"].as_f64().unwrap() > 0.8, "{j}");
+    let j = run(&reg, "krr", "lambda=2^-6..2^0:4", &[]);
+    assert_eq!(j["scoring"], "neg_mse");
+    assert!(j["best_params"]["lambda"].as_f64().is_some());
+    let j = run(&cls, "kfa", "max_fv=2..20:3", &[]);
+    assert_eq!(j["cells"].as_array().unwrap().len(), 3);
+    // A non-integer basis size is refused, not rounded.
+    let (ok, _, err) = kern(&[
+        "cv",
+        "--data",
+        cls.to_str().unwrap(),
+        "--model",
+        "kfa",
+        "--kernel",
+        "gaussian:sigma=1",
+        "--grid",
+        "max_fv=2.5..3.5:2",
+    ]);
+    assert!(!ok && err.contains("max_fv"), "{err}");
+}

@@ -1,7 +1,8 @@
 //! `kern cv`: k-fold cross-validation grid search of a model (kern-tune's `grid_search`).
 //!
-//! `--grid` names SVM parameters `c`, `lambda` and `epsilon` (the SVR tube); every other name is a
-//! parameter of the kernel spec, written into it (`--kernel gaussian --grid sigma=0.1..2:5` trains
+//! `--grid` names model parameters — `c`, `lambda` and `epsilon` (the SVR tube) for the SVMs, `lambda`
+//! (the regularization λ) for `lssvm` and `krr`, `max_fv` and `min_fitness` for `kfa` — and every other
+//! name is a parameter of the kernel spec, written into it (`--kernel gaussian --grid sigma=0.1..2:5` trains
 //! `gaussian:sigma=0.1`, …); a kernel key that collides with an SVM name takes the prefix `k.`
 //! (`k.c=1..3:3` is the support radius of a `cs-` kernel). One match arm per model kind, as in
 //! `kern train`.
@@ -9,6 +10,10 @@
 use crate::commands::train::{ModelKind, Scheme};
 use crate::common::{CliError, CliResult, DataArgs, with_threads};
 use kern_core::{KernelSpec, Targets};
+use kern_models::fvs::FvsParams;
+use kern_models::kfa::{BasisChoice, KfaParams};
+use kern_models::krr::KernelRidgeParams;
+use kern_models::lssvm::LsSvmParams;
 use kern_models::svm::{Multiclass, SolverParams, SvcParams, SvrParams};
 use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
 use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint, grid_search};
@@ -53,6 +58,12 @@ pub struct Args {
     /// Multi-class scheme (svc).
     #[arg(long, value_enum, default_value = "ovo")]
     multiclass: Scheme,
+    /// Real-valued targets for lssvm and kfa (krr always regresses, svr always does).
+    #[arg(long)]
+    regression: bool,
+    /// Feature vectors of kfa when the grid does not set max_fv.
+    #[arg(long, default_value_t = 50)]
+    max_fv: usize,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -85,11 +96,23 @@ fn set_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, CliErro
     Ok(format!("{}:{}", name.trim(), body.join(",")))
 }
 
+/// Grid names that are model parameters rather than kernel parameters.
+const MODEL_PARAMS: [&str; 5] = ["c", "lambda", "epsilon", "max_fv", "min_fitness"];
+
+/// The targets of a model that classifies unless `regression`.
+fn targets(ds: &kern_core::io::Dataset, regression: bool) -> Result<Targets, CliError> {
+    if regression {
+        return Ok(Targets::Real(ds.real()?));
+    }
+    let classes = ds.classes()?;
+    Ok(if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) })
+}
+
 /// The kernel of a grid point.
 fn kernel_at(spec: &str, p: &ParamPoint) -> Result<KernelSpec, CliError> {
     let mut s = spec.to_string();
     for (name, v) in p.iter() {
-        if matches!(name, "c" | "lambda" | "epsilon") {
+        if MODEL_PARAMS.contains(&name) {
             continue;
         }
         s = set_kernel_param(&s, name.strip_prefix("k.").unwrap_or(name), v)?;
@@ -151,12 +174,47 @@ pub fn run(a: Args) -> CliResult {
             let r = with_threads(a.threads, || grid_search(&grid, build, &ds.samples, &y, &cfg))??;
             serde_json::to_value(&r)?
         }
-        // Extension point: other model kinds add their arm here (a params builder per grid point).
-        #[allow(unreachable_patterns)]
-        other => {
-            return Err(
-                format!("kern cv does not support --model {other:?} yet (supported: svc, svr)").into()
-            );
+        ModelKind::Lssvm => {
+            let y = targets(&ds, a.regression)?;
+            let build = |p: &ParamPoint| -> Result<LsSvmParams, CliError> {
+                let m = LsSvmParams::new(kernel_at(&a.kernel, p)?);
+                // Without a λ in the grid each fit chooses its own by leave-one-out (nested).
+                Ok(match p.get("lambda") {
+                    Some(l) => m.lambda(l),
+                    None => m,
+                })
+            };
+            let r = with_threads(a.threads, || grid_search(&grid, build, &ds.samples, &y, &cfg))??;
+            serde_json::to_value(&r)?
+        }
+        ModelKind::Krr => {
+            let y = Targets::Real(ds.real()?);
+            let build = |p: &ParamPoint| -> Result<KernelRidgeParams, CliError> {
+                let m = KernelRidgeParams::new(kernel_at(&a.kernel, p)?);
+                Ok(match p.get("lambda") {
+                    Some(l) => m.lambda(l),
+                    None => m,
+                })
+            };
+            let r = with_threads(a.threads, || grid_search(&grid, build, &ds.samples, &y, &cfg))??;
+            serde_json::to_value(&r)?
+        }
+        ModelKind::Kfa => {
+            let y = targets(&ds, a.regression)?;
+            let build = |p: &ParamPoint| -> Result<KfaParams<KernelSpec>, CliError> {
+                let max_fv = p.get("max_fv").unwrap_or(a.max_fv as f64);
+                if !(max_fv >= 1.0 && max_fv.fract() == 0.0) {
+                    return Err(format!("max_fv must be a positive integer, got {max_fv}").into());
+                }
+                let fvs = FvsParams {
+                    max_fv: Some(max_fv as usize),
+                    min_fitness: p.get("min_fitness"),
+                    ..Default::default()
+                };
+                Ok(KfaParams::new(kernel_at(&a.kernel, p)?).basis(BasisChoice::Fvs(fvs)))
+            };
+            let r = with_threads(a.threads, || grid_search(&grid, build, &ds.samples, &y, &cfg))??;
+            serde_json::to_value(&r)?
         }
     };
     let seconds = t.elapsed().as_secs_f64();
