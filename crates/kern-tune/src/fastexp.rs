@@ -1,12 +1,5 @@
-//! A branch-free `exp` for non-positive arguments that the compiler vectorises, and the parallel
-//! deterministic sums over flat distance arrays built on it.
-//!
-//! `exp(x) = 2^k · e^r` with `k = round(x / ln 2)` (by the 1.5·2⁵² rounding trick, so no float→int
-//! conversion instruction is needed), `r = x − k ln 2` in two parts (Cody–Waite), `|r| ≤ ln 2 / 2`, and
-//! `e^r` by its degree-12 Taylor polynomial (truncation `|r|¹³/13! < 2·10⁻¹⁶`). Measured against `f64::exp`
-//! over `[−700, 0]`: relative error below 4·10⁻¹⁶ (unit test below). Arguments below −708 are clamped
-//! (result ≈ 3·10⁻³⁰⁸ instead of a subnormal or 0: an absolute error under 10⁻³⁰⁷, invisible in a sum of
-//! similarities).
+//! The parallel deterministic sums over flat distance arrays, built on kern-core's branch-free
+//! vectorizable `exp` ([`kern_core::kernel::exp_fast`]: a few ulp from `f64::exp`, 0 below −708).
 //!
 //! The hot loops run inside `pulp::Arch::dispatch`, which compiles them with AVX2 + FMA when the CPU
 //! has them (runtime detection, no `unsafe` here), and keep 8 independent accumulators so the sums
@@ -19,35 +12,11 @@ use rayon::prelude::*;
 pub(crate) const CHUNK: usize = 1 << 14;
 const LANES: usize = 8;
 
-const LOG2E: f64 = std::f64::consts::LOG2_E;
-const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000); // fdlibm ln2_hi
-const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76); // fdlibm ln2_lo
-const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 · 2^52
-
-/// `e^x` for `x ≤ 0` (any `x` is accepted; values above 0 are not range-reduced for overflow).
+/// `e^x` for `x ≤ 0`: kern-core's branch-free vectorizable [`kern_core::kernel::exp_fast`] (one
+/// implementation for the workspace).
 #[inline(always)]
 pub(crate) fn exp_neg(x: f64) -> f64 {
-    let x = if x < -708.0 { -708.0 } else { x };
-    let t = x * LOG2E + MAGIC;
-    let k = t - MAGIC;
-    let r = (x - k * LN2_HI) - k * LN2_LO;
-    // Taylor coefficients 1/j!, Horner.
-    let mut p = 1.0 / 479_001_600.0;
-    p = p * r + 1.0 / 39_916_800.0;
-    p = p * r + 1.0 / 3_628_800.0;
-    p = p * r + 1.0 / 362_880.0;
-    p = p * r + 1.0 / 40_320.0;
-    p = p * r + 1.0 / 5_040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    // 2^k from the low mantissa bits of t (t = 1.5·2^52 + k exactly).
-    let kbits = t.to_bits().wrapping_sub(MAGIC.to_bits()).wrapping_add(1023);
-    p * f64::from_bits(kbits << 52)
+    kern_core::kernel::exp_fast(x)
 }
 
 /// A per-chunk sum kernel; `run` must be `#[inline(always)]` so that it is compiled inside
