@@ -148,7 +148,7 @@ struct SparsePlan {
 
 impl CholeskyPlan {
     /// A plan for a dense or sparse Gram matrix; `ordering` applies to the sparse path
-    /// ([`Ordering::Amd`] is the right default).
+    /// ([`Ordering::Auto`], the default, keeps whichever of AMD and RCM fills less).
     pub fn new(gram: GramMatrix, ordering: Ordering) -> Result<Self> {
         match gram {
             GramMatrix::Dense(m) => Self::dense(m),
@@ -188,7 +188,7 @@ impl CholeskyPlan {
     /// ```
     pub fn sparse(a: &CscMatrix<f64>, ordering: Ordering) -> Result<Self> {
         let n = check_square(a)?;
-        let perm = order(a, ordering)?;
+        let perm = if ordering == Ordering::Auto { None } else { Some(order(a, ordering)?) };
         // Lower triangle with an explicit diagonal.
         let mut col_ptr = Vec::with_capacity(n + 1);
         let mut row_idx = Vec::with_capacity(a.nnz() / 2 + n);
@@ -209,15 +209,27 @@ impl CholeskyPlan {
             col_ptr.push(row_idx.len());
         }
         let sym = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-        let fwd = perm.perm();
-        let inv = perm.inv();
-        let symbolic = factorize_symbolic_cholesky(
-            sym,
-            Side::Lower,
-            SymmetricOrdering::Custom(PermRef::new_checked(fwd, inv, n)),
-            CholeskySymbolicParams::default(),
-        )
-        .map_err(|e| SparseError::Faer(format!("symbolic Cholesky: {e:?}")))?;
+        let analyse = |perm: &Permutation| {
+            factorize_symbolic_cholesky(
+                sym,
+                Side::Lower,
+                SymmetricOrdering::Custom(PermRef::new_checked(perm.perm(), perm.inv(), n)),
+                CholeskySymbolicParams::default(),
+            )
+            .map_err(|e| SparseError::Faer(format!("symbolic Cholesky: {e:?}")))
+        };
+        let (perm, symbolic) = match perm {
+            Some(p) => {
+                let s = analyse(&p)?;
+                (p, s)
+            }
+            // Ordering::Auto: the ordering with the smaller predicted factor.
+            None => {
+                let (amd, rcm) = (order(a, Ordering::Amd)?, order(a, Ordering::Rcm)?);
+                let (sa, sr) = (analyse(&amd)?, analyse(&rcm)?);
+                if symbolic_nnz(&sr) < symbolic_nnz(&sa) { (rcm, sr) } else { (amd, sa) }
+            }
+        };
         Ok(CholeskyPlan {
             kind: PlanKind::Sparse(Arc::new(SparsePlan {
                 n,
@@ -265,15 +277,7 @@ impl CholeskyPlan {
     pub fn factor_nnz(&self) -> usize {
         match &self.kind {
             PlanKind::Dense(m) => m.ncols() * (m.ncols() + 1) / 2,
-            PlanKind::Sparse(p) => match p.symbolic.raw() {
-                SymbolicCholeskyRaw::Simplicial(s) => s.len_val(),
-                SymbolicCholeskyRaw::Supernodal(s) => (0..s.n_supernodes())
-                    .map(|k| {
-                        let w = s.supernode_end()[k] - s.supernode_begin()[k];
-                        w * (w + 1) / 2 + s.supernode(k).pattern().len() * w
-                    })
-                    .sum(),
-            },
+            PlanKind::Sparse(p) => symbolic_nnz(&p.symbolic),
         }
     }
 
@@ -538,5 +542,18 @@ impl Cholesky {
                 }
             }
         }
+    }
+}
+
+/// Structural nonzeros of `L` predicted by a symbolic analysis (supernodes counted as dense trapezoids).
+fn symbolic_nnz(s: &SymbolicCholesky<usize>) -> usize {
+    match s.raw() {
+        SymbolicCholeskyRaw::Simplicial(s) => s.len_val(),
+        SymbolicCholeskyRaw::Supernodal(s) => (0..s.n_supernodes())
+            .map(|k| {
+                let w = s.supernode_end()[k] - s.supernode_begin()[k];
+                w * (w + 1) / 2 + s.supernode(k).pattern().len() * w
+            })
+            .sum(),
     }
 }

@@ -114,7 +114,7 @@ pub fn lssvm_solve(plan: &CholeskyPlan, lambda: f64, y: &[f64]) -> Result<LsSvmS
 }
 
 /// Builds `K` (sparse `K_C` when the kernel has compact support, dense otherwise), orders it with
-/// [`Ordering::Amd`] and solves eq. 14: the whole LS-SVM fit in one call.
+/// [`Ordering::Auto`] and solves eq. 14: the whole LS-SVM fit in one call.
 ///
 /// ```
 /// use kern_core::{CompactlySupported, Gaussian, Samples};
@@ -128,6 +128,6 @@ pub fn lssvm_fit<K: Kernel>(k: &K, x: &Samples, y: &[f64], lambda: f64) -> Resul
     if y.len() != x.n() {
         return Err(SparseError::Dimension { what: "targets", expected: x.n(), found: y.len() });
     }
-    let plan = CholeskyPlan::new(GramMatrix::build(k, x)?, Ordering::Amd)?;
+    let plan = CholeskyPlan::new(GramMatrix::build(k, x)?, Ordering::Auto)?;
     lssvm_solve(&plan, lambda, y)
 }

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 /// ```
 /// use kern_sparse::Ordering;
 /// assert_eq!("rcm".parse::<Ordering>()?, Ordering::Rcm);
-/// assert_eq!(Ordering::default(), Ordering::Amd);   // the default before factorization
+/// assert_eq!(Ordering::default(), Ordering::Auto);   // the default before factorization
 /// # Ok::<(), kern_sparse::SparseError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -28,13 +28,19 @@ pub enum Ordering {
     Identity,
     /// Reverse Cuthill–McKee: small bandwidth (Table 1), banded/envelope storage.
     Rcm,
-    /// Approximate minimum degree (faer's AMD): least fill in the Cholesky factor.
-    #[default]
+    /// Approximate minimum degree (faer's AMD): least fill on very sparse matrices.
     Amd,
+    /// Before a Cholesky factorization: AMD and RCM both, keeping the one whose symbolic analysis
+    /// predicts the fewer nonzeros in `L` (the analysis costs `O(nnz(L))`, far below the numeric
+    /// factorization). AMD wins at high sparsity, but on compactly supported Gram matrices of moderate
+    /// sparsity (50–75 %) RCM's band fills markedly less (green-red n = 2000: 0.94 M vs 1.56 M entries at
+    /// 75 %), so neither is a safe fixed default.
+    #[default]
+    Auto,
 }
 
 impl Ordering {
-    /// The command-line name: `none`, `rcm` or `amd`.
+    /// The command-line name: `none`, `rcm`, `amd` or `auto`.
     ///
     /// ```
     /// assert_eq!(kern_sparse::Ordering::Identity.name(), "none");
@@ -44,6 +50,7 @@ impl Ordering {
             Ordering::Identity => "none",
             Ordering::Rcm => "rcm",
             Ordering::Amd => "amd",
+            Ordering::Auto => "auto",
         }
     }
 }
@@ -55,7 +62,8 @@ impl std::str::FromStr for Ordering {
             "none" | "identity" => Ok(Ordering::Identity),
             "rcm" => Ok(Ordering::Rcm),
             "amd" | "md" | "mindeg" => Ok(Ordering::Amd),
-            _ => Err(SparseError::Matrix(format!("unknown ordering {s:?}; valid: rcm, amd, none"))),
+            "auto" => Ok(Ordering::Auto),
+            _ => Err(SparseError::Matrix(format!("unknown ordering {s:?}; valid: auto, rcm, amd, none"))),
         }
     }
 }
@@ -146,6 +154,10 @@ pub fn order(a: &CscMatrix<f64>, ord: Ordering) -> Result<Permutation> {
         Ordering::Identity => Ok(Permutation::identity(n)),
         Ordering::Rcm => rcm(a),
         Ordering::Amd => amd_order(a),
+        Ordering::Auto => crate::cholesky::CholeskyPlan::sparse(a, Ordering::Auto)?
+            .permutation()
+            .cloned()
+            .ok_or_else(|| SparseError::Matrix("sparse plan without a permutation".into())),
     }
 }
 

@@ -33,13 +33,17 @@ proptest! {
         let dense = CholeskyPlan::dense(gram_with(&k, &x, GramPath::Pairwise).unwrap()).unwrap().factor(shift).unwrap();
         let b = rhs(n, seed ^ 1);
         let want = dense.solve(&b).unwrap();
-        for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity] {
+        let mut fills = Vec::new();
+        for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity, Ordering::Auto] {
             let plan = CholeskyPlan::new(GramMatrix::Sparse(sparse_gram(&k, &x).unwrap().into_matrix()), o).unwrap();
+            fills.push(plan.factor_nnz());
             let chol = plan.factor(shift).unwrap();
             let got = chol.solve(&b).unwrap();
             prop_assert!(common::rel_err(&got, &want) < 1e-9, "{o:?}: rel err {}", common::rel_err(&got, &want));
             prop_assert!((chol.log_det() - dense.log_det()).abs() < 1e-8 * (1.0 + dense.log_det().abs()));
         }
+        // Auto keeps the smaller predicted factor of AMD and RCM.
+        prop_assert_eq!(fills[3], fills[0].min(fills[1]));
     }
 
     #[test]
@@ -63,6 +67,21 @@ proptest! {
             prop_assert!((lhs - y[i]).abs() < 1e-8, "row {i}: {lhs} vs {}", y[i]);
         }
     }
+}
+
+#[test]
+fn auto_ordering_takes_rcm_where_amd_fills_more() {
+    // A wide-support kernel on clustered 2-D data: a Gram matrix about half full, where RCM's band beats
+    // AMD (the CS-RBF Table 1 regime at 50-75 % sparsity).
+    let x = common::uniform(600, 2, 1.0, 5);
+    let k = common::cs_gauss(0.6, 0.6, 2);
+    let a = sparse_gram(&k, &x).unwrap().into_matrix();
+    let fill = |o| CholeskyPlan::sparse(&a, o).unwrap().factor_nnz();
+    let (amd, rcm, auto) = (fill(Ordering::Amd), fill(Ordering::Rcm), fill(Ordering::Auto));
+    assert_eq!(auto, amd.min(rcm));
+    assert!(rcm < amd, "expected RCM to fill less here: rcm {rcm}, amd {amd}");
+    let p = kern_sparse::order(&a, Ordering::Auto).unwrap();
+    assert_eq!(&p, CholeskyPlan::sparse(&a, Ordering::Rcm).unwrap().permutation().unwrap());
 }
 
 #[test]

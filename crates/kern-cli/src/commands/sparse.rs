@@ -16,8 +16,9 @@ pub struct Args {
     /// A compactly supported kernel spec, e.g. cs-gaussian:sigma=0.6,c=0.5,nu=3.
     #[arg(long)]
     kernel: String,
-    /// Ordering before factorization: amd (minimum degree), rcm or none.
-    #[arg(long, default_value = "amd")]
+    /// Ordering before factorization: auto (whichever of amd and rcm predicts the smaller factor), amd
+    /// (minimum degree), rcm or none.
+    #[arg(long, default_value = "auto")]
     order: String,
     /// Neighbour search: auto, grid, scan or brute.
     #[arg(long, default_value = "auto")]

@@ -206,8 +206,9 @@ pub fn rcm(ctx: &Ctx) -> Result<Status> {
             evidence: format!("ours {one_sided:?}"),
         },
         Claim {
-            claim: "minimum degree fills less than RCM in the Cholesky factor (why it is our default before \
-                    factorization; the paper only shows its block structure in Fig. 2)"
+            claim: "minimum degree fills less than RCM in the Cholesky factor at every sparsity (the paper \
+                    only shows its block structure in Fig. 2; where it does not, kern's default ordering \
+                    `auto` takes RCM)"
                 .into(),
             holds: amd_fills_less,
             evidence: format!("nnz(L): {}", fills.join("; ")),
