@@ -382,6 +382,90 @@ impl LinearReadout {
     }
 }
 
+/// Kernel function approximation along nested bases: for every `l` in `sizes`, the outputs on `x_eval`
+/// of the one-layer model fitted (eq. 10, least squares with a bias) on the first `l` vectors of `sel`.
+///
+/// A greedy selection ([`fvs::select`], or [`fvs::from_order`] for random points) is nested — its first
+/// `l` vectors are what a run with `max_fv = l` selects — and so are the coordinates `z = L⁻¹ K_S,x`
+/// ([`Projection::Coordinates`]): their leading `l` entries depend on the first `l` vectors only (the
+/// leading block of a Cholesky factor is the factor of the leading block). One selection and one
+/// projection therefore give the whole accuracy-against-basis-size curve, each point costing one
+/// least-squares solve instead of a new selection. The three projections give the same fit in exact
+/// arithmetic, so each point equals [`KfaParams`] with `FvsParams { max_fv: Some(l), .. }` and the
+/// same selection strategy (up to rounding). `y` holds one column per output (`±1` for two classes,
+/// one-hot for several, values for regression); the readout's rank tolerance is the default `1e-10`.
+///
+/// ```
+/// use faer::Mat;
+/// use kern_core::{Gaussian, Samples};
+/// use kern_models::{fvs::{self, FvsParams}, kfa::basis_path};
+/// let x = Samples::from_flat((0..30).map(|i| i as f64 / 10.0).collect(), 30, 1)?;
+/// let y = Mat::from_fn(30, 1, |i, _| (i as f64 / 10.0).sin());
+/// let k = Gaussian::with_sigma(1.0)?;
+/// let sel = fvs::select(&k, &x, &FvsParams::with_max(8))?;
+/// let out = basis_path(&k, &x, y.as_ref(), &sel, &[2, 4, 8], &x)?;
+/// let mse = |o: &Mat<f64>| (0..30).map(|i| (o[(i, 0)] - y[(i, 0)]).powi(2)).sum::<f64>() / 30.0;
+/// assert!(mse(&out[2]) <= mse(&out[0]));   // nested least squares: more vectors, smaller training error
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+pub fn basis_path<K: Kernel>(
+    kernel: &K,
+    x: &Samples,
+    y: MatRef<'_, f64>,
+    sel: &fvs::Fvs,
+    sizes: &[usize],
+    x_eval: &Samples,
+) -> Result<Vec<Mat<f64>>> {
+    let lb = sel.selected.len();
+    if y.nrows() != x.n() {
+        return Err(ModelsError::Input(format!("{} targets for {} samples", y.nrows(), x.n())));
+    }
+    if sel.cholesky.len() != lb * lb || sel.selected.iter().any(|&i| i >= x.n()) {
+        return Err(ModelsError::Input("the selection does not belong to these samples".into()));
+    }
+    if let Some(&l) = sizes.iter().find(|&&l| l == 0 || l > lb) {
+        return Err(ModelsError::Param {
+            name: "size",
+            value: l as f64,
+            reason: "must be between 1 and the number of selected vectors",
+        });
+    }
+    let basis = x.select(&sel.selected)?;
+    let c = &sel.cholesky;
+    let coords = |s: &Samples| -> Result<Mat<f64>> {
+        let k = cross_gram(kernel, s, &basis)?;
+        let rows: Vec<Vec<f64>> = (0..s.n())
+            .into_par_iter()
+            .map(|i| {
+                // Forward substitution: L w = k.
+                let mut w: Vec<f64> = (0..lb).map(|j| k[(i, j)]).collect();
+                for a in 0..lb {
+                    let mut t = w[a];
+                    for b in 0..a {
+                        t -= c[a * lb + b] * w[b];
+                    }
+                    w[a] = t / c[a * lb + a];
+                }
+                w
+            })
+            .collect();
+        Ok(Mat::from_fn(s.n(), lb, |i, j| rows[i][j]))
+    };
+    let (z, ze) = (coords(x)?, coords(x_eval)?);
+    sizes
+        .iter()
+        .map(|&l| {
+            let zl = Mat::from_fn(z.nrows(), l, |i, j| z[(i, j)]);
+            let ro = LinearReadout::fit(zl.as_ref(), y, 1e-10)?;
+            let rows: Vec<Vec<f64>> = (0..ze.nrows())
+                .into_par_iter()
+                .map(|i| ro.apply(&(0..l).map(|j| ze[(i, j)]).collect::<Vec<_>>()))
+                .collect();
+            Ok(Mat::from_fn(ze.nrows(), y.ncols(), |i, o| rows[i][o]))
+        })
+        .collect()
+}
+
 /// What a model predicts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Task {

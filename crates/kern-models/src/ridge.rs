@@ -263,6 +263,8 @@ pub(crate) struct Problem<'a> {
     pub lambda: &'a Lambda,
     pub path: PathChoice,
     pub grid_method: GridMethod,
+    /// Fill-reducing ordering of the sparse path's Cholesky factorization (ignored on the dense path).
+    pub ordering: Ordering,
 }
 
 fn check_lambda(v: f64) -> Result<f64> {
@@ -351,7 +353,7 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
         Lambda::Fixed(l) => {
             let l = check_lambda(*l)?;
             let t0 = Instant::now();
-            let plan = CholeskyPlan::new(gram, Ordering::Amd)?;
+            let plan = CholeskyPlan::new(gram, p.ordering)?;
             let chol = plan.factor(shift(l))?;
             let factor_seconds = t0.elapsed().as_secs_f64();
             let (alpha, bias) = if p.bias {
@@ -466,7 +468,7 @@ fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Res
         }
         _ => {
             let t0 = Instant::now();
-            let plan = CholeskyPlan::new(gram, Ordering::Amd)?;
+            let plan = CholeskyPlan::new(gram, p.ordering)?;
             factor_seconds += t0.elapsed().as_secs_f64();
             for (gi, &l) in grid.iter().enumerate() {
                 let t0 = Instant::now();

@@ -345,3 +345,42 @@ fn readout_handles_rank_deficiency() {
         assert!((out[0] - y[(i, 0)]).abs() < 1e-9 && (out[1] - y[(i, 1)]).abs() < 1e-9);
     }
 }
+
+#[test]
+fn basis_path_equals_refitting_kfa_at_every_size() {
+    use faer::Mat;
+    use kern_models::kfa::basis_path;
+    let x = gauss_points(60, 2, 31);
+    let xt = gauss_points(40, 2, 32);
+    let y: Vec<f64> = x.rows().map(|r| if r[0] * r[1] > 0.0 { 1.0 } else { -1.0 }).collect();
+    let yb = BinaryTargets::from_f64(&y).unwrap();
+    let ym = Mat::from_fn(y.len(), 1, |i, _| y[i]);
+    let k = Gaussian::with_sigma(1.0).unwrap();
+    let exact = |l| FvsParams { max_fv: Some(l), strategy: Strategy::Exact, ..Default::default() };
+    let sel = fvs::select(&k, &x, &exact(20)).unwrap();
+    let sizes = [1usize, 5, 12, 20];
+    let path = basis_path(&k, &x, ym.as_ref(), &sel, &sizes, &xt).unwrap();
+    for (t, &l) in sizes.iter().enumerate() {
+        for proj in [Projection::Dot, Projection::Coordinates] {
+            let m =
+                KfaParams::new(k).basis(BasisChoice::Fvs(exact(l))).projection(proj).fit(&x, &yb).unwrap();
+            let want = m.outputs(&xt).unwrap();
+            for i in 0..xt.n() {
+                assert!((path[t][(i, 0)] - want[(i, 0)]).abs() < 1e-7, "L = {l}, {proj:?}, sample {i}");
+            }
+        }
+    }
+    // A random basis (from_order) is nested too: it matches BasisChoice::Random.
+    let order = fvs::random_indices(x.n(), x.n(), 9);
+    let rnd = fvs::from_order(&k, &x, &order, 15, 1e-10).unwrap();
+    let path = basis_path(&k, &x, ym.as_ref(), &rnd, &[15], &xt).unwrap();
+    let m = KfaParams::new(k).basis(BasisChoice::Random { size: 15, seed: 9 }).fit(&x, &yb).unwrap();
+    let want = m.outputs(&xt).unwrap();
+    for i in 0..xt.n() {
+        assert!((path[0][(i, 0)] - want[(i, 0)]).abs() < 1e-7);
+    }
+    // Errors, not panics.
+    assert!(basis_path(&k, &x, ym.as_ref(), &sel, &[0], &xt).is_err());
+    assert!(basis_path(&k, &x, ym.as_ref(), &sel, &[21], &xt).is_err());
+    assert!(basis_path(&k, &xt, ym.as_ref(), &sel, &[3], &xt).is_err());
+}

@@ -244,6 +244,18 @@ fn area_location_on_the_modified_xor_finds_linearly_separable_areas() {
         assert_eq!(ks, (2..2 + ks.len()).collect::<Vec<_>>());
         assert!(loc.trace[..ks.len() - 1].iter().all(|t| !t.all_pure()));
         assert!(loc.trace.last().unwrap().all_pure());
+        // Every step keeps its partition: one cluster per sample, cluster sizes as tested, and the last
+        // step's partition is the final one.
+        for t in &loc.trace {
+            assert_eq!(t.assignment.len(), x.n());
+            for (c, test) in t.tests.iter().enumerate() {
+                assert_eq!(t.assignment.iter().filter(|&&a| a == c).count(), test.size);
+            }
+        }
+        let last = &loc.trace.last().unwrap().assignment;
+        for (c, members) in loc.clusters.iter().enumerate() {
+            assert!(members.iter().all(|&i| last[i] == c));
+        }
         // k = 2 puts each pair of groups in one cluster, and the χ² test rejects it.
         assert!(loc.trace[0].tests.iter().any(|c| c.rejected && c.dof == 1 && c.p_value < 0.05));
         let y: Vec<f64> = labels.iter().map(|l| if *l == "+1" { 1.0 } else { -1.0 }).collect();

@@ -138,6 +138,9 @@ pub struct KTrial {
     pub inertia: f64,
     /// The purity test of each cluster.
     pub tests: Vec<ClusterTest>,
+    /// The cluster of each sample at this `k` (indices into `tests`; empty clusters are dropped and the
+    /// others renumbered in order), so every step of the search can be drawn.
+    pub assignment: Vec<usize>,
 }
 
 impl KTrial {
@@ -297,12 +300,18 @@ pub fn locate_areas(x: &Samples, y: &ClassTargets, params: &AreaParams) -> Resul
             clusters[c].push(i);
         }
         clusters.retain(|c| !c.is_empty());
+        let mut assignment = vec![0; n];
+        for (c, m) in clusters.iter().enumerate() {
+            for &i in m {
+                assignment[i] = c;
+            }
+        }
         let tests = clusters
             .iter()
             .enumerate()
             .map(|(c, m)| purity_test(x, labels, nc, m, params, seed.wrapping_mul(31).wrapping_add(c as u64)))
             .collect::<Result<Vec<_>>>()?;
-        let trial = KTrial { k, inertia: km.inertia, tests };
+        let trial = KTrial { k, inertia: km.inertia, tests, assignment };
         let pure = trial.all_pure();
         trace.push(trial);
         last = Some(clusters);

@@ -204,8 +204,16 @@ fn closed_form_loo_equals_brute_force_refits() {
                     // from the selection via the engine's own formula and compare per point.
                     let enc = Encoded::real(&yt);
                     let lam = Lambda::Loo(vec![lambda]);
-                    let p =
-                        Problem { kernel: &kernel, x: &x, enc, bias, lambda: &lam, path, grid_method: gm };
+                    let p = Problem {
+                        kernel: &kernel,
+                        x: &x,
+                        enc,
+                        bias,
+                        lambda: &lam,
+                        path,
+                        grid_method: gm,
+                        ordering: kern_sparse::Ordering::Amd,
+                    };
                     let res = loo_residuals(p).unwrap();
                     for i in 0..n {
                         assert!(
