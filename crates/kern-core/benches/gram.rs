@@ -1,12 +1,12 @@
 //! Dense Gaussian Gram matrices at n = 5000, d ∈ {2, 18, 784} (issue 2), beside faer's own GEMM on the
 //! same shapes. Throughput is reported in flops (2·n²·d, the count `kern gram` uses), so criterion's
 //! "elem/s" reads as FLOP/s. d = 784 uses the MNIST subset when `KERN_DATA_DIR` holds it (pixels / 255),
-//! otherwise uniform [0, 1) data of the same shape.
+//! otherwise uniform [0, 1) data of the same shape (dense, so the GEMM path).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
-use kern_core::{Gaussian, Samples, gram};
+use kern_core::{Gaussian, GramPath, Samples, gram, gram_with};
 use std::hint::black_box;
 
 fn uniform(n: usize, d: usize, seed: u64) -> Samples {
@@ -36,6 +36,12 @@ fn bench(c: &mut Criterion) {
         let k = Gaussian::with_beta(if d == 784 { 0.02 } else { 0.5 }).unwrap();
         g.throughput(Throughput::Elements((2 * n * n * d) as u64));
         g.bench_function(format!("kern_d{d}"), |b| b.iter(|| black_box(gram(&k, &x).unwrap())));
+        if d == 784 {
+            // MNIST is 19 % nonzero, so `gram` takes the sparse-rows path; the dense GEMM path beside it.
+            g.bench_function("kern_dense_gemm_path_d784", |b| {
+                b.iter(|| black_box(gram_with(&k, &x, GramPath::Gemm).unwrap()))
+            });
+        }
         let xt = x.as_faer_t();
         let mut out = Mat::<f64>::zeros(n, n);
         g.bench_function(format!("faer_gemm_xxt_d{d}"), |b| {
