@@ -34,6 +34,10 @@ use serde_json::{Value, json};
 use std::time::Instant;
 
 /// The 20 amino acids in the order of the HIV-1 protease files' README (`ARNDCQEGHILKMFPSTWYV`).
+///
+/// ```
+/// assert_eq!(kern_repro::papers::letchford_accuracy::AMINO_ACIDS.len(), 20);
+/// ```
 pub const AMINO_ACIDS: &[u8; 20] = b"ARNDCQEGHILKMFPSTWYV";
 
 /// One-hot encoding of an octamer: 8 positions × 20 amino acids = 160 binary features, feature
@@ -65,6 +69,12 @@ pub fn octamer_one_hot(octamer: &str) -> Result<Vec<f64>> {
 
 /// Reads an HIV-1 protease cleavage file (`OCTAMER,LABEL` per line, labels `1`/`-1`) into one-hot
 /// features ([`octamer_one_hot`]) and ±1 targets. `Ok(None)` when the file is not in the data directory.
+///
+/// ```
+/// use kern_repro::papers::letchford_accuracy::read_octamers;
+/// assert!(read_octamers("no-such-octamers.txt")?.is_none());
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 pub fn read_octamers(name: &str) -> Result<Option<(Samples, BinaryTargets)>> {
     let path = data_dir().join(name);
     if !path.exists() {
