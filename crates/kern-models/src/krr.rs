@@ -43,8 +43,9 @@ pub struct KernelRidgeParams {
     pub path: PathChoice,
     /// How a λ grid reuses work on the dense path.
     pub grid_method: GridMethod,
-    /// Fill-reducing ordering before the sparse Cholesky factorization (default AMD; RCM fills less on
-    /// low-dimensional data such as the CS-RBF paper's green-red mixture; ignored on the dense path).
+    /// Fill-reducing ordering before the sparse Cholesky factorization (default `Auto`: whichever of AMD
+    /// and RCM predicts the smaller factor — RCM fills less on low-dimensional data of moderate sparsity
+    /// such as the CS-RBF paper's green-red mixture; ignored on the dense path).
     pub ordering: Ordering,
 }
 
@@ -56,7 +57,7 @@ impl KernelRidgeParams {
             lambda: Lambda::Loo(default_lambda_grid()),
             path: PathChoice::Auto,
             grid_method: GridMethod::Auto,
-            ordering: Ordering::Amd,
+            ordering: Ordering::Auto,
         }
     }
 

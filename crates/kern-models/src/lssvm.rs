@@ -52,8 +52,9 @@ pub struct LsSvmParams {
     pub path: PathChoice,
     /// How a λ grid reuses work on the dense path.
     pub grid_method: GridMethod,
-    /// Fill-reducing ordering before the sparse Cholesky factorization (default AMD; RCM fills less on
-    /// low-dimensional data such as the CS-RBF paper's green-red mixture; ignored on the dense path).
+    /// Fill-reducing ordering before the sparse Cholesky factorization (default `Auto`: whichever of AMD
+    /// and RCM predicts the smaller factor — RCM fills less on low-dimensional data of moderate sparsity
+    /// such as the CS-RBF paper's green-red mixture; ignored on the dense path).
     pub ordering: Ordering,
 }
 
@@ -65,7 +66,7 @@ impl LsSvmParams {
             lambda: Lambda::Loo(default_lambda_grid()),
             path: PathChoice::Auto,
             grid_method: GridMethod::Auto,
-            ordering: Ordering::Amd,
+            ordering: Ordering::Auto,
         }
     }
 
@@ -267,7 +268,7 @@ mod tests {
             let spec: KernelSpec = format!("cs-gaussian:sigma=0.8,c={c},nu=3").parse().unwrap();
             let dense =
                 LsSvmParams::new(spec.clone()).lambda(lambda).path(PathChoice::Dense).fit(&x, &yb).unwrap();
-            for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity] {
+            for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity, Ordering::Auto] {
                 let p = LsSvmParams::new(spec.clone()).path(PathChoice::Sparse).ordering(o);
                 let m = p.clone().lambda(lambda).fit(&x, &yb).unwrap();
                 assert_eq!(m.path(), SolvePath::Sparse);

@@ -56,11 +56,12 @@ fn task_json(t: &Task) -> Value {
 /// `kern train --model lssvm|krr`.
 pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> CliResult {
     let path: PathChoice = a.path.parse()?;
+    let ordering: kern_sparse::Ordering = a.order.parse()?;
     let y = targets(ds, a.regression || which == Dual::Krr)?;
     let t = Instant::now();
     let (json_model, name) = match which {
         Dual::LsSvm => {
-            let mut p = LsSvmParams::new(kernel).path(path);
+            let mut p = LsSvmParams::new(kernel).path(path).ordering(ordering);
             if let Some(l) = a.lambda {
                 p = p.lambda(l);
             }
@@ -81,7 +82,7 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
             )
         }
         Dual::Krr => {
-            let mut p = KernelRidgeParams::new(kernel).path(path);
+            let mut p = KernelRidgeParams::new(kernel).path(path).ordering(ordering);
             if let Some(l) = a.lambda {
                 p = p.lambda(l);
             }

@@ -60,6 +60,10 @@ pub struct Args {
     /// Gram matrix path: auto (by kernel support and density), dense or sparse (lssvm, krr).
     #[arg(long, default_value = "auto")]
     pub path: String,
+    /// Ordering before the sparse Cholesky factorization (lssvm, krr): auto (whichever of amd and rcm
+    /// predicts the smaller factor), amd, rcm or none.
+    #[arg(long, default_value = "auto")]
+    pub order: String,
     /// Half-width of the epsilon-insensitive tube (svr; LIBSVM -p, default 0.1).
     #[arg(long, default_value_t = 0.1)]
     pub epsilon_tube: f64,
