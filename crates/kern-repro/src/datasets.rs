@@ -127,3 +127,43 @@ pub fn load_csv(name: &str, label: LabelColumn) -> crate::Result<Loaded> {
     }
     Ok(Loaded::Data(read_csv(&p, &CsvOptions { label, ..Default::default() })?))
 }
+
+/// Z-scores the features of `train` and `test` with the training part's means and standard deviations
+/// (population; features constant on the training part become 0), so no test information enters the
+/// selection. On `train` this is exactly `papers::letchford::standardize`.
+///
+/// ```
+/// use kern_core::Samples;
+/// let tr = Samples::from_rows(&[[0.0, 5.0], [2.0, 5.0]])?;
+/// let te = Samples::from_rows(&[[4.0, 7.0]])?;
+/// let (a, b) = kern_repro::datasets::standardize_split(&tr, &te)?;
+/// assert_eq!(a.row(0), &[-1.0, 0.0]);
+/// assert_eq!(b.row(0), &[3.0, 0.0]);
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
+pub fn standardize_split(train: &Samples, test: &Samples) -> crate::Result<(Samples, Samples)> {
+    train.check_same_dim(test)?;
+    let (n, d) = (train.n() as f64, train.d());
+    let mut mean = vec![0.0; d];
+    for r in train.rows() {
+        for (m, v) in mean.iter_mut().zip(r) {
+            *m += v / n;
+        }
+    }
+    let mut sd = vec![0.0; d];
+    for r in train.rows() {
+        for ((s, v), m) in sd.iter_mut().zip(r).zip(&mean) {
+            *s += (v - m) * (v - m) / n;
+        }
+    }
+    let apply = |x: &Samples| -> crate::Result<Samples> {
+        let mut out = Vec::with_capacity(x.n() * d);
+        for r in x.rows() {
+            for j in 0..d {
+                out.push(if sd[j] > 0.0 { (r[j] - mean[j]) / sd[j].sqrt() } else { 0.0 });
+            }
+        }
+        Ok(Samples::from_flat(out, x.n(), d)?)
+    };
+    Ok((apply(train)?, apply(test)?))
+}

@@ -1242,35 +1242,6 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
 // FVS against a random basis.
 // ---------------------------------------------------------------------------------------------------
 
-/// Z-scores `train` and `test` with the training set's means and standard deviations.
-fn standardize_split(train: &Samples, test: &Samples) -> Result<(Samples, Samples)> {
-    let (n, d) = (train.n() as f64, train.d());
-    let mut mean = vec![0.0; d];
-    for r in train.rows() {
-        for (m, v) in mean.iter_mut().zip(r) {
-            *m += v / n;
-        }
-    }
-    let mut sd = vec![0.0; d];
-    for r in train.rows() {
-        for ((s, v), m) in sd.iter_mut().zip(r).zip(&mean) {
-            *s += (v - m) * (v - m) / n;
-        }
-    }
-    let f = |x: &Samples| -> Result<Samples> {
-        let data = x
-            .rows()
-            .flat_map(|r| {
-                (0..d)
-                    .map(|j| if sd[j] > 0.0 { (r[j] - mean[j]) / sd[j].sqrt() } else { 0.0 })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        Ok(Samples::from_flat(data, x.n(), d)?)
-    };
-    Ok((f(train)?, f(test)?))
-}
-
 /// One dataset's curves.
 struct VsRandom {
     name: &'static str,
@@ -1328,7 +1299,8 @@ pub fn vs_random(ctx: &Ctx) -> Result<Status> {
         let perm = fvs::random_indices(n, n, split_seed);
         let (ntr, nte) = if *name == "magic" { (magic_n, magic_n) } else { (n / 2, n - n / 2) };
         let (tr, te) = (&perm[..ntr], &perm[ntr..ntr + nte]);
-        let (xtr, xte) = standardize_split(&ds.samples.select(tr)?, &ds.samples.select(te)?)?;
+        let (xtr, xte) =
+            crate::datasets::standardize_split(&ds.samples.select(tr)?, &ds.samples.select(te)?)?;
         let ytr: Vec<f64> = tr.iter().map(|&i| y[i]).collect();
         let yte: Vec<f64> = te.iter().map(|&i| y[i]).collect();
         let beta = select_bandwidth(&xtr, None, Method::MeanToHalf, &BandwidthOptions::default())?.beta;
@@ -1639,7 +1611,7 @@ mod tests {
         assert_eq!(sign_accuracy(&[1.0, -2.0, 0.5], &[1.0, 1.0, 1.0]), 2.0 / 3.0);
         let tr = Samples::from_rows(&[[1.0, 5.0], [3.0, 5.0], [5.0, 5.0]]).unwrap();
         let te = Samples::from_rows(&[[3.0, 7.0]]).unwrap();
-        let (a, b) = standardize_split(&tr, &te).unwrap();
+        let (a, b) = crate::datasets::standardize_split(&tr, &te).unwrap();
         let sd = (8.0f64 / 3.0).sqrt();
         assert!((a.row(0)[0] + 2.0 / sd).abs() < 1e-12 && a.row(1)[0].abs() < 1e-12);
         assert_eq!(a.row(0)[1], 0.0); // constant feature

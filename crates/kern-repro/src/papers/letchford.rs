@@ -15,26 +15,7 @@ use serde_json::json;
 /// Z-scores every feature (constant features become 0): the heuristics compare distances, so features
 /// on different scales would otherwise dominate (Letchford standardises too).
 pub fn standardize(x: &Samples) -> Result<Samples> {
-    let (n, d) = (x.n(), x.d());
-    let mut mean = vec![0.0; d];
-    for r in x.rows() {
-        for (m, v) in mean.iter_mut().zip(r) {
-            *m += v / n as f64;
-        }
-    }
-    let mut sd = vec![0.0; d];
-    for r in x.rows() {
-        for ((s, v), m) in sd.iter_mut().zip(r).zip(&mean) {
-            *s += (v - m) * (v - m) / n as f64;
-        }
-    }
-    let mut out = Vec::with_capacity(n * d);
-    for r in x.rows() {
-        for j in 0..d {
-            out.push(if sd[j] > 0.0 { (r[j] - mean[j]) / sd[j].sqrt() } else { 0.0 });
-        }
-    }
-    Ok(Samples::from_flat(out, n, d)?)
+    Ok(crate::datasets::standardize_split(x, x)?.0)
 }
 
 /// `(β, mean μ(β), variance s²(β), ds²/dβ)`.

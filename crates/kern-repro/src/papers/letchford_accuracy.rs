@@ -18,7 +18,7 @@
 //! as the ratio to grid search's MAE (what the paper calls MAPE). Cross-validation selects by accuracy
 //! and by negative MAE respectively.
 
-use crate::datasets::{Loaded, data_dir, load_csv};
+use crate::datasets::{Loaded, data_dir, load_csv, standardize_split};
 use crate::figures::{Series, line_chart};
 use crate::registry::{Claim, Ctx, Outcome, Row, Status};
 use crate::{ReproError, Result};
@@ -94,46 +94,6 @@ pub fn read_octamers(name: &str) -> Result<Option<(Samples, BinaryTargets)>> {
         n += 1;
     }
     Ok(Some((Samples::from_flat(data, n, 160)?, BinaryTargets::from_f64(&labels)?)))
-}
-
-/// Z-scores the features of `train` and `test` with the training part's means and standard deviations
-/// (population; features constant on the training part become 0), so no test information enters the
-/// selection. On `train` this is exactly `letchford::standardize`.
-///
-/// ```
-/// use kern_core::Samples;
-/// let tr = Samples::from_rows(&[[0.0, 5.0], [2.0, 5.0]])?;
-/// let te = Samples::from_rows(&[[4.0, 7.0]])?;
-/// let (a, b) = kern_repro::papers::letchford_accuracy::standardize_split(&tr, &te)?;
-/// assert_eq!(a.row(0), &[-1.0, 0.0]);
-/// assert_eq!(b.row(0), &[3.0, 0.0]);
-/// # Ok::<(), kern_repro::ReproError>(())
-/// ```
-pub fn standardize_split(train: &Samples, test: &Samples) -> Result<(Samples, Samples)> {
-    train.check_same_dim(test)?;
-    let (n, d) = (train.n() as f64, train.d());
-    let mut mean = vec![0.0; d];
-    for r in train.rows() {
-        for (m, v) in mean.iter_mut().zip(r) {
-            *m += v / n;
-        }
-    }
-    let mut sd = vec![0.0; d];
-    for r in train.rows() {
-        for ((s, v), m) in sd.iter_mut().zip(r).zip(&mean) {
-            *s += (v - m) * (v - m) / n;
-        }
-    }
-    let apply = |x: &Samples| -> Result<Samples> {
-        let mut out = Vec::with_capacity(x.n() * d);
-        for r in x.rows() {
-            for j in 0..d {
-                out.push(if sd[j] > 0.0 { (r[j] - mean[j]) / sd[j].sqrt() } else { 0.0 });
-            }
-        }
-        Ok(Samples::from_flat(out, x.n(), d)?)
-    };
-    Ok((apply(train)?, apply(test)?))
 }
 
 /// The paper's β grid: `n` values `10^e` with `e` evenly spaced over `[−3, 3]` (`n = 80` in the paper).
