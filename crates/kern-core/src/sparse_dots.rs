@@ -10,6 +10,7 @@
 //! below [`SparseDots::MAX_DENSITY`].
 
 use crate::samples::Samples;
+use rayon::prelude::*;
 use std::ops::Range;
 
 /// Sparse rows plus a dense transposed copy of a sample set (see the module docs).
@@ -41,38 +42,37 @@ impl SparseDots {
     /// dense GEMM (about twice the multiply-add rate of the AXPY form) is faster.
     pub const MAX_DENSITY: f64 = 0.3;
 
-    /// Builds both copies (`O(n·d)`).
+    /// Builds both copies (`O(n·d)`; the feature-major copy is gathered in parallel).
     pub fn new(x: &Samples) -> Self {
         let (n, d) = (x.n(), x.d());
         let mut remap = vec![u32::MAX; d];
-        let mut active = 0u32;
         for r in x.rows() {
-            for (k, v) in r.iter().enumerate() {
-                if *v != 0.0 && remap[k] == u32::MAX {
-                    remap[k] = 0;
+            for (m, v) in remap.iter_mut().zip(r) {
+                if *v != 0.0 {
+                    *m = 0;
                 }
             }
         }
-        for m in remap.iter_mut().filter(|m| **m == 0) {
-            *m = active;
-            active += 1;
+        let mut orig = Vec::new();
+        for (k, m) in remap.iter_mut().enumerate().filter(|(_, m)| **m == 0) {
+            *m = orig.len() as u32;
+            orig.push(k);
         }
-        let active = active as usize;
+        let active = orig.len();
         let mut indptr = Vec::with_capacity(n + 1);
         let (mut idx, mut val) = (Vec::new(), Vec::new());
-        let mut xt = vec![0.0; active * n];
         indptr.push(0);
-        for (i, r) in x.rows().enumerate() {
-            for (k, &v) in r.iter().enumerate() {
+        for r in x.rows() {
+            for (&m, &v) in remap.iter().zip(r) {
                 if v != 0.0 {
-                    let a = remap[k];
-                    idx.push(a);
+                    idx.push(m);
                     val.push(v);
-                    xt[a as usize * n + i] = v;
                 }
             }
             indptr.push(idx.len());
         }
+        let flat = x.as_slice();
+        let xt: Vec<f64> = (0..active * n).into_par_iter().map(|t| flat[(t % n) * d + orig[t / n]]).collect();
         SparseDots { n, d, indptr, idx, val, xt, active }
     }
 
