@@ -4,7 +4,7 @@
 //! `KERN_DATA_DIR` (2500 × 784, raw pixels) and a synthetic 2500 × 18 set.
 
 use kern_core::Samples;
-use kern_tune::bandwidth::{BandwidthOptions, Method, select_bandwidth};
+use kern_tune::bandwidth::{BandwidthOptions, Method, max_variance, mean_to_half, select_bandwidth};
 use kern_tune::pairs::pairwise_sq_dists;
 use std::time::Instant;
 
@@ -41,8 +41,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let sets = [("d784", mnist), ("d18", Samples::from_flat(v, 2500, 18)?)];
     for (name, x) in &sets {
-        let (t, _) = time(reps, || pairwise_sq_dists(x));
+        let (t, p) = time(reps, || pairwise_sq_dists(x));
         println!("{name}/pairwise_distances: {t}");
+        let o = BandwidthOptions::default();
+        let (t, r) = time(reps, || mean_to_half(&p, o.solver, o.mean_tol, o.beta_rtol, o.max_iter));
+        println!("{name}/solve_only_mean_to_half: {t}, {} passes", r?.iterations);
+        let (t, r) = time(reps, || max_variance(&p, o.solver, o.beta_rtol, o.max_iter));
+        println!("{name}/solve_only_max_variance: {t}, {} passes", r?.iterations);
         for m in [Method::MeanToHalf, Method::MaxVariance] {
             let (t, r) = time(reps, || select_bandwidth(x, None, m, &BandwidthOptions::default()));
             println!("{name}/{}: {t}, beta {:.6e}", m.name(), r?.beta);
