@@ -16,7 +16,7 @@ pub struct Args {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Computation path: auto, gemm or pairwise.
+    /// Computation path: auto (sparse rows at ≤ 30 % nonzeros, else GEMM for d > 8), gemm, sparse or pairwise.
     #[arg(long, default_value = "auto")]
     path: String,
 }
@@ -28,7 +28,8 @@ pub fn run(a: Args) -> CliResult {
         "auto" => GramPath::Auto,
         "gemm" => GramPath::Gemm,
         "pairwise" => GramPath::Pairwise,
-        other => return Err(format!("unknown --path {other:?}; valid: auto, gemm, pairwise").into()),
+        "sparse" => GramPath::Sparse,
+        other => return Err(format!("unknown --path {other:?}; valid: auto, gemm, sparse, pairwise").into()),
     };
     let ds = a.data.load()?;
     let (n, d) = (ds.samples.n(), ds.samples.d());
@@ -51,6 +52,7 @@ pub fn run(a: Args) -> CliResult {
     Ok(json!({
         "n": n,
         "d": d,
+        "density": kern_core::sparse_dots::density(&ds.samples),
         "kernel": kernel.to_string(),
         "threads": a.threads.unwrap_or_else(rayon::current_num_threads),
         "trace": trace,
