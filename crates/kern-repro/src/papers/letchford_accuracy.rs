@@ -191,22 +191,7 @@ fn load_all(ctx: &Ctx, half: usize) -> Result<(Vec<Split>, Vec<String>)> {
     for (i, (name, short, file, note)) in specs.into_iter().enumerate() {
         let raw = match file {
             "hiv746.txt" | "hiv_impens.txt" => read_octamers(file)?.map(|(x, y)| Raw::Class(x, y)),
-            "student-mat.csv" | "student-por.csv" => {
-                let p = data_dir().join(file);
-                if p.exists() {
-                    let opts = CsvOptions {
-                        header: Some(true),
-                        delimiter: Some(';'),
-                        label: LabelColumn::Name("G3".into()),
-                        one_hot: true,
-                        ..Default::default()
-                    };
-                    let ds = read_csv(&p, &opts)?;
-                    Some(Raw::Real(ds.samples.clone(), ds.real()?))
-                } else {
-                    None
-                }
-            }
+            "student-mat.csv" | "student-por.csv" => read_students(file)?.map(|(x, y)| Raw::Real(x, y)),
             _ => match load_csv(file, LabelColumn::Last)? {
                 Loaded::Missing(_) => None,
                 Loaded::Data(ds) => {
@@ -423,6 +408,52 @@ pub(crate) fn grid_search_beta(x: &Samples, y: &BinaryTargets, betas: &[f64], se
     };
     let r = grid_search(&make_grid(betas, false)?, |p: &ParamPoint| svc(p), x, y, &cfg)?;
     Ok(r.best_params()["beta"])
+}
+
+/// The β of a 5-fold cross-validated ε-SVR grid search (negative MAE) over `betas` × `cs` × `epsilons`
+/// (Fig. 6B's grid-search arm).
+pub(crate) fn grid_search_beta_svr(
+    x: &Samples,
+    y: &RealTargets,
+    betas: &[f64],
+    cs: &[f64],
+    epsilons: &[f64],
+    seed: u64,
+) -> Result<f64> {
+    let cfg = GridSearchConfig {
+        cv: CvConfig { scoring: Scoring::NegMae, ..CvConfig::k_fold(5, seed) },
+        refit: false,
+    };
+    let grid = ParamGrid::new(vec![
+        ParamAxis::values("beta", betas.to_vec())?,
+        ParamAxis::values("c", cs.to_vec())?,
+        ParamAxis::values("epsilon", epsilons.to_vec())?,
+    ])?;
+    let r = grid_search(&grid, |p: &ParamPoint| svr(p), x, y, &cfg)?;
+    Ok(r.best_params()["beta"])
+}
+
+/// The students' data of Fig. 4B / 6B (`file` = `student-mat.csv` or `student-por.csv`): target G3, the
+/// other 32 attributes with nominal ones one-hot, not standardised; `None` when the file is missing.
+pub(crate) fn read_students(file: &str) -> Result<Option<(Samples, RealTargets)>> {
+    let p = data_dir().join(file);
+    if !p.exists() {
+        return Ok(None);
+    }
+    let opts = CsvOptions {
+        header: Some(true),
+        delimiter: Some(';'),
+        label: LabelColumn::Name("G3".into()),
+        one_hot: true,
+        ..Default::default()
+    };
+    let ds = read_csv(&p, &opts)?;
+    Ok(Some((ds.samples.clone(), ds.real()?)))
+}
+
+/// The paper's C (and ε) values: 7 decades `10⁻³ … 10³`.
+pub(crate) fn c_decades() -> Vec<f64> {
+    decades()
 }
 
 /// Fig. 4: mean-to-half, max-variance, Ahn (classification only) and grid search with 5-fold CV on the
