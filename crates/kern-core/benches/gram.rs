@@ -32,7 +32,15 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("gram_gaussian_n5000");
     g.sample_size(10);
     for d in [2usize, 18, 784] {
-        let x = if d == 784 { mnist(n).unwrap_or_else(|| uniform(n, d, 7)) } else { uniform(n, d, d as u64) };
+        let x = match (d, mnist(n)) {
+            (784, Some(x)) => x,
+            (784, None) => {
+                eprintln!("KERN_DATA_DIR has no mnist_5k.csv.gz: d = 784 runs on uniform (dense) data");
+                uniform(n, d, 7)
+            }
+            _ => uniform(n, d, d as u64),
+        };
+        eprintln!("d = {d}: {} nonzeros", kern_core::sparse_dots::density(&x));
         let k = Gaussian::with_beta(if d == 784 { 0.02 } else { 0.5 }).unwrap();
         g.throughput(Throughput::Elements((2 * n * n * d) as u64));
         g.bench_function(format!("kern_d{d}"), |b| b.iter(|| black_box(gram(&k, &x).unwrap())));
