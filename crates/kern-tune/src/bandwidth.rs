@@ -763,11 +763,22 @@ pub fn subsample_study(
         let ls: Option<Vec<usize>> = labels.map(|l| idx.iter().map(|&i| l[i]).collect());
         betas.push(select_bandwidth(&xs, ls.as_deref(), method, &sub_opts)?.beta);
     }
-    let mean = betas.iter().sum::<f64>() / repeats as f64;
-    let variance = if repeats > 1 {
-        betas.iter().map(|b| (b - mean) * (b - mean)).sum::<f64>() / (repeats - 1) as f64
-    } else {
-        0.0
-    };
-    Ok(SubsampleStudy { method, m, seed, betas, mean, variance, rel_std: variance.sqrt() / mean })
+    let (mean, variance, rel_std) = beta_spread(&betas);
+    Ok(SubsampleStudy { method, m, seed, betas, mean, variance, rel_std })
+}
+
+/// `(mean, sample variance (ddof = 1; 0 for one value), √variance / mean)` of βs — the spread
+/// [`subsample_study`] reports, for βs chosen by other means (e.g. a grid search on the same subsamples).
+///
+/// ```
+/// let (mean, var, rel) = kern_tune::bandwidth::beta_spread(&[1.0, 3.0]);
+/// assert_eq!((mean, var), (2.0, 2.0));
+/// assert!((rel - 2f64.sqrt() / 2.0).abs() < 1e-15);
+/// ```
+pub fn beta_spread(betas: &[f64]) -> (f64, f64, f64) {
+    let k = betas.len();
+    let mean = betas.iter().sum::<f64>() / k as f64;
+    let variance =
+        if k > 1 { betas.iter().map(|b| (b - mean) * (b - mean)).sum::<f64>() / (k - 1) as f64 } else { 0.0 };
+    (mean, variance, variance.sqrt() / mean)
 }

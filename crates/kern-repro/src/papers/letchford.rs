@@ -7,8 +7,8 @@ use crate::registry::{Claim, Ctx, Outcome, Row, Status};
 use kern_core::Samples;
 use kern_core::io::LabelColumn;
 use kern_tune::bandwidth::{
-    BandwidthOptions, Method, mean_similarity, select_bandwidth, similarity_variance, subsample_study,
-    variance_derivative,
+    BandwidthOptions, Method, beta_spread, mean_similarity, select_bandwidth, similarity_variance,
+    subsample_study, variance_derivative,
 };
 use serde_json::json;
 
@@ -147,6 +147,43 @@ pub fn curves(ctx: &Ctx) -> Result<Status> {
     }))
 }
 
+/// β from `search(indices, fold seed)` on each of the `repeats` subsamples of `m` points that
+/// `subsample_study` draws with `seed` (kern-tune's `cv::subsample`), fold seeds derived from `seed`.
+fn subsample_search(
+    x: &Samples,
+    m: usize,
+    repeats: usize,
+    seed: u64,
+    search: impl Fn(&[usize], u64) -> Result<f64>,
+) -> Result<Vec<f64>> {
+    (0..repeats)
+        .map(|r| search(&kern_tune::cv::subsample(x.n(), m, seed, r)?, seed.wrapping_add(9_000 + r as u64)))
+        .collect()
+}
+
+/// One method's β across the subsamples of `m` points: its table row (labelled dataset, `tag`, method)
+/// and its `results` entry `"<dataset>/<method>"`.
+fn record(
+    table: &mut Vec<Row>,
+    results: &mut serde_json::Map<String, serde_json::Value>,
+    (name, tag, method): (&str, &str, &str),
+    m: usize,
+    note: String,
+    betas: Vec<f64>,
+) {
+    let (mean, variance, rel_std) = beta_spread(&betas);
+    table.push(Row {
+        quantity: format!("{name}{tag}, {method}: β mean ± sd over {} subsamples of {m}", betas.len()),
+        paper: "—".into(),
+        ours: format!("{mean:.4} ± {:.4} (rel. sd {rel_std:.3})", variance.sqrt()),
+        note,
+    });
+    results.insert(
+        format!("{name}/{method}"),
+        json!({"mean": mean, "variance": variance, "rel_std": rel_std, "betas": betas}),
+    );
+}
+
 fn features_note(name: &str) -> &'static str {
     if name.starts_with("hiv") { "one-hot octamers (160 binary features)" } else { "standardised features" }
 }
@@ -199,15 +236,13 @@ pub fn robustness(ctx: &Ctx) -> Result<Status> {
     for (name, x, labels) in &sets {
         for method in [Method::MeanToHalf, Method::MaxVariance, Method::Ahn] {
             let st = subsample_study(x, Some(labels), method, m, repeats, ctx.seed, &opts)?;
-            table.push(Row {
-                quantity: format!("{name}, {method}: β mean ± sd over {repeats} subsamples of {m}"),
-                paper: "—".into(),
-                ours: format!("{:.4} ± {:.4} (rel. sd {:.3})", st.mean, st.variance.sqrt(), st.rel_std),
-                note: features_note(name).into(),
-            });
-            results.insert(
-                format!("{name}/{method}"),
-                json!({"mean": st.mean, "variance": st.variance, "rel_std": st.rel_std, "betas": st.betas}),
+            record(
+                &mut table,
+                &mut results,
+                (name, "", method.name()),
+                m,
+                features_note(name).into(),
+                st.betas,
             );
         }
     }
@@ -220,40 +255,22 @@ pub fn robustness(ctx: &Ctx) -> Result<Status> {
         let y = kern_core::BinaryTargets::from_f64(
             &labels.iter().map(|&l| if l > 0 { 1.0 } else { -1.0 }).collect::<Vec<_>>(),
         )?;
-        let mut betas = Vec::with_capacity(repeats);
-        for r in 0..repeats {
-            let idx = kern_tune::cv::subsample(x.n(), m, ctx.seed, r)?;
-            let fold_seed = ctx.seed.wrapping_add(9_000 + r as u64);
-            betas.push(super::letchford_accuracy::grid_search_beta(
-                &x.select(&idx)?,
-                &y.select(&idx)?,
+        let betas = subsample_search(x, m, repeats, ctx.seed, |idx, fold_seed| {
+            super::letchford_accuracy::grid_search_beta(
+                &x.select(idx)?,
+                &y.select(idx)?,
                 &grid_betas,
                 fold_seed,
-            )?);
-        }
-        let mean = betas.iter().sum::<f64>() / repeats as f64;
-        let variance = if repeats > 1 {
-            betas.iter().map(|b| (b - mean) * (b - mean)).sum::<f64>() / (repeats - 1) as f64
-        } else {
-            0.0
-        };
-        let rel_std = variance.sqrt() / mean;
+            )
+        })?;
         let secs = t.elapsed().as_secs_f64();
-        table.push(Row {
-            quantity: format!("{name}, grid-search: β mean ± sd over {repeats} subsamples of {m}"),
-            paper: "—".into(),
-            ours: format!("{mean:.4} ± {:.4} (rel. sd {rel_std:.3})", variance.sqrt()),
-            note: format!(
-                "{}; 5-fold CV accuracy of a C-SVC over {} β × 7 C on each subsample \
-                 (ties to the smallest β); {secs:.1} s",
-                features_note(name),
-                grid_betas.len()
-            ),
-        });
-        results.insert(
-            format!("{name}/grid-search"),
-            json!({"mean": mean, "variance": variance, "rel_std": rel_std, "betas": betas}),
+        let note = format!(
+            "{}; 5-fold CV accuracy of a C-SVC over {} β × 7 C on each subsample (ties to the smallest β); \
+             {secs:.1} s",
+            features_note(name),
+            grid_betas.len()
         );
+        record(&mut table, &mut results, (name, "", "grid-search"), m, note, betas);
         grid_secs.insert(name.to_string(), json!(secs));
     }
     // Fig. 6B: the regression sets (students, target G3), mean-to-half and max-variance (Ahn needs
@@ -278,54 +295,22 @@ pub fn robustness(ctx: &Ctx) -> Result<Status> {
     for (name, x, y) in &reg_sets {
         for method in [Method::MeanToHalf, Method::MaxVariance] {
             let st = subsample_study(x, None, method, m, repeats, ctx.seed, &opts)?;
-            table.push(Row {
-                quantity: format!("{name} (Fig. 6B), {method}: β mean ± sd over {repeats} subsamples of {m}"),
-                paper: "—".into(),
-                ours: format!("{:.4} ± {:.4} (rel. sd {:.3})", st.mean, st.variance.sqrt(), st.rel_std),
-                note: "target G3; one-hot nominal attributes, standardised".into(),
-            });
-            results.insert(
-                format!("{name}/{method}"),
-                json!({"mean": st.mean, "variance": st.variance, "rel_std": st.rel_std, "betas": st.betas}),
-            );
+            let note = "target G3; one-hot nominal attributes, standardised".into();
+            record(&mut table, &mut results, (name, " (Fig. 6B)", method.name()), m, note, st.betas);
         }
         let t = std::time::Instant::now();
-        let mut betas = Vec::with_capacity(repeats);
-        for r in 0..repeats {
-            let idx = kern_tune::cv::subsample(x.n(), m, ctx.seed, r)?;
-            let fold_seed = ctx.seed.wrapping_add(9_000 + r as u64);
-            betas.push(super::letchford_accuracy::grid_search_beta_svr(
-                &x.select(&idx)?,
-                &y.select(&idx)?,
-                &reg_betas,
-                &cs,
-                &reg_eps,
-                fold_seed,
-            )?);
-        }
-        let mean = betas.iter().sum::<f64>() / repeats as f64;
-        let variance = if repeats > 1 {
-            betas.iter().map(|b| (b - mean) * (b - mean)).sum::<f64>() / (repeats - 1) as f64
-        } else {
-            0.0
-        };
-        let rel_std = variance.sqrt() / mean;
+        let betas = subsample_search(x, m, repeats, ctx.seed, |idx, fold_seed| {
+            let (xs, ys) = (x.select(idx)?, y.select(idx)?);
+            super::letchford_accuracy::grid_search_beta_svr(&xs, &ys, &reg_betas, &cs, &reg_eps, fold_seed)
+        })?;
         let secs = t.elapsed().as_secs_f64();
-        table.push(Row {
-            quantity: format!("{name} (Fig. 6B), grid-search: β mean ± sd over {repeats} subsamples of {m}"),
-            paper: "—".into(),
-            ours: format!("{mean:.4} ± {:.4} (rel. sd {rel_std:.3})", variance.sqrt()),
-            note: format!(
-                "5-fold CV negative MAE of an ε-SVR over {} β × 7 C × {} ε (coarser than Fig. 4's grid, see \
-                 the function docs); {secs:.1} s",
-                reg_betas.len(),
-                reg_eps.len()
-            ),
-        });
-        results.insert(
-            format!("{name}/grid-search"),
-            json!({"mean": mean, "variance": variance, "rel_std": rel_std, "betas": betas}),
+        let note = format!(
+            "5-fold CV negative MAE of an ε-SVR over {} β × 7 C × {} ε (coarser than Fig. 4's grid, see the \
+             function docs); {secs:.1} s",
+            reg_betas.len(),
+            reg_eps.len()
         );
+        record(&mut table, &mut results, (name, " (Fig. 6B)", "grid-search"), m, note, betas);
         grid_secs.insert(name.to_string(), json!(secs));
     }
     // Letchford (Fig. 6A): "β consistently varies least when using the mean-to-half algorithm"
