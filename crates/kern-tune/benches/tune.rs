@@ -8,34 +8,15 @@
 //! is missing the d = 784 cases use synthetic data of the same shape and say so.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kern_core::{Gaussian, Samples};
+use kern_core::Gaussian;
 use kern_tune::bandwidth::{BandwidthOptions, Method, Solver, max_variance, mean_to_half, select_bandwidth};
 use kern_tune::pairs::pairwise_sq_dists;
 use kern_tune::support::{SupportOptions, SupportProfile};
 use std::hint::black_box;
 use std::time::Duration;
 
-/// The LCG data set shared with the NumPy peer.
-pub fn lcg_data(n: usize, d: usize) -> Samples {
-    let mut s: u64 = 42;
-    let mut v = Vec::with_capacity(n * d);
-    for i in 0..n {
-        for _ in 0..d {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            v.push((s >> 11) as f64 / (1u64 << 53) as f64 + 1.5 * (i % 3) as f64);
-        }
-    }
-    Samples::from_flat(v, n, d).unwrap()
-}
-
-fn mnist_even_rows() -> Option<Samples> {
-    let dir = std::env::var_os("KERN_DATA_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    let ds = kern_core::io::read_csv(&dir.join("mnist_5k.csv.gz"), &Default::default()).ok()?;
-    let idx: Vec<usize> = (0..2500).map(|i| 2 * i).collect();
-    ds.samples.select(&idx).ok()
-}
+mod data;
+use data::{lcg_data, mnist_even_rows};
 
 fn bench(c: &mut Criterion) {
     let mnist = mnist_even_rows().unwrap_or_else(|| {

@@ -3,10 +3,12 @@
 //! Data as in `benches/tune.rs` and `bench/bandwidth_numpy.py`: the even rows of `mnist_5k.csv.gz` from
 //! `KERN_DATA_DIR` (2500 × 784, raw pixels) and a synthetic 2500 × 18 set.
 
-use kern_core::Samples;
 use kern_tune::bandwidth::{BandwidthOptions, Method, max_variance, mean_to_half, select_bandwidth};
 use kern_tune::pairs::pairwise_sq_dists;
 use std::time::Instant;
+
+#[path = "../benches/data/mod.rs"]
+mod data;
 
 fn stats(mut t: Vec<f64>) -> String {
     t.sort_by(f64::total_cmp);
@@ -26,20 +28,8 @@ fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (String, T) {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let reps: usize = std::env::args().nth(1).map_or(Ok(7), |a| a.parse())?;
-    let dir =
-        std::env::var_os("KERN_DATA_DIR").map_or_else(|| "../shared/data".into(), std::path::PathBuf::from);
-    let ds = kern_core::io::read_csv(&dir.join("mnist_5k.csv.gz"), &Default::default())?;
-    let idx: Vec<usize> = (0..2500).map(|i| 2 * i).collect();
-    let mnist = ds.samples.select(&idx)?;
-    let mut s: u64 = 42;
-    let mut v = Vec::with_capacity(2500 * 18);
-    for i in 0..2500 {
-        for _ in 0..18 {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            v.push((s >> 11) as f64 / (1u64 << 53) as f64 + 1.5 * (i % 3) as f64);
-        }
-    }
-    let sets = [("d784", mnist), ("d18", Samples::from_flat(v, 2500, 18)?)];
+    let mnist = data::mnist_even_rows().ok_or("mnist_5k.csv.gz not found: set KERN_DATA_DIR")?;
+    let sets = [("d784", mnist), ("d18", data::lcg_data(2500, 18))];
     for (name, x) in &sets {
         let (t, p) = time(reps, || pairwise_sq_dists(x));
         println!("{name}/pairwise_distances: {t}");

@@ -1,5 +1,8 @@
 //! Per-pass cost of the vectorised criterion sums (minimum of 20 runs, one thread and all threads).
 use std::time::Instant;
+
+#[path = "../benches/data/mod.rs"]
+mod data;
 fn best(f: &(dyn Fn() -> f64 + Sync)) -> (f64, f64) {
     let mut b = f64::INFINITY;
     let mut v = 0.0;
@@ -30,7 +33,7 @@ fn main() {
         );
     }
     use kern_tune::bandwidth::{Solver, max_variance, mean_to_half};
-    let x = lcg(2500, 18);
+    let x = data::lcg_data(2500, 18);
     let p = kern_tune::pairs::pairwise_sq_dists(&x);
     for s in [Solver::Newton, Solver::Bisection] {
         let t = Instant::now();
@@ -50,17 +53,4 @@ fn main() {
             r.beta
         );
     }
-}
-
-#[allow(dead_code)]
-fn lcg(n: usize, d: usize) -> kern_core::Samples {
-    let mut s: u64 = 42;
-    let mut v = Vec::with_capacity(n * d);
-    for i in 0..n {
-        for _ in 0..d {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            v.push((s >> 11) as f64 / (1u64 << 53) as f64 + 1.5 * (i % 3) as f64);
-        }
-    }
-    kern_core::Samples::from_flat(v, n, d).unwrap()
 }
