@@ -57,12 +57,7 @@ pub fn line_chart(path: &Path, title: &str, xlabel: &str, ylabel: &str, series: 
             .label(s.name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| fig(&e))?;
+    legend(&mut chart).map_err(|e| fig(&e))?;
     root.present().map_err(|e| fig(&e))?;
     Ok(())
 }
@@ -166,12 +161,7 @@ pub fn scatter(path: &Path, title: &str, xlabel: &str, ylabel: &str, groups: &[G
         .map_err(|e| fig(&e))?;
     chart.configure_mesh().x_desc(xlabel).y_desc(ylabel).draw().map_err(|e| fig(&e))?;
     draw_groups(&mut chart, groups).map_err(|e| fig(&e))?;
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| fig(&e))?;
+    legend(&mut chart).map_err(|e| fig(&e))?;
     root.present().map_err(|e| fig(&e))?;
     Ok(())
 }
@@ -181,6 +171,16 @@ type Chart<'a> = ChartContext<
     SVGBackend<'a>,
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
+
+/// The legend box of every chart of this module.
+fn legend(chart: &mut Chart<'_>) -> std::result::Result<(), String> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())
+}
 
 fn draw_groups(chart: &mut Chart<'_>, groups: &[Group]) -> std::result::Result<(), String> {
     let smax = groups.iter().flat_map(|g| g.sizes.iter()).fold(0.0f64, |m, &s| m.max(s.abs()));
@@ -326,12 +326,7 @@ pub fn field(
     }
     draw_groups(&mut chart, groups).map_err(|e| fig(&e))?;
     if !groups.is_empty() {
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| fig(&e))?;
+        legend(&mut chart).map_err(|e| fig(&e))?;
     }
     root.present().map_err(|e| fig(&e))?;
     Ok(())

@@ -433,33 +433,21 @@ pub fn xor(ctx: &Ctx) -> Result<Status> {
     // Figures.
     let bounds = ((-1.0, 21.0), (-1.0, 21.0));
     let (m_rail, m_rbf) = (&models[0].1, &models[2].1);
-    decision_figure(
-        &ctx.dir.join("railway-xor-decision-railway.svg"),
-        &format!("Fig. 3a: railway kernel, {} SVs", m_rail.n_sv()),
-        m_rail,
-        &xr,
-        &y,
-        &m_rail.sv_mask(&x)?,
-        bounds,
-    )?;
-    decision_figure(
-        &ctx.dir.join("railway-xor-decision-railway-affine.svg"),
-        &format!("railway kernel, affine local kernels, {} SVs", models[1].1.n_sv()),
-        &models[1].1,
-        &xr,
-        &y,
-        &models[1].1.sv_mask(&x)?,
-        bounds,
-    )?;
-    decision_figure(
-        &ctx.dir.join("railway-xor-decision-rbf.svg"),
-        &format!("Fig. 3b: RBF σ = 1, {} SVs", m_rbf.n_sv()),
-        m_rbf,
-        &xr,
-        &y,
-        &m_rbf.sv_mask(&x)?,
-        bounds,
-    )?;
+    for (m, file, title) in [
+        (
+            m_rail,
+            "railway-xor-decision-railway.svg",
+            format!("Fig. 3a: railway kernel, {} SVs", m_rail.n_sv()),
+        ),
+        (
+            &models[1].1,
+            "railway-xor-decision-railway-affine.svg",
+            format!("railway kernel, affine local kernels, {} SVs", models[1].1.n_sv()),
+        ),
+        (m_rbf, "railway-xor-decision-rbf.svg", format!("Fig. 3b: RBF σ = 1, {} SVs", m_rbf.n_sv())),
+    ] {
+        decision_figure(&ctx.dir.join(file), &title, m, &xr, &y, &m.sv_mask(&x)?, bounds)?;
+    }
     let top = 40;
     let series = |name: &str, ev: &[f64]| Series {
         name: name.into(),
