@@ -59,21 +59,26 @@ enum Plan {
     Pairwise,
 }
 
-fn plan<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Plan {
+fn plan<K: Kernel>(k: &K, d: usize, path: GramPath) -> Plan {
     let fast = matches!(k.profile(), Profile::SqDist | Profile::Dot);
-    let d = x.d();
     match path {
         GramPath::Pairwise => Plan::Pairwise,
         GramPath::Gemm if fast => Plan::Gemm,
         GramPath::Sparse if fast => Plan::Sparse,
-        GramPath::Auto
-            if fast && d > DIRECT_MAX_DIM && sparse_dots::density(x) <= SparseDots::MAX_DENSITY =>
-        {
-            Plan::Sparse
-        }
         GramPath::Auto if fast && d > DIRECT_MAX_DIM => Plan::Gemm,
         GramPath::Auto if fast => Plan::Direct,
         _ => Plan::Pairwise,
+    }
+}
+
+/// The plan of a symmetric Gram matrix: [`plan`], with `Auto` taking the sparse-rows path instead of
+/// the GEMM on sparse data (the density scan is done only where the sparse path can be taken).
+fn gram_plan<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Plan {
+    match plan(k, x.d(), path) {
+        Plan::Gemm if path == GramPath::Auto && sparse_dots::density(x) <= SparseDots::MAX_DENSITY => {
+            Plan::Sparse
+        }
+        p => p,
     }
 }
 
@@ -95,13 +100,12 @@ pub fn gram<K: Kernel>(k: &K, x: &Samples) -> Result<Mat<f64>> {
 pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f64>> {
     k.check_dim(x.d())?;
     let n = x.n();
-    let plan = plan(k, x, path);
-    let radial = k.profile() == Profile::SqDist;
-    let norms = if matches!(plan, Plan::Gemm | Plan::Sparse) && radial { x.sq_norms() } else { Vec::new() };
+    let plan = gram_plan(k, x, path);
+    let norms = if plan == Plan::Gemm && k.profile() == Profile::SqDist { x.sq_norms() } else { Vec::new() };
     let xt = x.as_faer_t();
     let mut out = zeros_parallel(n, n);
     if plan == Plan::Sparse {
-        sparse_lower(k, x, &norms, out.as_mut());
+        sparse_lower(k, x, out.as_mut());
         mirror_lower(out.as_mut());
         return Ok(out);
     }
@@ -142,7 +146,7 @@ pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPat
     x.check_same_dim(y)?;
     k.check_dim(x.d())?;
     // The sparse form is not used across two sets yet: a cross Gram takes the dense GEMM.
-    let plan = match plan(k, x, path) {
+    let plan = match plan(k, x.d(), path) {
         Plan::Sparse => Plan::Gemm,
         p => p,
     };
@@ -172,7 +176,7 @@ const SPARSE_BLOCK: usize = 128;
 
 /// The lower triangle (with the diagonal) of a symmetric Gram matrix by sparse inner products: one task
 /// per block of [`SPARSE_BLOCK`] rows, writing for each column `i` its rows `max(r₀, i)..r₁`.
-fn sparse_lower<K: Kernel>(k: &K, x: &Samples, norms: &[f64], mut out: MatMut<'_, f64>) {
+fn sparse_lower<K: Kernel>(k: &K, x: &Samples, mut out: MatMut<'_, f64>) {
     let sd = SparseDots::new(x);
     let n = x.n();
     let radial = k.profile() == Profile::SqDist;
@@ -183,19 +187,11 @@ fn sparse_lower<K: Kernel>(k: &K, x: &Samples, norms: &[f64], mut out: MatMut<'_
             let a = i.saturating_sub(r0);
             let col = rows.rb_mut().col_mut(i).try_as_col_major_mut().expect("unit row stride");
             let seg = &mut col.as_slice_mut()[a..h];
-            sd.dots(i, r0 + a..r0 + h, seg);
             if radial {
-                let ni = norms[i];
-                for (t, v) in seg.iter_mut().enumerate() {
-                    let j = r0 + a + t;
-                    *v = if j == i {
-                        0.0
-                    } else {
-                        exact_when_cancelling(norms[j], ni, *v, || x.row(j), x.row(i))
-                    };
-                }
+                sd.sq_dists(x, i, r0 + a..r0 + h, seg);
                 k.apply_sq_dist(seg);
             } else {
+                sd.dots(i, r0 + a..r0 + h, seg);
                 for v in seg.iter_mut() {
                     *v = k.of_dot(*v);
                 }
@@ -343,7 +339,13 @@ const CANCELLATION: f64 = 1e-3;
 /// (Laplacian, compact tapers) would otherwise turn a rounding residue of 1e-16·‖x‖² into an error of
 /// its square root.
 #[inline]
-fn exact_when_cancelling<'a>(ni: f64, nj: f64, dot: f64, xi: impl FnOnce() -> &'a [f64], xj: &[f64]) -> f64 {
+pub(crate) fn exact_when_cancelling<'a>(
+    ni: f64,
+    nj: f64,
+    dot: f64,
+    xi: impl FnOnce() -> &'a [f64],
+    xj: &[f64],
+) -> f64 {
     let r2 = ni + nj - 2.0 * dot;
     if r2 <= CANCELLATION * (ni + nj) { crate::samples::sq_dist(xi(), xj) } else { r2 }
 }
@@ -507,7 +509,7 @@ mod tests {
     fn sparse_path_matches_naive_and_is_chosen_for_sparse_data() {
         for &(n, d) in &[(1, 12), (33, 10), (300, 40), (290, 97)] {
             let x = sparse_data(n, d, 0.2, n as u64);
-            assert_eq!(plan(&Gaussian::with_beta(0.3).unwrap(), &x, GramPath::Auto), Plan::Sparse);
+            assert_eq!(gram_plan(&Gaussian::with_beta(0.3).unwrap(), &x, GramPath::Auto), Plan::Sparse);
             // An exact duplicate and a zero sample exercise the cancellation guard and empty rows.
             let mut v = x.as_slice().to_vec();
             if n > 1 {
@@ -537,7 +539,10 @@ mod tests {
             }
         }
         // Dense data keep the GEMM.
-        assert_eq!(plan(&Gaussian::with_beta(0.3).unwrap(), &data(10, 20, 1), GramPath::Auto), Plan::Gemm);
+        assert_eq!(
+            gram_plan(&Gaussian::with_beta(0.3).unwrap(), &data(10, 20, 1), GramPath::Auto),
+            Plan::Gemm
+        );
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct SparseDots {
     /// `active × n`, feature-major.
     xt: Vec<f64>,
     active: usize,
+    /// `‖x_i‖²`.
+    norms: Vec<f64>,
 }
 
 impl SparseDots {
@@ -73,7 +75,7 @@ impl SparseDots {
         }
         let flat = x.as_slice();
         let xt: Vec<f64> = (0..active * n).into_par_iter().map(|t| flat[(t % n) * d + orig[t / n]]).collect();
-        SparseDots { n, d, indptr, idx, val, xt, active }
+        SparseDots { n, d, indptr, idx, val, xt, active, norms: x.sq_norms() }
     }
 
     /// Builds the sparse form only when the data are sparse enough for it to pay
@@ -130,6 +132,37 @@ impl SparseDots {
             return;
         }
         accumulate(&self.xt, self.n, ks, vs, rows.start, out)
+    }
+}
+
+impl SparseDots {
+    /// `out[t] = ‖x_i − x_{r₀+t}‖²` by the norms formulation `‖x_i‖² + ‖x_j‖² − 2⟨x_i, x_j⟩`, exactly 0 at
+    /// `j = i`, and recomputed from the coordinates of `x` (the samples this was built from) where
+    /// cancellation has eaten the digits (near-duplicates; the rule of the dense Gram path).
+    ///
+    /// ```
+    /// use kern_core::{Samples, sparse_dots::SparseDots};
+    /// let x = Samples::from_rows(&[[3.0, 0.0, 0.0], [0.0, 0.0, 4.0], [3.0, 0.0, 0.0]])?;
+    /// let mut out = [f64::NAN; 3];
+    /// SparseDots::new(&x).sq_dists(&x, 0, 0..3, &mut out);
+    /// assert_eq!(out, [0.0, 25.0, 0.0]);
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    ///
+    /// # Panics
+    /// As [`SparseDots::dots`].
+    pub fn sq_dists(&self, x: &Samples, i: usize, rows: Range<usize>, out: &mut [f64]) {
+        let r0 = rows.start;
+        self.dots(i, rows, out);
+        let ni = self.norms[i];
+        for (t, v) in out.iter_mut().enumerate() {
+            let j = r0 + t;
+            *v = if j == i {
+                0.0
+            } else {
+                crate::gram::exact_when_cancelling(self.norms[j], ni, *v, || x.row(j), x.row(i))
+            };
+        }
     }
 }
 

@@ -71,8 +71,7 @@ pub fn pairwise_sq_dists(x: &Samples) -> Vec<f64> {
         return out;
     }
     if let Some(sd) = SparseDots::if_sparse(x) {
-        let norms = x.sq_norms();
-        parts.into_par_iter().for_each(|(j0, dst)| sparse_block(x, &sd, &norms, j0, dst));
+        parts.into_par_iter().for_each(|(j0, dst)| sparse_block(x, &sd, j0, dst));
         return out;
     }
     // Centre the data: distances are unchanged and the norms formulation loses less to cancellation.
@@ -113,13 +112,10 @@ pub fn pairwise_sq_dists(x: &Samples) -> Vec<f64> {
 /// column of the block uses them.
 const SPARSE_ROWS: usize = 128;
 
-/// Below a relative size of `CANCELLATION · (‖xᵢ‖² + ‖xⱼ‖²)` the norms formulation has lost too many
-/// digits (near-duplicates) and the distance is recomputed from the coordinates (as kern-core's Gram).
-const CANCELLATION: f64 = 1e-3;
-
 /// Sparse data (at most [`SparseDots::MAX_DENSITY`] nonzeros): inner products in `O(nnz)` per pair on the
-/// norms formulation, which needs no centring since near-duplicates are recomputed exactly.
-fn sparse_block(x: &Samples, sd: &SparseDots, norms: &[f64], j0: usize, dst: &mut [f64]) {
+/// norms formulation ([`SparseDots::sq_dists`]), which needs no centring since near-duplicates are
+/// recomputed exactly.
+fn sparse_block(x: &Samples, sd: &SparseDots, j0: usize, dst: &mut [f64]) {
     let n = x.n();
     let w = (j0 + BLOCK).min(n - 1) - j0;
     let base = column_offset(n, j0);
@@ -133,16 +129,7 @@ fn sparse_block(x: &Samples, sd: &SparseDots, norms: &[f64], j0: usize, dst: &mu
             }
             let start = column_offset(n, j) - base + (a - j - 1);
             let seg = &mut dst[start..start + (r1 - a)];
-            sd.dots(j, a..r1, seg);
-            let nj = norms[j];
-            for (v, (i, &ni)) in seg.iter_mut().zip(norms[a..r1].iter().enumerate()) {
-                let r2 = ni + nj - 2.0 * *v;
-                *v = if r2 <= CANCELLATION * (ni + nj) {
-                    kern_core::sq_dist(x.row(a + i), x.row(j))
-                } else {
-                    r2
-                };
-            }
+            sd.sq_dists(x, j, a..r1, seg);
         }
         r0 = r1;
     }
