@@ -49,6 +49,17 @@ impl DataArgs {
     }
 }
 
+/// The targets of a learner that classifies (±1 for two classes, class indices beyond) unless
+/// `regression`, when the labels are read as real values.
+pub fn targets(ds: &Dataset, regression: bool) -> Result<kern_core::Targets, CliError> {
+    use kern_core::Targets;
+    if regression {
+        return Ok(Targets::Real(ds.real()?));
+    }
+    let classes = ds.classes()?;
+    Ok(if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) })
+}
+
 /// Parses a kernel spec argument, listing the valid names on error.
 pub fn parse_kernel(spec: &str) -> Result<KernelSpec, CliError> {
     Ok(spec.parse::<KernelSpec>()?)

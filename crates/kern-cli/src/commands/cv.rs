@@ -8,7 +8,7 @@
 //! `kern train`.
 
 use crate::commands::train::{ModelKind, Scheme};
-use crate::common::{CliError, CliResult, DataArgs, with_threads};
+use crate::common::{CliError, CliResult, DataArgs, targets, with_threads};
 use kern_core::{KernelSpec, Targets};
 use kern_models::fvs::FvsParams;
 use kern_models::kfa::{BasisChoice, KfaParams};
@@ -99,15 +99,6 @@ fn set_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, CliErro
 /// Grid names that are model parameters rather than kernel parameters.
 const MODEL_PARAMS: [&str; 5] = ["c", "lambda", "epsilon", "max_fv", "min_fitness"];
 
-/// The targets of a model that classifies unless `regression`.
-fn targets(ds: &kern_core::io::Dataset, regression: bool) -> Result<Targets, CliError> {
-    if regression {
-        return Ok(Targets::Real(ds.real()?));
-    }
-    let classes = ds.classes()?;
-    Ok(if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) })
-}
-
 /// The kernel of a grid point.
 fn kernel_at(spec: &str, p: &ParamPoint) -> Result<KernelSpec, CliError> {
     let mut s = spec.to_string();
@@ -138,12 +129,7 @@ pub fn run(a: Args) -> CliResult {
     let t = Instant::now();
     let report = match a.model {
         ModelKind::Svc => {
-            let classes = ds.classes()?;
-            let y = if classes.n_classes() == 2 {
-                Targets::Binary(ds.binary()?)
-            } else {
-                Targets::Classes(classes)
-            };
+            let y = targets(&ds, false)?;
             let multiclass = match a.multiclass {
                 Scheme::Ovo => Multiclass::OneVsOne,
                 Scheme::Ovr => Multiclass::OneVsRest,

@@ -82,7 +82,6 @@ pub fn train_kfa(
     kernel: kern_core::KernelSpec,
     ds: &kern_core::io::Dataset,
 ) -> CliResult {
-    use kern_core::Targets;
     use kern_core::learner::Fit;
     use kern_models::kfa::{BasisChoice, KfaParams, Projection};
     let fvs = FvsParams {
@@ -93,12 +92,7 @@ pub fn train_kfa(
     };
     let projection: Projection = a.projection.parse()?;
     let params = KfaParams::new(kernel).basis(BasisChoice::Fvs(fvs)).projection(projection);
-    let targets = if a.regression {
-        Targets::Real(ds.real()?)
-    } else {
-        let classes = ds.classes()?;
-        if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) }
-    };
+    let targets = crate::common::targets(ds, a.regression)?;
     let t = Instant::now();
     let m = with_threads(a.threads, || params.fit(&ds.samples, &targets))??;
     let seconds = t.elapsed().as_secs_f64();

@@ -9,7 +9,7 @@
 use crate::commands::train::Args;
 use crate::common::{CliResult, with_threads};
 use kern_core::io::Dataset;
-use kern_core::{KernelSpec, Samples, Targets};
+use kern_core::{KernelSpec, Samples};
 use kern_models::kmat::PathChoice;
 use kern_models::krr::{KernelRidge, KernelRidgeParams};
 use kern_models::lssvm::{LsSvm, LsSvmParams};
@@ -26,14 +26,6 @@ pub enum Dual {
     LsSvm,
     /// Kernel ridge regression (no bias).
     Krr,
-}
-
-fn targets(ds: &Dataset, regression: bool) -> Result<Targets, crate::common::CliError> {
-    if regression {
-        return Ok(Targets::Real(ds.real()?));
-    }
-    let classes = ds.classes()?;
-    Ok(if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) })
 }
 
 fn selection_json(s: Option<&Selection>) -> Value {
@@ -57,7 +49,7 @@ fn task_json(t: &Task) -> Value {
 pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> CliResult {
     let path: PathChoice = a.path.parse()?;
     let ordering: kern_sparse::Ordering = a.order.parse()?;
-    let y = targets(ds, a.regression || which == Dual::Krr)?;
+    let y = crate::common::targets(ds, a.regression || which == Dual::Krr)?;
     let t = Instant::now();
     let (json_model, name) = match which {
         Dual::LsSvm => {

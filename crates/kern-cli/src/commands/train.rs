@@ -5,9 +5,9 @@
 //! in the help text). The model file's kind tag is what `kern predict` dispatches on.
 
 use crate::common::{CliError, CliResult, DataArgs, parse_kernel, with_threads};
+use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_core::learner::Fit;
-use kern_core::{KernelSpec, Targets};
 use kern_models::persist;
 use kern_models::svm::{MachineStats, Multiclass, SolverParams, SvcParams, SvrParams};
 use serde_json::{Value, json};
@@ -178,9 +178,7 @@ pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
 
 fn train_svc(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
     let p = svc_params(a, kernel)?;
-    let classes = ds.classes()?;
-    let targets =
-        if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) };
+    let targets = crate::common::targets(ds, false)?;
     let t = Instant::now();
     let m = with_threads(a.threads, || p.fit(&ds.samples, &targets))??;
     let seconds = t.elapsed().as_secs_f64();
