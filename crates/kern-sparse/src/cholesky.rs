@@ -187,8 +187,35 @@ impl CholeskyPlan {
     /// # Ok::<(), kern_sparse::SparseError>(())
     /// ```
     pub fn sparse(a: &CscMatrix<f64>, ordering: Ordering) -> Result<Self> {
-        let n = check_square(a)?;
         let perm = if ordering == Ordering::Auto { None } else { Some(order(a, ordering)?) };
+        Self::sparse_ordered(a, perm)
+    }
+
+    /// A sparse plan with a fill-reducing permutation computed beforehand (e.g. by [`order`], whose
+    /// result a caller has already inspected), so the ordering is not computed twice.
+    ///
+    /// ```
+    /// use kern_sparse::{CholeskyPlan, Ordering, order};
+    /// let a = nalgebra_sparse::CscMatrix::<f64>::identity(3);
+    /// let p = order(&a, Ordering::Rcm)?;
+    /// let plan = CholeskyPlan::sparse_with_permutation(&a, p.clone())?;
+    /// assert_eq!(plan.permutation(), Some(&p));
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn sparse_with_permutation(a: &CscMatrix<f64>, perm: Permutation) -> Result<Self> {
+        if perm.len() != a.ncols() {
+            return Err(SparseError::Dimension {
+                what: "permutation",
+                expected: a.ncols(),
+                found: perm.len(),
+            });
+        }
+        Self::sparse_ordered(a, Some(perm))
+    }
+
+    /// The sparse plan for a given permutation, or for the smaller of AMD and RCM (`None`, `Auto`).
+    fn sparse_ordered(a: &CscMatrix<f64>, perm: Option<Permutation>) -> Result<Self> {
+        let n = check_square(a)?;
         // Lower triangle with an explicit diagonal.
         let mut col_ptr = Vec::with_capacity(n + 1);
         let mut row_idx = Vec::with_capacity(a.nnz() / 2 + n);

@@ -175,4 +175,6 @@ fn input_errors() {
     assert!(lssvm_solve(&plan, 1.0, &[1.0, 1.0]).is_err());
     assert!(CholeskyPlan::dense(faer::Mat::<f64>::zeros(2, 3)).is_err());
     assert!(CholeskyPlan::sparse(&CscMatrix::<f64>::zeros(2, 3), Ordering::Amd).is_err());
+    let id = CscMatrix::<f64>::identity(3);
+    assert!(CholeskyPlan::sparse_with_permutation(&id, kern_sparse::Permutation::identity(2)).is_err());
 }

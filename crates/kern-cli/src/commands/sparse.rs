@@ -57,7 +57,8 @@ pub fn run(a: Args) -> CliResult {
         let (mut factor_seconds, mut factor_nnz, mut log_det) = (None, None, None);
         if !a.no_factor {
             let t = Instant::now();
-            let plan = CholeskyPlan::sparse(g.matrix(), ordering)?;
+            // The permutation found above (not ordered a second time).
+            let plan = CholeskyPlan::sparse_with_permutation(g.matrix(), perm)?;
             let chol = plan.factor(1.0 / a.lambda)?;
             factor_seconds = Some(t.elapsed().as_secs_f64());
             factor_nnz = Some(chol.factor_nnz());
