@@ -222,10 +222,7 @@ impl Grid {
     /// assert!((g.values[0] - 0.0).abs() < 1e-12);
     /// ```
     pub fn sample(x: (f64, f64), y: (f64, f64), cells: usize, f: impl Fn(f64, f64) -> f64) -> Self {
-        let (dx, dy) = ((x.1 - x.0) / cells as f64, (y.1 - y.0) / cells as f64);
-        let values = (0..cells * cells)
-            .map(|k| f(x.0 + (k % cells) as f64 * dx + dx / 2.0, y.0 + (k / cells) as f64 * dy + dy / 2.0))
-            .collect();
+        let values = Self::centres(x, y, cells).into_iter().map(|(a, b)| f(a, b)).collect();
         Grid { x, y, cells, values }
     }
 
