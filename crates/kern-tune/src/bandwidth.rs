@@ -4,12 +4,19 @@
 //!
 //! All are stated for the Gaussian kernel `k(x, y) = exp(−β‖x − y‖²)` (Letchford eq. 1); `σ² = 1/β` in
 //! kern's `gaussian:sigma=S` parametrisation `exp(−r²/σ²)`. The pair criteria are means over the pairs
-//! `i > j` of the squared distances `p = ‖xᵢ − xⱼ‖²` (Letchford, "Maximum variance"), computed once into
-//! a flat array ([`crate::pairs`]); every evaluation of a criterion is then one vectorised, parallel pass
-//! over that array ([`mean_similarity`], [`similarity_variance`], …). Beyond
+//! `i > j` of the squared distances `p = ‖xᵢ − xⱼ‖²` (Letchford, "Maximum variance"). Beyond
 //! [`PairSampling::Auto`]'s `max_points` (default 5000) points the pairs of a seeded subsample are used
 //! instead — never an `n × n × d` tensor — and every result says which pairs it used
 //! ([`Bandwidth::sampling`]).
+//!
+//! **Evaluation.** With [`Solver::Newton`] and at least 65,536 pairs, [`select_bandwidth`] bins the
+//! distances as they are computed ([`crate::pairs::binned_pairwise`], [`crate::binned`]): each Newton step
+//! then costs a sum over a few thousand bins with a proven error bound, and the root is accepted only if
+//! that bound proves the tolerance (`|μ − ½| ≤ mean_tol`, or β to `beta_rtol`); otherwise the distances
+//! are computed into a flat array ([`crate::pairs`]) and exact Newton steps finish from the binned root.
+//! The result is the same root either way; the common case costs one distance pass. Otherwise (and for
+//! [`Solver::Bisection`], the paper's method) every evaluation is one vectorised, parallel pass over the
+//! flat array ([`mean_similarity`], [`similarity_variance`], …).
 //!
 //! - **Mean-to-half**: β with mean similarity `μ(β) = (1/N) Σ e^{−βp} = 1/2`. `μ` is decreasing and
 //!   convex in β, and `μ(ln 2 / p̄) ≥ 1/2` by Jensen (`p̄` the mean of p), so Newton's method started at
@@ -45,13 +52,15 @@
 //! # Ok::<(), kern_tune::TuneError>(())
 //! ```
 
+use crate::binned::{BinnedPairs, PairStats};
 use crate::error::{Result, TuneError};
 use crate::fastexp::{CHUNK, GridSums, MeanSums, VarSums, par_sums};
-use crate::pairs::{PairSampling, packed_ends, pair_set};
+use crate::pairs::{PairSampling, binned_pair_set, packed_ends, pair_set};
 use crate::rng;
 use kern_core::Samples;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 
 /// A bandwidth heuristic.
@@ -225,37 +234,80 @@ pub fn variance_derivative(p: &[f64], beta: f64) -> f64 {
     var_eval(p, beta).0
 }
 
-fn check_mean_to_half(p: &[f64]) -> Result<f64> {
-    check_pairs(p)?;
-    let zeros = p.iter().filter(|&&v| v == 0.0).count();
-    if 2 * zeros >= p.len() {
+/// Checks the pairs' statistics for mean-to-half and returns `ln 2 / p̄`, where it starts.
+fn check_mean_to_half(st: &PairStats) -> Result<f64> {
+    check_stats(st)?;
+    if 2 * st.zeros >= st.len {
         return Err(TuneError::Undefined(format!(
-            "{zeros} of {} pairs are duplicate points, so the mean similarity is at least 1/2 for every beta",
-            p.len()
+            "{} of {} pairs are duplicate points, so the mean similarity is at least 1/2 for every beta",
+            st.zeros, st.len
         )));
     }
-    Ok(std::f64::consts::LN_2 / mean_of(p))
+    Ok(std::f64::consts::LN_2 / st.mean())
 }
 
-/// `(ds²/dβ, d²s²/dβ², s²)` in one pass.
-fn var_eval(p: &[f64], beta: f64) -> (f64, f64, f64) {
+/// `(ds²/dβ, d²s²/dβ²)` in one pass.
+fn var_eval(p: &[f64], beta: f64) -> (f64, f64) {
     let n = p.len() as f64;
     let [s0, s1, s2, t1, t2] = par_sums(p, &VarSums(beta)).map(|v| v / n);
-    let g = -2.0 * t1 + 2.0 * s0 * s1;
-    let gp = 4.0 * t2 - 2.0 * s1 * s1 - 2.0 * s0 * s2;
-    // s² itself is not among the sums (a sixth accumulator stops the loop from vectorising); the
-    // callers compute it once at the end.
-    (g, gp, f64::NAN)
+    (-2.0 * t1 + 2.0 * s0 * s1, 4.0 * t2 - 2.0 * s1 * s1 - 2.0 * s0 * s2)
 }
 
-/// Arrays longer than this get a coarse first solve (Newton only) on an evenly strided sample of about
-/// `COARSE_LEN` values; the full-array Newton steps then start next to the root (typically 2–3 passes
-/// instead of 5–10). The result is still the root on the full array, to the same tolerances.
-const COARSE_MIN: usize = 400_000;
-const COARSE_LEN: usize = 100_000;
+/// Arrays at least this long are solved on their bins ([`BinnedPairs`]: one pass over the pairs, then
+/// every Newton step over the bins), then certified against the tolerances or polished on the exact
+/// array. Shorter arrays take exact passes throughout (each costs well under a millisecond).
+const BINNED_MIN: usize = 1 << 16;
 
-fn coarse(p: &[f64]) -> Option<Vec<f64>> {
-    (p.len() >= COARSE_MIN).then(|| p.iter().step_by(p.len() / COARSE_LEN).copied().collect())
+/// What the root finders evaluate: the exact array of squared distances, or its bins (values with a
+/// bound on their error).
+trait Criteria {
+    /// `(μ(β) − ½, dμ/dβ, bound on the error of the first)`.
+    fn mean(&self, beta: f64) -> (f64, f64, f64);
+    /// `(ds²/dβ, d²s²/dβ², bound on the error of the first)`.
+    fn var(&self, beta: f64) -> (f64, f64, f64);
+    /// `s²(β)`.
+    fn variance(&self, beta: f64) -> f64;
+}
+
+/// The exact sums over the array (one parallel pass per evaluation).
+struct Exact<'a>(&'a [f64]);
+
+impl Criteria for Exact<'_> {
+    fn mean(&self, beta: f64) -> (f64, f64, f64) {
+        let n = self.0.len() as f64;
+        let [s0, s1] = par_sums(self.0, &MeanSums(beta));
+        (s0 / n - 0.5, -s1 / n, 0.0)
+    }
+    fn var(&self, beta: f64) -> (f64, f64, f64) {
+        let (g, gp) = var_eval(self.0, beta);
+        (g, gp, 0.0)
+    }
+    fn variance(&self, beta: f64) -> f64 {
+        similarity_variance(self.0, beta)
+    }
+}
+
+impl Criteria for BinnedPairs {
+    fn mean(&self, beta: f64) -> (f64, f64, f64) {
+        let n = self.len() as f64;
+        let s = self.sums(beta);
+        (s.value[0] / n - 0.5, -s.value[1] / n, s.error[0] / n)
+    }
+    fn var(&self, beta: f64) -> (f64, f64, f64) {
+        let n = self.len() as f64;
+        let (a, b) = (self.sums(beta), self.sums(2.0 * beta));
+        let [s0, s1, s2] = a.value.map(|v| v / n);
+        let [e0, e1, _] = a.error.map(|v| v / n);
+        let (t1, t2, et1) = (b.value[1] / n, b.value[2] / n, b.error[1] / n);
+        let g = -2.0 * t1 + 2.0 * s0 * s1;
+        let err = 2.0 * et1 + 2.0 * (s0.abs() * e1 + s1.abs() * e0 + e0 * e1);
+        (g, 4.0 * t2 - 2.0 * s1 * s1 - 2.0 * s0 * s2, err)
+    }
+    fn variance(&self, beta: f64) -> f64 {
+        let n = self.len() as f64;
+        let s0 = self.sums(beta).value[0] / n;
+        self.sums(2.0 * beta).value[0] / n - s0 * s0
+    }
 }
 
 fn mean_of(p: &[f64]) -> f64 {
@@ -263,17 +315,38 @@ fn mean_of(p: &[f64]) -> f64 {
         / p.len() as f64
 }
 
-fn check_pairs(p: &[f64]) -> Result<()> {
-    if p.is_empty() {
+fn check_stats(st: &PairStats) -> Result<()> {
+    if st.len == 0 {
         return Err(TuneError::Undefined("a pair criterion needs at least two points".into()));
     }
-    if let Some(v) = p.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+    if let Some(v) = st.invalid {
         return Err(TuneError::Undefined(format!("squared distance {v} is not finite and >= 0")));
     }
     Ok(())
 }
 
+fn check_pairs(p: &[f64]) -> Result<PairStats> {
+    let st = PairStats::of(p);
+    check_stats(&st)?;
+    Ok(st)
+}
+
+/// The pairs' statistics and, for [`Solver::Newton`] on long arrays, their bins (from the same pass).
+fn stats_and_bins(p: &[f64], solver: Solver) -> (PairStats, Option<BinnedPairs>) {
+    if solver == Solver::Newton && p.len() >= BINNED_MIN {
+        let b = BinnedPairs::new(p);
+        (b.stats(), Some(b))
+    } else {
+        (PairStats::of(p), None)
+    }
+}
+
 /// Mean-to-half on squared distances `p`: the β with `μ(β) = 1/2`, to `|μ − 1/2| ≤ mean_tol`.
+///
+/// With [`Solver::Newton`] and at least 65,536 values the Newton steps run on the binned distances
+/// ([`crate::binned`]) after one binning pass; the root is accepted when the bins' error bound proves
+/// `|μ − 1/2| ≤ mean_tol` (or proves β to `beta_rtol`), and is otherwise finished by exact Newton steps
+/// on `p`. [`Root::iterations`] counts passes over `p` (the binning pass included).
 ///
 /// ```
 /// use kern_tune::bandwidth::{mean_to_half, Solver};
@@ -290,54 +363,66 @@ pub fn mean_to_half(
     beta_rtol: f64,
     max_iter: usize,
 ) -> Result<Root> {
-    let lower = check_mean_to_half(p)?;
-    let mut it = 0;
-    let mut start = lower;
-    if solver == Solver::Newton
-        && let Some(c) = coarse(p)
-        && check_mean_to_half(&c).is_ok()
-    {
-        let r =
-            mean_to_half_from(&c, lower, std::f64::consts::LN_2 / mean_of(&c), solver, 1e-6, 1e-6, max_iter);
-        it += (r.iterations * c.len()).div_ceil(p.len());
+    let (st, bins) = stats_and_bins(p, solver);
+    mean_to_half_with(&st, bins.as_ref(), &|| Cow::Borrowed(p), solver, mean_tol, beta_rtol, max_iter)
+}
+
+/// Mean-to-half from the pairs' statistics, their bins if there are any, and the exact pairs on demand
+/// (only when the binned root cannot be certified).
+fn mean_to_half_with<'a>(
+    st: &PairStats,
+    bins: Option<&BinnedPairs>,
+    exact: &dyn Fn() -> Cow<'a, [f64]>,
+    solver: Solver,
+    mean_tol: f64,
+    beta_rtol: f64,
+    max_iter: usize,
+) -> Result<Root> {
+    let lower = check_mean_to_half(st)?;
+    let (mut start, mut passes) = (lower, 0);
+    if let Some(b) = bins {
+        let (r, certified) = mean_to_half_from(b, lower, lower, solver, mean_tol, beta_rtol, max_iter);
+        if certified {
+            return Ok(Root { iterations: 1, ..r });
+        }
         if r.beta.is_finite() && r.beta > lower {
             start = r.beta;
         }
+        passes = 1;
     }
-    let mut r = mean_to_half_from(p, lower, start, solver, mean_tol, beta_rtol, max_iter);
-    r.iterations += it;
+    let p = exact();
+    let (mut r, _) = mean_to_half_from(&Exact(&p), lower, start, solver, mean_tol, beta_rtol, max_iter);
+    r.iterations += passes;
     Ok(r)
 }
 
-/// Mean-to-half from `start`, with `lower` a β where `μ ≥ 1/2` (ln 2 / p̄).
-fn mean_to_half_from(
-    p: &[f64],
+/// Mean-to-half from `start`, with `lower` a β where `μ ≥ 1/2` (ln 2 / p̄). Also says whether the
+/// result is certified despite the evaluation error: `|μ − 1/2| + error ≤ mean_tol`, or β pinned to
+/// `beta_rtol` (always, for exact sums).
+fn mean_to_half_from<C: Criteria>(
+    c: &C,
     lower: f64,
     start: f64,
     solver: Solver,
     mean_tol: f64,
     beta_rtol: f64,
     max_iter: usize,
-) -> Root {
-    let n = p.len() as f64;
-    let eval = |b: f64| {
-        let [s0, s1] = par_sums(p, &MeanSums(b));
-        (s0 / n - 0.5, -s1 / n)
-    };
+) -> (Root, bool) {
     let (mut lo, mut hi) = (lower, f64::INFINITY);
     let mut beta = start;
-    // best: (|f|, β, f, f')
-    let mut best = (f64::INFINITY, start, f64::NAN, 0.0);
+    // best: (|f|, β, f, f', error)
+    let mut best = (f64::INFINITY, start, f64::NAN, 0.0, f64::INFINITY);
     let mut it = 0;
+    let mut certified = false;
     if solver == Solver::Bisection {
         // Bracket: μ(lower) ≥ 1/2 (Jensen); double until μ < 1/2.
         hi = lower;
         loop {
             hi *= 2.0;
-            let (f, fp) = eval(hi);
+            let (f, fp, err) = c.mean(hi);
             it += 1;
             if f.abs() < best.0 {
-                best = (f.abs(), hi, f, fp);
+                best = (f.abs(), hi, f, fp, err);
             }
             if f <= 0.0 || it >= max_iter {
                 break;
@@ -346,12 +431,13 @@ fn mean_to_half_from(
         }
     }
     while it < max_iter {
-        let (f, fp) = eval(beta);
+        let (f, fp, err) = c.mean(beta);
         it += 1;
         if f.abs() < best.0 {
-            best = (f.abs(), beta, f, fp);
+            best = (f.abs(), beta, f, fp, err);
         }
-        if f.abs() <= mean_tol {
+        if f.abs() + err <= mean_tol {
+            certified = true;
             break;
         }
         if f > 0.0 {
@@ -374,21 +460,29 @@ fn mean_to_half_from(
         };
         if (hi - lo) <= beta_rtol * beta || (next - beta).abs() <= beta_rtol * beta {
             beta = next;
-            let (f, fp) = eval(beta);
+            let (f, fp, err) = c.mean(beta);
             it += 1;
             if f.abs() < best.0 {
-                best = (f.abs(), beta, f, fp);
+                best = (f.abs(), beta, f, fp, err);
             }
+            // β is pinned to the tolerance if the evaluation error moves the root by less than half of it.
+            certified = best.4 <= 0.5 * beta_rtol * best.1 * best.3.abs();
             break;
         }
         beta = next;
     }
-    let (_, beta, f, fp) = best;
-    Root { beta, value: f + 0.5, derivative: fp, iterations: it }
+    let (_, beta, f, fp, err) = best;
+    certified |= err == 0.0 || f.abs() + err <= mean_tol;
+    (Root { beta, value: f + 0.5, derivative: fp, iterations: it }, certified)
 }
 
 /// Maximum variance on squared distances `p`: the β where the paper's derivative `ds²/dβ` changes sign
 /// from `+` to `−` (see the module docs for the bracketing and the safeguarded Newton step).
+///
+/// With [`Solver::Newton`] and at least 65,536 values the steps run on the binned distances
+/// ([`crate::binned`]) after one binning pass; the root is accepted when the bins' error bound moves it
+/// by less than half of `beta_rtol · β`, and is otherwise finished by exact Newton steps on `p`.
+/// [`Root::iterations`] counts passes over `p` (the binning pass included).
 ///
 /// ```
 /// use kern_tune::bandwidth::{max_variance, variance_derivative, Solver};
@@ -400,93 +494,106 @@ fn mean_to_half_from(
 /// # Ok::<(), kern_tune::TuneError>(())
 /// ```
 pub fn max_variance(p: &[f64], solver: Solver, beta_rtol: f64, max_iter: usize) -> Result<Root> {
-    check_pairs(p)?;
-    let (min, max) = p.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-    if min == max {
+    let (st, bins) = stats_and_bins(p, solver);
+    max_variance_with(&st, bins.as_ref(), &|| Cow::Borrowed(p), solver, beta_rtol, max_iter)
+}
+
+/// Maximum variance from the pairs' statistics, their bins if there are any, and the exact pairs on
+/// demand (only when the binned root cannot be certified).
+fn max_variance_with<'a>(
+    st: &PairStats,
+    bins: Option<&BinnedPairs>,
+    exact: &dyn Fn() -> Cow<'a, [f64]>,
+    solver: Solver,
+    beta_rtol: f64,
+    max_iter: usize,
+) -> Result<Root> {
+    check_stats(st)?;
+    let min = if st.zeros > 0 { 0.0 } else { st.min_positive };
+    if min == st.max {
         return Err(TuneError::Undefined(format!(
             "all {} pairwise distances are equal, so the similarity variance is 0 for every beta",
-            p.len()
+            st.len
         )));
     }
-    let start = std::f64::consts::LN_2 / mean_of(p);
-    let mut it = 0;
-    if solver == Solver::Newton
-        && let Some(c) = coarse(p)
-        && let Ok(r) =
-            max_variance_from(&c, std::f64::consts::LN_2 / mean_of(&c), 4.0, solver, 1e-6, max_iter)
+    let start = std::f64::consts::LN_2 / st.mean();
+    let zeros = st.zeros as f64 / st.len as f64;
+    if let Some(b) = bins
+        && let Ok((r, certified)) = max_variance_from(b, start, 4.0, solver, beta_rtol, max_iter, zeros)
     {
-        it += (r.iterations * c.len()).div_ceil(p.len());
-        if let Ok(mut full) = max_variance_from(p, r.beta, 1.05, solver, beta_rtol, max_iter) {
-            full.iterations += it;
+        if certified {
+            return Ok(Root { iterations: 1, ..r });
+        }
+        let p = exact();
+        if let Ok((mut full, _)) =
+            max_variance_from(&Exact(&p), r.beta, 1.05, solver, beta_rtol, max_iter, zeros)
+        {
+            full.iterations += 1;
             return Ok(full);
         }
     }
-    let mut r = max_variance_from(p, start, 4.0, solver, beta_rtol, max_iter)?;
-    r.iterations += it;
-    Ok(r)
+    let p = exact();
+    Ok(max_variance_from(&Exact(&p), start, 4.0, solver, beta_rtol, max_iter, zeros)?.0)
 }
 
-/// Maximum variance from `start`, bracketing by factors of `factor`.
-fn max_variance_from(
-    p: &[f64],
+/// Maximum variance from `start`, bracketing by factors of `factor`; `zeros` is the fraction of zero
+/// distances (for the error message). Also says whether the result is certified despite the evaluation
+/// error (always, for exact sums).
+fn max_variance_from<C: Criteria>(
+    c: &C,
     start: f64,
     factor: f64,
     solver: Solver,
     beta_rtol: f64,
     max_iter: usize,
-) -> Result<Root> {
+    zeros: f64,
+) -> Result<(Root, bool)> {
     let it = std::cell::Cell::new(0usize);
     let eval = |b: f64| {
         it.set(it.get() + 1);
-        var_eval(p, b)
+        c.var(b)
     };
     // Bracket a + → − sign change of g = ds²/dβ.
-    let (g0, gp0, v0) = eval(start);
+    let (g0, gp0, e0) = eval(start);
     let (mut lo, mut hi);
     let last;
     if g0 == 0.0 {
-        let _ = v0;
-        return Ok(Root {
-            beta: start,
-            value: similarity_variance(p, start),
-            derivative: 0.0,
-            iterations: 1,
-        });
+        let root = Root { beta: start, value: c.variance(start), derivative: 0.0, iterations: 1 };
+        return Ok((root, e0 <= 0.5 * beta_rtol * start * gp0.abs()));
     } else if g0 > 0.0 {
         lo = start;
         hi = start;
-        let mut prev = (start, g0, gp0, v0);
+        let mut prev = (start, g0, gp0, e0);
         loop {
             hi *= factor;
-            let (g, gp, v) = eval(hi);
+            let (g, gp, e) = eval(hi);
             if g < 0.0 {
                 // start Newton from the end closer to the root (smaller |g|)
-                last = if g.abs() < prev.1.abs() { (hi, g, gp, v) } else { prev };
+                last = if g.abs() < prev.1.abs() { (hi, g, gp, e) } else { prev };
                 break;
             }
             lo = hi;
-            prev = (hi, g, gp, v);
+            prev = (hi, g, gp, e);
             if hi > start * 1e40 {
-                let q = p.iter().filter(|&&v| v == 0.0).count() as f64 / p.len() as f64;
                 return Err(TuneError::Undefined(format!(
                     "the similarity variance keeps increasing with beta (duplicate pairs: {:.1}%), it has no maximum",
-                    100.0 * q
+                    100.0 * zeros
                 )));
             }
         }
     } else {
         hi = start;
         lo = start;
-        let mut prev = (start, g0, gp0, v0);
+        let mut prev = (start, g0, gp0, e0);
         loop {
             lo /= factor;
-            let (g, gp, v) = eval(lo);
+            let (g, gp, e) = eval(lo);
             if g > 0.0 {
-                last = if g.abs() < prev.1.abs() { (lo, g, gp, v) } else { prev };
+                last = if g.abs() < prev.1.abs() { (lo, g, gp, e) } else { prev };
                 break;
             }
             hi = lo;
-            prev = (lo, g, gp, v);
+            prev = (lo, g, gp, e);
             if lo < start * 1e-40 {
                 return Err(TuneError::Undefined(
                     "no beta with increasing similarity variance was found".into(),
@@ -495,7 +602,7 @@ fn max_variance_from(
         }
     }
     // Safeguarded Newton in u = ln β (rtsafe).
-    let (mut beta, mut g, mut gp, mut v) = last;
+    let (mut beta, mut g, mut gp, mut err) = last;
     while it.get() < max_iter {
         let next = match solver {
             Solver::Newton => {
@@ -507,7 +614,7 @@ fn max_variance_from(
         };
         let step = (next - beta).abs();
         beta = next;
-        (g, gp, v) = eval(beta);
+        (g, gp, err) = eval(beta);
         if g > 0.0 {
             lo = beta;
         } else if g < 0.0 {
@@ -519,12 +626,17 @@ fn max_variance_from(
             break;
         }
     }
-    let _ = v;
-    Ok(Root { beta, value: similarity_variance(p, beta), derivative: g, iterations: it.get() })
+    // The evaluation error moves the root by about err / |g'|: certified if that is under half the
+    // tolerance (and the last step or bracket met it).
+    let certified = err == 0.0 || err <= 0.5 * beta_rtol * beta * gp.abs();
+    let root = Root { beta, value: c.variance(beta), derivative: g, iterations: it.get() };
+    Ok((root, certified))
 }
 
 /// Ahn's criterion `J(β)` on every β of `betas`, from squared distances grouped by class pair:
-/// `within[c]` holds the pairs inside class `c`, `between` the pairs across classes.
+/// `within[c]` holds the pairs inside class `c`, `between` the pairs across classes. Groups of at least
+/// 65,536 pairs are binned once ([`crate::binned`]) and the whole grid is evaluated over the bins (within
+/// about 1e-14 relative of the exact means); smaller groups take one exact pass per β.
 ///
 /// ```
 /// // two tight classes far apart: J is large for moderate β
@@ -542,6 +654,11 @@ pub fn ahn_criterion(within: &[Vec<f64>], between: &[f64], betas: &[f64]) -> Res
         ));
     }
     let grid_means = |p: &[f64]| -> Vec<f64> {
+        if p.len() >= BINNED_MIN && betas.len() > 2 {
+            // One binning pass, then every β of the grid over the bins (to about 1e-14 relative).
+            let b = BinnedPairs::new(p);
+            return betas.iter().map(|&beta| b.sums(beta).value[0] / p.len() as f64).collect();
+        }
         let parts: Vec<Vec<f64>> = p
             .par_chunks(CHUNK)
             .map(|c| {
@@ -618,6 +735,30 @@ pub fn select_bandwidth(
     }
     if x.n() < 2 {
         return Err(TuneError::Undefined("a pair criterion needs at least two points".into()));
+    }
+    if matches!(method, Method::MeanToHalf | Method::MaxVariance)
+        && opts.solver == Solver::Newton
+        && let Some((b, description)) = binned_pair_set(x, opts.sampling)
+        && b.len() >= BINNED_MIN
+    {
+        // Newton on many pairs: the pairs are binned as they are computed, and the array of distances
+        // is built only if the binned root cannot be certified.
+        let exact = || Cow::Owned(pair_set(x, opts.sampling).sq);
+        let (st, np) = (b.stats(), b.len());
+        let r = if method == Method::MeanToHalf {
+            mean_to_half_with(
+                &st,
+                Some(&b),
+                &exact,
+                opts.solver,
+                opts.mean_tol,
+                opts.beta_rtol,
+                opts.max_iter,
+            )?
+        } else {
+            max_variance_with(&st, Some(&b), &exact, opts.solver, opts.beta_rtol, opts.max_iter)?
+        };
+        return finish(r.beta, r.value, Some(r.derivative), r.iterations, np, description, Vec::new());
     }
     let set = pair_set(x, opts.sampling);
     let p = &set.sq;

@@ -9,6 +9,9 @@
 //!   three selection procedures (eqs. 8–10).
 //! - [`bandwidth`]: Letchford's mean-to-half and maximum-variance bandwidths, Ahn's class-separation
 //!   criterion, the median heuristic and scikit-learn's `gamma='scale'`; the subsample robustness study.
+//! - [`binned`]: squared distances binned by their leading bits with in-bin moments, so that the
+//!   bandwidth criteria's sums are evaluated over bins with a proven error bound (one pass over the pairs
+//!   for a whole Newton solve).
 //! - [`pairs`]: pairwise squared distances (one GEMM per block column, lower triangle only, packed
 //!   flat), seeded subsamples and random pairs for large `n`.
 //! - [`cv`]: k-fold (stratified for classes), repeated k-fold, leave-one-out and hold-out validation of
@@ -25,6 +28,7 @@ mod fastexp;
 mod rng;
 
 pub mod bandwidth;
+pub mod binned;
 pub mod cv;
 pub mod grid;
 pub mod pairs;

@@ -9,6 +9,7 @@
 //! upper triangle. Each block column writes its own contiguous part of the output, in parallel. In low
 //! dimension the distances are summed directly (exact and faster than a skinny GEMM).
 
+use crate::binned::{BinnedPairs, Part};
 use crate::rng;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
@@ -49,7 +50,7 @@ pub fn column_offset(n: usize, j: usize) -> usize {
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn pairwise_sq_dists(x: &Samples) -> Vec<f64> {
-    let (n, d) = (x.n(), x.d());
+    let n = x.n();
     let mut out = vec![0.0; n_pairs(n)];
     if n < 2 {
         return out;
@@ -66,46 +67,115 @@ pub fn pairwise_sq_dists(x: &Samples) -> Vec<f64> {
         rest = tail;
         j0 = j1;
     }
-    if d <= DIRECT_MAX_DIM {
-        parts.into_par_iter().for_each(|(j0, dst)| direct_block(x, j0, dst));
-        return out;
+    let how = Distances::new(x);
+    parts.into_par_iter().for_each(|(j0, dst)| how.block(x, j0, dst));
+    out
+}
+
+/// The squared distances of all pairs `i > j` of `x`, binned for the bandwidth criteria
+/// ([`BinnedPairs`]) block column by block column as they are computed, without ever holding all
+/// `n(n−1)/2` of them (one block column's scratch per thread instead). Blocks are binned apart and
+/// added in block order, so the bins do not depend on the number of threads.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::binned::BinnedPairs;
+/// let x = Samples::from_rows(&[[0.0, 0.0], [3.0, 4.0], [1.0, 0.0]])?;
+/// let b = kern_tune::pairs::binned_pairwise(&x);
+/// let direct = BinnedPairs::new(&kern_tune::pairs::pairwise_sq_dists(&x));
+/// assert_eq!(b.len(), 3);
+/// assert_eq!(b.sums(0.1), direct.sums(0.1));
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn binned_pairwise(x: &Samples) -> BinnedPairs {
+    let n = x.n();
+    if n < 2 {
+        return BinnedPairs::new(&[]);
     }
-    if let Some(sd) = SparseDots::if_sparse(x) {
-        parts.into_par_iter().for_each(|(j0, dst)| sparse_block(x, &sd, j0, dst));
-        return out;
-    }
-    // Centre the data: distances are unchanged and the norms formulation loses less to cancellation.
-    let mean: Vec<f64> = {
-        let mut m = vec![0.0; d];
+    let how = Distances::new(x);
+    let parts: Vec<Part> = (0..(n - 1).div_ceil(BLOCK))
+        .into_par_iter()
+        .map_init(Vec::new, |buf: &mut Vec<f64>, b| {
+            let j0 = b * BLOCK;
+            let j1 = (j0 + BLOCK).min(n - 1);
+            buf.resize(column_offset(n, j1) - column_offset(n, j0), 0.0);
+            how.block(x, j0, buf);
+            let mut part = Part::new();
+            part.add(buf);
+            part
+        })
+        .collect();
+    BinnedPairs::from_parts(parts)
+}
+
+/// How the distances of a sample set are computed: directly in low dimension, by sparse inner products
+/// on sparse data, else by GEMM on the centred data.
+enum Distances {
+    Direct,
+    Sparse(SparseDots),
+    Gemm {
+        /// Centred samples, row-major (`= column-major d × n`).
+        centred: Vec<f64>,
+        /// Their squared norms.
+        norms: Vec<f64>,
+    },
+}
+
+impl Distances {
+    fn new(x: &Samples) -> Self {
+        let (n, d) = (x.n(), x.d());
+        if d <= DIRECT_MAX_DIM {
+            return Distances::Direct;
+        }
+        if let Some(sd) = SparseDots::if_sparse(x) {
+            return Distances::Sparse(sd);
+        }
+        // Centre the data: distances are unchanged and the norms formulation loses less to cancellation.
+        let mut mean = vec![0.0; d];
         for r in x.rows() {
-            for (a, v) in m.iter_mut().zip(r) {
+            for (a, v) in mean.iter_mut().zip(r) {
                 *a += v;
             }
         }
-        m.iter().map(|v| v / n as f64).collect()
-    };
-    let centred: Vec<f64> = x.rows().flat_map(|r| r.iter().zip(&mean).map(|(v, m)| v - m)).collect();
-    let xt = faer::MatRef::from_column_major_slice(&centred, d, n);
-    let norms: Vec<f64> = centred.chunks_exact(d).map(|r| r.iter().map(|v| v * v).sum()).collect();
-    parts.into_par_iter().for_each(|(j0, dst)| {
-        let w = (j0 + BLOCK).min(n - 1) - j0;
-        let h = n - j0;
-        let mut g = Mat::<f64>::zeros(h, w);
-        matmul(g.as_mut(), Accum::Replace, xt.subcols(j0, h).transpose(), xt.subcols(j0, w), 1.0, Par::Seq);
-        let mut pos = 0;
-        for jj in 0..w {
-            let nj = norms[j0 + jj];
-            let col = g.col(jj).try_as_col_major().expect("unit row stride").as_slice();
-            let len = n - 1 - (j0 + jj);
-            let out_col = &mut dst[pos..pos + len];
-            let ni = &norms[j0 + jj + 1..];
-            for ((o, &gv), &nv) in out_col.iter_mut().zip(&col[jj + 1..]).zip(ni) {
-                *o = (nv + nj - 2.0 * gv).max(0.0);
-            }
-            pos += len;
+        for m in &mut mean {
+            *m /= n as f64;
         }
-    });
-    out
+        let centred: Vec<f64> = x.rows().flat_map(|r| r.iter().zip(&mean).map(|(v, m)| v - m)).collect();
+        let norms: Vec<f64> = centred.chunks_exact(d).map(|r| r.iter().map(|v| v * v).sum()).collect();
+        Distances::Gemm { centred, norms }
+    }
+
+    /// The packed distances of block column `j0` (columns `j0..j0 + BLOCK`, rows below the diagonal).
+    fn block(&self, x: &Samples, j0: usize, dst: &mut [f64]) {
+        match self {
+            Distances::Direct => direct_block(x, j0, dst),
+            Distances::Sparse(sd) => sparse_block(x, sd, j0, dst),
+            Distances::Gemm { centred, norms } => gemm_block(x, centred, norms, j0, dst),
+        }
+    }
+}
+
+/// One GEMM per block column on the centred data (`‖xᵢ‖² + ‖xⱼ‖² − 2⟨xᵢ, xⱼ⟩`, clamped at 0), rows `j₀..n`
+/// only.
+fn gemm_block(x: &Samples, centred: &[f64], norms: &[f64], j0: usize, dst: &mut [f64]) {
+    let (n, d) = (x.n(), x.d());
+    let xt = faer::MatRef::from_column_major_slice(centred, d, n);
+    let w = (j0 + BLOCK).min(n - 1) - j0;
+    let h = n - j0;
+    let mut g = Mat::<f64>::zeros(h, w);
+    matmul(g.as_mut(), Accum::Replace, xt.subcols(j0, h).transpose(), xt.subcols(j0, w), 1.0, Par::Seq);
+    let mut pos = 0;
+    for jj in 0..w {
+        let nj = norms[j0 + jj];
+        let col = g.col(jj).try_as_col_major().expect("unit row stride").as_slice();
+        let len = n - 1 - (j0 + jj);
+        let out_col = &mut dst[pos..pos + len];
+        let ni = &norms[j0 + jj + 1..];
+        for ((o, &gv), &nv) in out_col.iter_mut().zip(&col[jj + 1..]).zip(ni) {
+            *o = (nv + nj - 2.0 * gv).max(0.0);
+        }
+        pos += len;
+    }
 }
 
 /// Rows per pass of [`sparse_block`]: the transposed samples of one row range stay in L2 while every
@@ -197,60 +267,72 @@ pub(crate) struct PairSet {
     pub description: String,
 }
 
-/// The squared distances that `sampling` selects from `x`.
-pub(crate) fn pair_set(x: &Samples, sampling: PairSampling) -> PairSet {
+/// The points whose pairs `sampling` uses from `x` (`None` inside: all of `x`) and their description,
+/// or `None` for random pairs.
+fn point_set(x: &Samples, sampling: PairSampling) -> Option<(Option<Vec<usize>>, String)> {
     let n = x.n();
-    let all = |x: &Samples| PairSet {
-        sq: pairwise_sq_dists(x),
-        points: None,
-        ends: None,
-        description: format!("all {} pairs of {} points", n_pairs(x.n()), x.n()),
-    };
+    let all = || Some((None, format!("all {} pairs of {} points", n_pairs(n), n)));
     let sub = |m: usize, seed: u64, why: &str| {
         let idx = rng::sample_indices(&mut rng::stream(seed, 0), n, m);
-        let xs = x.select(&idx).expect("indices in range");
-        PairSet {
-            sq: pairwise_sq_dists(&xs),
-            description: format!(
-                "all {} pairs of a seeded subsample of {m} of {n} points (seed {seed}){why}",
-                n_pairs(m)
-            ),
-            points: Some(idx),
-            ends: None,
-        }
+        let d =
+            format!("all {} pairs of a seeded subsample of {m} of {n} points (seed {seed}){why}", n_pairs(m));
+        Some((Some(idx), d))
     };
     match sampling {
-        PairSampling::All => all(x),
-        PairSampling::Auto { max_points, .. } if n <= max_points.max(2) => all(x),
+        PairSampling::All => all(),
+        PairSampling::Auto { max_points, .. } if n <= max_points.max(2) => all(),
         PairSampling::Auto { max_points, seed } => {
             sub(max_points.max(2), seed, &format!("; n > {} so not every pair is used", max_points.max(2)))
         }
-        PairSampling::Subsample { m, .. } if m >= n => all(x),
+        PairSampling::Subsample { m, .. } if m >= n => all(),
         PairSampling::Subsample { m, seed } => sub(m.max(2), seed, ""),
-        PairSampling::RandomPairs { count, seed } => {
-            let mut g = rng::stream(seed, 0);
-            let ends: Vec<(u32, u32)> = (0..count)
-                .map(|_| {
-                    let i = rng::below(&mut g, n as u64) as usize;
-                    let mut j = rng::below(&mut g, (n as u64).saturating_sub(1).max(1)) as usize;
-                    if j >= i {
-                        j += 1;
-                    }
-                    (i as u32, j.min(n - 1) as u32)
-                })
-                .collect();
-            let sq = ends
-                .par_iter()
-                .map(|&(i, j)| kern_core::sq_dist(x.row(i as usize), x.row(j as usize)))
-                .collect();
-            PairSet {
-                sq,
-                points: None,
-                ends: Some(ends),
-                description: format!("{count} seeded random pairs of {n} points (seed {seed})"),
-            }
-        }
+        PairSampling::RandomPairs { .. } => None,
     }
+}
+
+/// The squared distances that `sampling` selects from `x`.
+pub(crate) fn pair_set(x: &Samples, sampling: PairSampling) -> PairSet {
+    let n = x.n();
+    if let Some((points, description)) = point_set(x, sampling) {
+        let sq = match &points {
+            None => pairwise_sq_dists(x),
+            Some(idx) => pairwise_sq_dists(&x.select(idx).expect("indices in range")),
+        };
+        return PairSet { sq, points, ends: None, description };
+    }
+    let PairSampling::RandomPairs { count, seed } = sampling else {
+        unreachable!("point_set covers the rest")
+    };
+    let mut g = rng::stream(seed, 0);
+    let ends: Vec<(u32, u32)> = (0..count)
+        .map(|_| {
+            let i = rng::below(&mut g, n as u64) as usize;
+            let mut j = rng::below(&mut g, (n as u64).saturating_sub(1).max(1)) as usize;
+            if j >= i {
+                j += 1;
+            }
+            (i as u32, j.min(n - 1) as u32)
+        })
+        .collect();
+    let sq =
+        ends.par_iter().map(|&(i, j)| kern_core::sq_dist(x.row(i as usize), x.row(j as usize))).collect();
+    PairSet {
+        sq,
+        points: None,
+        ends: Some(ends),
+        description: format!("{count} seeded random pairs of {n} points (seed {seed})"),
+    }
+}
+
+/// The pairs that `sampling` selects from `x`, binned as they are computed ([`binned_pairwise`]), with
+/// their description; `None` for random pairs (which are few enough to keep).
+pub(crate) fn binned_pair_set(x: &Samples, sampling: PairSampling) -> Option<(BinnedPairs, String)> {
+    let (points, description) = point_set(x, sampling)?;
+    let b = match &points {
+        None => binned_pairwise(x),
+        Some(idx) => binned_pairwise(&x.select(idx).expect("indices in range")),
+    };
+    Some((b, description))
 }
 
 /// For every packed pair of `m` points, the two points' positions `(i, j)`, `i > j` (test helper and
@@ -298,6 +380,13 @@ mod tests {
             };
             let p = pairwise_sq_dists(&x);
             assert_eq!(p.len(), n_pairs(n));
+            // The fused binning sees the same distances as the array (bins added in another order).
+            let (a, b) = (binned_pairwise(&x), BinnedPairs::new(&p));
+            assert_eq!((a.len(), a.bins(), a.stats().zeros), (b.len(), b.bins(), b.stats().zeros));
+            let g = 1.0 / b.stats().mean();
+            for (u, v) in a.sums(g).value.iter().zip(b.sums(g).value) {
+                assert!((u - v).abs() <= 1e-12 * v.abs(), "n={n} d={d}: {u} vs {v}");
+            }
             for (k, (i, j)) in packed_ends(n).enumerate() {
                 let e = kern_core::sq_dist(x.row(i), x.row(j));
                 assert!((p[k] - e).abs() <= 1e-9 * e.max(1.0), "n={n} d={d} ({i},{j}) {} vs {e}", p[k]);

@@ -211,3 +211,75 @@ fn gemm_distances_match_direct() {
         }
     }
 }
+
+/// Above 65,536 pairs the Newton solvers run on the binned distances: the roots must be the exact
+/// array's roots to the tolerances, certified after one pass, and the fused path (bins built while the
+/// distances are computed) must agree.
+#[test]
+fn binned_newton_agrees_with_exact_bisection_on_many_pairs() {
+    for (n, d) in [(500, 5), (420, 30)] {
+        let x = points(n, d, 11);
+        let p = pairwise_sq_dists(&x);
+        assert!(p.len() >= 65_536);
+        let a = mean_to_half(&p, Solver::Newton, 1e-12, 1e-12, 200).unwrap();
+        assert_eq!(a.iterations, 1, "d = {d}: certified on the bins after the binning pass");
+        let b = mean_to_half(&p, Solver::Bisection, 1e-12, 1e-12, 200).unwrap();
+        assert!((a.beta / b.beta - 1.0).abs() < 1e-10, "d = {d}: {} vs {}", a.beta, b.beta);
+        assert!((mean_similarity(&p, a.beta) - 0.5).abs() < 2e-12);
+        let opts = BandwidthOptions::default();
+        let s = select_bandwidth(&x, None, Method::MeanToHalf, &opts).unwrap();
+        assert!((s.beta / a.beta - 1.0).abs() < 1e-12);
+        assert_eq!(s.pairs, p.len());
+
+        let a = max_variance(&p, Solver::Newton, 1e-12, 200).unwrap();
+        assert_eq!(a.iterations, 1, "d = {d}: certified on the bins");
+        let b = max_variance(&p, Solver::Bisection, 1e-12, 200).unwrap();
+        assert!((a.beta / b.beta - 1.0).abs() < 1e-9, "d = {d}: {} vs {}", a.beta, b.beta);
+        assert!(variance_derivative(&p, a.beta * (1.0 - 1e-9)) > 0.0);
+        assert!(variance_derivative(&p, a.beta * (1.0 + 1e-9)) < 0.0);
+        assert!((a.value / similarity_variance(&p, a.beta) - 1.0).abs() < 1e-12);
+        let s = select_bandwidth(&x, None, Method::MaxVariance, &opts).unwrap();
+        assert!((s.beta / a.beta - 1.0).abs() < 1e-11);
+    }
+}
+
+/// A tolerance no error bound can certify sends the binned root to exact Newton passes on the array.
+#[test]
+fn uncertifiable_tolerances_fall_back_to_exact_passes() {
+    let x = points(500, 4, 5);
+    let p = pairwise_sq_dists(&x);
+    let a = mean_to_half(&p, Solver::Newton, 0.0, 0.0, 60).unwrap();
+    assert!(a.iterations > 1);
+    let b = mean_to_half(&p, Solver::Bisection, 1e-13, 1e-13, 200).unwrap();
+    assert!((a.beta / b.beta - 1.0).abs() < 1e-11);
+    let a = max_variance(&p, Solver::Newton, 0.0, 60).unwrap();
+    assert!(a.iterations > 1);
+    let b = max_variance(&p, Solver::Bisection, 1e-13, 200).unwrap();
+    assert!((a.beta / b.beta - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn fused_binning_does_not_depend_on_thread_count() {
+    let x = points(700, 3, 9);
+    let opts = BandwidthOptions::default();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    for m in [Method::MeanToHalf, Method::MaxVariance] {
+        let a = select_bandwidth(&x, None, m, &opts).unwrap();
+        let b = pool.install(|| select_bandwidth(&x, None, m, &opts)).unwrap();
+        assert_eq!(a, b);
+    }
+}
+
+/// Ahn's grid over a group of ≥ 65,536 pairs is evaluated on its bins: same J as the exact means.
+#[test]
+fn ahn_on_binned_groups_matches_exact_means() {
+    let between: Vec<f64> = (0..70_000).map(|i| 1.0 + ((i * 7919) % 1000) as f64 * 0.01).collect();
+    let within = vec![(0..100).map(|i| 0.01 * i as f64).collect::<Vec<f64>>()];
+    let betas = [0.01, 0.3, 1.0, 4.0, 30.0];
+    let j = kern_tune::bandwidth::ahn_criterion(&within, &between, &betas).unwrap();
+    for (k, &b) in betas.iter().enumerate() {
+        let mw = within[0].iter().map(|p| (-b * p).exp()).sum::<f64>() / 100.0;
+        let mb = between.iter().map(|p| (-b * p).exp()).sum::<f64>() / between.len() as f64;
+        assert!((j[k] - 2.0 * (mw - mb)).abs() < 1e-12, "beta {b}: {} vs {}", j[k], 2.0 * (mw - mb));
+    }
+}
