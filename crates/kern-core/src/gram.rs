@@ -171,30 +171,47 @@ pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPat
 }
 
 /// Rows per task of the sparse path: the transposed samples of one row block (`d' × 128` doubles, 680 KiB
-/// for MNIST's 663 active pixels) stay in L2 while every column of the block row is computed.
+/// for MNIST's 663 active pixels) stay in L2 while every column of the block row is computed. The
+/// columns are grouped (by [`SparseDots::groups`]) within chunks of the same 128 samples, so a task's
+/// columns are whole groups below its diagonal block plus the groups of that block.
 const SPARSE_BLOCK: usize = 128;
 
 /// The lower triangle (with the diagonal) of a symmetric Gram matrix by sparse inner products: one task
-/// per block of [`SPARSE_BLOCK`] rows, writing for each column `i` its rows `max(r₀, i)..r₁`.
+/// per block of [`SPARSE_BLOCK`] rows, computing the columns `i ≤ r₁` four at a time
+/// ([`SparseDots::group_dots`]) and writing for each column its rows `max(r₀, i)..r₁`.
 fn sparse_lower<K: Kernel>(k: &K, x: &Samples, mut out: MatMut<'_, f64>) {
     let sd = SparseDots::new(x);
     let n = x.n();
     let radial = k.profile() == Profile::SqDist;
+    let groups: Vec<Vec<sparse_dots::SampleGroup>> = (0..n.div_ceil(SPARSE_BLOCK))
+        .into_par_iter()
+        .map(|c| sd.groups(c * SPARSE_BLOCK..((c + 1) * SPARSE_BLOCK).min(n)))
+        .collect();
     out.rb_mut().par_row_chunks_mut(SPARSE_BLOCK).enumerate().for_each(|(b, mut rows)| {
         let r0 = b * SPARSE_BLOCK;
         let h = rows.nrows();
-        for i in 0..(r0 + h).min(n) {
-            let a = i.saturating_sub(r0);
-            let col = rows.rb_mut().col_mut(i).try_as_col_major_mut().expect("unit row stride");
-            let seg = &mut col.as_slice_mut()[a..h];
-            if radial {
-                sd.sq_dists(x, i, r0 + a..r0 + h, seg);
-                k.apply_sq_dist(seg);
-            } else {
-                sd.dots(i, r0 + a..r0 + h, seg);
-                for v in seg.iter_mut() {
-                    *v = k.of_dot(*v);
+        let mut buf = vec![0.0; sparse_dots::GROUP * h];
+        for g in groups[..=b].iter().flatten() {
+            // Rows from the first needed one, rounded down to whole register blocks past r₀; entries
+            // above the diagonal are computed but not stored.
+            let lo = g.samples().iter().min().map_or(r0, |&i| i.max(r0));
+            let from = r0 + (lo - r0) / sparse_dots::WIDE_LANES * sparse_dots::WIDE_LANES;
+            let m = r0 + h - from;
+            let buf = &mut buf[..g.samples().len() * m];
+            sd.group_dots(g, from..r0 + h, buf);
+            for (&i, dots) in g.samples().iter().zip(buf.chunks_exact_mut(m)) {
+                let a = i.max(from);
+                let seg = &mut dots[a - from..];
+                if radial {
+                    sd.dots_to_sq_dists(x, i, a, seg);
+                    k.apply_sq_dist(seg);
+                } else {
+                    for v in seg.iter_mut() {
+                        *v = k.of_dot(*v);
+                    }
                 }
+                let col = rows.rb_mut().col_mut(i).try_as_col_major_mut().expect("unit row stride");
+                col.as_slice_mut()[a - r0..].copy_from_slice(seg);
             }
         }
     });
@@ -332,7 +349,7 @@ fn fill_cross_block<K: Kernel>(
 }
 
 /// Relative size below which `‖x‖² + ‖y‖² − 2⟨x, y⟩` has lost too many digits to cancellation.
-const CANCELLATION: f64 = 1e-3;
+pub(crate) const CANCELLATION: f64 = 1e-3;
 
 /// The squared distance from the norms formulation, recomputed exactly from the coordinates when it is
 /// within [`CANCELLATION`] (relative) of the norms (near-duplicate points). Kernels that are not smooth at 0
