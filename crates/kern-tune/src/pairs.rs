@@ -182,24 +182,41 @@ fn gemm_block(x: &Samples, centred: &[f64], norms: &[f64], j0: usize, dst: &mut 
 /// column of the block uses them.
 const SPARSE_ROWS: usize = 128;
 
+/// Row alignment of the group passes: kern-core's group kernel keeps blocks of 32 rows in registers, so
+/// a pass starts on a multiple of 32 rows past the row block (the few rows above a member's diagonal are
+/// computed and dropped) instead of leaving a ragged head to the single-sample kernel.
+const GROUP_ROWS: usize = 32;
+
 /// Sparse data (at most [`SparseDots::MAX_DENSITY`] nonzeros): inner products in `O(nnz)` per pair on the
-/// norms formulation ([`SparseDots::sq_dists`]), which needs no centring since near-duplicates are
-/// recomputed exactly.
+/// norms formulation ([`SparseDots::group_sq_dists`], four columns of the block per pass over the
+/// transposed samples, grouped by [`SparseDots::groups`] to share nonzeros), which needs no centring since
+/// near-duplicates are recomputed exactly.
 fn sparse_block(x: &Samples, sd: &SparseDots, j0: usize, dst: &mut [f64]) {
     let n = x.n();
     let w = (j0 + BLOCK).min(n - 1) - j0;
     let base = column_offset(n, j0);
+    let groups = sd.groups(j0..j0 + w);
+    let mut buf = vec![0.0; kern_core::sparse_dots::GROUP * SPARSE_ROWS];
     let mut r0 = j0 + 1;
     while r0 < n {
         let r1 = (r0 + SPARSE_ROWS).min(n);
-        for j in j0..j0 + w {
-            let a = r0.max(j + 1);
-            if a >= r1 {
+        for g in &groups {
+            let Some(lo) = g.samples().iter().map(|&j| r0.max(j + 1)).min() else { continue };
+            if lo >= r1 {
                 continue;
             }
-            let start = column_offset(n, j) - base + (a - j - 1);
-            let seg = &mut dst[start..start + (r1 - a)];
-            sd.sq_dists(x, j, a..r1, seg);
+            let from = r0 + (lo - r0) / GROUP_ROWS * GROUP_ROWS;
+            let m = r1 - from;
+            let buf = &mut buf[..g.samples().len() * m];
+            sd.group_sq_dists(x, g, from..r1, buf);
+            for (&j, seg) in g.samples().iter().zip(buf.chunks_exact(m)) {
+                let a = r0.max(j + 1);
+                if a >= r1 {
+                    continue;
+                }
+                let start = column_offset(n, j) - base + (a - j - 1);
+                dst[start..start + (r1 - a)].copy_from_slice(&seg[a - from..]);
+            }
         }
         r0 = r1;
     }
