@@ -8,10 +8,12 @@
 //!
 //! **Bins.** A positive value `p` falls in the bin of its exponent and leading [`KBITS`] mantissa bits:
 //! `[a, a + w)` with `w = 2^{⌊log₂ a⌋ − 8}`, so `w ≤ a/256` (256 bins per octave, allocated per octave
-//! only where values occur). Zeros are counted apart (`e^{−γ·0} = 1` exactly). With
-//! `v = (p − a)/w − ½ ∈ [−½, ½)`, read exactly from the low mantissa bits, each bin keeps `Mⱼ = Σ vʲ`,
-//! `j = 0..=T+2`. The same pass counts zeros, finds the extremes and the first invalid value (NaN,
-//! infinite or negative), so it doubles as the input check.
+//! only where values occur). With `v = (p − a)/w − ½ ∈ [−½, ½)`, read exactly from the low mantissa
+//! bits, each bin keeps `Mⱼ = Σ vʲ`, `j = 0..=T+2`. The loop has no branch: the bit pattern's top 12
+//! bits pick the octave, so zeros (of either sign, with the subnormals below `2^{−1030}`) land in the
+//! first bin of their octave and are then counted as zeros (`e^{−γ·0} = 1` exactly), and NaN, infinite
+//! or negative values land in octaves of their own, which makes the pass the input check too. It also
+//! finds the extremes.
 //!
 //! **Evaluation.** With the bin centre `m = a + w/2`, `p = m + w v` and
 //! `e^{−γp} = e^{−γm} Σ_{j ≤ T} (−γw v)ʲ / j! + R`, `|R| ≤ e^{−γm} (γw/2)^{T+1} e^{γw/2} / (T+1)!`
@@ -45,12 +47,21 @@ const MASK: u64 = (1 << SHIFT) - 1;
 const INV: f64 = 1.0 / (1u64 << SHIFT) as f64;
 /// Degree of the Taylor series of `e^{−γ w v}` within a bin.
 const T: usize = 5;
+const _: () = assert!(T == 5, "the remainder bound in `sums` computes (h/2)^6 by hand");
+/// `1/(j+1)` for the series coefficients `(−h)ʲ/j!`.
+const RECIP: [f64; T + 1] = [1.0, 1.0 / 2.0, 1.0 / 3.0, 1.0 / 4.0, 1.0 / 5.0, 1.0 / 6.0];
 /// Moments kept per bin: `Σ vʲ`, `j = 0..=T+2` (the `+2` for `p² = (m + w v)²`).
 const M: usize = T + 3;
 /// Values per binning task (fixed, so the histograms are added in the same order at any thread count).
 const CHUNK: usize = 1 << 18;
 /// Bins per octave.
 const PER_OCTAVE: usize = 1 << KBITS;
+/// Octave slots: one per value of the top 12 bits (sign and exponent).
+const OCTAVES: usize = 1 << 12;
+/// The octave of NaN and ±∞ (all exponent bits set); every slot from it up is invalid.
+const INF_OCTAVE: usize = 2047;
+/// The first octave of negative values (sign bit set), whose first bin holds −0.0.
+const SIGN_OCTAVE: usize = 2048;
 /// One bin's moments, aligned to a cache line: an unaligned bin would straddle two lines, and its
 /// split loads and stores measured three times slower.
 #[derive(Clone, Copy)]
@@ -72,7 +83,8 @@ pub struct PairStats {
     pub min_positive: f64,
     /// Largest value (`−∞` if none).
     pub max: f64,
-    /// The first value that is not finite and `≥ 0`, if any.
+    /// The first value that is not finite and `≥ 0`, if any ([`BinnedPairs::stats`]: one such value, to
+    /// its leading bits).
     pub invalid: Option<f64>,
 }
 
@@ -164,23 +176,15 @@ pub struct BinnedPairs {
 pub(crate) struct Part {
     octaves: Vec<Option<Box<Octave>>>,
     len: usize,
-    zeros: usize,
-    min_positive: f64,
-    max: f64,
-    invalid: Option<f64>,
+    /// Smallest and largest bit patterns seen (excluding +0.0 from the smallest).
+    lo_bits: u64,
+    hi_bits: u64,
 }
 
 impl Part {
     /// An empty histogram.
     pub(crate) fn new() -> Self {
-        Part {
-            octaves: (0..2047).map(|_| None).collect(),
-            len: 0,
-            zeros: 0,
-            min_positive: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-            invalid: None,
-        }
+        Part { octaves: (0..OCTAVES).map(|_| None).collect(), len: 0, lo_bits: u64::MAX, hi_bits: 0 }
     }
 
     /// Bins the values of `c` (compiled for the best SIMD level available at run time).
@@ -190,8 +194,8 @@ impl Part {
 }
 
 impl BinnedPairs {
-    /// Bins `p` in one parallel pass. Values that are not finite and `≥ 0` are not binned; the first
-    /// one is reported by [`PairStats::invalid`] of [`BinnedPairs::stats`].
+    /// Bins `p` in one parallel pass. Values that are not finite and `≥ 0` are not binned; one of them
+    /// (to its leading bits) is reported by [`PairStats::invalid`] of [`BinnedPairs::stats`].
     ///
     /// ```
     /// let b = kern_tune::binned::BinnedPairs::new(&[0.0, 1.0, 1.001, 4.0]);
@@ -216,13 +220,12 @@ impl BinnedPairs {
     /// the same bins at any thread count).
     pub(crate) fn from_parts(parts: Vec<Part>) -> Self {
         let mut stats = PairStats::empty();
-        let mut total: Vec<Option<Box<Octave>>> = (0..2047).map(|_| None).collect();
+        let mut total: Vec<Option<Box<Octave>>> = (0..OCTAVES).map(|_| None).collect();
+        let (mut lo_bits, mut hi_bits) = (u64::MAX, 0u64);
         for part in parts {
             stats.len += part.len;
-            stats.zeros += part.zeros;
-            stats.min_positive = stats.min_positive.min(part.min_positive);
-            stats.max = stats.max.max(part.max);
-            stats.invalid = stats.invalid.or(part.invalid);
+            lo_bits = lo_bits.min(part.lo_bits);
+            hi_bits = hi_bits.max(part.hi_bits);
             for (t, o) in total.iter_mut().zip(part.octaves) {
                 let Some(o) = o else { continue };
                 match t {
@@ -237,9 +240,6 @@ impl BinnedPairs {
                 }
             }
         }
-        if stats.zeros > 0 {
-            stats.max = stats.max.max(0.0);
-        }
         let mut out = BinnedPairs { stats, lower: Vec::new(), width: Vec::new(), moments: Vec::new() };
         let mut sum = 0.0;
         for (e, o) in total.into_iter().enumerate() {
@@ -249,6 +249,16 @@ impl BinnedPairs {
                     continue;
                 }
                 let key = ((e << KBITS) | i) as u64;
+                if i == 0 && (e == 0 || e == SIGN_OCTAVE) {
+                    // |v| < 2^-1030: zeros (either sign) and the smallest subnormals, zero for every sum.
+                    out.stats.zeros += m[0] as usize;
+                    continue;
+                }
+                if e >= INF_OCTAVE {
+                    // NaN, ±∞ or negative: reported by the bin's leading bits.
+                    out.stats.invalid = out.stats.invalid.or(Some(f64::from_bits(key << SHIFT)));
+                    continue;
+                }
                 let a = f64::from_bits(key << SHIFT);
                 let w = (f64::from_bits((key + 1) << SHIFT) - a).min(f64::MAX - a);
                 sum += m[0] * (a + 0.5 * w) + w * m[1];
@@ -257,12 +267,20 @@ impl BinnedPairs {
                 out.moments.push(*m);
             }
         }
+        if out.stats.len > out.stats.zeros && out.stats.invalid.is_none() {
+            out.stats.min_positive = f64::from_bits(lo_bits + (1 << SHIFT));
+            out.stats.max = f64::from_bits(hi_bits);
+        }
+        if out.stats.zeros > 0 {
+            out.stats.max = out.stats.max.max(0.0);
+        }
         out.stats.sum = sum;
         out
     }
 
-    /// Count, zeros, extremes and the first invalid value, as [`PairStats::of`] would give, except that
-    /// the sum is assembled from the bins (within a few ulp of the exact sum).
+    /// Count, zeros, extremes and an invalid value, as [`PairStats::of`] would give, except that the sum
+    /// is assembled from the bins (within a few ulp of the exact sum), values of magnitude below
+    /// `2^{−1030}` count as zeros, and the invalid value is known to its leading bits only.
     ///
     /// ```
     /// let s = kern_tune::binned::BinnedPairs::new(&[0.0, 2.0, 0.5, 3.5]).stats();
@@ -302,17 +320,24 @@ impl BinnedPairs {
     /// assert!((s.value[2] - 5.0).abs() <= s.error[2] + 1e-14);
     /// ```
     pub fn sums(&self, gamma: f64) -> BoundedSums {
+        pulp::Arch::new().dispatch(Sums(self, gamma))
+    }
+
+    /// [`BinnedPairs::sums`]; inlined into a SIMD context with FMA, where `exp_fast`'s fused
+    /// multiply-adds are single instructions rather than library calls.
+    #[inline(always)]
+    fn sums_body(&self, gamma: f64) -> BoundedSums {
         let mut acc = [Neumaier::default(); 3];
         acc[0].add(self.stats.zeros as f64);
         let mut error = [0.0; 3];
         let mut magnitude = [self.stats.zeros as f64, 0.0, 0.0];
-        // (T+1)! for the remainder bound.
-        let fact: f64 = (1..=T + 1).map(|i| i as f64).product();
+        // The remainder bound (h/2)^{T+1} e^{h/2} / (T+1)!, with e^{h/2} ≤ e^{1/2} for h ≤ 1.
+        let rem = std::f64::consts::E.sqrt() / (1..=T + 1).map(|i| i as f64).product::<f64>();
         for ((&a, &w), mo) in self.lower.iter().zip(&self.width).zip(&self.moments) {
             let c = mo[0];
             let h = gamma * w;
             let m = a + 0.5 * w;
-            let e = (-gamma * m).exp();
+            let e = kern_core::kernel::exp_fast(-gamma * m);
             if h <= 1.0 && e > 0.0 {
                 // Σ_j (−h)^j / j! · M_{j+s} for s = 0, 1, 2.
                 let mut coef = 1.0;
@@ -321,7 +346,7 @@ impl BinnedPairs {
                     s0 += coef * mo[j];
                     s1 += coef * mo[j + 1];
                     s2 += coef * mo[j + 2];
-                    coef *= -h / (j + 1) as f64;
+                    coef *= -h * RECIP[j];
                 }
                 let k0 = e * s0;
                 let k1 = e * (m * s0 + w * s1);
@@ -329,7 +354,9 @@ impl BinnedPairs {
                 acc[0].add(k0);
                 acc[1].add(k1);
                 acc[2].add(k2);
-                let rho = e * c * (0.5 * h).powi(T as i32 + 1) * (0.5 * h).exp() / fact;
+                let hh = 0.5 * h;
+                let hh3 = hh * hh * hh;
+                let rho = e * c * hh3 * hh3 * rem;
                 let hi = a + w;
                 error[0] += rho;
                 error[1] += rho * hi;
@@ -360,6 +387,16 @@ impl BinnedPairs {
     }
 }
 
+/// [`BinnedPairs::sums`] compiled for the best SIMD level available at run time.
+struct Sums<'a>(&'a BinnedPairs, f64);
+impl pulp::WithSimd for Sums<'_> {
+    type Output = BoundedSums;
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) -> BoundedSums {
+        self.0.sums_body(self.1)
+    }
+}
+
 /// [`Part::add`] compiled for the best SIMD level available at run time.
 struct BinChunk<'a>(&'a mut Part, &'a [f64]);
 impl pulp::WithSimd for BinChunk<'_> {
@@ -375,25 +412,20 @@ impl pulp::WithSimd for BinChunk<'_> {
 #[inline(always)]
 fn bin_values(part: &mut Part, c: &[f64]) {
     part.len += c.len();
-    let (mut lo_bits, mut hi_bits) = (u64::MAX, 0u64);
+    let (mut lo_bits, mut hi_bits) = (part.lo_bits, part.hi_bits);
+    // Branch-free: zeros land in the first bin of octave 0 (−0.0 in that of the sign octave), NaN, ±∞
+    // and negative values in octaves ≥ 2047; `from_parts` sorts them out.
     for &v in c {
         let bits = v.to_bits();
-        let e = (bits >> 52) as usize;
-        if bits << 1 == 0 {
-            part.zeros += 1;
-            continue;
-        }
-        if e >= 2047 {
-            // NaN, ±∞ or negative (sign bit set).
-            part.invalid = part.invalid.or(Some(v));
-            continue;
-        }
-        // Positive finite doubles order as their bit patterns: integer min / max, no FP compares.
-        lo_bits = lo_bits.min(bits);
-        hi_bits = hi_bits.max(bits);
-        let octave = part.octaves[e].get_or_insert_with(|| Box::new([Bin([0.0; M]); PER_OCTAVE]));
+        // Bit patterns of |v| order as the values; the zero bin (|v| < 2^-1030, counted as zeros) wraps
+        // to the top of the minimum. Invalid values may spoil both, but then there are no statistics.
+        let abs = bits & !(1 << 63);
+        lo_bits = lo_bits.min(abs.wrapping_sub(1 << SHIFT));
+        hi_bits = hi_bits.max(abs);
+        let octave =
+            part.octaves[(bits >> 52) as usize].get_or_insert_with(|| Box::new([Bin([0.0; M]); PER_OCTAVE]));
         let m = &mut octave[((bits >> SHIFT) as usize) & (PER_OCTAVE - 1)].0;
-        let x = (bits & MASK) as f64 * INV - 0.5;
+        let x = (bits & MASK) as i64 as f64 * INV - 0.5;
         let x2 = x * x;
         let low = [1.0, x, x2, x2 * x];
         let x4 = x2 * x2;
@@ -403,10 +435,8 @@ fn bin_values(part: &mut Part, c: &[f64]) {
             m[k + 4] += x4 * low[k];
         }
     }
-    if lo_bits <= hi_bits {
-        part.min_positive = part.min_positive.min(f64::from_bits(lo_bits));
-        part.max = part.max.max(f64::from_bits(hi_bits));
-    }
+    part.lo_bits = lo_bits;
+    part.hi_bits = hi_bits;
 }
 
 /// Neumaier's compensated sum.
@@ -509,8 +539,32 @@ mod tests {
         assert_eq!(BinnedPairs::new(&[]).sums(1.0).value, [0.0; 3]);
     }
 
+    #[test]
+    fn invalid_values_and_signed_zeros() {
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e-3, -7.0] {
+            let st = BinnedPairs::new(&[1.0, 0.0, bad, 2.0]).stats();
+            assert!(st.invalid.is_some(), "{bad} not reported");
+            let v = st.invalid.unwrap();
+            assert!(!(v.is_finite() && v >= 0.0), "{bad} reported as {v}");
+        }
+        let st = BinnedPairs::new(&[-0.0, 0.0, 3.0, 5e-320]).stats();
+        assert_eq!((st.invalid, st.zeros, st.min_positive, st.max), (None, 3, 3.0, 3.0));
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn stats_match_a_direct_scan(
+            v in prop::collection::vec(prop_oneof![Just(0.0), Just(-0.0), 1e-300f64..1e-200, 0.01f64..1e12], 1..300),
+        ) {
+            let (a, b) = (BinnedPairs::new(&v).stats(), PairStats::of(&v));
+            prop_assert_eq!((a.len, a.zeros, a.invalid), (b.len, b.zeros, b.invalid));
+            if a.zeros < a.len {
+                prop_assert_eq!((a.min_positive, a.max), (b.min_positive, b.max));
+            }
+            prop_assert!((a.sum - b.sum).abs() <= 1e-12 * b.sum);
+        }
+
         #[test]
         fn bounds_hold_for_random_arrays(
             v in prop::collection::vec(prop_oneof![Just(0.0), 1e-6f64..1e-3, 0.01f64..100.0, 1e3f64..1e6], 1..400),

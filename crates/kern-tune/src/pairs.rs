@@ -74,8 +74,9 @@ pub fn pairwise_sq_dists(x: &Samples) -> Vec<f64> {
 
 /// The squared distances of all pairs `i > j` of `x`, binned for the bandwidth criteria
 /// ([`BinnedPairs`]) block column by block column as they are computed, without ever holding all
-/// `n(n−1)/2` of them (one block column's scratch per thread instead). Blocks are binned apart and
-/// added in block order, so the bins do not depend on the number of threads.
+/// `n(n−1)/2` of them: one block column's scratch per thread instead (`128 · n` doubles, kept by the
+/// thread for later calls). Blocks are binned apart and added in block order, so the bins do not depend
+/// on the number of threads.
 ///
 /// ```
 /// use kern_core::Samples;
@@ -93,15 +94,24 @@ pub fn binned_pairwise(x: &Samples) -> BinnedPairs {
         return BinnedPairs::new(&[]);
     }
     let how = Distances::new(x);
+    thread_local! {
+        /// One block column of distances per thread, kept between calls (first-touch page faults of a
+        /// fresh buffer per block cost as much as the binning).
+        static SCRATCH: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
     let parts: Vec<Part> = (0..(n - 1).div_ceil(BLOCK))
         .into_par_iter()
-        .map_init(Vec::new, |buf: &mut Vec<f64>, b| {
+        .map(|b| {
             let j0 = b * BLOCK;
             let j1 = (j0 + BLOCK).min(n - 1);
-            buf.resize(column_offset(n, j1) - column_offset(n, j0), 0.0);
-            how.block(x, j0, buf);
+            let len = column_offset(n, j1) - column_offset(n, j0);
             let mut part = Part::new();
-            part.add(buf);
+            SCRATCH.with_borrow_mut(|buf| {
+                buf.resize(len.max(buf.len()), 0.0);
+                let buf = &mut buf[..len];
+                how.block(x, j0, buf);
+                part.add(buf);
+            });
             part
         })
         .collect();
