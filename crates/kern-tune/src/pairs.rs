@@ -23,6 +23,9 @@ pub const BLOCK: usize = 128;
 /// Dimension up to which distances are computed directly rather than by GEMM (as kern-core's Gram).
 pub const DIRECT_MAX_DIM: usize = 8;
 
+/// Pairs per histogram in [`binned_pairwise`] (a few per thread on large sets).
+const PART_PAIRS: usize = 1 << 19;
+
 /// Number of pairs `i > j` of `n` points.
 pub fn n_pairs(n: usize) -> usize {
     n * n.saturating_sub(1) / 2
@@ -99,19 +102,33 @@ pub fn binned_pairwise(x: &Samples) -> BinnedPairs {
         /// fresh buffer per block cost as much as the binning).
         static SCRATCH: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let parts: Vec<Part> = (0..(n - 1).div_ceil(BLOCK))
+    // Consecutive block columns share a histogram until it holds about PART_PAIRS pairs: fewer
+    // histograms to allocate and add, and a partition fixed by n alone (deterministic).
+    let blocks = (n - 1).div_ceil(BLOCK);
+    let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut b0 = 0;
+    for b in 0..blocks {
+        let j1 = ((b + 1) * BLOCK).min(n - 1);
+        if column_offset(n, j1) - column_offset(n, b0 * BLOCK) >= PART_PAIRS || b + 1 == blocks {
+            groups.push(b0..b + 1);
+            b0 = b + 1;
+        }
+    }
+    let parts: Vec<Part> = groups
         .into_par_iter()
-        .map(|b| {
-            let j0 = b * BLOCK;
-            let j1 = (j0 + BLOCK).min(n - 1);
-            let len = column_offset(n, j1) - column_offset(n, j0);
+        .map(|bs| {
             let mut part = Part::new();
-            SCRATCH.with_borrow_mut(|buf| {
-                buf.resize(len.max(buf.len()), 0.0);
-                let buf = &mut buf[..len];
-                how.block(x, j0, buf);
-                part.add(buf);
-            });
+            for b in bs {
+                let j0 = b * BLOCK;
+                let j1 = (j0 + BLOCK).min(n - 1);
+                let len = column_offset(n, j1) - column_offset(n, j0);
+                SCRATCH.with_borrow_mut(|buf| {
+                    buf.resize(len.max(buf.len()), 0.0);
+                    let buf = &mut buf[..len];
+                    how.block(x, j0, buf);
+                    part.add(buf);
+                });
+            }
             part
         })
         .collect();
