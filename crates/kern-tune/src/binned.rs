@@ -43,8 +43,9 @@ use rayon::prelude::*;
 pub const KBITS: u32 = 8;
 const SHIFT: u32 = 52 - KBITS;
 const MASK: u64 = (1 << SHIFT) - 1;
-/// `2^{−SHIFT}`: the low mantissa bits as a fraction of the bin width.
-const INV: f64 = 1.0 / (1u64 << SHIFT) as f64;
+/// The bits of 1.0: `1.0 + u` for the position `u ∈ [0, 1)` of a value in its bin is the low mantissa
+/// bits shifted up by [`KBITS`] under these (exact, and no integer-to-float conversion).
+const ONE_BITS: u64 = 0x3FF0_0000_0000_0000;
 /// Degree of the Taylor series of `e^{−γ w v}` within a bin.
 const T: usize = 5;
 const _: () = assert!(T == 5, "the remainder bound in `sums` computes (h/2)^6 by hand");
@@ -425,7 +426,7 @@ fn bin_values(part: &mut Part, c: &[f64]) {
         let octave =
             part.octaves[(bits >> 52) as usize].get_or_insert_with(|| Box::new([Bin([0.0; M]); PER_OCTAVE]));
         let m = &mut octave[((bits >> SHIFT) as usize) & (PER_OCTAVE - 1)].0;
-        let x = (bits & MASK) as i64 as f64 * INV - 0.5;
+        let x = f64::from_bits(ONE_BITS | ((bits & MASK) << KBITS)) - 1.5;
         let x2 = x * x;
         let low = [1.0, x, x2, x2 * x];
         let x4 = x2 * x2;
