@@ -5,6 +5,9 @@
 //! always with `"seconds"` (wall time of the work, excluding file reading). Errors go to stderr with a
 //! non-zero exit code. See `docs/architecture.md` for the contract and the kernel spec syntax.
 
+// The argument docs are clap's `--help` text, where `[:SEED]` is literal syntax, not a link.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 mod commands;
 mod common;
 

@@ -2,7 +2,7 @@
 //!
 //! The base layer of the kern workspace (see `docs/architecture.md`): validated [`Samples`] and
 //! [`Targets`], the [`Kernel`] trait and the kernels of the five source papers, dense Gram matrices
-//! through faer ([`gram`], [`cross_gram`]), LIBSVM and CSV data files ([`io`]), and the learner traits
+//! through faer ([`gram`](fn@gram), [`cross_gram`]), LIBSVM and CSV data files ([`io`]), and the learner traits
 //! ([`learner`]) that tuning and model crates share.
 //!
 //! ```

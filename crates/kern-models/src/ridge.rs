@@ -21,7 +21,7 @@
 //! `ν = H⁻¹1` and `σ = 1ᵀν`, block elimination gives the α-block `A⁻¹ = H⁻¹ − ννᵀ/σ`, so
 //! `(A⁻¹)_ii = (H⁻¹)_ii − ν_i²/σ`. Without a bias (KRR) the same argument gives `α_i / (H⁻¹)_ii`. The
 //! diagonal of `H⁻¹` comes from the eigendecomposition (dense grid), from `L⁻¹` (dense Cholesky:
-//! `(H⁻¹)_ii = Σ_k (L⁻¹)²_ki`), or from the selected inverse of the sparse factor ([`crate::selinv`]),
+//! `(H⁻¹)_ii = Σ_k (L⁻¹)²_ki`), or from the selected inverse of the sparse factor (`selinv`),
 //! so LOO costs about one more factorization, not `n` refits. A test checks it against brute-force
 //! refits.
 //!

@@ -50,7 +50,7 @@ pub enum GramMatrix {
 
 impl GramMatrix {
     /// `K(X, X)`: sparse ([`sparse_gram`]) when the kernel has a support radius, dense
-    /// ([`kern_core::gram`]) otherwise.
+    /// ([`kern_core::gram()`]) otherwise.
     pub fn build<K: Kernel>(k: &K, x: &Samples) -> Result<Self> {
         if k.support_radius().is_some() {
             Ok(GramMatrix::Sparse(sparse_gram(k, x)?.into_matrix()))

@@ -3,7 +3,7 @@
 //! Every kernel documents its formula and the paper it comes from. Radial kernels expose their value as a
 //! function of the squared distance ([`Profile::SqDist`]) and dot-product kernels as a function of the
 //! inner product ([`Profile::Dot`]); both let dense Gram matrices go through one GEMM
-//! (see [`crate::gram`]), and radial kernels can be wrapped by [`CompactlySupported`].
+//! (see [`crate::gram()`]), and radial kernels can be wrapped by [`CompactlySupported`].
 
 mod combinators;
 mod compact;

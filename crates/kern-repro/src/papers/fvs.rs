@@ -1016,9 +1016,9 @@ impl SincRun {
 
 /// Fig. 6: regression of `sinc x = sin x / x` on `[−10, 10]` from 100 noisy samples (noise sd 0.5, as
 /// the paper), Vapnik's linear-spline kernel. The paper writes `sin(πx)/(πx)` but takes the experiment
-/// from its reference [15] (Vapnik, Golowich & Smola 1997), whose sinc is `sin x / x` on `[−10, 10]`;
+/// from its reference \[15\] (Vapnik, Golowich & Smola 1997), whose sinc is `sin x / x` on `[−10, 10]`;
 /// with 20 half-periods on that interval `sin(πx)/(πx)` could not be fitted by 6 spline knots, so we
-/// read it as [15]'s. The kernel is positive definite on `[0, ∞)` only and is **not scale invariant**
+/// read it as \[15\]'s. The kernel is positive definite on `[0, ∞)` only and is **not scale invariant**
 /// (the `1 + xy` part against the cubic part), and the paper does not say how `x` was mapped, so both
 /// natural mappings run: `[0, 1]` (`(x + 10)/20`, the usual domain of Vapnik's splines) and `[0, 20]`
 /// (`x + 10`, a shift only). Per mapping: KFA with the paper's 6 FVs and along L = 2..20; ε-SVR with C

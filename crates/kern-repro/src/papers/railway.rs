@@ -9,7 +9,7 @@
 //!   common reading `exp(−‖x − y‖²/(2σ²))`.
 //! - Every SVM has `C = 1` ("the upper bound on the dual variables fixed to 1", §5) except SVM₂, whose `σ`
 //!   and `C` are chosen by 5-fold cross-validated grid search (our stand-in for Keerthi & Lin's
-//!   procedure, [8]).
+//!   procedure, \[8\]).
 //! - SVM₁ takes `σ` "as a function of the data dimension": we use scikit-learn's `gamma = 'scale'`,
 //!   `β = 1/(d · Var X)` (kern-tune's `Method::Scale`).
 //! - The railway SVM is kern-models' railway kernel with the paper's linear local kernel `xᵀy` (eq. 14),
@@ -1323,7 +1323,7 @@ const AREA_GROUPS: [([f64; 2], f64); 6] = [
 ];
 
 /// Fig. 7a's stand-in (the paper's figure is missing): `per_group` points from `N(centre, 0.35² I)` for each
-/// of the six groups of [`AREA_GROUPS`]. Returns points, ±1 labels, group of each point.
+/// of the six groups of `AREA_GROUPS`. Returns points, ±1 labels, group of each point.
 ///
 /// ```
 /// let (x, y, g) = kern_repro::papers::railway::areas_data(40, 3);
