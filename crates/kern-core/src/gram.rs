@@ -349,7 +349,7 @@ fn fill_cross_block<K: Kernel>(
 }
 
 /// Relative size below which `‖x‖² + ‖y‖² − 2⟨x, y⟩` has lost too many digits to cancellation.
-pub(crate) const CANCELLATION: f64 = 1e-3;
+const CANCELLATION: f64 = 1e-3;
 
 /// The squared distance from the norms formulation, recomputed exactly from the coordinates when it is
 /// within [`CANCELLATION`] (relative) of the norms (near-duplicate points). Kernels that are not smooth at 0
@@ -364,7 +364,14 @@ pub(crate) fn exact_when_cancelling<'a>(
     xj: &[f64],
 ) -> f64 {
     let r2 = ni + nj - 2.0 * dot;
-    if r2 <= CANCELLATION * (ni + nj) { crate::samples::sq_dist(xi(), xj) } else { r2 }
+    if cancelled(r2, ni, nj) { crate::samples::sq_dist(xi(), xj) } else { r2 }
+}
+
+/// Whether `r2 = ‖x‖² + ‖y‖² − 2⟨x, y⟩` (with `ni`, `nj` the two squared norms) is within
+/// [`CANCELLATION`] of the norms, so that its digits cannot be trusted.
+#[inline(always)]
+pub(crate) fn cancelled(r2: f64, ni: f64, nj: f64) -> bool {
+    r2 <= CANCELLATION * (ni + nj)
 }
 
 /// Raw pointer to the matrix storage, shared across rayon tasks that touch disjoint entries.

@@ -189,26 +189,27 @@ impl SparseDots {
     /// Turns `out[t] = ⟨x_i, x_{r₀+t}⟩` into `‖x_i − x_{r₀+t}‖²` in place (the rule of
     /// [`SparseDots::sq_dists`]).
     ///
-    /// The same arithmetic as `gram::exact_when_cancelling`, split into a vectorizable pass and, only when
-    /// some entry cancelled or `i` is in range, a second pass over those entries.
+    /// The rule of `gram::exact_when_cancelling` (one predicate, `gram::cancelled`), split into a
+    /// vectorizable pass and, only when some entry cancelled or `i` is in range, a second pass over those
+    /// entries.
     pub(crate) fn dots_to_sq_dists(&self, x: &Samples, i: usize, r0: usize, out: &mut [f64]) {
-        use crate::gram::CANCELLATION;
+        use crate::gram::cancelled;
         let ni = self.norms[i];
         let nj = &self.norms[r0..r0 + out.len()];
-        let mut cancelled = false;
+        let mut any = false;
         for (v, &nj) in out.iter_mut().zip(nj) {
             let r2 = ni + nj - 2.0 * *v;
-            cancelled |= r2 <= CANCELLATION * (ni + nj);
+            any |= cancelled(r2, ni, nj);
             *v = r2;
         }
-        if !cancelled && !(r0..r0 + out.len()).contains(&i) {
+        if !any && !(r0..r0 + out.len()).contains(&i) {
             return;
         }
         for ((t, v), &nj) in out.iter_mut().enumerate().zip(nj) {
             let j = r0 + t;
             if j == i {
                 *v = 0.0;
-            } else if *v <= CANCELLATION * (ni + nj) {
+            } else if cancelled(*v, ni, nj) {
                 *v = crate::samples::sq_dist(x.row(j), x.row(i));
             }
         }

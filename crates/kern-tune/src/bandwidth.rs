@@ -518,21 +518,19 @@ fn max_variance_with<'a>(
     }
     let start = std::f64::consts::LN_2 / st.mean();
     let zeros = st.zeros as f64 / st.len as f64;
-    if let Some(b) = bins
-        && let Ok((r, certified)) = max_variance_from(b, start, 4.0, solver, beta_rtol, max_iter, zeros)
-    {
-        if certified {
-            return Ok(Root { iterations: 1, ..r });
-        }
-        let p = exact();
-        if let Ok((mut full, _)) =
-            max_variance_from(&Exact(&p), r.beta, 1.05, solver, beta_rtol, max_iter, zeros)
-        {
-            full.iterations += 1;
-            return Ok(full);
-        }
+    let binned = bins.and_then(|b| max_variance_from(b, start, 4.0, solver, beta_rtol, max_iter, zeros).ok());
+    if let Some((r, true)) = binned {
+        return Ok(Root { iterations: 1, ..r });
     }
+    // The exact pairs, built at most once: polish the binned root, or solve from the start.
     let p = exact();
+    if let Some((r, _)) = binned
+        && let Ok((mut full, _)) =
+            max_variance_from(&Exact(&p), r.beta, 1.05, solver, beta_rtol, max_iter, zeros)
+    {
+        full.iterations += 1;
+        return Ok(full);
+    }
     Ok(max_variance_from(&Exact(&p), start, 4.0, solver, beta_rtol, max_iter, zeros)?.0)
 }
 
@@ -738,8 +736,7 @@ pub fn select_bandwidth(
     }
     if matches!(method, Method::MeanToHalf | Method::MaxVariance)
         && opts.solver == Solver::Newton
-        && let Some((b, description)) = binned_pair_set(x, opts.sampling)
-        && b.len() >= BINNED_MIN
+        && let Some((b, description)) = binned_pair_set(x, opts.sampling, BINNED_MIN)
     {
         // Newton on many pairs: the pairs are binned as they are computed, and the array of distances
         // is built only if the binned root cannot be certified.

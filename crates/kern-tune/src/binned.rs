@@ -467,17 +467,14 @@ mod tests {
     /// The sums with Neumaier's compensated summation (a naive loop over 50k values near 1 is itself off
     /// by ~1e-8).
     fn exact(p: &[f64], gamma: f64) -> [f64; 3] {
-        let mut s = [0.0; 3];
-        let mut comp = [0.0; 3];
+        let mut s = [Neumaier::default(); 3];
         for &v in p {
             let e = (-gamma * v).exp();
-            for (k, t) in [e, v * e, v * v * e].into_iter().enumerate() {
-                let sum = s[k] + t;
-                comp[k] += if s[k].abs() >= t.abs() { (s[k] - sum) + t } else { (t - sum) + s[k] };
-                s[k] = sum;
+            for (a, t) in s.iter_mut().zip([e, v * e, v * v * e]) {
+                a.add(t);
             }
         }
-        [s[0] + comp[0], s[1] + comp[1], s[2] + comp[2]]
+        s.map(Neumaier::total)
     }
 
     fn check(p: &[f64], gammas: &[f64]) {

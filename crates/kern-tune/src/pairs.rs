@@ -43,6 +43,11 @@ pub fn column_offset(n: usize, j: usize) -> usize {
     j * (n - 1) - j * j.saturating_sub(1) / 2
 }
 
+/// Pairs in the block column starting at column `j0` (columns `j0..min(j0 + BLOCK, n − 1)`).
+fn block_len(n: usize, j0: usize) -> usize {
+    column_offset(n, (j0 + BLOCK).min(n - 1)) - column_offset(n, j0)
+}
+
 /// The squared distances `‖xᵢ − xⱼ‖²`, `i > j`, packed column by column (see the module docs).
 ///
 /// ```
@@ -63,12 +68,10 @@ pub fn pairwise_sq_dists(x: &Samples) -> Vec<f64> {
     let mut rest: &mut [f64] = &mut out;
     let mut j0 = 0;
     while j0 < n - 1 {
-        let j1 = (j0 + BLOCK).min(n - 1);
-        let len = column_offset(n, j1) - column_offset(n, j0);
-        let (head, tail) = rest.split_at_mut(len);
+        let (head, tail) = rest.split_at_mut(block_len(n, j0));
         parts.push((j0, head));
         rest = tail;
-        j0 = j1;
+        j0 += BLOCK;
     }
     let how = Distances::new(x);
     parts.into_par_iter().for_each(|(j0, dst)| how.block(x, j0, dst));
@@ -106,12 +109,12 @@ pub fn binned_pairwise(x: &Samples) -> BinnedPairs {
     // histograms to allocate and add, and a partition fixed by n alone (deterministic).
     let blocks = (n - 1).div_ceil(BLOCK);
     let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut b0 = 0;
+    let (mut b0, mut pairs) = (0, 0);
     for b in 0..blocks {
-        let j1 = ((b + 1) * BLOCK).min(n - 1);
-        if column_offset(n, j1) - column_offset(n, b0 * BLOCK) >= PART_PAIRS || b + 1 == blocks {
+        pairs += block_len(n, b * BLOCK);
+        if pairs >= PART_PAIRS || b + 1 == blocks {
             groups.push(b0..b + 1);
-            b0 = b + 1;
+            (b0, pairs) = (b + 1, 0);
         }
     }
     let parts: Vec<Part> = groups
@@ -120,8 +123,7 @@ pub fn binned_pairwise(x: &Samples) -> BinnedPairs {
             let mut part = Part::new();
             for b in bs {
                 let j0 = b * BLOCK;
-                let j1 = (j0 + BLOCK).min(n - 1);
-                let len = column_offset(n, j1) - column_offset(n, j0);
+                let len = block_len(n, j0);
                 SCRATCH.with_borrow_mut(|buf| {
                     buf.resize(len.max(buf.len()), 0.0);
                     let buf = &mut buf[..len];
@@ -369,9 +371,17 @@ pub(crate) fn pair_set(x: &Samples, sampling: PairSampling) -> PairSet {
 }
 
 /// The pairs that `sampling` selects from `x`, binned as they are computed ([`binned_pairwise`]), with
-/// their description; `None` for random pairs (which are few enough to keep).
-pub(crate) fn binned_pair_set(x: &Samples, sampling: PairSampling) -> Option<(BinnedPairs, String)> {
+/// their description; `None` for random pairs (which are few enough to keep) and for fewer than
+/// `min_pairs` pairs (not worth binning).
+pub(crate) fn binned_pair_set(
+    x: &Samples,
+    sampling: PairSampling,
+    min_pairs: usize,
+) -> Option<(BinnedPairs, String)> {
     let (points, description) = point_set(x, sampling)?;
+    if n_pairs(points.as_ref().map_or(x.n(), Vec::len)) < min_pairs {
+        return None;
+    }
     let b = match &points {
         None => binned_pairwise(x),
         Some(idx) => binned_pairwise(&x.select(idx).expect("indices in range")),
