@@ -625,10 +625,7 @@ pub fn accuracy(ctx: &Ctx) -> Result<Status> {
     // Total selection time per method: the contrast the paper draws, and why the whole grid is run
     // (it fits the full-mode budget of 6 minutes on 2 cores; see the notes of the grid rows).
     for m in ["grid search", "mean-to-half", "max-variance", "ahn"] {
-        let arms: Vec<&Arm> = all
-            .iter()
-            .filter_map(|r| if m == "grid search" { Some(&r.1) } else { r.2.iter().find(|a| a.method == m) })
-            .collect();
+        let arms: Vec<&Arm> = all.iter().filter_map(|r| arm_of(r, m)).collect();
         let total: f64 = arms.iter().map(|a| a.secs_beta + a.secs_cv).sum();
         let beta: f64 = arms.iter().map(|a| a.secs_beta).sum();
         let cells: usize = arms.iter().map(|a| a.cells).sum();
@@ -803,7 +800,29 @@ fn claims(all: &[(&Split, Arm, Vec<Arm>)]) -> Vec<Claim> {
     claims
 }
 
-fn figures(ctx: &Ctx, all: &[(&Split, Arm, Vec<Arm>)]) -> Result<Vec<String>> {
+/// One dataset's results: the split, the grid-search arm and the heuristics' arms.
+type DatasetArms<'a> = (&'a Split, Arm, Vec<Arm>);
+
+/// The arm of method `m` on a dataset (the grid-search arm for "grid search").
+fn arm_of<'r>(r: &'r DatasetArms<'_>, m: &str) -> Option<&'r Arm> {
+    if m == "grid search" { Some(&r.1) } else { r.2.iter().find(|a| a.method == m) }
+}
+
+/// "1 short-name", "2 …": the x-axis legend of the figures.
+fn dataset_names(rows: &[&DatasetArms<'_>]) -> Vec<String> {
+    rows.iter().enumerate().map(|(i, r)| format!("{} {}", i + 1, r.0.short)).collect()
+}
+
+/// `(dataset number, y(dataset, arm))` for the datasets where method `m` ran.
+fn arm_points(
+    rows: &[&DatasetArms<'_>],
+    m: &str,
+    y: impl Fn(&DatasetArms<'_>, &Arm) -> f64,
+) -> Vec<(f64, f64)> {
+    rows.iter().enumerate().filter_map(|(i, r)| arm_of(r, m).map(|a| ((i + 1) as f64, y(r, a)))).collect()
+}
+
+fn figures(ctx: &Ctx, all: &[DatasetArms<'_>]) -> Result<Vec<String>> {
     let mut out = Vec::new();
     let methods = ["grid search", "mean-to-half", "max-variance", "ahn"];
     for task in [true, false] {
@@ -811,18 +830,10 @@ fn figures(ctx: &Ctx, all: &[(&Split, Arm, Vec<Arm>)]) -> Result<Vec<String>> {
         if rows.is_empty() {
             continue;
         }
-        let names: Vec<String> =
-            rows.iter().enumerate().map(|(i, r)| format!("{} {}", i + 1, r.0.short)).collect();
+        let names = dataset_names(&rows);
         let mut series = Vec::new();
         for m in methods {
-            let pts: Vec<(f64, f64)> = rows
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| {
-                    let a = if m == "grid search" { Some(&r.1) } else { r.2.iter().find(|a| a.method == m) };
-                    a.map(|a| ((i + 1) as f64, if task { a.test } else { a.test / r.1.test }))
-                })
-                .collect();
+            let pts = arm_points(&rows, m, |r, a| if task { a.test } else { a.test / r.1.test });
             if !pts.is_empty() {
                 series.push(Series { name: m.into(), points: pts });
             }
@@ -843,18 +854,11 @@ fn figures(ctx: &Ctx, all: &[(&Split, Arm, Vec<Arm>)]) -> Result<Vec<String>> {
         line_chart(&ctx.dir.join(file), &title, "dataset", ylabel, &series)?;
         out.push(file.to_string());
     }
-    let names: Vec<String> =
-        all.iter().enumerate().map(|(i, r)| format!("{} {}", i + 1, r.0.short)).collect();
+    let all: Vec<_> = all.iter().collect();
+    let names = dataset_names(&all);
     let mut series = Vec::new();
     for m in methods {
-        let pts: Vec<(f64, f64)> = all
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| {
-                let a = if m == "grid search" { Some(&r.1) } else { r.2.iter().find(|a| a.method == m) };
-                a.map(|a| ((i + 1) as f64, (a.secs_beta + a.secs_cv).max(1e-6).log10()))
-            })
-            .collect();
+        let pts = arm_points(&all, m, |_, a| (a.secs_beta + a.secs_cv).max(1e-6).log10());
         series.push(Series { name: format!("{m} (β + CV)"), points: pts });
     }
     let pts: Vec<(f64, f64)> = all

@@ -1117,37 +1117,18 @@ pub fn cancer(ctx: &Ctx) -> Result<Status> {
             )?;
             let k_best = rep.best_params()["k"] as usize;
             let knn = rep.model.ok_or_else(|| ReproError::Other("k-NN grid search: no model".into()))?;
+            // Train error, sensitivity, specificity, the same on the test set, and the SV fraction.
+            let metrics = |p: &[f64], pt: &[f64], sv_frac: f64| {
+                let (a, b) = (sens_spec(p, &ya), sens_spec(pt, &yb));
+                [error_where(p, &ya, |_| true), a.0, a.1, error_where(pt, &yb, |_| true), b.0, b.1, sv_frac]
+            };
             let mut rows = Vec::new();
             for (name, m, _) in &methods {
                 let (p, pt) = (m.predict(&x)?, m.predict(&xt)?);
-                let (a, b) = (sens_spec(&p, &ya), sens_spec(&pt, &yb));
-                rows.push((
-                    name.clone(),
-                    [
-                        error_where(&p, &ya, |_| true),
-                        a.0,
-                        a.1,
-                        error_where(&pt, &yb, |_| true),
-                        b.0,
-                        b.1,
-                        m.n_sv() as f64 / x.n() as f64,
-                    ],
-                ));
+                rows.push((name.clone(), metrics(&p, &pt, m.n_sv() as f64 / x.n() as f64)));
             }
             let (p, pt) = (knn.predict(&x)?, knn.predict(&xt)?);
-            let (a, b) = (sens_spec(&p, &ya), sens_spec(&pt, &yb));
-            rows.push((
-                "k-NN".into(),
-                [
-                    error_where(&p, &ya, |_| true),
-                    a.0,
-                    a.1,
-                    error_where(&pt, &yb, |_| true),
-                    b.0,
-                    b.1,
-                    f64::NAN,
-                ],
-            ));
+            rows.push(("k-NN".into(), metrics(&p, &pt, f64::NAN)));
             Ok((rows, k_best, (s2, c2), loc.areas.len(), zones, loc.converged))
         })
         .collect();
