@@ -676,6 +676,8 @@ pub fn field_with(
             .disable_mesh()
             .disable_x_axis()
             .y_labels(5)
+            .y_label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", 12))
             .y_desc(labels.2)
             .y_label_formatter(&|v: &f64| format!("{v:.2}"))
             .draw()
