@@ -148,7 +148,7 @@ struct SparsePlan {
 
 impl CholeskyPlan {
     /// A plan for a dense or sparse Gram matrix; `ordering` applies to the sparse path
-    /// ([`Ordering::Auto`], the default, keeps whichever of AMD and RCM fills less).
+    /// ([`Ordering::Auto`], the default, keeps whichever of AMD, RCM and nested dissection fills least).
     pub fn new(gram: GramMatrix, ordering: Ordering) -> Result<Self> {
         match gram {
             GramMatrix::Dense(m) => Self::dense(m),
@@ -213,7 +213,8 @@ impl CholeskyPlan {
         Self::sparse_ordered(a, Some(perm))
     }
 
-    /// The sparse plan for a given permutation, or for the smaller of AMD and RCM (`None`, `Auto`).
+    /// The sparse plan for a given permutation, or for the least-fill of AMD, RCM and nested
+    /// dissection (`None`, `Auto`).
     fn sparse_ordered(a: &CscMatrix<f64>, perm: Option<Permutation>) -> Result<Self> {
         let n = check_square(a)?;
         // Lower triangle with an explicit diagonal.
@@ -250,11 +251,17 @@ impl CholeskyPlan {
                 let s = analyse(&p)?;
                 (p, s)
             }
-            // Ordering::Auto: the ordering with the smaller predicted factor.
+            // Ordering::Auto: the ordering with the smallest predicted factor (ties: the earlier one).
             None => {
-                let (amd, rcm) = (order(a, Ordering::Amd)?, order(a, Ordering::Rcm)?);
-                let (sa, sr) = (analyse(&amd)?, analyse(&rcm)?);
-                if symbolic_nnz(&sr) < symbolic_nnz(&sa) { (rcm, sr) } else { (amd, sa) }
+                let mut best: Option<(Permutation, SymbolicCholesky<usize>)> = None;
+                for o in [Ordering::Amd, Ordering::Rcm, Ordering::NestedDissection] {
+                    let p = order(a, o)?;
+                    let s = analyse(&p)?;
+                    if best.as_ref().is_none_or(|(_, b)| symbolic_nnz(&s) < symbolic_nnz(b)) {
+                        best = Some((p, s));
+                    }
+                }
+                best.expect("three candidate orderings")
             }
         };
         Ok(CholeskyPlan {

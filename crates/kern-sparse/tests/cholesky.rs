@@ -34,7 +34,7 @@ proptest! {
         let b = rhs(n, seed ^ 1);
         let want = dense.solve(&b).unwrap();
         let mut fills = Vec::new();
-        for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity, Ordering::Auto] {
+        for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity, Ordering::NestedDissection, Ordering::Auto] {
             let plan = CholeskyPlan::new(GramMatrix::Sparse(sparse_gram(&k, &x).unwrap().into_matrix()), o).unwrap();
             fills.push(plan.factor_nnz());
             let chol = plan.factor(shift).unwrap();
@@ -42,8 +42,8 @@ proptest! {
             prop_assert!(common::rel_err(&got, &want) < 1e-9, "{o:?}: rel err {}", common::rel_err(&got, &want));
             prop_assert!((chol.log_det() - dense.log_det()).abs() < 1e-8 * (1.0 + dense.log_det().abs()));
         }
-        // Auto keeps the smaller predicted factor of AMD and RCM.
-        prop_assert_eq!(fills[3], fills[0].min(fills[1]));
+        // Auto keeps the smallest predicted factor of AMD, RCM and nested dissection.
+        prop_assert_eq!(fills[4], fills[0].min(fills[1]).min(fills[3]));
     }
 
     #[test]
@@ -78,10 +78,19 @@ fn auto_ordering_takes_rcm_where_amd_fills_more() {
     let a = sparse_gram(&k, &x).unwrap().into_matrix();
     let fill = |o| CholeskyPlan::sparse(&a, o).unwrap().factor_nnz();
     let (amd, rcm, auto) = (fill(Ordering::Amd), fill(Ordering::Rcm), fill(Ordering::Auto));
-    assert_eq!(auto, amd.min(rcm));
+    let nd = fill(Ordering::NestedDissection);
+    assert_eq!(auto, amd.min(rcm).min(nd));
     assert!(rcm < amd, "expected RCM to fill less here: rcm {rcm}, amd {amd}");
+    // Auto's permutation is that of the least-fill candidate (the first of AMD, RCM, ND on ties).
+    let winner = if amd <= rcm.min(nd) {
+        Ordering::Amd
+    } else if rcm <= nd {
+        Ordering::Rcm
+    } else {
+        Ordering::NestedDissection
+    };
     let p = kern_sparse::order(&a, Ordering::Auto).unwrap();
-    assert_eq!(&p, CholeskyPlan::sparse(&a, Ordering::Rcm).unwrap().permutation().unwrap());
+    assert_eq!(&p, CholeskyPlan::sparse(&a, winner).unwrap().permutation().unwrap());
 }
 
 #[test]
