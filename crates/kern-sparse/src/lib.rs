@@ -18,8 +18,8 @@
 //!   for any shift, dense or sparse behind one interface.
 //! - [`lssvm`]: the bordered solve of eq. 14, [`lssvm_solve`] / [`LsSvmSolver`] / [`lssvm_fit`], and
 //!   its iterative counterpart [`LsSvmIterative`].
-//! - [`pcg`]: preconditioned conjugate gradients for `K_C + s·I` ([`Pcg`], block-Jacobi preconditioner
-//!   over the nested-dissection order); [`solver`]: [`Solver`] `Auto | Direct | Iterative` and the
+//! - [`pcg`]: preconditioned conjugate gradients for `K_C + s·I` ([`Pcg`]; plain, or block Jacobi over
+//!   the nested-dissection order); [`solver`]: [`Solver`] `Auto | Direct | Iterative` and the
 //!   predicted-memory rule.
 //!
 //! ```
@@ -47,7 +47,9 @@ pub mod ordering;
 pub mod pcg;
 pub mod solver;
 
-pub use cholesky::{Cholesky, CholeskyPlan, DenseCholesky, GramMatrix, SparseCholesky};
+pub use cholesky::{
+    AUTO_ND_MIN_FACTOR_NNZ, Cholesky, CholeskyPlan, DenseCholesky, GramMatrix, SparseCholesky,
+};
 pub use error::{Result, SparseError};
 pub use gram::{
     GramOptions, SparseGram, SparsityStats, sparse_cross_gram, sparse_cross_gram_indexed, sparse_gram,

@@ -34,8 +34,9 @@ pub enum Ordering {
     /// large graphs of low-dimensional data, where a separator of a `d`-dimensional neighbourhood graph
     /// has `O(n^(1−1/d))` vertices (George 1973; Lipton, Rose & Tarjan 1979).
     NestedDissection,
-    /// Before a Cholesky factorization: AMD, RCM and nested dissection, keeping the one whose symbolic
-    /// analysis predicts the fewest nonzeros in `L` (the analysis costs `O(nnz(L))`, far below the
+    /// Before a Cholesky factorization: AMD, RCM and — when their factor has at least
+    /// [`AUTO_ND_MIN_FACTOR_NNZ`](crate::AUTO_ND_MIN_FACTOR_NNZ) entries — nested dissection, keeping the
+    /// one whose symbolic analysis predicts the fewest nonzeros in `L` (the analysis costs `O(nnz(L))`, far below the
     /// numeric factorization). AMD wins at high sparsity, on compactly supported Gram matrices of
     /// moderate sparsity (50–75 %) RCM's band fills markedly less (green-red n = 2000: 0.94 M vs 1.56 M
     /// entries at 75 %), and on large low-dimensional data nested dissection fills least, so none is a

@@ -55,7 +55,7 @@ fn the_reported_residual_is_the_true_one() {
     let x = common::uniform(2000, 2, 1.0, 4);
     let a = sparse_gram(&common::cs_gauss(0.6, 0.08, 2), &x).unwrap().into_matrix();
     let b = rhs(2000, 8);
-    for pre in [Preconditioner::None, Preconditioner::default()] {
+    for pre in [Preconditioner::None, Preconditioner::BlockJacobi { block: 256 }] {
         // Converged.
         let pcg = Pcg::new(a.clone(), 0.01, &opts(1e-9, pre)).unwrap();
         let (xs, r) = pcg.solve(&b).unwrap();
@@ -110,7 +110,7 @@ fn same_bytes_at_any_thread_count() {
             (x.iter().map(|v| v.to_bits()).collect::<Vec<u64>>(), r)
         })
     };
-    for pre in [Preconditioner::None, Preconditioner::default()] {
+    for pre in [Preconditioner::None, Preconditioner::BlockJacobi { block: 256 }] {
         let (one, r1) = run(1, pre);
         let (two, r2) = run(2, pre);
         assert_eq!(one, two, "{pre:?}");
@@ -130,7 +130,9 @@ fn lssvm_iterative_equals_direct() {
             .unwrap()
             .solve(&y)
             .unwrap();
-        let it = LsSvmIterative::new(a.clone(), lambda, &opts(1e-11, Preconditioner::default())).unwrap();
+        let it =
+            LsSvmIterative::new(a.clone(), lambda, &opts(1e-11, Preconditioner::BlockJacobi { block: 256 }))
+                .unwrap();
         let (s, r) = it.solve(&y).unwrap();
         assert!(r.converged && it.nu_report().converged, "{lambda}: {r:?}");
         assert!(
