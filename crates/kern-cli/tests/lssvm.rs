@@ -1,4 +1,5 @@
-//! `kern train/predict --model lssvm|krr` and `kern kpca` on small temporary files.
+//! `kern train/predict --model lssvm|krr` (direct and iterative solvers), `kern sparse --order nd` and
+//! `kern kpca` on small temporary files.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -192,4 +193,106 @@ fn kpca_command() {
     assert_eq!((j["path"].as_str(), j["solver"].as_str()), (Some("sparse"), Some("krylov")));
     let (ok, _, _) = run(&["kpca", "--data", f, "--kernel", "gaussian:sigma=0.7", "--components", "0"]);
     assert!(!ok);
+}
+
+// `--solver auto|direct|iterative` (conjugate gradients) and `kern sparse --order nd`.
+
+const SOLVER_KERNEL: &str = "cs-gaussian:sigma=0.6,c=0.3,nu=3";
+
+fn train_with_solver(
+    data: &str,
+    model: &str,
+    solver: &str,
+    extra: &[&str],
+) -> (bool, serde_json::Value, String) {
+    let out = dir().join(format!("{model}-{solver}.model"));
+    let mut args = vec![
+        "train",
+        "--data",
+        data,
+        "--model",
+        model,
+        "--kernel",
+        SOLVER_KERNEL,
+        "--lambda",
+        "2",
+        "--path",
+        "sparse",
+        "--solver",
+        solver,
+        "--out",
+    ];
+    let out = out.to_str().unwrap().to_string();
+    args.push(&out);
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+#[test]
+fn iterative_and_direct_solvers_predict_alike() {
+    let f = temp_csv("solver-cls.csv", 600, false);
+    let f = f.to_str().unwrap();
+    for model in ["lssvm", "krr"] {
+        let f = if model == "krr" { temp_csv("solver-reg.csv", 600, true) } else { PathBuf::from(f) };
+        let f = f.to_str().unwrap();
+        let (ok, d, err) = train_with_solver(f, model, "direct", &[]);
+        assert!(ok, "{err}");
+        assert_eq!(d["solver"], "direct");
+        assert!(d["iterations"].is_null() && d["residual"].is_null());
+        let (ok, it, err) =
+            train_with_solver(f, model, "iterative", &["--tol", "1e-10", "--max-iter", "5000"]);
+        assert!(ok, "{err}");
+        assert_eq!(it["solver"], "iterative");
+        assert!(it["iterations"].as_u64().unwrap() > 0);
+        assert!(it["residual"].as_f64().unwrap() <= 1e-10);
+        assert_eq!(it["converged"], true);
+        // Predictions of both model files agree.
+        let pred = |solver: &str| {
+            let m = dir().join(format!("{model}-{solver}.model"));
+            let (ok, j, err) = run(&["predict", "--data", f, "--model", m.to_str().unwrap()]);
+            assert!(ok, "{err}");
+            j
+        };
+        let (pd, pi) = (pred("direct"), pred("iterative"));
+        if model == "lssvm" {
+            assert_eq!(pd["accuracy"], pi["accuracy"]);
+        } else {
+            assert!((pd["rmse"].as_f64().unwrap() - pi["rmse"].as_f64().unwrap()).abs() < 1e-7);
+        }
+    }
+    // The iteration cap is reported, with a warning, not hidden.
+    let (ok, j, err) = train_with_solver(
+        f,
+        "lssvm",
+        "iterative",
+        &["--tol", "1e-12", "--max-iter", "2", "--preconditioner", "none"],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(j["iterations"], 2);
+    assert_eq!(j["converged"], false);
+    assert!(j["residual"].as_f64().unwrap() > 1e-12);
+    assert!(err.contains("conjugate gradients stopped"), "{err}");
+    // Bad settings are errors.
+    for bad in [&["--tol", "0"][..], &["--max-iter", "0"], &["--preconditioner", "ilu"]] {
+        let (ok, _, _) = train_with_solver(f, "lssvm", "iterative", bad);
+        assert!(!ok, "{bad:?}");
+    }
+    let (ok, _, _) = train_with_solver(f, "lssvm", "fastest", &[]);
+    assert!(!ok);
+}
+
+#[test]
+fn sparse_reports_nested_dissection() {
+    let f = temp_csv("solver-nd.csv", 800, false);
+    let f = f.to_str().unwrap();
+    let mut fills = Vec::new();
+    for order in ["amd", "rcm", "nd", "auto"] {
+        let (ok, j, err) = run(&["sparse", "--data", f, "--kernel", SOLVER_KERNEL, "--order", order]);
+        assert!(ok, "{err}");
+        assert_eq!(j["order"], order);
+        assert!(j["symbolic_seconds"].as_f64().is_some() && j["numeric_seconds"].as_f64().is_some());
+        fills.push(j["factor_nnz"].as_u64().unwrap());
+    }
+    // Auto: the smaller of AMD and RCM (a factor this small stays below the nested-dissection threshold).
+    assert_eq!(fills[3], fills[0].min(fills[1]));
 }

@@ -24,7 +24,7 @@ use crate::ridge::{Encoded, Fitted, GridMethod, Lambda, Problem, Selection, Task
 use faer::Mat;
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, ClassTargets, KernelSpec, RealTargets, Samples, Targets};
-use kern_sparse::Ordering;
+use kern_sparse::{Ordering, PcgReport, SolveOptions, Solver};
 use serde::{Deserialize, Serialize};
 
 /// The default λ grid of kernel ridge regression: `10^-6, 10^-5.5, …, 10^2` (17 values).
@@ -47,6 +47,9 @@ pub struct KernelRidgeParams {
     /// and RCM predicts the smaller factor — RCM fills less on low-dimensional data of moderate sparsity
     /// such as the CS-RBF paper's green-red mixture; ignored on the dense path).
     pub ordering: Ordering,
+    /// Direct (sparse Cholesky) or iterative (conjugate gradients) solve on the sparse path at a fixed
+    /// λ (default: direct unless the predicted factor exceeds the memory budget).
+    pub solver: SolveOptions,
 }
 
 impl KernelRidgeParams {
@@ -58,6 +61,7 @@ impl KernelRidgeParams {
             path: PathChoice::Auto,
             grid_method: GridMethod::Auto,
             ordering: Ordering::Auto,
+            solver: SolveOptions::default(),
         }
     }
 
@@ -95,13 +99,29 @@ impl KernelRidgeParams {
     ///
     /// ```
     /// use kern_models::krr::KernelRidgeParams;
-    /// use kern_sparse::Ordering;
+    /// use kern_sparse::{Ordering, PcgReport, SolveOptions, Solver};
     /// let p = KernelRidgeParams::new("cs-gaussian:sigma=1,c=2".parse()?).ordering(Ordering::Rcm);
     /// assert_eq!(p.ordering, Ordering::Rcm);
     /// # Ok::<(), kern_core::CoreError>(())
     /// ```
     pub fn ordering(mut self, o: Ordering) -> Self {
         self.ordering = o;
+        self
+    }
+
+    /// Sets the solver of the sparse path (direct, iterative or auto, with the conjugate-gradient
+    /// tolerance and iteration cap).
+    ///
+    /// ```
+    /// use kern_models::krr::KernelRidgeParams;
+    /// use kern_sparse::{SolveOptions, Solver};
+    /// let o = SolveOptions { solver: Solver::Iterative, ..SolveOptions::default() };
+    /// let p = KernelRidgeParams::new("cs-gaussian:sigma=1,c=2".parse()?).solver(o);
+    /// assert_eq!(p.solver.solver, Solver::Iterative);
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn solver(mut self, o: SolveOptions) -> Self {
+        self.solver = o;
         self
     }
 
@@ -120,6 +140,7 @@ impl KernelRidgeParams {
             path: self.path,
             grid_method: self.grid_method,
             ordering: self.ordering,
+            solver: self.solver,
         };
         Ok(KernelRidge(crate::ridge::fit(p)?))
     }
@@ -163,6 +184,17 @@ impl KernelRidge {
     /// Seconds spent in Cholesky factorizations / the eigendecomposition during training.
     pub fn factor_seconds(&self) -> f64 {
         self.0.factor_seconds
+    }
+
+    /// The solver the model was trained with: [`Solver::Direct`] or [`Solver::Iterative`].
+    pub fn solver(&self) -> Solver {
+        self.0.solver
+    }
+
+    /// With the iterative solver, the worst conjugate-gradient report over the right-hand sides
+    /// (iterations, true relative residual, whether every solve converged).
+    pub fn pcg_report(&self) -> Option<PcgReport> {
+        self.0.pcg
     }
 
     /// Number of outputs (1, or the number of classes for one-vs-rest with more than two classes).

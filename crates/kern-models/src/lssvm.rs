@@ -33,7 +33,7 @@ use crate::ridge::{Encoded, Fitted, GridMethod, Lambda, Problem, Selection, Task
 use faer::Mat;
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, ClassTargets, KernelSpec, RealTargets, Samples, Targets};
-use kern_sparse::Ordering;
+use kern_sparse::{Ordering, PcgReport, SolveOptions, Solver};
 use serde::{Deserialize, Serialize};
 
 /// The default λ grid of LS-SVM: `10^-3, 10^-2.5, …, 10^5` (17 values).
@@ -56,6 +56,9 @@ pub struct LsSvmParams {
     /// and RCM predicts the smaller factor — RCM fills less on low-dimensional data of moderate sparsity
     /// such as the CS-RBF paper's green-red mixture; ignored on the dense path).
     pub ordering: Ordering,
+    /// Direct (sparse Cholesky) or iterative (conjugate gradients) solve on the sparse path at a fixed
+    /// λ (default: direct unless the predicted factor exceeds the memory budget).
+    pub solver: SolveOptions,
 }
 
 impl LsSvmParams {
@@ -67,6 +70,7 @@ impl LsSvmParams {
             path: PathChoice::Auto,
             grid_method: GridMethod::Auto,
             ordering: Ordering::Auto,
+            solver: SolveOptions::default(),
         }
     }
 
@@ -104,13 +108,29 @@ impl LsSvmParams {
     ///
     /// ```
     /// use kern_models::lssvm::LsSvmParams;
-    /// use kern_sparse::Ordering;
+    /// use kern_sparse::{Ordering, PcgReport, SolveOptions, Solver};
     /// let p = LsSvmParams::new("cs-gaussian:sigma=1,c=2".parse()?).ordering(Ordering::Rcm);
     /// assert_eq!(p.ordering, Ordering::Rcm);
     /// # Ok::<(), kern_core::CoreError>(())
     /// ```
     pub fn ordering(mut self, o: Ordering) -> Self {
         self.ordering = o;
+        self
+    }
+
+    /// Sets the solver of the sparse path (direct, iterative or auto, with the conjugate-gradient
+    /// tolerance and iteration cap).
+    ///
+    /// ```
+    /// use kern_models::lssvm::LsSvmParams;
+    /// use kern_sparse::{SolveOptions, Solver};
+    /// let o = SolveOptions { solver: Solver::Iterative, ..SolveOptions::default() };
+    /// let p = LsSvmParams::new("cs-gaussian:sigma=1,c=2".parse()?).solver(o);
+    /// assert_eq!(p.solver.solver, Solver::Iterative);
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn solver(mut self, o: SolveOptions) -> Self {
+        self.solver = o;
         self
     }
 
@@ -129,6 +149,7 @@ impl LsSvmParams {
             path: self.path,
             grid_method: self.grid_method,
             ordering: self.ordering,
+            solver: self.solver,
         };
         Ok(LsSvm(crate::ridge::fit(p)?))
     }
@@ -172,6 +193,17 @@ impl LsSvm {
     /// Seconds spent in Cholesky factorizations / the eigendecomposition during training.
     pub fn factor_seconds(&self) -> f64 {
         self.0.factor_seconds
+    }
+
+    /// The solver the model was trained with: [`Solver::Direct`] or [`Solver::Iterative`].
+    pub fn solver(&self) -> Solver {
+        self.0.solver
+    }
+
+    /// With the iterative solver, the worst conjugate-gradient report over the right-hand sides
+    /// (iterations, true relative residual, whether every solve converged).
+    pub fn pcg_report(&self) -> Option<PcgReport> {
+        self.0.pcg
     }
 
     /// Number of outputs (1, or the number of classes for one-vs-rest with more than two classes).
@@ -258,6 +290,56 @@ mod tests {
             .map(|i| if x[2 * i + 1] > 1.5 + 0.5 * (2.0 * x[2 * i]).sin() { 1.0 } else { -1.0 })
             .collect();
         (Samples::from_flat(x, n, 2).unwrap(), y)
+    }
+
+    #[test]
+    fn the_iterative_solver_predicts_like_the_direct_one() {
+        use kern_sparse::{PcgOptions, SolveOptions, Solver};
+        let (x, y) = data(400);
+        let yb = BinaryTargets::from_f64(&y).unwrap();
+        let spec: KernelSpec = "cs-gaussian:sigma=0.8,c=0.5,nu=3".parse().unwrap();
+        let probe = data(300).0;
+        let it = |solver| SolveOptions {
+            solver,
+            pcg: PcgOptions { tol: 1e-11, ..PcgOptions::default() },
+            factor_budget: 0, // Auto: no factor fits, so Auto goes iterative
+        };
+        for lambda in [0.5, 20.0] {
+            let direct = LsSvmParams::new(spec.clone()).lambda(lambda).path(PathChoice::Sparse);
+            let d = direct
+                .clone()
+                .solver(SolveOptions { solver: Solver::Direct, ..it(Solver::Direct) })
+                .fit(&x, &yb)
+                .unwrap();
+            assert_eq!((d.solver(), d.pcg_report()), (Solver::Direct, None));
+            for solver in [Solver::Iterative, Solver::Auto] {
+                let m = direct.clone().solver(it(solver)).fit(&x, &yb).unwrap();
+                assert_eq!(m.solver(), Solver::Iterative);
+                let r = m.pcg_report().unwrap();
+                assert!(r.converged && r.residual <= 1e-11 && r.iterations > 0, "{r:?}");
+                assert!((m.bias(0) - d.bias(0)).abs() < 1e-8 * d.bias(0).abs().max(1.0));
+                for (a, b) in m.alpha(0).iter().zip(d.alpha(0)) {
+                    assert!((a - b).abs() < 1e-8 * b.abs().max(1.0), "{lambda} {solver:?}: {a} vs {b}");
+                }
+                assert_eq!(m.predict(&probe).unwrap(), d.predict(&probe).unwrap());
+            }
+            // Auto with room for the factor stays direct.
+            let a = direct.clone().solver(SolveOptions { factor_budget: u64::MAX, ..it(Solver::Auto) });
+            assert_eq!(a.fit(&x, &yb).unwrap().solver(), Solver::Direct);
+        }
+        // Kernel ridge: iterative = direct; the iterative solver refuses a λ grid and the dense path.
+        let yr = RealTargets::new(y).unwrap();
+        let krr = KernelRidgeParams::new(spec.clone()).path(PathChoice::Sparse).lambda(0.3);
+        let d = krr.clone().fit(&x, &yr).unwrap();
+        let m = krr.clone().solver(it(Solver::Iterative)).fit(&x, &yr).unwrap();
+        assert_eq!(m.solver(), Solver::Iterative);
+        for (u, v) in m.predict(&probe).unwrap().iter().zip(&d.predict(&probe).unwrap()) {
+            assert!((u - v).abs() < 1e-8 * v.abs().max(1.0), "{u} vs {v}");
+        }
+        let grid = LsSvmParams::new(spec.clone()).path(PathChoice::Sparse).solver(it(Solver::Iterative));
+        assert!(grid.fit(&x, &yb).is_err());
+        let dense = LsSvmParams::new(spec).lambda(1.0).path(PathChoice::Dense).solver(it(Solver::Iterative));
+        assert!(dense.fit(&x, &yb).is_err());
     }
 
     #[test]

@@ -12,6 +12,11 @@
 //! - sparse path: the ordering and symbolic analysis of `K_C` are done once by [`CholeskyPlan`], and
 //!   each λ costs one numeric factorization ([`GridMethod::Refactor`]).
 //!
+//! **Iterative solves** (fixed λ, sparse path): with [`Solver::Iterative`], or [`Solver::Auto`] when the
+//! predicted factor exceeds the memory budget, the same systems are solved by kern-sparse's
+//! preconditioned conjugate gradients ([`Pcg`]; the LS-SVM by [`LsSvmIterative`]'s two solves). A λ
+//! grid always factors: exact leave-one-out needs the factor.
+//!
 //! **Exact leave-one-out.** For the bordered matrix `A = [[0, 1ᵀ], [1, H]]` (`H = K + I/λ`) and its
 //! solution `(b, α)`, the residual of point `i` under the model trained without `i` is
 //! `y_i − f⁽⁻ⁱ⁾(x_i) = α_i / (A⁻¹)_ii` (index `i` of the α-block). Derivation: give point `i` the target
@@ -33,7 +38,12 @@ use crate::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand, par};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Side};
 use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, RealTargets, Samples, Targets};
-use kern_sparse::{Cholesky, CholeskyPlan, GramMatrix, LsSvmSolver, Ordering};
+use kern_sparse::solver::choose_solver;
+use kern_sparse::{
+    Cholesky, CholeskyPlan, GramMatrix, LsSvmIterative, LsSvmSolver, Ordering, Pcg, PcgReport, SolveOptions,
+    Solver,
+};
+use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -224,8 +234,12 @@ pub(crate) struct Fitted {
     pub lambda: f64,
     pub path: SolvePath,
     pub selection: Option<Selection>,
-    /// Seconds spent in factorizations / the eigendecomposition.
+    /// Seconds spent in factorizations / the eigendecomposition (or the conjugate-gradient solves).
     pub factor_seconds: f64,
+    /// The solver used: direct, or iterative (conjugate gradients).
+    pub solver: Solver,
+    /// With the iterative solver, the worst report over the right-hand sides.
+    pub pcg: Option<PcgReport>,
 }
 
 impl Fitted {
@@ -265,6 +279,8 @@ pub(crate) struct Problem<'a> {
     pub grid_method: GridMethod,
     /// Fill-reducing ordering of the sparse path's Cholesky factorization (ignored on the dense path).
     pub ordering: Ordering,
+    /// Direct or iterative solve of the sparse path at a fixed λ.
+    pub solver: SolveOptions,
 }
 
 fn check_lambda(v: f64) -> Result<f64> {
@@ -334,7 +350,7 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
     let gram = build_gram(p.kernel, p.x, path)?;
     let r = p.enc.y.ncols();
     let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };
-    let done = |alpha: Mat<f64>, bias: Vec<f64>, lambda, selection, factor_seconds| {
+    let done = |alpha: Mat<f64>, bias: Vec<f64>, lambda, selection, factor_seconds, solver, pcg| {
         let alpha_vec: Vec<f64> =
             (0..r).flat_map(|t| (0..n).map(move |i| (t, i))).map(|(t, i)| alpha[(i, t)]).collect();
         Fitted {
@@ -347,13 +363,43 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
             path,
             selection,
             factor_seconds,
+            solver,
+            pcg,
         }
     };
     match p.lambda {
         Lambda::Fixed(l) => {
             let l = check_lambda(*l)?;
             let t0 = Instant::now();
-            let plan = CholeskyPlan::new(gram, p.ordering)?;
+            let plan = match gram {
+                GramMatrix::Sparse(m) if p.solver.solver != Solver::Direct => {
+                    let plan = match p.solver.solver {
+                        Solver::Auto => Some(CholeskyPlan::sparse(&m, p.ordering)?),
+                        _ => None,
+                    };
+                    match plan {
+                        Some(plan)
+                            if choose_solver(Solver::Auto, plan.factor_nnz(), p.solver.factor_budget)
+                                == Solver::Direct =>
+                        {
+                            drop(m);
+                            plan
+                        }
+                        _ => {
+                            let (alpha, bias, report) = solve_iterative(&p, m, l)?;
+                            let seconds = t0.elapsed().as_secs_f64();
+                            return Ok(done(alpha, bias, l, None, seconds, Solver::Iterative, Some(report)));
+                        }
+                    }
+                }
+                GramMatrix::Dense(_) if p.solver.solver == Solver::Iterative => {
+                    return Err(ModelsError::Input(
+                        "the iterative solver needs the sparse path (a compactly supported cs- kernel)"
+                            .into(),
+                    ));
+                }
+                gram => CholeskyPlan::new(gram, p.ordering)?,
+            };
             let chol = plan.factor(shift(l))?;
             let factor_seconds = t0.elapsed().as_secs_f64();
             let (alpha, bias) = if p.bias {
@@ -374,9 +420,14 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
                 chol.solve_mat_in_place(x.as_mut())?;
                 (x, Vec::new())
             };
-            Ok(done(alpha, bias, l, None, factor_seconds))
+            Ok(done(alpha, bias, l, None, factor_seconds, Solver::Direct, None))
         }
         Lambda::Loo(grid) | Lambda::Validation { grid, .. } => {
+            if p.solver.solver == Solver::Iterative {
+                return Err(ModelsError::Input(
+                    "the iterative solver needs a fixed lambda: choosing lambda over a grid factors K".into(),
+                ));
+            }
             let loo = matches!(p.lambda, Lambda::Loo(_));
             let (mut solved, method, factor_seconds) = solve_grid(&p, gram, grid, loo)?;
             let method_name = if method == GridMethod::Eigen { "eigen" } else { "refactor" };
@@ -396,8 +447,45 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
                 best,
                 method: method_name.into(),
             };
-            Ok(done(s.alpha, s.bias, grid[best], Some(selection), factor_seconds))
+            Ok(done(s.alpha, s.bias, grid[best], Some(selection), factor_seconds, Solver::Direct, None))
         }
+    }
+}
+
+/// Solves at one λ by conjugate gradients on the sparse `K_C` (module docs): coefficients `n × r`,
+/// intercepts (LS-SVM) and the worst report over the right-hand sides (with `ν = H⁻¹1`).
+fn solve_iterative(
+    p: &Problem<'_>,
+    m: CscMatrix<f64>,
+    lambda: f64,
+) -> Result<(Mat<f64>, Vec<f64>, PcgReport)> {
+    let (n, r) = (p.x.n(), p.enc.y.ncols());
+    let column = |t: usize| -> Vec<f64> { (0..n).map(|i| p.enc.y[(i, t)]).collect() };
+    let mut alpha = Mat::<f64>::zeros(n, r);
+    if p.bias {
+        let solver = LsSvmIterative::new(m, lambda, &p.solver.pcg)?;
+        let mut report = solver.nu_report();
+        let mut b = vec![0.0; r];
+        for t in 0..r {
+            let (s, rep) = solver.solve(&column(t))?;
+            report = report.worst(rep);
+            b[t] = s.b;
+            for i in 0..n {
+                alpha[(i, t)] = s.alpha[i];
+            }
+        }
+        Ok((alpha, b, report))
+    } else {
+        let pcg = Pcg::new(m, lambda, &p.solver.pcg)?;
+        let mut report: Option<PcgReport> = None;
+        for t in 0..r {
+            let (x, rep) = pcg.solve(&column(t))?;
+            report = Some(report.map_or(rep, |w| w.worst(rep)));
+            for i in 0..n {
+                alpha[(i, t)] = x[i];
+            }
+        }
+        Ok((alpha, Vec::new(), report.unwrap_or_default()))
     }
 }
 

@@ -10,12 +10,17 @@
 //!   scan in high dimension), also for new points (`δ_C(x)`, §2.1).
 //! - [`gram`]: [`sparse_gram`] / [`sparse_cross_gram`] as `nalgebra_sparse::CscMatrix<f64>` (full
 //!   symmetric storage, diagonal present), with [`SparsityStats`] (eq. 7 and the `12N + 4n` estimate).
-//! - [`ordering`]: [`rcm`] (George–Liu start, every component), [`amd_order`] (faer's AMD), identity,
+//! - [`ordering`]: [`rcm`] (George–Liu start, every component), [`amd_order`] (faer's AMD),
+//!   [`nd_order`] (METIS nested dissection), identity,
 //!   [`permute_symmetric`]; [`metrics`]: [`bandwidth`] (`2·max b_i + 1` and `max b_i + 1`), profile,
 //!   pattern export for spy plots.
 //! - [`cholesky`]: [`CholeskyPlan`] (ordering + symbolic analysis once) → [`Cholesky`] of `A + s·I`
 //!   for any shift, dense or sparse behind one interface.
-//! - [`lssvm`]: the bordered solve of eq. 14, [`lssvm_solve`] / [`LsSvmSolver`] / [`lssvm_fit`].
+//! - [`lssvm`]: the bordered solve of eq. 14, [`lssvm_solve`] / [`LsSvmSolver`] / [`lssvm_fit`], and
+//!   its iterative counterpart [`LsSvmIterative`].
+//! - [`pcg`]: preconditioned conjugate gradients for `K_C + s·I` ([`Pcg`]; plain, or block Jacobi over
+//!   the nested-dissection order); [`solver`]: [`Solver`] `Auto | Direct | Iterative` and the
+//!   predicted-memory rule.
 //!
 //! ```
 //! use kern_core::{CompactlySupported, Gaussian, Samples};
@@ -39,14 +44,20 @@ pub mod lssvm;
 pub mod metrics;
 pub mod neighbors;
 pub mod ordering;
+pub mod pcg;
+pub mod solver;
 
-pub use cholesky::{Cholesky, CholeskyPlan, DenseCholesky, GramMatrix, SparseCholesky};
+pub use cholesky::{
+    AUTO_ND_MIN_FACTOR_NNZ, Cholesky, CholeskyPlan, DenseCholesky, GramMatrix, SparseCholesky,
+};
 pub use error::{Result, SparseError};
 pub use gram::{
     GramOptions, SparseGram, SparsityStats, sparse_cross_gram, sparse_cross_gram_indexed, sparse_gram,
     sparse_gram_indexed, sparse_gram_with,
 };
-pub use lssvm::{LsSvmSolution, LsSvmSolver, lssvm_fit, lssvm_solve};
+pub use lssvm::{LsSvmIterative, LsSvmSolution, LsSvmSolver, lssvm_fit, lssvm_solve};
 pub use metrics::{Bandwidth, bandwidth, bandwidth_permuted, pattern_density, pattern_entries};
 pub use neighbors::{Neighbor, NeighborIndex, SearchMethod};
-pub use ordering::{Ordering, Permutation, amd_order, order, permute_symmetric, rcm};
+pub use ordering::{Ordering, Permutation, amd_order, nd_order, order, permute_symmetric, rcm};
+pub use pcg::{Pcg, PcgOptions, PcgReport, Preconditioner};
+pub use solver::{SolveOptions, Solver};

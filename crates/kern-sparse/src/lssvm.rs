@@ -7,12 +7,15 @@
 //!
 //! solved from one Cholesky factorization of `H = K + I/λ` by two solves, `ν = H⁻¹1` and `η = H⁻¹y`,
 //! and the bordered elimination `b = 1ᵀη / 1ᵀν`, `a = η − b ν` (from `1ᵀa = 0`). The same code serves
-//! the dense Gaussian `K` and the sparse `K_C` ([`CholeskyPlan`] hides which).
+//! the dense Gaussian `K` and the sparse `K_C` ([`CholeskyPlan`] hides which). [`LsSvmIterative`] does
+//! the same two solves by preconditioned conjugate gradients when no factor fits in memory.
 
 use crate::cholesky::{Cholesky, CholeskyPlan, GramMatrix};
 use crate::error::{Result, SparseError, positive};
 use crate::ordering::Ordering;
+use crate::pcg::{Pcg, PcgOptions, PcgReport};
 use kern_core::{Kernel, Samples};
+use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
 
 /// The solution `(b, a)` of eq. 14: intercept and coefficients of `f(x) = b + Σ a_i k(x, x_i)`.
@@ -67,12 +70,7 @@ impl LsSvmSolver {
     /// Uses an existing factorization of `K + I/λ`.
     pub fn from_cholesky(chol: Cholesky) -> Result<Self> {
         let nu = chol.solve(&vec![1.0; chol.n()])?;
-        let sum_nu: f64 = nu.iter().sum();
-        if !(sum_nu.is_finite() && sum_nu > 0.0) {
-            return Err(SparseError::Matrix(format!(
-                "1ᵀ(K + I/λ)⁻¹1 = {sum_nu:e} is not positive: the factorization is not usable"
-            )));
-        }
+        let sum_nu = check_sum_nu(&nu)?;
         Ok(LsSvmSolver { chol, nu, sum_nu })
     }
 
@@ -83,15 +81,91 @@ impl LsSvmSolver {
 
     /// Solves eq. 14 for the targets `y` (±1 labels or real values).
     pub fn solve(&self, y: &[f64]) -> Result<LsSvmSolution> {
-        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-            return Err(SparseError::Param { name: "y", value: y[i], reason: "targets must be finite" });
-        }
-        let mut eta = self.chol.solve(y)?;
-        let b = eta.iter().sum::<f64>() / self.sum_nu;
-        for (e, &v) in eta.iter_mut().zip(&self.nu) {
-            *e -= b * v;
-        }
-        Ok(LsSvmSolution { b, alpha: eta })
+        check_targets(y)?;
+        Ok(bordered(self.chol.solve(y)?, &self.nu, self.sum_nu))
+    }
+}
+
+fn check_targets(y: &[f64]) -> Result<()> {
+    match y.iter().position(|v| !v.is_finite()) {
+        Some(i) => Err(SparseError::Param { name: "y", value: y[i], reason: "targets must be finite" }),
+        None => Ok(()),
+    }
+}
+
+fn check_sum_nu(nu: &[f64]) -> Result<f64> {
+    let sum_nu: f64 = nu.iter().sum();
+    if !(sum_nu.is_finite() && sum_nu > 0.0) {
+        return Err(SparseError::Matrix(format!(
+            "1ᵀ(K + I/λ)⁻¹1 = {sum_nu:e} is not positive: the solver is not usable"
+        )));
+    }
+    Ok(sum_nu)
+}
+
+/// The bordered elimination of eq. 14 from `η = H⁻¹y` and `ν = H⁻¹1`: `b = 1ᵀη / 1ᵀν`, `a = η − b ν`.
+fn bordered(mut eta: Vec<f64>, nu: &[f64], sum_nu: f64) -> LsSvmSolution {
+    let b = eta.iter().sum::<f64>() / sum_nu;
+    for (e, &v) in eta.iter_mut().zip(nu) {
+        *e -= b * v;
+    }
+    LsSvmSolution { b, alpha: eta }
+}
+
+/// The iterative counterpart of [`LsSvmSolver`]: eq. 14 through the same two solves, `ν = H⁻¹1`
+/// (once) and `η = H⁻¹y` (per target vector), by preconditioned conjugate gradients on the sparse
+/// `H = K_C + I/λ` ([`Pcg`]) instead of a Cholesky factor. Each solve stops at the relative residual
+/// `tol` of [`PcgOptions`]; the reports say how many iterations it took and what residual it reached.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// use kern_sparse::{sparse_gram, CholeskyPlan, GramMatrix, LsSvmIterative, LsSvmSolver, Ordering, PcgOptions};
+/// let x = Samples::from_flat((0..300).map(|v| ((v * 41) % 97) as f64 / 20.0).collect(), 150, 2)?;
+/// let y: Vec<f64> = (0..150).map(|i| if x.row(i)[0] > 2.4 { 1.0 } else { -1.0 }).collect();
+/// let k = CompactlySupported::new(Gaussian::with_sigma(0.6)?, 0.9, 3.0)?;
+/// let a = sparse_gram(&k, &x)?.into_matrix();
+/// let it = LsSvmIterative::new(a.clone(), 10.0, &PcgOptions { tol: 1e-11, ..Default::default() })?;
+/// let (s, report) = it.solve(&y)?;
+/// assert!(report.converged && s.alpha.iter().sum::<f64>().abs() < 1e-8);
+/// let d = LsSvmSolver::new(&CholeskyPlan::new(GramMatrix::Sparse(a), Ordering::Amd)?, 10.0)?.solve(&y)?;
+/// assert!((s.b - d.b).abs() < 1e-8);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct LsSvmIterative {
+    pcg: Pcg,
+    nu: Vec<f64>,
+    sum_nu: f64,
+    nu_report: PcgReport,
+}
+
+impl LsSvmIterative {
+    /// Builds the conjugate-gradient solver of `K_C + I/λ` (`a` sparse symmetric, full storage,
+    /// `λ > 0`) and solves against `1`.
+    pub fn new(a: CscMatrix<f64>, lambda: f64, opts: &PcgOptions) -> Result<Self> {
+        let lambda = positive("lambda", lambda)?;
+        let pcg = Pcg::new(a, 1.0 / lambda, opts)?;
+        let (nu, nu_report) = pcg.solve(&vec![1.0; pcg.n()])?;
+        let sum_nu = check_sum_nu(&nu)?;
+        Ok(LsSvmIterative { pcg, nu, sum_nu, nu_report })
+    }
+
+    /// The report of the solve `ν = H⁻¹1` done by [`LsSvmIterative::new`].
+    pub fn nu_report(&self) -> PcgReport {
+        self.nu_report
+    }
+
+    /// The conjugate-gradient solver of `H`.
+    pub fn pcg(&self) -> &Pcg {
+        &self.pcg
+    }
+
+    /// Solves eq. 14 for the targets `y`; the report is that of `η = H⁻¹y` (combine with
+    /// [`LsSvmIterative::nu_report`] by [`PcgReport::worst`] for the whole solve).
+    pub fn solve(&self, y: &[f64]) -> Result<(LsSvmSolution, PcgReport)> {
+        check_targets(y)?;
+        let (eta, report) = self.pcg.solve(y)?;
+        Ok((bordered(eta, &self.nu, self.sum_nu), report))
     }
 }
 

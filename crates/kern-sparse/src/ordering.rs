@@ -1,6 +1,6 @@
 //! Symmetric orderings of sparse matrices: reverse Cuthill–McKee (implemented here, George–Liu
 //! pseudo-peripheral start, every connected component), approximate minimum degree (faer's AMD),
-//! identity; and the symmetric permutation `B = P A Pᵀ`.
+//! nested dissection (METIS, [`nd_order`]), identity; and the symmetric permutation `B = P A Pᵀ`.
 //!
 //! A [`Permutation`] maps new positions to old ones: `perm[new] = old`, so
 //! `B[new_i, new_j] = A[perm[new_i], perm[new_j]]` (CS-RBF paper §2.2, Fig. 2).
@@ -30,17 +30,23 @@ pub enum Ordering {
     Rcm,
     /// Approximate minimum degree (faer's AMD): least fill on very sparse matrices.
     Amd,
-    /// Before a Cholesky factorization: AMD and RCM both, keeping the one whose symbolic analysis
-    /// predicts the fewer nonzeros in `L` (the analysis costs `O(nnz(L))`, far below the numeric
-    /// factorization). AMD wins at high sparsity, but on compactly supported Gram matrices of moderate
-    /// sparsity (50–75 %) RCM's band fills markedly less (green-red n = 2000: 0.94 M vs 1.56 M entries at
-    /// 75 %), so neither is a safe fixed default.
+    /// Nested dissection (METIS's multilevel vertex separators, [`nd_order`]): the least fill on the
+    /// large graphs of low-dimensional data, where a separator of a `d`-dimensional neighbourhood graph
+    /// has `O(n^(1−1/d))` vertices (George 1973; Lipton, Rose & Tarjan 1979).
+    NestedDissection,
+    /// Before a Cholesky factorization: AMD, RCM and — when their factor has at least
+    /// [`AUTO_ND_MIN_FACTOR_NNZ`](crate::AUTO_ND_MIN_FACTOR_NNZ) entries — nested dissection, keeping the
+    /// one whose symbolic analysis predicts the fewest nonzeros in `L` (the analysis costs `O(nnz(L))`, far below the
+    /// numeric factorization). AMD wins at high sparsity, on compactly supported Gram matrices of
+    /// moderate sparsity (50–75 %) RCM's band fills markedly less (green-red n = 2000: 0.94 M vs 1.56 M
+    /// entries at 75 %), and on large low-dimensional data nested dissection fills least, so none is a
+    /// safe fixed default.
     #[default]
     Auto,
 }
 
 impl Ordering {
-    /// The command-line name: `none`, `rcm`, `amd` or `auto`.
+    /// The command-line name: `none`, `rcm`, `amd`, `nd` or `auto`.
     ///
     /// ```
     /// assert_eq!(kern_sparse::Ordering::Identity.name(), "none");
@@ -50,6 +56,7 @@ impl Ordering {
             Ordering::Identity => "none",
             Ordering::Rcm => "rcm",
             Ordering::Amd => "amd",
+            Ordering::NestedDissection => "nd",
             Ordering::Auto => "auto",
         }
     }
@@ -62,8 +69,9 @@ impl std::str::FromStr for Ordering {
             "none" | "identity" => Ok(Ordering::Identity),
             "rcm" => Ok(Ordering::Rcm),
             "amd" | "md" | "mindeg" => Ok(Ordering::Amd),
+            "nd" | "metis" | "nested-dissection" => Ok(Ordering::NestedDissection),
             "auto" => Ok(Ordering::Auto),
-            _ => Err(SparseError::Matrix(format!("unknown ordering {s:?}; valid: auto, rcm, amd, none"))),
+            _ => Err(SparseError::Matrix(format!("unknown ordering {s:?}; valid: auto, rcm, amd, nd, none"))),
         }
     }
 }
@@ -143,7 +151,7 @@ pub(crate) fn check_square(a: &CscMatrix<f64>) -> Result<usize> {
 /// ```
 /// use kern_sparse::{order, Ordering};
 /// let a = nalgebra_sparse::CscMatrix::<f64>::identity(5);
-/// for o in [Ordering::Identity, Ordering::Rcm, Ordering::Amd] {
+/// for o in [Ordering::Identity, Ordering::Rcm, Ordering::Amd, Ordering::NestedDissection] {
 ///     assert_eq!(order(&a, o)?.len(), 5);
 /// }
 /// # Ok::<(), kern_sparse::SparseError>(())
@@ -154,6 +162,7 @@ pub fn order(a: &CscMatrix<f64>, ord: Ordering) -> Result<Permutation> {
         Ordering::Identity => Ok(Permutation::identity(n)),
         Ordering::Rcm => rcm(a),
         Ordering::Amd => amd_order(a),
+        Ordering::NestedDissection => nd_order(a),
         Ordering::Auto => crate::cholesky::CholeskyPlan::sparse(a, Ordering::Auto)?
             .permutation()
             .cloned()
@@ -284,6 +293,113 @@ pub fn amd_order(a: &CscMatrix<f64>) -> Result<Permutation> {
     amd::order(&mut perm, &mut inv, sym, amd::Control::default(), MemStack::new(&mut mem))
         .map_err(|e| SparseError::Faer(format!("{e:?}")))?;
     Permutation::from_vec(perm)
+}
+
+/// Nested dissection ordering of the pattern of `a + aᵀ` by METIS (`METIS_NodeND`, Karypis & Kumar
+/// 1998: multilevel vertex separators, the parts ordered first and the separator last, recursively,
+/// with minimum degree on the small leaves). METIS runs with its default options, whose random seed is
+/// fixed, one call at a time (its generator is global), so the ordering is deterministic. METIS indexes with 32-bit integers: a pattern with more
+/// than `i32::MAX` off-diagonal entries is an error.
+///
+/// ```
+/// use kern_sparse::{nd_order, CholeskyPlan, Ordering};
+/// // A 20 × 20 grid graph (5-point stencil).
+/// let m = 20;
+/// let mut coo = nalgebra_sparse::CooMatrix::new(m * m, m * m);
+/// for i in 0..m { for j in 0..m {
+///     let v = i * m + j;
+///     coo.push(v, v, 4.0);
+///     if i + 1 < m { coo.push(v, v + m, -1.0); coo.push(v + m, v, -1.0); }
+///     if j + 1 < m { coo.push(v, v + 1, -1.0); coo.push(v + 1, v, -1.0); }
+/// } }
+/// let a = nalgebra_sparse::CscMatrix::from(&coo);
+/// let p = nd_order(&a)?;
+/// assert_eq!(p.len(), m * m);
+/// let nd = CholeskyPlan::sparse_with_permutation(&a, p)?.factor_nnz();
+/// let none = CholeskyPlan::sparse(&a, Ordering::Identity)?.factor_nnz();
+/// assert!(nd < none);
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
+pub fn nd_order(a: &CscMatrix<f64>) -> Result<Permutation> {
+    let n = check_square(a)?;
+    let (mut xadj, mut adjncy) = metis_graph(a)?;
+    if adjncy.is_empty() {
+        // No edges: every order is fill-free.
+        return Ok(Permutation::identity(n));
+    }
+    let mut nvtxs = i32::try_from(n).map_err(|_| too_large(n))?;
+    let mut perm = vec![0i32; n];
+    let mut iperm = vec![0i32; n];
+    // METIS keeps its random generator in global state (reseeded at every call): calls from two threads
+    // would race on it (undefined behaviour in C, and a seed-dependent ordering). One call at a time.
+    let _guard = METIS_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // SAFETY: `METIS_NodeND` reads `nvtxs`, `xadj[0..=nvtxs]` and `adjncy[0..xadj[nvtxs]]` and writes
+    // `perm[0..nvtxs]` and `iperm[0..nvtxs]`. All five buffers are live, exclusively borrowed, and
+    // sized as required: `xadj.len() == n + 1`, `adjncy.len() == xadj[n]`, `perm.len() == iperm.len()
+    // == n == nvtxs`; `metis_graph` built a valid METIS graph (offsets non-decreasing from 0, every
+    // neighbour in `0..n`, no self loops, symmetric). The null `vwgt` and `options` select unit vertex
+    // weights and METIS's default options, both documented as allowed. METIS keeps no pointer after it
+    // returns. `METIS_LOCK` is held, so no other thread is inside METIS.
+    #[allow(unsafe_code)]
+    let status = unsafe {
+        metis_sys::METIS_NodeND(
+            &mut nvtxs,
+            xadj.as_mut_ptr(),
+            adjncy.as_mut_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            perm.as_mut_ptr(),
+            iperm.as_mut_ptr(),
+        )
+    };
+    if status != metis_sys::rstatus_et_METIS_OK {
+        return Err(SparseError::Matrix(format!("METIS nested dissection failed (status {status})")));
+    }
+    // METIS: row i of the permuted matrix is row perm[i] of the original (perm[new] = old).
+    Permutation::from_vec(perm.into_iter().map(|v| v as usize).collect())
+}
+
+/// Serializes calls into METIS (see [`nd_order`]).
+static METIS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn too_large(n: usize) -> SparseError {
+    SparseError::Matrix(format!("pattern too large for METIS's 32-bit indices ({n} entries)"))
+}
+
+/// The adjacency graph of the pattern of `U + Uᵀ` without the diagonal, `U` the upper triangle of
+/// `a` (as AMD reads it), in METIS's CSR form (`xadj`, `adjncy`, 32-bit). Columns are visited in
+/// increasing order, so every neighbour list comes out sorted and free of duplicates.
+fn metis_graph(a: &CscMatrix<f64>) -> Result<(Vec<i32>, Vec<i32>)> {
+    let n = a.ncols();
+    i32::try_from(n).map_err(|_| too_large(n))?;
+    let (cp, ri) = (a.col_offsets(), a.row_indices());
+    let upper = |j: usize| ri[cp[j]..cp[j + 1]].iter().copied().filter(move |&i| i < j);
+    let mut count = vec![0usize; n];
+    for j in 0..n {
+        for i in upper(j) {
+            count[i] += 1;
+            count[j] += 1;
+        }
+    }
+    let mut xadj = Vec::with_capacity(n + 1);
+    let mut total = 0usize;
+    xadj.push(0i32);
+    for &c in &count {
+        total += c;
+        xadj.push(i32::try_from(total).map_err(|_| too_large(total))?);
+    }
+    let mut fill: Vec<usize> = xadj[..n].iter().map(|&v| v as usize).collect();
+    let mut adjncy = vec![0i32; total];
+    for j in 0..n {
+        for i in upper(j) {
+            // Both fit in i32: i < j < n.
+            adjncy[fill[i]] = j as i32;
+            fill[i] += 1;
+            adjncy[fill[j]] = i as i32;
+            fill[j] += 1;
+        }
+    }
+    Ok((xadj, adjncy))
 }
 
 /// The pattern of the lower (`lower = true`, rows `≥` column) or upper triangle of `a`, with the

@@ -56,7 +56,7 @@ proptest! {
     fn orderings_permute_any_graph(n in 1usize..40, edges in prop::collection::vec((0usize..40, 0usize..40), 0..80)) {
         let edges: Vec<(usize, usize)> = edges.into_iter().filter(|&(i, j)| i < n && j < n).collect();
         let a = graph(n, &edges);
-        for o in [Ordering::Identity, Ordering::Rcm, Ordering::Amd] {
+        for o in [Ordering::Identity, Ordering::Rcm, Ordering::Amd, Ordering::NestedDissection] {
             let p = order(&a, o).unwrap();
             prop_assert!(is_permutation(&p, n));
             let b = permute_symmetric(&a, &p).unwrap();

@@ -15,6 +15,7 @@ use kern_models::krr::{KernelRidge, KernelRidgeParams};
 use kern_models::lssvm::{LsSvm, LsSvmParams};
 use kern_models::persist;
 use kern_models::ridge::{Selection, Task};
+use kern_sparse::{PcgReport, SolveOptions, Solver};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Instant;
@@ -46,20 +47,53 @@ fn task_json(t: &Task) -> Value {
 }
 
 /// `kern train --model lssvm|krr`.
+/// The solver settings of `--solver`, `--preconditioner`, `--tol` and `--max-iter`.
+fn solve_options(a: &Args) -> Result<SolveOptions, crate::common::CliError> {
+    let mut o = SolveOptions { solver: a.solver.parse()?, ..SolveOptions::default() };
+    o.pcg.preconditioner = a.preconditioner.parse()?;
+    if let Some(t) = a.tol {
+        o.pcg.tol = t;
+    }
+    if let Some(m) = a.max_iter {
+        o.pcg.max_iter = usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?;
+    }
+    o.pcg.validate()?;
+    Ok(o)
+}
+
+/// `"solver"`, `"iterations"`, `"residual"` and `"converged"` of a trained model (the last three null
+/// for the direct solver); a warning on stderr when conjugate gradients stopped short of `--tol`.
+fn solver_json(v: &mut Value, solver: Solver, report: Option<PcgReport>) {
+    v["solver"] = json!(solver.name());
+    v["iterations"] = json!(report.map(|r| r.iterations));
+    v["residual"] = json!(report.map(|r| r.residual));
+    v["converged"] = json!(report.map(|r| r.converged));
+    if let Some(r) = report.filter(|r| !r.converged) {
+        eprintln!(
+            "kern: warning: conjugate gradients stopped after {} iterations at relative residual {:e}, above \
+             --tol; raise --max-iter or --tol",
+            r.iterations, r.residual
+        );
+    }
+}
+
 pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> CliResult {
     let path: PathChoice = a.path.parse()?;
     let ordering: kern_sparse::Ordering = a.order.parse()?;
+    let solver = solve_options(a)?;
     let y = crate::common::targets(ds, a.regression || which == Dual::Krr)?;
     let t = Instant::now();
+    let solved: (Solver, Option<PcgReport>);
     let (json_model, name) = match which {
         Dual::LsSvm => {
-            let mut p = LsSvmParams::new(kernel).path(path).ordering(ordering);
+            let mut p = LsSvmParams::new(kernel).path(path).ordering(ordering).solver(solver);
             if let Some(l) = a.lambda {
                 p = p.lambda(l);
             }
             let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
             let seconds = t.elapsed().as_secs_f64();
             persist::save(&a.out, &m)?;
+            solved = (m.solver(), m.pcg_report());
             (
                 summary(
                     &m.kernel().to_string(),
@@ -74,13 +108,14 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
             )
         }
         Dual::Krr => {
-            let mut p = KernelRidgeParams::new(kernel).path(path).ordering(ordering);
+            let mut p = KernelRidgeParams::new(kernel).path(path).ordering(ordering).solver(solver);
             if let Some(l) = a.lambda {
                 p = p.lambda(l);
             }
             let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
             let seconds = t.elapsed().as_secs_f64();
             persist::save(&a.out, &m)?;
+            solved = (m.solver(), m.pcg_report());
             (
                 summary(
                     &m.kernel().to_string(),
@@ -96,6 +131,7 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
         }
     };
     let mut v = json_model;
+    solver_json(&mut v, solved.0, solved.1);
     v["model"] = json!(name);
     v["n"] = json!(ds.samples.n());
     v["d"] = json!(ds.samples.d());

@@ -16,8 +16,8 @@ pub struct Args {
     /// A compactly supported kernel spec, e.g. cs-gaussian:sigma=0.6,c=0.5,nu=3.
     #[arg(long)]
     kernel: String,
-    /// Ordering before factorization: auto (whichever of amd and rcm predicts the smaller factor), amd
-    /// (minimum degree), rcm or none.
+    /// Ordering before factorization: auto (whichever of amd, rcm and nd predicts the smallest factor),
+    /// amd (minimum degree), rcm, nd (nested dissection) or none.
     #[arg(long, default_value = "auto")]
     order: String,
     /// Neighbour search: auto, grid, scan or brute.
@@ -55,11 +55,15 @@ pub fn run(a: Args) -> CliResult {
         let order_seconds = t.elapsed().as_secs_f64();
         let after = bandwidth_permuted(g.matrix(), &perm)?;
         let (mut factor_seconds, mut factor_nnz, mut log_det) = (None, None, None);
+        let (mut symbolic_seconds, mut numeric_seconds) = (None, None);
         if !a.no_factor {
             let t = Instant::now();
             // The permutation found above (not ordered a second time).
             let plan = CholeskyPlan::sparse_with_permutation(g.matrix(), perm)?;
+            symbolic_seconds = Some(t.elapsed().as_secs_f64());
+            let tn = Instant::now();
             let chol = plan.factor(1.0 / a.lambda)?;
+            numeric_seconds = Some(tn.elapsed().as_secs_f64());
             factor_seconds = Some(t.elapsed().as_secs_f64());
             factor_nnz = Some(chol.factor_nnz());
             log_det = Some(chol.log_det());
@@ -85,6 +89,8 @@ pub fn run(a: Args) -> CliResult {
             "assemble_seconds": assemble_seconds,
             "order_seconds": order_seconds,
             "factor_seconds": factor_seconds,
+            "symbolic_seconds": symbolic_seconds,
+            "numeric_seconds": numeric_seconds,
             "factor_nnz": factor_nnz,
             "log_det": log_det,
             "threads": rayon::current_num_threads(),

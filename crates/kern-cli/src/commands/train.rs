@@ -60,23 +60,34 @@ pub struct Args {
     /// Gram matrix path: auto (by kernel support and density), dense or sparse (lssvm, krr).
     #[arg(long, default_value = "auto")]
     pub path: String,
-    /// Ordering before the sparse Cholesky factorization (lssvm, krr): auto (whichever of amd and rcm
-    /// predicts the smaller factor), amd, rcm or none.
+    /// Ordering before the sparse Cholesky factorization (lssvm, krr): auto (whichever of amd, rcm and
+    /// nd predicts the smallest factor), amd, rcm, nd (nested dissection) or none.
     #[arg(long, default_value = "auto")]
     pub order: String,
+    /// Linear solver on the sparse path at a fixed --lambda (lssvm, krr): auto (the sparse Cholesky
+    /// factor unless its predicted size exceeds the memory budget), direct, or iterative
+    /// (preconditioned conjugate gradients, stopped by --tol and --max-iter).
+    #[arg(long, default_value = "auto")]
+    pub solver: String,
+    /// Preconditioner of the iterative solver (lssvm, krr): none (plain conjugate gradients, the
+    /// faster on compactly supported kernels with a positive shift) or block-jacobi[:SIZE] (dense
+    /// blocks of SIZE points along the nested-dissection order, default 256).
+    #[arg(long, default_value = "none")]
+    pub preconditioner: String,
     /// Half-width of the epsilon-insensitive tube (svr; LIBSVM -p, default 0.1).
     #[arg(long, default_value_t = 0.1)]
     pub epsilon_tube: f64,
-    /// Stopping tolerance on the KKT violation (svc, svr; LIBSVM -e).
-    #[arg(long, default_value_t = 1e-3)]
-    pub tol: f64,
+    /// Stopping tolerance: on the KKT violation (svc, svr; LIBSVM -e; default 1e-3), on the relative
+    /// residual of the iterative solver (lssvm, krr; default 1e-6).
+    #[arg(long)]
+    pub tol: Option<f64>,
     /// Kernel cache in megabytes (svc, svr; LIBSVM -m).
     #[arg(long, default_value_t = 100.0)]
     pub cache_mb: f64,
     /// Turn the shrinking heuristic off (svc, svr).
     #[arg(long)]
     pub no_shrinking: bool,
-    /// Iteration cap of the solver (svc, svr; default max(1e7, 100 n)).
+    /// Iteration cap of the solver (svc, svr: default max(1e7, 100 n); lssvm, krr iterative: 10000).
     #[arg(long)]
     pub max_iter: Option<u64>,
     /// Class weight LABEL:W, repeatable: class LABEL gets C*W (svc; LIBSVM -wLABEL W).
@@ -136,7 +147,12 @@ pub fn run(a: Args) -> CliResult {
 }
 
 fn solver_params(a: &Args) -> SolverParams {
-    SolverParams { tol: a.tol, cache_mb: a.cache_mb, shrinking: !a.no_shrinking, max_iter: a.max_iter }
+    SolverParams {
+        tol: a.tol.unwrap_or(1e-3),
+        cache_mb: a.cache_mb,
+        shrinking: !a.no_shrinking,
+        max_iter: a.max_iter,
+    }
 }
 
 fn machine_json(s: &MachineStats) -> Value {

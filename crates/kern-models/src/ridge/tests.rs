@@ -213,6 +213,7 @@ fn closed_form_loo_equals_brute_force_refits() {
                         path,
                         grid_method: gm,
                         ordering: kern_sparse::Ordering::Amd,
+                        solver: kern_sparse::SolveOptions::default(),
                     };
                     let res = loo_residuals(p).unwrap();
                     for i in 0..n {

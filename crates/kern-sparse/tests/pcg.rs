@@ -1,0 +1,179 @@
+//! Conjugate gradients: agreement with the direct solve, honest residuals, the CG iteration bound on a
+//! well-conditioned system, the same bytes at any thread count, LS-SVM iterative = direct.
+
+mod common;
+
+use kern_sparse::{
+    CholeskyPlan, GramMatrix, LsSvmIterative, LsSvmSolver, Ordering, Pcg, PcgOptions, Preconditioner, Solver,
+    sparse_gram,
+};
+use nalgebra_sparse::CscMatrix;
+use proptest::prelude::*;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+fn rhs(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..n).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect()
+}
+
+/// `‖b − (A + sI)x‖ / ‖b‖`, plainly summed.
+fn rel_residual(a: &CscMatrix<f64>, s: f64, x: &[f64], b: &[f64]) -> f64 {
+    let ax = GramMatrix::Sparse(a.clone()).mul_vec(x).unwrap();
+    let r: f64 = (0..b.len()).map(|i| (b[i] - ax[i] - s * x[i]).powi(2)).sum::<f64>().sqrt();
+    r / b.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+fn opts(tol: f64, preconditioner: Preconditioner) -> PcgOptions {
+    PcgOptions { tol, max_iter: 10_000, preconditioner }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// At tol 1e-10, PCG (plain, Jacobi, block Jacobi) agrees with the sparse Cholesky solve to 1e-8.
+    #[test]
+    fn pcg_agrees_with_the_direct_solve(
+        n in 2usize..300, d in 1usize..4, c in 0.05f64..1.0, shift in 0.05f64..10.0,
+        block in 1usize..80, seed in any::<u64>()
+    ) {
+        let x = common::uniform(n, d, 1.0, seed);
+        let a = sparse_gram(&common::cs_gauss(0.6, c, d), &x).unwrap().into_matrix();
+        let b = rhs(n, seed ^ 3);
+        let want = CholeskyPlan::sparse(&a, Ordering::Amd).unwrap().factor(shift).unwrap().solve(&b).unwrap();
+        for pre in [Preconditioner::None, Preconditioner::BlockJacobi { block: 1 }, Preconditioner::BlockJacobi { block }] {
+            let (got, report) = Pcg::new(a.clone(), shift, &opts(1e-10, pre)).unwrap().solve(&b).unwrap();
+            prop_assert!(report.converged, "{pre:?}: {report:?}");
+            prop_assert!(report.residual <= 1e-10);
+            prop_assert!(common::rel_err(&got, &want) < 1e-8, "{pre:?}: rel err {}", common::rel_err(&got, &want));
+        }
+    }
+}
+
+#[test]
+fn the_reported_residual_is_the_true_one() {
+    let x = common::uniform(2000, 2, 1.0, 4);
+    let a = sparse_gram(&common::cs_gauss(0.6, 0.08, 2), &x).unwrap().into_matrix();
+    let b = rhs(2000, 8);
+    for pre in [Preconditioner::None, Preconditioner::BlockJacobi { block: 256 }] {
+        // Converged.
+        let pcg = Pcg::new(a.clone(), 0.01, &opts(1e-9, pre)).unwrap();
+        let (xs, r) = pcg.solve(&b).unwrap();
+        let truth = rel_residual(&a, 0.01, &xs, &b);
+        assert!(r.converged && r.residual <= 1e-9);
+        assert!((r.residual - truth).abs() <= 1e-3 * truth + 1e-15, "{pre:?}: {} vs {truth}", r.residual);
+        // Stopped by the iteration cap: not converged, the residual is the true (large) one.
+        let capped = Pcg::new(a.clone(), 0.01, &PcgOptions { max_iter: 3, ..opts(1e-12, pre) }).unwrap();
+        let (xc, rc) = capped.solve(&b).unwrap();
+        let truth = rel_residual(&a, 0.01, &xc, &b);
+        assert_eq!(rc.iterations, 3);
+        assert!(!rc.converged && rc.residual > 1e-12);
+        assert!((rc.residual - truth).abs() <= 1e-9 * truth, "{pre:?}: {} vs {truth}", rc.residual);
+    }
+    // b = 0: x = 0 at once.
+    let (z, r) = Pcg::new(a, 1.0, &PcgOptions::default()).unwrap().solve(&[0.0; 2000]).unwrap();
+    assert!(z.iter().all(|&v| v == 0.0) && r.iterations == 0 && r.converged);
+}
+
+#[test]
+fn iterations_obey_the_cg_bound_on_a_well_conditioned_system() {
+    // K_C is PSD, so the spectrum of K_C + sI lies in [s, s + max_i Σ_j |K_ij|] (Gershgorin): κ is
+    // bounded, and CG's residual satisfies ‖r_k‖/‖r_0‖ ≤ 2√κ ((√κ − 1)/(√κ + 1))^k (Saad, eq. 6.128,
+    // with ‖r‖ ≤ √κ ‖e‖_A scaling).
+    let x = common::uniform(3000, 2, 1.0, 6);
+    let a = sparse_gram(&common::cs_gauss(0.6, 0.04, 2), &x).unwrap().into_matrix();
+    let s = 2.0;
+    let gersh =
+        (0..a.ncols()).map(|j| a.col(j).values().iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
+    let kappa: f64 = (s + gersh) / s;
+    let tol = 1e-10;
+    let q = kappa.sqrt();
+    let bound = ((2.0 * q / tol).ln() / ((q + 1.0) / (q - 1.0)).ln()).ceil() as usize;
+    let b = rhs(3000, 1);
+    let (_, r) = Pcg::new(a.clone(), s, &opts(tol, Preconditioner::None)).unwrap().solve(&b).unwrap();
+    assert!(r.converged && r.iterations <= bound, "{} iterations, bound {bound} (κ ≤ {kappa})", r.iterations);
+    // The exact preconditioner (one block holding the whole matrix) converges in one step.
+    let (_, r1) =
+        Pcg::new(a, s, &opts(1e-8, Preconditioner::BlockJacobi { block: 3000 })).unwrap().solve(&b).unwrap();
+    assert_eq!(r1.iterations, 1);
+}
+
+#[test]
+fn same_bytes_at_any_thread_count() {
+    let x = common::uniform(9000, 2, 1.0, 12);
+    let a = sparse_gram(&common::cs_gauss(0.6, 0.03, 2), &x).unwrap().into_matrix();
+    let b = rhs(9000, 2);
+    let run = |threads: usize, pre: Preconditioner| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let (x, r) = Pcg::new(a.clone(), 0.5, &opts(1e-10, pre)).unwrap().solve(&b).unwrap();
+            (x.iter().map(|v| v.to_bits()).collect::<Vec<u64>>(), r)
+        })
+    };
+    for pre in [Preconditioner::None, Preconditioner::BlockJacobi { block: 256 }] {
+        let (one, r1) = run(1, pre);
+        let (two, r2) = run(2, pre);
+        assert_eq!(one, two, "{pre:?}");
+        assert_eq!(r1, r2);
+    }
+}
+
+#[test]
+fn lssvm_iterative_equals_direct() {
+    let x = common::uniform(1500, 2, 1.0, 31);
+    let y: Vec<f64> = (0..1500)
+        .map(|i| if x.row(i)[1] > 0.5 + 0.2 * (6.0 * x.row(i)[0]).sin() { 1.0 } else { -1.0 })
+        .collect();
+    let a = sparse_gram(&common::cs_gauss(0.6, 0.1, 2), &x).unwrap().into_matrix();
+    for lambda in [0.1, 1.0, 100.0] {
+        let direct = LsSvmSolver::new(&CholeskyPlan::sparse(&a, Ordering::Auto).unwrap(), lambda)
+            .unwrap()
+            .solve(&y)
+            .unwrap();
+        let it =
+            LsSvmIterative::new(a.clone(), lambda, &opts(1e-11, Preconditioner::BlockJacobi { block: 256 }))
+                .unwrap();
+        let (s, r) = it.solve(&y).unwrap();
+        assert!(r.converged && it.nu_report().converged, "{lambda}: {r:?}");
+        assert!(
+            (s.b - direct.b).abs() < 1e-8 * (1.0 + direct.b.abs()),
+            "{lambda}: b {} vs {}",
+            s.b,
+            direct.b
+        );
+        assert!(
+            common::rel_err(&s.alpha, &direct.alpha) < 1e-8,
+            "{lambda}: {}",
+            common::rel_err(&s.alpha, &direct.alpha)
+        );
+        // The decision values on the training points agree in sign (same predictions).
+        let g = GramMatrix::Sparse(a.clone());
+        let (fi, fd) = (g.mul_vec(&s.alpha).unwrap(), g.mul_vec(&direct.alpha).unwrap());
+        for i in 0..1500 {
+            assert_eq!((fi[i] + s.b > 0.0), (fd[i] + direct.b > 0.0), "{lambda}: point {i}");
+        }
+    }
+}
+
+#[test]
+fn input_errors() {
+    let a = CscMatrix::<f64>::identity(4);
+    let bad_tol = [0.0, 1.0, -1e-3, f64::NAN];
+    for tol in bad_tol {
+        assert!(Pcg::new(a.clone(), 1.0, &PcgOptions { tol, ..PcgOptions::default() }).is_err(), "{tol}");
+    }
+    assert!(Pcg::new(a.clone(), 1.0, &PcgOptions { max_iter: 0, ..PcgOptions::default() }).is_err());
+    assert!(Pcg::new(a.clone(), -1.0, &PcgOptions::default()).is_err());
+    assert!(Pcg::new(a.clone(), 1.0, &opts(1e-6, Preconditioner::BlockJacobi { block: 0 })).is_err());
+    let pcg = Pcg::new(a.clone(), 1.0, &PcgOptions::default()).unwrap();
+    assert!(pcg.solve(&[1.0; 3]).is_err());
+    assert!(pcg.solve(&[1.0, f64::NAN, 0.0, 0.0]).is_err());
+    assert!(LsSvmIterative::new(a.clone(), 0.0, &PcgOptions::default()).is_err());
+    // An indefinite matrix breaks CG down: an error, not a wrong answer.
+    let m = nalgebra::DMatrix::from_row_slice(2, 2, &[1.0, 2.0, 2.0, 1.0]);
+    let ind = CscMatrix::from(&m);
+    assert!(Pcg::new(ind, 0.0, &opts(1e-10, Preconditioner::None)).unwrap().solve(&[1.0, -1.0]).is_err());
+    assert!("block-jacobi:0".parse::<Preconditioner>().is_err());
+    assert!("gauss-seidel".parse::<Preconditioner>().is_err());
+    assert!("fast".parse::<Solver>().is_err());
+}
