@@ -18,6 +18,7 @@ pub mod lssvm;
 pub mod persist;
 pub mod railway;
 pub mod ridge;
+pub mod scaling;
 mod selinv;
 pub mod svm;
 
