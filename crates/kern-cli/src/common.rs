@@ -1,8 +1,9 @@
 //! Options shared by the subcommands: data files, kernel specs, threads, timing.
 
 use kern_core::KernelSpec;
-use kern_core::io::{CsvOptions, Dataset, LabelColumn, MissingPolicy, read_data};
-use std::path::PathBuf;
+use kern_core::io::{CsvOptions, Dataset, LabelColumn, MissingPolicy, read_csv, read_data, read_libsvm};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The error type of the command: any error, shown with its chain of causes.
@@ -13,9 +14,13 @@ pub type CliResult = Result<serde_json::Value, CliError>;
 /// Where the data comes from.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DataArgs {
-    /// Data file: LIBSVM/svmlight, or CSV when the name ends in .csv / .csv.gz (gzip allowed).
+    /// Data file: LIBSVM/svmlight, or CSV when the name ends in .csv / .csv.gz (gzip allowed); `-` reads
+    /// standard input.
     #[arg(long)]
     pub data: PathBuf,
+    /// Data format: auto (by file name), libsvm or csv (what `--data -` is read as; default libsvm).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub data_format: DataFormat,
     /// CSV label column: a header name, a 0-based index (negative from the end), or `none`.
     #[arg(long, default_value = "-1")]
     pub label_col: String,
@@ -27,7 +32,30 @@ pub struct DataArgs {
     pub reject_missing: bool,
 }
 
+/// The format of `--data`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataFormat {
+    /// CSV when the name ends in .csv or .csv.gz, LIBSVM otherwise.
+    Auto,
+    /// LIBSVM/svmlight text.
+    Libsvm,
+    /// Comma (or other delimiter) separated values.
+    Csv,
+}
+
 impl DataArgs {
+    /// Whether the data is read as CSV.
+    pub fn is_csv(&self) -> bool {
+        match self.data_format {
+            DataFormat::Csv => true,
+            DataFormat::Libsvm => false,
+            DataFormat::Auto => {
+                let name = self.data.to_string_lossy().to_ascii_lowercase();
+                name.ends_with(".csv") || name.ends_with(".csv.gz")
+            }
+        }
+    }
+
     /// Reads the data file, reporting progress on stderr.
     pub fn load(&self) -> Result<Dataset, CliError> {
         let opts = CsvOptions {
@@ -37,7 +65,16 @@ impl DataArgs {
             ..Default::default()
         };
         let t = Instant::now();
-        let ds = read_data(&self.data, &opts)?;
+        let ds = if is_std(&self.data) {
+            let stdin = Path::new("/dev/stdin");
+            if self.is_csv() { read_csv(stdin, &opts)? } else { read_libsvm(stdin, None)? }
+        } else if self.data_format == DataFormat::Auto {
+            read_data(&self.data, &opts)?
+        } else if self.is_csv() {
+            read_csv(&self.data, &opts)?
+        } else {
+            read_libsvm(&self.data, None)?
+        };
         eprintln!(
             "kern: read {} ({} x {}) in {:.3} s",
             self.data.display(),
@@ -72,4 +109,26 @@ pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Sen
         Some(0) => Err("--threads must be at least 1".into()),
         Some(t) => Ok(rayon::ThreadPoolBuilder::new().num_threads(t).build()?.install(f)),
     }
+}
+
+/// Whether a path argument is `-` (standard input or output).
+pub fn is_std(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Writes an output file through kern-core's writer, or to standard output when the path is `-`.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    if is_std(path) {
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes)?;
+        out.flush()?;
+    } else {
+        kern_core::io::write_atomic(path, bytes)?;
+    }
+    Ok(())
+}
+
+/// Saves a kern model to a file, or to standard output when the path is `-`.
+pub fn save_model<M: kern_models::persist::Persist>(path: &Path, model: &M) -> Result<(), CliError> {
+    write_output(path, &kern_models::persist::to_bytes(model)?)
 }

@@ -3,7 +3,7 @@
 //! Every subcommand reads `--data PATH` (LIBSVM by default, CSV when the name ends in `.csv` or
 //! `.csv.gz`), writes progress to stderr and prints exactly one JSON object on the last line of stdout,
 //! always with `"seconds"` (wall time of the work, excluding file reading). Errors go to stderr with a
-//! non-zero exit code. See `docs/architecture.md` for the contract and the kernel spec syntax.
+//! non-zero exit code. The kernel spec syntax is printed by `kern help kernels`.
 
 // The argument docs are clap's `--help` text, where `[:SEED]` is literal syntax, not a link.
 #![allow(rustdoc::broken_intra_doc_links)]
@@ -42,7 +42,17 @@ enum Command {
     Tune(commands::tune::Args),
     /// Kernel PCA: eigenvalues, explained variance, training scores (dense or sparse).
     Kpca(commands::kpca::Args),
+    /// Write a trained svc/svr model as a LIBSVM model file (for LIBSVM's svm-predict and bindings).
+    Export(commands::export::Args),
+    /// Scale features onto [lower, upper] as LIBSVM's svm-scale does (-l -u -y -s -r).
+    Scale(commands::scale::Args),
+    /// The kernel spec grammar (also: kern help kernels).
+    #[command(long_about = commands::kernels::GRAMMAR)]
+    Kernels(commands::kernels::Args),
 }
+
+/// Version of the JSON summary's layout, the `"schema"` field of every summary.
+const SCHEMA: u32 = 1;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -56,9 +66,15 @@ fn main() -> ExitCode {
         Command::Cv(a) => commands::cv::run(a),
         Command::Tune(a) => commands::tune::run(a),
         Command::Kpca(a) => commands::kpca::run(a),
+        Command::Export(a) => commands::export::run(a),
+        Command::Scale(a) => commands::scale::run(a),
+        Command::Kernels(a) => commands::kernels::run(a),
     };
     match result {
-        Ok(json) => {
+        Ok(mut json) => {
+            if let Some(obj) = json.as_object_mut() {
+                obj.insert("schema".into(), SCHEMA.into());
+            }
             println!("{json}");
             ExitCode::SUCCESS
         }

@@ -13,10 +13,12 @@ pub mod kfa;
 pub mod kmat;
 pub mod kpca;
 pub mod krr;
+pub mod libsvm_model;
 pub mod lssvm;
 pub mod persist;
 pub mod railway;
 pub mod ridge;
+pub mod scaling;
 mod selinv;
 pub mod svm;
 

@@ -11,13 +11,13 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// Kernel spec, e.g. gaussian:sigma=0.6 (see docs/architecture.md).
+    /// Kernel spec, e.g. gaussian:sigma=0.6 (grammar: kern help kernels).
     #[arg(long)]
     kernel: String,
     /// Stop after this many feature vectors.
     #[arg(long)]
     max_fv: Option<usize>,
-    /// Stop once the fitness J_S (eq. 7) reaches this value, in (0, 1].
+    /// Stop once the fitness J_S reaches this value, in (0, 1].
     #[arg(long)]
     min_fitness: Option<f64>,
     /// Candidate scoring: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]].
@@ -96,7 +96,7 @@ pub fn train_kfa(
     let t = Instant::now();
     let m = with_threads(a.threads, || params.fit(&ds.samples, &targets))??;
     let seconds = t.elapsed().as_secs_f64();
-    kern_models::persist::save(&a.out, &m)?;
+    crate::common::save_model(&a.out, &m)?;
     let layer = &m.layers()[0];
     Ok(json!({
         "model": "kfa",
@@ -162,7 +162,7 @@ pub fn predict_kfa(
     if let Some(path) = out {
         let mut s = lines.join("\n");
         s.push('\n');
-        kern_core::io::write_atomic(path, s.as_bytes())?;
+        crate::common::write_output(path, s.as_bytes())?;
     }
     Ok(json!({
         "model": "kfa",

@@ -10,7 +10,7 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// Kernel spec, e.g. gaussian:sigma=0.6 (see docs/architecture.md).
+    /// Kernel spec, e.g. gaussian:sigma=0.6 (grammar: kern help kernels).
     #[arg(long)]
     kernel: String,
     /// Worker threads (default: all cores).

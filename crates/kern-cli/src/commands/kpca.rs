@@ -8,7 +8,6 @@
 use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
 use kern_models::kmat::PathChoice;
 use kern_models::kpca::{EigenSolver, KernelPcaParams};
-use kern_models::persist;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -78,10 +77,10 @@ pub fn run(a: Args) -> CliResult {
             }
             s.push('\n');
         }
-        kern_core::io::write_atomic(out, s.as_bytes())?;
+        crate::common::write_output(out, s.as_bytes())?;
     }
     if let Some(p) = &a.save {
-        persist::save(p, &model)?;
+        crate::common::save_model(p, &model)?;
     }
     let info = model.solver_info();
     Ok(json!({

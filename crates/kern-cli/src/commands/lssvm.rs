@@ -23,7 +23,7 @@ use std::time::Instant;
 /// Which dual model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dual {
-    /// LS-SVM (eq. 14, with bias).
+    /// LS-SVM with bias: (K + I/lambda) alpha + b 1 = y, 1' alpha = 0.
     LsSvm,
     /// Kernel ridge regression (no bias).
     Krr,
@@ -92,7 +92,7 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
             }
             let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
             let seconds = t.elapsed().as_secs_f64();
-            persist::save(&a.out, &m)?;
+            crate::common::save_model(&a.out, &m)?;
             solved = (m.solver(), m.pcg_report());
             (
                 summary(
@@ -114,7 +114,7 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
             }
             let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
             let seconds = t.elapsed().as_secs_f64();
-            persist::save(&a.out, &m)?;
+            crate::common::save_model(&a.out, &m)?;
             solved = (m.solver(), m.pcg_report());
             (
                 summary(
@@ -247,7 +247,7 @@ pub fn predict_dual(
     if let Some(out) = out {
         let mut s = label_names(&task, &pred).join("\n");
         s.push('\n');
-        kern_core::io::write_atomic(out, s.as_bytes())?;
+        crate::common::write_output(out, s.as_bytes())?;
     }
     let mut v = scores(&task, &pred, ds);
     v["model"] = json!(kind);

@@ -1,13 +1,16 @@
 //! One module per subcommand.
 
 pub mod cv;
+pub mod export;
 pub mod fvs;
 pub mod gram;
 pub mod info;
+pub mod kernels;
 pub mod kpca;
 pub mod lssvm;
 pub mod predict;
 pub mod railway;
+pub mod scale;
 pub mod sparse;
 pub mod train;
 pub mod tune;

@@ -1,12 +1,14 @@
 //! `kern predict`: applies a saved model to a data file.
 //!
-//! Dispatches on the model file's kind tag ([`kern_models::persist::peek_kind`]): one match arm per
-//! kind. Issue 5 owns `svc` and `svr`; other model kinds add their arm here.
+//! Dispatches on the model file's kind tag ([`kern_models::persist::peek_kind`]), one match arm per kind;
+//! LIBSVM model files (text starting with `svm_type`) are predicted as LIBSVM does
+//! ([`kern_models::libsvm_model`]).
 
 use crate::common::{CliResult, DataArgs, with_threads};
 use kern_core::Samples;
 use kern_core::io::Dataset;
 use kern_core::learner::Model;
+use kern_models::libsvm_model::{LibsvmModel, SvmType};
 use kern_models::persist;
 use kern_models::svm::{Svc, Svr};
 use serde_json::json;
@@ -18,24 +20,56 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// A model file written by `kern train`.
+    /// A model file written by `kern train`, or a LIBSVM model file (svm-train's output).
     #[arg(long)]
     model: PathBuf,
-    /// Write one prediction per line (label names for classifiers, with probabilities when the model
-    /// has them; values for regressors).
+    /// Write one prediction per line (`-`: standard output): label names for classifiers, with
+    /// probabilities when the model has them; values for regressors. See --values.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// What --out holds: label (one label or value per line), decision (the decision values, one column
+    /// per machine), or probability (a `labels ...` header line, then the predicted label and one
+    /// probability per class). Default: labels, followed by the probabilities when the model has them.
+    /// decision and probability: svc, svr and LIBSVM models.
+    #[arg(long, value_enum, requires = "out")]
+    values: Option<Values>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+}
+
+/// What `kern predict --out` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Values {
+    /// The predicted label (classifiers) or value (regressors).
+    Label,
+    /// The decision values.
+    Decision,
+    /// The class probabilities.
+    Probability,
 }
 
 /// Runs `kern predict`.
 pub fn run(a: Args) -> CliResult {
     let bytes = persist::read(&a.model)?;
     let path = a.model.display().to_string();
+    if kern_models::libsvm_model::looks_like_libsvm_model(&bytes) {
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("{path}: not a LIBSVM model file (not text)"))?;
+        let m = kern_models::libsvm_model::LibsvmModel::parse(&text, &path)?;
+        let ds = a.data.load()?;
+        return predict_libsvm(&a, &m, &ds);
+    }
     let kind = persist::peek_kind(&bytes, &path)?;
     let ds = a.data.load()?;
+    if !matches!(kind.as_str(), "svc" | "svr")
+        && matches!(a.values, Some(Values::Decision | Values::Probability))
+    {
+        return Err(format!(
+            "--values decision|probability: supported for svc, svr and LIBSVM models, not {kind:?}"
+        )
+        .into());
+    }
     match kind.as_str() {
         "svc" => predict_svc(&a, persist::from_bytes(&bytes, &path)?, &ds),
         "svr" => predict_svr(&a, persist::from_bytes(&bytes, &path)?, &ds),
@@ -62,10 +96,16 @@ pub fn run(a: Args) -> CliResult {
 }
 
 /// Adapts samples read from a sparse (LIBSVM) file to the model's dimension: missing trailing features
-/// are zeros; extra trailing features are accepted only when they are all zero.
-fn to_dim(x: &Samples, d: usize) -> Result<Samples, crate::common::CliError> {
+/// are zeros; extra trailing features are accepted only when they are all zero. A CSV file has every
+/// column, so a different column count is an error.
+fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate::common::CliError> {
     if x.d() == d {
         return Ok(x.clone());
+    }
+    if csv {
+        return Err(
+            format!("the CSV data has {} feature columns, the model was trained on {d}", x.d()).into()
+        );
     }
     if x.d() > d && x.rows().any(|r| r[d..].iter().any(|&v| v != 0.0)) {
         return Err(format!("data has {} features, the model was trained on {d}", x.d()).into());
@@ -82,29 +122,106 @@ fn to_dim(x: &Samples, d: usize) -> Result<Samples, crate::common::CliError> {
 fn write_lines(path: &std::path::Path, lines: &[String]) -> Result<(), crate::common::CliError> {
     let mut s = lines.join("\n");
     s.push('\n');
-    kern_core::io::write_atomic(path, s.as_bytes())?;
-    Ok(())
+    crate::common::write_output(path, s.as_bytes())
+}
+
+/// Decision values of one sample as a line.
+fn value_line(v: &[f64]) -> String {
+    v.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Labels and predictions compared as numbers when both are numbers, as text otherwise.
+fn accuracy(pred: &[String], labels: &[String]) -> Option<f64> {
+    labels.iter().any(|l| !l.is_empty()).then(|| {
+        let norm =
+            |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
+        let hits = pred.iter().zip(labels).filter(|(p, l)| norm(p) == norm(l)).count();
+        hits as f64 / pred.len() as f64
+    })
+}
+
+fn predict_libsvm(a: &Args, m: &LibsvmModel, ds: &Dataset) -> CliResult {
+    let x = &ds.samples;
+    let t = Instant::now();
+    let (dec, proba) = with_threads(a.threads, || -> kern_models::Result<_> {
+        let dec = m.decision_values(x)?;
+        let proba = match a.values {
+            Some(Values::Probability) => Some(m.predict_probability(x)?),
+            _ => None,
+        };
+        Ok((dec, proba))
+    })??;
+    let pred = m.predict(x)?;
+    let seconds = t.elapsed().as_secs_f64();
+    let classifier = m.svm_type().is_classifier() || m.svm_type() == SvmType::OneClass;
+    let names: Vec<String> = pred.iter().map(|&v| kern_core::label_name(v)).collect();
+    if let Some(out) = &a.out {
+        let lines: Vec<String> = match (a.values, &proba) {
+            (Some(Values::Decision), _) => dec.iter().map(|d| value_line(d)).collect(),
+            (Some(Values::Probability), Some((plabel, p))) => {
+                let header = match m.labels() {
+                    Some(l) => l.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "),
+                    None => "1 -1".to_string(),
+                };
+                std::iter::once(format!("labels {header}"))
+                    .chain(
+                        plabel
+                            .iter()
+                            .zip(p)
+                            .map(|(l, row)| format!("{} {}", kern_core::label_name(*l), value_line(row))),
+                    )
+                    .collect()
+            }
+            _ => names.clone(),
+        };
+        write_lines(out, &lines)?;
+    }
+    let (rmse, mae) = match (classifier, ds.real()) {
+        (false, Ok(y)) => {
+            let n = pred.len() as f64;
+            let se: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v) * (p - v)).sum();
+            let ae: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v).abs()).sum();
+            (Some((se / n).sqrt()), Some(ae / n))
+        }
+        _ => (None, None),
+    };
+    Ok(json!({
+        "model": "libsvm",
+        "svm_type": m.svm_type().name(),
+        "kernel": m.kernel().to_string(),
+        "n": x.n(),
+        "accuracy": if classifier { accuracy(&names, &ds.labels) } else { None },
+        "rmse": rmse,
+        "mae": mae,
+        "probability": m.has_probability(),
+        "seconds": seconds,
+    }))
 }
 
 fn predict_svc(a: &Args, m: Svc, ds: &Dataset) -> CliResult {
-    let x = to_dim(&ds.samples, m.support_vectors().d())?;
+    let x = to_dim(&ds.samples, m.support_vectors().d(), a.data.is_csv())?;
+    if a.values == Some(Values::Probability) && !m.has_probability() {
+        return Err("--values probability: the model was trained without --probability".into());
+    }
     let t = Instant::now();
-    let (names, proba) = with_threads(a.threads, || -> kern_models::Result<_> {
+    let (names, proba, dec) = with_threads(a.threads, || -> kern_models::Result<_> {
         let names = m.predict_names(&x)?;
         let proba = if m.has_probability() { Some(m.predict_proba(&x)?) } else { None };
-        Ok((names, proba))
+        let dec = if a.values == Some(Values::Decision) { Some(m.decision_function(&x)?) } else { None };
+        Ok((names, proba, dec))
     })??;
     let seconds = t.elapsed().as_secs_f64();
-    let labelled = ds.labels.iter().any(|l| !l.is_empty());
-    let accuracy = labelled.then(|| {
-        let norm =
-            |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
-        let hits = names.iter().zip(&ds.labels).filter(|(p, l)| norm(p) == norm(l)).count();
-        hits as f64 / names.len() as f64
-    });
+    let accuracy = accuracy(&names, &ds.labels);
     if let Some(out) = &a.out {
-        let lines: Vec<String> = match &proba {
-            Some(p) => names
+        let lines: Vec<String> = match (&proba, a.values) {
+            (_, Some(Values::Decision)) => dec.iter().flatten().map(|d| value_line(d)).collect(),
+            (_, Some(Values::Label)) | (None, _) => names.clone(),
+            (Some(p), Some(Values::Probability)) => {
+                std::iter::once(format!("labels {}", m.names().join(" ")))
+                    .chain(names.iter().zip(p).map(|(n, row)| format!("{n} {}", value_line(row))))
+                    .collect()
+            }
+            (Some(p), None) => names
                 .iter()
                 .zip(p)
                 .map(|(n, row)| {
@@ -112,7 +229,6 @@ fn predict_svc(a: &Args, m: Svc, ds: &Dataset) -> CliResult {
                     format!("{n} {}", ps.join(" "))
                 })
                 .collect(),
-            None => names.clone(),
         };
         write_lines(out, &lines)?;
     }
@@ -126,7 +242,10 @@ fn predict_svc(a: &Args, m: Svc, ds: &Dataset) -> CliResult {
 }
 
 fn predict_svr(a: &Args, m: Svr, ds: &Dataset) -> CliResult {
-    let x = to_dim(&ds.samples, m.support_vectors().d())?;
+    if a.values == Some(Values::Probability) {
+        return Err("--values probability: regression models have no class probabilities".into());
+    }
+    let x = to_dim(&ds.samples, m.support_vectors().d(), a.data.is_csv())?;
     let t = Instant::now();
     let pred = with_threads(a.threads, || m.predict(&x))??;
     let seconds = t.elapsed().as_secs_f64();

@@ -78,7 +78,7 @@ pub fn train_railway_svc(a: &crate::commands::train::Args, ds: &Dataset) -> CliR
         Ok((loc, RailwaySvc { map, svc }))
     })??;
     let seconds = t.elapsed().as_secs_f64();
-    kern_models::persist::save(&a.out, &model)?;
+    crate::common::save_model(&a.out, &model)?;
     Ok(json!({
         "model": "svc",
         "kernel": a.kernel,
@@ -116,7 +116,7 @@ pub fn predict_railway_svc(
     if let Some(path) = out {
         let mut s = names.join("\n");
         s.push('\n');
-        kern_core::io::write_atomic(path, s.as_bytes())?;
+        crate::common::write_output(path, s.as_bytes())?;
     }
     Ok(
         json!({ "model": "svc", "kernel": "railway", "n": ds.samples.n(), "accuracy": accuracy, "seconds": seconds }),

@@ -23,7 +23,7 @@ pub struct Args {
     /// Neighbour search: auto, grid, scan or brute.
     #[arg(long, default_value = "auto")]
     search: String,
-    /// Factor K + I/lambda (the LS-SVM system of eq. 14).
+    /// Factor K + I/lambda (the LS-SVM system).
     #[arg(long, default_value_t = 1.0)]
     lambda: f64,
     /// Skip the Cholesky factorization (assembly, ordering and bandwidth only).

@@ -8,7 +8,6 @@ use crate::common::{CliError, CliResult, DataArgs, parse_kernel, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_core::learner::Fit;
-use kern_models::persist;
 use kern_models::svm::{MachineStats, Multiclass, SolverParams, SvcParams, SvrParams};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -21,11 +20,11 @@ pub enum ModelKind {
     Svc,
     /// Epsilon-support vector regression.
     Svr,
-    /// Kernel function approximation on selected feature vectors (Baudat & Anouar; issue 7).
+    /// Kernel function approximation on selected feature vectors (Baudat & Anouar).
     Kfa,
-    /// Least squares SVM, CS-RBF paper eq. 14 (issue 6): classifier, or regressor with --regression.
+    /// Least squares SVM, (K + I/lambda) alpha + b = y: classifier, or regressor with --regression.
     Lssvm,
-    /// Kernel ridge regression, (K + lambda I) alpha = y (issue 6).
+    /// Kernel ridge regression, (K + lambda I) alpha = y.
     Krr,
 }
 
@@ -46,14 +45,14 @@ pub struct Args {
     /// Model kind.
     #[arg(long, value_enum)]
     pub model: ModelKind,
-    /// Kernel spec, e.g. gaussian:sigma=0.6 (see docs/architecture.md).
+    /// Kernel spec, e.g. gaussian:sigma=0.6 (grammar: kern help kernels).
     #[arg(long)]
     pub kernel: String,
     /// Regularization C (svc, svr; default 1).
     #[arg(long, conflicts_with = "lambda")]
     pub c: Option<f64>,
-    /// Regularization lambda of the CS-RBF paper's eq. 11 instead of C: C = 1/(2 n lambda) (svc, svr);
-    /// lambda of eq. 14, K + I/lambda (lssvm); ridge lambda, K + lambda I (krr). For lssvm/krr, absent
+    /// Regularization lambda instead of C: C = 1/(2 n lambda) (svc, svr);
+    /// K + I/lambda (lssvm); ridge lambda, K + lambda I (krr). For lssvm/krr, absent
     /// means: chosen by exact leave-one-out over the default grid.
     #[arg(long)]
     pub lambda: Option<f64>,
@@ -105,9 +104,13 @@ pub struct Args {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Where to write the model.
+    /// Where to write the model (`-`: standard output).
     #[arg(long)]
     pub out: PathBuf,
+    /// Model file format: kern, or libsvm (svc and svr with linear, poly, gaussian or sigmoid kernels;
+    /// LIBSVM's svm-predict reads it).
+    #[arg(long, value_enum, default_value = "kern")]
+    pub format: crate::commands::export::ModelFormat,
     /// Stop feature vector selection after this many vectors (kfa).
     #[arg(long)]
     pub max_fv: Option<usize>,
@@ -117,7 +120,7 @@ pub struct Args {
     /// FVS candidate scoring: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]] (kfa).
     #[arg(long, default_value = "auto")]
     pub fvs_strategy: String,
-    /// Projection on the feature vectors: dot (eq. 9), orthogonal, coordinates (kfa).
+    /// Projection on the feature vectors: dot, orthogonal, coordinates (kfa).
     #[arg(long, default_value = "dot")]
     pub projection: String,
     /// Real-valued targets: least-squares regression instead of classification (kfa, lssvm; krr always regresses).
@@ -127,6 +130,7 @@ pub struct Args {
 
 /// Runs `kern train`.
 pub fn run(a: Args) -> CliResult {
+    check_libsvm_format(&a)?;
     if a.kernel.trim_start().starts_with("railway") {
         let ds = a.data.load()?;
         return crate::commands::railway::train_railway_svc(&a, &ds);
@@ -144,6 +148,26 @@ pub fn run(a: Args) -> CliResult {
             crate::commands::lssvm::train_dual(&a, kernel, &ds, crate::commands::lssvm::Dual::Krr)
         }
     }
+}
+
+/// Refuses before training what a LIBSVM model file cannot hold.
+fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
+    use crate::commands::export::{ModelFormat, check_format};
+    if a.format != ModelFormat::Libsvm {
+        return Ok(());
+    }
+    let kind = format!("{:?}", a.model).to_lowercase();
+    check_format(a.format, &kind)?;
+    if a.kernel.trim_start().starts_with("railway") {
+        return Err("--format libsvm: railway kernels are located from the training labels and have no \
+                    LIBSVM counterpart"
+            .into());
+    }
+    if a.multiclass == Scheme::Ovr {
+        return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
+    }
+    kern_models::libsvm_model::LibsvmKernel::from_spec(&parse_kernel(&a.kernel)?)?;
+    Ok(())
 }
 
 fn solver_params(a: &Args) -> SolverParams {
@@ -198,7 +222,7 @@ fn train_svc(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
     let t = Instant::now();
     let m = with_threads(a.threads, || p.fit(&ds.samples, &targets))??;
     let seconds = t.elapsed().as_secs_f64();
-    persist::save(&a.out, &m)?;
+    crate::commands::export::save_svc(&a.out, &m, a.format)?;
     let stats = m.stats();
     let warnings = warn_caps(stats);
     Ok(json!({
@@ -232,7 +256,7 @@ fn train_svr(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
     let t = Instant::now();
     let m = with_threads(a.threads, || p.fit(&ds.samples, &y))??;
     let seconds = t.elapsed().as_secs_f64();
-    persist::save(&a.out, &m)?;
+    crate::commands::export::save_svr(&a.out, &m, a.format)?;
     let s = m.stats();
     let warnings = warn_caps(std::slice::from_ref(s));
     Ok(json!({

@@ -26,7 +26,7 @@ pub struct Args {
 enum TuneCommand {
     /// Gaussian bandwidth by a heuristic (Letchford 2015): mean-to-half, max-variance, ahn, median, scale.
     Bandwidth(BandwidthArgs),
-    /// Support radius C of a compactly supported kernel by alignment and sparsity (CS-RBF §3).
+    /// Support radius C of a compactly supported kernel by alignment and sparsity.
     Support(SupportArgs),
 }
 
@@ -69,17 +69,17 @@ struct SupportArgs {
     /// Exponent nu of the taper ((1 - r/C)+)^nu.
     #[arg(long, default_value_t = 3.0)]
     nu: f64,
-    /// Maximise A(C) + gamma S(C) (eq. 8).
+    /// Maximise A(C) + gamma S(C).
     #[arg(long, conflicts_with_all = ["min_alignment", "min_sparsity"])]
     gamma: Option<f64>,
-    /// Maximise S(C) subject to A(C) >= MU (eq. 9).
+    /// Maximise S(C) subject to A(C) >= MU.
     #[arg(long, conflicts_with = "min_sparsity")]
     min_alignment: Option<f64>,
-    /// Maximise A(C) subject to S(C) >= TAU (eq. 10).
+    /// Maximise A(C) subject to S(C) >= TAU.
     #[arg(long)]
     min_sparsity: Option<f64>,
     /// C values searched, in the grid syntax (2^A..2^B:N, 10^A..10^B:N, LO..HI:N, [V,...]); default
-    /// 2^-5..2^5:101 (the paper's range).
+    /// 2^-5..2^5:101 (default range).
     #[arg(long, conflicts_with = "exact")]
     c_grid: Option<String>,
     /// Search every distinct pair distance instead of a grid (exact optimum; integer nu).

@@ -1,12 +1,14 @@
-//! CSV: optional header, `,` `;` or tab delimiter, double quotes stripped, label column by name or
-//! index, missing-value markers skipped or rejected, nominal columns one-hot encoded on request.
+//! CSV (RFC 4180, through the `csv` crate: a quoted field may hold the delimiter, quotes and line
+//! breaks): optional header, `,` `;` or tab delimiter, a UTF-8 byte order mark ignored, fields trimmed,
+//! label column by name or index, missing-value markers skipped or rejected, nominal columns one-hot
+//! encoded on request.
 
 use super::{Dataset, io_err, normalize_label, open_lines, parse_err};
 use crate::error::Result;
 use crate::samples::Samples;
 use crate::targets::label_name;
 use std::collections::BTreeMap;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// Which CSV column holds the labels.
@@ -83,9 +85,57 @@ impl Default for CsvOptions {
     }
 }
 
-fn clean(field: &str) -> &str {
-    let t = field.trim();
-    t.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(t).trim()
+/// Occurrences of `c` outside double quotes.
+fn count_unquoted(line: &str, c: char) -> usize {
+    let mut quoted = false;
+    line.chars()
+        .filter(|&ch| {
+            if ch == '"' {
+                quoted = !quoted;
+            }
+            ch == c && !quoted
+        })
+        .count()
+}
+
+/// The input of the CSV parser without its empty lines, noting where they were: the parser counts
+/// a record's line from the empty lines before it, so they are dropped here and added back in error
+/// messages to name the right line (`dropped` holds output offsets, one per dropped line).
+struct BlankLines<R> {
+    inner: R,
+    emitted: u64,
+    line_start: bool,
+    dropped: std::rc::Rc<std::cell::RefCell<Vec<u64>>>,
+}
+
+impl<R: Read> Read for BlankLines<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let n = self.inner.read(buf)?;
+            let mut kept = 0;
+            for i in 0..n {
+                let b = buf[i];
+                if b == b'\n' && self.line_start {
+                    self.dropped.borrow_mut().push(self.emitted + kept as u64);
+                    continue;
+                }
+                self.line_start = b == b'\n' || (b == b'\r' && self.line_start);
+                buf[kept] = b;
+                kept += 1;
+            }
+            self.emitted += kept as u64;
+            if kept > 0 || n == 0 {
+                return Ok(kept);
+            }
+        }
+    }
+}
+
+fn csv_err(path: &Path, line: usize, e: ::csv::Error) -> crate::CoreError {
+    match e.into_kind() {
+        ::csv::ErrorKind::Io(io) => io_err(path, io),
+        other => parse_err(path, line, format!("{other:?}")),
+    }
 }
 
 enum Cell {
@@ -107,25 +157,65 @@ enum Cell {
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
-    let reader = open_lines(path)?;
-    let mut lines = reader.lines().enumerate();
-    let mut first: Option<(usize, String)> = None;
-    for (i, l) in lines.by_ref() {
-        let l = l.map_err(|e| io_err(path, e))?;
-        if !l.trim().is_empty() {
-            first = Some((i + 1, l));
+    let mut reader = open_lines(path)?;
+    // The first non-blank line decides the delimiter; it is read ahead and chained back.
+    let mut head = String::new();
+    let mut first_line = String::new();
+    loop {
+        let mut l = String::new();
+        if reader.read_line(&mut l).map_err(|e| io_err(path, e))? == 0 {
+            break;
+        }
+        head.push_str(&l);
+        if !l.trim().trim_start_matches('\u{feff}').is_empty() {
+            first_line = l;
             break;
         }
     }
-    let (first_no, first_line) = first.ok_or_else(|| parse_err(path, 0, "empty file"))?;
+    if first_line.is_empty() {
+        return Err(parse_err(path, 0, "empty file"));
+    }
+    // A UTF-8 byte order mark before the first field is not part of it.
+    let head = head.replacen('\u{feff}', "", 1);
     let delim = opts.delimiter.unwrap_or_else(|| {
         [',', ';', '\t']
             .into_iter()
-            .max_by_key(|c| first_line.matches(*c).count())
-            .filter(|c| first_line.contains(*c))
+            .max_by_key(|c| count_unquoted(&first_line, *c))
+            .filter(|c| count_unquoted(&first_line, *c) > 0)
             .unwrap_or(',')
     });
-    let first_fields: Vec<&str> = first_line.split(delim).map(clean).collect();
+    if !delim.is_ascii() {
+        return Err(parse_err(path, 0, format!("delimiter {delim:?} is not an ASCII character")));
+    }
+    let blanks = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let input = BlankLines {
+        inner: std::io::Cursor::new(head.into_bytes()).chain(reader),
+        emitted: 0,
+        line_start: true,
+        dropped: blanks.clone(),
+    };
+    let line_of = |p: Option<&::csv::Position>| {
+        p.map_or(0, |p| p.line() as usize + blanks.borrow().partition_point(|&o| o <= p.byte()))
+    };
+    let mut records = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delim as u8)
+        .trim(::csv::Trim::All)
+        .from_reader(input)
+        .into_records()
+        .map(|r| match r {
+            Ok(r) => Ok((line_of(r.position()), r)),
+            Err(e) => {
+                let line = line_of(e.position());
+                Err(csv_err(path, line, e))
+            }
+        })
+        .filter(|r: &Result<(usize, ::csv::StringRecord)>| {
+            !matches!(r, Ok((_, rec)) if rec.len() == 1 && rec[0].is_empty())
+        });
+    let (first_no, first_rec) = records.next().ok_or_else(|| parse_err(path, 0, "empty file"))??;
+    let first_fields: Vec<&str> = first_rec.iter().collect();
     let ncol = first_fields.len();
     let header = opts.header.unwrap_or_else(|| first_fields.iter().all(|f| f.parse::<f64>().is_err()));
     let names: Vec<String> = if header {
@@ -162,14 +252,10 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     }
     let mut cells: Vec<Vec<Cell>> = Vec::new();
     let mut labels = Vec::new();
-    let body_first = if header { None } else { Some((first_no - 1, Ok(first_line.clone()))) };
-    for (i, l) in body_first.into_iter().chain(lines) {
-        let lineno = i + 1;
-        let l = l.map_err(|e| io_err(path, e))?;
-        if l.trim().is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = l.split(delim).map(clean).collect();
+    let body_first = if header { None } else { Some(Ok((first_no, first_rec.clone()))) };
+    for rec in body_first.into_iter().chain(records) {
+        let (lineno, rec) = rec?;
+        let fields: Vec<&str> = rec.iter().collect();
         if fields.len() != ncol {
             return Err(parse_err(path, lineno, format!("{} fields, expected {ncol}", fields.len())));
         }

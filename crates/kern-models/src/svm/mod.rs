@@ -42,6 +42,7 @@ mod train;
 mod tests;
 
 pub use params::{Multiclass, Regularization, SolverParams, SvcParams, SvrParams};
+pub(crate) use platt::{Sigmoid as PlattSigmoid, couple};
 pub use svc::Svc;
 pub use svr::Svr;
 pub use train::MachineStats;

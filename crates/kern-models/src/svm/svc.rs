@@ -492,3 +492,21 @@ impl Model for Svc {
         })
     }
 }
+
+impl Svc {
+    /// The Platt sigmoids `(A, B)` of the machines, in decision-value order (`P(pos | f) = 1/(1 +
+    /// exp(A f + B))`), when the model was trained with probabilities — LIBSVM's `probA`/`probB`.
+    ///
+    /// ```
+    /// use kern_models::svm::SvcParams;
+    /// use kern_core::{Samples, BinaryTargets, learner::Fit};
+    /// let x = Samples::from_rows(&[[0.0], [0.1], [0.2], [0.3], [0.4], [2.0], [2.1], [2.2], [2.3], [2.4]])?;
+    /// let y = BinaryTargets::from_f64(&[-1.0, -1.0, -1.0, -1.0, -1.0, 1.0, 1.0, 1.0, 1.0, 1.0])?;
+    /// let m = SvcParams::new("linear".parse()?).probability(true, 0).fit(&x, &y)?;
+    /// assert_eq!(m.platt_sigmoids().map(|s| s.len()), Some(1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn platt_sigmoids(&self) -> Option<Vec<(f64, f64)>> {
+        self.sigmoids.as_ref().map(|s| s.iter().map(|s| (s.a, s.b)).collect())
+    }
+}

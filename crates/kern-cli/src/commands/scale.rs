@@ -1,0 +1,100 @@
+//! `kern scale`: LIBSVM's `svm-scale` — scale every feature onto `[lower, upper]`, save the parameters
+//! (`-s`) or restore them (`-r`); parameter files interoperate with `svm-scale`'s.
+
+use crate::common::{CliResult, DataArgs, write_output};
+use kern_models::libsvm_model::fmt_g17;
+use kern_models::scaling::FeatureScaling;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `kern scale`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Feature scaling lower limit (default -1).
+    #[arg(short = 'l', long, allow_negative_numbers = true, conflicts_with = "restore")]
+    lower: Option<f64>,
+    /// Feature scaling upper limit (default 1).
+    #[arg(short = 'u', long, allow_negative_numbers = true, conflicts_with = "restore")]
+    upper: Option<f64>,
+    /// Target scaling limits: Y_LOWER Y_UPPER (default: targets unchanged).
+    #[arg(short = 'y', long = "y-limits", num_args = 2, value_names = ["Y_LOWER", "Y_UPPER"], allow_negative_numbers = true, conflicts_with = "restore")]
+    y_limits: Option<Vec<f64>>,
+    /// Save the scaling parameters to this file (svm-scale's format).
+    #[arg(short = 's', long, conflicts_with = "restore")]
+    save: Option<PathBuf>,
+    /// Scale with the parameters of this file (written by `kern scale -s` or `svm-scale -s`).
+    #[arg(short = 'r', long)]
+    restore: Option<PathBuf>,
+    /// Where to write the scaled data, in LIBSVM format (`-`: standard output, before the JSON line).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Runs `kern scale`.
+pub fn run(a: Args) -> CliResult {
+    let ds = a.data.load()?;
+    let t = Instant::now();
+    let scaling = match &a.restore {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            FeatureScaling::parse(&text, &p.display().to_string())?
+        }
+        None => {
+            let s = FeatureScaling::fit(&ds.samples, a.lower.unwrap_or(-1.0), a.upper.unwrap_or(1.0))?;
+            match &a.y_limits {
+                Some(y) => s.with_target(ds.real()?.values(), y[0], y[1])?,
+                None => s,
+            }
+        }
+    };
+    let x = scaling.apply(&ds.samples)?;
+    let scale_y = scaling.target().is_some();
+    let y = if scale_y { Some(ds.real()?) } else { None };
+    let mut out = String::new();
+    let (mut before, mut after) = (0usize, 0usize);
+    for (i, (r, r0)) in x.rows().zip(ds.samples.rows()).enumerate() {
+        match &y {
+            Some(y) => out.push_str(&fmt_g17(scaling.apply_target(y.values()[i]))),
+            None => out.push_str(&ds.labels[i]),
+        }
+        for (j, &v) in r.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+            write!(out, " {}:{v}", j + 1).expect("String write");
+            after += 1;
+        }
+        before += r0.iter().filter(|v| **v != 0.0).count();
+        out.push('\n');
+    }
+    if let Some(p) = &a.save {
+        write_output(p, scaling.to_text().as_bytes())?;
+    }
+    write_output(&a.out, out.as_bytes())?;
+    let mut warnings = Vec::new();
+    if after > before {
+        let w = format!(
+            "the scaled data has {after} non-zero values, the original {before}: for non-negative sparse \
+             features, --lower 0 keeps zeros at zero"
+        );
+        eprintln!("kern: warning: {w}");
+        warnings.push(w);
+    }
+    let (lower, upper) = scaling.limits();
+    Ok(json!({
+        "n": x.n(),
+        "d": x.d(),
+        "lower": lower,
+        "upper": upper,
+        "features_scaled": (1..=x.d()).filter(|&j| x.rows().any(|r| r[j - 1] != 0.0)).count(),
+        "targets_scaled": scale_y,
+        "restored": a.restore.as_ref().map(|p| p.display().to_string()),
+        "saved": a.save.as_ref().map(|p| p.display().to_string()),
+        "nonzeros_before": before,
+        "nonzeros_after": after,
+        "warnings": warnings,
+        "out": a.out.display().to_string(),
+        "seconds": t.elapsed().as_secs_f64(),
+    }))
+}

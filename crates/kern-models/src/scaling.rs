@@ -1,0 +1,255 @@
+//! Feature scaling as LIBSVM's `svm-scale` does it, with its parameter file format, so that scaling
+//! files written by `svm-scale -s` and by kern interoperate.
+//!
+//! Each feature `j` is mapped linearly from its training range `[min_j, max_j]` onto `[lower, upper]`
+//! (default `[−1, 1]`): `v ↦ lower + (upper − lower)(v − min_j)/(max_j − min_j)`, with `v = min_j` and
+//! `v = max_j` mapped exactly to `lower` and `upper`. Ranges are taken over every sample, zeros
+//! included (a sparse file's absent coordinates are zeros). A feature with a single value in the
+//! training data carries no information and is dropped (set to 0), as `svm-scale` drops it.
+//!
+//! Parameter file: optionally `y`, `y_lower y_upper`, `y_min y_max` (target scaling), then `x`,
+//! `lower upper`, and one line `index min max` per scaled feature (1-based), numbers in `%.17g`.
+//!
+//! One deliberate difference: when scaling with restored parameters, `svm-scale` gives a feature that
+//! the file does not list (single-valued in the training data) the range it has in the *new* data;
+//! kern drops it, as it was dropped for training, so training and test data are scaled alike.
+//!
+//! ```
+//! use kern_models::scaling::FeatureScaling;
+//! use kern_core::Samples;
+//! let x = Samples::from_rows(&[[0.0, 5.0, 1.0], [2.0, 5.0, 3.0], [4.0, 5.0, 2.0]])?;
+//! let s = FeatureScaling::fit(&x, -1.0, 1.0)?;
+//! assert_eq!(s.apply(&x)?.row(1), &[0.0, 0.0, 1.0]); // feature 2 is single-valued: dropped
+//! assert_eq!(s.to_text(), "x\n-1 1\n1 0 4\n3 1 3\n");
+//! assert_eq!(FeatureScaling::parse(&s.to_text(), "range")?, s);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::error::{ModelsError, Result};
+use crate::libsvm_model::fmt_g17;
+use kern_core::Samples;
+
+/// Target scaling of `svm-scale -y`: `[y_min, y_max] ↦ [y_lower, y_upper]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TargetScaling {
+    /// Lower end of the output range.
+    pub lower: f64,
+    /// Upper end of the output range.
+    pub upper: f64,
+    /// Smallest training target.
+    pub min: f64,
+    /// Largest training target.
+    pub max: f64,
+}
+
+/// `svm-scale`'s feature scaling parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeatureScaling {
+    lower: f64,
+    upper: f64,
+    /// `(1-based index, min, max)` with `min < max`, ascending index.
+    ranges: Vec<(usize, f64, f64)>,
+    target: Option<TargetScaling>,
+}
+
+fn check_limits(lower: f64, upper: f64) -> Result<()> {
+    if !(lower.is_finite() && upper.is_finite() && upper > lower) {
+        return Err(ModelsError::Input(format!(
+            "inconsistent lower/upper specification: lower {lower}, upper {upper} (need finite lower < upper)"
+        )));
+    }
+    Ok(())
+}
+
+/// `svm-scale`'s map of `v` from `[min, max]` onto `[lower, upper]`.
+fn map(v: f64, min: f64, max: f64, lower: f64, upper: f64) -> f64 {
+    if v == min {
+        lower
+    } else if v == max {
+        upper
+    } else {
+        lower + (upper - lower) * (v - min) / (max - min)
+    }
+}
+
+impl FeatureScaling {
+    /// Ranges of every feature of `x`, to be mapped onto `[lower, upper]` (`svm-scale -l -u`).
+    pub fn fit(x: &Samples, lower: f64, upper: f64) -> Result<Self> {
+        check_limits(lower, upper)?;
+        let ranges = x
+            .feature_ranges()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (lo, hi))| lo < hi)
+            .map(|(j, (lo, hi))| (j + 1, lo, hi))
+            .collect();
+        Ok(FeatureScaling { lower, upper, ranges, target: None })
+    }
+
+    /// Adds target scaling from `y`'s range onto `[lower, upper]` (`svm-scale -y`).
+    pub fn with_target(mut self, y: &[f64], lower: f64, upper: f64) -> Result<Self> {
+        check_limits(lower, upper)?;
+        let min = y.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = y.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if !(min.is_finite() && max.is_finite()) {
+            return Err(ModelsError::Input("target scaling needs finite targets".into()));
+        }
+        self.target = Some(TargetScaling { lower, upper, min, max });
+        Ok(self)
+    }
+
+    /// The output range `(lower, upper)` of the features.
+    pub fn limits(&self) -> (f64, f64) {
+        (self.lower, self.upper)
+    }
+
+    /// The target scaling, if any.
+    pub fn target(&self) -> Option<TargetScaling> {
+        self.target
+    }
+
+    /// The largest feature index (1-based) the parameters list.
+    pub fn n_features(&self) -> usize {
+        self.ranges.last().map_or(0, |r| r.0)
+    }
+
+    /// Scales the features of `x` (its first `x.d()` features; listed features beyond are ignored, as
+    /// `svm-scale` ignores them; unlisted ones become 0).
+    pub fn apply(&self, x: &Samples) -> Result<Samples> {
+        let d = x.d();
+        // Per column: Some((min, max)) or None (dropped).
+        let mut col: Vec<Option<(f64, f64)>> = vec![None; d];
+        for &(j, lo, hi) in &self.ranges {
+            if j <= d {
+                col[j - 1] = Some((lo, hi));
+            }
+        }
+        let mut data = Vec::with_capacity(x.n() * d);
+        for r in x.rows() {
+            data.extend(r.iter().zip(&col).map(|(&v, c)| match c {
+                Some((lo, hi)) => map(v, *lo, *hi, self.lower, self.upper),
+                None => 0.0,
+            }));
+        }
+        Ok(Samples::from_flat(data, x.n(), d)?)
+    }
+
+    /// Scales a target value (identity without target scaling; single-valued targets unchanged).
+    pub fn apply_target(&self, y: f64) -> f64 {
+        match self.target {
+            Some(t) if t.min < t.max => map(y, t.min, t.max, t.lower, t.upper),
+            _ => y,
+        }
+    }
+
+    /// The parameter file's text, as `svm-scale -s` writes it.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        if let Some(t) = self.target {
+            s += &format!(
+                "y\n{} {}\n{} {}\n",
+                fmt_g17(t.lower),
+                fmt_g17(t.upper),
+                fmt_g17(t.min),
+                fmt_g17(t.max)
+            );
+        }
+        s += &format!("x\n{} {}\n", fmt_g17(self.lower), fmt_g17(self.upper));
+        for &(j, lo, hi) in &self.ranges {
+            s += &format!("{j} {} {}\n", fmt_g17(lo), fmt_g17(hi));
+        }
+        s
+    }
+
+    /// Reads a parameter file (`svm-scale -s` output, or [`FeatureScaling::to_text`]). `path` names the
+    /// source in errors.
+    pub fn parse(text: &str, path: &str) -> Result<Self> {
+        let err = |r: String| ModelsError::Input(format!("{path}: not a valid scaling parameter file: {r}"));
+        let mut words = text.split_ascii_whitespace().peekable();
+        let num = |what: &str, w: Option<&str>| -> Result<f64> {
+            let w = w.ok_or_else(|| err(format!("missing {what}")))?;
+            w.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| err(format!("{what}: {w:?} is not a number")))
+        };
+        let mut target = None;
+        if words.peek() == Some(&"y") {
+            words.next();
+            let lower = num("y_lower", words.next())?;
+            let upper = num("y_upper", words.next())?;
+            let min = num("y_min", words.next())?;
+            let max = num("y_max", words.next())?;
+            target = Some(TargetScaling { lower, upper, min, max });
+        }
+        if words.next() != Some("x") {
+            return Err(err("expected the line \"x\"".into()));
+        }
+        let lower = num("lower", words.next())?;
+        let upper = num("upper", words.next())?;
+        check_limits(lower, upper).map_err(|e| err(e.to_string()))?;
+        let mut ranges: Vec<(usize, f64, f64)> = Vec::new();
+        while let Some(w) = words.next() {
+            let j: usize =
+                w.parse().ok().filter(|&j| j >= 1).ok_or_else(|| err(format!("feature index {w:?}")))?;
+            let lo = num("min", words.next())?;
+            let hi = num("max", words.next())?;
+            if ranges.last().is_some_and(|r| r.0 >= j) {
+                return Err(err(format!("feature indices must ascend (index {j})")));
+            }
+            if lo < hi {
+                ranges.push((j, lo, hi));
+            }
+        }
+        Ok(FeatureScaling { lower, upper, ranges, target })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_svm_scale_output_with_target_section() {
+        let t = "y\n0 1\n-3 5\nx\n-1 1\n1 0.5 2\n4 -1 1\n";
+        let s = FeatureScaling::parse(t, "r").unwrap();
+        assert_eq!(s.to_text(), t);
+        assert_eq!(s.apply_target(5.0), 1.0);
+        assert_eq!(s.apply_target(1.0), 0.5);
+        let x = Samples::from_rows(&[[2.0, 7.0, 7.0, 0.0, 9.0]]).unwrap();
+        assert_eq!(s.apply(&x).unwrap().row(0), &[1.0, 0.0, 0.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn bad_files_are_errors() {
+        for t in ["", "x\n1 -1\n", "x\n-1 1\n2 0 1\n1 0 1\n", "z\n", "x\n-1 1\n0 0 1\n", "x\n-1 1\n1 a 2\n"] {
+            assert!(FeatureScaling::parse(t, "r").is_err(), "{t:?}");
+        }
+        let x = Samples::from_rows(&[[1.0]]).unwrap();
+        assert!(FeatureScaling::fit(&x, 1.0, 1.0).is_err());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        /// Scaled training data lies in [lower, upper] and attains both ends on every varying feature;
+        /// the parameters survive their text.
+        #[test]
+        fn training_data_fills_the_range(rows in proptest::collection::vec(proptest::collection::vec(-50.0..50.0f64, 3), 2..12), lo in -5.0..0.0f64, w in 0.5..5.0f64) {
+            let x = Samples::from_rows(&rows).unwrap();
+            let s = FeatureScaling::fit(&x, lo, lo + w).unwrap();
+            let z = s.apply(&x).unwrap();
+            for j in 0..3 {
+                let col: Vec<f64> = z.rows().map(|r| r[j]).collect();
+                let varies = rows.iter().any(|r| r[j] != rows[0][j]);
+                if varies {
+                    prop_assert!(col.iter().all(|&v| v >= lo && v <= lo + w));
+                    prop_assert!(col.contains(&lo) && col.contains(&(lo + w)));
+                } else {
+                    prop_assert!(col.iter().all(|&v| v == 0.0));
+                }
+            }
+            prop_assert_eq!(FeatureScaling::parse(&s.to_text(), "r").unwrap(), s);
+        }
+    }
+}
