@@ -39,12 +39,15 @@ impl DataArgs {
         let t = Instant::now();
         let ds = read_data(&self.data, &opts)?;
         eprintln!(
-            "kern: read {} ({} x {}) in {:.3} s",
+            "kern: read {} ({} x {}, {} store, {} nonzeros) in {:.3} s",
             self.data.display(),
             ds.samples.n(),
             ds.samples.d(),
+            storage_name(ds.samples.storage()),
+            ds.samples.nnz(),
             t.elapsed().as_secs_f64()
         );
+        let _ = LOADED.set((ds.samples.storage(), ds.samples.nnz()));
         Ok(ds)
     }
 }
@@ -71,5 +74,25 @@ pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Sen
         None => Ok(f()),
         Some(0) => Err("--threads must be at least 1".into()),
         Some(t) => Ok(rayon::ThreadPoolBuilder::new().num_threads(t).build()?.install(f)),
+    }
+}
+
+/// The store and nonzero count of the first data file read by this run (LIBSVM files keep their
+/// sparsity: a sparse store at most 10 % nonzero, else dense).
+static LOADED: std::sync::OnceLock<(kern_core::Storage, usize)> = std::sync::OnceLock::new();
+
+fn storage_name(s: kern_core::Storage) -> &'static str {
+    match s {
+        kern_core::Storage::Dense => "dense",
+        kern_core::Storage::Sparse => "sparse",
+    }
+}
+
+/// Adds `"storage": "dense" | "sparse"` and `"nnz"` of the data file the run read to its JSON summary
+/// (every subcommand that reads `--data` reports them the same way).
+pub fn add_storage(json: &mut serde_json::Value) {
+    if let (Some((storage, nnz)), Some(obj)) = (LOADED.get(), json.as_object_mut()) {
+        obj.entry("storage").or_insert(serde_json::json!(storage_name(*storage)));
+        obj.entry("nnz").or_insert(serde_json::json!(nnz));
     }
 }

@@ -58,7 +58,8 @@ fn main() -> ExitCode {
         Command::Kpca(a) => commands::kpca::run(a),
     };
     match result {
-        Ok(json) => {
+        Ok(mut json) => {
+            common::add_storage(&mut json);
             println!("{json}");
             ExitCode::SUCCESS
         }
