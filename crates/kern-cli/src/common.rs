@@ -28,8 +28,28 @@ pub struct DataArgs {
 }
 
 impl DataArgs {
-    /// Reads the data file, reporting progress on stderr.
+    /// Reads the data file for a command that works on dense samples (a sparse file is read sparse
+    /// and made dense on first use): an error, not an abort, when its dense copy would be too large.
     pub fn load(&self) -> Result<Dataset, CliError> {
+        let ds = self.load_sparse()?;
+        if ds.samples.is_sparse() {
+            let (n, d) = (ds.samples.n(), ds.samples.d());
+            if (n as u128) * (d as u128) > kern_core::Samples::MAX_DENSE_VALUES as u128 {
+                return Err(kern_core::CoreError::DenseTooLarge {
+                    what: "this command",
+                    n,
+                    d,
+                    limit: kern_core::Samples::MAX_DENSE_VALUES,
+                }
+                .into());
+            }
+        }
+        Ok(ds)
+    }
+
+    /// Reads the data file, keeping a sparse file's sparse store (for commands that compute on either
+    /// store in `O(nnz)` memory), reporting progress on stderr.
+    pub fn load_sparse(&self) -> Result<Dataset, CliError> {
         let opts = CsvOptions {
             label: self.label_col.parse::<LabelColumn>().unwrap_or_default(),
             one_hot: self.one_hot,

@@ -81,4 +81,8 @@ fn every_command_runs_on_a_sparse_file() {
     let (ok, j, err) = kern(&["gram", "--data", huge.to_str().unwrap(), "--kernel", "linear"]);
     assert!(ok, "{err}");
     assert_eq!(j["trace"], 6.0);
+    // Commands that still train through a dense copy refuse it with an error, not an abort.
+    let (ok, _, err) =
+        kern(&["kpca", "--data", huge.to_str().unwrap(), "--kernel", "linear", "--components", "1"]);
+    assert!(!ok && err.contains("needs dense samples"), "{err}");
 }

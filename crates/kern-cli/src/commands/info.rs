@@ -13,7 +13,7 @@ pub struct Args {
 
 /// Runs `kern info`.
 pub fn run(a: Args) -> CliResult {
-    let ds = a.data.load()?;
+    let ds = a.data.load_sparse()?;
     let t = Instant::now();
     // Per-feature ranges take O(d) memory: reported up to 2^20 features (sparse files may have far more).
     let ranges: Option<Vec<[f64; 2]>> = (ds.samples.d() <= 1 << 20)
