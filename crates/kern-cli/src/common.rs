@@ -56,8 +56,28 @@ impl DataArgs {
         }
     }
 
-    /// Reads the data file, reporting progress on stderr.
+    /// Reads the data file for a command that works on dense samples (a sparse file is read sparse
+    /// and made dense on first use): an error, not an abort, when its dense copy would be too large.
     pub fn load(&self) -> Result<Dataset, CliError> {
+        let ds = self.load_sparse()?;
+        if ds.samples.is_sparse() {
+            let (n, d) = (ds.samples.n(), ds.samples.d());
+            if (n as u128) * (d as u128) > kern_core::Samples::MAX_DENSE_VALUES as u128 {
+                return Err(kern_core::CoreError::DenseTooLarge {
+                    what: "this command",
+                    n,
+                    d,
+                    limit: kern_core::Samples::MAX_DENSE_VALUES,
+                }
+                .into());
+            }
+        }
+        Ok(ds)
+    }
+
+    /// Reads the data file, keeping a sparse file's sparse store (for commands that compute on either
+    /// store in `O(nnz)` memory), reporting progress on stderr.
+    pub fn load_sparse(&self) -> Result<Dataset, CliError> {
         let opts = CsvOptions {
             label: self.label_col.parse::<LabelColumn>().unwrap_or_default(),
             one_hot: self.one_hot,
@@ -76,12 +96,15 @@ impl DataArgs {
             read_libsvm(&self.data, None)?
         };
         eprintln!(
-            "kern: read {} ({} x {}) in {:.3} s",
+            "kern: read {} ({} x {}, {} store, {} nonzeros) in {:.3} s",
             self.data.display(),
             ds.samples.n(),
             ds.samples.d(),
+            storage_name(ds.samples.storage()),
+            ds.samples.nnz(),
             t.elapsed().as_secs_f64()
         );
+        let _ = LOADED.set((ds.samples.storage(), ds.samples.nnz()));
         Ok(ds)
     }
 }
@@ -131,4 +154,24 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
 /// Saves a kern model to a file, or to standard output when the path is `-`.
 pub fn save_model<M: kern_models::persist::Persist>(path: &Path, model: &M) -> Result<(), CliError> {
     write_output(path, &kern_models::persist::to_bytes(model)?)
+}
+
+/// The store and nonzero count of the first data file read by this run (LIBSVM files keep their
+/// sparsity: a sparse store at most 10 % nonzero, else dense).
+static LOADED: std::sync::OnceLock<(kern_core::Storage, usize)> = std::sync::OnceLock::new();
+
+fn storage_name(s: kern_core::Storage) -> &'static str {
+    match s {
+        kern_core::Storage::Dense => "dense",
+        kern_core::Storage::Sparse => "sparse",
+    }
+}
+
+/// Adds `"storage": "dense" | "sparse"` and `"nnz"` of the data file the run read to its JSON summary
+/// (every subcommand that reads `--data` reports them the same way).
+pub fn add_storage(json: &mut serde_json::Value) {
+    if let (Some((storage, nnz)), Some(obj)) = (LOADED.get(), json.as_object_mut()) {
+        obj.entry("storage").or_insert(serde_json::json!(storage_name(*storage)));
+        obj.entry("nnz").or_insert(serde_json::json!(nnz));
+    }
 }

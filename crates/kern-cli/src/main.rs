@@ -72,6 +72,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(mut json) => {
+            common::add_storage(&mut json);
             if let Some(obj) = json.as_object_mut() {
                 obj.insert("schema".into(), SCHEMA.into());
             }

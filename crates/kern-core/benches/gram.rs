@@ -23,7 +23,7 @@ fn uniform(n: usize, d: usize, seed: u64) -> Samples {
 fn mnist(n: usize) -> Option<Samples> {
     let dir = std::path::PathBuf::from(std::env::var_os("KERN_DATA_DIR")?);
     let ds = kern_core::io::read_csv(&dir.join("mnist_5k.csv.gz"), &Default::default()).ok()?;
-    let (v, _, d) = ds.samples.into_parts();
+    let (v, _, d) = ds.samples.into_parts().expect("dense");
     Samples::from_flat(v.into_iter().take(n * d).map(|p| p / 255.0).collect(), n, d).ok()
 }
 

@@ -45,6 +45,59 @@ pub enum CoreError {
         /// Requested columns.
         cols: usize,
     },
+    /// CSR row pointers that do not describe the rows (wrong count, not ascending from 0 to the number
+    /// of nonzeros), or index and value arrays of different lengths.
+    #[error("invalid sparse (CSR) samples: {reason}")]
+    CsrPointers {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The column indices of a sparse row do not ascend.
+    #[error(
+        "invalid sparse (CSR) samples: row {row} has column {col} after column {after}; indices must ascend"
+    )]
+    CsrUnsorted {
+        /// Zero-based row index.
+        row: usize,
+        /// The out-of-order column.
+        col: usize,
+        /// The column before it.
+        after: usize,
+    },
+    /// A sparse row holds the same column twice.
+    #[error("invalid sparse (CSR) samples: row {row} holds column {col} twice")]
+    CsrDuplicate {
+        /// Zero-based row index.
+        row: usize,
+        /// The repeated column.
+        col: usize,
+    },
+    /// A sparse row holds a column index not below the dimension.
+    #[error("invalid sparse (CSR) samples: row {row} has column {col}, but the dimension is {d}")]
+    CsrIndexOutOfRange {
+        /// Zero-based row index.
+        row: usize,
+        /// The offending column (zero-based).
+        col: usize,
+        /// The dimension.
+        d: usize,
+    },
+    /// A sparse sample set too large to be made dense for an operation that needs dense samples.
+    #[error(
+        "{what} needs dense samples, but {n} x {d} sparse samples would take {} dense values \
+         (limit {limit}); reduce the data or the feature count",
+        (*n as u128) * (*d as u128)
+    )]
+    DenseTooLarge {
+        /// The operation that needs dense samples.
+        what: &'static str,
+        /// Number of samples.
+        n: usize,
+        /// Dimension.
+        d: usize,
+        /// The largest `n · d` made dense.
+        limit: usize,
+    },
     /// Targets and samples disagree in count, or targets have the wrong label set.
     #[error("invalid targets: {0}")]
     Targets(String),

@@ -9,7 +9,7 @@
 
 use crate::error::Result;
 use crate::kernel::{Kernel, Profile};
-use crate::samples::Samples;
+use crate::samples::{SampleRef, Samples};
 use crate::sparse_dots::{self, SparseDots};
 use faer::linalg::matmul::matmul;
 use faer::reborrow::ReborrowMut;
@@ -72,13 +72,32 @@ fn plan<K: Kernel>(k: &K, d: usize, path: GramPath) -> Plan {
 }
 
 /// The plan of a symmetric Gram matrix: [`plan`], with `Auto` taking the sparse-rows path instead of
-/// the GEMM on sparse data (the density scan is done only where the sparse path can be taken).
+/// the GEMM on sparse data (the density scan is done only where the sparse path can be taken). A sparse
+/// store never takes the GEMM: above [`DIRECT_MAX_DIM`] its fast kernels take the sparse-rows path
+/// when the transposed copy fits ([`SparseDots::fits`]) and per-pair sparse inner products (merged
+/// index lists) otherwise.
 fn gram_plan<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Plan {
     match plan(k, x.d(), path) {
+        Plan::Gemm | Plan::Sparse if x.is_sparse() => {
+            if SparseDots::fits(x) {
+                Plan::Sparse
+            } else {
+                Plan::Direct
+            }
+        }
         Plan::Gemm if path == GramPath::Auto && sparse_dots::density(x) <= SparseDots::MAX_DENSITY => {
             Plan::Sparse
         }
         p => p,
+    }
+}
+
+/// The dense store of `x` as a `d × n` faer view, for the GEMM plan (an empty view for a sparse store,
+/// which never takes it).
+fn faer_t(x: &Samples) -> MatRef<'_, f64> {
+    match x.as_dense() {
+        Some(_) => x.as_faer_t(),
+        None => MatRef::from_column_major_slice(&[], 0, 0),
     }
 }
 
@@ -102,7 +121,7 @@ pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f6
     let n = x.n();
     let plan = gram_plan(k, x, path);
     let norms = if plan == Plan::Gemm && k.profile() == Profile::SqDist { x.sq_norms() } else { Vec::new() };
-    let xt = x.as_faer_t();
+    let xt = faer_t(x);
     let mut out = zeros_parallel(n, n);
     if plan == Plan::Sparse {
         sparse_lower(k, x, out.as_mut());
@@ -145,8 +164,10 @@ pub fn cross_gram<K: Kernel>(k: &K, x: &Samples, y: &Samples) -> Result<Mat<f64>
 pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPath) -> Result<Mat<f64>> {
     x.check_same_dim(y)?;
     k.check_dim(x.d())?;
-    // The sparse form is not used across two sets yet: a cross Gram takes the dense GEMM.
+    // The sparse form is not used across two sets yet: a cross Gram takes the dense GEMM, or per-pair
+    // inner products when either side is stored sparse.
     let plan = match plan(k, x.d(), path) {
+        Plan::Sparse | Plan::Gemm if x.is_sparse() || y.is_sparse() => Plan::Direct,
         Plan::Sparse => Plan::Gemm,
         p => p,
     };
@@ -154,7 +175,7 @@ pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPat
     let (nx, ny) = (x.n(), y.n());
     let xn = if radial_gemm { x.sq_norms() } else { Vec::new() };
     let yn = if radial_gemm { y.sq_norms() } else { Vec::new() };
-    let (xt, yt) = (x.as_faer_t(), y.as_faer_t());
+    let (xt, yt) = (faer_t(x), faer_t(y));
     let mut out = zeros_parallel(nx, ny);
     out.as_mut().par_col_chunks_mut(BLOCK).enumerate().for_each(|(bj, mut cols)| {
         let j0 = bj * BLOCK;
@@ -248,7 +269,13 @@ fn fill_block<K: Kernel>(
                         *v = if diag && ii == jj {
                             0.0
                         } else {
-                            exact_when_cancelling(norms[i0 + ii], nj, *v, || x.row(i0 + ii), x.row(j0 + jj))
+                            exact_when_cancelling(
+                                norms[i0 + ii],
+                                nj,
+                                *v,
+                                || x.sample(i0 + ii),
+                                x.sample(j0 + jj),
+                            )
                         };
                     }
                     k.apply_sq_dist(&mut col[start..]);
@@ -263,20 +290,20 @@ fn fill_block<K: Kernel>(
             let radial = plan == Plan::Direct && k.profile() == Profile::SqDist;
             let dotp = plan == Plan::Direct && k.profile() == Profile::Dot;
             for jj in 0..w {
-                let xj = x.row(j0 + jj);
+                let xj = x.sample(j0 + jj);
                 let start = if diag { jj } else { 0 };
                 let col = blk.rb_mut().col_mut(jj).try_as_col_major_mut().expect("unit row stride");
                 let col = col.as_slice_mut();
                 if radial {
                     for (ii, v) in col.iter_mut().enumerate().skip(start) {
-                        *v = crate::samples::sq_dist(x.row(i0 + ii), xj);
+                        *v = x.sample(i0 + ii).sq_dist(xj);
                     }
                     k.apply_sq_dist(&mut col[start..]);
                     continue;
                 }
                 for (ii, v) in col.iter_mut().enumerate().skip(start) {
-                    let xi = x.row(i0 + ii);
-                    *v = if dotp { k.of_dot(crate::samples::dot(xi, xj)) } else { k.eval(xi, xj) };
+                    let xi = x.sample(i0 + ii);
+                    *v = if dotp { k.of_dot(xi.dot(xj)) } else { k.eval_ref(xi, xj) };
                 }
             }
         }
@@ -315,7 +342,13 @@ fn fill_cross_block<K: Kernel>(
                 if radial {
                     let nj = yn[j0 + jj];
                     for (ii, v) in col.iter_mut().enumerate() {
-                        *v = exact_when_cancelling(xn[i0 + ii], nj, *v, || x.row(i0 + ii), y.row(j0 + jj));
+                        *v = exact_when_cancelling(
+                            xn[i0 + ii],
+                            nj,
+                            *v,
+                            || x.sample(i0 + ii),
+                            y.sample(j0 + jj),
+                        );
                     }
                     k.apply_sq_dist(col);
                 } else {
@@ -329,19 +362,19 @@ fn fill_cross_block<K: Kernel>(
             let radial = plan == Plan::Direct && k.profile() == Profile::SqDist;
             let dotp = plan == Plan::Direct && k.profile() == Profile::Dot;
             for jj in 0..w {
-                let yj = y.row(j0 + jj);
+                let yj = y.sample(j0 + jj);
                 let col = blk.rb_mut().col_mut(jj).try_as_col_major_mut().expect("unit row stride");
                 let col = col.as_slice_mut();
                 if radial {
                     for (ii, v) in col.iter_mut().enumerate() {
-                        *v = crate::samples::sq_dist(x.row(i0 + ii), yj);
+                        *v = x.sample(i0 + ii).sq_dist(yj);
                     }
                     k.apply_sq_dist(col);
                     continue;
                 }
                 for (ii, v) in col.iter_mut().enumerate() {
-                    let xi = x.row(i0 + ii);
-                    *v = if dotp { k.of_dot(crate::samples::dot(xi, yj)) } else { k.eval(xi, yj) };
+                    let xi = x.sample(i0 + ii);
+                    *v = if dotp { k.of_dot(xi.dot(yj)) } else { k.eval_ref(xi, yj) };
                 }
             }
         }
@@ -360,11 +393,11 @@ pub(crate) fn exact_when_cancelling<'a>(
     ni: f64,
     nj: f64,
     dot: f64,
-    xi: impl FnOnce() -> &'a [f64],
-    xj: &[f64],
+    xi: impl FnOnce() -> SampleRef<'a>,
+    xj: SampleRef<'_>,
 ) -> f64 {
     let r2 = ni + nj - 2.0 * dot;
-    if cancelled(r2, ni, nj) { crate::samples::sq_dist(xi(), xj) } else { r2 }
+    if cancelled(r2, ni, nj) { xi().sq_dist(xj) } else { r2 }
 }
 
 /// Whether `r2 = ‖x‖² + ‖y‖² − 2⟨x, y⟩` (with `ni`, `nj` the two squared norms) is within

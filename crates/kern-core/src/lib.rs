@@ -32,7 +32,7 @@ pub use kernel::{
     CompactlySupported, Definiteness, Gaussian, Indicator, Kernel, Laplacian, Linear, LinearSpline,
     LogKernel, Polynomial, Product, Profile, Scaled, Sigmoid, Sum,
 };
-pub use samples::{Samples, dot, sq_dist};
+pub use samples::{SampleIter, SampleRef, Samples, Storage, StoragePolicy, dot, sq_dist};
 pub use spec::{KERNEL_NAMES, KernelSpec, KernelVisitor};
 pub use targets::{BinaryTargets, ClassTargets, RealTargets, Targets, label_name};
 

@@ -15,7 +15,7 @@
 //! the multiply-adds of every group member that is nonzero there (about 2.7 per load on MNIST), which
 //! halves the time of the symmetric Gram matrix's inner products.
 
-use crate::samples::Samples;
+use crate::samples::{SampleRef, Samples};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -53,52 +53,96 @@ impl SparseDots {
     /// dense GEMM (about twice the multiply-add rate of the AXPY form) is faster.
     pub const MAX_DENSITY: f64 = 0.3;
 
-    /// Builds both copies (`O(n·d)`; the feature-major copy is gathered in parallel).
+    /// Largest transposed copy (`active features × n` values, 2 GiB) that [`SparseDots::fits`]
+    /// accepts; beyond it (high-dimensional sparse data such as bag-of-words files) the Gram paths
+    /// take sparse × sparse inner products sample by sample instead.
+    pub const MAX_TRANSPOSED: usize = 1 << 28;
+
+    /// Whether the transposed copy of `x` stays within [`SparseDots::MAX_TRANSPOSED`] values.
+    ///
+    /// ```
+    /// use kern_core::{Samples, sparse_dots::SparseDots};
+    /// let x = Samples::from_triplets(2, 1 << 40, &[(0, 5, 1.0), (1, 1 << 39, 2.0)])?;
+    /// assert!(SparseDots::fits(&x));
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn fits(x: &Samples) -> bool {
+        (active_features(x).len() as u128) * (x.n() as u128) <= Self::MAX_TRANSPOSED as u128
+    }
+
+    /// Builds both copies from a store of either kind (`O(n·d)` for a dense store, `O(nnz log nnz)`
+    /// for a sparse one, plus the `active × n` transposed copy; the dense store's copy is gathered in
+    /// parallel). Callers check [`SparseDots::fits`] first for data of unknown shape.
     pub fn new(x: &Samples) -> Self {
         let (n, d) = (x.n(), x.d());
-        let mut remap = vec![u32::MAX; d];
-        for r in x.rows() {
-            for (m, v) in remap.iter_mut().zip(r) {
-                if *v != 0.0 {
-                    *m = 0;
-                }
-            }
-        }
-        let mut orig = Vec::new();
-        for (k, m) in remap.iter_mut().enumerate().filter(|(_, m)| **m == 0) {
-            *m = orig.len() as u32;
-            orig.push(k);
-        }
+        let orig = active_features(x);
         let active = orig.len();
+        // Feature k's row in the transposed copy: a lookup table for a dense store (d is moderate),
+        // a binary search in the sorted active features for a sparse one (d may be huge).
+        let table: Vec<u32> = match x.as_dense() {
+            Some(_) => {
+                let mut t = vec![u32::MAX; d];
+                for (m, &k) in orig.iter().enumerate() {
+                    t[k] = m as u32;
+                }
+                t
+            }
+            None => Vec::new(),
+        };
+        let remap = |k: usize| -> u32 {
+            if table.is_empty() { orig.binary_search(&k).expect("active feature") as u32 } else { table[k] }
+        };
         let mut indptr = Vec::with_capacity(n + 1);
         let (mut idx, mut val) = (Vec::new(), Vec::new());
         indptr.push(0);
-        for r in x.rows() {
-            for (&m, &v) in remap.iter().zip(r) {
-                if v != 0.0 {
-                    idx.push(m);
-                    val.push(v);
+        for r in x.samples() {
+            match r {
+                SampleRef::Dense(r) => {
+                    for (k, &v) in r.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                        idx.push(remap(k));
+                        val.push(v);
+                    }
+                }
+                SampleRef::Sparse { indices, values } => {
+                    for (&k, &v) in indices.iter().zip(values).filter(|(_, v)| **v != 0.0) {
+                        idx.push(remap(k));
+                        val.push(v);
+                    }
                 }
             }
             indptr.push(idx.len());
         }
-        // One task per few features (a contiguous band of `xt`), reading the samples row by row: the
-        // reads of a band touch one or two cache lines per sample instead of one per element.
         let mut xt = vec![0.0; active * n];
         if n > 0 {
-            xt.par_chunks_mut(n * XT_BAND).zip(orig.par_chunks(XT_BAND)).for_each(|(band, ks)| {
-                for (t, r) in x.rows().enumerate() {
-                    for (f, &k) in ks.iter().enumerate() {
-                        band[f * n + t] = r[k];
+            match x.as_dense() {
+                // One task per few features (a contiguous band of `xt`), reading the samples row by
+                // row: the reads of a band touch one or two cache lines per sample instead of one per
+                // element.
+                Some(_) => {
+                    xt.par_chunks_mut(n * XT_BAND).zip(orig.par_chunks(XT_BAND)).for_each(|(band, ks)| {
+                        for (t, r) in x.rows().enumerate() {
+                            for (f, &k) in ks.iter().enumerate() {
+                                band[f * n + t] = r[k];
+                            }
+                        }
+                    })
+                }
+                // A sparse store scatters its (remapped) nonzeros: O(nnz).
+                None => {
+                    for t in 0..n {
+                        for p in indptr[t]..indptr[t + 1] {
+                            xt[idx[p] as usize * n + t] = val[p];
+                        }
                     }
                 }
-            });
+            }
         }
         SparseDots { n, d, indptr, idx, val, xt, active, norms: x.sq_norms() }
     }
 
     /// Builds the sparse form only when the data are sparse enough for it to pay
-    /// (density ≤ [`SparseDots::MAX_DENSITY`]); the density is counted first, without allocating.
+    /// (density ≤ [`SparseDots::MAX_DENSITY`]) and its transposed copy fits
+    /// ([`SparseDots::fits`]); the density is counted first, without allocating.
     ///
     /// ```
     /// use kern_core::{Samples, sparse_dots::SparseDots};
@@ -107,7 +151,7 @@ impl SparseDots {
     /// # Ok::<(), kern_core::CoreError>(())
     /// ```
     pub fn if_sparse(x: &Samples) -> Option<Self> {
-        (density(x) <= Self::MAX_DENSITY && x.n() > 0).then(|| Self::new(x))
+        (density(x) <= Self::MAX_DENSITY && x.n() > 0 && Self::fits(x)).then(|| Self::new(x))
     }
 
     /// Number of samples.
@@ -210,7 +254,7 @@ impl SparseDots {
             if j == i {
                 *v = 0.0;
             } else if cancelled(*v, ni, nj) {
-                *v = crate::samples::sq_dist(x.row(j), x.row(i));
+                *v = x.sample(j).sq_dist(x.sample(i));
             }
         }
     }
@@ -492,7 +536,43 @@ impl SparseDots {
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn density(x: &Samples) -> f64 {
-    x.as_slice().iter().filter(|v| **v != 0.0).count() as f64 / x.as_slice().len().max(1) as f64
+    x.samples()
+        .map(|r| match r {
+            SampleRef::Dense(v) => v.iter().filter(|v| **v != 0.0).count(),
+            SampleRef::Sparse { values, .. } => values.iter().filter(|v| **v != 0.0).count(),
+        })
+        .sum::<usize>() as f64
+        / (x.n() as f64 * x.d() as f64)
+}
+
+/// The features nonzero in at least one sample, ascending (`O(n·d)` for a dense store,
+/// `O(nnz log nnz)` for a sparse one).
+fn active_features(x: &Samples) -> Vec<usize> {
+    match x.as_dense() {
+        Some(_) => {
+            let mut seen = vec![false; x.d()];
+            for r in x.rows() {
+                for (m, v) in seen.iter_mut().zip(r) {
+                    *m |= *v != 0.0;
+                }
+            }
+            seen.iter().enumerate().filter(|(_, m)| **m).map(|(k, _)| k).collect()
+        }
+        None => {
+            let mut ks: Vec<usize> = x
+                .samples()
+                .flat_map(|r| match r {
+                    SampleRef::Sparse { indices, values } => {
+                        indices.iter().zip(values).filter(|(_, v)| **v != 0.0).map(|(&k, _)| k).collect()
+                    }
+                    SampleRef::Dense(_) => Vec::new(),
+                })
+                .collect();
+            ks.sort_unstable();
+            ks.dedup();
+            ks
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -173,6 +173,10 @@ impl Kernel for KernelSpec {
     fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
         dispatch!(self, k => k.eval(x, y))
     }
+    #[inline]
+    fn eval_ref(&self, x: crate::SampleRef<'_>, y: crate::SampleRef<'_>) -> f64 {
+        dispatch!(self, k => k.eval_ref(x, y))
+    }
     fn profile(&self) -> Profile {
         dispatch!(self, k => k.profile())
     }

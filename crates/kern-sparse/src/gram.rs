@@ -8,7 +8,7 @@
 
 use crate::error::{Result, SparseError};
 use crate::neighbors::{Neighbor, NeighborIndex, SearchMethod};
-use kern_core::{Kernel, Profile, Samples};
+use kern_core::{Kernel, Profile, SampleRef, Samples};
 use nalgebra_sparse::CscMatrix;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -252,8 +252,8 @@ fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetri
     let ncols = queries.n();
     let radial = k.profile() == Profile::SqDist;
     let points = index.points();
-    let value = |nb: &Neighbor, q: &[f64]| {
-        if radial { k.of_sq_dist(nb.sq_dist) } else { k.eval(points.row(nb.index), q) }
+    let value = |nb: &Neighbor, q: SampleRef<'_>| {
+        if radial { k.of_sq_dist(nb.sq_dist) } else { k.eval_ref(points.sample(nb.index), q) }
     };
     let blocks: Vec<(Vec<usize>, Vec<usize>, Vec<f64>)> = index
         .task_ranges(ncols)
@@ -263,7 +263,7 @@ fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetri
             let mut rows = Vec::new();
             let mut vals = Vec::new();
             index.block_neighbors(queries, range, &mut |j, nbs| {
-                let q = queries.row(j);
+                let q = queries.sample(j);
                 let before = rows.len();
                 for nb in nbs {
                     let v = value(nb, q);

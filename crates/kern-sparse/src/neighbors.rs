@@ -151,7 +151,7 @@ impl NeighborIndex {
         let c = positive("c", c)?;
         let d = points.d();
         let mut resolved = match method {
-            SearchMethod::Auto if d <= GRID_MAX_DIM => SearchMethod::Grid,
+            SearchMethod::Auto if d <= GRID_MAX_DIM && !points.is_sparse() => SearchMethod::Grid,
             SearchMethod::Auto => SearchMethod::Scan,
             m => m,
         };
@@ -383,8 +383,13 @@ impl NeighborIndex {
         }
     }
 
-    /// The GEMM scan for one block of queries.
+    /// The GEMM scan for one block of queries; when either side is stored sparse, the blocked scan of
+    /// exact sparse distances ([`NeighborIndex::sparse_scan_block`]).
     fn scan_block(&self, queries: &Samples, range: Range<usize>, emit: &mut dyn FnMut(usize, &[Neighbor])) {
+        if self.points.is_sparse() || queries.is_sparse() {
+            self.sparse_scan_block(queries, range, emit);
+            return;
+        }
         let d = self.points.d();
         let n = self.points.n();
         let bq = range.len();
@@ -418,6 +423,33 @@ impl NeighborIndex {
         }
         for (ii, list) in lists.iter().enumerate() {
             emit(range.start + ii, list);
+        }
+    }
+}
+
+impl NeighborIndex {
+    /// The scan for sparse samples: every (query, point) pair's exact squared distance by merging the
+    /// two nonzero lists, `O(nnz_q + nnz_p)` per pair. Sparse high-dimensional data (bag-of-words
+    /// files) defeat both a cell grid (the grid is over all `d` axes) and the GEMM scan (it needs dense
+    /// `d × n` copies); the merge keeps memory at `O(nnz)` at the price of visiting every pair — an
+    /// inverted index or a norms-bound filter would prune pairs and is left for later.
+    fn sparse_scan_block(
+        &self,
+        queries: &Samples,
+        range: Range<usize>,
+        emit: &mut dyn FnMut(usize, &[Neighbor]),
+    ) {
+        let mut list = Vec::new();
+        for q in range {
+            let xq = queries.sample(q);
+            list.clear();
+            for (j, p) in self.points.samples().enumerate() {
+                let r2 = xq.sq_dist(p);
+                if r2 < self.c2 {
+                    list.push(Neighbor { index: j, sq_dist: r2 });
+                }
+            }
+            emit(q, &list);
         }
     }
 }

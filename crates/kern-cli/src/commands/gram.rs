@@ -31,7 +31,7 @@ pub fn run(a: Args) -> CliResult {
         "sparse" => GramPath::Sparse,
         other => return Err(format!("unknown --path {other:?}; valid: auto, gemm, sparse, pairwise").into()),
     };
-    let ds = a.data.load()?;
+    let ds = a.data.load_sparse()?;
     let (n, d) = (ds.samples.n(), ds.samples.d());
     let t = Instant::now();
     // Dispatch once to the concrete kernel type so the inner loops are monomorphized.

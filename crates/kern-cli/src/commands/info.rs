@@ -1,4 +1,4 @@
-//! `kern info`: n, d, label counts, feature ranges.
+//! `kern info`: n, d, storage and nonzeros, label counts, feature ranges.
 
 use crate::common::{CliResult, DataArgs};
 use serde_json::json;
@@ -13,9 +13,11 @@ pub struct Args {
 
 /// Runs `kern info`.
 pub fn run(a: Args) -> CliResult {
-    let ds = a.data.load()?;
+    let ds = a.data.load_sparse()?;
     let t = Instant::now();
-    let ranges: Vec<[f64; 2]> = ds.samples.feature_ranges().into_iter().map(|(l, h)| [l, h]).collect();
+    // Per-feature ranges take O(d) memory: reported up to 2^20 features (sparse files may have far more).
+    let ranges: Option<Vec<[f64; 2]>> = (ds.samples.d() <= 1 << 20)
+        .then(|| ds.samples.feature_ranges().into_iter().map(|(l, h)| [l, h]).collect());
     let labels: serde_json::Map<String, serde_json::Value> =
         ds.label_counts().into_iter().map(|(k, v)| (k, json!(v))).collect();
     Ok(json!({

@@ -3,12 +3,28 @@
 
 use super::{Dataset, io_err, normalize_label, open_lines, parse_err, write_atomic};
 use crate::error::{CoreError, Result};
-use crate::samples::Samples;
+use crate::samples::{SampleRef, Samples, StoragePolicy};
 use std::io::BufRead;
 use std::path::Path;
 
-/// Reads a LIBSVM/svmlight file. The dimension is the largest index seen, or `dim` when given (an index
-/// beyond `dim` is then an error). Blank lines and lines starting with `#` are skipped.
+/// Options of [`read_libsvm_with`].
+///
+/// ```
+/// let o = kern_core::io::LibsvmOptions::default();
+/// assert_eq!((o.dim, o.storage), (None, kern_core::StoragePolicy::Auto));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LibsvmOptions {
+    /// The dimension; `None` takes the largest index seen (an index beyond a given `dim` is an error).
+    pub dim: Option<usize>,
+    /// Which store the samples get: [`StoragePolicy::Auto`] keeps the file's sparsity (sparse at
+    /// most [`Samples::AUTO_SPARSE_DENSITY`] nonzero, dense above).
+    pub storage: StoragePolicy,
+}
+
+/// Reads a LIBSVM/svmlight file with the default storage policy ([`StoragePolicy::Auto`]). The
+/// dimension is the largest index seen, or `dim` when given (an index beyond `dim` is then an error).
+/// Blank lines and lines starting with `#` are skipped. See [`read_libsvm_with`].
 ///
 /// ```
 /// let p = std::env::temp_dir().join("kern-doc-libsvm.txt");
@@ -22,9 +38,33 @@ use std::path::Path;
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn read_libsvm(path: &Path, dim: Option<usize>) -> Result<Dataset> {
+    read_libsvm_with(path, &LibsvmOptions { dim, storage: StoragePolicy::Auto })
+}
+
+/// Reads a LIBSVM/svmlight file into the store `opts.storage` asks for.
+///
+/// The file is parsed straight into compressed sparse rows, so memory is `O(n + nnz)` whatever the
+/// largest index (up to [`Samples::MAX_DIM`]; a larger index is a parse error naming the limit); only
+/// a dense result allocates `n · d` (and fails with [`CoreError::DenseTooLarge`] beyond
+/// [`Samples::MAX_DENSE_VALUES`]). Feature names are `f1..fd` for a dense store and empty for a sparse
+/// one.
+///
+/// ```
+/// use kern_core::{Storage, StoragePolicy, io::{LibsvmOptions, read_libsvm_with}};
+/// let p = std::env::temp_dir().join("kern-doc-libsvm-huge.txt");
+/// std::fs::write(&p, "1 3:1 1099511627776:0.5\n-1 7:2\n").unwrap(); // index 2^40
+/// let ds = read_libsvm_with(&p, &LibsvmOptions::default())?;
+/// assert_eq!((ds.samples.storage(), ds.samples.d(), ds.samples.nnz()), (Storage::Sparse, 1 << 40, 3));
+/// let dense = LibsvmOptions { storage: StoragePolicy::Dense, ..Default::default() };
+/// assert!(read_libsvm_with(&p, &dense).is_err()); // 2 × 2^40 values: refused, not allocated
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn read_libsvm_with(path: &Path, opts: &LibsvmOptions) -> Result<Dataset> {
+    let dim = opts.dim;
     let reader = open_lines(path)?;
     let mut labels = Vec::new();
-    let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
+    let mut indptr = vec![0usize];
+    let (mut indices, mut values) = (Vec::new(), Vec::new());
     let mut max_index = 0usize;
     for (ln, line) in reader.lines().enumerate() {
         let lineno = ln + 1;
@@ -40,7 +80,6 @@ pub fn read_libsvm(path: &Path, dim: Option<usize>) -> Result<Dataset> {
         if !lv.is_finite() {
             return Err(parse_err(path, lineno, format!("label {label:?} is not finite")));
         }
-        let mut row = Vec::new();
         let mut last = 0usize;
         for tok in tokens {
             let (idx, val) = tok
@@ -63,33 +102,37 @@ pub fn read_libsvm(path: &Path, dim: Option<usize>) -> Result<Dataset> {
             {
                 return Err(parse_err(path, lineno, format!("index {idx} exceeds dimension {d}")));
             }
+            if idx > Samples::MAX_DIM {
+                return Err(parse_err(
+                    path,
+                    lineno,
+                    format!("index {idx} exceeds the largest supported dimension {}", Samples::MAX_DIM),
+                ));
+            }
             let v: f64 =
                 val.parse().map_err(|_| parse_err(path, lineno, format!("value {val:?} is not a number")))?;
             if !v.is_finite() {
                 return Err(parse_err(path, lineno, format!("value {val:?} is not finite")));
             }
             last = idx;
-            row.push((idx, v));
+            indices.push(idx - 1);
+            values.push(v);
         }
         max_index = max_index.max(last);
         labels.push(normalize_label(label));
-        rows.push(row);
+        indptr.push(indices.len());
     }
-    if rows.is_empty() {
+    if labels.is_empty() {
         return Err(parse_err(path, 0, "no data rows"));
     }
     let d = dim.unwrap_or(max_index);
     if d == 0 {
         return Err(parse_err(path, 0, "no features (every row is empty)"));
     }
-    let mut data = vec![0.0; rows.len() * d];
-    for (i, r) in rows.iter().enumerate() {
-        for &(idx, v) in r {
-            data[i * d + idx - 1] = v;
-        }
-    }
-    let samples = Samples::from_flat(data, rows.len(), d)?;
-    Ok(Dataset { samples, labels, feature_names: (1..=d).map(|j| format!("f{j}")).collect() })
+    let samples = Samples::from_csr(labels.len(), d, indptr, indices, values)?.with_storage(opts.storage)?;
+    let feature_names =
+        if samples.is_sparse() { Vec::new() } else { (1..=d).map(|j| format!("f{j}")).collect() };
+    Ok(Dataset { samples, labels, feature_names })
 }
 
 /// Writes samples and labels in LIBSVM format (zeros omitted, values at full round-trip precision),
@@ -109,16 +152,22 @@ pub fn write_libsvm<S: AsRef<str>>(path: &Path, x: &Samples, labels: &[S]) -> Re
     if labels.len() != x.n() {
         return Err(CoreError::Targets(format!("{} labels for {} samples", labels.len(), x.n())));
     }
-    let mut out = String::with_capacity(x.n() * (8 + 12 * x.d().min(64)));
-    for (row, label) in x.rows().zip(labels) {
+    let mut out = String::with_capacity(x.n() * 8 + 12 * x.nnz().min(1 << 24));
+    for (row, label) in x.samples().zip(labels) {
         let label = label.as_ref();
         if label.is_empty() || label.contains(char::is_whitespace) || label.contains('#') {
             return Err(CoreError::Targets(format!("label {label:?} cannot be written to a LIBSVM file")));
         }
         out.push_str(label);
-        for (j, &v) in row.iter().enumerate() {
+        let mut put = |j: usize, v: f64| {
             if v != 0.0 {
                 let _ = write!(out, " {}:{}", j + 1, v);
+            }
+        };
+        match row {
+            SampleRef::Dense(r) => r.iter().enumerate().for_each(|(j, &v)| put(j, v)),
+            SampleRef::Sparse { indices, values } => {
+                indices.iter().zip(values).for_each(|(&j, &v)| put(j, v))
             }
         }
         out.push('\n');

@@ -8,7 +8,7 @@ mod csv;
 mod libsvm;
 
 pub use self::csv::{CsvOptions, LabelColumn, MissingPolicy, read_csv};
-pub use self::libsvm::{read_libsvm, write_libsvm};
+pub use self::libsvm::{LibsvmOptions, read_libsvm, read_libsvm_with, write_libsvm};
 
 use crate::error::{CoreError, Result};
 use crate::samples::Samples;
@@ -38,7 +38,7 @@ pub struct Dataset {
     pub samples: Samples,
     /// The label of each row (empty strings when the file has no label column).
     pub labels: Vec<String>,
-    /// Feature names (from a CSV header, else `f1..fd`).
+    /// Feature names (from a CSV header, else `f1..fd`; empty for a sparse store, whose `d` may be huge).
     pub feature_names: Vec<String>,
 }
 

@@ -44,6 +44,10 @@ impl<A: Kernel, B: Kernel> Kernel for Sum<A, B> {
     fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
         self.a.eval(x, y) + self.b.eval(x, y)
     }
+    #[inline]
+    fn eval_ref(&self, x: crate::SampleRef<'_>, y: crate::SampleRef<'_>) -> f64 {
+        self.a.eval_ref(x, y) + self.b.eval_ref(x, y)
+    }
     fn profile(&self) -> Profile {
         same_profile(self.a.profile(), self.b.profile())
     }
@@ -94,6 +98,10 @@ impl<A: Kernel, B: Kernel> Kernel for Product<A, B> {
     #[inline]
     fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
         self.a.eval(x, y) * self.b.eval(x, y)
+    }
+    #[inline]
+    fn eval_ref(&self, x: crate::SampleRef<'_>, y: crate::SampleRef<'_>) -> f64 {
+        self.a.eval_ref(x, y) * self.b.eval_ref(x, y)
     }
     fn profile(&self) -> Profile {
         same_profile(self.a.profile(), self.b.profile())
@@ -153,6 +161,10 @@ impl<K: Kernel> Kernel for Scaled<K> {
     #[inline]
     fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
         self.factor * self.kernel.eval(x, y)
+    }
+    #[inline]
+    fn eval_ref(&self, x: crate::SampleRef<'_>, y: crate::SampleRef<'_>) -> f64 {
+        self.factor * self.kernel.eval_ref(x, y)
     }
     fn profile(&self) -> Profile {
         self.kernel.profile()

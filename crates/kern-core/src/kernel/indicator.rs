@@ -2,7 +2,7 @@
 
 use super::{Definiteness, Kernel};
 use crate::error::{CoreError, Result, positive};
-use crate::samples::sq_dist;
+use crate::samples::SampleRef;
 
 /// The smooth indicator `λ(x)` of a ball with centre `c` and radius `r` (railway paper, eq. 3), and the
 /// kernel `H(x, y) = λ(x) λ(y)` it induces:
@@ -44,7 +44,21 @@ impl Indicator {
     /// `λ(x)` of eq. 3.
     #[inline]
     pub fn lambda(&self, x: &[f64]) -> f64 {
-        let d2 = sq_dist(x, &self.center);
+        self.lambda_ref(SampleRef::Dense(x))
+    }
+
+    /// `λ(x)` of eq. 3 for a sample of either store.
+    ///
+    /// ```
+    /// use kern_core::{Indicator, SampleRef};
+    /// let k = Indicator::new(vec![0.0, 0.0, 3.0], 1.0, 2.0)?;
+    /// let s = SampleRef::Sparse { indices: &[2], values: &[3.5] };
+    /// assert_eq!(k.lambda_ref(s), k.lambda(&[0.0, 0.0, 3.5]));
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    #[inline]
+    pub fn lambda_ref(&self, x: SampleRef<'_>) -> f64 {
+        let d2 = x.sq_dist(SampleRef::Dense(&self.center));
         let r2 = self.radius * self.radius;
         if d2 <= r2 { 1.0 } else { (-self.gamma * (d2 - r2)).exp() }
     }
@@ -69,6 +83,10 @@ impl Kernel for Indicator {
     #[inline]
     fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
         self.lambda(x) * self.lambda(y)
+    }
+    #[inline]
+    fn eval_ref(&self, x: SampleRef<'_>, y: SampleRef<'_>) -> f64 {
+        self.lambda_ref(x) * self.lambda_ref(y)
     }
     fn definiteness(&self) -> Definiteness {
         Definiteness::PositiveDefinite

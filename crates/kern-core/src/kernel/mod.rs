@@ -22,6 +22,7 @@ pub use radial::{Gaussian, Laplacian, LogKernel};
 pub use spline::LinearSpline;
 
 use crate::error::Result;
+use crate::samples::SampleRef;
 
 /// How a kernel value depends on its two arguments.
 ///
@@ -76,6 +77,42 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
     /// The kernel value `k(x, y)`.
     fn eval(&self, x: &[f64], y: &[f64]) -> f64;
 
+    /// The kernel value on samples of either store ([`SampleRef`]): dense × dense is
+    /// [`Kernel::eval`] itself; any pairing with a sparse sample goes through the squared distance
+    /// ([`Profile::SqDist`]) or the inner product ([`Profile::Dot`]) of [`SampleRef`]. A
+    /// [`Profile::General`] kernel gets both samples written out densely, as long as the largest
+    /// nonzero index (or the dense partner's length) — kernels whose value depends on trailing zero
+    /// coordinates override this (the [`Indicator`] does).
+    ///
+    /// ```
+    /// use kern_core::{Gaussian, Kernel, SampleRef};
+    /// let k = Gaussian::with_beta(1.0)?;
+    /// let s = SampleRef::Sparse { indices: &[1], values: &[1.0] };
+    /// let d = SampleRef::Dense(&[0.0, 1.0, 1.0]);
+    /// assert_eq!(k.eval_ref(s, d), k.eval(&[0.0, 1.0, 0.0], &[0.0, 1.0, 1.0]));
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    fn eval_ref(&self, x: SampleRef<'_>, y: SampleRef<'_>) -> f64 {
+        if let (SampleRef::Dense(a), SampleRef::Dense(b)) = (x, y) {
+            return self.eval(a, b);
+        }
+        match self.profile() {
+            Profile::SqDist => self.of_sq_dist(x.sq_dist(y)),
+            Profile::Dot => self.of_dot(x.dot(y)),
+            Profile::General => {
+                let len = |s: SampleRef<'_>| match s {
+                    SampleRef::Dense(v) => v.len(),
+                    SampleRef::Sparse { indices, .. } => indices.last().map_or(0, |&k| k + 1),
+                };
+                let d = len(x).max(len(y));
+                let (mut a, mut b) = (vec![0.0; d], vec![0.0; d]);
+                x.write_dense(&mut a[..len(x)]);
+                y.write_dense(&mut b[..len(y)]);
+                self.eval(&a, &b)
+            }
+        }
+    }
+
     /// How the value depends on the arguments (default [`Profile::General`]).
     fn profile(&self) -> Profile {
         Profile::General
@@ -127,6 +164,10 @@ impl<K: Kernel + ?Sized> Kernel for &K {
     #[inline]
     fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
         (**self).eval(x, y)
+    }
+    #[inline]
+    fn eval_ref(&self, x: SampleRef<'_>, y: SampleRef<'_>) -> f64 {
+        (**self).eval_ref(x, y)
     }
     #[inline]
     fn profile(&self) -> Profile {
