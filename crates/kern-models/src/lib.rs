@@ -19,5 +19,6 @@ pub mod railway;
 pub mod ridge;
 mod selinv;
 pub mod svm;
+mod validate;
 
 pub use error::{ModelsError, Result};

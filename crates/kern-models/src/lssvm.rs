@@ -130,7 +130,7 @@ impl LsSvmParams {
             grid_method: self.grid_method,
             ordering: self.ordering,
         };
-        Ok(LsSvm(crate::ridge::fit(p)?))
+        crate::validate::trained(LsSvm(crate::ridge::fit(p)?))
     }
 }
 
@@ -141,6 +141,9 @@ pub struct LsSvm(Fitted);
 
 impl Persist for LsSvm {
     const KIND: &'static str = "lssvm";
+    fn validate(&self) -> std::result::Result<(), String> {
+        crate::validate::fitted(&self.0)
+    }
 }
 
 impl LsSvm {

@@ -224,8 +224,14 @@ pub(crate) struct Fitted {
     pub lambda: f64,
     pub path: SolvePath,
     pub selection: Option<Selection>,
-    /// Seconds spent in factorizations / the eigendecomposition.
+    /// Seconds spent in factorizations / the eigendecomposition. Saved as 0: a wall time in the payload
+    /// would make every saved model differ from the last (same data, same seed, any thread count).
+    #[serde(serialize_with = "zero_seconds")]
     pub factor_seconds: f64,
+}
+
+fn zero_seconds<S: serde::Serializer>(_: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(0.0)
 }
 
 impl Fitted {

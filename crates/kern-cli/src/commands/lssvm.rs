@@ -50,6 +50,15 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
     let path: PathChoice = a.path.parse()?;
     let ordering: kern_sparse::Ordering = a.order.parse()?;
     let y = crate::common::targets(ds, a.regression || which == Dual::Krr)?;
+    if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == kern_models::kmat::SolvePath::Dense {
+        // K, and its factor or eigenvectors.
+        crate::common::check_dense(
+            ds.samples.n(),
+            2,
+            "the dense kernel matrix and its factor",
+            crate::common::DENSE_INSTEAD,
+        )?;
+    }
     let t = Instant::now();
     let (json_model, name) = match which {
         Dual::LsSvm => {

@@ -32,6 +32,9 @@ pub struct Args {
 
 /// Runs `kern predict`.
 pub fn run(a: Args) -> CliResult {
+    if let Some(out) = &a.out {
+        crate::common::check_out(out, &[&a.data.data, &a.model])?;
+    }
     let bytes = persist::read(&a.model)?;
     let path = a.model.display().to_string();
     let kind = persist::peek_kind(&bytes, &path)?;
