@@ -175,3 +175,50 @@ pub fn add_storage(json: &mut serde_json::Value) {
         obj.entry("nnz").or_insert(serde_json::json!(nnz));
     }
 }
+
+/// Refuses an output path that is one of the input files (also through a link or another spelling).
+pub fn check_out(out: &Path, inputs: &[&Path]) -> Result<(), CliError> {
+    Ok(kern_core::io::ensure_distinct(out, inputs)?)
+}
+
+/// Refuses `copies` dense `n x n` matrices of f64 that do not fit in memory.
+pub fn check_dense(n: usize, copies: usize, what: &str, instead: &str) -> Result<(), CliError> {
+    let bytes = kern_core::memory::bytes_for::<f64>(&[n, n, copies], what)?;
+    Ok(kern_core::memory::check_bytes(bytes, what, instead)?)
+}
+
+/// What to do instead of a dense kernel matrix that does not fit.
+pub const DENSE_INSTEAD: &str = "use a compactly supported kernel (cs-gaussian:...) with --path sparse, \
+     a sample of the data, or raise --max-memory";
+
+/// The most classes `svc` trains without `--allow-many-classes`.
+pub const MAX_CLASSES: usize = 100;
+
+/// Refuses class labels that look like regression targets (non-integer numbers) or too many classes
+/// for one-vs-one / one-vs-rest, unless `allow`.
+pub fn check_classes(ds: &Dataset, allow: bool) -> Result<(), CliError> {
+    if allow {
+        return Ok(());
+    }
+    let classes = ds.classes()?;
+    let names = classes.names();
+    let fractional = names.iter().find(|n| n.trim().parse::<f64>().is_ok_and(|v| v.fract() != 0.0));
+    if let Some(v) = fractional {
+        return Err(format!(
+            "label {v:?} is not an integer: the labels look like real values ({} distinct); use --model svr \
+             for regression, or --allow-many-classes to classify anyway",
+            names.len()
+        )
+        .into());
+    }
+    if names.len() > MAX_CLASSES {
+        return Err(format!(
+            "{} classes (more than {MAX_CLASSES}) would train {} one-vs-one machines; use --model svr for \
+             regression, or --allow-many-classes to classify anyway",
+            names.len(),
+            names.len() * (names.len() - 1) / 2
+        )
+        .into());
+    }
+    Ok(())
+}

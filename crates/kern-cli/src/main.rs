@@ -18,6 +18,10 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "kern", version, about, long_about = None)]
 struct Cli {
+    /// Memory budget, e.g. 4G or 512M: larger allocations are refused with an error saying what to do
+    /// instead (default: the cgroup limit or the available memory, whichever is smaller).
+    #[arg(long, global = true, value_name = "SIZE")]
+    max_memory: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -56,6 +60,17 @@ const SCHEMA: u32 = 1;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(m) = &cli.max_memory {
+        match kern_core::memory::parse_size(m) {
+            Ok(bytes) => kern_core::memory::set_limit(Some(bytes)),
+            Err(e) => {
+                eprintln!("kern: error: --max-memory {m:?}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    kern_tune::grid::report_progress(true);
+    kern_core::parallel::fix_faer_global();
     let result = match cli.command {
         Command::Info(a) => commands::info::run(a),
         Command::Gram(a) => commands::gram::run(a),

@@ -139,6 +139,42 @@ pub enum CoreError {
         /// What is wrong.
         reason: String,
     },
+    /// An allocation that does not fit the memory available (see [`crate::memory`]).
+    #[error(
+        "out of memory: {what} needs {} but {} is available ({source_name}){}",
+        crate::memory::human(*needed),
+        crate::memory::human(*available),
+        if instead.is_empty() { String::new() } else { format!("; {instead}") }
+    )]
+    Memory {
+        /// What would be allocated.
+        what: String,
+        /// Bytes it needs.
+        needed: u64,
+        /// Bytes available.
+        available: u64,
+        /// Where the budget comes from (`--max-memory`, `cgroup limit`, `MemAvailable`, `allocator`).
+        source_name: &'static str,
+        /// What to do instead (a sparse, iterative or landmark path, or a larger `--max-memory`).
+        instead: String,
+    },
+    /// A size computation that overflows the machine's integers (no memory could hold it).
+    #[error("size overflow: {what} is larger than any memory can hold")]
+    SizeOverflow {
+        /// What was being sized.
+        what: String,
+    },
+    /// A kernel value, objective or prediction that is NaN or infinite.
+    #[error("numerical fault: {0}")]
+    Numerical(String),
+    /// An output path that is one of the input files.
+    #[error("refusing to write {}: it is the input file {}; choose another output path", out.display(), input.display())]
+    Clobber {
+        /// The output path.
+        out: PathBuf,
+        /// The input it resolves to.
+        input: PathBuf,
+    },
     /// An I/O error with the path it concerns.
     #[error("{}: {source}", path.display())]
     Io {

@@ -21,6 +21,8 @@ pub mod gram;
 pub mod io;
 pub mod kernel;
 pub mod learner;
+pub mod memory;
+pub mod parallel;
 mod samples;
 pub mod sparse_dots;
 mod spec;
@@ -33,7 +35,7 @@ pub use kernel::{
     LogKernel, Polynomial, Product, Profile, Scaled, Sigmoid, Sum,
 };
 pub use samples::{SampleIter, SampleRef, Samples, Storage, StoragePolicy, dot, sq_dist};
-pub use spec::{KERNEL_NAMES, KernelSpec, KernelVisitor};
+pub use spec::{KERNEL_NAMES, KernelSpec, KernelVisitor, MAX_SPEC_DEPTH};
 pub use targets::{BinaryTargets, ClassTargets, RealTargets, Targets, label_name};
 
 /// The README's library example, compiled and run as a doctest.

@@ -267,7 +267,8 @@ impl fmt::Display for KernelSpec {
 impl std::str::FromStr for KernelSpec {
     type Err = CoreError;
     fn from_str(s: &str) -> Result<Self> {
-        let mut p = Parser { src: s, chars: s.chars().filter(|c| !c.is_whitespace()).collect(), pos: 0 };
+        let mut p =
+            Parser { src: s, chars: s.chars().filter(|c| !c.is_whitespace()).collect(), pos: 0, nesting: 0 };
         let e = p.expr()?;
         if p.pos != p.chars.len() {
             return Err(p.err(format!("unexpected {:?}", p.chars[p.pos])));
@@ -297,10 +298,32 @@ enum Factor {
     Kernel(KernelSpec),
 }
 
+/// The deepest kernel spec accepted: parentheses nested at most this deep, and at most this many
+/// kernels combined along any path of the expression tree (`a + b + c` is a tree of depth 3). Deeper
+/// specs are refused with an error instead of exhausting the stack when parsed, printed or dropped.
+///
+/// ```
+/// let deep = format!("{}linear{}", "(".repeat(65), ")".repeat(65));
+/// assert!(deep.parse::<kern_core::KernelSpec>().is_err());
+/// assert!(format!("{}linear{}", "(".repeat(64), ")".repeat(64)).parse::<kern_core::KernelSpec>().is_ok());
+/// ```
+pub const MAX_SPEC_DEPTH: usize = 64;
+
 struct Parser<'a> {
     src: &'a str,
     chars: Vec<char>,
     pos: usize,
+    nesting: usize,
+}
+
+/// Depth of a kernel expression tree (an atom has depth 1).
+fn spec_depth(k: &KernelSpec) -> usize {
+    match k {
+        KernelSpec::Sum(s) => 1 + spec_depth(&s.a).max(spec_depth(&s.b)),
+        KernelSpec::Product(p) => 1 + spec_depth(&p.a).max(spec_depth(&p.b)),
+        KernelSpec::Scaled(s) => 1 + spec_depth(&s.kernel),
+        _ => 1,
+    }
 }
 
 impl Parser<'_> {
@@ -312,6 +335,15 @@ impl Parser<'_> {
         self.chars.get(self.pos).copied()
     }
 
+    fn check_depth(&self, f: &Factor) -> Result<()> {
+        match f {
+            Factor::Kernel(k) if spec_depth(k) > MAX_SPEC_DEPTH => Err(self.err(format!(
+                "more than {MAX_SPEC_DEPTH} kernels combined along one branch; simplify the expression"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     fn expr(&mut self) -> Result<Factor> {
         let mut acc = self.term()?;
         while self.peek() == Some('+') {
@@ -321,6 +353,7 @@ impl Parser<'_> {
                 (Factor::Kernel(a), Factor::Kernel(b)) => Factor::Kernel(Sum::new(a, b).into()),
                 _ => return Err(self.err("a number cannot be added to a kernel".into())),
             };
+            self.check_depth(&acc)?;
         }
         Ok(acc)
     }
@@ -337,6 +370,7 @@ impl Parser<'_> {
                 }
                 (Factor::Number(a), Factor::Number(b)) => Factor::Number(a * b),
             };
+            self.check_depth(&acc)?;
         }
         Ok(acc)
     }
@@ -344,8 +378,13 @@ impl Parser<'_> {
     fn factor(&mut self) -> Result<Factor> {
         match self.peek() {
             Some('(') => {
+                if self.nesting >= MAX_SPEC_DEPTH {
+                    return Err(self.err(format!("parentheses nested deeper than {MAX_SPEC_DEPTH} levels")));
+                }
                 self.pos += 1;
+                self.nesting += 1;
                 let e = self.expr()?;
+                self.nesting -= 1;
                 if self.peek() != Some(')') {
                     return Err(self.err("missing ')'".into()));
                 }

@@ -11,7 +11,12 @@ fn sorted_names(labels: &[String]) -> Vec<String> {
     names.dedup();
     let numeric: Option<Vec<f64>> = names.iter().map(|s| s.trim().parse::<f64>().ok()).collect();
     if let Some(vals) = numeric {
-        let mut pairs: Vec<(f64, String)> = vals.into_iter().zip(names).collect();
+        // Zero is one class whatever its sign or spelling (`0`, `-0`, `0.0`), named `0`.
+        let mut pairs: Vec<(f64, String)> = vals
+            .into_iter()
+            .zip(names)
+            .map(|(v, n)| if v == 0.0 { (0.0, label_name(0.0)) } else { (v, n) })
+            .collect();
         pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
         pairs.dedup_by(|a, b| a.0 == b.0);
         names = pairs.into_iter().map(|p| p.1).collect();
@@ -19,9 +24,15 @@ fn sorted_names(labels: &[String]) -> Vec<String> {
     names
 }
 
-/// Canonical name of a numeric label: `1.0` → `"1"`, `-1.0` → `"-1"`, `0.5` → `"0.5"`.
+/// Canonical name of a numeric label: `1.0` → `"1"`, `-1.0` → `"-1"`, `0.5` → `"0.5"`; negative
+/// zero is `"0"`, the same label as zero.
+///
+/// ```
+/// assert_eq!(kern_core::label_name(-0.0), "0");
+/// assert_eq!(kern_core::label_name(2.0), "2");
+/// ```
 pub fn label_name(v: f64) -> String {
-    format!("{v}")
+    if v == 0.0 { "0".to_string() } else { format!("{v}") }
 }
 
 fn index_of(names: &[String], label: &str) -> usize {

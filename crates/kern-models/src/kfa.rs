@@ -493,9 +493,57 @@ pub struct KfaModel<K> {
 
 impl crate::persist::Persist for KfaModel<KernelSpec> {
     const KIND: &'static str = "kfa";
+    fn validate(&self) -> std::result::Result<(), String> {
+        self.consistency()
+    }
 }
 
 impl<K: Kernel + Clone> KfaModel<K> {
+    /// Lengths consistent, dimensions chained, numbers finite (checked after training and decoding).
+    fn consistency(&self) -> std::result::Result<(), String> {
+        use crate::validate as v;
+        let mut dim = None;
+        if self.layers.is_empty() {
+            return Err("no layer".into());
+        }
+        for (i, l) in self.layers.iter().enumerate() {
+            let big_l = l.selected.len();
+            if big_l == 0 {
+                return Err(format!("layer {i} has no feature vector"));
+            }
+            v::len(&format!("layer {i} basis"), l.basis.n(), big_l)?;
+            if let Some(d) = dim {
+                v::len(&format!("layer {i} basis dimension"), l.basis.d(), d)?;
+            }
+            l.kernel.check_dim(l.basis.d()).map_err(|e| format!("layer {i} kernel: {e}"))?;
+            v::len(
+                &format!("layer {i} cholesky"),
+                l.cholesky.len(),
+                big_l.checked_mul(big_l).ok_or("overflow")?,
+            )?;
+            v::finite(&format!("layer {i} cholesky"), &l.cholesky)?;
+            v::finite(&format!("layer {i} fitness"), &l.fitness)?;
+            dim = Some(big_l);
+        }
+        let r = &self.readout;
+        v::len("readout inputs", r.p, dim.unwrap_or(0))?;
+        let q = match &self.task {
+            Task::Binary { names } => {
+                v::names(names)?;
+                1
+            }
+            Task::Classes { names } => {
+                v::names(names)?;
+                names.len()
+            }
+            Task::Real => 1,
+        };
+        v::len("readout outputs", r.q, q)?;
+        let size = r.p.checked_add(1).and_then(|p1| p1.checked_mul(r.q)).ok_or("readout size overflows")?;
+        v::len("readout coef", r.coef.len(), size)?;
+        v::finite("readout coef", &r.coef)
+    }
+
     /// Feature vectors per layer.
     pub fn n_fv(&self) -> Vec<usize> {
         self.layers.iter().map(|l| l.n_fv()).collect()
@@ -584,7 +632,9 @@ impl<K: Kernel + Clone> KfaParams<K> {
             cur = Some(Samples::from_faer(z.as_ref())?);
         }
         let readout = LinearReadout::fit(z.as_ref(), y.as_ref(), self.rank_tol)?;
-        Ok(KfaModel { layers, readout, task })
+        let m = KfaModel { layers, readout, task };
+        crate::validate::numerical("kfa", m.consistency())?;
+        Ok(m)
     }
 }
 

@@ -177,8 +177,7 @@ pub fn build_gram(k: &KernelSpec, x: &Samples, path: SolvePath) -> Result<GramMa
 
 /// faer parallelism for the current rayon pool.
 pub(crate) fn par() -> Par {
-    let t = rayon::current_num_threads();
-    if t > 1 { Par::rayon(t) } else { Par::Seq }
+    kern_core::parallel::faer_par()
 }
 
 /// Bytes of one dense cross-Gram block in [`expand`] (rows of new points × training points).

@@ -142,7 +142,7 @@ impl KernelRidgeParams {
             ordering: self.ordering,
             solver: self.solver,
         };
-        Ok(KernelRidge(crate::ridge::fit(p)?))
+        crate::validate::trained(KernelRidge(crate::ridge::fit(p)?))
     }
 }
 
@@ -153,6 +153,18 @@ pub struct KernelRidge(Fitted);
 
 impl Persist for KernelRidge {
     const KIND: &'static str = "krr";
+    /// Kernel ridge regression has no intercept and always regresses; an LS-SVM (whose payload has
+    /// the same shape) carries an intercept or class names, so one relabelled as KRR is refused.
+    fn validate(&self) -> std::result::Result<(), String> {
+        crate::validate::fitted(&self.0)?;
+        if !matches!(self.0.task, crate::ridge::Task::Regression) {
+            return Err("a kernel ridge model regresses, but this payload classifies".into());
+        }
+        if self.0.bias.iter().any(|&b| b != 0.0) {
+            return Err("a kernel ridge model has no intercept, but this payload has one".into());
+        }
+        Ok(())
+    }
 }
 
 impl KernelRidge {

@@ -21,5 +21,6 @@ pub mod ridge;
 pub mod scaling;
 mod selinv;
 pub mod svm;
+mod validate;
 
 pub use error::{ModelsError, Result};

@@ -151,7 +151,7 @@ impl LsSvmParams {
             ordering: self.ordering,
             solver: self.solver,
         };
-        Ok(LsSvm(crate::ridge::fit(p)?))
+        crate::validate::trained(LsSvm(crate::ridge::fit(p)?))
     }
 }
 
@@ -162,6 +162,9 @@ pub struct LsSvm(Fitted);
 
 impl Persist for LsSvm {
     const KIND: &'static str = "lssvm";
+    fn validate(&self) -> std::result::Result<(), String> {
+        crate::validate::fitted(&self.0)
+    }
 }
 
 impl LsSvm {

@@ -22,6 +22,11 @@ pub const HEADER_LEN: usize = 40;
 pub trait Persist: Serialize + DeserializeOwned {
     /// The kind tag written into the header, e.g. `"svc"`.
     const KIND: &'static str;
+
+    /// Checks a decoded model before use: lengths consistent, indices in range, numbers finite, and
+    /// the payload what [`Persist::KIND`] says it is. [`from_bytes`] calls it and turns a failure into
+    /// [`ModelsError::Format`], so a crafted file is an error, never a panic.
+    fn validate(&self) -> std::result::Result<(), String>;
 }
 
 fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -35,9 +40,10 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 
 fn kind_bytes(kind: &str) -> [u8; 12] {
     let mut k = [0u8; 12];
+    // Kind tags are compile-time constants of at most 12 ASCII bytes; longer ones are cut.
     let b = kind.as_bytes();
-    assert!(b.len() <= 12 && kind.is_ascii(), "model kind tags are at most 12 ASCII bytes");
-    k[..b.len()].copy_from_slice(b);
+    let n = b.len().min(12);
+    k[..n].copy_from_slice(&b[..n]);
     k
 }
 
@@ -47,7 +53,12 @@ fn kind_bytes(kind: &str) -> [u8; 12] {
 /// use kern_models::persist::{to_bytes, from_bytes, Persist};
 /// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
 /// struct M { w: Vec<f64> }
-/// impl Persist for M { const KIND: &'static str = "demo"; }
+/// impl Persist for M {
+///     const KIND: &'static str = "demo";
+///     fn validate(&self) -> Result<(), String> {
+///         if self.w.iter().all(|v| v.is_finite()) { Ok(()) } else { Err("non-finite weight".into()) }
+///     }
+/// }
 /// let bytes = to_bytes(&M { w: vec![1.5, -2.0] })?;
 /// assert_eq!(from_bytes::<M>(&bytes, "<bytes>")?, M { w: vec![1.5, -2.0] });
 /// assert!(from_bytes::<M>(&bytes[..bytes.len() - 1], "<bytes>").is_err()); // truncated
@@ -112,6 +123,7 @@ pub fn from_bytes<M: Persist>(bytes: &[u8], path: &str) -> Result<M> {
     if used != payload.len() {
         return Err(err(format!("{} trailing payload bytes", payload.len() - used)));
     }
+    m.validate().map_err(|reason| err(format!("inconsistent {kind} model: {reason}")))?;
     Ok(m)
 }
 
@@ -121,7 +133,7 @@ pub fn from_bytes<M: Persist>(bytes: &[u8], path: &str) -> Result<M> {
 /// use kern_models::persist::{save, load, Persist};
 /// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
 /// struct M { b: f64 }
-/// impl Persist for M { const KIND: &'static str = "demo"; }
+/// impl Persist for M { const KIND: &'static str = "demo"; fn validate(&self) -> Result<(), String> { Ok(()) } }
 /// let p = std::env::temp_dir().join("kern-doc-model.kern");
 /// save(&p, &M { b: 0.25 })?;
 /// assert_eq!(load::<M>(&p)?, M { b: 0.25 });
@@ -159,12 +171,25 @@ mod tests {
     }
     impl Persist for M {
         const KIND: &'static str = "test";
+        fn validate(&self) -> std::result::Result<(), String> {
+            crate::validate::finite("w", &self.w)
+        }
     }
 
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
     struct Other(u8);
     impl Persist for Other {
         const KIND: &'static str = "other";
+        fn validate(&self) -> std::result::Result<(), String> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn invalid_payloads_are_format_errors() {
+        let bytes = to_bytes(&M { w: vec![1.0, f64::NAN], name: "x".into() }).unwrap();
+        let e = from_bytes::<M>(&bytes, "t").unwrap_err();
+        assert!(e.to_string().contains("w[1] = NaN is not finite"), "{e}");
     }
 
     #[test]

@@ -235,11 +235,18 @@ pub(crate) struct Fitted {
     pub path: SolvePath,
     pub selection: Option<Selection>,
     /// Seconds spent in factorizations / the eigendecomposition (or the conjugate-gradient solves).
+    /// Saved as 0: a wall time in the payload would make every saved model differ from the last (same
+    /// data, same seed, any thread count).
+    #[serde(serialize_with = "zero_seconds")]
     pub factor_seconds: f64,
     /// The solver used: direct, or iterative (conjugate gradients).
     pub solver: Solver,
     /// With the iterative solver, the worst report over the right-hand sides.
     pub pcg: Option<PcgReport>,
+}
+
+fn zero_seconds<S: serde::Serializer>(_: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(0.0)
 }
 
 impl Fitted {

@@ -22,10 +22,10 @@ use kern_core::{Kernel, Samples};
 use nalgebra_sparse::CscMatrix;
 use std::sync::Arc;
 
-/// faer's parallelism for the current rayon pool.
+/// faer's parallelism: a fixed degree whatever the rayon pool, so factors are the same bits at any
+/// thread count (see [`kern_core::parallel`]).
 pub(crate) fn par() -> Par {
-    let t = rayon::current_num_threads();
-    if t > 1 { Par::rayon(t) } else { Par::Seq }
+    kern_core::parallel::faer_par()
 }
 
 /// A Gram matrix, dense or sparse: the input of [`CholeskyPlan`].
@@ -55,6 +55,7 @@ impl GramMatrix {
         if k.support_radius().is_some() {
             Ok(GramMatrix::Sparse(sparse_gram(k, x)?.into_matrix()))
         } else {
+            kern_core::memory::check_array::<f64>(&[x.n(), x.n()], "dense Gram matrix", DENSE_INSTEAD)?;
             Ok(GramMatrix::Dense(kern_core::gram(k, x)?))
         }
     }
@@ -360,8 +361,12 @@ impl CholeskyPlan {
     }
 }
 
+/// What to do when a dense matrix does not fit in memory.
+const DENSE_INSTEAD: &str = "use a compactly supported kernel (cs-gaussian, ...) with the sparse path, or fewer samples, or raise --max-memory";
+
 fn factor_dense(a: &Mat<f64>, shift: f64) -> Result<DenseCholesky> {
     let n = a.ncols();
+    kern_core::memory::check_array::<f64>(&[n, n], "dense Cholesky factor", DENSE_INSTEAD)?;
     let mut l = a.clone();
     for i in 0..n {
         l[(i, i)] += shift;
@@ -400,7 +405,12 @@ fn factor_sparse(p: &Arc<SparsePlan>, shift: f64) -> Result<SparseCholesky> {
         SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, &p.col_ptr, None, &p.row_idx), &vals);
     let par = par();
     let symb = &p.symbolic;
-    let mut l_values = vec![0.0; symb.len_val()];
+    let mut l_values = kern_core::memory::try_filled(
+        symb.len_val(),
+        0.0,
+        "sparse Cholesky factor",
+        "try another --order (amd usually fills least), a smaller support radius, or raise --max-memory",
+    )?;
     let req = symb.factorize_numeric_llt_scratch::<f64>(par, Default::default());
     let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
     symb.factorize_numeric_llt::<f64>(

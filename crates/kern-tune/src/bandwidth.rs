@@ -696,6 +696,7 @@ pub fn select_bandwidth(
     method: Method,
     opts: &BandwidthOptions,
 ) -> Result<Bandwidth> {
+    opts.sampling.check()?;
     if let Some(l) = labels
         && l.len() != x.n()
     {

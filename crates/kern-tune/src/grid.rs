@@ -70,6 +70,22 @@ pub struct ParamAxis {
     pub spacing: Spacing,
 }
 
+/// The most points one axis may have.
+///
+/// ```
+/// assert!(kern_tune::grid::ParamAxis::linear("c", 0.0, 1.0, kern_tune::grid::MAX_AXIS_POINTS + 1).is_err());
+/// ```
+pub const MAX_AXIS_POINTS: usize = 1_000_000;
+
+/// The most cells a [`ParamGrid`] may have (every cell is materialized by [`ParamGrid::points`]); the
+/// `kern` command's `--max-cells` guard is far lower by default.
+///
+/// ```
+/// let g: Result<kern_tune::grid::ParamGrid, _> = "a=0..1:10000,b=0..1:10000".parse();
+/// assert!(g.is_err()); // 10^8 cells
+/// ```
+pub const MAX_GRID_CELLS: usize = 10_000_000;
+
 fn even(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     match n {
         0 => Vec::new(),
@@ -83,7 +99,9 @@ fn even(lo: f64, hi: f64, n: usize) -> Vec<f64> {
 impl ParamAxis {
     /// `n ≥ 1` evenly spaced values from `lo` to `hi` inclusive.
     pub fn linear(name: impl Into<String>, lo: f64, hi: f64, n: usize) -> Result<Self> {
-        Self::checked(name.into(), even(lo, hi, n), Spacing::Linear)
+        let name = name.into();
+        check_count(&name, n)?;
+        Self::checked(name, even(lo, hi, n), Spacing::Linear)
     }
 
     /// `2^e` for `n ≥ 1` exponents `e` evenly spaced from `lo_exp` to `hi_exp` inclusive.
@@ -94,14 +112,18 @@ impl ParamAxis {
     /// # Ok::<(), kern_tune::TuneError>(())
     /// ```
     pub fn log2(name: impl Into<String>, lo_exp: f64, hi_exp: f64, n: usize) -> Result<Self> {
+        let name = name.into();
+        check_count(&name, n)?;
         let v = even(lo_exp, hi_exp, n).into_iter().map(f64::exp2).collect();
-        Self::checked(name.into(), v, Spacing::Log2)
+        Self::checked(name, v, Spacing::Log2)
     }
 
     /// `10^e` for `n ≥ 1` exponents `e` evenly spaced from `lo_exp` to `hi_exp` inclusive.
     pub fn log10(name: impl Into<String>, lo_exp: f64, hi_exp: f64, n: usize) -> Result<Self> {
+        let name = name.into();
+        check_count(&name, n)?;
         let v = even(lo_exp, hi_exp, n).into_iter().map(|e| 10f64.powf(e)).collect();
-        Self::checked(name.into(), v, Spacing::Log10)
+        Self::checked(name, v, Spacing::Log10)
     }
 
     /// Exactly these values (at least one).
@@ -119,11 +141,24 @@ impl ParamAxis {
         if values.is_empty() {
             return Err(bad("an axis needs at least one value".into()));
         }
+        if values.len() > MAX_AXIS_POINTS {
+            return Err(bad(format!("{} values; an axis has at most {MAX_AXIS_POINTS}", values.len())));
+        }
         if let Some(v) = values.iter().find(|v| !v.is_finite()) {
             return Err(bad(format!("non-finite value {v}")));
         }
         Ok(ParamAxis { name, values, spacing })
     }
+}
+
+fn check_count(name: &str, n: usize) -> Result<()> {
+    if n > MAX_AXIS_POINTS {
+        return Err(TuneError::GridSpec {
+            spec: name.to_string(),
+            reason: format!("point count {n} exceeds the maximum of {MAX_AXIS_POINTS} per axis"),
+        });
+    }
+    Ok(())
 }
 
 fn valid_name(s: &str) -> bool {
@@ -163,7 +198,21 @@ impl ParamGrid {
                 });
             }
         }
-        Ok(ParamGrid { axes })
+        let cells = axes.iter().try_fold(1usize, |acc, a| acc.checked_mul(a.values.len()));
+        match cells {
+            Some(c) if c <= MAX_GRID_CELLS => Ok(ParamGrid { axes }),
+            _ => Err(TuneError::GridSpec {
+                spec: axes
+                    .iter()
+                    .map(|a| format!("{}:{}", a.name, a.values.len()))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                reason: format!(
+                    "the grid has {} cells, more than the maximum of {MAX_GRID_CELLS}; use fewer points per axis",
+                    cells.map_or_else(|| "too many (overflow)".to_string(), |c| c.to_string())
+                ),
+            }),
+        }
     }
 
     /// The axes, in order.
@@ -171,7 +220,7 @@ impl ParamGrid {
         &self.axes
     }
 
-    /// Number of grid points (product of the axis lengths).
+    /// Number of grid points (product of the axis lengths, at most [`MAX_GRID_CELLS`]).
     pub fn len(&self) -> usize {
         self.axes.iter().map(|a| a.values.len()).product()
     }
@@ -310,10 +359,15 @@ fn parse_axis(name: &str, range: &str) -> std::result::Result<ParamAxis, String>
         }
         return ParamAxis::values(name, vec![value_of(parse_term(range)?)]).map_err(msg);
     };
-    let n: usize =
-        count.trim().parse().map_err(|_| format!("point count {count:?} is not a positive integer"))?;
+    let n: usize = count
+        .trim()
+        .parse()
+        .map_err(|_| format!("point count {count:?} is not an integer from 1 to {MAX_AXIS_POINTS}"))?;
     if n == 0 {
         return Err("point count must be at least 1".into());
+    }
+    if n > MAX_AXIS_POINTS {
+        return Err(format!("point count {n} exceeds the maximum of {MAX_AXIS_POINTS} per axis"));
     }
     let (lo, hi) = ends.split_once("..").ok_or("expected LO..HI:N")?;
     let (lo, hi) = (parse_term(lo)?, parse_term(hi)?);
@@ -407,6 +461,64 @@ impl Serialize for ParamPoint {
             m.serialize_entry(n, &v)?;
         }
         m.end()
+    }
+}
+
+static PROGRESS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns the progress line of [`grid_search`] on or off (off by default). When on and stderr is a
+/// terminal, the search rewrites one line `grid search: K/N fits` on stderr at most twice a second.
+///
+/// ```
+/// kern_tune::grid::report_progress(false);
+/// ```
+pub fn report_progress(on: bool) {
+    PROGRESS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Counts finished fits and redraws the progress line (when enabled and stderr is a terminal).
+struct Progress {
+    on: bool,
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+    start: std::time::Instant,
+    last_ms: std::sync::atomic::AtomicU64,
+}
+
+impl Progress {
+    fn new(total: usize) -> Self {
+        use std::io::IsTerminal;
+        let on = PROGRESS.load(std::sync::atomic::Ordering::Relaxed) && std::io::stderr().is_terminal();
+        Progress {
+            on,
+            total,
+            done: Default::default(),
+            start: std::time::Instant::now(),
+            last_ms: Default::default(),
+        }
+    }
+
+    fn tick(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if !self.on {
+            return;
+        }
+        let k = self.done.fetch_add(1, Relaxed) + 1;
+        let ms = self.start.elapsed().as_millis() as u64;
+        let last = self.last_ms.load(Relaxed);
+        if (ms >= last + 500 || k == self.total)
+            && self.last_ms.compare_exchange(last, ms, Relaxed, Relaxed).is_ok()
+        {
+            let eta = if k > 0 { ms as f64 / k as f64 * (self.total - k) as f64 / 1000.0 } else { 0.0 };
+            eprint!(
+                "\rgrid search: {k}/{} fits, {:.0} s elapsed, ~{eta:.0} s left   ",
+                self.total,
+                ms as f64 / 1000.0
+            );
+            if k == self.total {
+                eprintln!();
+            }
+        }
     }
 }
 
@@ -549,14 +661,17 @@ where
         .filter(|&c| learners[c].is_ok())
         .flat_map(|c| (0..nf).map(move |f| (c, f)))
         .collect();
+    let progress = Progress::new(tasks.len());
     let scores: Vec<Result<f64>> = tasks
         .par_iter()
         .map(|&(c, f)| {
             let learner = learners[c].as_ref().expect("filtered");
             let fold = &folds[f];
-            fit_and_score(learner, x, y, fold, &scoring, kind, || {
+            let s = fit_and_score(learner, x, y, fold, &scoring, kind, || {
                 format!("grid point {} repeat {} fold {}", points[c], fold.repeat, fold.index)
-            })
+            });
+            progress.tick();
+            s
         })
         .collect();
     let mut per_cell: Vec<std::result::Result<Vec<f64>, String>> =

@@ -294,6 +294,33 @@ pub enum PairSampling {
     },
 }
 
+impl PairSampling {
+    /// Refuses samplings that select nothing: `Auto` or `Subsample` with fewer than 2 points, or
+    /// `RandomPairs` with no pairs.
+    ///
+    /// ```
+    /// use kern_tune::pairs::PairSampling;
+    /// assert!(PairSampling::RandomPairs { count: 0, seed: 0 }.check().is_err());
+    /// assert!(PairSampling::Auto { max_points: 0, seed: 0 }.check().is_err());
+    /// assert!(PairSampling::default().check().is_ok());
+    /// ```
+    pub fn check(self) -> crate::Result<Self> {
+        let bad = |name: &'static str, value: usize, reason: &'static str| {
+            Err(crate::TuneError::Param { name, value: value as f64, reason })
+        };
+        match self {
+            PairSampling::Auto { max_points, .. } if max_points < 2 => {
+                bad("max-points", max_points, "must be at least 2 (a pair needs two points)")
+            }
+            PairSampling::Subsample { m, .. } if m < 2 => {
+                bad("subsample", m, "must be at least 2 (a pair needs two points)")
+            }
+            PairSampling::RandomPairs { count: 0, .. } => bad("random-pairs", 0, "must be at least 1"),
+            ok => Ok(ok),
+        }
+    }
+}
+
 impl Default for PairSampling {
     fn default() -> Self {
         PairSampling::Auto { max_points: 5000, seed: 0 }

@@ -199,6 +199,7 @@ impl SupportProfile {
     /// Computes the pair distances of `x` (per `opts.sampling`) and the squared values of the radial
     /// `base` kernel.
     pub fn new<K: Kernel>(base: &K, x: &Samples, opts: &SupportOptions) -> Result<Self> {
+        opts.sampling.check()?;
         if base.profile() != Profile::SqDist {
             return Err(kern_core::CoreError::Spec {
                 spec: format!("{base:?}"),

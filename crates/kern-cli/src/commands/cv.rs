@@ -67,6 +67,12 @@ pub struct Args {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Refuse grids with more cells than this (every cell trains one model per fold).
+    #[arg(long, default_value_t = 10_000)]
+    max_cells: usize,
+    /// Train svc even on labels that look real-valued or on more than 100 classes.
+    #[arg(long)]
+    allow_many_classes: bool,
 }
 
 /// Writes `key=value` into a simple kernel spec `name[:k=v,...]`.
@@ -114,6 +120,14 @@ fn kernel_at(spec: &str, p: &ParamPoint) -> Result<KernelSpec, CliError> {
 /// Runs `kern cv`.
 pub fn run(a: Args) -> CliResult {
     let grid: ParamGrid = a.grid.parse()?;
+    if grid.len() > a.max_cells {
+        return Err(format!(
+            "the grid has {} cells, more than --max-cells {}; use fewer points per axis or raise --max-cells",
+            grid.len(),
+            a.max_cells
+        )
+        .into());
+    }
     let validation: Validation = a.folds.parse()?;
     let scoring: Scoring = a.scoring.parse()?;
     // Fail early on a kernel the grid cannot fill in.
@@ -121,6 +135,21 @@ pub fn run(a: Args) -> CliResult {
         kernel_at(&a.kernel, p)?;
     }
     let ds = a.data.load()?;
+    if matches!(a.model, ModelKind::Lssvm | ModelKind::Krr) {
+        // Folds are fitted concurrently, each with a dense training-fold matrix and its factor.
+        let kernel = kernel_at(&a.kernel, &grid.points()[0])?;
+        let path = kern_models::kmat::PathChoice::Auto;
+        if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == kern_models::kmat::SolvePath::Dense
+        {
+            let concurrent = a.threads.unwrap_or_else(rayon::current_num_threads).max(1);
+            crate::common::check_dense(
+                ds.samples.n(),
+                2 * concurrent,
+                "the dense kernel matrices of the folds fitted at once",
+                "use --threads 1, a compactly supported kernel (cs-gaussian:...), a sample of the data, or raise --max-memory",
+            )?;
+        }
+    }
     let cfg = GridSearchConfig {
         cv: CvConfig { validation, stratify: Stratify::Auto, scoring, seed: a.seed },
         refit: false,
@@ -129,6 +158,7 @@ pub fn run(a: Args) -> CliResult {
     let t = Instant::now();
     let report = match a.model {
         ModelKind::Svc => {
+            crate::common::check_classes(&ds, a.allow_many_classes)?;
             let y = targets(&ds, false)?;
             let multiclass = match a.multiclass {
                 Scheme::Ovo => Multiclass::OneVsOne,

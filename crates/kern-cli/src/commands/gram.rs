@@ -33,6 +33,12 @@ pub fn run(a: Args) -> CliResult {
     };
     let ds = a.data.load_sparse()?;
     let (n, d) = (ds.samples.n(), ds.samples.d());
+    crate::common::check_dense(
+        n,
+        1,
+        "the dense Gram matrix",
+        "use `kern sparse` with a compactly supported kernel (cs-gaussian:...), a sample of the data, or raise --max-memory",
+    )?;
     let t = Instant::now();
     // Dispatch once to the concrete kernel type so the inner loops are monomorphized.
     struct Compute<'a>(&'a Samples, GramPath);
@@ -44,6 +50,15 @@ pub fn run(a: Args) -> CliResult {
     }
     let g = with_threads(a.threads, || kernel.visit(Compute(&ds.samples, path)))??;
     let seconds = t.elapsed().as_secs_f64();
+    if let Some((i, j)) =
+        (0..n).flat_map(|j| (0..n).map(move |i| (i, j))).find(|&(i, j)| !g[(i, j)].is_finite())
+    {
+        return Err(kern_core::CoreError::Numerical(format!(
+            "kernel value K[{i}, {j}] = {} is not finite; scale the features or use a smaller degree or scale",
+            g[(i, j)]
+        ))
+        .into());
+    }
     let trace: f64 = (0..n).map(|i| g[(i, i)]).sum();
     let flops = match kernel.profile() {
         Profile::SqDist | Profile::Dot => 2.0 * (n as f64) * (n as f64) * d as f64,

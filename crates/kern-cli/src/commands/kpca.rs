@@ -6,7 +6,7 @@
 //! model (for projecting new points later).
 
 use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
-use kern_models::kmat::PathChoice;
+use kern_models::kmat::{PathChoice, SolvePath};
 use kern_models::kpca::{EigenSolver, KernelPcaParams};
 use serde_json::json;
 use std::fmt::Write as _;
@@ -57,7 +57,20 @@ pub fn run(a: Args) -> CliResult {
         "krylov" => EigenSolver::Krylov,
         other => return Err(format!("unknown --solver {other:?}; valid: auto, dense, krylov").into()),
     };
+    for out in a.out.iter().chain(&a.save) {
+        crate::common::check_out(out, &[&a.data.data])?;
+    }
     let ds = a.data.load()?;
+    if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == SolvePath::Dense {
+        // The n x n matrix, and for the dense eigensolver its n x n eigenvectors.
+        let copies = if solver == EigenSolver::Krylov { 1 } else { 2 };
+        crate::common::check_dense(
+            ds.samples.n(),
+            copies,
+            "kernel PCA's dense kernel matrix",
+            crate::common::DENSE_INSTEAD,
+        )?;
+    }
     let params = KernelPcaParams::new(kernel, a.components).path(path).solver(solver).tol(a.tol).seed(a.seed);
     let t = Instant::now();
     let model = with_threads(a.threads, || params.fit(&ds.samples))??;

@@ -82,6 +82,15 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
     let ordering: kern_sparse::Ordering = a.order.parse()?;
     let solver = solve_options(a)?;
     let y = crate::common::targets(ds, a.regression || which == Dual::Krr)?;
+    if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == kern_models::kmat::SolvePath::Dense {
+        // K, and its factor or eigenvectors.
+        crate::common::check_dense(
+            ds.samples.n(),
+            2,
+            "the dense kernel matrix and its factor",
+            crate::common::DENSE_INSTEAD,
+        )?;
+    }
     let t = Instant::now();
     let solved: (Solver, Option<PcgReport>);
     let (json_model, name) = match which {

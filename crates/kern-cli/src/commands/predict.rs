@@ -51,6 +51,9 @@ pub enum Values {
 
 /// Runs `kern predict`.
 pub fn run(a: Args) -> CliResult {
+    if let Some(out) = &a.out {
+        crate::common::check_out(out, &[&a.data.data, &a.model])?;
+    }
     let bytes = persist::read(&a.model)?;
     let path = a.model.display().to_string();
     if kern_models::libsvm_model::looks_like_libsvm_model(&bytes) {

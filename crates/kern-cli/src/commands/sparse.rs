@@ -2,6 +2,7 @@
 //! sparse Cholesky factorization (CS-RBF paper §2, Table 1).
 
 use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
+use kern_core::Kernel;
 use kern_sparse::{
     CholeskyPlan, GramOptions, Ordering, SearchMethod, bandwidth, bandwidth_permuted, sparse_gram_with,
 };
@@ -44,6 +45,17 @@ pub fn run(a: Args) -> CliResult {
     }
     let ds = a.data.load()?;
     let x = ds.samples;
+    if let Some(c) = kernel.support_radius() {
+        // Full symmetric CSC storage: a value and a row index per entry, estimated from seeded pairs.
+        let density = kern_models::kmat::estimate_density(&x, c, 100_000, 0x6b65726e);
+        let n2 = (x.n() as f64) * (x.n() as f64);
+        let bytes = density * n2 * 16.0 + 8.0 * x.n() as f64;
+        kern_core::memory::check_bytes(
+            if bytes < u64::MAX as f64 { bytes as u64 } else { u64::MAX },
+            &format!("the sparse Gram matrix (estimated density {density:.3})"),
+            "use a smaller support radius (the c of cs-...), a sample of the data, or raise --max-memory",
+        )?;
+    }
     with_threads(a.threads, move || -> CliResult {
         let t0 = Instant::now();
         let g = sparse_gram_with(&kernel, &x, GramOptions { search })?;

@@ -126,10 +126,14 @@ pub struct Args {
     /// Real-valued targets: least-squares regression instead of classification (kfa, lssvm; krr always regresses).
     #[arg(long)]
     pub regression: bool,
+    /// Train svc even on labels that look real-valued or on more than 100 classes.
+    #[arg(long)]
+    pub allow_many_classes: bool,
 }
 
 /// Runs `kern train`.
 pub fn run(a: Args) -> CliResult {
+    crate::common::check_out(&a.out, &[&a.data.data])?;
     check_libsvm_format(&a)?;
     if a.kernel.trim_start().starts_with("railway") {
         let ds = a.data.load()?;
@@ -217,6 +221,7 @@ pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
 }
 
 fn train_svc(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
+    crate::common::check_classes(ds, a.allow_many_classes)?;
     let p = svc_params(a, kernel)?;
     let targets = crate::common::targets(ds, false)?;
     let t = Instant::now();

@@ -131,8 +131,17 @@ pub(crate) fn parse_err(path: &Path, line: usize, reason: impl Into<String>) -> 
     CoreError::Parse { path: PathBuf::from(path), line, reason: reason.into() }
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed and synced,
-/// then renamed over `path`. On any error the temporary file is removed and `path` is untouched.
+/// Writes `bytes` to `path` without ever leaving it half-written or destroying something that is not
+/// a regular file:
+///
+/// - a symbolic link is followed to its target, which is replaced (the link stays a link);
+/// - a regular file (or a new path) is replaced atomically: a temporary `.NAME.tmpPID-N` file in the
+///   same directory is written, flushed and synced, renamed over the target, then the directory is
+///   synced; on every error path the temporary file is removed and the target is untouched;
+/// - anything else that exists (a FIFO, a character device such as `/dev/stdout` or `/dev/null`, a
+///   socket) and any path under `/dev/` or `/proc/` is written in place, never renamed over;
+/// - temporary files of earlier saves whose process is gone (killed inside the write window) are
+///   removed by the next save of the same name.
 ///
 /// ```
 /// let p = std::env::temp_dir().join("kern-doc-atomic.txt");
@@ -141,21 +150,243 @@ pub(crate) fn parse_err(path: &Path, line: usize, reason: impl Into<String>) -> 
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    if in_place(path) {
+        return write_in_place(path, bytes).map_err(|e| io_err(path, e));
+    }
+    let target = resolve_links(path).map_err(|e| io_err(path, e))?;
+    if in_place(&target) {
+        return write_in_place(&target, bytes).map_err(|e| io_err(path, e));
+    }
+    replace_atomically(&target, bytes).map_err(|e| io_err(path, e))
+}
+
+/// Whether `path` must be written in place: it exists and is not a regular file (FIFO, device,
+/// socket; symlinks followed), or it names a device or process file.
+fn in_place(path: &Path) -> bool {
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    special || path.starts_with("/dev") || path.starts_with("/proc")
+}
+
+fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
+    f.write_all(bytes)?;
+    f.flush()
+}
+
+/// Follows symbolic links (also dangling ones, whose target is then created) to the path to replace.
+fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let t = std::fs::read_link(&p)?;
+                p = if t.is_absolute() { t } else { p.parent().unwrap_or(Path::new(".")).join(t) };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// Removes the temporary file unless disarmed (on success the rename consumed it).
+struct TempGuard(Option<PathBuf>);
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn replace_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let file_name = path.file_name().ok_or_else(|| {
-        io_err(path, std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path"))
-    })?;
-    let tmp = dir.join(format!(".{}.tmp{}", file_name.to_string_lossy(), std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_err(path, e));
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path"))?
+        .to_string_lossy()
+        .into_owned();
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"));
+    }
+    let prefix = format!(".{file_name}.tmp");
+    remove_stale_temps(dir, &prefix);
+    let tmp = dir.join(format!("{prefix}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed)));
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let mut guard = TempGuard(Some(tmp.clone()));
+    if let Ok(m) = std::fs::metadata(path) {
+        f.set_permissions(m.permissions())?;
+    }
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path)?;
+    guard.0 = None;
+    sync_dir(dir)
+}
+
+/// Syncs a directory so a rename in it survives a crash (a no-op where directories cannot be opened).
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::File::open(dir) {
+        Ok(d) => match d.sync_all() {
+            Err(e) if e.raw_os_error() == Some(22) => Ok(()), // EINVAL: the file system cannot
+            r => r,
+        },
+        Err(_) => Ok(()),
+    }
+}
+
+/// Removes `PREFIX<pid>[-<n>]` files of processes that no longer exist (Linux: no `/proc/<pid>`).
+fn remove_stale_temps(dir: &Path, prefix: &str) {
+    if !Path::new("/proc/self").exists() {
+        return; // cannot tell which processes are alive
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
+        let pid = rest.split('-').next().unwrap_or("");
+        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let alive = Path::new("/proc").join(pid).exists();
+        if !alive && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Refuses to write `out` when it is one of `inputs` (the same file, also through links or another
+/// spelling of the path), so a typo cannot overwrite the data with the result.
+///
+/// ```
+/// use std::path::Path;
+/// let p = std::env::temp_dir().join("kern-doc-distinct.svm");
+/// std::fs::write(&p, "1 1:1\n").unwrap();
+/// assert!(kern_core::io::ensure_distinct(&p, &[p.as_path()]).is_err());
+/// assert!(kern_core::io::ensure_distinct(Path::new("/nonexistent/out"), &[p.as_path()]).is_ok());
+/// ```
+pub fn ensure_distinct(out: &Path, inputs: &[&Path]) -> Result<()> {
+    let Ok(o) = std::fs::metadata(out) else { return Ok(()) };
+    if !o.is_file() {
+        return Ok(()); // devices and FIFOs are written in place, never replaced
+    }
+    for input in inputs {
+        if let Ok(i) = std::fs::metadata(input)
+            && same_file(&o, &i)
+        {
+            return Err(CoreError::Clobber { out: out.to_path_buf(), input: input.to_path_buf() });
+        }
     }
     Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok() && a.created().ok() == b.created().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("kern-write-atomic-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn listing(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> =
+            std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn replaces_regular_files_and_leaves_no_temp() {
+        let d = dir("regular");
+        let p = d.join("m.txt");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        assert_eq!(listing(&d), vec!["m.txt"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn follows_symlinks_and_keeps_the_link() {
+        let d = dir("symlink");
+        let target = d.join("real.txt");
+        std::fs::write(&target, b"old").unwrap();
+        let link = d.join("link.txt");
+        std::os::unix::fs::symlink("real.txt", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(listing(&d), vec!["link.txt", "real.txt"]);
+    }
+
+    #[test]
+    fn failure_leaves_target_and_no_temp() {
+        let d = dir("fail");
+        let sub = d.join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        // A directory in the way: the rename fails, the temp file must go.
+        assert!(write_atomic(&sub, b"x").is_err());
+        assert_eq!(listing(&d), vec!["sub"]);
+        assert!(write_atomic(&d.join("missing/x.txt"), b"x").is_err());
+        assert_eq!(listing(&d), vec!["sub"]);
+    }
+
+    #[test]
+    fn stale_temps_of_dead_processes_are_removed() {
+        let d = dir("stale");
+        // pid 4194304 is above Linux's maximum pid, so it is never alive.
+        std::fs::write(d.join(".m.txt.tmp4194304"), b"junk").unwrap();
+        std::fs::write(d.join(".m.txt.tmp4194304-3"), b"junk").unwrap();
+        let own = format!(".m.txt.tmp{}-999999", std::process::id());
+        std::fs::write(d.join(&own), b"in flight").unwrap();
+        std::fs::write(d.join(".other.tmp4194304"), b"not ours").unwrap();
+        write_atomic(&d.join("m.txt"), b"ok").unwrap();
+        let mut want = vec![".other.tmp4194304".to_string(), own, "m.txt".into()];
+        want.sort();
+        if Path::new("/proc/self").exists() {
+            assert_eq!(listing(&d), want);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn character_devices_are_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        write_atomic(Path::new("/dev/null"), b"discarded").unwrap();
+        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+        let full = Path::new("/dev/full");
+        if full.exists() {
+            assert!(write_atomic(full, b"no space").is_err());
+            assert!(std::fs::metadata(full).unwrap().file_type().is_char_device());
+        }
+    }
+
+    #[test]
+    fn output_equal_to_input_is_refused() {
+        let d = dir("clobber");
+        let data = d.join("data.svm");
+        std::fs::write(&data, b"1 1:1\n").unwrap();
+        let other_spelling = d.join(".").join("data.svm");
+        assert!(matches!(ensure_distinct(&other_spelling, &[&data]), Err(CoreError::Clobber { .. })));
+        assert!(ensure_distinct(&d.join("model.kern"), &[&data]).is_ok());
+    }
 }

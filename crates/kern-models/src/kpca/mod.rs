@@ -248,7 +248,7 @@ impl KernelPcaParams {
         let alpha_kmean: Vec<f64> = (0..k)
             .map(|j| alphas[j * n..(j + 1) * n].iter().zip(&k_mean).map(|(a, m)| a * m).sum())
             .collect();
-        Ok(KernelPca {
+        crate::validate::trained(KernelPca {
             kernel: self.kernel.clone(),
             train: x.clone(),
             alphas,
@@ -302,6 +302,29 @@ pub struct KernelPca {
 
 impl Persist for KernelPca {
     const KIND: &'static str = "kpca";
+    fn validate(&self) -> std::result::Result<(), String> {
+        use crate::validate as v;
+        let (n, k) = (self.train.n(), self.eigenvalues.len());
+        v::kernel(&self.kernel, self.train.d())?;
+        v::len("alphas", self.alphas.len(), n.checked_mul(k).ok_or("alphas size overflows")?)?;
+        v::len("k_mean", self.k_mean.len(), n)?;
+        v::len("alpha_sum", self.alpha_sum.len(), k)?;
+        v::len("alpha_kmean", self.alpha_kmean.len(), k)?;
+        for (what, x) in [
+            ("alphas", &self.alphas),
+            ("eigenvalues", &self.eigenvalues),
+            ("k_mean", &self.k_mean),
+            ("alpha_sum", &self.alpha_sum),
+            ("alpha_kmean", &self.alpha_kmean),
+        ] {
+            v::finite(what, x)?;
+        }
+        v::finite("total variance, grand mean", &[self.total_variance, self.grand_mean])?;
+        if self.zero_components > k {
+            return Err(format!("{} zero components of {k}", self.zero_components));
+        }
+        Ok(())
+    }
 }
 
 impl KernelPca {

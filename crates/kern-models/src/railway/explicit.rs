@@ -137,6 +137,15 @@ pub struct RailwaySvc {
 
 impl crate::persist::Persist for RailwaySvc {
     const KIND: &'static str = "railway-svc";
+    fn validate(&self) -> std::result::Result<(), String> {
+        self.map.kernel.validate()?;
+        let n_areas = self.map.kernel.areas().len();
+        for (i, z) in self.map.zones.iter().enumerate() {
+            crate::validate::indices(&format!("zone {i}"), z, n_areas)?;
+        }
+        crate::validate::finite("offset", &[self.map.offset])?;
+        self.svc.validate()
+    }
 }
 
 impl RailwaySvc {

@@ -456,4 +456,12 @@ impl<'de, K: Deserialize<'de> + Kernel> Deserialize<'de> for RailwayKernel<K> {
 
 impl crate::persist::Persist for RailwayKernel<KernelSpec> {
     const KIND: &'static str = "railway";
+    /// Decoding already rebuilds the kernel through [`RailwayKernel::new`] (areas, local kernels,
+    /// cutoff checked); this adds the local kernels' dimension check.
+    fn validate(&self) -> std::result::Result<(), String> {
+        match self.areas.first() {
+            Some(a) => self.check_dim(a.center().len()).map_err(|e| e.to_string()),
+            None => Err("no area".into()),
+        }
+    }
 }

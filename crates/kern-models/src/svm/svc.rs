@@ -62,6 +62,42 @@ pub struct Svc {
 
 impl Persist for Svc {
     const KIND: &'static str = "svc";
+    fn validate(&self) -> std::result::Result<(), String> {
+        use crate::validate as v;
+        let k = self.names.len();
+        v::names(&self.names)?;
+        v::kernel(&self.kernel, self.sv.d())?;
+        let machines = match (self.binary || k == 2, self.scheme) {
+            (true, _) => 1,
+            (false, Multiclass::OneVsOne) => k * (k - 1) / 2,
+            (false, Multiclass::OneVsRest) => k,
+        };
+        v::len("machines", self.machines.len(), machines)?;
+        for (i, m) in self.machines.iter().enumerate() {
+            v::indices(&format!("machine {i} class"), &[m.pos], k)?;
+            if let Some(neg) = m.neg {
+                v::indices(&format!("machine {i} class"), &[neg], k)?;
+                if neg == m.pos {
+                    return Err(format!("machine {i} separates class {} from itself", m.pos));
+                }
+            } else if self.scheme != Multiclass::OneVsRest || machines == 1 {
+                return Err(format!("machine {i} is one-vs-rest in a {:?} model", self.scheme));
+            }
+            v::len(&format!("machine {i} coef"), m.coef.len(), m.sv.len())?;
+            v::indices(&format!("machine {i} support vector"), &m.sv, self.sv.n())?;
+            v::finite(&format!("machine {i} coef"), &m.coef)?;
+            v::finite(&format!("machine {i} rho"), &[m.rho])?;
+        }
+        if let Some(s) = &self.sigmoids {
+            v::len("sigmoids", s.len(), self.machines.len())?;
+            for (i, sig) in s.iter().enumerate() {
+                v::finite(&format!("sigmoid {i}"), &[sig.a, sig.b])?;
+            }
+        }
+        v::len("stats", self.stats.len(), self.machines.len())?;
+        let objectives: Vec<f64> = self.stats.iter().map(|s| s.objective).collect();
+        v::finite("objective", &objectives)
+    }
 }
 
 /// Training data of one binary machine: sample indices, labels, bounds.
@@ -130,7 +166,7 @@ impl SvcParams {
                 sigmoids.push(s);
             }
         }
-        Ok(Svc {
+        crate::validate::trained(Svc {
             kernel: self.kernel.clone(),
             names: names.to_vec(),
             binary,

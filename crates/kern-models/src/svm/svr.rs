@@ -35,6 +35,13 @@ pub struct Svr {
 
 impl Persist for Svr {
     const KIND: &'static str = "svr";
+    fn validate(&self) -> std::result::Result<(), String> {
+        use crate::validate as v;
+        v::kernel(&self.kernel, self.sv.d())?;
+        v::len("coef", self.coef.len(), self.sv.n())?;
+        v::finite("coef", &self.coef)?;
+        v::finite("rho, epsilon, objective", &[self.rho, self.epsilon, self.stats.objective])
+    }
 }
 
 impl Fit<RealTargets> for SvrParams {
@@ -72,7 +79,14 @@ impl Fit<RealTargets> for SvrParams {
         } else {
             (x.select(&idx)?, idx.iter().map(|&i| beta[i]).collect())
         };
-        Ok(Svr { kernel: self.kernel.clone(), sv, coef, rho: sol.rho, epsilon: self.epsilon, stats })
+        crate::validate::trained(Svr {
+            kernel: self.kernel.clone(),
+            sv,
+            coef,
+            rho: sol.rho,
+            epsilon: self.epsilon,
+            stats,
+        })
     }
 }
 

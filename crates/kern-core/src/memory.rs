@@ -1,0 +1,271 @@
+//! Memory as a checked resource: every large allocation is sized first, with overflow-checked
+//! arithmetic, against the memory this process may still use, and refused with
+//! [`CoreError::Memory`] (what it needs, what is available, what to do instead) rather than aborting.
+//!
+//! The budget is, in order: the override set by [`set_limit`] (the `kern --max-memory` flag), else
+//! the smaller of the cgroup's remaining memory (cgroup v2 `memory.max - memory.current`, or v1
+//! `memory.limit_in_bytes - memory.usage_in_bytes`) and the kernel's `MemAvailable`. Where neither can
+//! be read the budget is unknown and only overflow is refused.
+//!
+//! ```
+//! use kern_core::memory::{self, Budget};
+//! memory::set_limit(Some(1 << 30)); // 1 GiB
+//! assert_eq!(memory::budget(), Budget { bytes: Some(1 << 30), source: "--max-memory" });
+//! let n = 100_000usize;
+//! let bytes = memory::bytes_for::<f64>(&[n, n], "dense Gram")?;
+//! let err = memory::check_bytes(bytes, "dense Gram", "use the sparse path").unwrap_err();
+//! assert!(err.to_string().contains("dense Gram needs 80.0 GB"));
+//! assert!(memory::check_bytes(8_000, "small", "").is_ok());
+//! memory::set_limit(None);
+//! # Ok::<(), kern_core::CoreError>(())
+//! ```
+
+use crate::error::{CoreError, Result};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The override in bytes; `u64::MAX` means none.
+static LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Sets (or with `None` clears) the memory budget of this process, overriding what the system reports.
+///
+/// ```no_run
+/// kern_core::memory::set_limit(Some(4 << 30)); // what `kern --max-memory 4G` does
+/// assert_eq!(kern_core::memory::budget().bytes, Some(4 << 30));
+/// ```
+pub fn set_limit(bytes: Option<u64>) {
+    LIMIT.store(bytes.unwrap_or(u64::MAX), Ordering::Relaxed);
+}
+
+/// How many bytes may still be allocated, and where that number comes from.
+///
+/// ```
+/// let b = kern_core::memory::budget();
+/// assert!(!b.source.is_empty());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Bytes available; `None` when the system does not say.
+    pub bytes: Option<u64>,
+    /// `"--max-memory"`, `"cgroup limit"`, `"MemAvailable"` or `"unknown"`.
+    pub source: &'static str,
+}
+
+/// The current budget (see the module documentation for the order of sources).
+///
+/// ```
+/// let b = kern_core::memory::budget();
+/// if let Some(bytes) = b.bytes { assert!(bytes > 0 || b.source != "--max-memory"); }
+/// ```
+pub fn budget() -> Budget {
+    let over = LIMIT.load(Ordering::Relaxed);
+    if over != u64::MAX {
+        return Budget { bytes: Some(over), source: "--max-memory" };
+    }
+    let cgroup = cgroup_remaining();
+    let avail = mem_available();
+    match (cgroup, avail) {
+        (Some(c), Some(a)) if c < a => Budget { bytes: Some(c), source: "cgroup limit" },
+        (_, Some(a)) => Budget { bytes: Some(a), source: "MemAvailable" },
+        (Some(c), None) => Budget { bytes: Some(c), source: "cgroup limit" },
+        (None, None) => Budget { bytes: None, source: "unknown" },
+    }
+}
+
+fn read_u64(path: &str) -> Option<u64> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// Remaining memory of this process's cgroup (v2, then v1), when it has a limit.
+fn cgroup_remaining() -> Option<u64> {
+    let (max, current) = if let Some(max) = read_u64("/sys/fs/cgroup/memory.max") {
+        (max, read_u64("/sys/fs/cgroup/memory.current").unwrap_or(0))
+    } else {
+        let max = read_u64("/sys/fs/cgroup/memory/memory.limit_in_bytes")?;
+        (max, read_u64("/sys/fs/cgroup/memory/memory.usage_in_bytes").unwrap_or(0))
+    };
+    // cgroup v1 reports "no limit" as a huge page-aligned number.
+    (max < (1u64 << 60)).then_some(max.saturating_sub(current))
+}
+
+/// `MemAvailable` of `/proc/meminfo` in bytes.
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// Parses a size such as `4G`, `512M`, `1.5GiB`, `100000` (bytes); suffixes K, M, G, T are powers
+/// of 1024, with or without a trailing `B`/`iB`.
+///
+/// ```
+/// use kern_core::memory::parse_size;
+/// assert_eq!(parse_size("4G")?, 4 << 30);
+/// assert_eq!(parse_size("512m")?, 512 << 20);
+/// assert_eq!(parse_size("1000")?, 1000);
+/// assert!(parse_size("-1G").is_err() && parse_size("lots").is_err() && parse_size("1e30T").is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn parse_size(s: &str) -> Result<u64> {
+    let bad = |reason: &'static str| CoreError::Param { name: "max-memory", value: f64::NAN, reason };
+    let t = s.trim().to_ascii_uppercase();
+    let t = t.strip_suffix("IB").or_else(|| t.strip_suffix('B')).unwrap_or(&t);
+    let (num, shift) = match t.chars().last() {
+        Some('K') => (&t[..t.len() - 1], 10),
+        Some('M') => (&t[..t.len() - 1], 20),
+        Some('G') => (&t[..t.len() - 1], 30),
+        Some('T') => (&t[..t.len() - 1], 40),
+        _ => (t, 0),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| bad("expected a size such as 4G, 512M or 100000"))?;
+    let bytes = v * (1u64 << shift) as f64;
+    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
+        return Err(bad("must be a positive size below 16 EiB"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Bytes of an array of `T` with the given dimensions, refused with [`CoreError::SizeOverflow`] when
+/// the product overflows.
+///
+/// ```
+/// use kern_core::memory::bytes_for;
+/// assert_eq!(bytes_for::<f64>(&[3, 4], "m")?, 96);
+/// assert!(bytes_for::<f64>(&[usize::MAX, 2], "m").is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn bytes_for<T>(dims: &[usize], what: &str) -> Result<u64> {
+    let mut b = std::mem::size_of::<T>() as u64;
+    for &d in dims {
+        b = b.checked_mul(d as u64).ok_or_else(|| CoreError::SizeOverflow { what: what.to_string() })?;
+    }
+    Ok(b)
+}
+
+/// Refuses an allocation of `bytes` that does not fit the [`budget`]; `instead` says what to do
+/// instead (the sparse, iterative or landmark path).
+///
+/// ```
+/// use kern_core::memory::{budget, check_bytes};
+/// if budget().bytes.is_some() {
+///     let e = check_bytes(u64::MAX, "dense factor", "use --path sparse").unwrap_err();
+///     assert!(e.to_string().contains("use --path sparse"));
+/// }
+/// ```
+pub fn check_bytes(bytes: u64, what: &str, instead: &str) -> Result<()> {
+    let b = budget();
+    match b.bytes {
+        Some(avail) if bytes > avail => Err(CoreError::Memory {
+            what: what.to_string(),
+            needed: bytes,
+            available: avail,
+            source_name: b.source,
+            instead: instead.to_string(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// [`bytes_for`] then [`check_bytes`]: the element count of a `dims` array of `T` that fits.
+///
+/// ```
+/// let n = kern_core::memory::check_array::<f64>(&[10, 10], "Gram", "")?;
+/// assert_eq!(n, 100);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn check_array<T>(dims: &[usize], what: &str, instead: &str) -> Result<usize> {
+    let bytes = bytes_for::<T>(dims, what)?;
+    check_bytes(bytes, what, instead)?;
+    let mut n = 1usize;
+    for &d in dims {
+        n = n.checked_mul(d).ok_or_else(|| CoreError::SizeOverflow { what: what.to_string() })?;
+    }
+    Ok(n)
+}
+
+/// A vector of `len` copies of `value`, checked against the budget and allocated fallibly
+/// (`try_reserve`), so a wrong size is an error instead of an abort.
+///
+/// ```
+/// let v = kern_core::memory::try_filled(4, 0.0f64, "scores", "")?;
+/// assert_eq!(v, vec![0.0; 4]);
+/// assert!(kern_core::memory::try_filled(usize::MAX, 0.0f64, "scores", "").is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn try_filled<T: Clone>(len: usize, value: T, what: &str, instead: &str) -> Result<Vec<T>> {
+    let mut v = try_with_capacity::<T>(len, what, instead)?;
+    v.resize(len, value);
+    Ok(v)
+}
+
+/// An empty vector with room for `len` elements, checked against the budget and reserved fallibly.
+///
+/// ```
+/// let v: Vec<u32> = kern_core::memory::try_with_capacity(10, "rows", "")?;
+/// assert!(v.capacity() >= 10);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn try_with_capacity<T>(len: usize, what: &str, instead: &str) -> Result<Vec<T>> {
+    let bytes = bytes_for::<T>(&[len], what)?;
+    check_bytes(bytes, what, instead)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| CoreError::Memory {
+        what: what.to_string(),
+        needed: bytes,
+        available: budget().bytes.unwrap_or(0),
+        source_name: "allocator",
+        instead: instead.to_string(),
+    })?;
+    Ok(v)
+}
+
+/// Human-readable bytes: `80.0 GB` (powers of 1000, as `df -H`).
+///
+/// ```
+/// assert_eq!(kern_core::memory::human(80_000_000_000), "80.0 GB");
+/// assert_eq!(kern_core::memory::human(512), "512 B");
+/// ```
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["kB", "MB", "GB", "TB", "PB", "EB"];
+    if bytes < 1000 {
+        return format!("{bytes} B");
+    }
+    let mut v = bytes as f64 / 1000.0;
+    let mut u = 0;
+    while v >= 1000.0 && u + 1 < UNITS.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_budget_is_positive_when_known() {
+        // No override is set by this test binary's other tests outside their own doctests.
+        let b = budget();
+        if b.source != "--max-memory"
+            && let Some(bytes) = b.bytes
+        {
+            assert!(bytes > 0);
+        }
+    }
+
+    #[test]
+    fn overflow_is_an_error_not_a_wrap() {
+        assert!(matches!(bytes_for::<f64>(&[1 << 32, 1 << 32], "x"), Err(CoreError::SizeOverflow { .. })));
+        assert!(check_array::<u8>(&[usize::MAX, usize::MAX], "x", "").is_err());
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("1.5GiB").unwrap(), 3 << 29);
+        assert_eq!(parse_size("2 k").unwrap(), 2048);
+        for bad in ["", "G", "0", "nan", "inf", "-5", "1e40"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+}

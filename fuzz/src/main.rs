@@ -1,0 +1,338 @@
+//! A structure-aware random fuzz driver (no coverage feedback: cargo-afl and cargo-fuzz were not
+//! available on this machine's stable toolchain). For each target it generates inputs from the
+//! target's grammar with hostile values mixed in, and mutates seeds (valid files and models) with
+//! byte flips, insertions, deletions and splices; every input runs under `catch_unwind`, and an input
+//! that panics is saved under `fuzz/crashes/TARGET/` (copy it to `fuzz/corpus/TARGET/` to make it a
+//! regression test).
+//!
+//! Usage: `cargo run --release -- TARGET EXECUTIONS [SEED]`, TARGET one of libsvm, csv, kernel_spec,
+//! grid_spec, model.
+
+#![allow(missing_docs)]
+
+mod targets;
+
+use kern_core::learner::Fit;
+use std::path::{Path, PathBuf};
+
+/// xorshift64*: the driver's only source of randomness (seeded, reproducible).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545F4914F6CDD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
+        v[self.below(v.len())]
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}
+
+const NUMBERS: [&str; 24] = [
+    "0",
+    "1",
+    "-1",
+    "0.5",
+    "-0",
+    "2",
+    "3",
+    "1e308",
+    "-1e308",
+    "1e-320",
+    "nan",
+    "inf",
+    "-inf",
+    "NaN",
+    "1e10",
+    "64",
+    "18446744073709551615",
+    "18446744073709551616",
+    "4294967296",
+    "",
+    "+1",
+    ".5",
+    "1.",
+    "99999999999",
+];
+
+fn number(r: &mut Rng) -> String {
+    if r.chance(0.5) {
+        format!("{}", (r.next() % 2000) as f64 / 100.0 - 10.0)
+    } else {
+        r.pick(&NUMBERS).to_string()
+    }
+}
+
+fn gen_libsvm(r: &mut Rng) -> Vec<u8> {
+    let mut s = String::new();
+    for _ in 0..r.below(8) {
+        s.push_str(&number(r));
+        let mut idx = 0usize;
+        for _ in 0..r.below(6) {
+            // Indices stay below 2^20: the dense-row bound for larger ones belongs to the reader
+            // rewrite in progress (a larger index allocates a dense row of that size).
+            idx += 1 + r.below(if r.chance(0.1) { 1 << 19 } else { 4 });
+            let i = if r.chance(0.05) {
+                r.pick(&["0", "-1", "x", "1.5", ""]).to_string()
+            } else {
+                idx.to_string()
+            };
+            s.push_str(&format!(" {i}:{}", number(r)));
+        }
+        if r.chance(0.1) {
+            s.push_str(r.pick(&[" # comment", " qid:3", ":", " 1:", " :1", "\t", "\r"]));
+        }
+        s.push('\n');
+    }
+    s.into_bytes()
+}
+
+fn gen_csv(r: &mut Rng) -> Vec<u8> {
+    let cols = 1 + r.below(4);
+    let mut s = String::new();
+    if r.chance(0.1) {
+        s.push('\u{feff}');
+    }
+    let sep = r.pick(&[",", ";", "\t", ","]);
+    if r.chance(0.7) {
+        let h: Vec<String> = (0..cols)
+            .map(|c| r.pick(&["x", "y", "label", "\"q\"", "", "id"]).to_string() + &c.to_string())
+            .collect();
+        s.push_str(&h.join(sep));
+        s.push('\n');
+    }
+    for _ in 0..r.below(8) {
+        let n = if r.chance(0.1) { r.below(cols + 2) } else { cols };
+        let f: Vec<String> = (0..n)
+            .map(|_| {
+                if r.chance(0.2) {
+                    r.pick(&["a", "b", "?", "NA", "\"x,y\"", "\"", "id7"]).to_string()
+                } else {
+                    number(r)
+                }
+            })
+            .collect();
+        s.push_str(&f.join(sep));
+        s.push_str(r.pick(&["\n", "\r\n", "\n"]));
+    }
+    s.into_bytes()
+}
+
+const KERNELS: [&str; 14] = [
+    "linear",
+    "gaussian",
+    "laplacian",
+    "poly",
+    "sigmoid",
+    "spline",
+    "log",
+    "cs-gaussian",
+    "rbf",
+    "indicator",
+    "gausian",
+    "cs-laplacian",
+    "",
+    "railway",
+];
+const KEYS: [&str; 12] =
+    ["sigma", "beta", "gamma", "degree", "scale", "coef0", "c", "nu", "std", "center", "radius", "x"];
+
+fn gen_spec(r: &mut Rng, depth: usize) -> String {
+    let atom = |r: &mut Rng| {
+        let mut s = r.pick(&KERNELS).to_string();
+        let n = r.below(4);
+        for i in 0..n {
+            s.push(if i == 0 { ':' } else { ',' });
+            s.push_str(r.pick(&KEYS));
+            s.push('=');
+            s.push_str(&number(r));
+            if r.chance(0.05) {
+                s.push(';');
+                s.push_str(&number(r));
+            }
+        }
+        s
+    };
+    if depth > 70 || r.chance(0.4) {
+        return atom(r);
+    }
+    match r.below(6) {
+        0 => format!("{} + {}", gen_spec(r, depth + 1), gen_spec(r, depth + 1)),
+        1 => format!("{} * {}", gen_spec(r, depth + 1), gen_spec(r, depth + 1)),
+        2 => format!("{} * {}", number(r), gen_spec(r, depth + 1)),
+        3 => format!("({})", gen_spec(r, depth + 1)),
+        4 => format!("{}{}{}", "(".repeat(r.below(80)), atom(r), ")".repeat(r.below(80))),
+        _ => atom(r),
+    }
+}
+
+fn gen_grid(r: &mut Rng) -> String {
+    let mut axes = Vec::new();
+    for _ in 0..1 + r.below(4) {
+        let name = r.pick(&["c", "sigma", "lambda", "k.c", "1x", "", "c"]);
+        let range = match r.below(4) {
+            0 => format!(
+                "{}..{}:{}",
+                number(r),
+                number(r),
+                r.pick(&["1", "3", "0", "1000000", "1000001", "18446744073709551615", "-1", "x"])
+            ),
+            1 => format!("2^{}..2^{}:{}", number(r), number(r), r.below(20)),
+            2 => format!("[{},{}]", number(r), number(r)),
+            _ => number(r),
+        };
+        axes.push(format!("{name}={range}"));
+    }
+    axes.join(r.pick(&[",", ",", ";", ",,"]))
+}
+
+fn mutate(r: &mut Rng, mut v: Vec<u8>) -> Vec<u8> {
+    for _ in 0..1 + r.below(4) {
+        if v.is_empty() {
+            v.push(r.next() as u8);
+            continue;
+        }
+        let i = r.below(v.len());
+        match r.below(5) {
+            0 => v[i] ^= 1 << r.below(8),
+            1 => v[i] = r.next() as u8,
+            2 => v.insert(i, r.next() as u8),
+            3 => {
+                v.remove(i);
+            }
+            _ => {
+                let j = r.below(v.len());
+                let len = r.below(16).min(v.len() - i.max(j));
+                let chunk = v[j..j + len].to_vec();
+                v.splice(i..i, chunk);
+            }
+        }
+    }
+    v
+}
+
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// Valid models of every kind, trained on a tiny data set, to mutate.
+fn model_seeds() -> Vec<Vec<u8>> {
+    use kern_core::{BinaryTargets, RealTargets, Samples};
+    use kern_models::persist::to_bytes;
+    let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 0.2], [0.1, 1.0], [1.2, 1.1], [0.5, 0.4], [0.9, 0.8]])
+        .unwrap();
+    let yb = BinaryTargets::from_labels(&["a", "b", "a", "b", "a", "b"]).unwrap();
+    let yr = RealTargets::new(vec![0.0, 1.2, 1.1, 2.3, 0.9, 1.7]).unwrap();
+    let k: kern_core::KernelSpec = "gaussian:sigma=1".parse().unwrap();
+    let tb = kern_core::Targets::Binary(yb.clone());
+    let tr = kern_core::Targets::Real(yr.clone());
+    let mut seeds = vec![
+        to_bytes(&kern_models::svm::SvcParams::new(k.clone()).probability(true, 1).fit(&x, &tb).unwrap())
+            .unwrap(),
+        to_bytes(&kern_models::svm::SvrParams::new(k.clone()).fit(&x, &yr).unwrap()).unwrap(),
+        to_bytes(&kern_models::lssvm::LsSvmParams::new(k.clone()).lambda(1.0).fit_targets(&x, &tb).unwrap())
+            .unwrap(),
+        to_bytes(
+            &kern_models::krr::KernelRidgeParams::new(k.clone()).lambda(1.0).fit_targets(&x, &tr).unwrap(),
+        )
+        .unwrap(),
+        to_bytes(&kern_models::kpca::KernelPcaParams::new(k.clone(), 2).fit(&x).unwrap()).unwrap(),
+        to_bytes(&kern_models::kfa::KfaParams::new(k).fit(&x, &yb).unwrap()).unwrap(),
+    ];
+    seeds.retain(|s| !s.is_empty());
+    seeds
+}
+
+fn gen_model(r: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
+    let seed = &seeds[r.below(seeds.len())];
+    let mut payload = mutate(r, seed[40..].to_vec());
+    if r.chance(0.3) {
+        payload = mutate(r, payload);
+    }
+    let mut out = seed[..40].to_vec();
+    if r.chance(0.05) {
+        // Relabel the kind tag.
+        let kinds: [&[u8; 12]; 4] = [
+            b"svc\0\0\0\0\0\0\0\0\0",
+            b"krr\0\0\0\0\0\0\0\0\0",
+            b"lssvm\0\0\0\0\0\0\0",
+            b"kpca\0\0\0\0\0\0\0\0",
+        ];
+        out[12..24].copy_from_slice(kinds[r.below(4)]);
+    }
+    // Mostly a valid header, so the payload decoder and validation are what is exercised.
+    if r.chance(0.9) {
+        out[24..32].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+        out[32..40].copy_from_slice(&fnv1a64(&payload).to_le_bytes());
+    }
+    out.extend_from_slice(&payload);
+    if r.chance(0.02) { mutate(r, out) } else { out }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let target = args.get(1).map(String::as_str).unwrap_or("kernel_spec").to_string();
+    let execs: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    assert!(targets::TARGETS.contains(&target.as_str()), "target must be one of {:?}", targets::TARGETS);
+    kern_core::memory::set_limit(Some(2 << 30));
+    let scratch: PathBuf = std::env::temp_dir().join(format!("kern-fuzz-{target}-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let crashes = Path::new(env!("CARGO_MANIFEST_DIR")).join("crashes").join(&target);
+    let seeds = if target == "model" { model_seeds() } else { Vec::new() };
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut r = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    let (mut n_crash, t0) = (0u64, std::time::Instant::now());
+    let mut last: Vec<u8> = Vec::new();
+    for i in 0..execs {
+        let fresh = match target.as_str() {
+            "libsvm" => gen_libsvm(&mut r),
+            "csv" => gen_csv(&mut r),
+            "kernel_spec" => gen_spec(&mut r, 0).into_bytes(),
+            "grid_spec" => gen_grid(&mut r).into_bytes(),
+            _ => gen_model(&mut r, &seeds),
+        };
+        let input = if target != "model" && !last.is_empty() && r.chance(0.3) {
+            mutate(&mut r, last.clone())
+        } else {
+            fresh
+        };
+        let ok = std::panic::catch_unwind(|| targets::run(&target, &input, &scratch)).is_ok();
+        if !ok {
+            n_crash += 1;
+            std::fs::create_dir_all(&crashes).unwrap();
+            let name = format!("crash-{:016x}", fnv1a64(&input));
+            std::fs::write(crashes.join(&name), &input).unwrap();
+            eprintln!(
+                "crash at execution {i}: saved {name}: {:?}",
+                String::from_utf8_lossy(&input[..input.len().min(200)])
+            );
+        }
+        last = input;
+        if (i + 1) % 1_000_000 == 0 {
+            eprintln!(
+                "{target}: {} executions, {n_crash} crashes, {:.0} s",
+                i + 1,
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    println!(
+        "{{\"target\": \"{target}\", \"executions\": {execs}, \"crashes\": {n_crash}, \"seed\": {seed}, \"seconds\": {:.1}}}",
+        t0.elapsed().as_secs_f64()
+    );
+}

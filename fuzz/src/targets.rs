@@ -1,0 +1,125 @@
+//! The fuzz targets: each takes raw bytes and must return without panicking whatever they are. Shared by
+//! the random driver (`main.rs`) and the corpus regression test of the `kern` command
+//! (`crates/kern-cli/tests/fuzz_corpus.rs`), which replays every input saved under `fuzz/corpus/`.
+
+use kern_core::learner::Model;
+use kern_core::{Kernel, KernelSpec, Samples};
+use kern_models::persist;
+use std::path::Path;
+
+/// Target names, as directory names under `fuzz/corpus/`.
+pub const TARGETS: [&str; 5] = ["libsvm", "csv", "kernel_spec", "grid_spec", "model"];
+
+/// Runs one target on one input; `scratch` is a directory for the data-file targets.
+pub fn run(target: &str, input: &[u8], scratch: &Path) {
+    match target {
+        "libsvm" => libsvm(input, scratch),
+        "csv" => csv(input, scratch),
+        "kernel_spec" => kernel_spec(input),
+        "grid_spec" => grid_spec(input),
+        "model" => model(input),
+        other => panic!("unknown fuzz target {other:?}"),
+    }
+}
+
+/// The LIBSVM reader on the bytes as a file.
+pub fn libsvm(input: &[u8], scratch: &Path) {
+    let p = scratch.join("in.svm");
+    std::fs::write(&p, input).unwrap();
+    if let Ok(ds) = kern_core::io::read_libsvm(&p, None) {
+        assert_eq!(ds.labels.len(), ds.samples.n());
+        assert!(ds.samples.as_slice().iter().all(|v| v.is_finite()));
+    }
+}
+
+/// The CSV reader (header detection, one-hot on and off) on the bytes as a file.
+pub fn csv(input: &[u8], scratch: &Path) {
+    let p = scratch.join("in.csv");
+    std::fs::write(&p, input).unwrap();
+    for one_hot in [false, true] {
+        let opts = kern_core::io::CsvOptions { one_hot, ..Default::default() };
+        if let Ok(ds) = kern_core::io::read_csv(&p, &opts) {
+            assert_eq!(ds.labels.len(), ds.samples.n());
+        }
+    }
+}
+
+/// The kernel-spec parser: an accepted spec prints to a spec that parses to the same print, and
+/// evaluates without panicking.
+pub fn kernel_spec(input: &[u8]) {
+    let Ok(s) = std::str::from_utf8(input) else { return };
+    let Ok(k) = s.parse::<KernelSpec>() else { return };
+    let text = k.to_string();
+    let again: KernelSpec =
+        text.parse().unwrap_or_else(|e| panic!("{s:?} prints as {text:?}, which fails: {e}"));
+    assert_eq!(again.to_string(), text, "{s:?}");
+    for d in 1..=3 {
+        if k.check_dim(d).is_ok() {
+            let x: Vec<f64> = (0..d).map(|i| 0.25 * i as f64).collect();
+            let y: Vec<f64> = (0..d).map(|i| 1.0 - 0.5 * i as f64).collect();
+            let _ = k.eval(&x, &y);
+        }
+    }
+}
+
+/// The grid-spec parser: an accepted grid has a bounded, consistent number of cells.
+pub fn grid_spec(input: &[u8]) {
+    let Ok(s) = std::str::from_utf8(input) else { return };
+    let Ok(g) = s.parse::<kern_tune::grid::ParamGrid>() else { return };
+    assert!(g.len() >= 1 && g.len() <= kern_tune::grid::MAX_GRID_CELLS);
+    if g.len() <= 4096 {
+        assert_eq!(g.points().len(), g.len());
+    }
+    let _ = g.to_string();
+}
+
+/// The model decoder: whatever the bytes, decoding is an error or a model that predicts without
+/// panicking on samples of its dimension.
+pub fn model(input: &[u8]) {
+    let Ok(kind) = persist::peek_kind(input, "fuzz") else { return };
+    let probe =
+        |d: usize| Samples::from_flat((0..2 * d).map(|i| 0.1 * i as f64).collect(), 2, d.max(1)).unwrap();
+    match kind.as_str() {
+        "svc" => {
+            if let Ok(m) = persist::from_bytes::<kern_models::svm::Svc>(input, "fuzz") {
+                let x = probe(m.support_vectors().d());
+                let _ = m.predict(&x);
+                let _ = m.decision_function(&x);
+                if m.has_probability() {
+                    let _ = m.predict_proba(&x);
+                }
+            }
+        }
+        "svr" => {
+            if let Ok(m) = persist::from_bytes::<kern_models::svm::Svr>(input, "fuzz") {
+                let _ = m.predict(&probe(m.support_vectors().d()));
+            }
+        }
+        "lssvm" => {
+            if let Ok(m) = persist::from_bytes::<kern_models::lssvm::LsSvm>(input, "fuzz") {
+                let _ = m.predict(&probe(m.training_samples().d()));
+            }
+        }
+        "krr" => {
+            if let Ok(m) = persist::from_bytes::<kern_models::krr::KernelRidge>(input, "fuzz") {
+                let _ = m.predict(&probe(m.training_samples().d()));
+            }
+        }
+        "kpca" => {
+            if let Ok(m) = persist::from_bytes::<kern_models::kpca::KernelPca>(input, "fuzz") {
+                let _ = m.transform(&probe(m.training_samples().d()));
+            }
+        }
+        "kfa" => {
+            if let Ok(m) = persist::from_bytes::<kern_models::kfa::KfaModel<KernelSpec>>(input, "fuzz") {
+                let _ = m.predict(&probe(m.layers()[0].basis().d()));
+            }
+        }
+        "railway-svc" => {
+            if let Ok(m) = persist::from_bytes::<kern_models::railway::RailwaySvc>(input, "fuzz") {
+                let _ = m.predict(&probe(m.map.kernel().areas()[0].center().len()));
+            }
+        }
+        _ => {}
+    }
+}
