@@ -71,6 +71,11 @@ impl DataArgs {
                 }
                 .into());
             }
+            kern_core::memory::check_array::<f64>(
+                &[n, d],
+                "dense copy of the sparse samples",
+                "use a command that keeps sparse data sparse (info, gram), fewer features, or raise --max-memory",
+            )?;
         }
         Ok(ds)
     }

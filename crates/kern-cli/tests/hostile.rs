@@ -295,7 +295,6 @@ fn one_hot_of_an_id_column_over_max_memory_is_refused() {
 // ---------------------------------------------------------------- LIBSVM / CSV (data layer)
 
 #[test]
-#[ignore = "needs the data-layer change: LIBSVM indices bounded for dense rows"]
 fn libsvm_index_u64_max_is_an_error() {
     let d = scratch("idx-max");
     let data = write(&d, "x.svm", "1 18446744073709551615:1\n-1 1:1\n");
@@ -303,23 +302,44 @@ fn libsvm_index_u64_max_is_an_error() {
 }
 
 #[test]
-#[ignore = "needs the data-layer change: LIBSVM indices bounded for dense rows"]
-fn libsvm_index_2_pow_40_is_an_error() {
+fn libsvm_index_2_pow_40_is_read_sparse() {
+    // Sparse storage takes any index that fits: O(nnz) memory, never a 2^40-wide dense row.
     let d = scratch("idx-2-40");
-    let data = write(&d, "x.svm", "1 1099511627776:1\n-1 1:1\n");
-    fails(&d, &["info", "--data", s(&data)], "index");
+    let data = write(&d, "x.svm", "1 5:2 7:3 1099511627776:1\n-1 1:1\n");
+    let j = succeeds(&["--max-memory", "1G", "info", "--data", s(&data)]);
+    assert_eq!(j["d"], 1_099_511_627_776u64);
+    assert_eq!(j["storage"], "sparse");
+    assert_eq!(j["nnz"], 4);
 }
 
 #[test]
-#[ignore = "needs the data-layer change: LIBSVM indices bounded for dense rows"]
-fn libsvm_index_1e8_in_a_tiny_file_is_an_error() {
+fn libsvm_index_1e8_in_a_tiny_file_reads_sparse_and_refuses_a_dense_copy_over_max_memory() {
     let d = scratch("idx-1e8");
     let data = write(&d, "x.svm", "1 100000000:1\n-1 1:1\n");
-    fails(&d, &["--max-memory", "1G", "info", "--data", s(&data)], "memory");
+    let j = succeeds(&["--max-memory", "1G", "info", "--data", s(&data)]);
+    assert_eq!(j["storage"], "sparse");
+    // Training densifies (2 x 1e8 values = 1.6 GB): refused under a 1 GB budget, not aborted.
+    let out = d.join("m");
+    fails(
+        &d,
+        &[
+            "--max-memory",
+            "1G",
+            "train",
+            "--data",
+            s(&data),
+            "--model",
+            "svc",
+            "--kernel",
+            "linear",
+            "--out",
+            s(&out),
+        ],
+        "memory",
+    );
 }
 
 #[test]
-#[ignore = "needs the CSV reader change: a UTF-8 BOM is stripped from the header"]
 fn csv_bom_is_stripped() {
     let d = scratch("bom");
     let data = write(&d, "x.csv", "\u{feff}label,x\na,1\nb,2\n");
@@ -328,7 +348,6 @@ fn csv_bom_is_stripped() {
 }
 
 #[test]
-#[ignore = "needs the CSV reader change: a CSV with fewer feature columns than the model is an error"]
 fn predict_csv_with_fewer_columns_is_an_error() {
     let d = scratch("csv-fewer");
     let train_data = write(&d, "t.csv", "x,y,label\n0,0,a\n1,1,b\n0,1,a\n1,0,b\n");

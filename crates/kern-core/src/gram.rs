@@ -122,7 +122,7 @@ pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f6
     let plan = gram_plan(k, x, path);
     let norms = if plan == Plan::Gemm && k.profile() == Profile::SqDist { x.sq_norms() } else { Vec::new() };
     let xt = faer_t(x);
-    let mut out = zeros_parallel(n, n);
+    let mut out = zeros_parallel(n, n)?;
     if plan == Plan::Sparse {
         sparse_lower(k, x, out.as_mut());
         mirror_lower(out.as_mut());
@@ -176,7 +176,7 @@ pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPat
     let xn = if radial_gemm { x.sq_norms() } else { Vec::new() };
     let yn = if radial_gemm { y.sq_norms() } else { Vec::new() };
     let (xt, yt) = (faer_t(x), faer_t(y));
-    let mut out = zeros_parallel(nx, ny);
+    let mut out = zeros_parallel(nx, ny)?;
     out.as_mut().par_col_chunks_mut(BLOCK).enumerate().for_each(|(bj, mut cols)| {
         let j0 = bj * BLOCK;
         let w = cols.ncols();
@@ -420,8 +420,16 @@ unsafe impl Sync for SharedPtr {}
 
 /// An `nrows × ncols` zero matrix whose pages are first touched in parallel (faer's `Mat::zeros`
 /// writes the whole allocation from one thread, which at n = 5000 costs as much as the Gram itself).
+/// Sized against the memory available first ([`crate::memory`]): a Gram matrix that cannot fit is an
+/// error that names the paths that would fit, never an allocation abort.
 #[allow(unsafe_code)]
-fn zeros_parallel(nrows: usize, ncols: usize) -> Mat<f64> {
+fn zeros_parallel(nrows: usize, ncols: usize) -> Result<Mat<f64>> {
+    crate::memory::check_array::<f64>(
+        &[nrows, ncols],
+        "dense Gram matrix",
+        "use a compactly supported kernel (cs-gaussian:...) with the sparse path, a landmark (Nystroem/FVS) \
+         model, a sample of the data, or raise --max-memory",
+    )?;
     let mut m = Mat::<f64>::with_capacity(nrows, ncols);
     let cs = m.col_stride() as usize;
     debug_assert!(cs >= nrows);
@@ -437,7 +445,7 @@ fn zeros_parallel(nrows: usize, ncols: usize) -> Mat<f64> {
     // SAFETY: nrows and ncols are within the reserved capacity and every element of the new shape was
     // initialized by the loop above.
     unsafe { m.set_dims(nrows, ncols) };
-    m
+    Ok(m)
 }
 
 /// Asks Linux to back a large allocation with transparent huge pages before it is first touched: a

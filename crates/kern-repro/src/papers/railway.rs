@@ -64,7 +64,7 @@ fn targets(y: &[f64]) -> Result<BinaryTargets> {
 
 /// A trained classifier of either kind, seen through what the tables need.
 enum Trained {
-    Svm(Svc),
+    Svm(Box<Svc>),
     Railway(Box<RailwaySvc>),
     /// A model trained on inputs minus `shift` (data centred at the training mean): every input is
     /// shifted the same way before it reaches the model.
@@ -115,7 +115,7 @@ impl Trained {
     /// Which training rows are support vectors (rows equal to a support vector, bit for bit).
     fn sv_mask(&self, x: &Samples) -> Result<Vec<bool>> {
         let (svc, rows) = match self {
-            Trained::Svm(m) => (m, x.clone()),
+            Trained::Svm(m) => (&**m, x.clone()),
             Trained::Railway(m) => (&m.svc, m.map.transform(x)?),
             Trained::Shifted(m, s) => return m.sv_mask(&shifted(x, s)?),
         };
@@ -127,7 +127,7 @@ impl Trained {
 
 /// A C-SVC with a fixed kernel.
 fn fit_svm(kernel: KernelSpec, c: f64, x: &Samples, y: &[f64]) -> Result<Trained> {
-    Ok(Trained::Svm(SvcParams::new(kernel).c(c).fit(x, &targets(y)?)?))
+    Ok(Trained::Svm(Box::new(SvcParams::new(kernel).c(c).fit(x, &targets(y)?)?)))
 }
 
 /// The railway SVM: the kernel's explicit feature map on the training rows and a linear C-SVC on it.
@@ -160,7 +160,7 @@ fn fit_svm_cv(x: &Samples, y: &[f64], sigmas: &[f64], cs: &[f64], seed: u64) -> 
     let (s, c) = (rep.best_params()["sigma"], rep.best_params()["c"]);
     let model =
         rep.model.ok_or_else(|| ReproError::Other("grid search returned no refitted model".into()))?;
-    Ok((Trained::Svm(model), s, c))
+    Ok((Trained::Svm(Box::new(model)), s, c))
 }
 
 /// SVM₁'s width: `β = 1/(d · Var X)` (scikit-learn's `gamma='scale'`), as `σ = 1/√β`.
