@@ -79,7 +79,8 @@ fn gen_libsvm(r: &mut Rng) -> Vec<u8> {
         for _ in 0..r.below(6) {
             // Indices stay below 2^20: the dense-row bound for larger ones belongs to the reader
             // rewrite in progress (a larger index allocates a dense row of that size).
-            idx += 1 + r.below(if r.chance(0.1) { 1 << 19 } else { 4 });
+            let span = if r.chance(0.1) { 1 << 19 } else { 4 };
+            idx += 1 + r.below(span);
             let i = if r.chance(0.05) {
                 r.pick(&["0", "-1", "x", "1.5", ""]).to_string()
             } else {

@@ -28,7 +28,18 @@ pub fn libsvm(input: &[u8], scratch: &Path) {
     std::fs::write(&p, input).unwrap();
     if let Ok(ds) = kern_core::io::read_libsvm(&p, None) {
         assert_eq!(ds.labels.len(), ds.samples.n());
-        assert!(ds.samples.as_slice().iter().all(|v| v.is_finite()));
+        // Walk the store as it is (a sparse file stays sparse: its dense copy may not fit).
+        for x in ds.samples.samples() {
+            let values = match x {
+                kern_core::SampleRef::Dense(v) => v,
+                kern_core::SampleRef::Sparse { indices, values } => {
+                    assert!(indices.windows(2).all(|w| w[0] < w[1]));
+                    assert!(indices.last().is_none_or(|&i| i < ds.samples.d()));
+                    values
+                }
+            };
+            assert!(values.iter().all(|v| v.is_finite()));
+        }
     }
 }
 

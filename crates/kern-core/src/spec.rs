@@ -225,7 +225,15 @@ fn fmt_atom_params(k: &KernelSpec) -> String {
 
 impl fmt::Display for KernelSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let factor = |k: &KernelSpec| if k.is_sum() { format!("({k})") } else { k.to_string() };
+        // Printing must re-parse to the same tree (a saved model stores its kernel as this text): the
+        // parser reads `*` left to right and folds `a * b * k` into one factor `(a·b) * k`, so a sum, a
+        // scaled kernel, and a product on the right of `*` or under a scaling are parenthesized.
+        let paren = |k: &KernelSpec, products: bool| {
+            let compound = k.is_sum()
+                || matches!(k, KernelSpec::Scaled(_))
+                || (products && matches!(k, KernelSpec::Product(_)));
+            if compound { format!("({k})") } else { k.to_string() }
+        };
         match self {
             KernelSpec::Gaussian(_) => write!(f, "gaussian:{}", fmt_atom_params(self)),
             KernelSpec::Laplacian(_) => write!(f, "laplacian:{}", fmt_atom_params(self)),
@@ -258,8 +266,8 @@ impl fmt::Display for KernelSpec {
                 Ok(())
             }
             KernelSpec::Sum(s) => write!(f, "{} + {}", s.a, s.b),
-            KernelSpec::Product(p) => write!(f, "{} * {}", factor(&p.a), factor(&p.b)),
-            KernelSpec::Scaled(s) => write!(f, "{} * {}", s.factor(), factor(&s.kernel)),
+            KernelSpec::Product(p) => write!(f, "{} * {}", paren(&p.a, false), paren(&p.b, true)),
+            KernelSpec::Scaled(s) => write!(f, "{} * {}", s.factor(), paren(&s.kernel, true)),
         }
     }
 }

@@ -118,13 +118,35 @@ pub fn from_bytes<M: Persist>(bytes: &[u8], path: &str) -> Result<M> {
     if fnv1a64(payload) != sum {
         return Err(err("checksum mismatch (corrupted)".into()));
     }
-    let (m, used): (M, usize) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
-        .map_err(|e| err(format!("payload does not decode: {e}")))?;
+    let (m, used): (M, usize) =
+        decode_limited(payload).map_err(|e| err(format!("payload does not decode: {e}")))?;
     if used != payload.len() {
         return Err(err(format!("{} trailing payload bytes", payload.len() - used)));
     }
     m.validate().map_err(|reason| err(format!("inconsistent {kind} model: {reason}")))?;
     Ok(m)
+}
+
+/// Decodes a payload with a byte limit close to its length: a crafted length field (a string or
+/// vector claiming 10¹⁸ bytes) is then a decoding error instead of an allocation abort. bincode takes
+/// the limit as a const parameter, so the smallest power of four at or above the payload length is
+/// chosen from a ladder (no claim can legitimately exceed the payload's own bytes).
+fn decode_limited<M: serde::de::DeserializeOwned>(
+    payload: &[u8],
+) -> std::result::Result<(M, usize), bincode::error::DecodeError> {
+    use bincode::config::standard;
+    use bincode::serde::decode_from_slice;
+    macro_rules! ladder {
+        ($($k:literal)*) => {
+            $(
+                if payload.len() <= (1usize << $k) {
+                    return decode_from_slice(payload, standard().with_limit::<{ 1usize << $k }>());
+                }
+            )*
+        };
+    }
+    ladder!(16 18 20 22 24 26 28 30 32 34 36 38 40);
+    decode_from_slice(payload, standard().with_limit::<{ 1usize << 46 }>())
 }
 
 /// Saves a model atomically (temporary file + rename).
@@ -163,6 +185,21 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crafted_length_field_is_an_error_not_an_allocation_abort() {
+        // bincode's varint 0xFD prefix then a u64: a string claiming 2^63 - 1 bytes in a 9-byte payload
+        // (found by the fuzz driver through a model's kernel spec; it aborted allocating 7e18 bytes).
+        let mut payload = vec![0xFD];
+        payload.extend_from_slice(&(u64::MAX >> 1).to_le_bytes());
+        assert!(decode_limited::<String>(&payload).is_err());
+        let mut v = vec![0xFD];
+        v.extend_from_slice(&(1u64 << 40).to_le_bytes());
+        assert!(decode_limited::<Vec<f64>>(&v).is_err());
+        // A payload that is what it claims still decodes.
+        let ok = bincode::serde::encode_to_vec("gaussian:sigma=1", bincode::config::standard()).unwrap();
+        assert_eq!(decode_limited::<String>(&ok).unwrap().0, "gaussian:sigma=1");
+    }
 
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
     struct M {
