@@ -1,4 +1,4 @@
-//! The `lssvm` and `krr` arms of `kern train` / `kern predict` (issue 6).
+//! The `lssvm` and `krr` arms of `kern train` / `kern predict`.
 //!
 //! `kern train --model lssvm|krr --kernel SPEC [--lambda L] [--path auto|dense|sparse] [--regression]`:
 //! λ is the LS-SVM's of eq. 14 (`K + I/λ`) or the ridge's (`K + λI`); without `--lambda` it is chosen by

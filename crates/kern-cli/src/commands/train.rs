@@ -1,6 +1,6 @@
 //! `kern train`: trains a model on a data file and saves it (header + bincode, atomic write).
 //!
-//! One match arm per model kind ([`ModelKind`]): issue 5 owns `svc` and `svr`; LS-SVM, kernel ridge
+//! One match arm per model kind ([`ModelKind`]): `svc` and `svr` first; LS-SVM, kernel ridge
 //! and FVS/KFA add their kinds as further arms (their own flags go into [`Args`] with the model named
 //! in the help text). The model file's kind tag is what `kern predict` dispatches on.
 
