@@ -1,0 +1,29 @@
+"""kern for Python: scikit-learn-compatible kernel estimators over the kern Rust crates.
+
+Estimators: `SVC`, `SVR`, `RailwaySVC`, `KernelRidge`, `LSSVC`, `LSSVR`, `KernelPCA`,
+`FeatureVectorSelection`. Helpers: `gram`, `bandwidth`, `support_radius`.
+
+Kernels are given as in scikit-learn (``kernel="rbf", gamma=0.5``; "linear", "poly", "sigmoid") or as
+kern kernel specs (``kernel="cs-gaussian:sigma=0.6,c=2.2,nu=3"``). Inputs are NumPy arrays (read-only
+and memory-mapped too) or SciPy CSR/CSC matrices; fitting and prediction release the GIL and run on
+`n_jobs` threads.
+"""
+
+from ._helpers import bandwidth, gram, support_radius
+from .decomposition import FeatureVectorSelection, KernelPCA
+from .ridge import LSSVC, LSSVR, KernelRidge
+from .svm import SVC, SVR, RailwaySVC
+
+__all__ = [
+    "SVC",
+    "SVR",
+    "RailwaySVC",
+    "KernelRidge",
+    "LSSVC",
+    "LSSVR",
+    "KernelPCA",
+    "FeatureVectorSelection",
+    "gram",
+    "bandwidth",
+    "support_radius",
+]

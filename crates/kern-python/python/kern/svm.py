@@ -1,0 +1,340 @@
+"""Support vector machines: `SVC`, `SVR` and `RailwaySVC`."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _kern
+from ._base import (
+    KernModelMixin,
+    kernel_spec,
+    max_iter_arg,
+    n_jobs_arg,
+    positive,
+    resolve_gamma,
+    samples,
+    seed,
+)
+
+_SPARSE = ["csr", "csc"]
+
+
+def _encode_classes(est, y):
+    check_classification_targets(y)
+    classes, y_enc = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"The number of classes has to be greater than one; got {len(classes)} class"
+        )
+    est.classes_ = classes
+    return y_enc.astype(np.int64)
+
+
+def _ovr_decision(dec, k):
+    """One-vs-one decision values turned into one column per class: votes plus the summed confidences
+    squashed into (-1/3, 1/3), so that the argmax is the vote winner (scikit-learn's 'ovr' shape)."""
+    n = dec.shape[0]
+    votes = np.zeros((n, k))
+    conf = np.zeros((n, k))
+    m = 0
+    for i in range(k):
+        for j in range(i + 1, k):
+            votes[:, i] += dec[:, m] > 0
+            votes[:, j] += dec[:, m] <= 0
+            conf[:, i] += dec[:, m]
+            conf[:, j] -= dec[:, m]
+            m += 1
+    return votes + conf / (3 * (np.abs(conf) + 1))
+
+
+class _BaseSVC(KernModelMixin, ClassifierMixin, BaseEstimator):
+    def _native_decision(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+        return self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))
+
+    def _votes(self, dec):
+        """Predicted class indices from one-vs-one decision values (ties: lowest index)."""
+        k = len(self.classes_)
+        votes = np.zeros((dec.shape[0], k), dtype=np.int64)
+        for m, (a, b, _) in enumerate(self._model.machines()):
+            pos = dec[:, m] > 0
+            votes[pos, a] += 1
+            votes[~pos, b] += 1
+        return np.argmax(votes, axis=1)
+
+    def decision_function(self, X):
+        """Decision values: `(n_samples,)` for two classes (positive favours `classes_[1]`), else
+        `(n_samples, n_classes)` ('ovr') or `(n_samples, n_classes * (n_classes - 1) / 2)` ('ovo')."""
+        dec = self._native_decision(X)
+        if len(self.classes_) == 2:
+            return -dec[:, 0]
+        if self.decision_function_shape == "ovr":
+            return _ovr_decision(dec, len(self.classes_))
+        return dec
+
+    def predict(self, X):
+        """Predicted labels (one-vs-one voting, as LIBSVM)."""
+        return self.classes_[self._votes(self._native_decision(X))]
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is available only when probability=True")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Class probabilities from Platt sigmoids fitted by internal cross-validation (columns in the
+        order of `classes_`)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+        return self._model.predict_proba(samples(X), n_jobs_arg(self.n_jobs))
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """Logarithm of `predict_proba`."""
+        return np.log(self.predict_proba(X))
+
+    def _check_shape(self):
+        if self.decision_function_shape not in ("ovr", "ovo"):
+            raise ValueError(
+                f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}"
+            )
+
+
+class SVC(_BaseSVC):
+    """C-support vector classification by kern's SMO solver (one-vs-one for more than two classes).
+
+    Parameters follow scikit-learn's `sklearn.svm.SVC`; `kernel` also takes a kern kernel spec such as
+    ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"`` (then `gamma`, `degree`, `coef0` are ignored). `n_jobs` is
+    the number of threads kern trains and predicts with (`None`: all cores; `-1`: all cores).
+
+    Fitted attributes: `classes_`, `n_features_in_`, `support_`, `support_vectors_`, `n_support_`,
+    `dual_coef_`, `intercept_`, `kernel_spec_` (the kern spec used), with scikit-learn's shapes and
+    signs.
+    """
+
+    def __init__(
+        self,
+        *,
+        C=1.0,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        shrinking=True,
+        probability=False,
+        tol=1e-3,
+        cache_size=200,
+        class_weight=None,
+        max_iter=-1,
+        decision_function_shape="ovr",
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.probability = probability
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels)."""
+        self._check_shape()
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
+        y_enc = _encode_classes(self, y)
+        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        cw = None
+        if self.class_weight is not None:
+            cw = [float(w) for w in compute_class_weight(self.class_weight, classes=self.classes_, y=y)]
+        self._model = _kern.fit_svc(
+            samples(X),
+            y_enc.tolist(),
+            spec,
+            positive(self.C, "C"),
+            cw,
+            False,
+            bool(self.probability),
+            seed(self.random_state),
+            positive(self.tol, "tol"),
+            positive(self.cache_size, "cache_size"),
+            bool(self.shrinking),
+            max_iter_arg(self.max_iter),
+            n_jobs_arg(self.n_jobs),
+        )
+        self.kernel_spec_ = spec
+        self._set_support(X, y_enc)
+        return self
+
+    def _set_support(self, X, y_enc):
+        k = len(self.classes_)
+        rows = np.asarray(self._model.support_indices(samples(X)), dtype=np.int64)
+        # scikit-learn's layout: support vectors grouped by class, in sample order within a class.
+        order = np.lexsort((rows, y_enc[rows]))
+        self.support_ = rows[order].astype(np.int32)
+        position = np.empty(len(rows), dtype=np.int64)
+        position[order] = np.arange(len(rows))
+        sv_class = y_enc[rows]
+        self.support_vectors_ = X[self.support_]
+        self.n_support_ = np.bincount(sv_class, minlength=k).astype(np.int32)
+        machines = self._model.machines()
+        dual = np.zeros((k - 1, len(rows)))
+        intercept = np.empty(len(machines))
+        for m, (a, b, bias) in enumerate(machines):
+            idx, coef = self._model.machine_coefficients(m)
+            for r, c in zip(idx, coef):
+                row = b - 1 if sv_class[r] == a else a
+                dual[row, position[r]] = c
+            intercept[m] = bias
+        if k == 2:
+            dual, intercept = -dual, -intercept
+        self.dual_coef_ = dual
+        self.intercept_ = intercept
+
+
+class RailwaySVC(_BaseSVC):
+    """C-SVC with a railway kernel (González & Muñoz 2008): areas located from the labels by k-means
+    with a purity test, each area a locally linear kernel, joined smoothly; trained as a linear SVC on
+    the kernel's explicit features.
+
+    `gamma` is the indicator sharpness relative to each area's radius (`gamma / r²`), `significance` the
+    level of the purity test, `k_max` the most clusters tried. Fitted attributes: `classes_`,
+    `n_features_in_`, `n_areas_`, `n_zones_`.
+    """
+
+    def __init__(
+        self,
+        *,
+        C=1.0,
+        gamma=4.0,
+        significance=0.05,
+        k_max=40,
+        probability=False,
+        tol=1e-3,
+        cache_size=200,
+        max_iter=-1,
+        decision_function_shape="ovr",
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.C = C
+        self.gamma = gamma
+        self.significance = significance
+        self.k_max = k_max
+        self.probability = probability
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Locates the areas and trains the SVC."""
+        self._check_shape()
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
+        y_enc = _encode_classes(self, y)
+        if not isinstance(self.k_max, (int, np.integer)) or isinstance(self.k_max, bool) or self.k_max < 1:
+            raise ValueError(f"k_max must be a positive integer, got {self.k_max!r}")
+        self._model = _kern.fit_railway(
+            samples(X),
+            y_enc.tolist(),
+            positive(self.C, "C"),
+            positive(self.gamma, "gamma"),
+            positive(self.significance, "significance"),
+            int(self.k_max),
+            seed(self.random_state),
+            bool(self.probability),
+            positive(self.tol, "tol"),
+            positive(self.cache_size, "cache_size"),
+            max_iter_arg(self.max_iter),
+            n_jobs_arg(self.n_jobs),
+        )
+        self.n_areas_, self.n_zones_ = self._model.railway_parts()
+        return self
+
+
+class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
+    """Epsilon-support vector regression by kern's SMO solver; parameters as scikit-learn's
+    `sklearn.svm.SVR`, `kernel` also a kern spec, `n_jobs` kern's thread count.
+
+    Fitted attributes: `n_features_in_`, `support_`, `support_vectors_`, `dual_coef_` (`(1, n_SV)`),
+    `intercept_`, `kernel_spec_`.
+    """
+
+    def __init__(
+        self,
+        *,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        tol=1e-3,
+        C=1.0,
+        epsilon=0.1,
+        shrinking=True,
+        cache_size=200,
+        max_iter=-1,
+        n_jobs=None,
+    ):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.C = C
+        self.epsilon = epsilon
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Trains on samples `X` and real targets `y`."""
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
+        eps = float(self.epsilon)
+        if not eps >= 0:
+            raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
+        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        self._model = _kern.fit_svr(
+            samples(X),
+            np.asarray(y, dtype=np.float64).tolist(),
+            spec,
+            positive(self.C, "C"),
+            eps,
+            positive(self.tol, "tol"),
+            positive(self.cache_size, "cache_size"),
+            bool(self.shrinking),
+            max_iter_arg(self.max_iter),
+            n_jobs_arg(self.n_jobs),
+        )
+        self.kernel_spec_ = spec
+        rows = np.asarray(self._model.support_indices(samples(X)), dtype=np.int64)
+        coef, bias = self._model.svr_coefficients()
+        order = np.argsort(rows, kind="stable")
+        self.support_ = rows[order].astype(np.int32)
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = np.asarray(coef, dtype=np.float64)[order].reshape(1, -1)
+        self.intercept_ = np.array([bias])
+        return self
+
+    def predict(self, X):
+        """Predicted values."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+        return self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))[:, 0]
+
+
+__all__ = ["SVC", "SVR", "RailwaySVC", "resolve_gamma"]

@@ -1,0 +1,105 @@
+//! Conversions at the Python boundary: input arrays to [`Samples`], results to NumPy arrays, kern
+//! errors to `ValueError`, and `n_jobs` to a rayon pool.
+
+use kern_core::Samples;
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// A kern error (any displayable error) as a Python `ValueError`.
+pub fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The parts of a SciPy CSR matrix as the Python layer passes them: `(indptr, indices, data, n, d)`.
+type CsrParts<'py> =
+    (PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, f64>, usize, usize);
+
+fn to_usize(v: &[i64], what: &str) -> PyResult<Vec<usize>> {
+    v.iter()
+        .map(|&i| {
+            usize::try_from(i)
+                .map_err(|_| value_error(format!("negative {what} entry {i} in a sparse matrix")))
+        })
+        .collect()
+}
+
+/// The samples of `x`: a C- or Fortran-ordered (or strided, read-only, memory-mapped) 2-D `float64`
+/// array, or the CSR parts tuple. The values are copied once into kern's own store.
+pub fn samples(x: &Bound<'_, PyAny>) -> PyResult<Samples> {
+    if let Ok((indptr, indices, data, n, d)) = x.extract::<CsrParts<'_>>() {
+        let indptr = to_usize(indptr.as_slice()?, "indptr")?;
+        let indices = to_usize(indices.as_slice()?, "index")?;
+        let values = data.as_slice()?.to_vec();
+        return Samples::from_csr(n, d, indptr, indices, values).map_err(value_error);
+    }
+    let a: PyReadonlyArray2<'_, f64> = x.extract()?;
+    let v = a.as_array();
+    let (n, d) = v.dim();
+    // One copy into kern's store: a memcpy for C order, a strided walk otherwise.
+    let flat: Vec<f64> = match v.as_slice() {
+        Some(s) => s.to_vec(),
+        None => v.iter().copied().collect(),
+    };
+    Samples::from_flat(flat, n, d).map_err(value_error)
+}
+
+/// A row-major `n × m` buffer as a NumPy array.
+pub fn array2(py: Python<'_>, n: usize, m: usize, flat: Vec<f64>) -> PyResult<Bound<'_, PyArray2<f64>>> {
+    Ok(Array2::from_shape_vec((n, m), flat).map_err(value_error)?.into_pyarray(py))
+}
+
+/// A faer matrix as a NumPy array.
+pub fn mat<'py>(py: Python<'py>, m: faer::MatRef<'_, f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let (r, c) = (m.nrows(), m.ncols());
+    let mut flat = Vec::with_capacity(r * c);
+    for i in 0..r {
+        flat.extend((0..c).map(|j| m[(i, j)]));
+    }
+    array2(py, r, c, flat)
+}
+
+/// Rows of equal length as a NumPy array (`width` columns when there are no rows).
+pub fn rows(py: Python<'_>, rows: Vec<Vec<f64>>, width: usize) -> PyResult<Bound<'_, PyArray2<f64>>> {
+    let n = rows.len();
+    let m = rows.first().map_or(width, Vec::len);
+    array2(py, n, m, rows.into_iter().flatten().collect())
+}
+
+/// Dense samples as a NumPy array.
+pub fn dense<'py>(py: Python<'py>, x: &Samples) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let d = x.to_dense().map_err(value_error)?;
+    array2(py, d.n(), d.d(), d.as_slice().to_vec())
+}
+
+/// Number of threads for scikit-learn's `n_jobs` (`None`: kern's default pool; `-1`: every CPU,
+/// `-2`: all but one, ...).
+fn threads(n_jobs: Option<i64>) -> PyResult<Option<usize>> {
+    match n_jobs {
+        None => Ok(None),
+        Some(0) => Err(value_error("n_jobs == 0 has no meaning; use None, -1 or a positive count")),
+        Some(k) if k > 0 => Ok(Some(k as usize)),
+        Some(k) => {
+            let cpus = std::thread::available_parallelism().map_or(1, |c| c.get()) as i64;
+            Ok(Some((cpus + 1 + k).max(1) as usize))
+        }
+    }
+}
+
+/// Runs `f` without the GIL, in a local rayon pool of `n_jobs` threads when given.
+pub fn run<T: Send, E: std::fmt::Display + Send>(
+    py: Python<'_>,
+    n_jobs: Option<i64>,
+    f: impl FnOnce() -> Result<T, E> + Send,
+) -> PyResult<T> {
+    let t = threads(n_jobs)?;
+    py.detach(|| match t {
+        None => f().map_err(|e| e.to_string()),
+        Some(t) => match rayon::ThreadPoolBuilder::new().num_threads(t).build() {
+            Ok(pool) => pool.install(f).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        },
+    })
+    .map_err(PyValueError::new_err)
+}

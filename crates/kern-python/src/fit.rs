@@ -1,0 +1,252 @@
+//! Training functions called by the Python estimators: each takes the samples, the targets as the
+//! Python layer encoded them (class indices `0..k` or real values) and validated parameters, and
+//! trains without the GIL.
+
+use crate::convert::{run, samples, value_error};
+use crate::model::{Inner, Model};
+use kern_core::learner::Fit;
+use kern_core::{ClassTargets, KernelSpec, Linear, RealTargets, Samples, Targets, label_name};
+use kern_models::fvs::FvsParams;
+use kern_models::kfa::{BasisChoice, FvsLayer, Projection};
+use kern_models::kpca::{EigenSolver, KernelPcaParams};
+use kern_models::krr::KernelRidgeParams;
+use kern_models::lssvm::LsSvmParams;
+use kern_models::railway::{AreaParams, GammaChoice, RailwaySvc, ZoneMap, locate_areas};
+use kern_models::svm::{Multiclass, SolverParams, SvcParams, SvrParams};
+use pyo3::prelude::*;
+
+fn kernel(spec: &str) -> PyResult<KernelSpec> {
+    spec.parse().map_err(value_error)
+}
+
+/// Class targets from class indices `0..k` (the names are the indices).
+fn classes(y: &[i64]) -> PyResult<ClassTargets> {
+    let v: Vec<f64> = y.iter().map(|&c| c as f64).collect();
+    ClassTargets::from_f64(&v).map_err(value_error)
+}
+
+fn check_len(x: &Samples, n: usize) -> PyResult<()> {
+    if x.n() != n {
+        return Err(value_error(format!("{} targets for {} samples", n, x.n())));
+    }
+    Ok(())
+}
+
+fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> SolverParams {
+    SolverParams { tol, cache_mb, shrinking, max_iter }
+}
+
+/// Trains a C-SVC on class indices `y`.
+#[pyfunction]
+#[pyo3(signature = (x, y, kernel_spec, c, class_weight, ovr, probability, seed, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_svc(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: Vec<i64>,
+    kernel_spec: &str,
+    c: f64,
+    class_weight: Option<Vec<f64>>,
+    ovr: bool,
+    probability: bool,
+    seed: u64,
+    tol: f64,
+    cache_mb: f64,
+    shrinking: bool,
+    max_iter: Option<u64>,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let x = samples(x)?;
+    check_len(&x, y.len())?;
+    let t = Targets::Classes(classes(&y)?);
+    let mut p = SvcParams::new(kernel(kernel_spec)?)
+        .c(c)
+        .multiclass(if ovr { Multiclass::OneVsRest } else { Multiclass::OneVsOne })
+        .probability(probability, seed)
+        .solver(solver(tol, cache_mb, shrinking, max_iter));
+    for (i, w) in class_weight.unwrap_or_default().into_iter().enumerate() {
+        p = p.class_weight(label_name(i as f64), w);
+    }
+    let m = run(py, n_jobs, || p.fit(&x, &t))?;
+    Ok(Model { inner: Inner::Svc(m) })
+}
+
+/// Trains an ε-SVR.
+#[pyfunction]
+#[pyo3(signature = (x, y, kernel_spec, c, epsilon, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_svr(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: Vec<f64>,
+    kernel_spec: &str,
+    c: f64,
+    epsilon: f64,
+    tol: f64,
+    cache_mb: f64,
+    shrinking: bool,
+    max_iter: Option<u64>,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let x = samples(x)?;
+    check_len(&x, y.len())?;
+    let t = Targets::Real(RealTargets::new(y).map_err(value_error)?);
+    let p = SvrParams::new(kernel(kernel_spec)?)
+        .c(c)
+        .epsilon(epsilon)
+        .solver(solver(tol, cache_mb, shrinking, max_iter));
+    let m = run(py, n_jobs, || p.fit(&x, &t))?;
+    Ok(Model { inner: Inner::Svr(m) })
+}
+
+/// Targets of a ridge-type model: class indices when `classify`, else real values.
+fn ridge_targets(y: Vec<f64>, classify: bool) -> PyResult<Targets> {
+    Ok(if classify {
+        Targets::Classes(ClassTargets::from_f64(&y).map_err(value_error)?)
+    } else {
+        Targets::Real(RealTargets::new(y).map_err(value_error)?)
+    })
+}
+
+/// Trains kernel ridge regression `(K + λI)α = y` (no bias) at a fixed λ.
+#[pyfunction]
+#[pyo3(signature = (x, y, kernel_spec, lam, n_jobs))]
+pub fn fit_krr(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: Vec<f64>,
+    kernel_spec: &str,
+    lam: f64,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let x = samples(x)?;
+    check_len(&x, y.len())?;
+    let t = ridge_targets(y, false)?;
+    let p = KernelRidgeParams::new(kernel(kernel_spec)?).lambda(lam);
+    let m = run(py, n_jobs, || p.fit_targets(&x, &t))?;
+    Ok(Model { inner: Inner::Krr(m) })
+}
+
+/// Trains an LS-SVM (classifier on class indices when `classify`, else regressor); `lam` fixed, or the
+/// λ grid searched by leave-one-out.
+#[pyfunction]
+#[pyo3(signature = (x, y, classify, kernel_spec, lam, grid, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_lssvm(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: Vec<f64>,
+    classify: bool,
+    kernel_spec: &str,
+    lam: Option<f64>,
+    grid: Option<Vec<f64>>,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let x = samples(x)?;
+    check_len(&x, y.len())?;
+    let t = ridge_targets(y, classify)?;
+    let mut p = LsSvmParams::new(kernel(kernel_spec)?);
+    p = match (lam, grid) {
+        (Some(l), _) => p.lambda(l),
+        (None, Some(g)) => p.loo(g),
+        (None, None) => p,
+    };
+    let m = run(py, n_jobs, || p.fit_targets(&x, &t))?;
+    Ok(Model { inner: Inner::LsSvm(m) })
+}
+
+/// Trains kernel PCA with `k` components (`solver`: `auto`, `dense` or `krylov`).
+#[pyfunction]
+#[pyo3(signature = (x, kernel_spec, k, solver, tol, seed, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_kpca(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    kernel_spec: &str,
+    k: usize,
+    solver: &str,
+    tol: f64,
+    seed: u64,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let x = samples(x)?;
+    let solver = match solver {
+        "auto" => EigenSolver::Auto,
+        "dense" => EigenSolver::Dense,
+        "krylov" | "arpack" | "randomized" => EigenSolver::Krylov,
+        s => return Err(value_error(format!("unknown eigen_solver {s:?}; valid: auto, dense, krylov"))),
+    };
+    let p = KernelPcaParams::new(kernel(kernel_spec)?, k).solver(solver).tol(tol).seed(seed);
+    let m = run(py, n_jobs, || p.fit(&x))?;
+    Ok(Model { inner: Inner::Kpca(m) })
+}
+
+/// Selects feature vectors (`basis = "fvs"`) or random landmarks (`"random"`) and keeps the feature map
+/// `z = L⁻¹ k_S(x)` (`K_SS = L Lᵀ`).
+#[pyfunction]
+#[pyo3(signature = (x, kernel_spec, max_fv, min_fitness, basis, seed, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_fvs(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    kernel_spec: &str,
+    max_fv: usize,
+    min_fitness: Option<f64>,
+    basis: &str,
+    seed: u64,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let x = samples(x)?;
+    let choice = match basis {
+        "fvs" => {
+            let p = FvsParams { max_fv: Some(max_fv), min_fitness, ..Default::default() };
+            p.check().map_err(value_error)?;
+            BasisChoice::Fvs(p)
+        }
+        "random" => BasisChoice::Random { size: max_fv, seed },
+        s => return Err(value_error(format!("unknown basis {s:?}; valid: fvs, random"))),
+    };
+    let k = kernel(kernel_spec)?;
+    let m = run(py, n_jobs, || FvsLayer::fit(k, &choice, Projection::Coordinates, &x))?;
+    Ok(Model { inner: Inner::Fvs(m) })
+}
+
+/// Trains a railway-kernel SVC: areas located from the labels, the explicit zone features, a linear
+/// C-SVC on them.
+#[pyfunction]
+#[pyo3(signature = (x, y, c, gamma, significance, k_max, seed, probability, tol, cache_mb, max_iter, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_railway(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: Vec<i64>,
+    c: f64,
+    gamma: f64,
+    significance: f64,
+    k_max: usize,
+    seed: u64,
+    probability: bool,
+    tol: f64,
+    cache_mb: f64,
+    max_iter: Option<u64>,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let x = samples(x)?.to_dense().map_err(value_error)?;
+    check_len(&x, y.len())?;
+    let cls = classes(&y)?;
+    let params =
+        AreaParams { gamma: GammaChoice::Relative(gamma), significance, k_max, seed, ..Default::default() };
+    params.check().map_err(value_error)?;
+    let svc = SvcParams::new(KernelSpec::Linear(Linear))
+        .c(c)
+        .probability(probability, seed)
+        .solver(solver(tol, cache_mb, true, max_iter));
+    let t = Targets::Classes(cls.clone());
+    let m = run(py, n_jobs, || -> kern_models::Result<RailwaySvc> {
+        let loc = locate_areas(&x, &cls, &params)?;
+        let map = ZoneMap::fit(loc.kernel(KernelSpec::Linear(Linear))?, &x, 1e-12)?;
+        let z = map.transform(&x)?;
+        Ok(RailwaySvc { svc: svc.fit(&z, &t)?, map })
+    })?;
+    Ok(Model { inner: Inner::Railway(m) })
+}

@@ -1,0 +1,33 @@
+//! # kern-python
+//!
+//! The native module `kern._kern` of the Python package `kern` (scikit-learn-compatible estimators,
+//! written in Python over these functions). It converts NumPy and SciPy inputs to kern samples once,
+//! trains and predicts without the GIL in a rayon pool sized by `n_jobs`, returns NumPy arrays, and
+//! turns every kern error into a `ValueError`. Built with maturin (`pyproject.toml` next to this
+//! crate); the tests are the pytest suite in `tests/`.
+
+mod convert;
+mod fit;
+mod helpers;
+mod model;
+
+use pyo3::prelude::*;
+
+/// The module `kern._kern`.
+#[pymodule]
+fn _kern(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Same bits at any thread count (faer's split degree fixed).
+    kern_core::parallel::fix_faer_global();
+    m.add_class::<model::Model>()?;
+    m.add_function(wrap_pyfunction!(fit::fit_svc, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_svr, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_krr, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_lssvm, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_kpca, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_fvs, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_railway, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::gram, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::bandwidth, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::support_radius, m)?)?;
+    Ok(())
+}
