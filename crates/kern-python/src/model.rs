@@ -251,6 +251,14 @@ impl Model {
         run(py, None, || match_rows(&x, sv))
     }
 
+    /// SMO iterations of each machine (`[n]` for SVR).
+    fn iterations(&self) -> PyResult<Vec<u64>> {
+        match &self.inner {
+            Inner::Svr(m) => Ok(vec![m.stats().iterations]),
+            _ => Ok(self.svc()?.stats().iter().map(|s| s.iterations).collect()),
+        }
+    }
+
     /// SVR coefficients `alpha_k - alpha*_k` and bias.
     fn svr_coefficients(&self) -> PyResult<(Vec<f64>, f64)> {
         match &self.inner {

@@ -78,7 +78,8 @@ class _BaseSVC(KernModelMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Predicted labels (one-vs-one voting, as LIBSVM)."""
-        return self.classes_[self._votes(self._native_decision(X))]
+        votes = self._votes(self._native_decision(X))
+        return self.classes_[votes]
 
     def _check_proba(self):
         if not self.probability:
@@ -175,6 +176,7 @@ class SVC(_BaseSVC):
             n_jobs_arg(self.n_jobs),
         )
         self.kernel_spec_ = spec
+        self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
         self._set_support(X, y_enc)
         return self
 
@@ -263,6 +265,7 @@ class RailwaySVC(_BaseSVC):
             n_jobs_arg(self.n_jobs),
         )
         self.n_areas_, self.n_zones_ = self._model.railway_parts()
+        self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
         return self
 
 
@@ -321,6 +324,7 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
             n_jobs_arg(self.n_jobs),
         )
         self.kernel_spec_ = spec
+        self.n_iter_ = int(self._model.iterations()[0])
         rows = np.asarray(self._model.support_indices(samples(X)), dtype=np.int64)
         coef, bias = self._model.svr_coefficients()
         order = np.argsort(rows, kind="stable")
