@@ -1,7 +1,14 @@
 """scikit-learn's own estimator checks over every kern estimator.
 
 Checks that cannot apply are declared as expected failures in `EXPECTED_FAILURES` below, each with its
-reason; `parametrize_with_checks` then runs them as xfail (they are not skipped silently)."""
+reason; `parametrize_with_checks` then runs them as xfail (they are not skipped silently).
+
+Checks scikit-learn itself skips, depending on the environment (reported by pytest as skipped):
+- `check_dataframe_column_names_consistency` and the other pandas-input checks: skipped by scikit-learn
+  when pandas is not installed ("pandas is not installed: not checking estimators for pandas objects");
+  they run when it is.
+- `check_array_api_input`: skipped by scikit-learn unless `SCIPY_ARRAY_API=1` is set; kern estimators
+  take NumPy/SciPy inputs only (array API namespaces are converted by `check_array`)."""
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
