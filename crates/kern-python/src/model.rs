@@ -359,7 +359,9 @@ impl Model {
                 KernelPca::KIND => Inner::Kpca(persist::from_bytes(bytes, from).map_err(value_error)?),
                 RailwaySvc::KIND => Inner::Railway(persist::from_bytes(bytes, from).map_err(value_error)?),
                 k => {
-                    return Err(value_error(format!("model kind {k:?} is not handled by the Python package")));
+                    return Err(value_error(format!(
+                        "model kind {k:?} is not handled by the Python package"
+                    )));
                 }
             }
         };
