@@ -1,5 +1,5 @@
-//! A structure-aware random fuzz driver (no coverage feedback: cargo-afl and cargo-fuzz were not
-//! available on this machine's stable toolchain). For each target it generates inputs from the
+//! A structure-aware random fuzz driver (no coverage feedback; the coverage-guided driver is `cov.rs`).
+//! For each target it generates inputs from the
 //! target's grammar with hostile values mixed in, and mutates seeds (valid files and models) with
 //! byte flips, insertions, deletions and splices; every input runs under `catch_unwind`, and an input
 //! that panics is saved under `fuzz/crashes/TARGET/` (copy it to `fuzz/corpus/TARGET/` to make it a
@@ -10,9 +10,11 @@
 
 #![allow(missing_docs)]
 
+mod seeds;
 mod targets;
 
-use kern_core::learner::Fit;
+use seeds::{fnv1a64, model_seeds};
+
 use std::path::{Path, PathBuf};
 
 /// xorshift64*: the driver's only source of randomness (seeded, reproducible).
@@ -218,43 +220,6 @@ fn mutate(r: &mut Rng, mut v: Vec<u8>) -> Vec<u8> {
         }
     }
     v
-}
-
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
-}
-
-/// Valid models of every kind, trained on a tiny data set, to mutate.
-fn model_seeds() -> Vec<Vec<u8>> {
-    use kern_core::{BinaryTargets, RealTargets, Samples};
-    use kern_models::persist::to_bytes;
-    let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 0.2], [0.1, 1.0], [1.2, 1.1], [0.5, 0.4], [0.9, 0.8]])
-        .unwrap();
-    let yb = BinaryTargets::from_labels(&["a", "b", "a", "b", "a", "b"]).unwrap();
-    let yr = RealTargets::new(vec![0.0, 1.2, 1.1, 2.3, 0.9, 1.7]).unwrap();
-    let k: kern_core::KernelSpec = "gaussian:sigma=1".parse().unwrap();
-    let tb = kern_core::Targets::Binary(yb.clone());
-    let tr = kern_core::Targets::Real(yr.clone());
-    let mut seeds = vec![
-        to_bytes(&kern_models::svm::SvcParams::new(k.clone()).probability(true, 1).fit(&x, &tb).unwrap())
-            .unwrap(),
-        to_bytes(&kern_models::svm::SvrParams::new(k.clone()).fit(&x, &yr).unwrap()).unwrap(),
-        to_bytes(&kern_models::lssvm::LsSvmParams::new(k.clone()).lambda(1.0).fit_targets(&x, &tb).unwrap())
-            .unwrap(),
-        to_bytes(
-            &kern_models::krr::KernelRidgeParams::new(k.clone()).lambda(1.0).fit_targets(&x, &tr).unwrap(),
-        )
-        .unwrap(),
-        to_bytes(&kern_models::kpca::KernelPcaParams::new(k.clone(), 2).fit(&x).unwrap()).unwrap(),
-        to_bytes(&kern_models::kfa::KfaParams::new(k).fit(&x, &yb).unwrap()).unwrap(),
-    ];
-    seeds.retain(|s| !s.is_empty());
-    seeds
 }
 
 fn gen_model(r: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {

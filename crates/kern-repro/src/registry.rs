@@ -274,6 +274,12 @@ pub fn all() -> Vec<Experiment> {
         e("rkhs-kpca", Paper::Rkhs, "kernel PCA with Gaussian, linear, polynomial kernels", rkhs::kpca),
         e("rkhs-svm", Paper::Rkhs, "SVM with linear, Gaussian, log kernels; MNIST", rkhs::svm),
         e("railway-xor", Paper::Railway, "§3.3: modified XOR", railway::xor),
+        e(
+            "railway-intersection",
+            Paper::Railway,
+            "§3.4 / Fig. 6: two intersecting areas (stand-in example)",
+            railway::intersection,
+        ),
         e("railway-two-areas", Paper::Railway, "Table 1: two areas", railway::two_areas),
         e("railway-cancer", Paper::Railway, "Table 2: Wisconsin breast cancer", railway::cancer),
         e("railway-areas", Paper::Railway, "Fig. 7: area location trace", railway::areas),

@@ -48,7 +48,7 @@ const MAX_CELL_COORD: f64 = (1u64 << 50) as f64;
 /// let x = kern_core::Samples::from_rows(&[[0.0, 0.0], [0.5, 0.0], [3.0, 0.0]])?;
 /// for m in [SearchMethod::Grid, SearchMethod::Scan, SearchMethod::Brute] {
 ///     let idx = NeighborIndex::with_method(&x, 1.0, m)?;
-///     let hits: Vec<usize> = idx.query(&[0.1, 0.0]).iter().map(|nb| nb.index).collect();
+///     let hits: Vec<usize> = idx.query(&[0.1, 0.0])?.iter().map(|nb| nb.index).collect();
 ///     assert_eq!(hits, vec![0, 1]);
 /// }
 /// # Ok::<(), kern_sparse::SparseError>(())
@@ -86,7 +86,7 @@ impl std::str::FromStr for SearchMethod {
 /// ```
 /// let x = kern_core::Samples::from_rows(&[[0.0], [3.0]])?;
 /// let idx = kern_sparse::NeighborIndex::new(&x, 2.0)?;
-/// let nb = idx.query(&[2.0]);
+/// let nb = idx.query(&[2.0])?;
 /// assert_eq!((nb[0].index, nb[0].sq_dist), (1, 1.0));
 /// # Ok::<(), kern_sparse::SparseError>(())
 /// ```
@@ -109,9 +109,9 @@ pub struct Neighbor {
 /// use kern_sparse::NeighborIndex;
 /// let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 1.0], [0.2, 0.1], [5.0, 5.0]])?;
 /// let idx = NeighborIndex::new(&x, 0.5)?;
-/// let nb: Vec<usize> = idx.query(&[0.1, 0.0]).iter().map(|n| n.index).collect();
+/// let nb: Vec<usize> = idx.query(&[0.1, 0.0])?.iter().map(|n| n.index).collect();
 /// assert_eq!(nb, vec![0, 2]);
-/// assert!(idx.query(&[10.0, 10.0]).is_empty());
+/// assert!(idx.query(&[10.0, 10.0])?.is_empty());
 /// # Ok::<(), kern_sparse::SparseError>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -232,32 +232,20 @@ impl NeighborIndex {
         self.points.n() == 0
     }
 
-    /// The indexed points within distance `C` of `x` (strictly), sorted by index.
-    /// Panics if `x.len()` differs from the points' dimension (use [`Self::try_query`] for user input).
-    pub fn query(&self, x: &[f64]) -> Vec<Neighbor> {
-        let mut out = Vec::new();
-        self.query_into(x, &mut out);
-        out
-    }
-
-    /// [`Self::query`] with a dimension check.
+    /// The indexed points within distance `C` of `x` (strictly), sorted by index; a query of another
+    /// dimension than the points is [`SparseError::Dimension`].
     ///
     /// ```
     /// let x = kern_core::Samples::from_rows(&[[0.0, 0.0]])?;
     /// let idx = kern_sparse::NeighborIndex::new(&x, 1.0)?;
-    /// assert!(idx.try_query(&[0.0]).is_err());
-    /// assert_eq!(idx.try_query(&[0.5, 0.0])?.len(), 1);
+    /// assert!(idx.query(&[0.0]).is_err());
+    /// assert_eq!(idx.query(&[0.5, 0.0])?.len(), 1);
     /// # Ok::<(), kern_sparse::SparseError>(())
     /// ```
-    pub fn try_query(&self, x: &[f64]) -> Result<Vec<Neighbor>> {
-        if x.len() != self.points.d() {
-            return Err(SparseError::Dimension {
-                what: "query point",
-                expected: self.points.d(),
-                found: x.len(),
-            });
-        }
-        Ok(self.query(x))
+    pub fn query(&self, x: &[f64]) -> Result<Vec<Neighbor>> {
+        let mut out = Vec::new();
+        self.query_into(x, &mut out)?;
+        Ok(out)
     }
 
     /// [`Self::query`] into a reused buffer (cleared first).
@@ -266,12 +254,31 @@ impl NeighborIndex {
     /// let x = kern_core::Samples::from_rows(&[[0.0], [0.5]])?;
     /// let idx = kern_sparse::NeighborIndex::new(&x, 1.0)?;
     /// let mut buf = Vec::new();
-    /// idx.query_into(&[0.0], &mut buf);
+    /// idx.query_into(&[0.0], &mut buf)?;
     /// assert_eq!(buf.len(), 2);
+    /// assert!(idx.query_into(&[0.0, 1.0], &mut buf).is_err());
     /// # Ok::<(), kern_sparse::SparseError>(())
     /// ```
-    pub fn query_into(&self, x: &[f64], out: &mut Vec<Neighbor>) {
-        assert_eq!(x.len(), self.points.d(), "query dimension");
+    pub fn query_into(&self, x: &[f64], out: &mut Vec<Neighbor>) -> Result<()> {
+        self.check_query(x)?;
+        self.neighbors_into(x, out);
+        Ok(())
+    }
+
+    /// A query point must have the points' dimension.
+    fn check_query(&self, x: &[f64]) -> Result<()> {
+        if x.len() != self.points.d() {
+            return Err(SparseError::Dimension {
+                what: "query point",
+                expected: self.points.d(),
+                found: x.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// [`Self::query_into`] without the dimension check (callers have checked it).
+    fn neighbors_into(&self, x: &[f64], out: &mut Vec<Neighbor>) {
         out.clear();
         match &self.grid {
             Some(g) => {
@@ -291,36 +298,46 @@ impl NeighborIndex {
 
     /// `Σ_i w_i · f(‖x − x_i‖²)` over the neighbours of `x` only — a prediction
     /// `Σ a_i k_C(x, x_i)` visits `δ_C(x)` instead of all points (pass `|r2| kernel.of_sq_dist(r2)`).
+    /// A query of another dimension, or a weight count other than the number of indexed points, is
+    /// [`SparseError::Dimension`].
     ///
     /// ```
     /// use kern_core::{CompactlySupported, Gaussian, Kernel, Samples};
     /// let x = Samples::from_rows(&[[0.0], [1.0], [9.0]])?;
     /// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 2.0, 1.0)?;
     /// let idx = kern_sparse::NeighborIndex::new(&x, 2.0)?;
-    /// let f = idx.weighted_sum(&[0.5], &[1.0, 2.0, 3.0], |r2| k.of_sq_dist(r2));
+    /// let f = idx.weighted_sum(&[0.5], &[1.0, 2.0, 3.0], |r2| k.of_sq_dist(r2))?;
     /// let full: f64 = [1.0, 2.0, 3.0].iter().zip(x.rows()).map(|(w, xi)| w * k.eval(&[0.5], xi)).sum();
     /// assert!((f - full).abs() < 1e-15);
+    /// assert!(idx.weighted_sum(&[0.5], &[1.0, 2.0], |r2| r2).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn weighted_sum(&self, x: &[f64], weights: &[f64], f: impl Fn(f64) -> f64) -> f64 {
-        assert_eq!(weights.len(), self.len(), "one weight per indexed point");
+    pub fn weighted_sum(&self, x: &[f64], weights: &[f64], f: impl Fn(f64) -> f64) -> Result<f64> {
+        if weights.len() != self.len() {
+            return Err(SparseError::Dimension {
+                what: "weights (one per indexed point)",
+                expected: self.len(),
+                found: weights.len(),
+            });
+        }
         let mut sum = 0.0;
-        self.for_each_neighbor(x, |i, r2| sum += weights[i] * f(r2));
-        sum
+        self.for_each_neighbor(x, |i, r2| sum += weights[i] * f(r2))?;
+        Ok(sum)
     }
 
     /// Calls `f(index, sq_dist)` for every neighbour of `x` (in no particular order; no allocation).
+    /// A query of another dimension is [`SparseError::Dimension`] (and `f` is not called).
     ///
     /// ```
     /// let x = kern_core::Samples::from_rows(&[[0.0], [0.5], [4.0]])?;
     /// let idx = kern_sparse::NeighborIndex::new(&x, 1.0)?;
     /// let mut count = 0;
-    /// idx.for_each_neighbor(&[0.2], |_, _| count += 1);
+    /// idx.for_each_neighbor(&[0.2], |_, _| count += 1)?;
     /// assert_eq!(count, 2);
     /// # Ok::<(), kern_sparse::SparseError>(())
     /// ```
-    pub fn for_each_neighbor(&self, x: &[f64], mut f: impl FnMut(usize, f64)) {
-        assert_eq!(x.len(), self.points.d(), "query dimension");
+    pub fn for_each_neighbor(&self, x: &[f64], mut f: impl FnMut(usize, f64)) -> Result<()> {
+        self.check_query(x)?;
         match &self.grid {
             Some(g) => g.visit(x, self.c2, &mut f),
             None => {
@@ -332,6 +349,7 @@ impl NeighborIndex {
                 }
             }
         }
+        Ok(())
     }
 
     /// The neighbours of every row of `queries`, in parallel (one sorted list per query).
@@ -378,7 +396,7 @@ impl NeighborIndex {
         }
         let mut buf = Vec::new();
         for q in range {
-            self.query_into(queries.row(q), &mut buf);
+            self.neighbors_into(queries.row(q), &mut buf);
             emit(q, &buf);
         }
     }
@@ -579,10 +597,10 @@ mod tests {
     fn grid_handles_far_queries_and_duplicates() {
         let x = Samples::from_rows(&[[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1e6, 1e6]]).unwrap();
         let idx = NeighborIndex::with_method(&x, 1.0, SearchMethod::Grid).unwrap();
-        let ids: Vec<usize> = idx.query(&[0.0, 0.0]).iter().map(|n| n.index).collect();
+        let ids: Vec<usize> = idx.query(&[0.0, 0.0]).unwrap().iter().map(|n| n.index).collect();
         assert_eq!(ids, brute(&x, &[0.0, 0.0], 1.0));
-        assert!(idx.query(&[-1e300, 1e300]).is_empty());
-        assert_eq!(idx.query(&[1e6, 1e6 + 0.5]).len(), 1);
+        assert!(idx.query(&[-1e300, 1e300]).unwrap().is_empty());
+        assert_eq!(idx.query(&[1e6, 1e6 + 0.5]).unwrap().len(), 1);
     }
 
     #[test]

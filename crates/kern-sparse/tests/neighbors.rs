@@ -16,12 +16,12 @@ fn check_all_methods(x: &Samples, queries: &Samples, c: f64) {
         let many = idx.query_many(queries).unwrap();
         for (qi, q) in queries.rows().enumerate() {
             let want = brute(x, q, c);
-            let got: Vec<(usize, f64)> = idx.query(q).iter().map(|n| (n.index, n.sq_dist)).collect();
+            let got: Vec<(usize, f64)> = idx.query(q).unwrap().iter().map(|n| (n.index, n.sq_dist)).collect();
             assert_eq!(got, want, "method {m:?} query {qi}");
             let got_many: Vec<(usize, f64)> = many[qi].iter().map(|n| (n.index, n.sq_dist)).collect();
             assert_eq!(got_many, want, "method {m:?} query_many {qi}");
             let mut count = 0;
-            idx.for_each_neighbor(q, |_, _| count += 1);
+            idx.for_each_neighbor(q, |_, _| count += 1).unwrap();
             assert_eq!(count, want.len());
         }
     }
@@ -112,7 +112,12 @@ fn bad_inputs_are_errors() {
     assert!(NeighborIndex::new(&x, f64::NAN).is_err());
     assert!(NeighborIndex::new(&x, -1.0).is_err());
     let idx = NeighborIndex::new(&x, 0.5).unwrap();
-    assert!(idx.try_query(&[0.0, 0.0, 0.0]).is_err());
+    assert!(idx.query(&[0.0, 0.0, 0.0]).is_err());
+    assert!(idx.query_into(&[0.0], &mut Vec::new()).is_err());
+    assert!(idx.for_each_neighbor(&[0.0, 0.0, 0.0], |_, _| panic!("called on a bad query")).is_err());
+    assert!(idx.weighted_sum(&[0.0, 0.0], &[1.0; 9], |r2| r2).is_err());
+    assert!(idx.weighted_sum(&[0.0], &[1.0; 10], |r2| r2).is_err());
+    assert!(idx.weighted_sum(&[0.0, 0.0], &[1.0; 10], |r2| r2).is_ok());
     assert!(idx.query_many(&common::uniform(3, 3, 1.0, 2)).is_err());
     let hi = common::uniform(10, 13, 1.0, 3);
     assert!(NeighborIndex::with_method(&hi, 0.5, SearchMethod::Grid).is_err());

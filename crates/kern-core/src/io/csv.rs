@@ -336,7 +336,23 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         }
     }
     let d = feature_names.len();
-    let mut data = Vec::with_capacity(cells.len() * d);
+    // One feature per category: an ID-like column makes the dense matrix n × n. Size it first.
+    let instead = match cats
+        .iter()
+        .enumerate()
+        .filter_map(|(c, m)| Some((c, m.as_ref()?.len())))
+        .max_by_key(|&(_, k)| k)
+    {
+        Some((c, k)) => format!(
+            "column {:?} has {k} distinct values (one feature each); if it is an identifier, drop it, or \
+             turn one-hot encoding off",
+            names[feat_cols[c]]
+        ),
+        None => "use fewer rows or raise the memory limit".to_string(),
+    };
+    const WHAT: &str = "one-hot encoded features";
+    let len = crate::memory::check_array::<f64>(&[cells.len(), d], WHAT, &instead)?;
+    let mut data = crate::memory::try_with_capacity::<f64>(len, WHAT, &instead)?;
     for row in &cells {
         for (c, cell) in row.iter().enumerate() {
             match (&cats[c], cell) {

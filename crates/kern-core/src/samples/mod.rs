@@ -13,6 +13,7 @@ pub(crate) use csr::Csr;
 pub use sample_ref::SampleRef;
 
 use crate::error::{CoreError, Result};
+use crate::memory;
 use faer::MatRef;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -502,17 +503,39 @@ impl Samples {
         if let Some(&i) = indices.iter().find(|&&i| i >= self.n) {
             return Err(CoreError::Dimension { what: "sample index", expected: self.n, found: i });
         }
+        const WHAT: &str = "selected samples";
+        const INSTEAD: &str = "select fewer samples";
         let store = match &self.store {
             Store::Dense(_) => {
-                let mut data = Vec::with_capacity(indices.len() * self.d);
+                let len = indices
+                    .len()
+                    .checked_mul(self.d)
+                    .ok_or_else(|| CoreError::SizeOverflow { what: WHAT.to_string() })?;
+                let mut data = memory::try_with_capacity::<f64>(len, WHAT, INSTEAD)?;
                 for &i in indices {
                     data.extend_from_slice(self.row(i));
                 }
                 Store::Dense(data)
             }
             Store::Sparse(c) => {
-                let mut indptr = Vec::with_capacity(indices.len() + 1);
-                let (mut idx, mut val) = (Vec::new(), Vec::new());
+                let overflow = || CoreError::SizeOverflow { what: WHAT.to_string() };
+                let nnz = indices
+                    .iter()
+                    .try_fold(0usize, |acc, &i| acc.checked_add(c.row(i).0.len()))
+                    .ok_or_else(overflow)?;
+                let rows = indices.len().checked_add(1).ok_or_else(overflow)?;
+                let bytes = [
+                    memory::bytes_for::<usize>(&[rows], WHAT)?,
+                    memory::bytes_for::<usize>(&[nnz], WHAT)?,
+                    memory::bytes_for::<f64>(&[nnz], WHAT)?,
+                ]
+                .into_iter()
+                .try_fold(0u64, u64::checked_add)
+                .ok_or_else(overflow)?;
+                memory::check_bytes(bytes, WHAT, INSTEAD)?;
+                let mut indptr = memory::try_with_capacity::<usize>(rows, WHAT, INSTEAD)?;
+                let mut idx = memory::try_with_capacity::<usize>(nnz, WHAT, INSTEAD)?;
+                let mut val = memory::try_with_capacity::<f64>(nnz, WHAT, INSTEAD)?;
                 indptr.push(0);
                 for &i in indices {
                     let (ki, vi) = c.row(i);
@@ -628,6 +651,20 @@ mod tests {
         assert!(matches!(Samples::from_flat(vec![1.0; 5], 2, 2), Err(CoreError::Shape { .. })));
         let x = Samples::from_rows(&[[1.0]]).unwrap();
         assert!(x.select(&[1]).is_err());
+    }
+
+    #[test]
+    fn a_selection_too_large_for_memory_is_an_error_not_an_abort() {
+        // 10^7 copies of a 10^5-wide row: 8 TB, more than any budget or allocator grants.
+        let wide = Samples::from_flat(vec![0.5; 100_000], 1, 100_000).unwrap();
+        let many = vec![0usize; 10_000_000];
+        let e = wide.select(&many).unwrap_err();
+        assert!(matches!(e, CoreError::Memory { .. }), "{e}");
+        assert!(e.to_string().contains("selected samples"), "{e}");
+        // The sparse store is sized by its non-zeros: the same selection of a sparse row is small.
+        let sparse = Samples::from_triplets(1, 1 << 40, &[(0, 7, 1.0)]).unwrap();
+        let s = sparse.select(&many[..1000]).unwrap();
+        assert_eq!((s.n(), s.d(), s.nnz()), (1000, 1 << 40, 1000));
     }
 
     #[test]

@@ -796,6 +796,180 @@ pub fn xor(ctx: &Ctx) -> Result<Status> {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// railway-intersection (§3.4, Fig. 6)
+// ---------------------------------------------------------------------------------------------------
+
+/// The two overlapping areas of our Fig. 6 example: balls of radius 5 at (5, 5) and (12, 5), which
+/// share the lens `7 ≤ x1 ≤ 10` around `x2 = 5`.
+const LENS_AREAS: [[f64; 2]; 2] = [[5.0, 5.0], [12.0, 5.0]];
+
+/// The class boundary of the Fig. 6 example: the tent `x2 = 7 − 0.6 |x1 − 8.5|` — linear in each area
+/// (slope +0.6 in A1, −0.6 in A2) with its kink inside the intersection; class +1 above it.
+///
+/// ```
+/// use kern_repro::papers::railway::lens_label;
+/// assert_eq!((lens_label([8.5, 7.5]), lens_label([8.5, 6.5])), (1.0, -1.0));
+/// assert_eq!((lens_label([2.0, 3.5]), lens_label([2.0, 2.5])), (1.0, -1.0));
+/// ```
+pub fn lens_label(p: [f64; 2]) -> f64 {
+    if p[1] > 7.0 - 0.6 * (p[0] - 8.5).abs() { 1.0 } else { -1.0 }
+}
+
+/// `n` points uniform on the union of the two [`LENS_AREAS`] balls, labelled by [`lens_label`]
+/// (noise-free: the Bayes error is 0).
+///
+/// ```
+/// let (x, y) = kern_repro::papers::railway::lens_data(100, 3);
+/// assert_eq!((x.len(), y.len()), (100, 100));
+/// assert!(x.iter().all(|p| (p[0] - 5.0).hypot(p[1] - 5.0) <= 5.0 || (p[0] - 12.0).hypot(p[1] - 5.0) <= 5.0));
+/// ```
+pub fn lens_data(n: usize, seed: u64) -> (Vec<[f64; 2]>, Vec<f64>) {
+    let mut r = rng(seed);
+    let mut x = Vec::with_capacity(n);
+    while x.len() < n {
+        let p = [r.random_range(0.0..17.0), r.random_range(0.0..10.0)];
+        if LENS_AREAS.iter().any(|c| (p[0] - c[0]).hypot(p[1] - c[1]) <= 5.0) {
+            x.push(p);
+        }
+    }
+    let y = x.iter().map(|&p| lens_label(p)).collect();
+    (x, y)
+}
+
+/// §3.4, Fig. 6: the railway kernel with two intersecting areas. The paper's figure (6a: the idea of an
+/// intersection; 6b: the kernel on "a simple example") is missing and its example not described, so
+/// this is our stand-in: 300 points uniform on two overlapping balls ([`LENS_AREAS`], γ = 1 as in §3.3)
+/// whose class boundary is a tent, linear in each area with the kink in the intersection
+/// ([`lens_label`]). The railway kernel (eq. 6 / eq. 7: points of the intersection get the average of
+/// the local linear kernels, a zone of its own — §3.5) on data centred at the training mean (our
+/// reading A of §3.3) against the RBF σ = 1; both SVMs with C = 1; test error on 20,000 fresh points
+/// (5000 in quick mode). Figure only: no claim of the paper to check.
+///
+/// `results`: `{sv_frac: {railway, rbf}, test_error: {railway, rbf}, zones: {a1_only, a2_only, both,
+/// none} (training counts)}`.
+pub fn intersection(ctx: &Ctx) -> Result<Status> {
+    let n = 300;
+    let n_test = if ctx.quick { 5000 } else { 20_000 };
+    let (s_train, s_test) = (derive(ctx.seed, 31), derive(ctx.seed, 32));
+    let (xr, y) = lens_data(n, s_train);
+    let (tr, ty) = lens_data(n_test, s_test);
+    let (x, xt) = (samples(&xr)?, samples(&tr)?);
+    let gamma = 1.0;
+    let areas = LENS_AREAS.map(|c| Indicator::new(c.to_vec(), 5.0, gamma));
+    let areas = areas.into_iter().collect::<std::result::Result<Vec<_>, _>>()?;
+    let mean = row_mean(&x);
+    let centred = LENS_AREAS.map(|c| Indicator::new(vec![c[0] - mean[0], c[1] - mean[1]], 5.0, gamma));
+    let centred = centred.into_iter().collect::<std::result::Result<Vec<_>, _>>()?;
+    let m_rail = Trained::Shifted(
+        Box::new(fit_railway(RailwayKernel::linear(centred)?, 1.0, &shifted(&x, &mean)?, &y)?),
+        mean,
+    );
+    let m_rbf = fit_svm(rbf(1.0)?, 1.0, &x, &y)?;
+    let err = |m: &Trained| -> Result<f64> { Ok(error_where(&m.predict(&xt)?, &ty, |_| true)) };
+    let (e_rail, e_rbf) = (err(&m_rail)?, err(&m_rbf)?);
+    let frac = |m: &Trained| m.n_sv() as f64 / n as f64;
+    // Zones of the training points: the areas whose indicator is at least ½.
+    let k = RailwayKernel::linear(areas.clone())?;
+    let zone = |p: &[f64; 2]| {
+        let l = k.lambdas(p);
+        (l[0] >= 0.5, l[1] >= 0.5)
+    };
+    let mut zones = BTreeMap::new();
+    for p in &xr {
+        let name = match zone(p) {
+            (true, false) => "a1_only",
+            (false, true) => "a2_only",
+            (true, true) => "both",
+            (false, false) => "none",
+        };
+        *zones.entry(name).or_insert(0usize) += 1;
+    }
+    // Fig. 6a: the two indicators, their ½ levels and the training points by zone.
+    let bounds = ((-1.0, 18.0), (-1.0, 11.0));
+    let cells = 160;
+    let g1 = Grid::sample(bounds.0, bounds.1, cells, |a, b| areas[0].lambda(&[a, b]) - 0.5);
+    let g2 = Grid::sample(bounds.0, bounds.1, cells, |a, b| areas[1].lambda(&[a, b]) - 0.5);
+    let both = Grid::sample(bounds.0, bounds.1, cells, |a, b| {
+        areas[0].lambda(&[a, b]) + areas[1].lambda(&[a, b]) - 1.0
+    });
+    let by_zone = |want: (bool, bool)| xr.iter().filter(|p| zone(p) == want).map(|p| (p[0], p[1])).collect();
+    let fig_a = "railway-fig6a-intersection.svg";
+    field_with(
+        &ctx.dir.join(fig_a),
+        "Fig. 6a: two areas and their intersection (γ = 1)",
+        ("x1", "x2", "λ₁(x) + λ₂(x) − 1"),
+        &both,
+        true,
+        &[
+            Contour { grid: &g1, label: "A1: λ₁(x) = ½", dashed: false },
+            Contour { grid: &g2, label: "A2: λ₂(x) = ½", dashed: true },
+        ],
+        &[
+            Group::points("A1 only", by_zone((true, false))),
+            Group::points("A2 only", by_zone((false, true))),
+            Group::points("A1 ∩ A2 (own zone, averaged kernel)", by_zone((true, true))),
+        ],
+    )?;
+    let fig_b = "railway-fig6b-decision-railway.svg";
+    let fig_rbf = "railway-fig6-decision-rbf.svg";
+    decision_figure(
+        &ctx.dir.join(fig_b),
+        &format!("Fig. 6b: railway kernel with an intersection, {} SVs", m_rail.n_sv()),
+        &m_rail,
+        &xr,
+        &y,
+        &m_rail.sv_mask(&x)?,
+        bounds,
+    )?;
+    decision_figure(
+        &ctx.dir.join(fig_rbf),
+        &format!("Fig. 6 (comparison): RBF σ = 1, {} SVs", m_rbf.n_sv()),
+        &m_rbf,
+        &xr,
+        &y,
+        &m_rbf.sv_mask(&x)?,
+        bounds,
+    )?;
+    let note = format!("{n} training points, {n_test} test points, C = 1; Bayes error 0 (noise-free tent)");
+    let table = vec![
+        Row {
+            quantity: "railway kernel (centred data): test error / SVs".into(),
+            paper: "— (figure only)".into(),
+            ours: format!("{:.1}% / {:.1}%", 100.0 * e_rail, 100.0 * frac(&m_rail)),
+            note: note.clone(),
+        },
+        Row {
+            quantity: "RBF σ = 1: test error / SVs".into(),
+            paper: "—".into(),
+            ours: format!("{:.1}% / {:.1}%", 100.0 * e_rbf, 100.0 * frac(&m_rbf)),
+            note,
+        },
+        Row {
+            quantity: "training points per zone (A1 only / A2 only / both / neither)".into(),
+            paper: "—".into(),
+            ours: ["a1_only", "a2_only", "both", "none"]
+                .iter()
+                .map(|z| zones.get(z).copied().unwrap_or(0).to_string())
+                .collect::<Vec<_>>()
+                .join(" / "),
+            note: "zone: the areas whose indicator is at least ½ at the point".into(),
+        },
+    ];
+    Ok(Status::Done(Outcome {
+        results: json!({
+            "sv_frac": {"railway": frac(&m_rail), "rbf": frac(&m_rbf)},
+            "test_error": {"railway": e_rail, "rbf": e_rbf},
+            "zones": zones,
+        }),
+        sizes: json!({"train": n, "test": n_test, "gamma": gamma, "c": 1.0, "quick": ctx.quick}),
+        seeds: vec![s_train, s_test],
+        table,
+        claims: vec![],
+        figures: vec![fig_a.into(), fig_b.into(), fig_rbf.into()],
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------------
 // railway-two-areas (Table 1)
 // ---------------------------------------------------------------------------------------------------
 
