@@ -135,19 +135,19 @@ pub struct PredictSummary {
 /// Any rank's failure is every rank's [`DistError::RankFailed`].
 ///
 /// ```
-/// use kern_core::{Samples, BinaryTargets, io::write_libsvm};
+/// use kern_core::{Samples, BinaryTargets, io::write_libsvm, learner::Fit};
 /// use kern_models::lssvm::LsSvmParams;
 /// let dir = std::env::temp_dir().join("kern-doc-predict");
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let x = Samples::from_rows(&[[0.0, 1.0], [1.0, 0.0], [0.1, 0.9], [0.9, 0.2]])?;
-/// write_libsvm(&dir.join("d.svm"), &x, &["a", "b", "a", "b"])?;
-/// let y = BinaryTargets::from_labels(&["a", "b", "a", "b"])?;
-/// let m = LsSvmParams::new("gaussian:sigma=1".parse()?).lambda(1e-3).fit_binary(&x, &y)?;
+/// write_libsvm(&dir.join("d.svm"), &x, &["1", "2", "1", "2"])?;
+/// let y = BinaryTargets::from_labels(&["1", "2", "1", "2"])?;
+/// let m = LsSvmParams::new("gaussian:sigma=1".parse()?).lambda(1e-3).fit(&x, &y)?;
 /// kern_models::persist::save(&dir.join("m.kern"), &m)?;
 /// let s = kern_dist::predict::predict_file(&kern_dist::SingleProcess, &dir.join("m.kern"),
 ///     &dir.join("d.svm"), &Default::default(), Some(&dir.join("p.txt")))?;
 /// assert_eq!((s.n, s.accuracy), (4, Some(1.0)));
-/// assert_eq!(std::fs::read_to_string(dir.join("p.txt")).unwrap(), "a\nb\na\nb\n");
+/// assert_eq!(std::fs::read_to_string(dir.join("p.txt")).unwrap(), "1\n2\n1\n2\n");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn predict_file(
