@@ -34,6 +34,19 @@ impl MpiComm {
     }
 }
 
+/// A send buffer whose address is real: an empty slice's dangling address is `0x1`, which OpenMPI
+/// reads as `MPI_IN_PLACE`.
+static EMPTY: [u8; 1] = [0];
+
+fn send_buf(data: &[u8]) -> &[u8] {
+    if data.is_empty() { &EMPTY[..0] } else { data }
+}
+
+/// A receive buffer of `len` bytes, allocated (at least one byte) so its address is real.
+fn recv_buf(len: usize) -> Vec<u8> {
+    vec![0u8; len.max(1)]
+}
+
 fn displacements(counts: &[Count]) -> Vec<Count> {
     counts
         .iter()
@@ -83,7 +96,9 @@ impl Comm for MpiComm {
         let mut len = data.len() as u64;
         root.broadcast_into(&mut len);
         data.resize(len as usize, 0);
-        root.broadcast_into(&mut data[..]);
+        if len > 0 {
+            root.broadcast_into(&mut data[..]);
+        }
     }
     fn gather_bytes(&self, root: usize, data: &[u8]) -> Option<Vec<Vec<u8>>> {
         let counts = self.counts(data.len());
@@ -91,14 +106,14 @@ impl Comm for MpiComm {
         if self.rank() == root {
             let displs = displacements(&counts);
             let total: usize = counts.iter().map(|&c| c as usize).sum();
-            let mut buf = vec![0u8; total];
+            let mut buf = recv_buf(total);
             {
-                let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
-                r.gather_varcount_into_root(data, &mut part);
+                let mut part = PartitionMut::new(&mut buf[..total], &counts[..], &displs[..]);
+                r.gather_varcount_into_root(send_buf(data), &mut part);
             }
             Some(split(&buf, &counts))
         } else {
-            r.gather_varcount_into(data);
+            r.gather_varcount_into(send_buf(data));
             None
         }
     }
@@ -106,10 +121,10 @@ impl Comm for MpiComm {
         let counts = self.counts(data.len());
         let displs = displacements(&counts);
         let total: usize = counts.iter().map(|&c| c as usize).sum();
-        let mut buf = vec![0u8; total];
+        let mut buf = recv_buf(total);
         {
-            let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
-            self.world.all_gather_varcount_into(data, &mut part);
+            let mut part = PartitionMut::new(&mut buf[..total], &counts[..], &displs[..]);
+            self.world.all_gather_varcount_into(send_buf(data), &mut part);
         }
         split(&buf, &counts)
     }
@@ -117,8 +132,9 @@ impl Comm for MpiComm {
         let (d, s) = (self.world.process_at_rank(dest as i32), self.world.process_at_rank(source as i32));
         let mut len = 0u64;
         mpi::point_to_point::send_receive_into(&(data.len() as u64), &d, &mut len, &s);
-        let mut buf = vec![0u8; len as usize];
-        mpi::point_to_point::send_receive_into(data, &d, &mut buf[..], &s);
+        let mut buf = recv_buf(len as usize);
+        mpi::point_to_point::send_receive_into(send_buf(data), &d, &mut buf[..len as usize], &s);
+        buf.truncate(len as usize);
         buf
     }
 }
