@@ -69,57 +69,15 @@ pub fn read_libsvm_with(path: &Path, opts: &LibsvmOptions) -> Result<Dataset> {
     for (ln, line) in reader.lines().enumerate() {
         let lineno = ln + 1;
         let line = line.map_err(|e| io_err(path, e))?;
-        let content = line.split('#').next().unwrap_or("").trim();
-        if content.is_empty() {
-            continue;
+        let start = indices.len();
+        match parse_libsvm_line(&line, dim, &mut indices, &mut values) {
+            Ok(Some(label)) => labels.push(label),
+            Ok(None) => continue,
+            Err(reason) => return Err(parse_err(path, lineno, reason)),
         }
-        let mut tokens = content.split_ascii_whitespace();
-        let label = tokens.next().unwrap_or_default();
-        let lv: f64 =
-            label.parse().map_err(|_| parse_err(path, lineno, format!("label {label:?} is not a number")))?;
-        if !lv.is_finite() {
-            return Err(parse_err(path, lineno, format!("label {label:?} is not finite")));
+        if indices.len() > start {
+            max_index = max_index.max(indices[indices.len() - 1] + 1);
         }
-        let mut last = 0usize;
-        for tok in tokens {
-            let (idx, val) = tok
-                .split_once(':')
-                .ok_or_else(|| parse_err(path, lineno, format!("expected INDEX:VALUE, got {tok:?}")))?;
-            if idx == "qid" {
-                continue;
-            }
-            let idx: usize = idx
-                .parse()
-                .map_err(|_| parse_err(path, lineno, format!("index {idx:?} is not a positive integer")))?;
-            if idx == 0 {
-                return Err(parse_err(path, lineno, "indices are 1-based; found 0"));
-            }
-            if idx <= last {
-                return Err(parse_err(path, lineno, format!("indices must ascend: {idx} after {last}")));
-            }
-            if let Some(d) = dim
-                && idx > d
-            {
-                return Err(parse_err(path, lineno, format!("index {idx} exceeds dimension {d}")));
-            }
-            if idx > Samples::MAX_DIM {
-                return Err(parse_err(
-                    path,
-                    lineno,
-                    format!("index {idx} exceeds the largest supported dimension {}", Samples::MAX_DIM),
-                ));
-            }
-            let v: f64 =
-                val.parse().map_err(|_| parse_err(path, lineno, format!("value {val:?} is not a number")))?;
-            if !v.is_finite() {
-                return Err(parse_err(path, lineno, format!("value {val:?} is not finite")));
-            }
-            last = idx;
-            indices.push(idx - 1);
-            values.push(v);
-        }
-        max_index = max_index.max(last);
-        labels.push(normalize_label(label));
         indptr.push(indices.len());
     }
     if labels.is_empty() {
@@ -133,6 +91,70 @@ pub fn read_libsvm_with(path: &Path, opts: &LibsvmOptions) -> Result<Dataset> {
     let feature_names =
         if samples.is_sparse() { Vec::new() } else { (1..=d).map(|j| format!("f{j}")).collect() };
     Ok(Dataset { samples, labels, feature_names })
+}
+
+/// Parses one line of a LIBSVM/svmlight file, the parser [`read_libsvm_with`] applies to every line;
+/// public so that a reader of part of a file (a byte range) parses exactly as the whole-file reader.
+///
+/// Appends the row's entries to `indices` (0-based, ascending) and `values` and returns its label
+/// (normalized as in [`Dataset::labels`]); a blank or comment-only line gives `Ok(None)` and appends
+/// nothing. An error is the reason the line is malformed (the caller adds file and line); entries of a
+/// malformed line may have been appended.
+///
+/// ```
+/// let (mut idx, mut val) = (Vec::new(), Vec::new());
+/// let label = kern_core::io::parse_libsvm_line("+1 2:0.5 7:1 # c", None, &mut idx, &mut val);
+/// assert_eq!(label, Ok(Some("1".to_string())));
+/// assert_eq!((idx, val), (vec![1, 6], vec![0.5, 1.0]));
+/// assert_eq!(kern_core::io::parse_libsvm_line("  # only a comment", None, &mut vec![], &mut vec![]), Ok(None));
+/// assert!(kern_core::io::parse_libsvm_line("1 3:1 2:1", None, &mut vec![], &mut vec![]).is_err());
+/// ```
+pub fn parse_libsvm_line(
+    line: &str,
+    dim: Option<usize>,
+    indices: &mut Vec<usize>,
+    values: &mut Vec<f64>,
+) -> std::result::Result<Option<String>, String> {
+    let content = line.split('#').next().unwrap_or("").trim();
+    if content.is_empty() {
+        return Ok(None);
+    }
+    let mut tokens = content.split_ascii_whitespace();
+    let label = tokens.next().unwrap_or_default();
+    let lv: f64 = label.parse().map_err(|_| format!("label {label:?} is not a number"))?;
+    if !lv.is_finite() {
+        return Err(format!("label {label:?} is not finite"));
+    }
+    let mut last = 0usize;
+    for tok in tokens {
+        let (idx, val) = tok.split_once(':').ok_or_else(|| format!("expected INDEX:VALUE, got {tok:?}"))?;
+        if idx == "qid" {
+            continue;
+        }
+        let idx: usize = idx.parse().map_err(|_| format!("index {idx:?} is not a positive integer"))?;
+        if idx == 0 {
+            return Err("indices are 1-based; found 0".into());
+        }
+        if idx <= last {
+            return Err(format!("indices must ascend: {idx} after {last}"));
+        }
+        if let Some(d) = dim
+            && idx > d
+        {
+            return Err(format!("index {idx} exceeds dimension {d}"));
+        }
+        if idx > Samples::MAX_DIM {
+            return Err(format!("index {idx} exceeds the largest supported dimension {}", Samples::MAX_DIM));
+        }
+        let v: f64 = val.parse().map_err(|_| format!("value {val:?} is not a number"))?;
+        if !v.is_finite() {
+            return Err(format!("value {val:?} is not finite"));
+        }
+        last = idx;
+        indices.push(idx - 1);
+        values.push(v);
+    }
+    Ok(Some(normalize_label(label)))
 }
 
 /// Writes samples and labels in LIBSVM format (zeros omitted, values at full round-trip precision),

@@ -8,7 +8,7 @@ mod csv;
 mod libsvm;
 
 pub use self::csv::{CsvOptions, LabelColumn, MissingPolicy, read_csv};
-pub use self::libsvm::{LibsvmOptions, read_libsvm, read_libsvm_with, write_libsvm};
+pub use self::libsvm::{LibsvmOptions, parse_libsvm_line, read_libsvm, read_libsvm_with, write_libsvm};
 
 use crate::error::{CoreError, Result};
 use crate::samples::Samples;

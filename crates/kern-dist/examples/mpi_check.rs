@@ -1,0 +1,162 @@
+//! The MPI checks (run by the CI under `mpirun -np 1|2|4`): every distributed method on the MPI world
+//! equals the one-process result computed on rank 0, and a bad line on one rank stops every rank with
+//! the same error. Usage: `mpirun -np P mpi_check DIR` (DIR: a scratch directory, the same for all ranks).
+
+use kern_core::io::{CsvOptions, LibsvmOptions, read_libsvm_with};
+use kern_core::learner::Fit;
+use kern_core::{BinaryTargets, Samples, Targets};
+use kern_dist::rows::{PartOptions, read_part};
+use kern_dist::{Comm, DistError, MpiComm};
+use kern_models::lssvm::LsSvmParams;
+use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
+use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint, grid_search};
+use std::path::{Path, PathBuf};
+
+/// Rows gathered on rank 0 as text (label and dense values), in rank order.
+fn gather_rows(comm: &dyn Comm, part: &kern_dist::rows::DistRows) -> Option<Vec<String>> {
+    let mut text = String::new();
+    if let Some(x) = &part.samples {
+        let x = x.to_dense().unwrap();
+        for (r, l) in x.rows().zip(&part.labels) {
+            let v: Vec<String> = r.iter().map(|v| format!("{v:?}")).collect();
+            text.push_str(&format!("{l} {}\n", v.join(" ")));
+        }
+    }
+    comm.gather_bytes(0, text.as_bytes()).map(|parts| {
+        parts
+            .iter()
+            .flat_map(|b| String::from_utf8_lossy(b).lines().map(str::to_string).collect::<Vec<_>>())
+            .collect()
+    })
+}
+
+fn whole_rows(p: &Path, dim: Option<usize>) -> Vec<String> {
+    let ds = read_libsvm_with(p, &LibsvmOptions { dim, storage: kern_core::StoragePolicy::Dense }).unwrap();
+    ds.samples
+        .rows()
+        .zip(&ds.labels)
+        .map(|(r, l)| format!("{l} {}", r.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(" ")))
+        .collect()
+}
+
+fn write_on_root(comm: &dyn Comm, p: &Path, content: &[u8]) {
+    if comm.rank() == 0 {
+        std::fs::write(p, content).unwrap();
+    }
+    let mut sync = [0u64];
+    comm.allreduce_max_u64(&mut sync); // every rank sees the file after this
+}
+
+fn main() {
+    let world = MpiComm::init().expect("MPI");
+    let comm: &dyn Comm = &world;
+    let dir = PathBuf::from(std::env::args().nth(1).expect("scratch directory"));
+    let (rank, size) = (comm.rank(), comm.size());
+
+    // 1. Line-boundary cases: each row exactly once, in order, with the one-process values.
+    let long: String = (1..=300).map(|j| format!(" {j}:{j}.5")).collect();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("crlf.svm", b"1 1:1\r\n-1 2:2\r\n1 3:3\r\n-1 1:4\r\n".to_vec()),
+        ("long.svm", format!("1 1:1\n-1{long}\n1 2:1\n").into_bytes()),
+        ("trailing.svm", b"1 1:1\n-1 2:2\n1 1:3\n\n".to_vec()),
+        ("no-newline.svm", b"1 1:1\n-1 2:2\n1 1:3".to_vec()),
+        ("blank.svm", b"\n\n1 1:1\n\n\n\n-1 3:1\n\n".to_vec()),
+    ];
+    for (name, content) in &cases {
+        let p = dir.join(name);
+        write_on_root(comm, &p, content);
+        let part = read_part(comm, &p, &PartOptions::default()).unwrap();
+        if let Some(rows) = gather_rows(comm, &part) {
+            assert_eq!(rows, whole_rows(&p, None), "{name} on {size} ranks");
+            println!("ok split {name} P={size}");
+        }
+    }
+
+    // 2. A bad line in the last rank's part: every rank fails with the same named error.
+    let mut bad = String::new();
+    for i in 0..40 {
+        bad.push_str(&format!("{} 1:{i}\n", if i % 2 == 0 { 1 } else { -1 }));
+    }
+    bad.push_str("1 1:oops\n");
+    let p = dir.join("bad.svm");
+    write_on_root(comm, &p, bad.as_bytes());
+    match read_part(comm, &p, &PartOptions::default()) {
+        Err(DistError::RankFailed { rank: r, message }) => {
+            assert_eq!(r, size - 1, "the last line is in the last rank's part");
+            assert!(message.contains("bad.svm:41:"), "{message}");
+            let all = comm.gather_bytes(0, message.as_bytes());
+            if let Some(all) = all {
+                assert!(all.iter().all(|m| m == message.as_bytes()), "every rank has the same message");
+                println!("ok failing rank P={size}: {message}");
+            }
+        }
+        other => panic!("rank {rank}: expected RankFailed, got {other:?}"),
+    }
+
+    // 3. Grid search: the cells of the one-process search, bit for bit.
+    let n = 80;
+    let rows: Vec<[f64; 2]> = (0..n)
+        .map(|i| {
+            let t = i as f64 * 0.37;
+            let s = if i % 2 == 0 { 1.0 } else { -1.0 };
+            [s + 0.6 * t.sin(), s * 0.5 + 0.6 * (1.3 * t).cos()]
+        })
+        .collect();
+    let labels: Vec<&str> = (0..n).map(|i| if i % 2 == 0 { "1" } else { "-1" }).collect();
+    let x = Samples::from_rows(&rows).unwrap();
+    let yb = BinaryTargets::from_labels(&labels).unwrap();
+    let y = Targets::Binary(yb.clone());
+    let grid: ParamGrid = "lambda=1e-4..1:3,sigma=0.3..3:3".parse().unwrap();
+    let build = |p: &ParamPoint| -> Result<LsSvmParams, kern_core::CoreError> {
+        Ok(LsSvmParams::new(format!("gaussian:sigma={}", p["sigma"]).parse()?).lambda(p["lambda"]))
+    };
+    let cfg = GridSearchConfig {
+        cv: CvConfig {
+            validation: Validation::KFold { k: 5, repeats: 1 },
+            stratify: Stratify::Auto,
+            scoring: Scoring::Auto,
+            seed: 11,
+        },
+        refit: false,
+    };
+    let dist = kern_dist::grid::grid_search_dist(comm, &grid, build, &x, &y, &cfg).unwrap();
+    if let Some(dist) = dist {
+        let one = grid_search(&grid, build, &x, &y, &cfg).unwrap();
+        assert_eq!(serde_json::to_string(&dist).unwrap(), serde_json::to_string(&one).unwrap());
+        println!("ok grid search P={size}: {} cells, best {}", dist.cells.len(), dist.best_params());
+    }
+
+    // 4. Batch prediction: the one-process predictions, in input order, byte for byte.
+    let data = dir.join("pred.svm");
+    let model = dir.join("pred.kern");
+    if rank == 0 {
+        kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
+        let m = LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).lambda(1e-2).fit(&x, &yb).unwrap();
+        kern_models::persist::save(&model, &m).unwrap();
+    }
+    write_on_root(comm, &dir.join("sync"), b"");
+    let out = dir.join(format!("pred-{size}.txt"));
+    let s =
+        kern_dist::predict::predict_file(comm, &model, &data, &CsvOptions::default(), Some(&out)).unwrap();
+    if rank == 0 {
+        let loaded = kern_dist::predict::Loaded::load(&model).unwrap();
+        let whole = read_libsvm_with(&data, &LibsvmOptions { dim: Some(2), ..Default::default() }).unwrap();
+        let want: String =
+            loaded.predict_lines(&whole.samples).unwrap().iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+        assert_eq!(s.rows_per_rank.iter().sum::<usize>(), n);
+        println!("ok predict P={size}: rows per rank {:?}", s.rows_per_rank);
+    }
+
+    // 5. The collectives themselves: sums, maxloc, neighbour exchange along the ring.
+    let mut v = [rank as f64, 1.0];
+    comm.allreduce_sum(&mut v);
+    assert_eq!(v, [(size * (size - 1) / 2) as f64, size as f64]);
+    let (m, at) = comm.allreduce_maxloc((rank % 2) as f64, rank as u64);
+    assert_eq!((m, at), (if size > 1 { 1.0 } else { 0.0 }, if size > 1 { 1 } else { 0 }));
+    let got = comm.exchange_bytes((rank + 1) % size, &[rank as u8], (rank + size - 1) % size);
+    assert_eq!(got, vec![((rank + size - 1) % size) as u8]);
+    if rank == 0 {
+        println!("ok collectives P={size}");
+    }
+}

@@ -1,0 +1,320 @@
+//! `kern-mpi`: kern's distributed commands. Under `mpirun -np P kern-mpi ...` the ranks share the
+//! work; run alone it is a one-process run. Rank 0 prints one JSON object per run (with "seconds" and
+//! "ranks"); an error on any rank is reported once, by rank 0, and every rank exits with status 1.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use kern_core::io::{CsvOptions, LabelColumn};
+use kern_core::{KernelSpec, Targets};
+use kern_dist::{Comm, DistError};
+use kern_models::krr::KernelRidgeParams;
+use kern_models::lssvm::LsSvmParams;
+use kern_models::svm::{SolverParams, SvcParams, SvrParams};
+use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
+use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::Instant;
+
+type CmdResult = Result<Option<Value>, Box<dyn std::error::Error + Send + Sync>>;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kern-mpi",
+    version,
+    about = "kern on MPI: run under `mpirun -np P kern-mpi ...` (alone: one process)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Predict every row of a data file with a saved model; each rank reads and predicts its part.
+    Predict(PredictArgs),
+    /// Grid search with k-fold cross-validation, the grid's cells spread over the ranks.
+    Cv(CvArgs),
+}
+
+/// The data file and how to read a CSV file.
+#[derive(clap::Args, Debug)]
+struct DataArgs {
+    /// Data file: LIBSVM, or CSV when the name ends in .csv (not compressed: ranks read byte ranges).
+    #[arg(long)]
+    data: PathBuf,
+    /// CSV label column: a 0-based index (negative from the end), a header name, or `none`.
+    #[arg(long, default_value = "-1")]
+    label_col: LabelColumn,
+}
+
+impl DataArgs {
+    fn csv(&self) -> CsvOptions {
+        CsvOptions { label: self.label_col.clone(), ..CsvOptions::default() }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+struct PredictArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// A model file written by `kern train`, or a LIBSVM model file.
+    #[arg(long)]
+    model: PathBuf,
+    /// Write one prediction per line, in input order: label names for classifiers, values for regressors.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ModelKind {
+    Svc,
+    Svr,
+    Lssvm,
+    Krr,
+}
+
+#[derive(clap::Args, Debug)]
+struct CvArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Model kind.
+    #[arg(long, value_enum)]
+    model: ModelKind,
+    /// Kernel spec; grid names other than c, lambda, epsilon are set in it.
+    #[arg(long)]
+    kernel: String,
+    /// Number of folds (k-fold), or a validation spec (kfold:K[:REPEATS], loo, holdout:F).
+    #[arg(long, default_value = "5")]
+    folds: String,
+    /// The grid, e.g. c=2^-5..2^15:11,sigma=0.1..2:5.
+    #[arg(long)]
+    grid: String,
+    /// Scoring: auto (accuracy / negative MSE), accuracy, neg_mse, neg_mae.
+    #[arg(long, default_value = "auto")]
+    scoring: String,
+    /// Seed of the folds.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Regularization C when the grid does not set it.
+    #[arg(long, default_value_t = 1.0)]
+    c: f64,
+    /// SVR tube half-width when the grid does not set it.
+    #[arg(long, default_value_t = 0.1)]
+    epsilon_tube: f64,
+    /// Solver tolerance (svc, svr).
+    #[arg(long, default_value_t = 1e-3)]
+    tol: f64,
+    /// Real-valued targets for lssvm (krr and svr always regress).
+    #[arg(long)]
+    regression: bool,
+    /// Write the full report (every cell) as JSON here, instead of printing the cells.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Writes `key=value` into a simple kernel spec `name[:k=v,...]`; a Gaussian width replaces the other
+/// width parameters.
+fn with_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, DistError> {
+    if spec.contains(['+', '*', '(']) {
+        return Err(DistError::Invalid(format!("cannot set {key:?} in the compound kernel spec {spec:?}")));
+    }
+    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    let widths = ["sigma", "beta", "gamma", "std"];
+    let gaussian = name.trim().trim_start_matches("cs-").starts_with(['g', 'r']);
+    let mut out: Vec<String> = params
+        .split(',')
+        .map(str::trim)
+        .filter(|kv| !kv.is_empty())
+        .filter(|kv| {
+            let k = kv.split('=').next().unwrap_or("").trim();
+            k != key && !(gaussian && widths.contains(&key) && widths.contains(&k))
+        })
+        .map(str::to_string)
+        .collect();
+    out.push(format!("{key}={value}"));
+    Ok(format!("{}:{}", name.trim(), out.join(",")))
+}
+
+/// The kernel of a grid point: every name but c, lambda and epsilon is a kernel parameter (`k.NAME`
+/// for a kernel parameter whose name is one of those).
+fn kernel_at(spec: &str, p: &ParamPoint) -> Result<KernelSpec, DistError> {
+    let mut s = spec.to_string();
+    for (name, v) in p.iter() {
+        if !["c", "lambda", "epsilon"].contains(&name) {
+            s = with_kernel_param(&s, name.strip_prefix("k.").unwrap_or(name), v)?;
+        }
+    }
+    Ok(s.parse::<KernelSpec>()?)
+}
+
+fn predict(comm: &dyn Comm, a: PredictArgs) -> CmdResult {
+    let t = Instant::now();
+    let s = kern_dist::predict::predict_file(comm, &a.model, &a.data.data, &a.data.csv(), a.out.as_deref())?;
+    let mut v = serde_json::to_value(&s)?;
+    v["seconds"] = json!(t.elapsed().as_secs_f64());
+    Ok((comm.rank() == 0).then_some(v))
+}
+
+fn cv(comm: &dyn Comm, a: CvArgs) -> CmdResult {
+    use kern_dist::grid::grid_search_dist;
+    let grid: ParamGrid = a.grid.parse()?;
+    let validation: Validation = a.folds.parse()?;
+    let scoring: Scoring = a.scoring.parse()?;
+    if let Some(p) = grid.points().first() {
+        kernel_at(&a.kernel, p)?;
+    }
+    let t = Instant::now();
+    // Every cell trains on all the rows, so every rank reads the whole file.
+    let ds = kern_dist::agree(
+        comm,
+        kern_core::io::read_data(&a.data.data, &a.data.csv()).map_err(DistError::from),
+    )?;
+    let cfg = GridSearchConfig {
+        cv: CvConfig { validation, stratify: Stratify::Auto, scoring, seed: a.seed },
+        refit: false,
+    };
+    let solver = SolverParams { tol: a.tol, ..SolverParams::default() };
+    let x = &ds.samples;
+    let report = match a.model {
+        ModelKind::Svc => {
+            let classes = ds.classes()?;
+            let y = if classes.n_classes() == 2 {
+                Targets::Binary(ds.binary()?)
+            } else {
+                Targets::Classes(classes)
+            };
+            let build = |p: &ParamPoint| -> Result<SvcParams, DistError> {
+                Ok(SvcParams::new(kernel_at(&a.kernel, p)?).c(p.get("c").unwrap_or(a.c)).solver(solver))
+            };
+            grid_search_dist(comm, &grid, build, x, &y, &cfg)?
+                .map(|r| serde_json::to_value(&r))
+                .transpose()?
+        }
+        ModelKind::Svr => {
+            let y = Targets::Real(ds.real()?);
+            let build = |p: &ParamPoint| -> Result<SvrParams, DistError> {
+                Ok(SvrParams::new(kernel_at(&a.kernel, p)?)
+                    .c(p.get("c").unwrap_or(a.c))
+                    .epsilon(p.get("epsilon").unwrap_or(a.epsilon_tube))
+                    .solver(solver))
+            };
+            grid_search_dist(comm, &grid, build, x, &y, &cfg)?
+                .map(|r| serde_json::to_value(&r))
+                .transpose()?
+        }
+        ModelKind::Lssvm => {
+            let y = if a.regression {
+                Targets::Real(ds.real()?)
+            } else {
+                let classes = ds.classes()?;
+                if classes.n_classes() == 2 {
+                    Targets::Binary(ds.binary()?)
+                } else {
+                    Targets::Classes(classes)
+                }
+            };
+            let build = |p: &ParamPoint| -> Result<LsSvmParams, DistError> {
+                let m = LsSvmParams::new(kernel_at(&a.kernel, p)?);
+                Ok(match p.get("lambda") {
+                    Some(l) => m.lambda(l),
+                    None => m,
+                })
+            };
+            grid_search_dist(comm, &grid, build, x, &y, &cfg)?
+                .map(|r| serde_json::to_value(&r))
+                .transpose()?
+        }
+        ModelKind::Krr => {
+            let y = Targets::Real(ds.real()?);
+            let build = |p: &ParamPoint| -> Result<KernelRidgeParams, DistError> {
+                let m = KernelRidgeParams::new(kernel_at(&a.kernel, p)?);
+                Ok(match p.get("lambda") {
+                    Some(l) => m.lambda(l),
+                    None => m,
+                })
+            };
+            grid_search_dist(comm, &grid, build, x, &y, &cfg)?
+                .map(|r| serde_json::to_value(&r))
+                .transpose()?
+        }
+    };
+    let Some(report) = report else { return Ok(None) };
+    if let Some(out) = &a.out {
+        kern_core::io::ensure_distinct(out, &[&a.data.data])?;
+        kern_core::io::write_atomic(out, serde_json::to_string_pretty(&report)?.as_bytes())?;
+    }
+    let best = report["best"].as_u64().unwrap_or(0) as usize;
+    let cells = report["cells"].clone();
+    let best_cell = cells.get(best).cloned().unwrap_or(Value::Null);
+    let mut v = json!({
+        "model": format!("{:?}", a.model).to_ascii_lowercase(),
+        "n": x.n(),
+        "kernel": a.kernel,
+        "scoring": report["scoring"],
+        "validation": report["validation"],
+        "stratified": report["stratified"],
+        "seed": a.seed,
+        "best_params": best_cell["params"],
+        "best_score": best_cell["mean"],
+        "seconds": t.elapsed().as_secs_f64(),
+    });
+    if a.out.is_none() {
+        v["cells"] = cells;
+    }
+    Ok(Some(v))
+}
+
+fn run(comm: &dyn Comm, cli: Cli) -> i32 {
+    let r = match cli.command {
+        Command::Predict(a) => predict(comm, a),
+        Command::Cv(a) => cv(comm, a),
+    };
+    match r {
+        Ok(Some(mut v)) => {
+            v["ranks"] = json!(comm.size());
+            println!("{v}");
+            0
+        }
+        Ok(None) => 0,
+        Err(e) => {
+            // Collective errors are the same on every rank; rank 0 reports, every rank fails.
+            if comm.rank() == 0 {
+                eprintln!("error: {e}");
+            }
+            1
+        }
+    }
+}
+
+#[cfg(feature = "mpi")]
+fn main() {
+    let cli = Cli::parse();
+    let code = match kern_dist::MpiComm::init() {
+        Some(world) => {
+            let code = run(&world, cli);
+            drop(world); // finalizes MPI before the exit
+            code
+        }
+        None => {
+            eprintln!("error: MPI could not be initialized");
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+#[cfg(not(feature = "mpi"))]
+fn main() {
+    let cli = Cli::parse();
+    let launched = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .any(|s| s.parse::<usize>().is_ok_and(|n| n > 1));
+    if launched {
+        eprintln!(
+            "error: this kern-mpi was built without MPI; build it with --features mpi to run on several ranks"
+        );
+        std::process::exit(1);
+    }
+    std::process::exit(run(&kern_dist::SingleProcess, cli));
+}

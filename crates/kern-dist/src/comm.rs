@@ -1,0 +1,132 @@
+//! Communication between ranks: the [`Comm`] trait and the single-process [`SingleProcess`].
+//!
+//! Every distributed algorithm of this crate talks through [`Comm`] only: a handful of MPI collectives
+//! (allreduce, broadcast, gather) and a neighbour exchange. [`SingleProcess`] is the size-1 world
+//! (always available); `MpiComm` (feature `mpi`) is the real one, through rsmpi.
+
+use crate::error::{DistError, Result};
+
+/// The collectives the distributed algorithms need. Every rank must call the same collectives in
+/// the same order (as in MPI); a rank that skips one makes the others wait.
+///
+/// ```
+/// use kern_dist::{Comm, SingleProcess};
+/// let c = SingleProcess;
+/// let mut v = [1.0, 2.0];
+/// c.allreduce_sum(&mut v);
+/// assert_eq!((c.rank(), c.size(), v), (0, 1, [1.0, 2.0]));
+/// assert_eq!(c.allreduce_maxloc(3.5, 7), (3.5, 7));
+/// ```
+pub trait Comm {
+    /// This process's rank, `0..size`.
+    fn rank(&self) -> usize;
+    /// The number of ranks.
+    fn size(&self) -> usize;
+    /// Element-wise sum over ranks, in place, on every rank.
+    fn allreduce_sum(&self, v: &mut [f64]);
+    /// Element-wise maximum over ranks, in place, on every rank.
+    fn allreduce_max_u64(&self, v: &mut [u64]);
+    /// Element-wise minimum over ranks, in place, on every rank.
+    fn allreduce_min_u64(&self, v: &mut [u64]);
+    /// Element-wise maximum over ranks of finite values, in place, on every rank.
+    fn allreduce_max_f64(&self, v: &mut [f64]);
+    /// `root`'s bytes, on every rank (`data` is ignored on other ranks and replaced).
+    fn broadcast_bytes(&self, root: usize, data: &mut Vec<u8>);
+    /// Every rank's bytes, in rank order, on `root` (`None` on other ranks).
+    fn gather_bytes(&self, root: usize, data: &[u8]) -> Option<Vec<Vec<u8>>>;
+    /// Every rank's bytes, in rank order, on every rank.
+    fn allgather_bytes(&self, data: &[u8]) -> Vec<Vec<u8>>;
+    /// Neighbour exchange: sends `data` to rank `dest` and returns what rank `source` sent to this
+    /// rank in the same call (a shift along a ring, as `MPI_Sendrecv`).
+    fn exchange_bytes(&self, dest: usize, data: &[u8], source: usize) -> Vec<u8>;
+
+    /// The largest `value` over ranks and the smallest `index` that attains it (MPI's MAXLOC with
+    /// ties to the lowest index): two allreduces, max then min. NaN is never the maximum.
+    fn allreduce_maxloc(&self, value: f64, index: u64) -> (f64, u64) {
+        let mut m = [if value.is_nan() { f64::NEG_INFINITY } else { value }];
+        self.allreduce_max_f64(&mut m);
+        let mut i = [if value == m[0] { index } else { u64::MAX }];
+        self.allreduce_min_u64(&mut i);
+        (m[0], i[0])
+    }
+
+    /// `x` of every rank, in rank order, on every rank.
+    fn allgather_u64(&self, x: u64) -> Vec<u64> {
+        self.allgather_bytes(&x.to_le_bytes())
+            .iter()
+            .map(|b| u64::from_le_bytes(b.as_slice().try_into().unwrap_or([0; 8])))
+            .collect()
+    }
+}
+
+/// The world of one process (size 1): every collective is the identity.
+///
+/// ```
+/// use kern_dist::{Comm, SingleProcess};
+/// assert_eq!(SingleProcess.allgather_bytes(b"ab"), vec![b"ab".to_vec()]);
+/// assert_eq!(SingleProcess.gather_bytes(0, b"x"), Some(vec![b"x".to_vec()]));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SingleProcess;
+
+impl Comm for SingleProcess {
+    fn rank(&self) -> usize {
+        0
+    }
+    fn size(&self) -> usize {
+        1
+    }
+    fn allreduce_sum(&self, _: &mut [f64]) {}
+    fn allreduce_max_u64(&self, _: &mut [u64]) {}
+    fn allreduce_min_u64(&self, _: &mut [u64]) {}
+    fn allreduce_max_f64(&self, _: &mut [f64]) {}
+    fn broadcast_bytes(&self, _: usize, _: &mut Vec<u8>) {}
+    fn gather_bytes(&self, _: usize, data: &[u8]) -> Option<Vec<Vec<u8>>> {
+        Some(vec![data.to_vec()])
+    }
+    fn allgather_bytes(&self, data: &[u8]) -> Vec<Vec<u8>> {
+        vec![data.to_vec()]
+    }
+    fn exchange_bytes(&self, _: usize, data: &[u8], _: usize) -> Vec<u8> {
+        data.to_vec()
+    }
+}
+
+/// Agrees on success: when any rank's `local` is an error, every rank returns
+/// [`DistError::RankFailed`] naming the lowest failing rank and its message (one allreduce-min of the
+/// failing rank, then one broadcast of its message); otherwise every rank keeps its own value.
+///
+/// This is how a rank that fails to read its part of a file stops all ranks with the same error
+/// instead of leaving them waiting in the next collective.
+///
+/// ```
+/// use kern_dist::{agree, DistError, SingleProcess};
+/// assert_eq!(agree(&SingleProcess, Ok::<_, DistError>(3)).unwrap(), 3);
+/// let e = agree::<()>(&SingleProcess, Err(DistError::Invalid("bad line".into()))).unwrap_err();
+/// assert_eq!(e.to_string(), "rank 0 failed: bad line");
+/// ```
+pub fn agree<T>(comm: &dyn Comm, local: Result<T>) -> Result<T> {
+    let size = comm.size() as u64;
+    let mut first = [if local.is_err() { comm.rank() as u64 } else { size }];
+    comm.allreduce_min_u64(&mut first);
+    if first[0] == size {
+        return local;
+    }
+    let root = first[0] as usize;
+    let mut msg = match &local {
+        Err(e) if comm.rank() == root => e.to_string().into_bytes(),
+        _ => Vec::new(),
+    };
+    comm.broadcast_bytes(root, &mut msg);
+    Err(DistError::RankFailed { rank: root, message: String::from_utf8_lossy(&msg).into_owned() })
+}
+
+/// Exclusive prefix sums of `x` over ranks (`offset` of this rank) and the total, on every rank.
+///
+/// ```
+/// assert_eq!(kern_dist::comm::offset_and_total(&kern_dist::SingleProcess, 5), (0, 5));
+/// ```
+pub fn offset_and_total(comm: &dyn Comm, x: u64) -> (u64, u64) {
+    let all = comm.allgather_u64(x);
+    (all[..comm.rank()].iter().sum(), all.iter().sum())
+}

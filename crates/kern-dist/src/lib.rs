@@ -1,0 +1,34 @@
+//! # kern-dist
+//!
+//! kern on MPI: data files read in row parts (memory `O(n/P)` per rank), grid search with
+//! cross-validation spread over ranks, and batch prediction of any saved model over a file read in
+//! parts, with outputs in input order. Every method gives the same result as one process.
+//!
+//! Layer: above kern-models. All communication goes through the small [`Comm`] trait: the
+//! single-process [`SingleProcess`] (always built) and `MpiComm` (cargo feature `mpi`, rsmpi over an
+//! MPI-3 library such as OpenMPI 4.1). The command `kern-mpi` runs them (`mpirun -np P kern-mpi ...`).
+//!
+//! ```
+//! use kern_dist::{Comm, SingleProcess, rows::read_part};
+//! let p = std::env::temp_dir().join("kern-doc-lib.svm");
+//! std::fs::write(&p, "1 1:1\n-1 2:1\n1 1:2\n").unwrap();
+//! let part = read_part(&SingleProcess, &p, &Default::default())?;
+//! assert_eq!((part.n_total, part.d), (3, 2));
+//! # Ok::<(), kern_dist::DistError>(())
+//! ```
+
+pub mod comm;
+mod csvpart;
+mod error;
+pub mod grid;
+#[cfg(feature = "mpi")]
+mod mpi_comm;
+pub mod predict;
+pub mod rows;
+pub mod split;
+mod wire;
+
+pub use comm::{Comm, SingleProcess, agree};
+pub use error::{DistError, Result};
+#[cfg(feature = "mpi")]
+pub use mpi_comm::MpiComm;
