@@ -39,6 +39,7 @@ pub(crate) fn cross_validated_sigmoid(
     solver: &SolverParams,
     seed: u64,
     pre: Option<&Precomputed>,
+    nu: Option<f64>,
 ) -> Result<Sigmoid> {
     let n = x.n();
     let mut perm: Vec<usize> = (0..n).collect();
@@ -76,7 +77,7 @@ pub(crate) fn cross_validated_sigmoid(
             }
             _ => train::precompute(kernel, &xt, solver.cache_bytes())?,
         };
-        let fit = train::solve_svc(kernel, &xt, &yt, ct, solver, sub);
+        let fit = super::nu::solve_binary(kernel, &xt, &yt, ct, nu, solver, sub)?;
         let coef: Vec<f64> = fit.alpha.iter().zip(&yt).map(|(a, y)| a * y).collect();
         let xs = x.select(&test)?;
         let d = super::predict::decision_values(kernel, &xt, &[coef], &[fit.stats.rho], &xs)?;
