@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the fixtures of kern-models' nu-SVC / nu-SVR / one-class / precomputed-kernel training
+"""Regenerates the fixtures of kern-models' nu-SVC / nu-SVR / one-class training
 tests (crates/kern-models/tests/fixtures/libsvm/nu/), with LIBSVM 3.37 itself (pip install
 libsvm-official).
 
@@ -8,9 +8,6 @@ Data sets (LIBSVM format, numbers printed with repr so that kern reads the same 
   sinc_train.txt / sinc_test.txt y = sin(x)/x + N(0, 0.1^2), x ~ U(-10, 10), n = 300 / 100
   mnist_train.txt / mnist_test.txt  digits 0, 1, 2 of /work/shared/data/mnist_5k.csv.gz (pixels/255
                                  rounded to 4 decimals), 150 / 30 samples, zero pixels omitted (784 features)
-  gr_pre_train.txt / gr_pre_test.txt  the first 80 / 30 green-red samples as LIBSVM precomputed-kernel
-                                 rows (0:serial, then the Gaussian kernel with gamma 1/0.36 against
-                                 the 80 training samples; test rows have serial 0)
 
 For each case <name>.expected holds what LIBSVM's trained model holds, at full precision:
   labels l_1 ... l_k          (classifiers)
@@ -41,9 +38,6 @@ CASES = [
     ("nusvr_sinc", "sinc", "-s 4 -t 2 -g 0.5 -c 10 -n 0.3 -e 1e-9"),
     ("nusvc_mnist", "mnist", "-s 1 -t 2 -g 0.02 -n 0.2"),
     ("oneclass_mnist", "mnist", "-s 2 -t 2 -g 0.02 -n 0.3"),
-    ("nusvc_gr_pre", "gr_pre", "-s 1 -t 4 -n 0.4"),
-    ("csvc_gr_pre", "gr_pre", "-s 0 -t 4 -c 2"),
-    ("oneclass_gr_pre", "gr_pre", "-s 2 -t 4 -n 0.2"),
 ]
 
 
@@ -94,17 +88,10 @@ def datasets():
     sx, sy = sinc(300, 7)
     stx, sty = sinc(100, 8)
     mx, my = mnist()
-    gamma = 1.0 / 0.36
-    ptr, pte = xtr[:80], xte[:30]
-    k = lambda a, b: np.exp(-gamma * ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1))
-    pre = lambda x, serial0: [dict([(0, float(serial0 + i + 1))] + [(j + 1, float(v)) for j, v in enumerate(r)])
-                              for i, r in enumerate(k(x, ptr))]
     return {
         "gr": ((ytr, rows_of(xtr, True)), (yte, rows_of(xte, True))),
         "sinc": ((sy.tolist(), rows_of(sx, True)), (sty.tolist(), rows_of(stx, True))),
         "mnist": ((my[:150], rows_of(mx[:150], False)), (my[150:], rows_of(mx[150:], False))),
-        # LIBSVM ignores the serial of test rows; 0 as svm-predict users write it.
-        "gr_pre": ((ytr[:80], pre(ptr, 0)), (yte[:30], [{**r, 0: 0.0} for r in pre(pte, 0)])),
     }
 
 
@@ -113,7 +100,7 @@ def predict(m, rows):
     nd = 1 if m.get_svm_type() in (2, 3, 4) else k * (k - 1) // 2
     out = []
     for r in rows:
-        node, _ = gen_svm_nodearray(r, isKernel=(m.param.kernel_type == 4))
+        node, _ = gen_svm_nodearray(r)
         dec = (c_double * nd)()
         label = libsvm.svm_predict_values(m, node, dec)
         out.append((label, list(dec)))

@@ -42,6 +42,8 @@ mod svr;
 mod train;
 
 #[cfg(test)]
+mod nu_tests;
+#[cfg(test)]
 mod tests;
 
 pub use one_class::OneClass;

@@ -31,6 +31,7 @@ const FOLDS: usize = 5;
 /// Fits the sigmoid of one binary problem on decision values of 5-fold cross-validation models
 /// (folds from a seeded shuffle). A fold whose training part holds a single class gives every
 /// held-out sample the decision value ±1 of that class, as LIBSVM does.
+#[allow(clippy::too_many_arguments)] // the binary problem's data, bounds, ν and solver settings
 pub(crate) fn cross_validated_sigmoid(
     kernel: &KernelSpec,
     x: &Samples,
