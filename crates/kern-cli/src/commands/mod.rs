@@ -12,5 +12,6 @@ pub mod predict;
 pub mod railway;
 pub mod scale;
 pub mod sparse;
+pub mod svm_types;
 pub mod train;
 pub mod tune;

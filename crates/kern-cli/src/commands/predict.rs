@@ -65,17 +65,26 @@ pub fn run(a: Args) -> CliResult {
     }
     let kind = persist::peek_kind(&bytes, &path)?;
     let ds = a.data.load()?;
-    if !matches!(kind.as_str(), "svc" | "svr")
+    if !matches!(kind.as_str(), "svc" | "svr" | "one-class")
         && matches!(a.values, Some(Values::Decision | Values::Probability))
     {
         return Err(format!(
-            "--values decision|probability: supported for svc, svr and LIBSVM models, not {kind:?}"
+            "--values decision|probability: supported for svc, svr, one-class and LIBSVM models, not {kind:?}"
         )
         .into());
     }
     match kind.as_str() {
         "svc" => predict_svc(&a, persist::from_bytes(&bytes, &path)?, &ds),
         "svr" => predict_svr(&a, persist::from_bytes(&bytes, &path)?, &ds),
+        "one-class" => {
+            if a.values == Some(Values::Probability) {
+                return Err("--values probability: one-class models have no class probabilities".into());
+            }
+            let m: kern_models::svm::OneClass = persist::from_bytes(&bytes, &path)?;
+            let x = to_dim(&ds.samples, m.support_vectors().d(), a.data.is_csv())?;
+            let decision = a.values == Some(Values::Decision);
+            crate::commands::svm_types::predict_one_class(&m, &x, &ds, decision, a.threads, a.out.as_deref())
+        }
         "railway-svc" => crate::commands::railway::predict_railway_svc(
             persist::from_bytes(&bytes, &path)?,
             &ds,
@@ -91,10 +100,10 @@ pub fn run(a: Args) -> CliResult {
         "lssvm" | "krr" => {
             crate::commands::lssvm::predict_dual(&bytes, &path, &kind, &ds, a.threads, a.out.as_deref())
         }
-        other => {
-            Err(format!("{path}: model kind {other:?} is not supported by this kern (known: svc, svr)")
-                .into())
-        }
+        other => Err(format!(
+            "{path}: model kind {other:?} is not supported by this kern (known: svc, svr, one-class)"
+        )
+        .into()),
     }
 }
 

@@ -57,7 +57,7 @@ fn parse_spec(spec: &str, seed: u64) -> Result<(AreaParams, KernelSpec, String),
 
 /// `kern train --model svc --kernel railway:auto[,...]`.
 pub fn train_railway_svc(a: &crate::commands::train::Args, ds: &Dataset) -> CliResult {
-    if a.model != crate::commands::train::ModelKind::Svc {
+    if a.model != Some(crate::commands::train::ModelKind::Svc) {
         return Err("--kernel railway:auto works with --model svc".into());
     }
     let (params, local, local_name) = parse_spec(&a.kernel, a.seed)?;

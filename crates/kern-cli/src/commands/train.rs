@@ -28,6 +28,24 @@ pub enum ModelKind {
     Krr,
 }
 
+/// The SVM formulations, named as LIBSVM's `svm-train -s` types.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SvmType {
+    /// C-support vector classification (LIBSVM -s 0; same as --model svc).
+    CSvc,
+    /// nu-support vector classification (LIBSVM -s 1): --nu bounds the fraction of margin errors
+    /// from above and of support vectors from below; one-vs-one for more classes.
+    NuSvc,
+    /// One-class SVM (LIBSVM -s 2): estimates the support of the data; labels are ignored in training,
+    /// predictions are +1 (inside) or -1 (outlier).
+    OneClass,
+    /// Epsilon-support vector regression (LIBSVM -s 3; same as --model svr).
+    EpsilonSvr,
+    /// nu-support vector regression (LIBSVM -s 4): --nu replaces --epsilon-tube, whose width the
+    /// solver finds.
+    NuSvr,
+}
+
 /// Multi-class scheme of `--model svc`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scheme {
@@ -42,9 +60,16 @@ pub enum Scheme {
 pub struct Args {
     #[command(flatten)]
     pub data: DataArgs,
-    /// Model kind.
-    #[arg(long, value_enum)]
-    pub model: ModelKind,
+    /// Model kind (or give --type for an SVM).
+    #[arg(long, value_enum, required_unless_present = "svm_type")]
+    pub model: Option<ModelKind>,
+    /// SVM type, LIBSVM's svm-train -s: c-svc (-s 0), nu-svc (-s 1), one-class (-s 2),
+    /// epsilon-svr (-s 3), nu-svr (-s 4). Replaces --model (svc = c-svc, svr = epsilon-svr).
+    #[arg(long = "type", value_enum, value_name = "SVM_TYPE")]
+    pub svm_type: Option<SvmType>,
+    /// nu of nu-svc, nu-svr and one-class, in (0, 1] (LIBSVM -n, default 0.5).
+    #[arg(long)]
+    pub nu: Option<f64>,
     /// Kernel spec, e.g. gaussian:sigma=0.6 (grammar: kern help kernels).
     #[arg(long)]
     pub kernel: String,
@@ -140,10 +165,16 @@ pub fn run(a: Args) -> CliResult {
         return crate::commands::railway::train_railway_svc(&a, &ds);
     }
     let kernel = parse_kernel(&a.kernel)?;
+    let target = target(&a)?;
     let ds = a.data.load()?;
-    match a.model {
-        ModelKind::Svc => train_svc(&a, kernel, &ds),
-        ModelKind::Svr => train_svr(&a, kernel, &ds),
+    let model = match target {
+        Target::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds),
+        Target::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds),
+        Target::Svm(t) => return crate::commands::svm_types::train(&a, t, kernel, &ds),
+        Target::Model(m) => m,
+    };
+    match model {
+        ModelKind::Svc | ModelKind::Svr => unreachable!("resolved to an SVM type by `target`"),
         ModelKind::Kfa => crate::commands::fvs::train_kfa(&a, kernel, &ds),
         ModelKind::Lssvm => {
             crate::commands::lssvm::train_dual(&a, kernel, &ds, crate::commands::lssvm::Dual::LsSvm)
@@ -154,13 +185,58 @@ pub fn run(a: Args) -> CliResult {
     }
 }
 
+/// What `kern train` fits: an SVM of a LIBSVM type, or another model kind.
+pub enum Target {
+    /// An SVM (`--model svc|svr` or `--type`).
+    Svm(SvmType),
+    /// Another model kind.
+    Model(ModelKind),
+}
+
+/// Resolves `--model` and `--type` (which must agree when both are given) and checks that `--nu` is
+/// used by the SVM type.
+pub fn target(a: &Args) -> Result<Target, CliError> {
+    let t = match (a.model, a.svm_type) {
+        (Some(ModelKind::Svc), None) => Target::Svm(SvmType::CSvc),
+        (Some(ModelKind::Svr), None) => Target::Svm(SvmType::EpsilonSvr),
+        (Some(m), None) => Target::Model(m),
+        (None, Some(t)) => Target::Svm(t),
+        (Some(m), Some(t)) => {
+            let fits = matches!(
+                (m, t),
+                (ModelKind::Svc, SvmType::CSvc | SvmType::NuSvc)
+                    | (ModelKind::Svr, SvmType::EpsilonSvr | SvmType::NuSvr)
+            );
+            if !fits {
+                return Err(format!(
+                    "--model {m:?} and --type {t:?} name different models; give one of them"
+                )
+                .to_lowercase()
+                .into());
+            }
+            Target::Svm(t)
+        }
+        (None, None) => return Err("give --model or --type".into()),
+    };
+    let nu_type = matches!(t, Target::Svm(SvmType::NuSvc | SvmType::NuSvr | SvmType::OneClass));
+    if a.nu.is_some() && !nu_type {
+        return Err("--nu applies to --type nu-svc, nu-svr and one-class".into());
+    }
+    Ok(t)
+}
+
 /// Refuses before training what a LIBSVM model file cannot hold.
 fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
     use crate::commands::export::{ModelFormat, check_format};
     if a.format != ModelFormat::Libsvm {
         return Ok(());
     }
-    let kind = format!("{:?}", a.model).to_lowercase();
+    let kind = match target(a)? {
+        Target::Svm(SvmType::CSvc | SvmType::NuSvc) => "svc".to_string(),
+        Target::Svm(SvmType::EpsilonSvr | SvmType::NuSvr) => "svr".to_string(),
+        Target::Svm(SvmType::OneClass) => "one-class".to_string(),
+        Target::Model(m) => format!("{m:?}").to_lowercase(),
+    };
     check_format(a.format, &kind)?;
     if a.kernel.trim_start().starts_with("railway") {
         return Err("--format libsvm: railway kernels are located from the training labels and have no \
@@ -174,7 +250,7 @@ fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
     Ok(())
 }
 
-fn solver_params(a: &Args) -> SolverParams {
+pub(crate) fn solver_params(a: &Args) -> SolverParams {
     SolverParams {
         tol: a.tol.unwrap_or(1e-3),
         cache_mb: a.cache_mb,
@@ -183,14 +259,14 @@ fn solver_params(a: &Args) -> SolverParams {
     }
 }
 
-fn machine_json(s: &MachineStats) -> Value {
+pub(crate) fn machine_json(s: &MachineStats) -> Value {
     json!({
         "n": s.n, "n_sv": s.n_sv, "n_bounded": s.n_bounded, "objective": s.objective, "rho": s.rho,
         "iterations": s.iterations, "violation": s.violation, "hit_cap": s.hit_cap, "dense_gram": s.dense_gram,
     })
 }
 
-fn warn_caps(stats: &[MachineStats]) -> Vec<String> {
+pub(crate) fn warn_caps(stats: &[MachineStats]) -> Vec<String> {
     let w: Vec<String> = stats.iter().filter_map(MachineStats::warning).collect();
     for m in &w {
         eprintln!("kern: warning: {m}");
@@ -227,11 +303,18 @@ fn train_svc(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
     let t = Instant::now();
     let m = with_threads(a.threads, || p.fit(&ds.samples, &targets))??;
     let seconds = t.elapsed().as_secs_f64();
-    crate::commands::export::save_svc(&a.out, &m, a.format)?;
+    report_svc(a, ds, &m, seconds)
+}
+
+/// Saves a trained C-SVC or nu-SVC and describes it.
+pub(crate) fn report_svc(a: &Args, ds: &Dataset, m: &kern_models::svm::Svc, seconds: f64) -> CliResult {
+    crate::commands::export::save_svc(&a.out, m, a.format)?;
     let stats = m.stats();
     let warnings = warn_caps(stats);
     Ok(json!({
         "model": "svc",
+        "type": if m.nu().is_some() { "nu-svc" } else { "c-svc" },
+        "nu": m.nu(),
         "kernel": m.kernel().to_string(),
         "n": ds.samples.n(),
         "d": ds.samples.d(),
@@ -261,11 +344,19 @@ fn train_svr(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
     let t = Instant::now();
     let m = with_threads(a.threads, || p.fit(&ds.samples, &y))??;
     let seconds = t.elapsed().as_secs_f64();
-    crate::commands::export::save_svr(&a.out, &m, a.format)?;
+    report_svr(a, ds, &m, seconds)
+}
+
+/// Saves a trained epsilon-SVR or nu-SVR and describes it.
+pub(crate) fn report_svr(a: &Args, ds: &Dataset, m: &kern_models::svm::Svr, seconds: f64) -> CliResult {
+    crate::commands::export::save_svr(&a.out, m, a.format)?;
     let s = m.stats();
     let warnings = warn_caps(std::slice::from_ref(s));
     Ok(json!({
         "model": "svr",
+        "type": if m.nu().is_some() { "nu-svr" } else { "epsilon-svr" },
+        "nu": m.nu(),
+        "epsilon": m.epsilon(),
         "kernel": m.kernel().to_string(),
         "n": ds.samples.n(),
         "d": ds.samples.d(),

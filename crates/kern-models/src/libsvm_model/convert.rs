@@ -1,8 +1,9 @@
-//! kern's SVMs as LIBSVM models ([`LibsvmModel::from_svc`], [`LibsvmModel::from_svr`]).
+//! kern's SVMs as LIBSVM models ([`LibsvmModel::from_svc`] for C-SVC and ν-SVC,
+//! [`LibsvmModel::from_svr`] for ε-SVR and ν-SVR, [`LibsvmModel::from_one_class`]).
 
 use super::{LibsvmKernel, LibsvmModel, SvmType};
 use crate::error::{ModelsError, Result};
-use crate::svm::{Multiclass, Svc, Svr};
+use crate::svm::{Multiclass, OneClass, Svc, Svr};
 use kern_core::Samples;
 
 /// A class name as LIBSVM's integer label.
@@ -130,7 +131,7 @@ impl LibsvmModel {
             None => (None, None),
         };
         Ok(LibsvmModel {
-            svm_type: SvmType::CSvc,
+            svm_type: if svc.nu().is_some() { SvmType::NuSvc } else { SvmType::CSvc },
             spec: kernel.to_spec()?,
             kernel,
             nr_class: k,
@@ -145,7 +146,7 @@ impl LibsvmModel {
         })
     }
 
-    /// A kern ε-SVR as a LIBSVM `epsilon_svr` model with the same predictions.
+    /// A kern ε-SVR (ν-SVR) as a LIBSVM `epsilon_svr` (`nu_svr`) model with the same predictions.
     ///
     /// ```
     /// use kern_models::libsvm_model::LibsvmModel;
@@ -164,7 +165,7 @@ impl LibsvmModel {
         let sv = svr.support_vectors();
         let rows: Vec<usize> = (0..sv.n()).collect();
         Ok(LibsvmModel {
-            svm_type: SvmType::EpsilonSvr,
+            svm_type: if svr.nu().is_some() { SvmType::NuSvr } else { SvmType::EpsilonSvr },
             spec: kernel.to_spec()?,
             kernel,
             nr_class: 2,
@@ -175,6 +176,39 @@ impl LibsvmModel {
             prob_density_marks: None,
             nr_sv: None,
             sv_coef: vec![svr.coefficients().to_vec()],
+            sv: sv_nodes(sv, &rows),
+        })
+    }
+
+    /// A kern one-class SVM as a LIBSVM `one_class` model with the same decision values.
+    ///
+    /// ```
+    /// use kern_models::libsvm_model::{LibsvmModel, SvmType};
+    /// use kern_models::svm::OneClassParams;
+    /// use kern_core::{Samples, learner::Model};
+    /// let x = Samples::from_rows(&[[0.0], [0.5], [1.0], [1.5], [2.0]])?;
+    /// let oc = OneClassParams::new("gaussian:sigma=1".parse()?).nu(0.4).fit(&x)?;
+    /// let m = LibsvmModel::from_one_class(&oc)?;
+    /// assert_eq!(m.svm_type(), SvmType::OneClass);
+    /// assert_eq!(m.predict(&x)?, oc.predict(&x)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_one_class(m: &OneClass) -> Result<Self> {
+        let kernel = LibsvmKernel::from_spec(m.kernel())?;
+        let sv = m.support_vectors();
+        let rows: Vec<usize> = (0..sv.n()).collect();
+        Ok(LibsvmModel {
+            svm_type: SvmType::OneClass,
+            spec: kernel.to_spec()?,
+            kernel,
+            nr_class: 2,
+            rho: vec![m.rho()],
+            label: None,
+            prob_a: None,
+            prob_b: None,
+            prob_density_marks: None,
+            nr_sv: None,
+            sv_coef: vec![m.coefficients().to_vec()],
             sv: sv_nodes(sv, &rows),
         })
     }

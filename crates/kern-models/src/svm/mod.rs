@@ -1,5 +1,6 @@
 //! Support vector machines: C-SVC (binary, one-vs-one, one-vs-rest, per-class weights, Platt
-//! probabilities) and ε-SVR, trained by an SMO solver with second-order working-set selection,
+//! probabilities), ν-SVC ([`NuSvcParams`]), one-class ([`OneClassParams`]), ε-SVR and ν-SVR
+//! ([`NuSvrParams`]), trained by an SMO solver with second-order working-set selection,
 //! shrinking and a byte-bounded LRU kernel-column cache (the algorithm of LIBSVM; Fan, Chen & Lin 2005).
 //!
 //! - [`SvcParams`] / [`SvrParams`] are the learners ([`kern_core::learner::Fit`]); they validate once
@@ -29,6 +30,8 @@
 
 mod cache;
 mod fastexp;
+mod nu;
+mod one_class;
 mod params;
 mod platt;
 mod predict;
@@ -39,9 +42,14 @@ mod svr;
 mod train;
 
 #[cfg(test)]
+mod nu_tests;
+#[cfg(test)]
 mod tests;
 
-pub use params::{Multiclass, Regularization, SolverParams, SvcParams, SvrParams};
+pub use one_class::OneClass;
+pub use params::{
+    Multiclass, NuSvcParams, NuSvrParams, OneClassParams, Regularization, SolverParams, SvcParams, SvrParams,
+};
 pub(crate) use platt::{Sigmoid as PlattSigmoid, couple};
 pub use svc::Svc;
 pub use svr::Svr;

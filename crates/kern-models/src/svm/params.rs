@@ -286,3 +286,175 @@ impl SvrParams {
         Ok(())
     }
 }
+
+/// Checks `ν ∈ (0, 1]`.
+fn check_nu(nu: f64) -> Result<()> {
+    if !(nu.is_finite() && nu > 0.0 && nu <= 1.0) {
+        return Err(ModelsError::Param { name: "nu", value: nu, reason: "must be in (0, 1]" });
+    }
+    Ok(())
+}
+
+/// Parameters of a ν-SVC (Schölkopf, Smola, Williamson & Bartlett 2000), LIBSVM `-s 1`.
+///
+/// `ν ∈ (0, 1]` replaces `C`: it is an upper bound on the fraction of margin errors and a lower bound
+/// on the fraction of support vectors (their Proposition 5, the ν-property). Multi-class is
+/// one-vs-one, as in LIBSVM; each pair's `ν` must be feasible, `ν (n₁ + n₂)/2 ≤ min(n₁, n₂)`.
+///
+/// ```
+/// use kern_models::svm::NuSvcParams;
+/// use kern_core::{Samples, BinaryTargets, learner::{Fit, Model}};
+/// let x = Samples::from_rows(&[[0.0, 0.0], [0.2, 0.1], [2.0, 2.0], [2.1, 1.9]])?;
+/// let y = BinaryTargets::from_f64(&[-1.0, -1.0, 1.0, 1.0])?;
+/// let m = NuSvcParams::new("gaussian:sigma=1".parse()?).nu(0.5).fit(&x, &y)?;
+/// assert_eq!(m.predict(&x)?, vec![-1.0, -1.0, 1.0, 1.0]);
+/// assert_eq!(m.nu(), Some(0.5));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NuSvcParams {
+    /// The kernel.
+    pub kernel: KernelSpec,
+    /// `ν` (LIBSVM `-n`, default 0.5).
+    pub nu: f64,
+    /// Fit Platt sigmoids by internal 5-fold cross-validation (LIBSVM `-b 1`).
+    pub probability: bool,
+    /// Seed of the internal cross-validation folds of [`NuSvcParams::probability`].
+    pub seed: u64,
+    /// Solver settings.
+    pub solver: SolverParams,
+}
+
+impl NuSvcParams {
+    /// LIBSVM's defaults: `ν = 0.5`, no probabilities.
+    pub fn new(kernel: KernelSpec) -> Self {
+        NuSvcParams { kernel, nu: 0.5, probability: false, seed: 0, solver: SolverParams::default() }
+    }
+    /// Sets `ν`.
+    pub fn nu(mut self, nu: f64) -> Self {
+        self.nu = nu;
+        self
+    }
+    /// Turns Platt probabilities on, with the seed of the internal folds.
+    pub fn probability(mut self, on: bool, seed: u64) -> Self {
+        self.probability = on;
+        self.seed = seed;
+        self
+    }
+    /// Sets the solver settings.
+    pub fn solver(mut self, s: SolverParams) -> Self {
+        self.solver = s;
+        self
+    }
+
+    /// The C-SVC parameters whose training machinery (pairs, Platt folds) the ν-SVC shares; `ν` is
+    /// passed alongside.
+    pub(crate) fn as_svc(&self) -> Result<SvcParams> {
+        check_nu(self.nu)?;
+        Ok(SvcParams::new(self.kernel.clone()).probability(self.probability, self.seed).solver(self.solver))
+    }
+}
+
+/// Parameters of a ν-SVR (Schölkopf et al. 2000, §3), LIBSVM `-s 4`: `ν ∈ (0, 1]` replaces the tube
+/// width `ε`, which the solver finds; `ν` bounds the fraction of errors from above and of support
+/// vectors from below.
+///
+/// ```
+/// let p = kern_models::svm::NuSvrParams::new("gaussian:beta=1".parse()?).c(10.0).nu(0.3);
+/// assert_eq!((p.nu, p.regularization), (0.3, kern_models::svm::Regularization::C(10.0)));
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NuSvrParams {
+    /// The kernel.
+    pub kernel: KernelSpec,
+    /// `C` or `λ` (default `C = 1`).
+    pub regularization: Regularization,
+    /// `ν` (LIBSVM `-n`, default 0.5).
+    pub nu: f64,
+    /// Solver settings.
+    pub solver: SolverParams,
+}
+
+impl NuSvrParams {
+    /// LIBSVM's defaults: `C = 1`, `ν = 0.5`.
+    pub fn new(kernel: KernelSpec) -> Self {
+        NuSvrParams {
+            kernel,
+            regularization: Regularization::C(1.0),
+            nu: 0.5,
+            solver: SolverParams::default(),
+        }
+    }
+    /// Sets `C`.
+    pub fn c(mut self, c: f64) -> Self {
+        self.regularization = Regularization::C(c);
+        self
+    }
+    /// Sets `λ` instead of `C` (see [`Regularization`]).
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.regularization = Regularization::Lambda(lambda);
+        self
+    }
+    /// Sets `ν`.
+    pub fn nu(mut self, nu: f64) -> Self {
+        self.nu = nu;
+        self
+    }
+    /// Sets the solver settings.
+    pub fn solver(mut self, s: SolverParams) -> Self {
+        self.solver = s;
+        self
+    }
+
+    pub(crate) fn check(&self, d: usize) -> Result<()> {
+        self.regularization.check()?;
+        self.solver.check()?;
+        check_nu(self.nu)?;
+        kern_core::Kernel::check_dim(&self.kernel, d)?;
+        Ok(())
+    }
+}
+
+/// Parameters of a one-class SVM (Schölkopf, Platt, Shawe-Taylor, Smola & Williamson 2001), LIBSVM
+/// `-s 2`: `ν ∈ (0, 1]` bounds the fraction of training samples outside the estimated support from
+/// above and the fraction of support vectors from below.
+///
+/// ```
+/// let p = kern_models::svm::OneClassParams::new("gaussian:sigma=1".parse()?).nu(0.1);
+/// assert_eq!(p.nu, 0.1);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OneClassParams {
+    /// The kernel.
+    pub kernel: KernelSpec,
+    /// `ν` (LIBSVM `-n`, default 0.5).
+    pub nu: f64,
+    /// Solver settings.
+    pub solver: SolverParams,
+}
+
+impl OneClassParams {
+    /// LIBSVM's default `ν = 0.5`.
+    pub fn new(kernel: KernelSpec) -> Self {
+        OneClassParams { kernel, nu: 0.5, solver: SolverParams::default() }
+    }
+    /// Sets `ν`.
+    pub fn nu(mut self, nu: f64) -> Self {
+        self.nu = nu;
+        self
+    }
+    /// Sets the solver settings.
+    pub fn solver(mut self, s: SolverParams) -> Self {
+        self.solver = s;
+        self
+    }
+
+    pub(crate) fn check(&self, d: usize) -> Result<()> {
+        self.solver.check()?;
+        check_nu(self.nu)?;
+        kern_core::Kernel::check_dim(&self.kernel, d)?;
+        Ok(())
+    }
+}

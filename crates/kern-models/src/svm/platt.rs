@@ -31,6 +31,7 @@ const FOLDS: usize = 5;
 /// Fits the sigmoid of one binary problem on decision values of 5-fold cross-validation models
 /// (folds from a seeded shuffle). A fold whose training part holds a single class gives every
 /// held-out sample the decision value ±1 of that class, as LIBSVM does.
+#[allow(clippy::too_many_arguments)] // the binary problem's data, bounds, ν and solver settings
 pub(crate) fn cross_validated_sigmoid(
     kernel: &KernelSpec,
     x: &Samples,
@@ -39,6 +40,7 @@ pub(crate) fn cross_validated_sigmoid(
     solver: &SolverParams,
     seed: u64,
     pre: Option<&Precomputed>,
+    nu: Option<f64>,
 ) -> Result<Sigmoid> {
     let n = x.n();
     let mut perm: Vec<usize> = (0..n).collect();
@@ -76,7 +78,7 @@ pub(crate) fn cross_validated_sigmoid(
             }
             _ => train::precompute(kernel, &xt, solver.cache_bytes())?,
         };
-        let fit = train::solve_svc(kernel, &xt, &yt, ct, solver, sub);
+        let fit = super::nu::solve_binary(kernel, &xt, &yt, ct, nu, solver, sub)?;
         let coef: Vec<f64> = fit.alpha.iter().zip(&yt).map(|(a, y)| a * y).collect();
         let xs = x.select(&test)?;
         let d = super::predict::decision_values(kernel, &xt, &[coef], &[fit.stats.rho], &xs)?;

@@ -13,6 +13,8 @@
 use super::cache::ColumnCache;
 use super::qmatrix::QMatrix;
 
+mod nu;
+
 const TAU: f64 = 1e-12;
 const LOWER: u8 = 0;
 const UPPER: u8 = 1;
@@ -26,6 +28,11 @@ pub(crate) struct SolverOptions {
     pub(crate) cache_bytes: usize,
     /// `None`: LIBSVM's `max(10⁷, 100·l)`.
     pub(crate) max_iter: Option<u64>,
+    /// The ν variant (LIBSVM's `Solver_NU`): the duals of ν-SVC and ν-SVR carry a second equality
+    /// constraint `eᵀα = const` besides `yᵀα = Δ`, so both variables of a pair share a sign; working
+    /// sets are chosen within each sign group and `ρ`, `r` come from both groups (see
+    /// [`Solver::select_working_set_nu`], [`Solver::calculate_rho_nu`]).
+    pub(crate) nu: bool,
 }
 
 /// The second pass of WSS 2 in one sweep: `max_{I_low} v_t` and `argmin_t −b_t²/a_t` (ties: the last
@@ -160,6 +167,10 @@ pub(crate) struct Solution {
     pub(crate) violation: f64,
     /// True when the iteration cap ended the run before the tolerance was met.
     pub(crate) hit_cap: bool,
+    /// The ν variant's second multiplier `r` (Chang & Lin 2001, §4: the margin of ν-SVC is `ρ/r`
+    /// and its scaled solution `α/r` solves a C-SVC with `C = 1/r`; for ν-SVR `ε = −r`). Zero for the
+    /// standard variant.
+    pub(crate) r: f64,
 }
 
 pub(crate) struct Solver<Q: QMatrix> {
@@ -325,13 +336,13 @@ impl<Q: QMatrix> Solver<Q> {
             self.active = self.l;
         }
         let violation = self.violation();
-        let rho = self.calculate_rho();
+        let (rho, r) = if self.opts.nu { self.calculate_rho_nu() } else { (self.calculate_rho(), 0.0) };
         let objective = (0..self.l).map(|i| self.alpha[i] * (self.g[i] + self.p[i])).sum::<f64>() / 2.0;
         let mut alpha = vec![0.0; self.l];
         for (pos, &orig) in self.index.iter().enumerate() {
             alpha[orig] = self.alpha[pos];
         }
-        Solution { alpha, rho, objective, iterations: iter, violation, hit_cap }
+        Solution { alpha, rho, objective, iterations: iter, violation, hit_cap, r }
     }
 
     /// The update of LIBSVM's `Solver::Solve` for the pair `(i, j)`.
@@ -439,6 +450,9 @@ impl<Q: QMatrix> Solver<Q> {
     /// `G_max + max_{I_low} v_j < ε`. Ties go to the last index, as in LIBSVM.
     #[allow(clippy::needless_range_loop)] // lanes and positions index several arrays at once
     fn select_working_set(&mut self) -> Option<(usize, usize)> {
+        if self.opts.nu {
+            return self.select_working_set_nu();
+        }
         let n = self.active;
         let (gmax, gmax_idx) =
             self.arch.dispatch(MaxUp { y: &self.y[..n], g: &self.g[..n], up: &self.up_pen[..n] });
@@ -459,8 +473,15 @@ impl<Q: QMatrix> Solver<Q> {
         Some((i, gmin_idx))
     }
 
-    /// `m(α) − M(α)` over the active set (the full set after reconstruction).
+    /// `m(α) − M(α)` over the active set (the full set after reconstruction); for the ν variant the
+    /// larger of the two sign groups' `m − M`.
     fn violation(&self) -> f64 {
+        if self.opts.nu {
+            let [g1, g2, g3, g4] = self.group_maxima();
+            let gap =
+                |a: f64, b: f64| if a == f64::NEG_INFINITY || b == f64::NEG_INFINITY { 0.0 } else { a + b };
+            return gap(g1, g2).max(gap(g3, g4)).max(0.0);
+        }
         let (mut up, mut low) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
         for t in 0..self.active {
             let (y, st, g) = (self.y[t], self.status[t], self.g[t]);
@@ -504,6 +525,9 @@ impl<Q: QMatrix> Solver<Q> {
     }
 
     fn do_shrinking(&mut self) {
+        if self.opts.nu {
+            return self.do_shrinking_nu();
+        }
         let (mut gmax1, mut gmax2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
         for t in 0..self.active {
             let (y, st, g) = (self.y[t], self.status[t], self.g[t]);
@@ -528,12 +552,18 @@ impl<Q: QMatrix> Solver<Q> {
             self.reconstruct_gradient();
             self.active = self.l;
         }
+        self.compact(|s, i| s.be_shrunk(i, gmax1, gmax2));
+    }
+
+    /// Moves the active positions for which `shrunk` holds behind the active set (LIBSVM's loop), and
+    /// applies the swaps to the cache in one batch.
+    fn compact(&mut self, shrunk: impl Fn(&Self, usize) -> bool) {
         let mut i = 0;
         while i < self.active {
-            if self.be_shrunk(i, gmax1, gmax2) {
+            if shrunk(self, i) {
                 self.active -= 1;
                 while self.active > i {
-                    if !self.be_shrunk(self.active, gmax1, gmax2) {
+                    if !shrunk(self, self.active) {
                         self.swap_index(i, self.active);
                         break;
                     }

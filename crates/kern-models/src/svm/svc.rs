@@ -58,6 +58,8 @@ pub struct Svc {
     machines: Vec<Machine>,
     sigmoids: Option<Vec<Sigmoid>>,
     stats: Vec<MachineStats>,
+    /// `Some(ν)` for a ν-SVC (its machines are stored in C-SVC form, coefficients `α_i y_i / r`).
+    nu: Option<f64>,
 }
 
 impl Persist for Svc {
@@ -94,6 +96,11 @@ impl Persist for Svc {
                 v::finite(&format!("sigmoid {i}"), &[sig.a, sig.b])?;
             }
         }
+        if let Some(nu) = self.nu
+            && !(nu > 0.0 && nu <= 1.0)
+        {
+            return Err(format!("nu = {nu} is outside (0, 1]"));
+        }
         v::len("stats", self.stats.len(), self.machines.len())?;
         let objectives: Vec<f64> = self.stats.iter().map(|s| s.objective).collect();
         v::finite("objective", &objectives)
@@ -110,7 +117,16 @@ struct Job {
 }
 
 impl SvcParams {
-    fn fit_groups(&self, x: &Samples, classes: &[usize], names: &[String], binary: bool) -> Result<Svc> {
+    /// Trains the machines of a C-SVC, or of a ν-SVC when `nu` is given (then `C`, class weights and
+    /// the multi-class scheme are not used: ν-SVC is one-vs-one, as in LIBSVM).
+    pub(crate) fn fit_groups(
+        &self,
+        x: &Samples,
+        classes: &[usize],
+        names: &[String],
+        binary: bool,
+        nu: Option<f64>,
+    ) -> Result<Svc> {
         let k = names.len();
         let weights = self.check(names, x.d())?;
         let mut groups: Vec<Vec<usize>> = vec![Vec::new(); k];
@@ -120,12 +136,15 @@ impl SvcParams {
         if let Some(c) = groups.iter().position(|g| g.is_empty()) {
             return Err(ModelsError::Input(format!("class {:?} has no training sample", names[c])));
         }
-        let scheme = if binary || k == 2 { Multiclass::OneVsOne } else { self.multiclass };
-        let jobs = self.jobs(&groups, &weights, classes, binary, scheme);
+        if let Some(nu) = nu {
+            super::nu::check_feasible(nu, &groups, names)?;
+        }
+        let scheme = if binary || k == 2 || nu.is_some() { Multiclass::OneVsOne } else { self.multiclass };
+        let jobs = self.jobs(&groups, &weights, classes, binary, scheme, nu.is_some());
         let dense = self.shared_blocks(x, &groups, &jobs, scheme)?;
         let fits: Vec<(train::BinaryFit, Option<Sigmoid>)> = jobs
             .par_iter()
-            .map(|job| self.fit_job(x, job, &groups, dense.as_deref()))
+            .map(|job| self.fit_job(x, job, &groups, dense.as_deref(), nu))
             .collect::<Result<_>>()?;
         // Union of support vectors, in sample order.
         let mut used = vec![u32::MAX; x.n()];
@@ -175,6 +194,7 @@ impl SvcParams {
             machines,
             sigmoids: self.probability.then_some(sigmoids),
             stats,
+            nu,
         })
     }
 
@@ -185,9 +205,18 @@ impl SvcParams {
         classes: &[usize],
         binary: bool,
         scheme: Multiclass,
+        grouped: bool,
     ) -> Vec<Job> {
         let k = groups.len();
         let mut jobs = Vec::new();
+        if binary && grouped {
+            // LIBSVM's order for a ±1 problem (`svm_group_classes`): the +1 samples, then the −1 ones.
+            let idx: Vec<usize> = groups[1].iter().chain(&groups[0]).copied().collect();
+            let y = (0..idx.len()).map(|t| if t < groups[1].len() { 1.0 } else { -1.0 }).collect();
+            let c = vec![self.regularization.c_for(idx.len()); idx.len()];
+            jobs.push(Job { pos: 1, neg: Some(0), idx, y, c });
+            return jobs;
+        }
         if binary {
             // +1 is class 1 (BinaryTargets' convention); samples in their original order.
             let n = classes.len();
@@ -266,6 +295,7 @@ impl SvcParams {
         job: &Job,
         groups: &[Vec<usize>],
         blocks: Option<&[(Samples, DenseGram)]>,
+        nu: Option<f64>,
     ) -> Result<(train::BinaryFit, Option<Sigmoid>)> {
         let budget = self.solver.cache_bytes();
         let _ = groups;
@@ -287,7 +317,8 @@ impl SvcParams {
             (None, Some(xs)) => (xs, train::precompute(&self.kernel, xs, budget)?),
             (None, None) => unreachable!("rows are selected when there is no shared Gram"),
         };
-        let fit = train::solve_svc(&self.kernel, xq, &job.y, job.c.clone(), &self.solver, pre.clone());
+        let fit =
+            super::nu::solve_binary(&self.kernel, xq, &job.y, job.c.clone(), nu, &self.solver, pre.clone())?;
         let sig = match (&xs, self.probability) {
             (Some(xs), true) => Some(platt::cross_validated_sigmoid(
                 &self.kernel,
@@ -297,6 +328,7 @@ impl SvcParams {
                 &self.solver,
                 self.seed,
                 pre.as_ref(),
+                nu,
             )?),
             _ => None,
         };
@@ -339,7 +371,7 @@ impl Fit<BinaryTargets> for SvcParams {
     fn fit(&self, x: &Samples, y: &BinaryTargets) -> Result<Svc> {
         check_len(x, y.len())?;
         let classes: Vec<usize> = y.y().iter().map(|&v| usize::from(v > 0.0)).collect();
-        self.fit_groups(x, &classes, y.names(), true)
+        self.fit_groups(x, &classes, y.names(), true, None)
     }
 }
 
@@ -348,7 +380,7 @@ impl Fit<ClassTargets> for SvcParams {
     type Error = ModelsError;
     fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<Svc> {
         check_len(x, y.len())?;
-        self.fit_groups(x, y.classes(), y.names(), false)
+        self.fit_groups(x, y.classes(), y.names(), false, None)
     }
 }
 
@@ -413,6 +445,10 @@ impl Svc {
     pub fn machine_coefficients(&self, m: usize) -> (Vec<usize>, Vec<f64>) {
         let mm = &self.machines[m];
         (mm.sv.iter().map(|&i| i as usize).collect(), mm.coef.clone())
+    }
+    /// `Some(ν)` when the model is a ν-SVC ([`super::NuSvcParams`]), `None` for a C-SVC.
+    pub fn nu(&self) -> Option<f64> {
+        self.nu
     }
     /// Whether Platt probabilities were fitted.
     pub fn has_probability(&self) -> bool {

@@ -2,7 +2,7 @@
 //! dual variables `(α, α*)`: signs `+1` then `−1`, linear term `ε − z_i` then `ε + z_i`, and
 //! `Q = [K −K; −K K]`. The regression function is `f(x) = Σ_i (α_i − α_i*) k(x_i, x) − ρ`.
 
-use super::params::SvrParams;
+use super::params::{NuSvrParams, SvrParams};
 use super::train::{self, Dual, MachineStats};
 use crate::error::{ModelsError, Result};
 use crate::persist::Persist;
@@ -31,6 +31,8 @@ pub struct Svr {
     rho: f64,
     epsilon: f64,
     stats: MachineStats,
+    /// `Some(ν)` for a ν-SVR (then `epsilon` is the tube half-width the solver found).
+    nu: Option<f64>,
 }
 
 impl Persist for Svr {
@@ -50,44 +52,80 @@ impl Fit<RealTargets> for SvrParams {
     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
         super::svc::check_len(x, y.len())?;
         self.check(x.d())?;
-        let n = x.n();
-        let z = y.values();
+        let (n, z, eps) = (x.n(), y.values(), self.epsilon);
         let c = self.regularization.c_for(n);
-        let mut budget = self.solver.cache_bytes();
-        let pre = train::precompute(&self.kernel, x, budget)?;
-        if let Some(g) = &pre {
-            budget = budget.saturating_sub(train::precomputed_bytes(g));
-        }
-        let dense_used = matches!(pre, Some(super::qmatrix::Precomputed::Dense(_)));
-        let sample: Vec<usize> = (0..n).chain(0..n).collect();
-        let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
-        let p: Vec<f64> =
-            (0..2 * n).map(|i| if i < n { self.epsilon - z[i] } else { self.epsilon + z[i - n] }).collect();
-        let sol = train::solve(
-            &self.kernel,
-            Dual { x, sample, sign, p, c: vec![c; 2 * n], pre },
-            &self.solver,
-            budget,
-        );
-        let mut stats = train::stats_of(&sol, &vec![c; 2 * n], n, dense_used);
-        let beta: Vec<f64> = (0..n).map(|i| sol.alpha[i] - sol.alpha[i + n]).collect();
-        let idx: Vec<usize> = (0..n).filter(|&i| beta[i] != 0.0).collect();
-        stats.n_sv = idx.len();
-        stats.n_bounded = idx.iter().filter(|&&i| beta[i].abs() >= c).count();
-        let (sv, coef) = if idx.is_empty() {
-            (x.select(&[0])?, vec![0.0])
-        } else {
-            (x.select(&idx)?, idx.iter().map(|&i| beta[i]).collect())
-        };
-        crate::validate::trained(Svr {
-            kernel: self.kernel.clone(),
-            sv,
-            coef,
-            rho: sol.rho,
-            epsilon: self.epsilon,
-            stats,
-        })
+        let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
+        fit_regression(&self.kernel, x, c, p, None, &self.solver, |_| (eps, None))
     }
+}
+
+impl Fit<RealTargets> for NuSvrParams {
+    type Model = Svr;
+    type Error = ModelsError;
+    /// ν-SVR as LIBSVM's `solve_nu_svr`: the dual of Schölkopf et al. (2000, §3) on `(α, α*)` with
+    /// `yᵀα = 0` and `eᵀ(α + α*) = Cνl`, from the feasible start that gives `α_i = α_i*` the budget
+    /// `Cνl/2` in sample order (each at most `C`); linear term `−z` then `+z`. The ν variant of the
+    /// solver returns `ρ` and `r`; the tube half-width found is `ε = −r`.
+    fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
+        super::svc::check_len(x, y.len())?;
+        self.check(x.d())?;
+        let (n, z) = (x.n(), y.values());
+        let c = self.regularization.c_for(n);
+        let mut left = c * self.nu * n as f64 / 2.0;
+        let mut alpha = vec![0.0; 2 * n];
+        for i in 0..n {
+            let a = left.min(c);
+            alpha[i] = a;
+            alpha[i + n] = a;
+            left -= a;
+        }
+        let p = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
+        let nu = self.nu;
+        fit_regression(&self.kernel, x, c, p, Some(alpha), &self.solver, |r| (-r, Some(nu)))
+    }
+}
+
+/// Solves the `2n`-variable regression dual (signs `+1` then `−1`, bounds `C`, linear term `p`) from
+/// `alpha` (`Some`: the ν variant) and builds the model; `tube(r)` gives `(ε, ν)` to store.
+fn fit_regression(
+    kernel: &KernelSpec,
+    x: &Samples,
+    c: f64,
+    p: Vec<f64>,
+    alpha: Option<Vec<f64>>,
+    solver: &super::params::SolverParams,
+    tube: impl Fn(f64) -> (f64, Option<f64>),
+) -> Result<Svr> {
+    let n = x.n();
+    let mut budget = solver.cache_bytes();
+    let pre = train::precompute(kernel, x, budget)?;
+    if let Some(g) = &pre {
+        budget = budget.saturating_sub(train::precomputed_bytes(g));
+    }
+    let dense_used = matches!(pre, Some(super::qmatrix::Precomputed::Dense(_)));
+    let sample: Vec<usize> = (0..n).chain(0..n).collect();
+    let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
+    let nu = alpha.is_some();
+    let sol = train::solve_from(
+        kernel,
+        Dual { x, sample, sign, p, c: vec![c; 2 * n], pre },
+        alpha,
+        nu,
+        solver,
+        budget,
+    );
+    let mut stats = train::stats_of(&sol, &vec![c; 2 * n], n, dense_used);
+    let beta: Vec<f64> = (0..n).map(|i| sol.alpha[i] - sol.alpha[i + n]).collect();
+    let idx: Vec<usize> = (0..n).filter(|&i| beta[i] != 0.0).collect();
+    stats.n_sv = idx.len();
+    stats.n_bounded = idx.iter().filter(|&&i| beta[i].abs() >= c).count();
+    let (sv, coef) = if idx.is_empty() {
+        (x.select(&[0])?, vec![0.0])
+    } else {
+        (x.select(&idx)?, idx.iter().map(|&i| beta[i]).collect())
+    };
+    let (epsilon, nu) = tube(sol.r);
+    crate::validate::trained(Svr { kernel: kernel.clone(), sv, coef, rho: sol.rho, epsilon, stats, nu })
 }
 
 impl Fit<Targets> for SvrParams {
@@ -97,6 +135,17 @@ impl Fit<Targets> for SvrParams {
         match y {
             Targets::Real(r) => self.fit(x, r),
             _ => Err(ModelsError::Input("epsilon-SVR needs real targets".into())),
+        }
+    }
+}
+
+impl Fit<Targets> for NuSvrParams {
+    type Model = Svr;
+    type Error = ModelsError;
+    fn fit(&self, x: &Samples, y: &Targets) -> Result<Svr> {
+        match y {
+            Targets::Real(r) => self.fit(x, r),
+            _ => Err(ModelsError::Input("nu-SVR needs real targets".into())),
         }
     }
 }
@@ -118,7 +167,11 @@ impl Svr {
     pub fn bias(&self) -> f64 {
         -self.rho
     }
-    /// The tube half-width used in training.
+    /// `Some(ν)` for a ν-SVR ([`super::NuSvrParams`]), `None` for an ε-SVR.
+    pub fn nu(&self) -> Option<f64> {
+        self.nu
+    }
+    /// The tube half-width: the one given (ε-SVR) or the one found, `−r` (ν-SVR).
     pub fn epsilon(&self) -> f64 {
         self.epsilon
     }

@@ -41,7 +41,7 @@ pub(crate) fn green_red(n: usize, seed: u64) -> (Samples, Vec<f64>) {
     (Samples::from_rows(&rows).unwrap(), y)
 }
 
-fn dense_q(k: &KernelSpec, x: &Samples, sample: &[usize], sign: &[f64]) -> Vec<Vec<f64>> {
+pub(super) fn dense_q(k: &KernelSpec, x: &Samples, sample: &[usize], sign: &[f64]) -> Vec<Vec<f64>> {
     sample
         .iter()
         .zip(sign)
@@ -110,7 +110,7 @@ fn tight() -> SolverParams {
     SolverParams { tol: 1e-9, ..SolverParams::default() }
 }
 
-fn random_problem(n: usize, d: usize, seed: u64) -> (Samples, Vec<f64>) {
+pub(super) fn random_problem(n: usize, d: usize, seed: u64) -> (Samples, Vec<f64>) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let rows: Vec<Vec<f64>> =
         (0..n).map(|_| (0..d).map(|_| rng.random::<f64>() * 4.0 - 2.0).collect()).collect();

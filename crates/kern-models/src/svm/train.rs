@@ -72,6 +72,7 @@ pub(crate) struct Dual<'a> {
 
 struct SolveVisitor<'a> {
     dual: Dual<'a>,
+    alpha: Option<Vec<f64>>,
     opts: SolverOptions,
     gauss_beta: Option<f64>,
 }
@@ -83,14 +84,27 @@ impl KernelVisitor for SolveVisitor<'_> {
         let l = sign.len();
         let y = sign.clone();
         let q = KernelQ::new(k, x, sample, sign, pre, self.gauss_beta);
-        Solver::solve(q, p, y, c, vec![0.0; l], self.opts)
+        Solver::solve(q, p, y, c, self.alpha.unwrap_or_else(|| vec![0.0; l]), self.opts)
     }
 }
 
-/// Solves a dual; the dense Gram (if any) must be over `dual.x`.
+/// Solves a dual from `α = 0`; the dense Gram (if any) must be over `dual.x`.
 pub(crate) fn solve(
     kernel: &KernelSpec,
     dual: Dual<'_>,
+    solver: &SolverParams,
+    cache_bytes: usize,
+) -> Solution {
+    solve_from(kernel, dual, None, false, solver, cache_bytes)
+}
+
+/// Solves a dual from the feasible start `alpha` (`None`: zero), by the ν variant of the solver when
+/// `nu` (see `solver::nu`).
+pub(crate) fn solve_from(
+    kernel: &KernelSpec,
+    dual: Dual<'_>,
+    alpha: Option<Vec<f64>>,
+    nu: bool,
     solver: &SolverParams,
     cache_bytes: usize,
 ) -> Solution {
@@ -99,12 +113,13 @@ pub(crate) fn solve(
         shrinking: solver.shrinking,
         cache_bytes,
         max_iter: solver.max_iter,
+        nu,
     };
     let gauss_beta = match kernel {
         KernelSpec::Gaussian(g) => Some(g.beta()),
         _ => None,
     };
-    kernel.visit(SolveVisitor { dual, opts, gauss_beta })
+    kernel.visit(SolveVisitor { dual, alpha, opts, gauss_beta })
 }
 
 /// Whether an `n × n` Gram matrix is precomputed under a cache budget: when it takes at most half of

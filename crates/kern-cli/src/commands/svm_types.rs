@@ -1,0 +1,134 @@
+//! `kern train --type nu-svc|nu-svr|one-class` (LIBSVM's `-s 1`, `-s 4`, `-s 2`) and `kern predict`
+//! with a one-class model.
+
+use crate::commands::train::{
+    Args, Scheme, SvmType, machine_json, report_svc, report_svr, solver_params, warn_caps,
+};
+use crate::common::{CliError, CliResult, with_threads};
+use kern_core::KernelSpec;
+use kern_core::io::Dataset;
+use kern_core::learner::{Fit, Model};
+use kern_models::svm::{NuSvcParams, NuSvrParams, OneClass, OneClassParams};
+use serde_json::json;
+use std::time::Instant;
+
+/// LIBSVM's default `nu`.
+const DEFAULT_NU: f64 = 0.5;
+
+/// Trains a nu-SVC, nu-SVR or one-class SVM (C-SVC and epsilon-SVR are `train`'s own).
+pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResult {
+    let nu = a.nu.unwrap_or(DEFAULT_NU);
+    let unused = |flag: &str| -> Result<(), CliError> {
+        Err(format!("{flag} does not apply to --type {}", type_name(t)).into())
+    };
+    if t != SvmType::NuSvr && (a.c.is_some() || a.lambda.is_some()) {
+        unused(if a.c.is_some() { "--c" } else { "--lambda" })?;
+    }
+    if !a.class_weight.is_empty() {
+        unused("--class-weight")?;
+    }
+    if a.multiclass == Scheme::Ovr {
+        unused("--multiclass ovr")?;
+    }
+    if a.probability && t != SvmType::NuSvc {
+        unused("--probability")?;
+    }
+    match t {
+        SvmType::NuSvc => {
+            crate::common::check_classes(ds, a.allow_many_classes)?;
+            let p =
+                NuSvcParams::new(kernel).nu(nu).probability(a.probability, a.seed).solver(solver_params(a));
+            let targets = crate::common::targets(ds, false)?;
+            let t0 = Instant::now();
+            let m = with_threads(a.threads, || p.fit(&ds.samples, &targets))??;
+            report_svc(a, ds, &m, t0.elapsed().as_secs_f64())
+        }
+        SvmType::NuSvr => {
+            let mut p = NuSvrParams::new(kernel).nu(nu).solver(solver_params(a));
+            if let Some(c) = a.c {
+                p = p.c(c);
+            }
+            if let Some(l) = a.lambda {
+                p = p.lambda(l);
+            }
+            let y = ds.real()?;
+            let t0 = Instant::now();
+            let m = with_threads(a.threads, || p.fit(&ds.samples, &y))??;
+            report_svr(a, ds, &m, t0.elapsed().as_secs_f64())
+        }
+        SvmType::OneClass => {
+            let p = OneClassParams::new(kernel).nu(nu).solver(solver_params(a));
+            let t0 = Instant::now();
+            let m = with_threads(a.threads, || p.fit(&ds.samples))??;
+            let seconds = t0.elapsed().as_secs_f64();
+            crate::commands::export::save_one_class(&a.out, &m, a.format)?;
+            let s = m.stats();
+            let warnings = warn_caps(std::slice::from_ref(s));
+            let outliers =
+                with_threads(a.threads, || m.predict(&ds.samples))??.iter().filter(|&&v| v < 0.0).count();
+            Ok(json!({
+                "model": "one-class",
+                "type": "one-class",
+                "nu": m.nu(),
+                "kernel": m.kernel().to_string(),
+                "n": ds.samples.n(),
+                "d": ds.samples.d(),
+                "n_sv": s.n_sv,
+                "training_outliers": outliers,
+                "objective": s.objective,
+                "iterations": s.iterations,
+                "max_violation": s.violation,
+                "machines": [machine_json(s)],
+                "warnings": warnings,
+                "out": a.out.display().to_string(),
+                "seconds": seconds,
+            }))
+        }
+        SvmType::CSvc | SvmType::EpsilonSvr => unreachable!("trained by `train` itself"),
+    }
+}
+
+fn type_name(t: SvmType) -> &'static str {
+    match t {
+        SvmType::CSvc => "c-svc",
+        SvmType::NuSvc => "nu-svc",
+        SvmType::OneClass => "one-class",
+        SvmType::EpsilonSvr => "epsilon-svr",
+        SvmType::NuSvr => "nu-svr",
+    }
+}
+
+/// Predicts with a one-class model: `+1` inside the estimated support, `-1` for outliers (or the
+/// decision values with `decision`). When every label of the data is -1 or +1 the accuracy is reported,
+/// as LIBSVM's svm-predict does.
+pub fn predict_one_class(
+    m: &OneClass,
+    x: &kern_core::Samples,
+    ds: &Dataset,
+    decision: bool,
+    threads: Option<usize>,
+    out: Option<&std::path::Path>,
+) -> CliResult {
+    let t0 = Instant::now();
+    let dec = with_threads(threads, || m.decision_function(x))??;
+    let seconds = t0.elapsed().as_secs_f64();
+    let pred: Vec<f64> = dec.iter().map(|&v| if v > 0.0 { 1.0 } else { -1.0 }).collect();
+    let labels: Option<Vec<f64>> =
+        ds.labels.iter().map(|l| l.trim().parse::<f64>().ok().filter(|v| *v == 1.0 || *v == -1.0)).collect();
+    let accuracy = labels
+        .filter(|l| !l.is_empty())
+        .map(|l| l.iter().zip(&pred).filter(|(a, b)| a == b).count() as f64 / l.len() as f64);
+    if let Some(out) = out {
+        let vals = if decision { &dec } else { &pred };
+        let mut s = vals.iter().map(|v| format!("{v}")).collect::<Vec<_>>().join("\n");
+        s.push('\n');
+        crate::common::write_output(out, s.as_bytes())?;
+    }
+    Ok(json!({
+        "model": "one-class",
+        "n": pred.len(),
+        "outliers": pred.iter().filter(|&&v| v < 0.0).count(),
+        "accuracy": accuracy,
+        "seconds": seconds,
+    }))
+}

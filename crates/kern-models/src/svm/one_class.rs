@@ -1,0 +1,143 @@
+//! One-class SVM (Schölkopf, Platt, Shawe-Taylor, Smola & Williamson 2001, "Estimating the support of
+//! a high-dimensional distribution", Neural Computation 13(7)), as LIBSVM's `solve_one_class`: the
+//! dual of their eq. (3)–(5) scaled by `νl` (LIBSVM paper, Chang & Lin 2011, §2.3),
+//!
+//! `min ½ αᵀKα` s.t. `eᵀα = νl`, `0 ≤ α_i ≤ 1`,
+//!
+//! solved by the standard SMO solver (all `y_i = +1`, `p = 0`) from LIBSVM's feasible start:
+//! `α_i = 1` for the first `⌊νl⌋` samples, `νl − ⌊νl⌋` for the next. The decision function is
+//! `f(x) = Σ α_i k(x_i, x) − ρ`; `f(x) > 0` marks `x` inside the estimated support (+1), else −1.
+
+use super::params::OneClassParams;
+use super::train::{self, Dual, MachineStats};
+use crate::error::{ModelsError, Result};
+use crate::persist::Persist;
+use kern_core::learner::Model;
+use kern_core::{KernelSpec, Samples};
+use serde::{Deserialize, Serialize};
+
+/// A trained one-class SVM.
+///
+/// ```
+/// use kern_models::svm::OneClassParams;
+/// use kern_core::{Samples, learner::Model};
+/// let rows: Vec<[f64; 2]> = (0..40).map(|i| [(i as f64 * 0.7).sin(), (i as f64 * 1.3).cos()]).collect();
+/// let x = Samples::from_rows(&rows)?;
+/// let m = OneClassParams::new("gaussian:sigma=1".parse()?).nu(0.2).fit(&x)?;
+/// let p = m.predict(&Samples::from_rows(&[[0.0, 0.0], [9.0, 9.0]])?)?;
+/// assert_eq!(p, vec![1.0, -1.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OneClass {
+    kernel: KernelSpec,
+    sv: Samples,
+    coef: Vec<f64>,
+    rho: f64,
+    nu: f64,
+    stats: MachineStats,
+}
+
+impl Persist for OneClass {
+    const KIND: &'static str = "one-class";
+    fn validate(&self) -> std::result::Result<(), String> {
+        use crate::validate as v;
+        v::kernel(&self.kernel, self.sv.d())?;
+        v::len("coef", self.coef.len(), self.sv.n())?;
+        v::finite("coef", &self.coef)?;
+        v::finite("rho, nu, objective", &[self.rho, self.nu, self.stats.objective])?;
+        if !(self.nu > 0.0 && self.nu <= 1.0) {
+            return Err(format!("nu = {} is outside (0, 1]", self.nu));
+        }
+        Ok(())
+    }
+}
+
+/// LIBSVM's feasible start of the one-class dual: `⌊νl⌋` ones, then the remainder of `νl`.
+pub(crate) fn one_class_start(l: usize, nu: f64) -> Vec<f64> {
+    let total = nu * l as f64;
+    let full = total as usize;
+    let mut a = vec![0.0; l];
+    a[..full.min(l)].fill(1.0);
+    if full < l {
+        a[full] = total - full as f64;
+    }
+    a
+}
+
+impl OneClassParams {
+    /// Trains on the samples `x` (one-class training uses no targets).
+    pub fn fit(&self, x: &Samples) -> Result<OneClass> {
+        self.check(x.d())?;
+        let n = x.n();
+        if n == 0 {
+            return Err(ModelsError::Input("one-class SVM needs at least one training sample".into()));
+        }
+        let mut budget = self.solver.cache_bytes();
+        let pre = train::precompute(&self.kernel, x, budget)?;
+        if let Some(g) = &pre {
+            budget = budget.saturating_sub(train::precomputed_bytes(g));
+        }
+        let dense_used = matches!(pre, Some(super::qmatrix::Precomputed::Dense(_)));
+        let dual =
+            Dual { x, sample: (0..n).collect(), sign: vec![1.0; n], p: vec![0.0; n], c: vec![1.0; n], pre };
+        let alpha0 = one_class_start(n, self.nu);
+        let sol = train::solve_from(&self.kernel, dual, Some(alpha0), false, &self.solver, budget);
+        let stats = train::stats_of(&sol, &vec![1.0; n], n, dense_used);
+        let idx: Vec<usize> = (0..n).filter(|&i| sol.alpha[i] > 0.0).collect();
+        crate::validate::trained(OneClass {
+            kernel: self.kernel.clone(),
+            sv: x.select(&idx)?,
+            coef: idx.iter().map(|&i| sol.alpha[i]).collect(),
+            rho: sol.rho,
+            nu: self.nu,
+            stats,
+        })
+    }
+}
+
+impl OneClass {
+    /// The kernel.
+    pub fn kernel(&self) -> &KernelSpec {
+        &self.kernel
+    }
+    /// Support vectors (`α > 0`).
+    pub fn support_vectors(&self) -> &Samples {
+        &self.sv
+    }
+    /// Coefficients `α_i` of the support vectors (in `(0, 1]`, summing to `νl`).
+    pub fn coefficients(&self) -> &[f64] {
+        &self.coef
+    }
+    /// `ρ`: the decision value is `Σ α_i k(x_i, x) − ρ`.
+    pub fn rho(&self) -> f64 {
+        self.rho
+    }
+    /// The `ν` trained with.
+    pub fn nu(&self) -> f64 {
+        self.nu
+    }
+    /// Training figures.
+    pub fn stats(&self) -> &MachineStats {
+        &self.stats
+    }
+    /// Decision values `f(x) = Σ α_i k(x_i, x) − ρ`, one per sample.
+    pub fn decision_function(&self, x: &Samples) -> Result<Vec<f64>> {
+        let d = super::predict::decision_values(
+            &self.kernel,
+            &self.sv,
+            std::slice::from_ref(&self.coef),
+            &[self.rho],
+            x,
+        )?;
+        Ok(d.into_iter().map(|r| r[0]).collect())
+    }
+}
+
+impl Model for OneClass {
+    type Error = ModelsError;
+    /// `+1` inside the estimated support (`f(x) > 0`), `−1` outside (LIBSVM's labels).
+    fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
+        Ok(self.decision_function(x)?.into_iter().map(|v| if v > 0.0 { 1.0 } else { -1.0 }).collect())
+    }
+}
