@@ -140,7 +140,12 @@ pub fn run(a: Args) -> CliResult {
         return crate::commands::railway::train_railway_svc(&a, &ds);
     }
     let kernel = parse_kernel(&a.kernel)?;
-    let ds = a.data.load()?;
+    // SVMs, LS-SVM and KRR compute on either sample store (a sparse file's samples stay O(nnz)); the
+    // feature-vector models still work on dense samples.
+    let ds = match a.model {
+        ModelKind::Svc | ModelKind::Svr | ModelKind::Lssvm | ModelKind::Krr => a.data.load_sparse()?,
+        _ => a.data.load()?,
+    };
     match a.model {
         ModelKind::Svc => train_svc(&a, kernel, &ds),
         ModelKind::Svr => train_svr(&a, kernel, &ds),

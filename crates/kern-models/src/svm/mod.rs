@@ -28,7 +28,6 @@
 //! ```
 
 mod cache;
-mod fastexp;
 mod params;
 mod platt;
 mod predict;
