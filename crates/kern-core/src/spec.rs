@@ -191,6 +191,9 @@ impl Kernel for KernelSpec {
     fn apply_sq_dist(&self, r2: &mut [f64]) {
         dispatch!(self, k => k.apply_sq_dist(r2))
     }
+    fn fast_sq_dist(&self) -> bool {
+        dispatch!(self, k => k.fast_sq_dist())
+    }
     fn support_radius(&self) -> Option<f64> {
         dispatch!(self, k => k.support_radius())
     }

@@ -12,14 +12,11 @@
 //! zeros explicitly), so the choice changes only speed and memory.
 
 use crate::error::{ModelsError, Result};
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Par};
-use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples, sq_dist};
-use kern_sparse::{GramMatrix, NeighborIndex};
-use nalgebra_sparse::CscMatrix;
+use faer::{Mat, MatRef};
+use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples};
+use kern_sparse::GramMatrix;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Estimated density of `K_C` up to which [`PathChoice::Auto`] takes the sparse path.
@@ -106,7 +103,7 @@ pub fn estimate_density(x: &Samples, c: f64, pairs: usize, seed: u64) -> f64 {
         let mut h = 0usize;
         for i in 0..n {
             for j in 0..i {
-                h += usize::from(sq_dist(x.row(i), x.row(j)) < c2);
+                h += usize::from(x.sample(i).sq_dist(x.sample(j)) < c2);
             }
         }
         (h, all)
@@ -119,7 +116,7 @@ pub fn estimate_density(x: &Samples, c: f64, pairs: usize, seed: u64) -> f64 {
             if j >= i {
                 j += 1;
             }
-            h += usize::from(sq_dist(x.row(i), x.row(j)) < c2);
+            h += usize::from(x.sample(i).sq_dist(x.sample(j)) < c2);
         }
         (h, pairs)
     };
@@ -161,36 +158,26 @@ pub fn choose_path<K: Kernel>(k: &K, x: &Samples, choice: PathChoice) -> Result<
 
 struct BuildGram<'a>(&'a Samples, SolvePath);
 impl KernelVisitor for BuildGram<'_> {
-    type Output = Result<GramMatrix>;
-    fn visit<K: Kernel>(self, k: &K) -> Result<GramMatrix> {
-        Ok(match self.1 {
-            SolvePath::Dense => GramMatrix::Dense(kern_core::gram(k, self.0)?),
-            SolvePath::Sparse => GramMatrix::Sparse(kern_sparse::sparse_gram(k, self.0)?.into_matrix()),
-        })
+    type Output = kern_sparse::Result<GramMatrix>;
+    fn visit<K: Kernel>(self, k: &K) -> Self::Output {
+        match self.1 {
+            SolvePath::Dense => GramMatrix::dense(k, self.0),
+            SolvePath::Sparse => GramMatrix::sparse(k, self.0),
+        }
     }
 }
 
-/// `K(X, X)` on the given path (monomorphized for the concrete kernel).
+/// `K(X, X)` on the given path, from the kernel-matrix layer ([`kern_sparse::kmatrix`]),
+/// monomorphized for the concrete kernel.
 pub fn build_gram(k: &KernelSpec, x: &Samples, path: SolvePath) -> Result<GramMatrix> {
-    k.visit(BuildGram(x, path))
+    Ok(k.visit(BuildGram(x, path))?)
 }
 
-/// faer parallelism for the current rayon pool.
-pub(crate) fn par() -> Par {
-    kern_core::parallel::faer_par()
-}
-
-/// Bytes of one dense cross-Gram block in [`expand`] (rows of new points × training points).
-const EXPAND_BLOCK_BYTES: usize = 64 << 20;
-/// Queries per sparse cross-Gram block in [`expand`].
-const EXPAND_SPARSE_BLOCK: usize = 16_384;
-
-/// The kernel expansion `E = K(Y, X) C` for new points `Y` (`m × d`), training points `X` (`n × d`)
-/// and coefficients `C` (`n × r`): `E[j, t] = Σ_i C[i, t] k(y_j, x_i)`, an `m × r` matrix.
-///
-/// Dense path: blocks of `K(Y, X)` (kern-core's GEMM/direct Gram, at most 64 MiB each) times `C`.
-/// Sparse path: a neighbour index of `X` with radius `C` and the sparse cross Gram `K_C(X, Y)` in
-/// blocks of queries, so a prediction visits only `δ_C(y)` (paper §2.1).
+/// The kernel expansion `E = K(Y, X) C` for new points `Y` (`m` samples), training points `X` (`n`
+/// samples) and coefficients `C` (`n × r`): `E[j, t] = Σ_i C[i, t] k(y_j, x_i)`, an `m × r` matrix,
+/// on the given path ([`kern_sparse::kmatrix::expand`]: blocks of the dense cross Gram, or the sparse
+/// cross Gram `K_C` through a neighbour index so a prediction visits only `δ_C(y)`, paper §2.1).
+/// Either sample store works on either side without densifying.
 pub fn expand(
     k: &KernelSpec,
     x: &Samples,
@@ -219,69 +206,7 @@ struct Expand<'a> {
 impl KernelVisitor for Expand<'_> {
     type Output = Result<Mat<f64>>;
     fn visit<K: Kernel>(self, k: &K) -> Result<Mat<f64>> {
-        let (n, m, r) = (self.x.n(), self.y.n(), self.coef.ncols());
-        let mut out = Mat::<f64>::zeros(m, r);
-        match (self.path, k.support_radius()) {
-            (SolvePath::Sparse, Some(c)) => {
-                let index = NeighborIndex::new(self.x, c)?;
-                let mut j0 = 0;
-                while j0 < m {
-                    let j1 = (j0 + EXPAND_SPARSE_BLOCK).min(m);
-                    let yb = block_rows(self.y, j0, j1)?;
-                    let g = kern_sparse::sparse_cross_gram_indexed(k, &index, &yb)?;
-                    sparse_t_times(&g, self.coef, out.as_mut().subrows_mut(j0, j1 - j0));
-                    j0 = j1;
-                }
-            }
-            _ => {
-                let rows = (EXPAND_BLOCK_BYTES / (8 * n.max(1))).clamp(64, 8192);
-                let mut j0 = 0;
-                while j0 < m {
-                    let j1 = (j0 + rows).min(m);
-                    let yb = block_rows(self.y, j0, j1)?;
-                    let g = kern_core::cross_gram(k, &yb, self.x)?;
-                    matmul(
-                        out.as_mut().subrows_mut(j0, j1 - j0),
-                        Accum::Replace,
-                        g.as_ref(),
-                        self.coef,
-                        1.0,
-                        par(),
-                    );
-                    j0 = j1;
-                }
-            }
-        }
-        Ok(out)
-    }
-}
-
-/// Rows `j0..j1` of `y` as their own samples (a copy of `(j1 − j0) · d` values).
-fn block_rows(y: &Samples, j0: usize, j1: usize) -> Result<Samples> {
-    if j0 == 0 && j1 == y.n() {
-        return Ok(y.clone());
-    }
-    let d = y.d();
-    Ok(Samples::from_flat(y.as_slice()[j0 * d..j1 * d].to_vec(), j1 - j0, d)?)
-}
-
-/// `out = Gᵀ C` for a CSC `G` (`n × m`) and dense `C` (`n × r`), parallel over the columns of `G`.
-pub(crate) fn sparse_t_times(g: &CscMatrix<f64>, c: MatRef<'_, f64>, mut out: MatMut<'_, f64>) {
-    let r = c.ncols();
-    let m = g.ncols();
-    let mut buf = vec![0.0; m * r];
-    buf.par_chunks_mut(r).enumerate().for_each(|(j, o)| {
-        let col = g.col(j);
-        for (&i, &v) in col.row_indices().iter().zip(col.values()) {
-            for (t, ot) in o.iter_mut().enumerate() {
-                *ot += v * c[(i, t)];
-            }
-        }
-    });
-    for j in 0..m {
-        for t in 0..r {
-            out[(j, t)] = buf[j * r + t];
-        }
+        Ok(kern_sparse::kmatrix::expand(k, self.x, self.coef, self.y, self.path == SolvePath::Sparse)?)
     }
 }
 

@@ -34,7 +34,7 @@
 //! the mean squared residual; regression by the mean squared residual (PRESS / n).
 
 use crate::error::{ModelsError, Result};
-use crate::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand, par};
+use crate::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Side};
 use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, RealTargets, Samples, Targets};
@@ -339,7 +339,11 @@ fn inverse_diagonal(chol: &Cholesky) -> Result<Vec<f64>> {
             let l = c.l();
             let n = l.nrows();
             let mut linv = Mat::<f64>::zeros(n, n);
-            faer::linalg::triangular_inverse::invert_lower_triangular(linv.as_mut(), l.as_ref(), par());
+            faer::linalg::triangular_inverse::invert_lower_triangular(
+                linv.as_mut(),
+                l.as_ref(),
+                kern_core::parallel::faer_par(),
+            );
             Ok((0..n).map(|i| (i..n).map(|k| linv[(k, i)] * linv[(k, i)]).sum()).collect())
         }
         Cholesky::Sparse(_) => crate::selinv::inverse_diagonal(chol),
@@ -537,7 +541,14 @@ fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Res
             let u = evd.U();
             let lam: Vec<f64> = (0..n).map(|i| evd.S().column_vector()[i]).collect();
             let mut utb = Mat::<f64>::zeros(n, rhs.ncols());
-            matmul(utb.as_mut(), Accum::Replace, u.transpose(), rhs.as_ref(), 1.0, par());
+            matmul(
+                utb.as_mut(),
+                Accum::Replace,
+                u.transpose(),
+                rhs.as_ref(),
+                1.0,
+                kern_core::parallel::faer_par(),
+            );
             let u2 = if loo { Some(Mat::from_fn(n, n, |i, j| u[(i, j)] * u[(i, j)])) } else { None };
             factor_seconds += t0.elapsed().as_secs_f64();
             for (gi, &l) in grid.iter().enumerate() {
@@ -551,11 +562,18 @@ fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Res
                 }
                 let scaled = Mat::from_fn(n, rhs.ncols(), |i, j| utb[(i, j)] * inv[i]);
                 let mut x = Mat::<f64>::zeros(n, rhs.ncols());
-                matmul(x.as_mut(), Accum::Replace, u, scaled.as_ref(), 1.0, par());
+                matmul(x.as_mut(), Accum::Replace, u, scaled.as_ref(), 1.0, kern_core::parallel::faer_par());
                 let d = u2.as_ref().map(|u2| {
                     let mut d = Mat::<f64>::zeros(n, 1);
                     let invm = Mat::from_fn(n, 1, |i, _| inv[i]);
-                    matmul(d.as_mut(), Accum::Replace, u2.as_ref(), invm.as_ref(), 1.0, par());
+                    matmul(
+                        d.as_mut(),
+                        Accum::Replace,
+                        u2.as_ref(),
+                        invm.as_ref(),
+                        1.0,
+                        kern_core::parallel::faer_par(),
+                    );
                     (0..n).map(|i| d[(i, 0)]).collect()
                 });
                 solved.push((gi, finish(p.bias, x, d)?));

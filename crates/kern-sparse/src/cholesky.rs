@@ -7,7 +7,7 @@
 //! [`SparseError::NotPositiveDefinite`] with its position in the caller's numbering.
 
 use crate::error::{Result, SparseError};
-use crate::gram::sparse_gram;
+use crate::kmatrix::GramMatrix;
 use crate::ordering::{Ordering, Permutation, check_square, order};
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt;
@@ -17,95 +17,9 @@ use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, supernodal::SupernodalLltRef,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, Mat, MatMut, Par, Side};
-use kern_core::{Kernel, Samples};
+use faer::{Conj, Mat, MatMut, Side};
 use nalgebra_sparse::CscMatrix;
 use std::sync::Arc;
-
-/// faer's parallelism: a fixed degree whatever the rayon pool, so factors are the same bits at any
-/// thread count (see [`kern_core::parallel`]).
-pub(crate) fn par() -> Par {
-    kern_core::parallel::faer_par()
-}
-
-/// A Gram matrix, dense or sparse: the input of [`CholeskyPlan`].
-///
-/// ```
-/// use kern_core::{CompactlySupported, Gaussian, Samples};
-/// use kern_sparse::GramMatrix;
-/// let x = Samples::from_rows(&[[0.0], [0.5], [3.0]])?;
-/// let dense = GramMatrix::build(&Gaussian::with_sigma(1.0)?, &x)?;
-/// let sparse = GramMatrix::build(&CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?, &x)?;
-/// assert!(!dense.is_sparse() && sparse.is_sparse());
-/// assert_eq!(sparse.n(), 3);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Debug)]
-pub enum GramMatrix {
-    /// A dense symmetric matrix (both triangles filled).
-    Dense(Mat<f64>),
-    /// A sparse symmetric matrix (full symmetric storage).
-    Sparse(CscMatrix<f64>),
-}
-
-impl GramMatrix {
-    /// `K(X, X)`: sparse ([`sparse_gram`]) when the kernel has a support radius, dense
-    /// ([`kern_core::gram()`]) otherwise.
-    pub fn build<K: Kernel>(k: &K, x: &Samples) -> Result<Self> {
-        if k.support_radius().is_some() {
-            Ok(GramMatrix::Sparse(sparse_gram(k, x)?.into_matrix()))
-        } else {
-            kern_core::memory::check_array::<f64>(&[x.n(), x.n()], "dense Gram matrix", DENSE_INSTEAD)?;
-            Ok(GramMatrix::Dense(kern_core::gram(k, x)?))
-        }
-    }
-
-    /// Matrix size `n`.
-    pub fn n(&self) -> usize {
-        match self {
-            GramMatrix::Dense(m) => m.ncols(),
-            GramMatrix::Sparse(m) => m.ncols(),
-        }
-    }
-
-    /// Whether the matrix is sparse.
-    pub fn is_sparse(&self) -> bool {
-        matches!(self, GramMatrix::Sparse(_))
-    }
-
-    /// `K v`.
-    ///
-    /// ```
-    /// let g = kern_sparse::GramMatrix::Dense(faer::Mat::from_fn(2, 2, |i, j| (i + j) as f64));
-    /// assert_eq!(g.mul_vec(&[1.0, 1.0])?, vec![1.0, 3.0]);
-    /// # Ok::<(), kern_sparse::SparseError>(())
-    /// ```
-    pub fn mul_vec(&self, v: &[f64]) -> Result<Vec<f64>> {
-        let n = self.n();
-        if v.len() != n {
-            return Err(SparseError::Dimension { what: "vector", expected: n, found: v.len() });
-        }
-        let mut out = vec![0.0; n];
-        match self {
-            GramMatrix::Dense(m) => {
-                for (j, &vj) in v.iter().enumerate() {
-                    for (o, &a) in out.iter_mut().zip(m.col(j).iter()) {
-                        *o += a * vj;
-                    }
-                }
-            }
-            GramMatrix::Sparse(m) => {
-                for (j, &vj) in v.iter().enumerate() {
-                    let col = m.col(j);
-                    for (&i, &a) in col.row_indices().iter().zip(col.values()) {
-                        out[i] += a * vj;
-                    }
-                }
-            }
-        }
-        Ok(out)
-    }
-}
 
 /// [`Ordering::Auto`] tries nested dissection only when the better of AMD and RCM predicts at least this
 /// many non-zeros in `L`: METIS's ordering costs seconds on large patterns, so it pays only when the
@@ -362,7 +276,7 @@ impl CholeskyPlan {
 }
 
 /// What to do when a dense matrix does not fit in memory.
-const DENSE_INSTEAD: &str = "use a compactly supported kernel (cs-gaussian, ...) with the sparse path, or fewer samples, or raise --max-memory";
+pub(crate) const DENSE_INSTEAD: &str = "use a compactly supported kernel (cs-gaussian, ...) with the sparse path, or fewer samples, or raise --max-memory";
 
 fn factor_dense(a: &Mat<f64>, shift: f64) -> Result<DenseCholesky> {
     let n = a.ncols();
@@ -371,7 +285,7 @@ fn factor_dense(a: &Mat<f64>, shift: f64) -> Result<DenseCholesky> {
     for i in 0..n {
         l[(i, i)] += shift;
     }
-    let par = par();
+    let par = kern_core::parallel::faer_par();
     let req = llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
     let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
     llt::factor::cholesky_in_place(
@@ -403,7 +317,7 @@ fn factor_sparse(p: &Arc<SparsePlan>, shift: f64) -> Result<SparseCholesky> {
     }
     let a =
         SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, &p.col_ptr, None, &p.row_idx), &vals);
-    let par = par();
+    let par = kern_core::parallel::faer_par();
     let symb = &p.symbolic;
     let mut l_values = kern_core::memory::try_filled(
         symb.len_val(),
@@ -555,7 +469,7 @@ impl Cholesky {
             });
         }
         let k = b.ncols();
-        let par = par();
+        let par = kern_core::parallel::faer_par();
         match self {
             Cholesky::Dense(c) => {
                 let req = llt::solve::solve_in_place_scratch::<f64>(n, k, par);

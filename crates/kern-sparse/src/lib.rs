@@ -40,6 +40,7 @@
 pub mod cholesky;
 mod error;
 pub mod gram;
+pub mod kmatrix;
 pub mod lssvm;
 pub mod metrics;
 pub mod neighbors;
@@ -47,14 +48,13 @@ pub mod ordering;
 pub mod pcg;
 pub mod solver;
 
-pub use cholesky::{
-    AUTO_ND_MIN_FACTOR_NNZ, Cholesky, CholeskyPlan, DenseCholesky, GramMatrix, SparseCholesky,
-};
+pub use cholesky::{AUTO_ND_MIN_FACTOR_NNZ, Cholesky, CholeskyPlan, DenseCholesky, SparseCholesky};
 pub use error::{Result, SparseError};
 pub use gram::{
     GramOptions, SparseGram, SparsityStats, sparse_cross_gram, sparse_cross_gram_indexed, sparse_gram,
     sparse_gram_indexed, sparse_gram_with,
 };
+pub use kmatrix::GramMatrix;
 pub use lssvm::{LsSvmIterative, LsSvmSolution, LsSvmSolver, lssvm_fit, lssvm_solve};
 pub use metrics::{Bandwidth, bandwidth, bandwidth_permuted, pattern_density, pattern_entries};
 pub use neighbors::{Neighbor, NeighborIndex, SearchMethod};

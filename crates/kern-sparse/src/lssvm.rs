@@ -10,8 +10,9 @@
 //! the dense Gaussian `K` and the sparse `K_C` ([`CholeskyPlan`] hides which). [`LsSvmIterative`] does
 //! the same two solves by preconditioned conjugate gradients when no factor fits in memory.
 
-use crate::cholesky::{Cholesky, CholeskyPlan, GramMatrix};
+use crate::cholesky::{Cholesky, CholeskyPlan};
 use crate::error::{Result, SparseError, positive};
+use crate::kmatrix::GramMatrix;
 use crate::ordering::Ordering;
 use crate::pcg::{Pcg, PcgOptions, PcgReport};
 use kern_core::{Kernel, Samples};

@@ -60,7 +60,7 @@ pub fn run(a: Args) -> CliResult {
     for out in a.out.iter().chain(&a.save) {
         crate::common::check_out(out, &[&a.data.data])?;
     }
-    let ds = a.data.load()?;
+    let ds = a.data.load_sparse()?;
     if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == SolvePath::Dense {
         // The n x n matrix, and for the dense eigensolver its n x n eigenvectors.
         let copies = if solver == EigenSolver::Krylov { 1 } else { 2 };

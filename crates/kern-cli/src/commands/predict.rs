@@ -60,11 +60,17 @@ pub fn run(a: Args) -> CliResult {
         let text =
             String::from_utf8(bytes).map_err(|_| format!("{path}: not a LIBSVM model file (not text)"))?;
         let m = kern_models::libsvm_model::LibsvmModel::parse(&text, &path)?;
-        let ds = a.data.load()?;
+        let ds = a.data.load_sparse()?;
         return predict_libsvm(&a, &m, &ds);
     }
     let kind = persist::peek_kind(&bytes, &path)?;
-    let ds = a.data.load()?;
+    // Kernel expansions (SVMs, LS-SVM, KRR) predict on either sample store (a sparse file stays sparse);
+    // the other models on dense samples.
+    let ds = if matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr") {
+        a.data.load_sparse()?
+    } else {
+        a.data.load()?
+    };
     if !matches!(kind.as_str(), "svc" | "svr" | "one-class")
         && matches!(a.values, Some(Values::Decision | Values::Probability))
     {
@@ -110,7 +116,7 @@ pub fn run(a: Args) -> CliResult {
 /// Adapts samples read from a sparse (LIBSVM) file to the model's dimension: missing trailing features
 /// are zeros; extra trailing features are accepted only when they are all zero. A CSV file has every
 /// column, so a different column count is an error.
-fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate::common::CliError> {
+pub(crate) fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate::common::CliError> {
     if x.d() == d {
         return Ok(x.clone());
     }
@@ -119,8 +125,30 @@ fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate::common::Cl
             format!("the CSV data has {} feature columns, the model was trained on {d}", x.d()).into()
         );
     }
+    let extra = || format!("data has {} features, the model was trained on {d}", x.d());
+    if x.is_sparse() {
+        // Re-dimensioned in place of the sparse store (never densified).
+        let (mut indptr, mut indices, mut values) =
+            (vec![0], Vec::with_capacity(x.nnz()), Vec::with_capacity(x.nnz()));
+        for s in x.samples() {
+            if let kern_core::SampleRef::Sparse { indices: ix, values: vs } = s {
+                for (&j, &v) in ix.iter().zip(vs) {
+                    if j >= d {
+                        if v != 0.0 {
+                            return Err(extra().into());
+                        }
+                        continue;
+                    }
+                    indices.push(j);
+                    values.push(v);
+                }
+            }
+            indptr.push(indices.len());
+        }
+        return Ok(Samples::from_csr(x.n(), d, indptr, indices, values)?);
+    }
     if x.d() > d && x.rows().any(|r| r[d..].iter().any(|&v| v != 0.0)) {
-        return Err(format!("data has {} features, the model was trained on {d}", x.d()).into());
+        return Err(extra().into());
     }
     let mut data = Vec::with_capacity(x.n() * d);
     for r in x.rows() {

@@ -166,7 +166,12 @@ pub fn run(a: Args) -> CliResult {
     }
     let kernel = parse_kernel(&a.kernel)?;
     let target = target(&a)?;
-    let ds = a.data.load()?;
+    // SVMs, LS-SVM and KRR compute on either sample store (a sparse file's samples stay O(nnz)); the
+    // feature-vector models still work on dense samples.
+    let ds = match target {
+        Target::Svm(_) | Target::Model(ModelKind::Lssvm | ModelKind::Krr) => a.data.load_sparse()?,
+        Target::Model(_) => a.data.load()?,
+    };
     let model = match target {
         Target::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds),
         Target::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds),

@@ -134,6 +134,20 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
         }
     }
 
+    /// True when [`Kernel::apply_sq_dist`] is a vectorized form so cheap that a kernel column in low
+    /// dimension costs less to recompute than to keep in a cache (the Gaussian's exp on SIMD lanes):
+    /// kern-sparse's column source then takes its feature-major sweep. Default `false`.
+    ///
+    /// ```
+    /// use kern_core::{Gaussian, Kernel, Laplacian};
+    /// assert!(Gaussian::with_sigma(1.0)?.fast_sq_dist());
+    /// assert!(!Laplacian::new(1.0)?.fast_sq_dist());
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    fn fast_sq_dist(&self) -> bool {
+        false
+    }
+
     /// The value as a function of the inner product; meaningful only when `profile() == Profile::Dot`
     /// (NaN otherwise).
     fn of_dot(&self, dot: f64) -> f64 {
@@ -183,6 +197,9 @@ impl<K: Kernel + ?Sized> Kernel for &K {
     }
     fn apply_sq_dist(&self, r2: &mut [f64]) {
         (**self).apply_sq_dist(r2)
+    }
+    fn fast_sq_dist(&self) -> bool {
+        (**self).fast_sq_dist()
     }
     fn support_radius(&self) -> Option<f64> {
         (**self).support_radius()

@@ -85,6 +85,9 @@ impl Kernel for Gaussian {
     fn apply_sq_dist(&self, r2: &mut [f64]) {
         super::exp_scaled(r2, -self.beta)
     }
+    fn fast_sq_dist(&self) -> bool {
+        true
+    }
 }
 
 /// The Laplacian kernel `k(x, y) = exp(−‖x − y‖/σ)`, positive definite on any `ℝᵈ`.

@@ -22,13 +22,8 @@ fn not_int(name: &str) -> ModelsError {
     ))
 }
 
-/// The non-zero coordinates of a sample, 1-based.
-fn nodes(row: &[f64]) -> Vec<(u32, f64)> {
-    row.iter().enumerate().filter(|&(_, &v)| v != 0.0).map(|(j, &v)| (j as u32 + 1, v)).collect()
-}
-
 fn sv_nodes(sv: &Samples, rows: &[usize]) -> Vec<Vec<(u32, f64)>> {
-    rows.iter().map(|&r| nodes(sv.row(r))).collect()
+    rows.iter().map(|&r| super::nodes(sv.sample(r))).collect()
 }
 
 impl LibsvmModel {

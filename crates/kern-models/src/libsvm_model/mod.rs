@@ -395,9 +395,19 @@ fn one_class_probability(marks: &[f64], dec: f64) -> f64 {
 
 /// The non-zero coordinates of each sample, 1-based, as LIBSVM's `svm_node` arrays.
 fn sparse_rows(x: &Samples) -> Vec<Vec<(u32, f64)>> {
-    x.rows()
-        .map(|r| r.iter().enumerate().filter(|&(_, &v)| v != 0.0).map(|(j, &v)| (j as u32 + 1, v)).collect())
-        .collect()
+    x.samples().map(nodes).collect()
+}
+
+/// The non-zero coordinates of a sample of either store, 1-based (a sparse sample is not densified).
+pub(crate) fn nodes(s: kern_core::SampleRef<'_>) -> Vec<(u32, f64)> {
+    match s {
+        kern_core::SampleRef::Dense(row) => {
+            row.iter().enumerate().filter(|&(_, &v)| v != 0.0).map(|(j, &v)| (j as u32 + 1, v)).collect()
+        }
+        kern_core::SampleRef::Sparse { indices, values } => {
+            indices.iter().zip(values).filter(|&(_, &v)| v != 0.0).map(|(&j, &v)| (j as u32 + 1, v)).collect()
+        }
+    }
 }
 
 /// LIBSVM's `dot` on sparse vectors (products of common indices, in index order).

@@ -29,7 +29,6 @@
 //! ```
 
 mod cache;
-mod fastexp;
 mod nu;
 mod one_class;
 mod params;

@@ -10,7 +10,7 @@
 //! C-SVC dual with `C = 1/r`, so the model is stored as a C-SVC with those coefficients.
 
 use super::params::{NuSvcParams, SolverParams};
-use super::qmatrix::Precomputed;
+use kern_sparse::kmatrix::Precomputed;
 use super::train::{self, BinaryFit, Dual};
 use crate::error::{ModelsError, Result};
 use kern_core::learner::Fit;
@@ -44,7 +44,7 @@ pub(crate) fn solve_nu_svc(
     let mut cache = solver.cache_bytes();
     let dense_used = matches!(pre, Some(Precomputed::Dense(_)));
     if let Some(g) = &pre {
-        cache = cache.saturating_sub(train::precomputed_bytes(g));
+        cache = cache.saturating_sub(g.bytes());
     }
     let alpha0 = nu_svc_start(y, nu);
     let dual = Dual { x, sample: (0..n).collect(), sign: y.to_vec(), p: vec![0.0; n], c: vec![1.0; n], pre };

@@ -76,9 +76,9 @@ impl OneClassParams {
         let mut budget = self.solver.cache_bytes();
         let pre = train::precompute(&self.kernel, x, budget)?;
         if let Some(g) = &pre {
-            budget = budget.saturating_sub(train::precomputed_bytes(g));
+            budget = budget.saturating_sub(g.bytes());
         }
-        let dense_used = matches!(pre, Some(super::qmatrix::Precomputed::Dense(_)));
+        let dense_used = matches!(pre, Some(kern_sparse::kmatrix::Precomputed::Dense(_)));
         let dual =
             Dual { x, sample: (0..n).collect(), sign: vec![1.0; n], p: vec![0.0; n], c: vec![1.0; n], pre };
         let alpha0 = one_class_start(n, self.nu);

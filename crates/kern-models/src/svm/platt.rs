@@ -2,10 +2,10 @@
 //! and backtracking of Lin, Lin & Weng (2007), and pairwise coupling (Wu, Lin & Weng 2004, method 2).
 
 use super::params::SolverParams;
-use super::qmatrix::{DenseGram, Precomputed};
 use super::train;
 use crate::error::Result;
 use kern_core::{KernelSpec, Samples};
+use kern_sparse::kmatrix::Precomputed;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -68,13 +68,9 @@ pub(crate) fn cross_validated_sigmoid(
         let sub = match pre {
             Some(Precomputed::Dense(g)) => {
                 let m = tr.len();
-                let mut data = vec![0.0; m * m];
-                for (jj, &j) in tr.iter().enumerate() {
-                    for (ii, &i) in tr.iter().enumerate() {
-                        data[jj * m + ii] = g.data[j * g.n + i];
-                    }
-                }
-                Some(Precomputed::Dense(DenseGram { n: m, data: std::sync::Arc::new(data) }))
+                Some(Precomputed::Dense(std::sync::Arc::new(faer::Mat::from_fn(m, m, |ii, jj| {
+                    g[(tr[ii], tr[jj])]
+                }))))
             }
             _ => train::precompute(kernel, &xt, solver.cache_bytes())?,
         };

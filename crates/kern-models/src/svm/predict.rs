@@ -1,14 +1,12 @@
-//! Decision values `f_m(x) = Σ_k coef_{m,k} k(sv_k, x) − ρ_m` for a block of new samples.
-//!
-//! Dense kernels go through one cross Gram matrix per block of test rows (kern-core's GEMM path);
-//! compactly supported kernels go through kern-sparse's neighbour index, so a test point only meets the
-//! support vectors within the support radius (CS-RBF paper §2.1: `f(x) = b + Σ_{x_i ∈ δ_C(x)} …`).
+//! Decision values `f_m(x) = Σ_k coef_{m,k} k(sv_k, x) − ρ_m` for new samples: one kernel expansion
+//! `K(X, SV) · A` of the kernel-matrix layer ([`kern_sparse::kmatrix::expand`]) with one column of `A`
+//! per machine. Globally supported kernels go through blocks of the dense cross Gram; compactly
+//! supported kernels through kern-sparse's neighbour index, so a test point only meets the support
+//! vectors within the support radius (CS-RBF paper §2.1: `f(x) = b + Σ_{x_i ∈ δ_C(x)} …`). Either
+//! sample store works on either side, without densifying a sparse one.
 
 use crate::error::Result;
 use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples};
-
-/// Test rows per kernel block.
-const BLOCK: usize = 2048;
 
 /// Decision values of `machines` (`coef` dense over the support vectors, `rho`): one row per sample of
 /// `x`, one column per machine.
@@ -20,55 +18,17 @@ pub(crate) fn decision_values(
     x: &Samples,
 ) -> Result<Vec<Vec<f64>>> {
     sv.check_same_dim(x)?;
-    let n = x.n();
-    let mut out = Vec::with_capacity(n);
-    let mut start = 0;
-    while start < n {
-        let end = (start + BLOCK).min(n);
-        let xb =
-            if start == 0 && end == n { x.clone() } else { x.select(&(start..end).collect::<Vec<_>>())? };
-        if kernel.support_radius().is_some() {
-            let (offsets, rows, vals) = sparse_cross(kernel, sv, &xb)?;
-            for r in 0..xb.n() {
-                let (a, b) = (offsets[r], offsets[r + 1]);
-                out.push(
-                    coef.iter()
-                        .zip(rho)
-                        .map(|(c, &rh)| {
-                            let mut s = 0.0;
-                            for t in a..b {
-                                s += c[rows[t]] * vals[t];
-                            }
-                            s - rh
-                        })
-                        .collect(),
-                );
-            }
-        } else {
-            let g = super::train::cross(kernel, sv, &xb)?;
-            for r in 0..xb.n() {
-                let col = g.col(r).try_as_col_major().expect("unit row stride").as_slice();
-                out.push(coef.iter().zip(rho).map(|(c, &rh)| super::qmatrix::dot(c, col) - rh).collect());
-            }
-        }
-        start = end;
-    }
-    Ok(out)
-}
-
-/// CSC parts `(column offsets, row indices, values)` of the sparse `K(X, Y)`.
-pub(crate) type CscParts = (Vec<usize>, Vec<usize>, Vec<f64>);
-
-/// `K_C(sv, x)` through kern-sparse's neighbour index, as CSC parts (column `r` = neighbours of `x_r`).
-pub(crate) fn sparse_cross(kernel: &KernelSpec, sv: &Samples, x: &Samples) -> Result<CscParts> {
-    struct V<'a>(&'a Samples, &'a Samples);
+    let a = faer::Mat::from_fn(sv.n(), coef.len(), |i, m| coef[m][i]);
+    struct V<'a>(&'a Samples, faer::MatRef<'a, f64>, &'a Samples);
     impl KernelVisitor for V<'_> {
-        type Output = kern_sparse::Result<CscParts>;
+        type Output = kern_sparse::Result<faer::Mat<f64>>;
         fn visit<K: Kernel>(self, k: &K) -> Self::Output {
-            Ok(kern_sparse::sparse_cross_gram(k, self.0, self.1)?.disassemble())
+            let sparse = k.support_radius().is_some();
+            kern_sparse::kmatrix::expand(k, self.0, self.1, self.2, sparse)
         }
     }
-    kernel
-        .visit(V(sv, x))
-        .map_err(|e| crate::ModelsError::Numerical(format!("sparse kernel evaluation: {e}")))
+    let e = kernel
+        .visit(V(sv, a.as_ref(), x))
+        .map_err(|e| crate::ModelsError::Numerical(format!("kernel expansion: {e}")))?;
+    Ok((0..x.n()).map(|r| rho.iter().enumerate().map(|(m, &rh)| e[(r, m)] - rh).collect()).collect())
 }

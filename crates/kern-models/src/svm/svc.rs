@@ -2,14 +2,16 @@
 
 use super::params::{Multiclass, SvcParams};
 use super::platt::{self, Sigmoid};
-use super::qmatrix::{DenseGram, Precomputed};
 use super::train::{self, MachineStats};
 use crate::error::{ModelsError, Result};
 use crate::persist::Persist;
+use faer::Mat;
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, Samples, Targets};
+use kern_sparse::kmatrix::Precomputed;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// One binary machine `f(x) = Σ_k coef_k k(sv_k, x) − ρ`; `f > 0` votes for `pos`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -265,8 +267,8 @@ impl SvcParams {
         groups: &[Vec<usize>],
         jobs: &[Job],
         scheme: Multiclass,
-    ) -> Result<Option<Vec<(Samples, DenseGram)>>> {
-        let cheap = matches!(self.kernel, KernelSpec::Gaussian(_)) && x.d() <= super::qmatrix::NORMS_MIN_DIM;
+    ) -> Result<Option<Vec<(Samples, Arc<Mat<f64>>)>>> {
+        let cheap = train::cheap_columns(&self.kernel, x);
         if scheme != Multiclass::OneVsOne
             || groups.len() < 3
             || self.kernel.support_radius().is_some()
@@ -278,7 +280,7 @@ impl SvcParams {
         if !jobs.iter().all(|j| train::precompute_fits(j.idx.len(), budget)) {
             return Ok(None);
         }
-        let blocks: Vec<(Samples, DenseGram)> = groups
+        let blocks: Vec<(Samples, Arc<Mat<f64>>)> = groups
             .iter()
             .map(|g| {
                 let xs = x.select(g)?;
@@ -294,7 +296,7 @@ impl SvcParams {
         x: &Samples,
         job: &Job,
         groups: &[Vec<usize>],
-        blocks: Option<&[(Samples, DenseGram)]>,
+        blocks: Option<&[(Samples, Arc<Mat<f64>>)]>,
         nu: Option<f64>,
     ) -> Result<(train::BinaryFit, Option<Sigmoid>)> {
         let budget = self.solver.cache_bytes();
@@ -312,7 +314,7 @@ impl SvcParams {
         let xs = if need_rows { Some(x.select(&job.idx)?) } else { None };
         let (xq, pre) = match (&shared, &xs) {
             (Some((_, g)), Some(xs)) => (xs, Some(Precomputed::Dense(g.clone()))),
-            // Placeholder samples: not read by the dense source (see `KernelQ::new`).
+            // Placeholder samples: not read by a dense source (see `SignedColumns::new`).
             (Some((placeholder, g)), None) => (*placeholder, Some(Precomputed::Dense(g.clone()))),
             (None, Some(xs)) => (xs, train::precompute(&self.kernel, xs, budget)?),
             (None, None) => unreachable!("rows are selected when there is no shared Gram"),
@@ -336,33 +338,34 @@ impl SvcParams {
     }
 }
 
-/// The Gram matrix of `[X_a; X_b]` from the blocks `K_aa`, `K_bb` and `K_ab` (column-major; the
-/// upper-right block `K_ab` is copied column by column, the lower-left `K_abᵀ` by 32 × 32 tiles).
-fn assemble(a: &(Samples, DenseGram), b: &(Samples, DenseGram), ab: &faer::Mat<f64>) -> DenseGram {
-    let (na, nb) = (a.1.n, b.1.n);
+/// The Gram matrix of `[X_a; X_b]` from the blocks `K_aa`, `K_bb` and `K_ab` (column by column, the
+/// lower-left `K_abᵀ` by 32 × 32 tiles).
+fn assemble(a: &(Samples, Arc<Mat<f64>>), b: &(Samples, Arc<Mat<f64>>), ab: &Mat<f64>) -> Arc<Mat<f64>> {
+    let (na, nb) = (a.1.nrows(), b.1.nrows());
     let n = na + nb;
-    let mut data = vec![0.0; n * n];
+    let mut g = Mat::<f64>::zeros(n, n);
     for j in 0..na {
-        data[j * n..j * n + na].copy_from_slice(&a.1.data[j * na..(j + 1) * na]);
+        let col = g.col_mut(j).try_as_col_major_mut().expect("owned Mat is column-major").as_slice_mut();
+        col[..na].copy_from_slice(a.1.col(j).try_as_col_major().expect("column-major").as_slice());
     }
     for jb in 0..nb {
-        let j = na + jb;
-        let col = ab.col(jb).try_as_col_major().expect("unit row stride").as_slice();
-        data[j * n..j * n + na].copy_from_slice(col);
-        data[j * n + na..(j + 1) * n].copy_from_slice(&b.1.data[jb * nb..(jb + 1) * nb]);
+        let col =
+            g.col_mut(na + jb).try_as_col_major_mut().expect("owned Mat is column-major").as_slice_mut();
+        col[..na].copy_from_slice(ab.col(jb).try_as_col_major().expect("column-major").as_slice());
+        col[na..].copy_from_slice(b.1.col(jb).try_as_col_major().expect("column-major").as_slice());
     }
     const T: usize = 32;
     for i0 in (0..nb).step_by(T) {
         for j0 in (0..na).step_by(T) {
             for i in i0..(i0 + T).min(nb) {
-                let col = ab.col(i).try_as_col_major().expect("unit row stride").as_slice();
+                let src = ab.col(i).try_as_col_major().expect("column-major").as_slice();
                 for j in j0..(j0 + T).min(na) {
-                    data[j * n + na + i] = col[j];
+                    g[(na + i, j)] = src[j];
                 }
             }
         }
     }
-    DenseGram { n, data: std::sync::Arc::new(data) }
+    Arc::new(g)
 }
 
 impl Fit<BinaryTargets> for SvcParams {

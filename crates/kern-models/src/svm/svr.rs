@@ -100,9 +100,9 @@ fn fit_regression(
     let mut budget = solver.cache_bytes();
     let pre = train::precompute(kernel, x, budget)?;
     if let Some(g) = &pre {
-        budget = budget.saturating_sub(train::precomputed_bytes(g));
+        budget = budget.saturating_sub(g.bytes());
     }
-    let dense_used = matches!(pre, Some(super::qmatrix::Precomputed::Dense(_)));
+    let dense_used = matches!(pre, Some(kern_sparse::kmatrix::Precomputed::Dense(_)));
     let sample: Vec<usize> = (0..n).chain(0..n).collect();
     let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
     let nu = alpha.is_some();

@@ -2,11 +2,11 @@
 //! the max-margin hyperplane, the λ parametrization, the kernel-column paths, persistence.
 #![allow(clippy::needless_range_loop)]
 
-use super::qmatrix::Precomputed;
 use super::*;
 use crate::persist;
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, RealTargets, Samples};
+use kern_sparse::kmatrix::Precomputed;
 use proptest::prelude::*;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};

@@ -1,10 +1,12 @@
 //! Training of one binary dual problem: kernel dispatch, the Gram precomputation policy and the solver.
 
 use super::params::SolverParams;
-use super::qmatrix::{DenseGram, KernelQ, Precomputed, SparseGram};
 use super::solver::{Solution, Solver, SolverOptions};
 use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples};
+use kern_sparse::kmatrix::{self, GramMatrix, Precomputed, SignedColumns};
+use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Figures of one trained binary machine (one per pair in one-vs-one, one per class in one-vs-rest).
 ///
@@ -74,7 +76,6 @@ struct SolveVisitor<'a> {
     dual: Dual<'a>,
     alpha: Option<Vec<f64>>,
     opts: SolverOptions,
-    gauss_beta: Option<f64>,
 }
 
 impl KernelVisitor for SolveVisitor<'_> {
@@ -83,12 +84,12 @@ impl KernelVisitor for SolveVisitor<'_> {
         let Dual { x, sample, sign, p, c, pre } = self.dual;
         let l = sign.len();
         let y = sign.clone();
-        let q = KernelQ::new(k, x, sample, sign, pre, self.gauss_beta);
+        let q = SignedColumns::new(k, x, sample, sign, pre);
         Solver::solve(q, p, y, c, self.alpha.unwrap_or_else(|| vec![0.0; l]), self.opts)
     }
 }
 
-/// Solves a dual from `α = 0`; the dense Gram (if any) must be over `dual.x`.
+/// Solves a dual from `α = 0`; the precomputed Gram (if any) must be over `dual.x`.
 pub(crate) fn solve(
     kernel: &KernelSpec,
     dual: Dual<'_>,
@@ -115,11 +116,7 @@ pub(crate) fn solve_from(
         max_iter: solver.max_iter,
         nu,
     };
-    let gauss_beta = match kernel {
-        KernelSpec::Gaussian(g) => Some(g.beta()),
-        _ => None,
-    };
-    kernel.visit(SolveVisitor { dual, alpha, opts, gauss_beta })
+    kernel.visit(SolveVisitor { dual, alpha, opts })
 }
 
 /// Whether an `n × n` Gram matrix is precomputed under a cache budget: when it takes at most half of
@@ -130,47 +127,53 @@ pub(crate) fn precompute_fits(n: usize, cache_bytes: usize) -> bool {
     (n as u128) * (n as u128) * 8 <= cache_bytes as u128 / 2
 }
 
-/// The dense Gram matrix of `x`, monomorphized through the kernel visitor.
-pub(crate) fn dense_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<DenseGram> {
-    struct V<'a>(&'a Samples);
-    impl KernelVisitor for V<'_> {
-        type Output = kern_core::Result<faer::Mat<f64>>;
-        fn visit<K: Kernel>(self, k: &K) -> Self::Output {
-            kern_core::gram(k, self.0)
-        }
-    }
-    Ok(DenseGram::from_faer(&kernel.visit(V(x))?))
+/// Whether columns on `x` are cheaper to compute on demand than to precompute and gather: the kernel's
+/// fast vectorized column ([`Kernel::fast_sq_dist`]) on a dense store in dimension ≤ 8 (see
+/// [`super::qmatrix::CHEAP_CACHE_BYTES`]).
+pub(crate) fn cheap_columns(kernel: &KernelSpec, x: &Samples) -> bool {
+    kernel.fast_sq_dist() && !x.is_sparse() && x.d() <= kmatrix::NORMS_MIN_DIM
 }
 
-/// The cross Gram matrix `k(x_i, y_j)`, monomorphized.
-pub(crate) fn cross(kernel: &KernelSpec, x: &Samples, y: &Samples) -> crate::Result<faer::Mat<f64>> {
-    struct V<'a>(&'a Samples, &'a Samples);
+/// The dense Gram matrix of `x`, monomorphized through the kernel visitor.
+pub(crate) fn dense_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Arc<faer::Mat<f64>>> {
+    Ok(Arc::new(kernel_gram(kernel, x, false)?.into_dense()))
+}
+
+/// `K(X, X)` from the kernel-matrix layer: dense, or sparse `K_C` for a compactly supported kernel.
+fn kernel_gram(kernel: &KernelSpec, x: &Samples, sparse: bool) -> crate::Result<GramMatrix> {
+    struct V<'a>(&'a Samples, bool);
     impl KernelVisitor for V<'_> {
-        type Output = kern_core::Result<faer::Mat<f64>>;
+        type Output = kern_sparse::Result<GramMatrix>;
         fn visit<K: Kernel>(self, k: &K) -> Self::Output {
-            kern_core::cross_gram(k, self.0, self.1)
+            if self.1 { GramMatrix::sparse(k, self.0) } else { GramMatrix::dense(k, self.0) }
         }
     }
-    Ok(kernel.visit(V(x, y))?)
+    kernel.visit(V(x, sparse)).map_err(|e| crate::ModelsError::Numerical(format!("Gram matrix: {e}")))
+}
+
+/// The cross Gram matrix `K(Y, X)`, monomorphized.
+pub(crate) fn cross(kernel: &KernelSpec, y: &Samples, x: &Samples) -> crate::Result<faer::Mat<f64>> {
+    struct V<'a>(&'a Samples, &'a Samples);
+    impl KernelVisitor for V<'_> {
+        type Output = kern_sparse::Result<faer::Mat<f64>>;
+        fn visit<K: Kernel>(self, k: &K) -> Self::Output {
+            kmatrix::cross_gram(k, self.0, self.1)
+        }
+    }
+    kernel.visit(V(y, x)).map_err(|e| crate::ModelsError::Numerical(format!("cross Gram matrix: {e}")))
 }
 
 /// The sparse Gram matrix of a compactly supported kernel (kern-sparse's neighbour index).
-pub(crate) fn sparse_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<SparseGram> {
-    struct V<'a>(&'a Samples);
-    impl KernelVisitor for V<'_> {
-        type Output = kern_sparse::Result<super::predict::CscParts>;
-        fn visit<K: Kernel>(self, k: &K) -> Self::Output {
-            Ok(kern_sparse::sparse_gram(k, self.0)?.into_matrix().disassemble())
-        }
+pub(crate) fn sparse_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Arc<CscMatrix<f64>>> {
+    match kernel_gram(kernel, x, true)? {
+        GramMatrix::Sparse(m) => Ok(Arc::new(m)),
+        GramMatrix::Dense(_) => unreachable!("a sparse Gram was asked for"),
     }
-    let (o, r, v) =
-        kernel.visit(V(x)).map_err(|e| crate::ModelsError::Numerical(format!("sparse Gram matrix: {e}")))?;
-    Ok(SparseGram { offsets: o.into(), rows: r.into(), vals: v.into() })
 }
 
 /// The precomputation policy for a problem on `x`: the sparse Gram for compactly supported kernels,
-/// nothing for the Gaussian in dimension ≤ 8 (cheap columns), the dense Gram when it fits in half the
-/// cache budget, else nothing (columns on demand).
+/// nothing for cheap columns, the dense Gram when it fits in half the cache budget, else nothing
+/// (columns on demand).
 pub(crate) fn precompute(
     kernel: &KernelSpec,
     x: &Samples,
@@ -179,23 +182,13 @@ pub(crate) fn precompute(
     if kernel.support_radius().is_some() {
         return Ok(Some(Precomputed::Sparse(sparse_gram(kernel, x)?)));
     }
-    // Cheap columns (Gaussian, low dimension, vectorized exp) are faster to compute on demand than to
-    // precompute and gather (see `qmatrix::CHEAP_CACHE_BYTES`).
-    if matches!(kernel, KernelSpec::Gaussian(_)) && x.d() <= super::qmatrix::NORMS_MIN_DIM {
+    if cheap_columns(kernel, x) {
         return Ok(None);
     }
     if precompute_fits(x.n(), cache_bytes) {
         return Ok(Some(Precomputed::Dense(dense_gram(kernel, x)?)));
     }
     Ok(None)
-}
-
-/// Bytes held by a precomputed Gram (charged to the cache budget).
-pub(crate) fn precomputed_bytes(p: &Precomputed) -> usize {
-    match p {
-        Precomputed::Dense(g) => g.n * g.n * 8,
-        Precomputed::Sparse(g) => g.vals.len() * 16 + g.offsets.len() * 8,
-    }
 }
 
 /// Solves a C-SVC problem on `x` with labels `y` (±1) and per-sample bounds `c`.
@@ -211,7 +204,7 @@ pub(crate) fn solve_svc(
     let mut cache = solver.cache_bytes();
     let dense_used = matches!(pre, Some(Precomputed::Dense(_)));
     if let Some(g) = &pre {
-        cache = cache.saturating_sub(precomputed_bytes(g));
+        cache = cache.saturating_sub(g.bytes());
     }
     let sol = solve(
         kernel,

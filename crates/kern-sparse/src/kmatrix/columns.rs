@@ -1,0 +1,391 @@
+//! Signed kernel columns over a permutation: `Q_pq = s_p s_q k(x_{σ(p)}, x_{σ(q)})`, the column source
+//! of the SMO solvers (C-SVC: `s` is the label; ε-SVR: the sign of the half, whose `2n` variables refer
+//! to `n` samples).
+//!
+//! Columns are computed in the solver's (permuted) order over a contiguous range of positions, in
+//! parallel once a column is long enough to pay for the split. Three sources:
+//!
+//! - **evaluation** on the samples. A dense store is copied once in permuted order (row-major, or
+//!   feature-major when the kernel's [`Kernel::fast_sq_dist`] says its vectorized
+//!   [`Kernel::apply_sq_dist`] makes columns cheap in low dimension) so the active positions stay
+//!   contiguous; a sparse store is not copied at all: entries are merged sparse products on the
+//!   caller's samples (memory `O(nnz)`).
+//! - **gathers** from a precomputed dense Gram matrix (a faer `Mat`, shared, never copied).
+//! - **scatters** from a precomputed sparse Gram matrix (compact support: only the neighbours within
+//!   the support radius are non-zero).
+
+use faer::Mat;
+use kern_core::{Kernel, Profile, Samples};
+use nalgebra_sparse::CscMatrix;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// A precomputed Gram matrix over sample indices, shared (never copied) by every problem built on it.
+///
+/// ```
+/// use kern_sparse::kmatrix::Precomputed;
+/// let p = Precomputed::Dense(std::sync::Arc::new(faer::Mat::<f64>::identity(3, 3)));
+/// assert_eq!(p.bytes(), 72);
+/// ```
+#[derive(Clone, Debug)]
+pub enum Precomputed {
+    /// Dense symmetric `K(X, X)`.
+    Dense(Arc<Mat<f64>>),
+    /// Sparse symmetric `K_C(X, X)` (full symmetric pattern) of a compactly supported kernel.
+    Sparse(Arc<CscMatrix<f64>>),
+}
+
+impl Precomputed {
+    /// Bytes held (charged to a column-cache budget).
+    pub fn bytes(&self) -> usize {
+        match self {
+            Precomputed::Dense(g) => g.nrows() * g.ncols() * 8,
+            Precomputed::Sparse(g) => g.nnz() * 16 + (g.ncols() + 1) * 8,
+        }
+    }
+}
+
+/// How the values of one column are obtained.
+enum Source {
+    /// Evaluate the kernel on the samples.
+    Eval,
+    /// Gather from a precomputed dense Gram matrix.
+    Dense(Arc<Mat<f64>>),
+    /// Scatter the neighbours of the column's sample (zeros elsewhere). `pos[v]` is the position of
+    /// variable `v`; variable `v` refers to sample `v mod n`.
+    Sparse { g: Arc<CscMatrix<f64>>, pos: Vec<usize>, var: Vec<usize> },
+}
+
+/// Entries per parallel task when a column is split across threads.
+const PAR_CHUNK: usize = 1024;
+
+/// Dimension above which radial kernels use the norms formulation `‖x‖² + ‖y‖² − 2⟨x, y⟩` (a dot
+/// product vectorizes better than differences).
+pub const NORMS_MIN_DIM: usize = 8;
+
+/// Signed kernel columns over a permutation of (possibly repeated) samples.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_sparse::kmatrix::SignedColumns;
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+/// let k = Gaussian::with_sigma(1.0)?;
+/// let mut q = SignedColumns::new(&k, &x, vec![0, 1, 2], vec![1.0, -1.0, 1.0], None);
+/// q.swap_index(0, 2);                                  // positions now refer to samples 2, 1, 0
+/// let mut col = [0.0; 3];
+/// q.fill_column(0, 0, &mut col);                       // Q[p][0] = s_p s_0 k(x_σ(p), x_2)
+/// assert!((col[1] + (-2.0f64).exp()).abs() < 1e-15);
+/// assert_eq!(q.diag(), vec![1.0, 1.0, 1.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct SignedColumns<'a, K: Kernel> {
+    kernel: &'a K,
+    samples: &'a Samples,
+    d: usize,
+    /// Permuted dense samples, row-major `l × d` (dense store, general evaluation).
+    x: Vec<f64>,
+    /// Feature-major permuted dense samples (`xt[k·l + p]`), for kernels with a fast vectorized
+    /// column in low dimension: a column's squared distances are then contiguous sweeps.
+    xt: Vec<f64>,
+    /// Squared norms of the permuted samples (radial kernels by norms).
+    norms: Vec<f64>,
+    sign: Vec<f64>,
+    /// Sample index of each position.
+    sample: Vec<usize>,
+    source: Source,
+    profile: Profile,
+    /// Use `‖x‖² + ‖y‖² − 2⟨x, y⟩` instead of direct differences (high dimension).
+    by_norms: bool,
+    /// Work (in multiply-adds) from which a column is split across threads.
+    par_min: usize,
+}
+
+impl<'a, K: Kernel> SignedColumns<'a, K> {
+    /// Columns for positions `p` that refer to samples `sample[p]` of `x` with signs `sign[p]`; `pre`
+    /// (if any) must be the Gram matrix of `x`.
+    pub fn new(
+        kernel: &'a K,
+        x: &'a Samples,
+        sample: Vec<usize>,
+        sign: Vec<f64>,
+        pre: Option<Precomputed>,
+    ) -> Self {
+        let d = x.d();
+        let profile = kernel.profile();
+        let l = sample.len();
+        let source = match pre {
+            Some(Precomputed::Dense(g)) => Source::Dense(g),
+            Some(Precomputed::Sparse(g)) => {
+                Source::Sparse { g, pos: (0..l).collect(), var: (0..l).collect() }
+            }
+            None => Source::Eval,
+        };
+        let eval = matches!(source, Source::Eval);
+        let by_norms = profile == Profile::SqDist && d > NORMS_MIN_DIM;
+        let fast = eval && !x.is_sparse() && !by_norms && kernel.fast_sq_dist() && profile == Profile::SqDist;
+        let (mut xs, mut xt) = (Vec::new(), Vec::new());
+        if fast {
+            xt = vec![0.0; l * d];
+            for (p, &s) in sample.iter().enumerate() {
+                for (k, &v) in x.row(s).iter().enumerate() {
+                    xt[k * l + p] = v;
+                }
+            }
+        } else if eval && !x.is_sparse() {
+            xs.reserve(l * d);
+            for &s in &sample {
+                xs.extend_from_slice(x.row(s));
+            }
+        }
+        let norms = if eval && by_norms {
+            sample.iter().map(|&s| x.sample(s).sq_norm()).collect()
+        } else {
+            Vec::new()
+        };
+        SignedColumns {
+            kernel,
+            samples: x,
+            d,
+            x: xs,
+            xt,
+            norms,
+            sign,
+            sample,
+            source,
+            profile,
+            by_norms,
+            par_min: 1 << 15,
+        }
+    }
+
+    /// Number of positions `l`.
+    pub fn l(&self) -> usize {
+        self.sign.len()
+    }
+
+    #[inline]
+    fn row(&self, p: usize) -> &[f64] {
+        &self.x[p * self.d..(p + 1) * self.d]
+    }
+
+    /// Kernel value between positions `p` and `q` (evaluation source, not the fast path).
+    #[inline]
+    fn k_eval(&self, p: usize, q: usize) -> f64 {
+        if self.x.is_empty() {
+            let (a, b) = (self.samples.sample(self.sample[p]), self.samples.sample(self.sample[q]));
+            return match self.profile {
+                Profile::SqDist if self.by_norms => {
+                    self.kernel.of_sq_dist((self.norms[p] + self.norms[q] - 2.0 * a.dot(b)).max(0.0))
+                }
+                Profile::SqDist => self.kernel.of_sq_dist(a.sq_dist(b)),
+                Profile::Dot => self.kernel.of_dot(a.dot(b)),
+                Profile::General => self.kernel.eval_ref(a, b),
+            };
+        }
+        let (a, b) = (self.row(p), self.row(q));
+        match self.profile {
+            Profile::SqDist if self.by_norms => {
+                let r2 = (self.norms[p] + self.norms[q] - 2.0 * dot(a, b)).max(0.0);
+                self.kernel.of_sq_dist(r2)
+            }
+            Profile::SqDist => self.kernel.of_sq_dist(sq_dist(a, b)),
+            Profile::Dot => self.kernel.of_dot(dot(a, b)),
+            Profile::General => self.kernel.eval(a, b),
+        }
+    }
+
+    fn fill_serial(&self, j: usize, from: usize, out: &mut [f64]) {
+        let sj = self.sign[j];
+        let len = out.len();
+        match &self.source {
+            Source::Dense(g) => {
+                let col =
+                    g.col(self.sample[j]).try_as_col_major().expect("owned Mat is column-major").as_slice();
+                for (k, o) in out.iter_mut().enumerate() {
+                    let p = from + k;
+                    *o = self.sign[p] * sj * col[self.sample[p]];
+                }
+            }
+            Source::Eval if !self.xt.is_empty() => {
+                let l = self.sign.len();
+                out.fill(0.0);
+                for k in 0..self.d {
+                    let c = self.xt[k * l + j];
+                    let col = &self.xt[k * l + from..k * l + from + len];
+                    for (o, &v) in out.iter_mut().zip(col) {
+                        let t = v - c;
+                        *o += t * t;
+                    }
+                }
+                self.signed_of_sq_dist(out, from, sj);
+            }
+            Source::Eval if self.profile == Profile::SqDist && self.kernel.fast_sq_dist() => {
+                for (k, o) in out.iter_mut().enumerate() {
+                    *o = self.sq_dist_at(from + k, j);
+                }
+                self.signed_of_sq_dist(out, from, sj);
+            }
+            Source::Eval => {
+                for (k, o) in out.iter_mut().enumerate() {
+                    let p = from + k;
+                    *o = self.sign[p] * sj * self.k_eval(p, j);
+                }
+            }
+            Source::Sparse { g, pos, .. } => {
+                out.fill(0.0);
+                let n = g.ncols();
+                let s = self.sample[j];
+                let copies = self.sign.len() / n;
+                let to = from + len;
+                let col = g.col(s);
+                for (&r, &v) in col.row_indices().iter().zip(col.values()) {
+                    for c in 0..copies {
+                        let p = pos[r + c * n];
+                        if p >= from && p < to {
+                            out[p - from] = self.sign[p] * sj * v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Squared distance between positions `p` and `q` (evaluation source).
+    #[inline]
+    fn sq_dist_at(&self, p: usize, q: usize) -> f64 {
+        if self.by_norms {
+            let dot = if self.x.is_empty() {
+                self.samples.sample(self.sample[p]).dot(self.samples.sample(self.sample[q]))
+            } else {
+                dot(self.row(p), self.row(q))
+            };
+            (self.norms[p] + self.norms[q] - 2.0 * dot).max(0.0)
+        } else if self.x.is_empty() {
+            self.samples.sample(self.sample[p]).sq_dist(self.samples.sample(self.sample[q]))
+        } else {
+            sq_dist(self.row(p), self.row(q))
+        }
+    }
+
+    /// `out[k] ← s_{from+k} s_j k(r²)` for the squared distances in `out`, through the kernel's
+    /// vectorized [`Kernel::apply_sq_dist`].
+    #[inline]
+    fn signed_of_sq_dist(&self, out: &mut [f64], from: usize, sj: f64) {
+        self.kernel.apply_sq_dist(out);
+        let len = out.len();
+        for (o, &s) in out.iter_mut().zip(&self.sign[from..from + len]) {
+            *o *= s * sj;
+        }
+    }
+
+    /// The diagonal `Q_pp` in position order.
+    pub fn diag(&self) -> Vec<f64> {
+        (0..self.l())
+            .map(|p| match &self.source {
+                Source::Dense(g) => g[(self.sample[p], self.sample[p])],
+                Source::Sparse { .. } | Source::Eval => match self.profile {
+                    Profile::SqDist => self.kernel.of_sq_dist(0.0),
+                    _ => self.k_eval(p, p),
+                },
+            })
+            .collect()
+    }
+
+    /// `out[k] = Q[from + k][j]`, split across the rayon pool when long enough.
+    pub fn fill_column(&self, j: usize, from: usize, out: &mut [f64]) {
+        let cost = if self.samples.is_sparse() {
+            self.samples.nnz() / self.samples.n().max(1) * 2 + 8
+        } else {
+            self.d
+        };
+        let work = match self.source {
+            Source::Dense(_) => out.len() / 16,
+            Source::Sparse { .. } => 0,
+            Source::Eval if self.kernel.fast_sq_dist() => out.len() * (cost + 4),
+            Source::Eval => out.len() * (cost + 8),
+        };
+        if work < self.par_min || rayon::current_num_threads() < 2 {
+            self.fill_serial(j, from, out);
+        } else {
+            out.par_chunks_mut(PAR_CHUNK)
+                .enumerate()
+                .for_each(|(c, chunk)| self.fill_serial(j, from + c * PAR_CHUNK, chunk));
+        }
+    }
+
+    /// True when a column entry is cheaper to recompute than to keep (the kernel's fast vectorized
+    /// column on the feature-major copy): a solver then caps its cache.
+    pub fn cheap_columns(&self) -> bool {
+        !self.xt.is_empty()
+    }
+
+    /// Swaps positions `i` and `j`.
+    pub fn swap_index(&mut self, i: usize, j: usize) {
+        if i == j {
+            return;
+        }
+        self.sign.swap(i, j);
+        self.sample.swap(i, j);
+        if let Source::Sparse { pos, var, .. } = &mut self.source {
+            var.swap(i, j);
+            pos[var[i]] = i;
+            pos[var[j]] = j;
+        }
+        if !self.norms.is_empty() {
+            self.norms.swap(i, j);
+        }
+        if !self.xt.is_empty() {
+            let l = self.sign.len();
+            for k in 0..self.d {
+                self.xt.swap(k * l + i, k * l + j);
+            }
+        }
+        if !self.x.is_empty() {
+            let d = self.d;
+            let (lo, hi) = (i.min(j), i.max(j));
+            let (a, b) = self.x.split_at_mut(hi * d);
+            a[lo * d..(lo + 1) * d].swap_with_slice(&mut b[..d]);
+        }
+    }
+}
+
+/// Dot product with eight independent accumulators (vectorizes without reassociation flags).
+#[inline]
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 8];
+    let chunks = n / 8;
+    for c in 0..chunks {
+        let (x, y) = (&a[c * 8..c * 8 + 8], &b[c * 8..c * 8 + 8]);
+        for t in 0..8 {
+            acc[t] += x[t] * y[t];
+        }
+    }
+    let mut s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for t in chunks * 8..n {
+        s += a[t] * b[t];
+    }
+    s
+}
+
+/// Squared distance (direct differences: exact for nearby points).
+#[inline]
+pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 4];
+    let chunks = n / 4;
+    for c in 0..chunks {
+        for t in 0..4 {
+            let v = a[c * 4 + t] - b[c * 4 + t];
+            acc[t] += v * v;
+        }
+    }
+    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+    for t in chunks * 4..n {
+        let v = a[t] - b[t];
+        s += v * v;
+    }
+    s
+}
