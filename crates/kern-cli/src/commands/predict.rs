@@ -88,6 +88,12 @@ pub fn run(a: Args) -> CliResult {
             a.threads,
             a.out.as_deref(),
         ),
+        "nystrom" => crate::commands::landmark::predict_nystrom(
+            persist::from_bytes(&bytes, &path)?,
+            &ds,
+            a.threads,
+            a.out.as_deref(),
+        ),
         "lssvm" | "krr" => {
             crate::commands::lssvm::predict_dual(&bytes, &path, &kind, &ds, a.threads, a.out.as_deref())
         }
