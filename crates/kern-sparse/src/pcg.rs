@@ -344,7 +344,7 @@ where
 {
     let opts = opts.validate()?;
     let tol = opts.tol;
-    if n == 0 || b.len() % n != 0 {
+    if n == 0 || !b.len().is_multiple_of(n) {
         return Err(SparseError::Dimension { what: "right-hand sides", expected: n, found: b.len() }.into());
     }
     let c = b.len() / n;
