@@ -13,6 +13,7 @@ pub mod kfa;
 pub mod kmat;
 pub mod kpca;
 pub mod krr;
+pub mod landmark;
 pub mod libsvm_model;
 pub mod lssvm;
 pub mod persist;

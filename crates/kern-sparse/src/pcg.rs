@@ -253,66 +253,22 @@ impl Pcg {
         Ok(((0..n).map(|old| xp[inv[old]]).collect(), report))
     }
 
-    /// The conjugate-gradient loop in the permuted numbering.
+    /// The conjugate-gradient loop in the permuted numbering: [`cg_columns`] on one column.
     fn cg(&self, b: &[f64]) -> Result<(Vec<f64>, PcgReport)> {
-        let n = b.len();
-        let tol = self.opts.tol;
-        let mut partials = vec![0.0; n.div_ceil(DOT_CHUNK)];
-        let bnorm = dot(b, b, &mut partials).sqrt();
-        let mut x = vec![0.0; n];
-        if bnorm == 0.0 {
-            return Ok((x, PcgReport { iterations: 0, residual: 0.0, converged: true }));
+        if b.is_empty() {
+            return Ok((Vec::new(), PcgReport { iterations: 0, residual: 0.0, converged: true }));
         }
-        let mut r = b.to_vec();
-        let mut z = vec![0.0; n];
-        let mut q = vec![0.0; n];
-        self.precondition(&r, &mut z);
-        let mut p = z.clone();
-        let mut rz = dot(&r, &z, &mut partials);
-        let mut iterations = 0;
-        let mut residual = 1.0;
-        while iterations < self.opts.max_iter {
-            self.matvec(&p, &mut q);
-            let pq = dot(&p, &q, &mut partials);
-            if !(pq.is_finite() && pq > 0.0) {
-                return Err(SparseError::Matrix(format!(
-                    "conjugate gradients broke down at iteration {iterations}: pᵀ(A + sI)p = {pq:e}; the \
-                     matrix is not positive definite"
-                )));
-            }
-            let alpha = rz / pq;
-            axpy2(alpha, &p, &mut x, &q, &mut r);
-            iterations += 1;
-            residual = dot(&r, &r, &mut partials).sqrt() / bnorm;
-            if residual <= tol {
-                // Residual replacement: trust only the true residual.
-                self.matvec(&x, &mut q);
-                r.par_iter_mut()
-                    .zip(b.par_iter())
-                    .zip(q.par_iter())
-                    .for_each(|((ri, &bi), &qi)| *ri = bi - qi);
-                residual = dot(&r, &r, &mut partials).sqrt() / bnorm;
-                if residual <= tol {
-                    break;
-                }
-                self.precondition(&r, &mut z);
-                p.copy_from_slice(&z);
-                rz = dot(&r, &z, &mut partials);
-                continue;
-            }
-            self.precondition(&r, &mut z);
-            let rz_new = dot(&r, &z, &mut partials);
-            let beta = rz_new / rz;
-            rz = rz_new;
-            p.par_iter_mut().zip(z.par_iter()).for_each(|(pi, &zi)| *pi = zi + beta * *pi);
-        }
-        if residual > tol || iterations == self.opts.max_iter {
-            // The true residual of the returned x (the recurrence's may have drifted).
-            self.matvec(&x, &mut q);
-            r.par_iter_mut().zip(b.par_iter()).zip(q.par_iter()).for_each(|((ri, &bi), &qi)| *ri = bi - qi);
-            residual = dot(&r, &r, &mut partials).sqrt() / bnorm;
-        }
-        Ok((x, PcgReport { iterations, residual, converged: residual <= tol }))
+        let (x, reports) = cg_columns::<_, _, SparseError>(
+            b,
+            b.len(),
+            &self.opts,
+            |v, out| {
+                self.matvec(v, out);
+                Ok(())
+            },
+            |r, z| self.precondition(r, z),
+        )?;
+        Ok((x, reports[0]))
     }
 
     /// `out = (B + sI) v`, one task per [`MATVEC_CHUNK`] rows (`B` symmetric: column `j` is row `j`).
@@ -346,6 +302,139 @@ impl Pcg {
             solve_upper_triangular_in_place(l.transpose(), col.as_mut(), Par::Seq);
         });
     }
+}
+
+/// Preconditioned conjugate gradients (Saad, Algorithm 9.1) for `A X = B` with `c` right-hand sides at
+/// once, for any symmetric positive definite operator: `b` holds `B` column-major (`n × c`, `c =
+/// b.len() / n`), `apply(v, out)` sets `out = A v` and `precondition(r, z)` sets `z = M⁻¹ r` on whole
+/// `n × c` blocks (so an operator that streams a large matrix reads it once per iteration for all
+/// columns). `apply`'s errors (any type an [`SparseError`] converts into) end the solve. Only [`PcgOptions::tol`] and [`PcgOptions::max_iter`] are read.
+///
+/// Each column runs its own recurrence (its own step lengths) and stops on its own relative residual,
+/// with the residual replacement of the module docs; a converged column's direction is set to zero, so
+/// it no longer moves. Dot products are the deterministic chunked sums of the module docs. Returns `X`
+/// (column-major) and one report per column.
+///
+/// ```
+/// use kern_sparse::{PcgOptions, pcg::cg_columns};
+/// // A = diag(1, 2, 3), two right-hand sides, no preconditioner.
+/// let d = [1.0, 2.0, 3.0];
+/// let b = [1.0, 1.0, 1.0, 2.0, 4.0, 6.0];
+/// let apply = |v: &[f64], out: &mut [f64]| {
+///     for (i, (o, x)) in out.iter_mut().zip(v).enumerate() { *o = d[i % 3] * x; }
+///     Ok(())
+/// };
+/// let opts = PcgOptions { tol: 1e-12, ..PcgOptions::default() };
+/// let (x, reports) = cg_columns::<_, _, kern_sparse::SparseError>(&b, 3, &opts, apply, |r, z| z.copy_from_slice(r))?;
+/// assert!(reports.iter().all(|r| r.converged && r.iterations <= 3));
+/// for (xi, want) in x.iter().zip([1.0, 0.5, 1.0 / 3.0, 2.0, 2.0, 2.0]) { assert!((xi - want).abs() < 1e-12); }
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
+pub fn cg_columns<A, M, E>(
+    b: &[f64],
+    n: usize,
+    opts: &PcgOptions,
+    mut apply: A,
+    mut precondition: M,
+) -> std::result::Result<(Vec<f64>, Vec<PcgReport>), E>
+where
+    A: FnMut(&[f64], &mut [f64]) -> std::result::Result<(), E>,
+    M: FnMut(&[f64], &mut [f64]),
+    E: From<SparseError>,
+{
+    let opts = opts.validate()?;
+    let tol = opts.tol;
+    if n == 0 || !b.len().is_multiple_of(n) {
+        return Err(SparseError::Dimension { what: "right-hand sides", expected: n, found: b.len() }.into());
+    }
+    let c = b.len() / n;
+    if let Some(i) = b.iter().position(|v| !v.is_finite()) {
+        return Err(
+            SparseError::Param { name: "b", value: b[i], reason: "right-hand side must be finite" }.into()
+        );
+    }
+    let col = |j: usize| j * n..(j + 1) * n;
+    let mut partials = vec![0.0; n.div_ceil(DOT_CHUNK)];
+    let bnorm: Vec<f64> = (0..c).map(|j| dot(&b[col(j)], &b[col(j)], &mut partials).sqrt()).collect();
+    let mut x = vec![0.0; n * c];
+    let mut reports = vec![PcgReport { iterations: 0, residual: 0.0, converged: true }; c];
+    let mut active: Vec<bool> = bnorm.iter().map(|&v| v > 0.0).collect();
+    if !active.iter().any(|&a| a) {
+        return Ok((x, reports));
+    }
+    let mut r = b.to_vec();
+    let mut z = vec![0.0; n * c];
+    let mut q = vec![0.0; n * c];
+    precondition(&r, &mut z);
+    let mut p = z.clone();
+    let mut rz: Vec<f64> = (0..c).map(|j| dot(&r[col(j)], &z[col(j)], &mut partials)).collect();
+    for j in (0..c).filter(|&j| !active[j]) {
+        p[col(j)].fill(0.0);
+    }
+    let true_residual = |j: usize, r: &mut [f64], q: &[f64], partials: &mut [f64]| {
+        r.par_iter_mut()
+            .zip(b[col(j)].par_iter())
+            .zip(q.par_iter())
+            .for_each(|((ri, &bi), &qi)| *ri = bi - qi);
+        dot(r, r, partials).sqrt() / bnorm[j]
+    };
+    let mut iterations = 0;
+    while iterations < opts.max_iter && active.iter().any(|&a| a) {
+        apply(&p, &mut q)?;
+        iterations += 1;
+        let mut check = vec![false; c];
+        for j in (0..c).filter(|&j| active[j]) {
+            let pq = dot(&p[col(j)], &q[col(j)], &mut partials);
+            if !(pq.is_finite() && pq > 0.0) {
+                return Err(SparseError::Matrix(format!(
+                    "conjugate gradients broke down at iteration {}: pᵀAp = {pq:e}; the operator is not \
+                     positive definite",
+                    iterations - 1
+                ))
+                .into());
+            }
+            let alpha = rz[j] / pq;
+            axpy2(alpha, &p[col(j)], &mut x[col(j)], &q[col(j)], &mut r[col(j)]);
+            let res = dot(&r[col(j)], &r[col(j)], &mut partials).sqrt() / bnorm[j];
+            reports[j] = PcgReport { iterations, residual: res, converged: false };
+            check[j] = res <= tol;
+        }
+        let mut restart = vec![false; c];
+        if check.iter().any(|&v| v) {
+            // Residual replacement: trust only the true residual.
+            apply(&x, &mut q)?;
+            for j in (0..c).filter(|&j| check[j]) {
+                let res = true_residual(j, &mut r[col(j)], &q[col(j)], &mut partials);
+                reports[j].residual = res;
+                if res <= tol {
+                    reports[j].converged = true;
+                    active[j] = false;
+                    p[col(j)].fill(0.0);
+                } else {
+                    restart[j] = true;
+                }
+            }
+        }
+        if !active.iter().any(|&a| a) {
+            break;
+        }
+        precondition(&r, &mut z);
+        for j in (0..c).filter(|&j| active[j]) {
+            let rz_new = dot(&r[col(j)], &z[col(j)], &mut partials);
+            let beta = if restart[j] { 0.0 } else { rz_new / rz[j] };
+            rz[j] = rz_new;
+            p[col(j)].par_iter_mut().zip(z[col(j)].par_iter()).for_each(|(pi, &zi)| *pi = zi + beta * *pi);
+        }
+    }
+    if active.iter().any(|&a| a) {
+        // The true residual of the returned x (the recurrence's may have drifted).
+        apply(&x, &mut q)?;
+        for j in (0..c).filter(|&j| active[j]) {
+            let res = true_residual(j, &mut r[col(j)], &q[col(j)], &mut partials);
+            reports[j] = PcgReport { iterations, residual: res, converged: res <= tol };
+        }
+    }
+    Ok((x, reports))
 }
 
 /// Dense Cholesky factors of the consecutive `block × block` diagonal blocks of `b + sI`.

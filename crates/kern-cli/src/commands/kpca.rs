@@ -42,6 +42,19 @@ pub struct Args {
     /// Save the model (kind "kpca").
     #[arg(long)]
     save: Option<PathBuf>,
+    /// Nyström kernel PCA on M centres: random:M (uniform, by --landmark-seed) or fvs:M[:POOL]
+    /// (feature vector selection on a random pool, default max(10 M, 10000) points). The scores of
+    /// --out are projections of the training points; --save writes a model for `kern project`-style use
+    /// by the library.
+    #[arg(long, value_name = "fvs:M|random:M")]
+    landmarks: Option<String>,
+    /// Seed of the landmark choice.
+    #[arg(long, default_value_t = 0)]
+    landmark_seed: u64,
+    /// FVS candidate scoring for --landmarks fvs:M: auto, exact, sampled[:CANDIDATES[:SEED]],
+    /// max-residual.
+    #[arg(long, default_value = "auto")]
+    fvs_strategy: String,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -61,6 +74,26 @@ pub fn run(a: Args) -> CliResult {
         crate::common::check_out(out, &[&a.data.data])?;
     }
     let ds = a.data.load_sparse()?;
+    if let Some(spec) = &a.landmarks {
+        let (model, mut v) = crate::commands::landmark::kpca_landmark(
+            kernel,
+            a.components,
+            spec,
+            a.landmark_seed,
+            &a.fvs_strategy,
+            &ds,
+            a.threads,
+        )?;
+        if let Some(out) = &a.out {
+            let z = with_threads(a.threads, || model.transform(&ds.samples))??;
+            write_scores(out, z.as_ref())?;
+        }
+        if let Some(p) = &a.save {
+            crate::common::save_model(p, &model)?;
+        }
+        v["out"] = json!(a.out.as_ref().map(|p| p.display().to_string()));
+        return Ok(v);
+    }
     if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == SolvePath::Dense {
         // The n x n matrix, and for the dense eigensolver its n x n eigenvectors.
         let copies = if solver == EigenSolver::Krylov { 1 } else { 2 };
@@ -76,21 +109,7 @@ pub fn run(a: Args) -> CliResult {
     let model = with_threads(a.threads, || params.fit(&ds.samples))??;
     let seconds = t.elapsed().as_secs_f64();
     if let Some(out) = &a.out {
-        let z = model.training_scores();
-        let mut s = String::new();
-        let header: Vec<String> = (1..=model.components()).map(|k| format!("pc{k}")).collect();
-        s.push_str(&header.join(","));
-        s.push('\n');
-        for i in 0..z.nrows() {
-            for j in 0..z.ncols() {
-                if j > 0 {
-                    s.push(',');
-                }
-                write!(s, "{}", z[(i, j)])?;
-            }
-            s.push('\n');
-        }
-        crate::common::write_output(out, s.as_bytes())?;
+        write_scores(out, model.training_scores().as_ref())?;
     }
     if let Some(p) = &a.save {
         crate::common::save_model(p, &model)?;
@@ -113,4 +132,22 @@ pub fn run(a: Args) -> CliResult {
         "out": a.out.as_ref().map(|p| p.display().to_string()),
         "seconds": seconds,
     }))
+}
+
+/// Writes scores as CSV (`pc1,...,pcK` header, one row per point).
+fn write_scores(out: &std::path::Path, z: faer::MatRef<'_, f64>) -> Result<(), crate::common::CliError> {
+    let mut s = String::new();
+    let header: Vec<String> = (1..=z.ncols()).map(|k| format!("pc{k}")).collect();
+    s.push_str(&header.join(","));
+    s.push('\n');
+    for i in 0..z.nrows() {
+        for j in 0..z.ncols() {
+            if j > 0 {
+                s.push(',');
+            }
+            write!(s, "{}", z[(i, j)])?;
+        }
+        s.push('\n');
+    }
+    crate::common::write_output(out, s.as_bytes())
 }

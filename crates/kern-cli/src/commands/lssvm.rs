@@ -38,7 +38,7 @@ fn selection_json(s: Option<&Selection>) -> Value {
     }
 }
 
-fn task_json(t: &Task) -> Value {
+pub(crate) fn task_json(t: &Task) -> Value {
     match t {
         Task::Binary { names } => json!({ "kind": "binary", "classes": names }),
         Task::Classes { names } => json!({ "kind": "classes", "classes": names }),
@@ -49,8 +49,12 @@ fn task_json(t: &Task) -> Value {
 /// `kern train --model lssvm|krr`.
 /// The solver settings of `--solver`, `--preconditioner`, `--tol` and `--max-iter`.
 fn solve_options(a: &Args) -> Result<SolveOptions, crate::common::CliError> {
-    let mut o = SolveOptions { solver: a.solver.parse()?, ..SolveOptions::default() };
-    o.pcg.preconditioner = a.preconditioner.parse()?;
+    // Auto's factor budget: what this process may still allocate (`--max-memory`, the cgroup limit or
+    // MemAvailable), or the fixed default when the system does not say.
+    let factor_budget =
+        kern_core::memory::budget().bytes.unwrap_or(kern_sparse::solver::DEFAULT_FACTOR_BUDGET);
+    let mut o = SolveOptions { solver: a.solver.parse()?, factor_budget, ..SolveOptions::default() };
+    o.pcg.preconditioner = a.preconditioner.as_deref().unwrap_or("none").parse()?;
     if let Some(t) = a.tol {
         o.pcg.tol = t;
     }
@@ -169,7 +173,7 @@ fn summary(
 }
 
 /// Accuracy (classification) or rmse and mae (regression) of predictions against the file's labels.
-fn scores(task: &Task, pred: &[f64], ds: &Dataset) -> Value {
+pub(crate) fn scores(task: &Task, pred: &[f64], ds: &Dataset) -> Value {
     let labelled = ds.labels.iter().any(|l| !l.is_empty());
     if !labelled {
         return json!({ "accuracy": null, "rmse": null, "mae": null });
@@ -195,7 +199,7 @@ fn scores(task: &Task, pred: &[f64], ds: &Dataset) -> Value {
     }
 }
 
-fn label_names(task: &Task, pred: &[f64]) -> Vec<String> {
+pub(crate) fn label_names(task: &Task, pred: &[f64]) -> Vec<String> {
     match task {
         Task::Binary { names } => {
             pred.iter().map(|&p| if p > 0.0 { names[1].clone() } else { names[0].clone() }).collect()

@@ -7,6 +7,7 @@ pub mod gram;
 pub mod info;
 pub mod kernels;
 pub mod kpca;
+pub mod landmark;
 pub mod lssvm;
 pub mod predict;
 pub mod railway;

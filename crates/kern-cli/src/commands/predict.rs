@@ -66,7 +66,7 @@ pub fn run(a: Args) -> CliResult {
     let kind = persist::peek_kind(&bytes, &path)?;
     // Kernel expansions (SVMs, LS-SVM, KRR) predict on either sample store (a sparse file stays sparse);
     // the other models on dense samples.
-    let ds = if matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr") {
+    let ds = if matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom") {
         a.data.load_sparse()?
     } else {
         a.data.load()?
@@ -102,6 +102,13 @@ pub fn run(a: Args) -> CliResult {
             &ds,
             a.threads,
             a.out.as_deref(),
+        ),
+        "nystrom" => crate::commands::landmark::predict_nystrom(
+            persist::from_bytes(&bytes, &path)?,
+            &ds,
+            a.threads,
+            a.out.as_deref(),
+            a.data.is_csv(),
         ),
         "lssvm" | "krr" => {
             crate::commands::lssvm::predict_dual(&bytes, &path, &kind, &ds, a.threads, a.out.as_deref())

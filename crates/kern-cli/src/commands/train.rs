@@ -95,9 +95,16 @@ pub struct Args {
     pub solver: String,
     /// Preconditioner of the iterative solver (lssvm, krr): none (plain conjugate gradients, the
     /// faster on compactly supported kernels with a positive shift) or block-jacobi[:SIZE] (dense
-    /// blocks of SIZE points along the nested-dissection order, default 256).
-    #[arg(long, default_value = "none")]
-    pub preconditioner: String,
+    /// blocks of SIZE points along the nested-dissection order, default 256). With --landmarks:
+    /// falkon (the default) or none.
+    #[arg(long)]
+    pub preconditioner: Option<String>,
+    /// Landmark (Nyström) model on M centres (lssvm, krr): random:M (uniform, by --seed) or
+    /// fvs:M[:POOL] (feature vector selection on a random pool of POOL points, default
+    /// max(10 M, 10000); candidate scoring by --fvs-strategy). Solved by conjugate gradients with
+    /// FALKON's preconditioner (--tol, default 1e-6; --max-iter, default 1000); needs --lambda.
+    #[arg(long, value_name = "fvs:M|random:M")]
+    pub landmarks: Option<String>,
     /// Half-width of the epsilon-insensitive tube (svr; LIBSVM -p, default 0.1).
     #[arg(long, default_value_t = 0.1)]
     pub epsilon_tube: f64,
@@ -181,6 +188,9 @@ pub fn run(a: Args) -> CliResult {
     match model {
         ModelKind::Svc | ModelKind::Svr => unreachable!("resolved to an SVM type by `target`"),
         ModelKind::Kfa => crate::commands::fvs::train_kfa(&a, kernel, &ds),
+        ModelKind::Lssvm | ModelKind::Krr if a.landmarks.is_some() => {
+            crate::commands::landmark::train_landmark(&a, kernel, &ds, a.model == ModelKind::Lssvm)
+        }
         ModelKind::Lssvm => {
             crate::commands::lssvm::train_dual(&a, kernel, &ds, crate::commands::lssvm::Dual::LsSvm)
         }

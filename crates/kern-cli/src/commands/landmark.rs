@@ -1,0 +1,135 @@
+//! Landmark (Nyström) models: `kern train --model lssvm|krr --landmarks fvs:M|random:M`, their
+//! `kern predict` arm, and `kern kpca --landmarks ...`.
+//!
+//! Training streams the kernel matrix between the data and the M centres in blocks, so memory grows
+//! with M² and the data, never with n × M. JSON adds the centres' choice and count, the conjugate
+//! gradient iterations, residual and passes over the data.
+
+use crate::commands::lssvm::{label_names, scores, task_json};
+use crate::commands::predict::to_dim;
+use crate::commands::train::Args;
+use crate::common::{CliError, CliResult, with_threads};
+use kern_core::KernelSpec;
+use kern_core::io::Dataset;
+use kern_models::fvs::Strategy;
+use kern_models::landmark::{
+    Landmarks, NystromKpca, NystromKpcaParams, NystromPreconditioner, NystromRidge, NystromRidgeParams,
+};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::Instant;
+
+/// `kern train --model lssvm|krr --landmarks ...` (`lssvm` = with intercept, `1/λ` shift).
+pub fn train_landmark(a: &Args, kernel: KernelSpec, ds: &Dataset, lssvm: bool) -> CliResult {
+    let spec = a.landmarks.as_deref().unwrap_or_default();
+    let landmarks: Landmarks = spec.parse()?;
+    let lambda =
+        a.lambda.ok_or("--landmarks needs --lambda (no leave-one-out selection on landmark models)")?;
+    let preconditioner: NystromPreconditioner = a.preconditioner.as_deref().unwrap_or("falkon").parse()?;
+    let strategy: Strategy = a.fvs_strategy.parse()?;
+    let max_iter = match a.max_iter {
+        Some(m) => usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?,
+        None => 1000,
+    };
+    let p = if lssvm {
+        NystromRidgeParams::lssvm(kernel, lambda, landmarks)
+    } else {
+        NystromRidgeParams::krr(kernel, lambda, landmarks)
+    }
+    .seed(a.seed)
+    .tol(a.tol.unwrap_or(1e-6), max_iter)
+    .preconditioner(preconditioner)
+    .fvs_strategy(strategy);
+    let y = crate::common::targets(ds, a.regression || !lssvm)?;
+    let t = Instant::now();
+    let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
+    let seconds = t.elapsed().as_secs_f64();
+    crate::common::save_model(&a.out, &m)?;
+    let r = m.report();
+    if !r.converged {
+        eprintln!(
+            "kern: warning: conjugate gradients stopped after {} iterations at relative residual {:e}, above \
+             --tol; raise --max-iter or --tol",
+            r.iterations, r.residual
+        );
+    }
+    Ok(json!({
+        "model": if lssvm { "lssvm" } else { "krr" },
+        "kernel": m.kernel().to_string(),
+        "lambda": m.lambda(),
+        "n": ds.samples.n(),
+        "d": ds.samples.d(),
+        "task": task_json(m.task()),
+        "landmarks": m.landmarks().to_string(),
+        "centres": m.centres().n(),
+        "seed": m.seed(),
+        "solver": "iterative",
+        "preconditioner": m.preconditioner().name(),
+        "iterations": r.iterations,
+        "residual": r.residual,
+        "converged": r.converged,
+        "passes": m.passes(),
+        "out": a.out.display().to_string(),
+        "seconds": seconds,
+    }))
+}
+
+/// `kern predict` on a landmark model file.
+pub fn predict_nystrom(
+    m: NystromRidge,
+    ds: &Dataset,
+    threads: Option<usize>,
+    out: Option<&Path>,
+    csv: bool,
+) -> CliResult {
+    let x = to_dim(&ds.samples, m.centres().d(), csv)?;
+    let t = Instant::now();
+    let pred = with_threads(threads, || m.predict(&x))??;
+    let seconds = t.elapsed().as_secs_f64();
+    if let Some(out) = out {
+        let mut s = label_names(m.task(), &pred).join("\n");
+        s.push('\n');
+        crate::common::write_output(out, s.as_bytes())?;
+    }
+    let mut v = scores(m.task(), &pred, ds);
+    v["model"] = json!(if m.has_bias() { "lssvm" } else { "krr" });
+    v["landmarks"] = json!(m.landmarks().to_string());
+    v["centres"] = json!(m.centres().n());
+    v["n"] = json!(ds.samples.n());
+    v["lambda"] = json!(m.lambda());
+    v["seconds"] = json!(seconds);
+    Ok(v)
+}
+
+/// `kern kpca --landmarks ...`: Nyström kernel PCA on the data, and its JSON summary.
+pub fn kpca_landmark(
+    kernel: KernelSpec,
+    components: usize,
+    spec: &str,
+    seed: u64,
+    strategy: &str,
+    ds: &Dataset,
+    threads: Option<usize>,
+) -> Result<(NystromKpca, Value), CliError> {
+    let landmarks: Landmarks = spec.parse()?;
+    let strategy: Strategy = strategy.parse()?;
+    let p = NystromKpcaParams::new(kernel, components, landmarks).seed(seed).fvs_strategy(strategy);
+    let t = Instant::now();
+    let model = with_threads(threads, || p.fit(&ds.samples))??;
+    let seconds = t.elapsed().as_secs_f64();
+    let v = json!({
+        "n": ds.samples.n(),
+        "d": ds.samples.d(),
+        "kernel": model.kernel().to_string(),
+        "components": model.components(),
+        "eigenvalues": model.eigenvalues(),
+        "explained_variance": model.explained_variance(),
+        "explained_variance_ratio": model.explained_variance_ratio(),
+        "landmarks": model.landmarks().to_string(),
+        "centres": model.centres().n(),
+        "seed": seed,
+        "path": "landmarks",
+        "seconds": seconds,
+    });
+    Ok((model, v))
+}

@@ -1,0 +1,291 @@
+use super::*;
+use crate::kmat::PathChoice;
+use crate::kpca::{EigenSolver, KernelPcaParams};
+use crate::krr::KernelRidgeParams;
+use crate::lssvm::LsSvmParams;
+use crate::persist;
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatRef, Par};
+use kern_core::{BinaryTargets, RealTargets, Targets, cross_gram};
+use proptest::prelude::*;
+
+/// `n` points in the unit square from a fixed low-discrepancy sequence, and a smooth target.
+fn data(n: usize, shift: f64) -> (Samples, Vec<f64>) {
+    let pts: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let t = i as f64 + shift;
+            [(t * 0.754_877_666).fract(), (t * 0.569_840_291).fract()]
+        })
+        .collect();
+    let x = Samples::from_flat(pts, n, 2).unwrap();
+    let y = x.rows().map(|r| (3.0 * r[0]).sin() + r[1] * r[1] - 0.4).collect();
+    (x, y)
+}
+
+fn real(y: &[f64]) -> Targets {
+    Targets::Real(RealTargets::new(y.to_vec()).unwrap())
+}
+
+fn binary(y: &[f64]) -> Targets {
+    Targets::Binary(
+        BinaryTargets::from_f64(&y.iter().map(|&v| if v > 0.0 { 1.0 } else { -1.0 }).collect::<Vec<_>>())
+            .unwrap(),
+    )
+}
+
+fn max_abs_diff(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> f64 {
+    let mut d: f64 = 0.0;
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            d = d.max((a[(i, j)] - b[(i, j)]).abs());
+        }
+    }
+    d
+}
+
+fn kernel() -> KernelSpec {
+    "gaussian:sigma=0.3".parse().unwrap()
+}
+
+#[test]
+fn all_points_as_centres_reproduce_exact_kernel_ridge_and_lssvm() {
+    let (x, y) = data(90, 0.0);
+    let (xt, _) = data(40, 1000.5);
+    let all: Vec<usize> = (0..x.n()).collect();
+    let k = kernel();
+    let lambda = 1e-2;
+    // Kernel ridge, regression.
+    let exact = KernelRidgeParams::new(k.clone())
+        .lambda(lambda)
+        .path(PathChoice::Dense)
+        .fit_targets(&x, &real(&y))
+        .unwrap();
+    for pre in [NystromPreconditioner::Falkon, NystromPreconditioner::None] {
+        let nys = NystromRidgeParams::krr(k.clone(), lambda, Landmarks::Random { m: 90 })
+            .tol(1e-12, 5000)
+            .preconditioner(pre)
+            .fit_with_centres(&x, &real(&y), &all)
+            .unwrap();
+        let (a, b) = (exact.decision_function(&xt).unwrap(), nys.decision_function(&xt).unwrap());
+        assert!(
+            max_abs_diff(a.as_ref(), b.as_ref()) < 1e-6,
+            "krr {pre:?}: {}",
+            max_abs_diff(a.as_ref(), b.as_ref())
+        );
+    }
+    // LS-SVM, binary classification: decision values and intercept.
+    let exact = LsSvmParams::new(k.clone())
+        .lambda(10.0)
+        .path(PathChoice::Dense)
+        .fit_targets(&x, &binary(&y))
+        .unwrap();
+    let nys = NystromRidgeParams::lssvm(k, 10.0, Landmarks::Random { m: 90 })
+        .tol(1e-12, 5000)
+        .fit_with_centres(&x, &binary(&y), &all)
+        .unwrap();
+    let (a, b) = (exact.decision_function(&xt).unwrap(), nys.decision_function(&xt).unwrap());
+    assert!(max_abs_diff(a.as_ref(), b.as_ref()) < 1e-6, "lssvm: {}", max_abs_diff(a.as_ref(), b.as_ref()));
+    assert!((exact.bias(0) - nys.bias(0)).abs() < 1e-6);
+    // The LS-SVM's Σα = 0 holds for the Nyström solution at m = n.
+    let s: f64 = nys.coef(0).iter().sum();
+    assert!(s.abs() < 1e-6, "{s}");
+    assert_eq!(exact.predict(&xt).unwrap(), nys.predict(&xt).unwrap());
+}
+
+/// `‖K_nmᵀy − Hα‖ / ‖K_nmᵀy‖` computed densely, `H = K_nmᵀK_nm + λ(K_mm + εI)`, and the regularised
+/// training objective `‖y − K_nm α‖² + λ αᵀ(K_mm + εI)α`.
+fn dense_residual(x: &Samples, y: &[f64], model: &NystromRidge, lambda: f64) -> (f64, f64) {
+    let c = model.centres();
+    let knm = cross_gram(model.kernel(), x, c).unwrap();
+    let kmm = cross_gram(model.kernel(), c, c).unwrap();
+    let m = c.n();
+    let a = Mat::from_fn(m, 1, |j, _| model.coef(0)[j]);
+    let yv = Mat::from_fn(x.n(), 1, |i, _| y[i]);
+    let mut rhs = Mat::<f64>::zeros(m, 1);
+    matmul(rhs.as_mut(), Accum::Replace, knm.transpose(), yv.as_ref(), 1.0, Par::Seq);
+    let mut ka = Mat::<f64>::zeros(x.n(), 1);
+    matmul(ka.as_mut(), Accum::Replace, knm.as_ref(), a.as_ref(), 1.0, Par::Seq);
+    let mut ha = Mat::<f64>::zeros(m, 1);
+    matmul(ha.as_mut(), Accum::Replace, knm.transpose(), ka.as_ref(), 1.0, Par::Seq);
+    matmul(ha.as_mut(), Accum::Add, kmm.as_ref(), a.as_ref(), lambda, Par::Seq);
+    let (mut num, mut den) = (0.0, 0.0);
+    for j in 0..m {
+        let r = rhs[(j, 0)] - ha[(j, 0)] - lambda * model.jitter() * a[(j, 0)];
+        num += r * r;
+        den += rhs[(j, 0)] * rhs[(j, 0)];
+    }
+    let loss: f64 = (0..x.n()).map(|i| (y[i] - ka[(i, 0)]).powi(2)).sum();
+    let mut kma = Mat::<f64>::zeros(m, 1);
+    matmul(kma.as_mut(), Accum::Replace, kmm.as_ref(), a.as_ref(), 1.0, Par::Seq);
+    let pen: f64 = (0..m).map(|j| a[(j, 0)] * (kma[(j, 0)] + model.jitter() * a[(j, 0)])).sum();
+    ((num / den).sqrt(), loss + lambda * pen)
+}
+
+/// Conjugate gradients minimise the quadratic `½αᵀHα − αᵀK_nmᵀy` over growing Krylov spaces, so the
+/// regularised training objective (that quadratic times 2 plus `‖y‖²`) never increases with the
+/// iterations (the residual's norm may); the reported residual is the true one (plain CG, whose
+/// system is `H α = K_nmᵀy`).
+#[test]
+fn the_objective_decreases_and_the_residual_is_the_true_one() {
+    let (x, y) = data(400, 0.0);
+    let lambda = 1e-3;
+    let mut objectives = Vec::new();
+    let mut residuals = Vec::new();
+    for it in [1, 2, 4, 8, 16, 32, 64] {
+        let m = NystromRidgeParams::krr(kernel(), lambda, Landmarks::Random { m: 40 })
+            .preconditioner(NystromPreconditioner::None)
+            .tol(1e-10, it)
+            .fit_targets(&x, &real(&y))
+            .unwrap();
+        let r = m.report();
+        let (dense, objective) = dense_residual(&x, &y, &m, lambda);
+        assert!((r.residual - dense).abs() <= 1e-6 * dense, "{} vs {dense}", r.residual);
+        residuals.push(r.residual);
+        objectives.push(objective);
+    }
+    let yy: f64 = y.iter().map(|v| v * v).sum();
+    assert!(objectives[0] < yy, "{objectives:?}");
+    for w in objectives.windows(2) {
+        assert!(w[1] <= w[0] * (1.0 + 1e-12), "{objectives:?}");
+    }
+    // The residual's norm falls by orders of magnitude, though not monotonically.
+    let best = residuals.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(best < 0.01 * residuals[0], "{residuals:?}");
+}
+
+/// A narrow Gaussian and a moderate λ: plain CG on `H` (whose condition number is `K_mm`'s squared)
+/// crawls, FALKON's preconditioned system converges in tens of iterations. Measured by the training
+/// predictions' distance to the converged solution.
+#[test]
+fn falkon_needs_far_fewer_iterations_than_plain_cg() {
+    let (x, y) = data(2000, 0.0);
+    let k: KernelSpec = "gaussian:sigma=0.2".parse().unwrap();
+    let fit = |pre, it| {
+        NystromRidgeParams::krr(k.clone(), 1e-2, Landmarks::Random { m: 100 })
+            .preconditioner(pre)
+            .tol(1e-14, it)
+            .seed(5)
+            .fit_targets(&x, &real(&y))
+            .unwrap()
+            .predict(&x)
+            .unwrap()
+    };
+    let reference = fit(NystromPreconditioner::Falkon, 2000);
+    let norm: f64 = reference.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let err =
+        |p: Vec<f64>| p.iter().zip(&reference).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt() / norm;
+    let falkon = err(fit(NystromPreconditioner::Falkon, 100));
+    let plain = err(fit(NystromPreconditioner::None, 1000));
+    assert!(falkon < 1e-4, "falkon after 100 iterations: {falkon:e}");
+    assert!(plain > 1e-4, "plain CG after 1000 iterations: {plain:e}");
+}
+
+#[test]
+fn same_seed_same_bytes_at_any_thread_count() {
+    let (x, y) = data(700, 0.0);
+    for choice in [Landmarks::Random { m: 30 }, Landmarks::Fvs { m: 30, pool: Some(300) }] {
+        let p = NystromRidgeParams::lssvm(kernel(), 5.0, choice).seed(11);
+        let fit = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| persist::to_bytes(&p.fit_targets(&x, &binary(&y)).unwrap()).unwrap())
+        };
+        let one = fit(1);
+        assert_eq!(one, fit(2), "{choice}");
+        assert_eq!(one, fit(2), "{choice}");
+        let other = p.clone().seed(12).fit_targets(&x, &binary(&y)).unwrap();
+        let first =
+            NystromRidgeParams::lssvm(kernel(), 5.0, choice).seed(11).fit_targets(&x, &binary(&y)).unwrap();
+        assert_ne!(other.centre_indices(), first.centre_indices(), "{choice}");
+    }
+}
+
+#[test]
+fn saved_models_load_and_predict_alike() {
+    let (x, y) = data(300, 0.0);
+    let m = NystromRidgeParams::krr(kernel(), 1e-3, Landmarks::Fvs { m: 25, pool: None })
+        .fit_targets(&x, &real(&y))
+        .unwrap();
+    let back: NystromRidge = persist::from_bytes(&persist::to_bytes(&m).unwrap(), "<bytes>").unwrap();
+    assert_eq!(back.predict(&x).unwrap(), m.predict(&x).unwrap());
+    let kp = NystromKpcaParams::new(kernel(), 3, Landmarks::Random { m: 25 }).fit(&x).unwrap();
+    let back: NystromKpca = persist::from_bytes(&persist::to_bytes(&kp).unwrap(), "<bytes>").unwrap();
+    assert_eq!(back.transform(&x).unwrap(), kp.transform(&x).unwrap());
+}
+
+#[test]
+fn bad_parameters_are_errors() {
+    let (x, y) = data(50, 0.0);
+    let p = NystromRidgeParams::krr(kernel(), 0.0, Landmarks::Random { m: 5 });
+    assert!(p.fit_targets(&x, &real(&y)).is_err());
+    let p = NystromRidgeParams::krr(kernel(), 1.0, Landmarks::Random { m: 5 });
+    assert!(p.fit_targets(&x, &real(&y[..10])).is_err());
+    assert!(p.clone().tol(0.0, 10).fit_targets(&x, &real(&y)).is_err());
+    assert!(p.fit_with_centres(&x, &real(&y), &[]).is_err());
+    assert!(NystromKpcaParams::new(kernel(), 6, Landmarks::Random { m: 5 }).fit(&x).is_err());
+    assert!(NystromKpcaParams::new(kernel(), 0, Landmarks::Random { m: 5 }).fit(&x).is_err());
+}
+
+#[test]
+fn all_points_as_centres_reproduce_dense_kernel_pca() {
+    let (x, _) = data(70, 0.0);
+    let (xt, _) = data(25, 500.25);
+    let all: Vec<usize> = (0..x.n()).collect();
+    let k = kernel();
+    let dense = KernelPcaParams::new(k.clone(), 4)
+        .path(PathChoice::Dense)
+        .solver(EigenSolver::Dense)
+        .fit(&x)
+        .unwrap();
+    let nys = NystromKpcaParams::new(k, 4, Landmarks::Random { m: 70 }).fit_with_centres(&x, &all).unwrap();
+    for (a, b) in dense.eigenvalues().iter().zip(nys.eigenvalues()) {
+        assert!((a - b).abs() <= 1e-8 * a.abs(), "{a} vs {b}");
+    }
+    let (sd, sn) = (dense.training_scores(), nys.transform(&x).unwrap());
+    let (td, tn) = (dense.transform(&xt).unwrap(), nys.transform(&xt).unwrap());
+    for c in 0..4 {
+        // Components are defined up to sign.
+        let sign = if (0..x.n()).map(|i| sd[(i, c)] * sn[(i, c)]).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
+        for i in 0..x.n() {
+            assert!((sd[(i, c)] - sign * sn[(i, c)]).abs() < 1e-6, "train {i} {c}");
+        }
+        for i in 0..xt.n() {
+            assert!((td[(i, c)] - sign * tn[(i, c)]).abs() < 1e-6, "test {i} {c}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Whatever the centres: the training scores are centred, their squared norms are the eigenvalues,
+    /// and different components are uncorrelated (PCA of the Nyström features).
+    #[test]
+    fn nystrom_scores_are_centred_uncorrelated_with_eigenvalue_norms(
+        n in 20usize..80, m in 3usize..15, seed in 0u64..1000, shift in 0.0f64..100.0,
+    ) {
+        let (x, _) = data(n, shift);
+        let q = 3.min(m);
+        let model = NystromKpcaParams::new(kernel(), q, Landmarks::Random { m }).seed(seed).fit(&x).unwrap();
+        let z = model.transform(&x).unwrap();
+        let scale = model.eigenvalues()[0].max(1e-12);
+        for a in 0..q {
+            let mean: f64 = (0..n).map(|i| z[(i, a)]).sum::<f64>() / n as f64;
+            prop_assert!(mean.abs() <= 1e-7 * scale.sqrt().max(1.0));
+            for b in 0..q {
+                let g: f64 = (0..n).map(|i| z[(i, a)] * z[(i, b)]).sum();
+                let want = if a == b { model.eigenvalues()[a] } else { 0.0 };
+                prop_assert!((g - want).abs() <= 1e-7 * scale, "{} {} {} {}", a, b, g, want);
+            }
+        }
+    }
+
+    #[test]
+    fn landmarks_print_and_parse_back(m in 1usize..100_000, p in 0usize..3) {
+        let l = match p {
+            0 => Landmarks::Random { m },
+            1 => Landmarks::Fvs { m, pool: None },
+            _ => Landmarks::Fvs { m, pool: Some(m + p) },
+        };
+        prop_assert_eq!(l.to_string().parse::<Landmarks>().unwrap(), l);
+    }
+}
