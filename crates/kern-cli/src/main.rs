@@ -10,6 +10,7 @@
 
 mod commands;
 mod common;
+mod progress;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -22,6 +23,13 @@ struct Cli {
     /// instead (default: the cgroup limit or the available memory, whichever is smaller).
     #[arg(long, global = true, value_name = "SIZE")]
     max_memory: Option<String>,
+    /// Draw progress bars on stderr even when it is not a terminal (they are drawn on a terminal
+    /// anyway).
+    #[arg(long, global = true)]
+    progress: bool,
+    /// No progress bars.
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -69,7 +77,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    kern_tune::grid::report_progress(true);
+    progress::install(progress::Mode::from_flags(cli.progress, cli.quiet));
     kern_core::parallel::fix_faer_global();
     let result = match cli.command {
         Command::Info(a) => commands::info::run(a),

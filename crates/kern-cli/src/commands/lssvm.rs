@@ -205,22 +205,6 @@ fn label_names(task: &Task, pred: &[f64]) -> Vec<String> {
     }
 }
 
-fn to_dim(x: &Samples, d: usize) -> Result<Samples, crate::common::CliError> {
-    if x.d() == d {
-        return Ok(x.clone());
-    }
-    if x.d() > d && x.rows().any(|r| r[d..].iter().any(|&v| v != 0.0)) {
-        return Err(format!("data has {} features, the model was trained on {d}", x.d()).into());
-    }
-    let mut data = Vec::with_capacity(x.n() * d);
-    for r in x.rows() {
-        let k = r.len().min(d);
-        data.extend_from_slice(&r[..k]);
-        data.extend(std::iter::repeat_n(0.0, d - k));
-    }
-    Ok(Samples::from_flat(data, x.n(), d)?)
-}
-
 /// `kern predict` on an `lssvm` or `krr` model file.
 pub fn predict_dual(
     bytes: &[u8],
@@ -229,6 +213,7 @@ pub fn predict_dual(
     ds: &Dataset,
     threads: Option<usize>,
     out: Option<&Path>,
+    csv: bool,
 ) -> CliResult {
     enum M {
         L(LsSvm),
@@ -246,7 +231,7 @@ pub fn predict_dual(
             (m.training_samples().d(), m.task().clone(), m.lambda(), m.factor_seconds(), m.path().name())
         }
     };
-    let x = to_dim(&ds.samples, d)?;
+    let x = crate::commands::predict::to_dim(&ds.samples, d, csv)?;
     let t = Instant::now();
     let pred = with_threads(threads, || match &m {
         M::L(m) => m.predict(&x),

@@ -9,7 +9,7 @@ use kern_core::Samples;
 use kern_core::io::Dataset;
 use kern_core::learner::Model;
 use kern_models::libsvm_model::{LibsvmModel, SvmType};
-use kern_models::persist;
+use kern_models::persist::{self, Persist};
 use kern_models::svm::{Svc, Svr};
 use serde_json::json;
 use std::path::PathBuf;
@@ -63,8 +63,20 @@ pub fn run(a: Args) -> CliResult {
         let ds = a.data.load()?;
         return predict_libsvm(&a, &m, &ds);
     }
-    let kind = persist::peek_kind(&bytes, &path)?;
-    let ds = a.data.load()?;
+    let mut kind = persist::peek_kind(&bytes, &path)?;
+    let mut ds = a.data.load()?;
+    let mut bytes = bytes;
+    let mut scaled = false;
+    if kind == kern_models::scaling::ScaledModel::KIND {
+        // A model trained with --scale: bring the raw samples to the training dimension, scale them
+        // with the stored parameters, and predict with the inner model.
+        let env: kern_models::scaling::ScaledModel = persist::from_bytes(&bytes, &path)?;
+        let raw = to_dim(&ds.samples, env.dim(), a.data.is_csv())?;
+        ds.samples = env.scaling().apply(&raw)?;
+        kind = env.inner_kind().to_string();
+        bytes = env.inner_bytes().to_vec();
+        scaled = true;
+    }
     if !matches!(kind.as_str(), "svc" | "svr")
         && matches!(a.values, Some(Values::Decision | Values::Probability))
     {
@@ -73,7 +85,7 @@ pub fn run(a: Args) -> CliResult {
         )
         .into());
     }
-    match kind.as_str() {
+    let mut summary = match kind.as_str() {
         "svc" => predict_svc(&a, persist::from_bytes(&bytes, &path)?, &ds),
         "svr" => predict_svr(&a, persist::from_bytes(&bytes, &path)?, &ds),
         "railway-svc" => crate::commands::railway::predict_railway_svc(
@@ -88,20 +100,28 @@ pub fn run(a: Args) -> CliResult {
             a.threads,
             a.out.as_deref(),
         ),
-        "lssvm" | "krr" => {
-            crate::commands::lssvm::predict_dual(&bytes, &path, &kind, &ds, a.threads, a.out.as_deref())
-        }
+        "lssvm" | "krr" => crate::commands::lssvm::predict_dual(
+            &bytes,
+            &path,
+            &kind,
+            &ds,
+            a.threads,
+            a.out.as_deref(),
+            a.data.is_csv(),
+        ),
         other => {
             Err(format!("{path}: model kind {other:?} is not supported by this kern (known: svc, svr)")
                 .into())
         }
-    }
+    }?;
+    summary["scaled"] = json!(scaled);
+    Ok(summary)
 }
 
 /// Adapts samples read from a sparse (LIBSVM) file to the model's dimension: missing trailing features
 /// are zeros; extra trailing features are accepted only when they are all zero. A CSV file has every
 /// column, so a different column count is an error.
-fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate::common::CliError> {
+pub fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate::common::CliError> {
     if x.d() == d {
         return Ok(x.clone());
     }

@@ -14,6 +14,7 @@ pub use sample_ref::SampleRef;
 
 use crate::error::{CoreError, Result};
 use faer::MatRef;
+#[cfg(feature = "nalgebra")]
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -179,7 +180,7 @@ impl Samples {
         Self::from_flat(data, rows.len(), d)
     }
 
-    /// Builds samples from a nalgebra matrix whose rows are samples.
+    /// Builds samples from a nalgebra matrix whose rows are samples (feature `nalgebra`).
     ///
     /// ```
     /// let m = nalgebra::DMatrix::from_row_slice(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
@@ -187,6 +188,7 @@ impl Samples {
     /// assert_eq!(x.row(1), &[4.0, 5.0, 6.0]);
     /// # Ok::<(), kern_core::CoreError>(())
     /// ```
+    #[cfg(feature = "nalgebra")]
     pub fn from_dmatrix(m: &DMatrix<f64>) -> Result<Self> {
         let (n, d) = m.shape();
         let mut data = Vec::with_capacity(n * d);
@@ -388,10 +390,11 @@ impl Samples {
         MatRef::from_column_major_slice(self.dense_buffer(), self.d, self.n)
     }
 
-    /// Copies the samples into a nalgebra matrix (rows are samples).
+    /// Copies the samples into a nalgebra matrix (rows are samples; feature `nalgebra`).
     ///
     /// # Errors
     /// [`CoreError::DenseTooLarge`] for a sparse store beyond [`Samples::MAX_DENSE_VALUES`].
+    #[cfg(feature = "nalgebra")]
     pub fn to_dmatrix(&self) -> Result<DMatrix<f64>> {
         let x = self.densify("a nalgebra matrix")?;
         Ok(DMatrix::from_row_slice(self.n, self.d, x.as_slice()))
@@ -630,6 +633,7 @@ mod tests {
         assert!(x.select(&[1]).is_err());
     }
 
+    #[cfg(feature = "nalgebra")]
     #[test]
     fn nalgebra_and_faer_agree() {
         let m = DMatrix::from_fn(4, 3, |i, j| (i * 10 + j) as f64);
