@@ -45,7 +45,7 @@ pub use samples::{SampleIter, SampleRef, Samples, Storage, StoragePolicy, dot, s
 pub use spec::{KERNEL_NAMES, KernelSpec, KernelVisitor, MAX_SPEC_DEPTH};
 pub use targets::{BinaryTargets, ClassTargets, RealTargets, Targets, label_name};
 
-/// The README's library example, compiled and run as a doctest.
+/// The crate README's examples, compiled and run as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct ReadmeDoctests;
+#[doc = include_str!("../README.md")]
+struct CrateReadmeDoctests;

@@ -22,7 +22,7 @@
 //! # Ok::<(), kern_models::ModelsError>(())
 //! ```
 //!
-//! Cargo feature `ndarray` (off by default) adds [`array`]: samples from an ndarray `ArrayView2`,
+//! Cargo feature `ndarray` (off by default) adds `kern_models::array`: samples from an ndarray `ArrayView2`,
 //! predictions as `Array1`, decision values and transforms as `Array2`.
 
 mod error;
@@ -55,3 +55,8 @@ pub use kern_core::{
 };
 pub use kern_sparse::{Ordering, SolveOptions, Solver, SparseError};
 pub use {faer, kern_core, kern_sparse, kern_tune};
+
+/// The crate README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeDoctests;

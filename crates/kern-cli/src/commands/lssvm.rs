@@ -8,8 +8,8 @@
 
 use crate::commands::train::Args;
 use crate::common::{CliResult, with_threads};
+use kern_core::KernelSpec;
 use kern_core::io::Dataset;
-use kern_core::{KernelSpec, Samples};
 use kern_models::kmat::PathChoice;
 use kern_models::krr::{KernelRidge, KernelRidgeParams};
 use kern_models::lssvm::{LsSvm, LsSvmParams};
