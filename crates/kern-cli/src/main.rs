@@ -45,7 +45,7 @@ enum Command {
     /// Feature vector selection (Baudat & Anouar): selected samples and fitness.
     Fvs(commands::fvs::Args),
     /// Train a model (svc, svr, ...) and save it.
-    Train(commands::train::Args),
+    Train(Box<commands::train::Args>),
     /// Apply a saved model to a data file.
     Predict(commands::predict::Args),
     /// Cross-validated grid search of a model's parameters.
@@ -84,7 +84,7 @@ fn main() -> ExitCode {
         Command::Gram(a) => commands::gram::run(a),
         Command::Sparse(a) => commands::sparse::run(a),
         Command::Fvs(a) => commands::fvs::run(a),
-        Command::Train(a) => commands::train::run(a),
+        Command::Train(a) => commands::train::run(*a),
         Command::Predict(a) => commands::predict::run(a),
         Command::Cv(a) => commands::cv::run(a),
         Command::Tune(a) => commands::tune::run(a),

@@ -58,7 +58,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// Every `k`-th sample (from a seeded offset) goes to the test part.
 fn hold_out(ds: &Dataset, k: usize, seed: usize) -> Result<(Dataset, Dataset), Box<dyn std::error::Error>> {
-    let (test, train): (Vec<usize>, Vec<usize>) = (0..ds.samples.n()).partition(|i| (i + seed) % k == 0);
+    let (test, train): (Vec<usize>, Vec<usize>) =
+        (0..ds.samples.n()).partition(|i| (i + seed).is_multiple_of(k));
     let part = |idx: &[usize]| -> Result<Dataset, Box<dyn std::error::Error>> {
         Ok(Dataset {
             samples: ds.samples.select(idx)?,
