@@ -156,9 +156,27 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Saves a kern model to a file, or to standard output when the path is `-`.
+/// The feature scaling `kern train --scale` applied to the training data (and its dimension), stored
+/// with the model by [`save_model`].
+static SCALING: std::sync::OnceLock<(kern_models::scaling::FeatureScaling, usize)> =
+    std::sync::OnceLock::new();
+
+/// Makes every later [`save_model`] of this run store `scaling` (fitted on `d`-dimensional training
+/// data) with the model, so that `kern predict` scales raw data the same way.
+pub fn store_scaling_with_model(scaling: kern_models::scaling::FeatureScaling, d: usize) {
+    let _ = SCALING.set((scaling, d));
+}
+
+/// Saves a kern model to a file, or to standard output when the path is `-` (wrapped with the
+/// training data's scaling when `kern train --scale` set one).
 pub fn save_model<M: kern_models::persist::Persist>(path: &Path, model: &M) -> Result<(), CliError> {
-    write_output(path, &kern_models::persist::to_bytes(model)?)
+    let bytes = match SCALING.get() {
+        Some((s, d)) => {
+            kern_models::persist::to_bytes(&kern_models::scaling::ScaledModel::wrap(s.clone(), *d, model)?)?
+        }
+        None => kern_models::persist::to_bytes(model)?,
+    };
+    write_output(path, &bytes)
 }
 
 /// The store and nonzero count of the first data file read by this run (LIBSVM files keep their
@@ -178,6 +196,13 @@ pub fn add_storage(json: &mut serde_json::Value) {
     if let (Some((storage, nnz)), Some(obj)) = (LOADED.get(), json.as_object_mut()) {
         obj.entry("storage").or_insert(serde_json::json!(storage_name(*storage)));
         obj.entry("nnz").or_insert(serde_json::json!(nnz));
+    }
+    if let (Some((s, _)), Some(obj)) = (SCALING.get(), json.as_object_mut()) {
+        let (lower, upper) = s.limits();
+        obj.insert(
+            "scaling".into(),
+            serde_json::json!({"lower": lower, "upper": upper, "features": s.n_features()}),
+        );
     }
 }
 

@@ -10,6 +10,7 @@
 
 mod commands;
 mod common;
+mod progress;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -22,6 +23,13 @@ struct Cli {
     /// instead (default: the cgroup limit or the available memory, whichever is smaller).
     #[arg(long, global = true, value_name = "SIZE")]
     max_memory: Option<String>,
+    /// Draw progress bars on stderr even when it is not a terminal (they are drawn on a terminal
+    /// anyway).
+    #[arg(long, global = true)]
+    progress: bool,
+    /// No progress bars.
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -37,7 +45,7 @@ enum Command {
     /// Feature vector selection (Baudat & Anouar): selected samples and fitness.
     Fvs(commands::fvs::Args),
     /// Train a model (svc, svr, ...) and save it.
-    Train(commands::train::Args),
+    Train(Box<commands::train::Args>),
     /// Apply a saved model to a data file.
     Predict(commands::predict::Args),
     /// Cross-validated grid search of a model's parameters.
@@ -69,14 +77,14 @@ fn main() -> ExitCode {
             }
         }
     }
-    kern_tune::grid::report_progress(true);
+    progress::install(progress::Mode::from_flags(cli.progress, cli.quiet));
     kern_core::parallel::fix_faer_global();
     let result = match cli.command {
         Command::Info(a) => commands::info::run(a),
         Command::Gram(a) => commands::gram::run(a),
         Command::Sparse(a) => commands::sparse::run(a),
         Command::Fvs(a) => commands::fvs::run(a),
-        Command::Train(a) => commands::train::run(a),
+        Command::Train(a) => commands::train::run(*a),
         Command::Predict(a) => commands::predict::run(a),
         Command::Cv(a) => commands::cv::run(a),
         Command::Tune(a) => commands::tune::run(a),

@@ -9,12 +9,12 @@
 
 use crate::error::Result;
 use crate::kernel::{Kernel, Profile};
+use crate::parallel::prelude::*;
 use crate::samples::{SampleRef, Samples};
 use crate::sparse_dots::{self, SparseDots};
 use faer::linalg::matmul::matmul;
 use faer::reborrow::ReborrowMut;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
-use rayon::prelude::*;
 
 /// Block edge of the tiled computation: one GEMM per 512 × 512 block (2 MiB) amortizes faer's packing
 /// over long rows at large d (measured faster than 256 at d = 784), and its kernel values are applied

@@ -5,6 +5,11 @@
 //! through faer ([`gram`](fn@gram), [`cross_gram`]), LIBSVM and CSV data files ([`io`]), and the learner traits
 //! ([`learner`]) that tuning and model crates share.
 //!
+//! Cargo features: `rayon` (parallel Gram matrices and dense algebra), `gzip` (`.gz` data files) and
+//! `nalgebra` (conversions to and from nalgebra's `DMatrix` / `CsrMatrix`) are on by default;
+//! `ndarray` adds the `array` module (samples from `ArrayView2`, predictions as
+//! `Array1` / `Array2`). Without `rayon` every result is the same, computed on one thread.
+//!
 //! ```
 //! use kern_core::{gram, Kernel, KernelSpec, Samples};
 //! let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 0.0], [5.0, 5.0]])?;
@@ -16,6 +21,8 @@
 //! # Ok::<(), kern_core::CoreError>(())
 //! ```
 
+#[cfg(feature = "ndarray")]
+pub mod array;
 mod error;
 pub mod gram;
 pub mod io;
@@ -38,7 +45,7 @@ pub use samples::{SampleIter, SampleRef, Samples, Storage, StoragePolicy, dot, s
 pub use spec::{KERNEL_NAMES, KernelSpec, KernelVisitor, MAX_SPEC_DEPTH};
 pub use targets::{BinaryTargets, ClassTargets, RealTargets, Targets, label_name};
 
-/// The README's library example, compiled and run as a doctest.
+/// The crate README's examples, compiled and run as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct ReadmeDoctests;
+#[doc = include_str!("../README.md")]
+struct CrateReadmeDoctests;

@@ -1,4 +1,11 @@
-//! faer's parallelism with a fixed degree, so dense algebra gives the same bits at any thread count.
+//! Parallelism in one place: faer's parallelism with a fixed degree, so dense algebra gives the same
+//! bits at any thread count, and the [`prelude`] every parallel loop of this crate imports, so that the
+//! `rayon` cargo feature is one switch.
+//!
+//! With the `rayon` feature (on by default) [`prelude`] is rayon's prelude and faer runs on the rayon
+//! pool. Without it [`prelude`] gives the same method names (`into_par_iter`, `par_chunks_mut`,
+//! `with_min_len`, faer's `par_col_chunks_mut` …) as ordinary sequential iterators, and faer runs
+//! sequentially: same results, one thread.
 //!
 //! faer splits reductions (the matrix-vector products of the tridiagonal reduction of an
 //! eigendecomposition, the blocks of a Cholesky factorization) into as many parts as its `Par` degree
@@ -8,7 +15,11 @@
 //! one-thread pool).
 //!
 //! ```
+//! use kern_core::parallel::prelude::*;
+//! let squares: Vec<usize> = (0..5usize).into_par_iter().with_min_len(2).map(|i| i * i).collect();
+//! assert_eq!(squares, [0, 1, 4, 9, 16]);
 //! let p = kern_core::parallel::faer_par();
+//! # #[cfg(feature = "rayon")]
 //! assert_eq!(p, faer::Par::rayon(kern_core::parallel::FAER_DEGREE));
 //! ```
 
@@ -31,7 +42,14 @@ pub const FAER_DEGREE: usize = 8;
 /// assert_eq!(c, a);
 /// ```
 pub fn faer_par() -> Par {
-    Par::rayon(FAER_DEGREE)
+    #[cfg(feature = "rayon")]
+    {
+        Par::rayon(FAER_DEGREE)
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        Par::Seq
+    }
 }
 
 /// Sets faer's global parallelism (used by its high-level methods such as `self_adjoint_eigen` and
@@ -43,4 +61,165 @@ pub fn faer_par() -> Par {
 /// ```
 pub fn fix_faer_global() {
     faer::set_global_parallelism(faer_par());
+}
+
+/// The parallel-iterator vocabulary of kern's loops: rayon's prelude with the `rayon` feature, a
+/// sequential stand-in with the same method names without it.
+///
+/// ```
+/// use kern_core::parallel::prelude::*;
+/// let mut v = vec![0.0; 6];
+/// v.par_chunks_mut(2).enumerate().for_each(|(i, c)| c.fill(i as f64));
+/// assert_eq!(v, [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]);
+/// let mut m = faer::Mat::<f64>::zeros(4, 3);
+/// m.as_mut().par_col_chunks_mut(2).enumerate().for_each(|(b, mut cols)| cols.fill(b as f64));
+/// assert_eq!(m[(3, 2)], 1.0);
+/// ```
+pub mod prelude {
+    #[cfg(feature = "rayon")]
+    pub use rayon::prelude::*;
+
+    #[cfg(not(feature = "rayon"))]
+    pub use super::sequential::{IntoParIter, ParChunks, ParChunksMut, ParIterTuning, ParMatChunksMut};
+}
+
+/// The sequential stand-in for rayon's iterator methods (only without the `rayon` feature).
+#[cfg(not(feature = "rayon"))]
+pub mod sequential {
+    use faer::MatMut;
+
+    /// `into_par_iter` = `into_iter`.
+    ///
+    /// ```
+    /// use kern_core::parallel::prelude::*;
+    /// assert_eq!((0..3usize).into_par_iter().sum::<usize>(), 3);
+    /// ```
+    pub trait IntoParIter: IntoIterator + Sized {
+        /// The ordinary iterator.
+        fn into_par_iter(self) -> Self::IntoIter {
+            self.into_iter()
+        }
+    }
+    impl<T: IntoIterator> IntoParIter for T {}
+
+    /// rayon's splitting hints, which mean nothing sequentially.
+    ///
+    /// ```
+    /// use kern_core::parallel::prelude::*;
+    /// assert_eq!((0..4usize).into_par_iter().with_min_len(2).with_max_len(3).count(), 4);
+    /// ```
+    pub trait ParIterTuning: Iterator + Sized {
+        /// Returns the iterator unchanged.
+        fn with_min_len(self, _min: usize) -> Self {
+            self
+        }
+        /// Returns the iterator unchanged.
+        fn with_max_len(self, _max: usize) -> Self {
+            self
+        }
+    }
+    impl<I: Iterator> ParIterTuning for I {}
+
+    /// `par_iter` / `par_chunks` on slices.
+    ///
+    /// ```
+    /// use kern_core::parallel::prelude::*;
+    /// let v = [1, 2, 3];
+    /// assert_eq!(v.par_chunks(2).count(), 2);
+    /// assert_eq!(v.par_iter().sum::<i32>(), 6);
+    /// ```
+    pub trait ParChunks<T> {
+        /// `iter`.
+        fn par_iter(&self) -> std::slice::Iter<'_, T>;
+        /// `chunks`.
+        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T>;
+    }
+    impl<T> ParChunks<T> for [T] {
+        fn par_iter(&self) -> std::slice::Iter<'_, T> {
+            self.iter()
+        }
+        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T> {
+            self.chunks(size)
+        }
+    }
+
+    /// `par_iter_mut` / `par_chunks_mut` on slices.
+    ///
+    /// ```
+    /// use kern_core::parallel::prelude::*;
+    /// let mut v = [1, 2, 3];
+    /// v.par_iter_mut().for_each(|x| *x *= 2);
+    /// assert_eq!(v, [2, 4, 6]);
+    /// ```
+    pub trait ParChunksMut<T> {
+        /// `iter_mut`.
+        fn par_iter_mut(&mut self) -> std::slice::IterMut<'_, T>;
+        /// `chunks_mut`.
+        fn par_chunks_mut(&mut self, size: usize) -> std::slice::ChunksMut<'_, T>;
+    }
+    impl<T> ParChunksMut<T> for [T] {
+        fn par_iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+            self.iter_mut()
+        }
+        fn par_chunks_mut(&mut self, size: usize) -> std::slice::ChunksMut<'_, T> {
+            self.chunks_mut(size)
+        }
+    }
+
+    /// faer's `par_col_chunks_mut` / `par_row_chunks_mut` (which exist only with faer's `rayon`
+    /// feature) as sequential iterators over blocks of `size` columns / rows (the last may be smaller).
+    ///
+    /// ```
+    /// use kern_core::parallel::prelude::*;
+    /// let mut m = faer::Mat::<f64>::zeros(5, 2);
+    /// let sizes: Vec<usize> = m.as_mut().par_row_chunks_mut(2).map(|r| r.nrows()).collect();
+    /// assert_eq!(sizes, [2, 2, 1]);
+    /// ```
+    pub trait ParMatChunksMut<'a> {
+        /// Blocks of `size` columns, left to right.
+        fn par_col_chunks_mut(self, size: usize) -> MatChunks<'a>;
+        /// Blocks of `size` rows, top to bottom.
+        fn par_row_chunks_mut(self, size: usize) -> MatChunks<'a>;
+    }
+    impl<'a> ParMatChunksMut<'a> for MatMut<'a, f64> {
+        fn par_col_chunks_mut(self, size: usize) -> MatChunks<'a> {
+            assert!(size > 0, "chunk size must be positive");
+            MatChunks { rest: Some(self), size, by_cols: true }
+        }
+        fn par_row_chunks_mut(self, size: usize) -> MatChunks<'a> {
+            assert!(size > 0, "chunk size must be positive");
+            MatChunks { rest: Some(self), size, by_cols: false }
+        }
+    }
+
+    /// The iterator of [`ParMatChunksMut`].
+    ///
+    /// ```
+    /// use kern_core::parallel::prelude::*;
+    /// let mut m = faer::Mat::<f64>::zeros(2, 3);
+    /// assert_eq!(m.as_mut().par_col_chunks_mut(2).count(), 2);
+    /// ```
+    #[derive(Debug)]
+    pub struct MatChunks<'a> {
+        rest: Option<MatMut<'a, f64>>,
+        size: usize,
+        by_cols: bool,
+    }
+
+    impl<'a> Iterator for MatChunks<'a> {
+        type Item = MatMut<'a, f64>;
+        fn next(&mut self) -> Option<Self::Item> {
+            let m = self.rest.take()?;
+            let len = if self.by_cols { m.ncols() } else { m.nrows() };
+            if len == 0 {
+                return None;
+            }
+            let k = self.size.min(len);
+            let (head, tail) = if self.by_cols { m.split_at_col_mut(k) } else { m.split_at_row_mut(k) };
+            if k < len {
+                self.rest = Some(tail);
+            }
+            Some(head)
+        }
+    }
 }

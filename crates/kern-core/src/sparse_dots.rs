@@ -15,8 +15,8 @@
 //! the multiply-adds of every group member that is nonzero there (about 2.7 per load on MNIST), which
 //! halves the time of the symmetric Gram matrix's inner products.
 
+use crate::parallel::prelude::*;
 use crate::samples::{SampleRef, Samples};
-use rayon::prelude::*;
 use std::ops::Range;
 
 /// Features per task when building the transposed copy.

@@ -27,10 +27,12 @@
 
 use crate::error::{ModelsError, Result};
 use crate::libsvm_model::fmt_g17;
+use crate::persist::{self, Persist};
 use kern_core::Samples;
+use serde::{Deserialize, Serialize};
 
 /// Target scaling of `svm-scale -y`: `[y_min, y_max] ↦ [y_lower, y_upper]`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TargetScaling {
     /// Lower end of the output range.
     pub lower: f64,
@@ -43,7 +45,7 @@ pub struct TargetScaling {
 }
 
 /// `svm-scale`'s feature scaling parameters.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FeatureScaling {
     lower: f64,
     upper: f64,
@@ -117,6 +119,7 @@ impl FeatureScaling {
     /// `svm-scale` ignores them; unlisted ones become 0).
     pub fn apply(&self, x: &Samples) -> Result<Samples> {
         let d = x.d();
+        let x = x.densify("the scaled features")?;
         // Per column: Some((min, max)) or None (dropped).
         let mut col: Vec<Option<(f64, f64)>> = vec![None; d];
         for &(j, lo, hi) in &self.ranges {
@@ -202,6 +205,142 @@ impl FeatureScaling {
             }
         }
         Ok(FeatureScaling { lower, upper, ranges, target })
+    }
+}
+
+impl FeatureScaling {
+    /// What [`FeatureScaling::parse`] guarantees, checked on a decoded value: finite limits with
+    /// `lower < upper`, ascending 1-based indices with finite `min < max`, a finite target scaling.
+    fn check(&self) -> std::result::Result<(), String> {
+        check_limits(self.lower, self.upper).map_err(|e| e.to_string())?;
+        let mut last = 0;
+        for &(j, lo, hi) in &self.ranges {
+            if j <= last {
+                return Err(format!("feature indices must ascend from 1 (index {j})"));
+            }
+            if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                return Err(format!("feature {j}: range [{lo}, {hi}] is not finite with min < max"));
+            }
+            last = j;
+        }
+        if let Some(t) = self.target
+            && ![t.lower, t.upper, t.min, t.max].iter().all(|v| v.is_finite())
+        {
+            return Err("the target scaling is not finite".into());
+        }
+        Ok(())
+    }
+}
+
+/// A trained model stored together with the feature scaling of its training data (`kern train
+/// --scale`): prediction scales new samples with the same parameters first. The inner model is kept as
+/// a complete kern model file (its own header and payload), so any model kind can be wrapped and is
+/// validated by its own rules when unwrapped.
+///
+/// ```
+/// use kern_models::scaling::{FeatureScaling, ScaledModel};
+/// use kern_models::svm::{Svc, SvcParams};
+/// use kern_models::{BinaryTargets, Fit, Model, Samples};
+///
+/// let raw = Samples::from_rows(&[[0.0, 100.0], [1.0, 300.0], [4.0, 100.0], [5.0, 500.0]])?;
+/// let y = BinaryTargets::from_f64(&[-1.0, -1.0, 1.0, 1.0])?;
+/// let scaling = FeatureScaling::fit(&raw, -1.0, 1.0)?;
+/// let svc = SvcParams::new("gaussian:sigma=1".parse()?).fit(&scaling.apply(&raw)?, &y)?;
+/// let stored = ScaledModel::wrap(scaling.clone(), raw.d(), &svc)?;
+/// let bytes = kern_models::persist::to_bytes(&stored)?;
+///
+/// let back: ScaledModel = kern_models::persist::from_bytes(&bytes, "<bytes>")?;
+/// assert_eq!(back.inner_kind(), "svc");
+/// let model: Svc = back.unwrap_model()?;
+/// // Raw samples in, scaled as for training:
+/// assert_eq!(model.predict(&back.scaling().apply(&raw)?)?, svc.predict(&scaling.apply(&raw)?)?);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScaledModel {
+    scaling: FeatureScaling,
+    /// The training data's dimension (new samples are brought to it before scaling).
+    d: usize,
+    /// The inner model's kind tag.
+    kind: String,
+    /// The inner model as a complete kern model file.
+    model: Vec<u8>,
+}
+
+impl ScaledModel {
+    /// Wraps `model`, trained on `d`-dimensional samples scaled by `scaling`.
+    ///
+    /// # Errors
+    /// A target scaling (`svm-scale -y`) is refused: models store feature scaling only.
+    pub fn wrap<M: Persist>(scaling: FeatureScaling, d: usize, model: &M) -> Result<Self> {
+        if scaling.target.is_some() {
+            return Err(ModelsError::Input(
+                "a scaling with a target section (svm-scale -y) cannot be stored in a model: scale the \
+                 targets separately"
+                    .into(),
+            ));
+        }
+        if scaling.n_features() > d {
+            return Err(ModelsError::Input(format!(
+                "the scaling lists feature {}, the training data has {d} features",
+                scaling.n_features()
+            )));
+        }
+        Ok(ScaledModel { scaling, d, kind: M::KIND.to_string(), model: persist::to_bytes(model)? })
+    }
+
+    /// The feature scaling applied before the inner model.
+    pub fn scaling(&self) -> &FeatureScaling {
+        &self.scaling
+    }
+
+    /// The training data's dimension.
+    pub fn dim(&self) -> usize {
+        self.d
+    }
+
+    /// The inner model's kind tag (`"svc"`, `"lssvm"`, …).
+    pub fn inner_kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The inner model as a kern model file (header and payload), for readers that dispatch on its kind.
+    pub fn inner_bytes(&self) -> &[u8] {
+        &self.model
+    }
+
+    /// Decodes the inner model.
+    ///
+    /// # Errors
+    /// [`ModelsError::Format`] when the inner model is not a valid `M`.
+    pub fn unwrap_model<M: Persist>(&self) -> Result<M> {
+        persist::from_bytes(&self.model, "<scaled model>")
+    }
+}
+
+impl Persist for ScaledModel {
+    const KIND: &'static str = "scaled";
+
+    fn validate(&self) -> std::result::Result<(), String> {
+        self.scaling.check()?;
+        if self.scaling.target.is_some() {
+            return Err("a stored scaling has no target section".into());
+        }
+        if self.scaling.n_features() > self.d {
+            return Err(format!(
+                "the scaling lists feature {} of {} features",
+                self.scaling.n_features(),
+                self.d
+            ));
+        }
+        if self.kind == Self::KIND {
+            return Err("a scaled model wraps another scaled model".into());
+        }
+        let inner = persist::peek_kind(&self.model, "<scaled model>").map_err(|e| e.to_string())?;
+        if inner != self.kind {
+            return Err(format!("the inner model is {inner:?}, the envelope says {:?}", self.kind));
+        }
+        Ok(())
     }
 }
 

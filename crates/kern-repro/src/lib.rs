@@ -18,3 +18,9 @@ pub mod registry;
 pub mod report;
 
 pub use error::{ReproError, Result};
+
+/// The workspace README's library example, compiled and run as a doctest (here, in the unpublished
+/// crate, because the file lies outside every published crate).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct WorkspaceReadmeDoctests;

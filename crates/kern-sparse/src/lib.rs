@@ -61,3 +61,8 @@ pub use neighbors::{Neighbor, NeighborIndex, SearchMethod};
 pub use ordering::{Ordering, Permutation, amd_order, nd_order, order, permute_symmetric, rcm};
 pub use pcg::{Pcg, PcgOptions, PcgReport, Preconditioner};
 pub use solver::{SolveOptions, Solver};
+
+/// The crate README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeDoctests;

@@ -476,8 +476,31 @@ pub fn report_progress(on: bool) {
     PROGRESS.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// A function told `(finished fits, total fits)` after every fit of a [`grid_search`].
+pub type ProgressObserver = std::sync::Arc<dyn Fn(usize, usize) + Send + Sync>;
+
+static OBSERVER: std::sync::RwLock<Option<ProgressObserver>> = std::sync::RwLock::new(None);
+
+/// Installs (or with `None` removes) a function called with `(finished, total)` after each fit of every
+/// later [`grid_search`], from the worker threads, so that a program can draw its own progress bar
+/// (the `kern` command draws one with indicatif). It is called whether or not [`report_progress`] is on.
+///
+/// ```
+/// use std::sync::{Arc, atomic::{AtomicUsize, Ordering}};
+/// let seen = Arc::new(AtomicUsize::new(0));
+/// let s = seen.clone();
+/// kern_tune::grid::observe_progress(Some(Arc::new(move |done, _total| {
+///     s.fetch_max(done, Ordering::Relaxed);
+/// })));
+/// kern_tune::grid::observe_progress(None);
+/// ```
+pub fn observe_progress(f: Option<ProgressObserver>) {
+    *OBSERVER.write().unwrap_or_else(|e| e.into_inner()) = f;
+}
+
 /// Counts finished fits and redraws the progress line (when enabled and stderr is a terminal).
 struct Progress {
+    observer: Option<ProgressObserver>,
     on: bool,
     total: usize,
     done: std::sync::atomic::AtomicUsize,
@@ -489,7 +512,9 @@ impl Progress {
     fn new(total: usize) -> Self {
         use std::io::IsTerminal;
         let on = PROGRESS.load(std::sync::atomic::Ordering::Relaxed) && std::io::stderr().is_terminal();
+        let observer = OBSERVER.read().unwrap_or_else(|e| e.into_inner()).clone();
         Progress {
+            observer,
             on,
             total,
             done: Default::default(),
@@ -500,10 +525,16 @@ impl Progress {
 
     fn tick(&self) {
         use std::sync::atomic::Ordering::Relaxed;
-        if !self.on {
+        if !self.on && self.observer.is_none() {
             return;
         }
         let k = self.done.fetch_add(1, Relaxed) + 1;
+        if let Some(f) = &self.observer {
+            f(k, self.total);
+        }
+        if !self.on {
+            return;
+        }
         let ms = self.start.elapsed().as_millis() as u64;
         let last = self.last_ms.load(Relaxed);
         if (ms >= last + 500 || k == self.total)

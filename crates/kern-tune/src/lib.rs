@@ -35,3 +35,8 @@ pub mod pairs;
 pub mod support;
 
 pub use error::{BoxError, Result, TuneError};
+
+/// The crate README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeDoctests;

@@ -216,6 +216,7 @@ pub fn predict_dual(
     ds: &Dataset,
     threads: Option<usize>,
     out: Option<&Path>,
+    csv: bool,
 ) -> CliResult {
     enum M {
         L(LsSvm),
@@ -233,7 +234,7 @@ pub fn predict_dual(
             (m.training_samples().d(), m.task().clone(), m.lambda(), m.factor_seconds(), m.path().name())
         }
     };
-    let x = crate::commands::predict::to_dim(&ds.samples, d, false)?;
+    let x = crate::commands::predict::to_dim(&ds.samples, d, csv)?;
     let t = Instant::now();
     let pred = with_threads(threads, || match &m {
         M::L(m) => m.predict(&x),

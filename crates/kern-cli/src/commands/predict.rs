@@ -9,7 +9,7 @@ use kern_core::Samples;
 use kern_core::io::Dataset;
 use kern_core::learner::Model;
 use kern_models::libsvm_model::{LibsvmModel, SvmType};
-use kern_models::persist;
+use kern_models::persist::{self, Persist};
 use kern_models::svm::{Svc, Svr};
 use serde_json::json;
 use std::path::PathBuf;
@@ -63,14 +63,30 @@ pub fn run(a: Args) -> CliResult {
         let ds = a.data.load_sparse()?;
         return predict_libsvm(&a, &m, &ds);
     }
-    let kind = persist::peek_kind(&bytes, &path)?;
-    // Kernel expansions (SVMs, LS-SVM, KRR) predict on either sample store (a sparse file stays sparse);
-    // the other models on dense samples.
-    let ds = if matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom") {
-        a.data.load_sparse()?
-    } else {
-        a.data.load()?
-    };
+    let mut kind = persist::peek_kind(&bytes, &path)?;
+    let mut bytes = bytes;
+    // A model trained with --scale holds the scaling and the inner model.
+    let envelope: Option<kern_models::scaling::ScaledModel> =
+        if kind == kern_models::scaling::ScaledModel::KIND {
+            Some(persist::from_bytes(&bytes, &path)?)
+        } else {
+            None
+        };
+    if let Some(env) = &envelope {
+        kind = env.inner_kind().to_string();
+        bytes = env.inner_bytes().to_vec();
+    }
+    // Kernel expansions (SVMs, LS-SVM, KRR, landmark models) predict on either sample store (a sparse
+    // file stays sparse); the other models, and scaled samples (scaling moves zeros), are dense.
+    let sparse = envelope.is_none()
+        && matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom");
+    let mut ds = if sparse { a.data.load_sparse()? } else { a.data.load()? };
+    if let Some(env) = &envelope {
+        // Bring the raw samples to the training dimension, then scale them with the stored parameters.
+        let raw = to_dim(&ds.samples, env.dim(), a.data.is_csv())?;
+        ds.samples = env.scaling().apply(&raw)?;
+    }
+    let scaled = envelope.is_some();
     if !matches!(kind.as_str(), "svc" | "svr" | "one-class")
         && matches!(a.values, Some(Values::Decision | Values::Probability))
     {
@@ -79,7 +95,7 @@ pub fn run(a: Args) -> CliResult {
         )
         .into());
     }
-    match kind.as_str() {
+    let mut summary = match kind.as_str() {
         "svc" => predict_svc(&a, persist::from_bytes(&bytes, &path)?, &ds),
         "svr" => predict_svr(&a, persist::from_bytes(&bytes, &path)?, &ds),
         "one-class" => {
@@ -110,14 +126,23 @@ pub fn run(a: Args) -> CliResult {
             a.out.as_deref(),
             a.data.is_csv(),
         ),
-        "lssvm" | "krr" => {
-            crate::commands::lssvm::predict_dual(&bytes, &path, &kind, &ds, a.threads, a.out.as_deref())
-        }
+        "lssvm" | "krr" => crate::commands::lssvm::predict_dual(
+            &bytes,
+            &path,
+            &kind,
+            &ds,
+            a.threads,
+            a.out.as_deref(),
+            a.data.is_csv(),
+        ),
         other => Err(format!(
-            "{path}: model kind {other:?} is not supported by this kern (known: svc, svr, one-class)"
+            "{path}: model kind {other:?} is not supported by this kern (known: svc, svr, one-class, lssvm, \
+             krr, nystrom, kfa, railway-svc)"
         )
         .into()),
-    }
+    }?;
+    summary["scaled"] = json!(scaled);
+    Ok(summary)
 }
 
 /// Adapts samples read from a sparse (LIBSVM) file to the model's dimension: missing trailing features

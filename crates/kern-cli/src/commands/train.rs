@@ -161,6 +161,52 @@ pub struct Args {
     /// Train svc even on labels that look real-valued or on more than 100 classes.
     #[arg(long)]
     pub allow_many_classes: bool,
+    /// Scale every feature onto [--scale-lower, --scale-upper] by its training range (as svm-scale
+    /// does) and store the scaling in the model: `kern predict` then scales raw data the same way.
+    #[arg(long, conflicts_with = "scale_file")]
+    pub scale: bool,
+    /// Lower end of --scale's range.
+    #[arg(long, default_value_t = -1.0, requires = "scale", allow_negative_numbers = true)]
+    pub scale_lower: f64,
+    /// Upper end of --scale's range.
+    #[arg(long, default_value_t = 1.0, requires = "scale", allow_negative_numbers = true)]
+    pub scale_upper: f64,
+    /// Scale the features with the parameters of this file (`svm-scale -s` or `kern scale -s`
+    /// output) and store them in the model, as --scale does.
+    #[arg(long, value_name = "FILE")]
+    pub scale_file: Option<PathBuf>,
+}
+
+/// The feature scaling `--scale` / `--scale-file` ask for, fitted on (or read for) the training data.
+fn scaling_of(a: &Args, ds: &Dataset) -> Result<Option<kern_models::scaling::FeatureScaling>, CliError> {
+    use kern_models::scaling::FeatureScaling;
+    let s = match (&a.scale_file, a.scale) {
+        (Some(p), _) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            FeatureScaling::parse(&text, &p.display().to_string())?
+        }
+        (None, true) => FeatureScaling::fit(&ds.samples, a.scale_lower, a.scale_upper)?,
+        (None, false) => return Ok(None),
+    };
+    if s.target().is_some() {
+        return Err("--scale-file: the file has a target section (svm-scale -y); a model stores feature \
+                    scaling only"
+            .into());
+    }
+    Ok(Some(s))
+}
+
+/// Loads the training data and applies `--scale` / `--scale-file` (the scaling is then stored with the
+/// saved model). `sparse`: the model computes on a sparse store, so a sparse file stays sparse unless
+/// it is scaled (scaling moves zeros, so scaled samples are dense).
+fn load_scaled(a: &Args, sparse: bool) -> Result<Dataset, CliError> {
+    let scaled = a.scale || a.scale_file.is_some();
+    let mut ds = if sparse && !scaled { a.data.load_sparse()? } else { a.data.load()? };
+    if let Some(s) = scaling_of(a, &ds)? {
+        ds.samples = s.apply(&ds.samples)?;
+        crate::common::store_scaling_with_model(s, ds.samples.d());
+    }
+    Ok(ds)
 }
 
 /// Runs `kern train`.
@@ -168,17 +214,15 @@ pub fn run(a: Args) -> CliResult {
     crate::common::check_out(&a.out, &[&a.data.data])?;
     check_libsvm_format(&a)?;
     if a.kernel.trim_start().starts_with("railway") {
-        let ds = a.data.load()?;
+        let ds = load_scaled(&a, false)?;
         return crate::commands::railway::train_railway_svc(&a, &ds);
     }
     let kernel = parse_kernel(&a.kernel)?;
     let target = target(&a)?;
     // SVMs, LS-SVM and KRR compute on either sample store (a sparse file's samples stay O(nnz)); the
     // feature-vector models still work on dense samples.
-    let ds = match target {
-        Target::Svm(_) | Target::Model(ModelKind::Lssvm | ModelKind::Krr) => a.data.load_sparse()?,
-        Target::Model(_) => a.data.load()?,
-    };
+    let sparse = matches!(target, Target::Svm(_) | Target::Model(ModelKind::Lssvm | ModelKind::Krr));
+    let ds = load_scaled(&a, sparse)?;
     let model = match target {
         Target::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds),
         Target::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds),
@@ -189,7 +233,7 @@ pub fn run(a: Args) -> CliResult {
         ModelKind::Svc | ModelKind::Svr => unreachable!("resolved to an SVM type by `target`"),
         ModelKind::Kfa => crate::commands::fvs::train_kfa(&a, kernel, &ds),
         ModelKind::Lssvm | ModelKind::Krr if a.landmarks.is_some() => {
-            crate::commands::landmark::train_landmark(&a, kernel, &ds, a.model == ModelKind::Lssvm)
+            crate::commands::landmark::train_landmark(&a, kernel, &ds, model == ModelKind::Lssvm)
         }
         ModelKind::Lssvm => {
             crate::commands::lssvm::train_dual(&a, kernel, &ds, crate::commands::lssvm::Dual::LsSvm)
@@ -260,6 +304,12 @@ fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
     }
     if a.multiclass == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
+    }
+    if a.scale || a.scale_file.is_some() {
+        return Err("--format libsvm cannot store a scaling (LIBSVM model files have no place for it): \
+                    scale with `kern scale -s PARAMS`, train on the scaled file, and scale test data \
+                    with `kern scale -r PARAMS`"
+            .into());
     }
     kern_models::libsvm_model::LibsvmKernel::from_spec(&parse_kernel(&a.kernel)?)?;
     Ok(())

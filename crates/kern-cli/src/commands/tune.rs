@@ -132,6 +132,7 @@ fn bandwidth(a: BandwidthArgs) -> CliResult {
     let t = Instant::now();
     let out = match a.subsample {
         None => {
+            let _spin = crate::progress::Spinner::start("selecting the bandwidth");
             let b = with_threads(a.threads, || select_bandwidth(x, labels.as_deref(), method, &opts))??;
             let seconds = t.elapsed().as_secs_f64();
             json!({
@@ -144,6 +145,7 @@ fn bandwidth(a: BandwidthArgs) -> CliResult {
             })
         }
         Some(m) => {
+            let _spin = crate::progress::Spinner::start("bandwidths of the subsamples");
             let s = with_threads(a.threads, || {
                 subsample_study(x, labels.as_deref(), method, m, a.repeats, a.seed, &opts)
             })??;
@@ -209,7 +211,9 @@ fn support(a: SupportArgs) -> CliResult {
     let ds = a.data.load()?;
     let x = &ds.samples;
     let t = Instant::now();
+    let spin = crate::progress::Spinner::start("alignment and sparsity of the support radii");
     let ch = with_threads(a.threads, || SupportProfile::new(&base, x, &opts)?.select(procedure, &search))??;
+    drop(spin);
     let seconds = t.elapsed().as_secs_f64();
     let mut out = json!({
         "n": x.n(), "d": x.d(),

@@ -1,6 +1,6 @@
 //! Data files: LIBSVM/svmlight text ([`read_libsvm`], [`write_libsvm`]) and CSV ([`read_csv`]).
 //!
-//! Both readers accept gzip-compressed files (name ending in `.gz`), return a [`Dataset`] (validated
+//! Both readers accept gzip-compressed files (name ending in `.gz`; feature `gzip`, on by default), return a [`Dataset`] (validated
 //! samples plus the raw label column) and report malformed input as [`crate::CoreError::Parse`] with
 //! the file and 1-based line. [`read_data`] picks the format by file name, as the `kern` command does.
 
@@ -115,12 +115,25 @@ pub(crate) fn normalize_label(s: &str) -> String {
 
 pub(crate) fn open_lines(path: &Path) -> Result<Box<dyn BufRead>> {
     let f = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
-    let r: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
-        Box::new(flate2::read::MultiGzDecoder::new(f))
-    } else {
-        Box::new(f)
-    };
+    let r: Box<dyn Read> =
+        if path.extension().is_some_and(|e| e == "gz") { gunzip(path, f)? } else { Box::new(f) };
     Ok(Box::new(BufReader::with_capacity(1 << 16, r)))
+}
+
+#[cfg(feature = "gzip")]
+fn gunzip(_path: &Path, f: std::fs::File) -> Result<Box<dyn Read>> {
+    Ok(Box::new(flate2::read::MultiGzDecoder::new(f)))
+}
+
+#[cfg(not(feature = "gzip"))]
+fn gunzip(path: &Path, _f: std::fs::File) -> Result<Box<dyn Read>> {
+    Err(io_err(
+        path,
+        std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "reading .gz files needs kern-core's `gzip` feature (decompress the file, or enable the feature)",
+        ),
+    ))
 }
 
 pub(crate) fn io_err(path: &Path, source: std::io::Error) -> CoreError {

@@ -1,9 +1,10 @@
 //! The compressed sparse row (CSR) store of [`Samples`]: row pointers, sorted column indices and values,
 //! validated once at construction, plus the constructors that build it (from CSR parts, from
-//! (row, column, value) triplets and from nalgebra-sparse's [`CsrMatrix`]).
+//! (row, column, value) triplets and from nalgebra-sparse's `CsrMatrix`, feature `nalgebra`).
 
 use super::{Samples, Store};
 use crate::error::{CoreError, Result};
+#[cfg(feature = "nalgebra")]
 use nalgebra_sparse::CsrMatrix;
 
 /// The nonzeros of `n` samples: sample `i` holds `indices[indptr[i]..indptr[i + 1]]` (strictly
@@ -210,6 +211,7 @@ impl Samples {
     /// assert_eq!(x.to_dense()?.row(0), &[0.0, 0.0, 4.0]);
     /// # Ok::<(), kern_core::CoreError>(())
     /// ```
+    #[cfg(feature = "nalgebra")]
     pub fn from_csr_matrix(m: &CsrMatrix<f64>) -> Result<Self> {
         let (indptr, indices, values) = m.csr_data();
         Self::from_csr(m.nrows(), m.ncols(), indptr.to_vec(), indices.to_vec(), values.to_vec())
@@ -224,6 +226,7 @@ impl Samples {
     /// assert_eq!(kern_core::Samples::from_csr_matrix(&m)?.to_dense()?, x);
     /// # Ok::<(), kern_core::CoreError>(())
     /// ```
+    #[cfg(feature = "nalgebra")]
     pub fn to_csr_matrix(&self) -> Result<CsrMatrix<f64>> {
         let s = self.to_sparse();
         let Store::Sparse(c) = &s.store else { unreachable!("to_sparse returns a sparse store") };

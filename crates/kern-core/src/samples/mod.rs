@@ -15,6 +15,7 @@ pub use sample_ref::SampleRef;
 use crate::error::{CoreError, Result};
 use crate::memory;
 use faer::MatRef;
+#[cfg(feature = "nalgebra")]
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -180,7 +181,7 @@ impl Samples {
         Self::from_flat(data, rows.len(), d)
     }
 
-    /// Builds samples from a nalgebra matrix whose rows are samples.
+    /// Builds samples from a nalgebra matrix whose rows are samples (feature `nalgebra`).
     ///
     /// ```
     /// let m = nalgebra::DMatrix::from_row_slice(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
@@ -188,6 +189,7 @@ impl Samples {
     /// assert_eq!(x.row(1), &[4.0, 5.0, 6.0]);
     /// # Ok::<(), kern_core::CoreError>(())
     /// ```
+    #[cfg(feature = "nalgebra")]
     pub fn from_dmatrix(m: &DMatrix<f64>) -> Result<Self> {
         let (n, d) = m.shape();
         let mut data = Vec::with_capacity(n * d);
@@ -389,10 +391,11 @@ impl Samples {
         MatRef::from_column_major_slice(self.dense_buffer(), self.d, self.n)
     }
 
-    /// Copies the samples into a nalgebra matrix (rows are samples).
+    /// Copies the samples into a nalgebra matrix (rows are samples; feature `nalgebra`).
     ///
     /// # Errors
     /// [`CoreError::DenseTooLarge`] for a sparse store beyond [`Samples::MAX_DENSE_VALUES`].
+    #[cfg(feature = "nalgebra")]
     pub fn to_dmatrix(&self) -> Result<DMatrix<f64>> {
         let x = self.densify("a nalgebra matrix")?;
         Ok(DMatrix::from_row_slice(self.n, self.d, x.as_slice()))
@@ -653,6 +656,7 @@ mod tests {
         assert!(x.select(&[1]).is_err());
     }
 
+    #[cfg(feature = "nalgebra")]
     #[test]
     fn a_selection_too_large_for_memory_is_an_error_not_an_abort() {
         // 10^7 copies of a 10^5-wide row: 8 TB, more than any budget or allocator grants.

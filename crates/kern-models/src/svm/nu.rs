@@ -10,11 +10,11 @@
 //! C-SVC dual with `C = 1/r`, so the model is stored as a C-SVC with those coefficients.
 
 use super::params::{NuSvcParams, SolverParams};
-use kern_sparse::kmatrix::Precomputed;
 use super::train::{self, BinaryFit, Dual};
 use crate::error::{ModelsError, Result};
 use kern_core::learner::Fit;
 use kern_core::{BinaryTargets, ClassTargets, KernelSpec, Samples, Targets};
+use kern_sparse::kmatrix::Precomputed;
 
 /// The feasible start of the scaled ν-SVC dual: `νl/2` on each class, filled in sample order.
 pub(crate) fn nu_svc_start(y: &[f64], nu: f64) -> Vec<f64> {

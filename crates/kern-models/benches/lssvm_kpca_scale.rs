@@ -3,8 +3,8 @@
 //! centre of its class plus N(0, I/5)).
 //!
 //! ```text
-//! cargo run --release -p kern-models --example lssvm_kpca_scale -- lssvm 50000 0.995 [lambda]
-//! cargo run --release -p kern-models --example lssvm_kpca_scale -- kpca 100000 0.999 8
+//! cargo bench -p kern-models --bench lssvm_kpca_scale -- lssvm 50000 0.995 [lambda]
+//! cargo bench -p kern-models --bench lssvm_kpca_scale -- kpca 100000 0.999 8
 //! ```
 //!
 //! The support radius C is the `(1 − τ)` quantile of the pairwise distances, estimated from 2,000,000
@@ -70,7 +70,7 @@ fn quantile_distance(x: &Samples, q: f64, pairs: usize, seed: u64) -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
     let what = args.get(1).map(String::as_str).unwrap_or("lssvm");
     let n: usize = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(50_000);
     let tau: f64 = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(0.995);

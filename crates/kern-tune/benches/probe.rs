@@ -1,7 +1,7 @@
 //! Per-pass cost of the vectorised criterion sums (minimum of 20 runs, one thread and all threads).
 use std::time::Instant;
 
-#[path = "../benches/data/mod.rs"]
+#[path = "data/mod.rs"]
 mod data;
 fn best(f: &(dyn Fn() -> f64 + Sync)) -> (f64, f64) {
     let mut b = f64::INFINITY;

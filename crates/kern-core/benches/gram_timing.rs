@@ -1,5 +1,5 @@
 //! Times a dense Gaussian Gram matrix:
-//! `cargo run --release -p kern-core --example gram_timing -- N D [REPEATS] [auto|gemm|sparse] [FILE]`.
+//! `cargo bench -p kern-core --bench gram_timing -- N D [REPEATS] [auto|gemm|sparse] [FILE]`.
 //! Without FILE the data are uniform on [0, 1)^D; with FILE (CSV or LIBSVM, label in the last CSV column)
 //! its first N rows are used, divided by 255 when D = 784 (MNIST). Prints the median, min and max seconds
 //! and ns per matrix entry (a quick check beside the criterion bench `cargo bench -p kern-core --bench gram`).
@@ -9,7 +9,7 @@ use kern_core::{Gaussian, GramPath, Samples, gram_with};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let num = |i: usize, default: usize| args.get(i).map_or(Ok(default), |a| a.parse::<usize>());
     let (n, d, reps) = (num(0, 5000)?, num(1, 2)?, num(2, 5)?);
     let path = match args.get(3).map(String::as_str) {

@@ -1,14 +1,14 @@
 //! Measurements for issue 3 (numbers go in docs/notes/issue-3.md). Run in release:
 //!
 //! ```text
-//! cargo run --release -p kern-sparse --example sparse_bench -- table1
-//! cargo run --release -p kern-sparse --example sparse_bench -- lssvm5000 [EXPORT_DIR]
-//! cargo run --release -p kern-sparse --example sparse_bench -- assemble100k
+//! cargo bench -p kern-sparse --bench sparse_bench -- table1
+//! cargo bench -p kern-sparse --bench sparse_bench -- lssvm5000 [EXPORT_DIR]
+//! cargo bench -p kern-sparse --bench sparse_bench -- assemble100k
 //! /usr/bin/time -v target/release/examples/sparse_bench lssvm50k
 //! ```
 //! Each prints one JSON object per line; timings are the median and min/max over repeats.
 
-#[path = "../benches/green_red.rs"]
+#[path = "green_red.rs"]
 mod green_red;
 
 use green_red::{distance_quantile, green_red, uniform_square};
@@ -214,7 +214,7 @@ fn lssvm50k() {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     match args.first().map(String::as_str) {
         Some("table1") => table1(),
         Some("lssvm5000") => lssvm5000(args.get(1).cloned()),

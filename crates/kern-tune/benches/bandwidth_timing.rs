@@ -1,5 +1,5 @@
 //! Times issue 4's bandwidth target outside criterion (median, min, max of R runs):
-//! `cargo run --release -p kern-tune --example bandwidth_timing -- [R]`.
+//! `cargo bench -p kern-tune --bench bandwidth_timing -- [R]`.
 //! Data as in `benches/tune.rs` and `bench/bandwidth_numpy.py`: the even rows of `mnist_5k.csv.gz` from
 //! `KERN_DATA_DIR` (2500 × 784, raw pixels) and a synthetic 2500 × 18 set.
 
@@ -7,7 +7,7 @@ use kern_tune::bandwidth::{BandwidthOptions, Method, max_variance, mean_to_half,
 use kern_tune::pairs::pairwise_sq_dists;
 use std::time::Instant;
 
-#[path = "../benches/data/mod.rs"]
+#[path = "data/mod.rs"]
 mod data;
 
 fn stats(mut t: Vec<f64>) -> String {
@@ -27,7 +27,7 @@ fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (String, T) {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let reps: usize = std::env::args().nth(1).map_or(Ok(7), |a| a.parse())?;
+    let reps: usize = std::env::args().filter(|a| a != "--bench").nth(1).map_or(Ok(7), |a| a.parse())?;
     let mnist = data::mnist_even_rows().ok_or("mnist_5k.csv.gz not found: set KERN_DATA_DIR")?;
     let sets = [("d784", mnist), ("d18", data::lcg_data(2500, 18))];
     for (name, x) in &sets {
