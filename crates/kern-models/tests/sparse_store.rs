@@ -55,11 +55,11 @@ proptest! {
             // `models_train_on_a_sparse_store_too_large_to_densify`: there the dense and sparse
             // arithmetic differ in summation order, so on random real data SMO may take another path
             // to a different ε-optimal point (seen: objectives 1e-8 apart with tol 1e-3).
-            for cache_mb in [100.0] {
-                let solver = SolverParams { cache_mb, ..SolverParams::default() };
+            {
+                let solver = SolverParams { cache_mb: 100.0, ..SolverParams::default() };
                 let p = SvcParams::new(k.clone()).c(2.0).solver(solver);
                 let (a, b) = (p.fit(&dense, &bt).unwrap(), p.fit(&sparse, &bt).unwrap());
-                prop_assert_eq!(a.stats()[0].dense_gram, cache_mb > 1.0);
+                prop_assert!(a.stats()[0].dense_gram);
                 let (oa, ob) = (a.stats()[0].objective, b.stats()[0].objective);
                 prop_assert!((oa - ob).abs() <= 1e-9 * oa.abs().max(1e-300), "{}: objective {} vs {}", spec, oa, ob);
                 prop_assert_eq!(a.machine_coefficients(0).0, b.machine_coefficients(0).0);

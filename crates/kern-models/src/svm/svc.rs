@@ -267,7 +267,7 @@ impl SvcParams {
         groups: &[Vec<usize>],
         jobs: &[Job],
         scheme: Multiclass,
-    ) -> Result<Option<Vec<(Samples, Arc<Mat<f64>>)>>> {
+    ) -> Result<Option<Vec<ClassBlock>>> {
         let cheap = train::cheap_columns(&self.kernel, x);
         if scheme != Multiclass::OneVsOne
             || groups.len() < 3
@@ -280,7 +280,7 @@ impl SvcParams {
         if !jobs.iter().all(|j| train::precompute_fits(j.idx.len(), budget)) {
             return Ok(None);
         }
-        let blocks: Vec<(Samples, Arc<Mat<f64>>)> = groups
+        let blocks: Vec<ClassBlock> = groups
             .iter()
             .map(|g| {
                 let xs = x.select(g)?;
@@ -296,7 +296,7 @@ impl SvcParams {
         x: &Samples,
         job: &Job,
         groups: &[Vec<usize>],
-        blocks: Option<&[(Samples, Arc<Mat<f64>>)]>,
+        blocks: Option<&[ClassBlock]>,
         nu: Option<f64>,
     ) -> Result<(train::BinaryFit, Option<Sigmoid>)> {
         let budget = self.solver.cache_bytes();
@@ -340,7 +340,10 @@ impl SvcParams {
 
 /// The Gram matrix of `[X_a; X_b]` from the blocks `K_aa`, `K_bb` and `K_ab` (column by column, the
 /// lower-left `K_abᵀ` by 32 × 32 tiles).
-fn assemble(a: &(Samples, Arc<Mat<f64>>), b: &(Samples, Arc<Mat<f64>>), ab: &Mat<f64>) -> Arc<Mat<f64>> {
+/// One class's samples and their precomputed Gram block.
+type ClassBlock = (Samples, Arc<Mat<f64>>);
+
+fn assemble(a: &ClassBlock, b: &ClassBlock, ab: &Mat<f64>) -> Arc<Mat<f64>> {
     let (na, nb) = (a.1.nrows(), b.1.nrows());
     let n = na + nb;
     let mut g = Mat::<f64>::zeros(n, n);
