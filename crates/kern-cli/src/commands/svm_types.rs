@@ -88,7 +88,8 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
     }
 }
 
-fn type_name(t: SvmType) -> &'static str {
+/// LIBSVM's name of an SVM type as `--type` spells it.
+pub(crate) fn type_name(t: SvmType) -> &'static str {
     match t {
         SvmType::CSvc => "c-svc",
         SvmType::NuSvc => "nu-svc",

@@ -268,9 +268,10 @@ pub fn target(a: &Args) -> Result<Target, CliError> {
             );
             if !fits {
                 return Err(format!(
-                    "--model {m:?} and --type {t:?} name different models; give one of them"
+                    "--model {} and --type {} name different models; give one of them",
+                    format!("{m:?}").to_lowercase(),
+                    crate::commands::svm_types::type_name(t)
                 )
-                .to_lowercase()
                 .into());
             }
             Target::Svm(t)

@@ -21,9 +21,10 @@ use serde::{Deserialize, Serialize};
 /// ```
 /// use kern_models::svm::OneClassParams;
 /// use kern_core::{Samples, learner::Model};
-/// let rows: Vec<[f64; 2]> = (0..40).map(|i| [(i as f64 * 0.7).sin(), (i as f64 * 1.3).cos()]).collect();
+/// // A 6 × 6 grid over [−1, 1]²: with a width of the grid's size its centre is inside, (9, 9) far outside.
+/// let rows: Vec<[f64; 2]> = (0..36).map(|i| [(i % 6) as f64 * 0.4 - 1.0, (i / 6) as f64 * 0.4 - 1.0]).collect();
 /// let x = Samples::from_rows(&rows)?;
-/// let m = OneClassParams::new("gaussian:sigma=1".parse()?).nu(0.2).fit(&x)?;
+/// let m = OneClassParams::new("gaussian:sigma=2".parse()?).nu(0.2).fit(&x)?;
 /// let p = m.predict(&Samples::from_rows(&[[0.0, 0.0], [9.0, 9.0]])?)?;
 /// assert_eq!(p, vec![1.0, -1.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

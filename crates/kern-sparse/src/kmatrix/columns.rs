@@ -74,7 +74,7 @@ pub const NORMS_MIN_DIM: usize = 8;
 /// q.swap_index(0, 2);                                  // positions now refer to samples 2, 1, 0
 /// let mut col = [0.0; 3];
 /// q.fill_column(0, 0, &mut col);                       // Q[p][0] = s_p s_0 k(x_σ(p), x_2)
-/// assert!((col[1] + (-2.0f64).exp()).abs() < 1e-15);
+/// assert!((col[1] + (-4.0f64).exp()).abs() < 1e-15); // −k(x_1, x_2) = −exp(−(3 − 1)²/σ²)
 /// assert_eq!(q.diag(), vec![1.0, 1.0, 1.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -206,7 +206,7 @@ const EXPAND_SPARSE_BLOCK: usize = 16_384;
 /// let x = Samples::from_rows(&[[0.0], [1.0]])?;
 /// let a = faer::Mat::from_fn(2, 1, |i, _| [1.0, -1.0][i]);
 /// let e = kern_sparse::kmatrix::expand(&Gaussian::with_sigma(1.0)?, &x, a.as_ref(), &x.to_sparse(), false)?;
-/// assert!((e[(0, 0)] - (1.0 - (-0.5f64).exp())).abs() < 1e-15);
+/// assert!((e[(0, 0)] - (1.0 - (-1.0f64).exp())).abs() < 1e-15); // k(0,0) − k(0,1), k = exp(−r²/σ²)
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn expand<K: Kernel>(
