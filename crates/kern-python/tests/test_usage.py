@@ -244,10 +244,13 @@ def test_pipeline_grid_search_picks_the_same_cell_as_sklearn():
     np.testing.assert_allclose(ours.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"], atol=0.01)
 
 
-def test_gil_is_released_during_fit(gr):
-    x, y = gr[0], gr[1]
-    x = np.vstack([x] * 3) + 1e-3 * np.random.default_rng(0).normal(size=(3000, 2))
-    y = np.concatenate([y] * 3)
+def test_gil_is_released_during_fit():
+    # Random labels in 5-D: nearly every point becomes a support vector, so the fit takes about a second
+    # even on a quiet machine (the green-red set took under 0.2 s), long enough that a held GIL would
+    # show as one long stall of the loop below.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(10_000, 5))
+    y = rng.integers(0, 2, 10_000)
     done = threading.Event()
     spans = {}
 
