@@ -77,14 +77,19 @@ fn gen_libsvm(r: &mut Rng) -> Vec<u8> {
     let mut s = String::new();
     for _ in 0..r.below(8) {
         s.push_str(&number(r));
-        let mut idx = 0usize;
+        let mut idx = 0u64;
         for _ in 0..r.below(6) {
-            // Indices stay below 2^20: the dense-row bound for larger ones belongs to the reader
-            // rewrite in progress (a larger index allocates a dense row of that size).
-            let span = if r.chance(0.1) { 1 << 19 } else { 4 };
-            idx += 1 + r.below(span);
+            // Any index a file can hold: the reader keeps sparse files sparse, so a huge index must be
+            // read in O(nnz) memory or refused with an error (never a dense row of that size).
+            let span = match r.below(20) {
+                0 | 1 => 1u64 << 19,
+                2 => 1u64 << 40,
+                _ => 4,
+            };
+            idx = idx.saturating_add(1 + r.next() % span);
             let i = if r.chance(0.05) {
-                r.pick(&["0", "-1", "x", "1.5", ""]).to_string()
+                r.pick(&["0", "-1", "x", "1.5", "", "18446744073709551615", "18446744073709551616"])
+                    .to_string()
             } else {
                 idx.to_string()
             };

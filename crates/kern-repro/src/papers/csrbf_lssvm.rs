@@ -389,6 +389,19 @@ fn fig7(ctx: &Ctx, mixture: &GreenRed) -> Result<Fig7> {
     })
 }
 
+/// The machine's state for a timing note: cores and the one-minute load average (Linux
+/// `/proc/loadavg`), so a reader can tell a quiet machine's timings from a busy one's.
+fn machine_load() -> String {
+    let cores = std::thread::available_parallelism().map_or(0, |c| c.get());
+    match std::fs::read_to_string("/proc/loadavg") {
+        Ok(s) => match s.split_whitespace().next() {
+            Some(l) => format!("{cores} cores, 1-minute load average {l}"),
+            None => format!("{cores} cores, load average unknown"),
+        },
+        Err(_) => format!("{cores} cores, load average unknown"),
+    }
+}
+
 /// Table 3 / Fig. 7: green-red (the csrbf mixture), n = 5000 training, λ chosen on a 3000-point tuning
 /// set over [`lambda_grid`] (λ of eq. 14), 10,000 test points (the paper does not say how many); k_C with
 /// σ = 0.6, ν = 3 and C by eq. 10 (third procedure: largest A(C) with S(C) ≥ τ, i.e. the (1 − τ) quantile
@@ -410,6 +423,7 @@ fn fig7(ctx: &Ctx, mixture: &GreenRed) -> Result<Fig7> {
 pub fn lssvm(ctx: &Ctx) -> Result<Status> {
     use kern_sparse::{CholeskyPlan, GramMatrix, sparse_gram};
     let sz = sizes(ctx.quick);
+    let load_before = machine_load();
     let (mixture, _, _) = crate::papers::csrbf::paper_mixture(ctx.seed);
     let (x, y) = mixture.sample(sz.train, ctx.seed + 30);
     let (xv, yv) = mixture.sample(sz.tune, ctx.seed + 31);
@@ -515,12 +529,14 @@ pub fn lssvm(ctx: &Ctx) -> Result<Status> {
         note: format!("exact densities of our draw; the Bayes rule errs on {bayes_rule:.3} of our test set"),
     });
     let sizes_note = format!(
-        "{} training / {} tuning / {} test points, {} timed repeat(s){}; 2-core machine shared with other builds",
+        "{} training / {} tuning / {} test points, {} timed repeat(s){}; {} before the timings, {} after",
         sz.train,
         sz.tune,
         sz.test,
         sz.repeats,
-        if ctx.quick { " (quick mode: reduced sizes)" } else { "" }
+        if ctx.quick { " (quick mode: reduced sizes)" } else { "" },
+        load_before,
+        machine_load()
     );
     for r in &mut table {
         if !r.quantity.starts_with("Bayes") {
