@@ -12,7 +12,9 @@ use kern_models::kpca::{EigenSolver, KernelPcaParams};
 use kern_models::krr::KernelRidgeParams;
 use kern_models::lssvm::LsSvmParams;
 use kern_models::railway::{AreaParams, GammaChoice, RailwaySvc, ZoneMap, locate_areas};
-use kern_models::svm::{Multiclass, SolverParams, SvcParams, SvrParams};
+use kern_models::svm::{
+    Multiclass, NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams,
+};
 use pyo3::prelude::*;
 
 fn kernel(spec: &str) -> PyResult<KernelSpec> {
@@ -36,9 +38,10 @@ fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> So
     SolverParams { tol, cache_mb, shrinking, max_iter }
 }
 
-/// Trains a C-SVC on class indices `y`.
+/// Trains a C-SVC (`nu` = `None`) or a ν-SVC (`nu` = `Some(ν)`; `c` and `class_weight` unused) on class
+/// indices `y`.
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel_spec, c, class_weight, ovr, probability, seed, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[pyo3(signature = (x, y, kernel_spec, c, nu, class_weight, ovr, probability, seed, tol, cache_mb, shrinking, max_iter, n_jobs))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_svc(
     py: Python<'_>,
@@ -46,6 +49,7 @@ pub fn fit_svc(
     y: Vec<i64>,
     kernel_spec: &str,
     c: f64,
+    nu: Option<f64>,
     class_weight: Option<Vec<f64>>,
     ovr: bool,
     probability: bool,
@@ -59,21 +63,28 @@ pub fn fit_svc(
     let x = samples(x)?;
     check_len(&x, y.len())?;
     let t = Targets::Classes(classes(&y)?);
-    let mut p = SvcParams::new(kernel(kernel_spec)?)
-        .c(c)
-        .multiclass(if ovr { Multiclass::OneVsRest } else { Multiclass::OneVsOne })
-        .probability(probability, seed)
-        .solver(solver(tol, cache_mb, shrinking, max_iter));
-    for (i, w) in class_weight.unwrap_or_default().into_iter().enumerate() {
-        p = p.class_weight(label_name(i as f64), w);
-    }
-    let m = run(py, n_jobs, || p.fit(&x, &t))?;
+    let solver = solver(tol, cache_mb, shrinking, max_iter);
+    let kernel = kernel(kernel_spec)?;
+    let m = if let Some(nu) = nu {
+        let p = NuSvcParams::new(kernel).nu(nu).probability(probability, seed).solver(solver);
+        run(py, n_jobs, || p.fit(&x, &t))?
+    } else {
+        let mut p = SvcParams::new(kernel)
+            .c(c)
+            .multiclass(if ovr { Multiclass::OneVsRest } else { Multiclass::OneVsOne })
+            .probability(probability, seed)
+            .solver(solver);
+        for (i, w) in class_weight.unwrap_or_default().into_iter().enumerate() {
+            p = p.class_weight(label_name(i as f64), w);
+        }
+        run(py, n_jobs, || p.fit(&x, &t))?
+    };
     Ok(Model { inner: Inner::Svc(m) })
 }
 
-/// Trains an ε-SVR.
+/// Trains an ε-SVR (`nu` = `None`) or a ν-SVR (`nu` = `Some(ν)`, `epsilon` unused: the tube is found).
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel_spec, c, epsilon, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[pyo3(signature = (x, y, kernel_spec, c, epsilon, nu, tol, cache_mb, shrinking, max_iter, n_jobs))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_svr(
     py: Python<'_>,
@@ -82,6 +93,7 @@ pub fn fit_svr(
     kernel_spec: &str,
     c: f64,
     epsilon: f64,
+    nu: Option<f64>,
     tol: f64,
     cache_mb: f64,
     shrinking: bool,
@@ -91,12 +103,38 @@ pub fn fit_svr(
     let x = samples(x)?;
     check_len(&x, y.len())?;
     let t = Targets::Real(RealTargets::new(y).map_err(value_error)?);
-    let p = SvrParams::new(kernel(kernel_spec)?)
-        .c(c)
-        .epsilon(epsilon)
-        .solver(solver(tol, cache_mb, shrinking, max_iter));
-    let m = run(py, n_jobs, || p.fit(&x, &t))?;
+    let solver = solver(tol, cache_mb, shrinking, max_iter);
+    let kernel = kernel(kernel_spec)?;
+    let m = if let Some(nu) = nu {
+        let p = NuSvrParams::new(kernel).c(c).nu(nu).solver(solver);
+        run(py, n_jobs, || p.fit(&x, &t))?
+    } else {
+        let p = SvrParams::new(kernel).c(c).epsilon(epsilon).solver(solver);
+        run(py, n_jobs, || p.fit(&x, &t))?
+    };
     Ok(Model { inner: Inner::Svr(m) })
+}
+
+/// Trains a one-class SVM (no targets).
+#[pyfunction]
+#[pyo3(signature = (x, kernel_spec, nu, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_one_class(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    kernel_spec: &str,
+    nu: f64,
+    tol: f64,
+    cache_mb: f64,
+    shrinking: bool,
+    max_iter: Option<u64>,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let x = samples(x)?;
+    let p =
+        OneClassParams::new(kernel(kernel_spec)?).nu(nu).solver(solver(tol, cache_mb, shrinking, max_iter));
+    let m = run(py, n_jobs, || p.fit(&x))?;
+    Ok(Model { inner: Inner::OneClass(m) })
 }
 
 /// Targets of a ridge-type model: class indices when `classify`, else real values.

@@ -21,6 +21,7 @@ fn _kern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::Model>()?;
     m.add_function(wrap_pyfunction!(fit::fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_svr, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_one_class, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_krr, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_lssvm, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_kpca, m)?)?;

@@ -9,7 +9,7 @@ use kern_models::krr::KernelRidge;
 use kern_models::lssvm::LsSvm;
 use kern_models::persist::{self, Persist};
 use kern_models::railway::RailwaySvc;
-use kern_models::svm::{Svc, Svr};
+use kern_models::svm::{OneClass, Svc, Svr};
 use numpy::PyArray2;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -18,10 +18,12 @@ use std::hash::{Hash, Hasher};
 
 /// Which trained model a [`Model`] holds.
 pub enum Inner {
-    /// C-SVC.
+    /// C-SVC or ν-SVC.
     Svc(Svc),
-    /// ε-SVR.
+    /// ε-SVR or ν-SVR.
     Svr(Svr),
+    /// One-class SVM.
+    OneClass(OneClass),
     /// Kernel ridge regression.
     Krr(KernelRidge),
     /// LS-SVM (classifier or regressor).
@@ -86,6 +88,7 @@ impl Model {
         match &self.inner {
             Inner::Svc(_) => "svc",
             Inner::Svr(_) => "svr",
+            Inner::OneClass(_) => "one-class",
             Inner::Krr(_) => "krr",
             Inner::LsSvm(_) => "lssvm",
             Inner::Kpca(_) => "kpca",
@@ -106,6 +109,7 @@ impl Model {
         match &self.inner {
             Inner::Svc(m) => m.support_vectors().d(),
             Inner::Svr(m) => m.support_vectors().d(),
+            Inner::OneClass(m) => m.support_vectors().d(),
             Inner::Krr(m) => m.training_samples().d(),
             Inner::LsSvm(m) => m.training_samples().d(),
             Inner::Kpca(m) => m.training_samples().d(),
@@ -117,7 +121,7 @@ impl Model {
 
 #[pymethods]
 impl Model {
-    /// The model kind: `svc`, `svr`, `krr`, `lssvm`, `kpca`, `fvs` or `railway-svc`.
+    /// The model kind: `svc`, `svr`, `one-class`, `krr`, `lssvm`, `kpca`, `fvs` or `railway-svc`.
     fn kind(&self) -> &'static str {
         self.kind_name()
     }
@@ -132,6 +136,7 @@ impl Model {
         match &self.inner {
             Inner::Svc(m) => m.kernel().to_string(),
             Inner::Svr(m) => m.kernel().to_string(),
+            Inner::OneClass(m) => m.kernel().to_string(),
             Inner::Krr(m) => m.kernel().to_string(),
             Inner::LsSvm(m) => m.kernel().to_string(),
             Inner::Kpca(m) => m.kernel().to_string(),
@@ -141,7 +146,7 @@ impl Model {
     }
 
     /// Decision values, one row per sample: one column per machine (SVC), one per output (ridge, LS-SVM),
-    /// one for SVR.
+    /// one for SVR and one-class.
     #[pyo3(signature = (x, n_jobs=None))]
     fn decision_function<'py>(
         &self,
@@ -162,6 +167,10 @@ impl Model {
             }
             Inner::Svr(m) => {
                 let p = run(py, n_jobs, || kern_core::learner::Model::predict(m, &x))?;
+                array2(py, p.len(), 1, p)
+            }
+            Inner::OneClass(m) => {
+                let p = run(py, n_jobs, || m.decision_function(&x))?;
                 array2(py, p.len(), 1, p)
             }
             Inner::Krr(m) => mat(py, run(py, n_jobs, || m.decision_function(&x))?.as_ref()),
@@ -235,6 +244,7 @@ impl Model {
         match &self.inner {
             Inner::Svc(m) => dense(py, m.support_vectors()),
             Inner::Svr(m) => dense(py, m.support_vectors()),
+            Inner::OneClass(m) => dense(py, m.support_vectors()),
             Inner::Fvs(m) => dense(py, m.basis()),
             _ => Err(wrong(self.kind_name(), "support vectors")),
         }
@@ -246,23 +256,27 @@ impl Model {
         let sv = match &self.inner {
             Inner::Svc(m) => m.support_vectors(),
             Inner::Svr(m) => m.support_vectors(),
+            Inner::OneClass(m) => m.support_vectors(),
             _ => return Err(wrong(self.kind_name(), "support vectors")),
         };
         run(py, None, || match_rows(&x, sv))
     }
 
-    /// SMO iterations of each machine (`[n]` for SVR).
+    /// SMO iterations of each machine (`[n]` for SVR and one-class).
     fn iterations(&self) -> PyResult<Vec<u64>> {
         match &self.inner {
             Inner::Svr(m) => Ok(vec![m.stats().iterations]),
+            Inner::OneClass(m) => Ok(vec![m.stats().iterations]),
             _ => Ok(self.svc()?.stats().iter().map(|s| s.iterations).collect()),
         }
     }
 
-    /// SVR coefficients `alpha_k - alpha*_k` and bias.
+    /// Coefficients of the support vectors and bias `-rho`: `alpha_k - alpha*_k` (SVR), `alpha_k`
+    /// (one-class).
     fn svr_coefficients(&self) -> PyResult<(Vec<f64>, f64)> {
         match &self.inner {
             Inner::Svr(m) => Ok((m.coefficients().to_vec(), m.bias())),
+            Inner::OneClass(m) => Ok((m.coefficients().to_vec(), -m.rho())),
             _ => Err(wrong(self.kind_name(), "SVR coefficients")),
         }
     }
@@ -322,6 +336,7 @@ impl Model {
         let b = match &self.inner {
             Inner::Svc(m) => persist::to_bytes(m),
             Inner::Svr(m) => persist::to_bytes(m),
+            Inner::OneClass(m) => persist::to_bytes(m),
             Inner::Krr(m) => persist::to_bytes(m),
             Inner::LsSvm(m) => persist::to_bytes(m),
             Inner::Kpca(m) => persist::to_bytes(m),
@@ -354,6 +369,7 @@ impl Model {
             match persist::peek_kind(bytes, from).map_err(value_error)?.as_str() {
                 Svc::KIND => Inner::Svc(persist::from_bytes(bytes, from).map_err(value_error)?),
                 Svr::KIND => Inner::Svr(persist::from_bytes(bytes, from).map_err(value_error)?),
+                OneClass::KIND => Inner::OneClass(persist::from_bytes(bytes, from).map_err(value_error)?),
                 KernelRidge::KIND => Inner::Krr(persist::from_bytes(bytes, from).map_err(value_error)?),
                 LsSvm::KIND => Inner::LsSvm(persist::from_bytes(bytes, from).map_err(value_error)?),
                 KernelPca::KIND => Inner::Kpca(persist::from_bytes(bytes, from).map_err(value_error)?),

@@ -118,6 +118,92 @@ impl SolverParams {
     }
 }
 
+/// The one validation path of every SVM's parameters: the kernel against the data dimension, the
+/// solver settings, and whichever of `C`/`λ`, `ν` and `ε` the type has.
+fn check_params(
+    kernel: &KernelSpec,
+    d: Option<usize>,
+    solver: &SolverParams,
+    regularization: Option<&Regularization>,
+    nu: Option<f64>,
+    epsilon: Option<f64>,
+) -> Result<()> {
+    if let Some(r) = regularization {
+        r.check()?;
+    }
+    solver.check()?;
+    if let Some(nu) = nu
+        && !(nu.is_finite() && nu > 0.0 && nu <= 1.0)
+    {
+        return Err(ModelsError::Param { name: "nu", value: nu, reason: "must be in (0, 1]" });
+    }
+    if let Some(e) = epsilon
+        && !(e.is_finite() && e >= 0.0)
+    {
+        return Err(ModelsError::Param { name: "epsilon", value: e, reason: "must be finite and >= 0" });
+    }
+    if let Some(d) = d {
+        kern_core::Kernel::check_dim(kernel, d)?;
+    }
+    Ok(())
+}
+
+/// The builder methods the SVM parameter types share, written once: `solver` for all, `c`/`lambda`
+/// for the types with a regularization, `nu` for the ν types, `probability` for the classifiers.
+macro_rules! setters {
+    (@one $t:ident solver) => {
+        impl $t {
+            /// Sets the solver settings.
+            pub fn solver(mut self, s: SolverParams) -> Self {
+                self.solver = s;
+                self
+            }
+        }
+    };
+    (@one $t:ident regularization) => {
+        impl $t {
+            /// Sets `C`.
+            pub fn c(mut self, c: f64) -> Self {
+                self.regularization = Regularization::C(c);
+                self
+            }
+            /// Sets `λ` of eq. 11 instead of `C` (see [`Regularization`]).
+            pub fn lambda(mut self, lambda: f64) -> Self {
+                self.regularization = Regularization::Lambda(lambda);
+                self
+            }
+        }
+    };
+    (@one $t:ident nu) => {
+        impl $t {
+            /// Sets `ν`.
+            pub fn nu(mut self, nu: f64) -> Self {
+                self.nu = nu;
+                self
+            }
+        }
+    };
+    (@one $t:ident probability) => {
+        impl $t {
+            /// Turns Platt probabilities on, with the seed of the internal folds.
+            pub fn probability(mut self, on: bool, seed: u64) -> Self {
+                self.probability = on;
+                self.seed = seed;
+                self
+            }
+        }
+    };
+    ($t:ident: $($what:ident),+) => {
+        $(setters!(@one $t $what);)+
+    };
+}
+
+setters!(SvcParams: solver, regularization, probability);
+setters!(SvrParams: solver, regularization);
+setters!(NuSvcParams: solver, nu, probability);
+setters!(NuSvrParams: solver, regularization, nu);
+setters!(OneClassParams: solver, nu);
+
 /// Parameters of a C-SVC (binary or multi-class).
 ///
 /// ```
@@ -160,16 +246,6 @@ impl SvcParams {
             solver: SolverParams::default(),
         }
     }
-    /// Sets `C`.
-    pub fn c(mut self, c: f64) -> Self {
-        self.regularization = Regularization::C(c);
-        self
-    }
-    /// Sets `λ` of eq. 11 instead of `C` (see [`Regularization`]).
-    pub fn lambda(mut self, lambda: f64) -> Self {
-        self.regularization = Regularization::Lambda(lambda);
-        self
-    }
     /// Adds a class weight for the label `name`.
     pub fn class_weight(mut self, name: impl Into<String>, w: f64) -> Self {
         self.class_weights.push((name.into(), w));
@@ -180,23 +256,9 @@ impl SvcParams {
         self.multiclass = m;
         self
     }
-    /// Turns Platt probabilities on, with the seed of the internal folds.
-    pub fn probability(mut self, on: bool, seed: u64) -> Self {
-        self.probability = on;
-        self.seed = seed;
-        self
-    }
-    /// Sets the solver settings.
-    pub fn solver(mut self, s: SolverParams) -> Self {
-        self.solver = s;
-        self
-    }
-
     /// Validates against the class names of the training targets; returns the weight of each class.
     pub(crate) fn check(&self, names: &[String], d: usize) -> Result<Vec<f64>> {
-        self.regularization.check()?;
-        self.solver.check()?;
-        kern_core::Kernel::check_dim(&self.kernel, d)?;
+        check_params(&self.kernel, Some(d), &self.solver, Some(&self.regularization), None, None)?;
         let mut w = vec![1.0; names.len()];
         for (name, v) in &self.class_weights {
             if !(v.is_finite() && *v > 0.0) {
@@ -251,48 +313,22 @@ impl SvrParams {
             solver: SolverParams::default(),
         }
     }
-    /// Sets `C`.
-    pub fn c(mut self, c: f64) -> Self {
-        self.regularization = Regularization::C(c);
-        self
-    }
-    /// Sets `λ` instead of `C` (see [`Regularization`]).
-    pub fn lambda(mut self, lambda: f64) -> Self {
-        self.regularization = Regularization::Lambda(lambda);
-        self
-    }
     /// Sets the tube half-width `ε`.
     pub fn epsilon(mut self, e: f64) -> Self {
         self.epsilon = e;
         self
     }
-    /// Sets the solver settings.
-    pub fn solver(mut self, s: SolverParams) -> Self {
-        self.solver = s;
-        self
-    }
 
     pub(crate) fn check(&self, d: usize) -> Result<()> {
-        self.regularization.check()?;
-        self.solver.check()?;
-        if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
-            return Err(ModelsError::Param {
-                name: "epsilon",
-                value: self.epsilon,
-                reason: "must be finite and >= 0",
-            });
-        }
-        kern_core::Kernel::check_dim(&self.kernel, d)?;
-        Ok(())
+        check_params(
+            &self.kernel,
+            Some(d),
+            &self.solver,
+            Some(&self.regularization),
+            None,
+            Some(self.epsilon),
+        )
     }
-}
-
-/// Checks `ν ∈ (0, 1]`.
-fn check_nu(nu: f64) -> Result<()> {
-    if !(nu.is_finite() && nu > 0.0 && nu <= 1.0) {
-        return Err(ModelsError::Param { name: "nu", value: nu, reason: "must be in (0, 1]" });
-    }
-    Ok(())
 }
 
 /// Parameters of a ν-SVC (Schölkopf, Smola, Williamson & Bartlett 2000), LIBSVM `-s 1`.
@@ -330,27 +366,12 @@ impl NuSvcParams {
     pub fn new(kernel: KernelSpec) -> Self {
         NuSvcParams { kernel, nu: 0.5, probability: false, seed: 0, solver: SolverParams::default() }
     }
-    /// Sets `ν`.
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
-    }
-    /// Turns Platt probabilities on, with the seed of the internal folds.
-    pub fn probability(mut self, on: bool, seed: u64) -> Self {
-        self.probability = on;
-        self.seed = seed;
-        self
-    }
-    /// Sets the solver settings.
-    pub fn solver(mut self, s: SolverParams) -> Self {
-        self.solver = s;
-        self
-    }
 
     /// The C-SVC parameters whose training machinery (pairs, Platt folds) the ν-SVC shares; `ν` is
     /// passed alongside.
     pub(crate) fn as_svc(&self) -> Result<SvcParams> {
-        check_nu(self.nu)?;
+        // The dimension is checked with the data, by the C-SVC path this returns.
+        check_params(&self.kernel, None, &self.solver, None, Some(self.nu), None)?;
         Ok(SvcParams::new(self.kernel.clone()).probability(self.probability, self.seed).solver(self.solver))
     }
 }
@@ -386,33 +407,9 @@ impl NuSvrParams {
             solver: SolverParams::default(),
         }
     }
-    /// Sets `C`.
-    pub fn c(mut self, c: f64) -> Self {
-        self.regularization = Regularization::C(c);
-        self
-    }
-    /// Sets `λ` instead of `C` (see [`Regularization`]).
-    pub fn lambda(mut self, lambda: f64) -> Self {
-        self.regularization = Regularization::Lambda(lambda);
-        self
-    }
-    /// Sets `ν`.
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
-    }
-    /// Sets the solver settings.
-    pub fn solver(mut self, s: SolverParams) -> Self {
-        self.solver = s;
-        self
-    }
 
     pub(crate) fn check(&self, d: usize) -> Result<()> {
-        self.regularization.check()?;
-        self.solver.check()?;
-        check_nu(self.nu)?;
-        kern_core::Kernel::check_dim(&self.kernel, d)?;
-        Ok(())
+        check_params(&self.kernel, Some(d), &self.solver, Some(&self.regularization), Some(self.nu), None)
     }
 }
 
@@ -440,21 +437,8 @@ impl OneClassParams {
     pub fn new(kernel: KernelSpec) -> Self {
         OneClassParams { kernel, nu: 0.5, solver: SolverParams::default() }
     }
-    /// Sets `ν`.
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
-    }
-    /// Sets the solver settings.
-    pub fn solver(mut self, s: SolverParams) -> Self {
-        self.solver = s;
-        self
-    }
 
     pub(crate) fn check(&self, d: usize) -> Result<()> {
-        self.solver.check()?;
-        check_nu(self.nu)?;
-        kern_core::Kernel::check_dim(&self.kernel, d)?;
-        Ok(())
+        check_params(&self.kernel, Some(d), &self.solver, None, Some(self.nu), None)
     }
 }

@@ -1,6 +1,6 @@
 """kern for Python: scikit-learn-compatible kernel estimators over the kern Rust crates.
 
-Estimators: `SVC`, `SVR`, `RailwaySVC`, `KernelRidge`, `LSSVC`, `LSSVR`, `KernelPCA`,
+Estimators: `SVC`, `NuSVC`, `SVR`, `NuSVR`, `OneClassSVM`, `RailwaySVC`, `KernelRidge`, `LSSVC`, `LSSVR`, `KernelPCA`,
 `FeatureVectorSelection`. Helpers: `gram`, `bandwidth`, `support_radius`.
 
 Kernels are given as in scikit-learn (``kernel="rbf", gamma=0.5``; "linear", "poly", "sigmoid") or as
@@ -12,11 +12,14 @@ and memory-mapped too) or SciPy CSR/CSC matrices; fitting and prediction release
 from ._helpers import bandwidth, gram, support_radius
 from .decomposition import FeatureVectorSelection, KernelPCA
 from .ridge import LSSVC, LSSVR, KernelRidge
-from .svm import SVC, SVR, RailwaySVC
+from .svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM, RailwaySVC
 
 __all__ = [
     "SVC",
     "SVR",
+    "NuSVC",
+    "NuSVR",
+    "OneClassSVM",
     "RailwaySVC",
     "KernelRidge",
     "LSSVC",

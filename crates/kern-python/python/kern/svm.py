@@ -1,7 +1,7 @@
-"""Support vector machines: `SVC`, `SVR` and `RailwaySVC`."""
+"""Support vector machines: `SVC`, `NuSVC`, `SVR`, `NuSVR`, `OneClassSVM` and `RailwaySVC`."""
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -105,6 +105,62 @@ class _BaseSVC(KernModelMixin, ClassifierMixin, BaseEstimator):
                 f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}"
             )
 
+    def _fit_kernel_svc(self, X, y, c, nu, class_weight):
+        """The one training path of `SVC` (`nu` None) and `NuSVC` (`c` unused): validation, the native
+        fit and scikit-learn's fitted attributes."""
+        self._check_shape()
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
+        y_enc = _encode_classes(self, y)
+        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        cw = None
+        if class_weight is not None:
+            cw = [float(w) for w in compute_class_weight(class_weight, classes=self.classes_, y=y)]
+        self._model = _kern.fit_svc(
+            samples(X),
+            y_enc.tolist(),
+            spec,
+            c,
+            nu,
+            cw,
+            False,
+            bool(self.probability),
+            seed(self.random_state),
+            positive(self.tol, "tol"),
+            positive(self.cache_size, "cache_size"),
+            bool(self.shrinking),
+            max_iter_arg(self.max_iter),
+            n_jobs_arg(self.n_jobs),
+        )
+        self.kernel_spec_ = spec
+        self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
+        self._set_support(X, y_enc)
+        return self
+
+    def _set_support(self, X, y_enc):
+        k = len(self.classes_)
+        rows = np.asarray(self._model.support_indices(samples(X)), dtype=np.int64)
+        # scikit-learn's layout: support vectors grouped by class, in sample order within a class.
+        order = np.lexsort((rows, y_enc[rows]))
+        self.support_ = rows[order].astype(np.int32)
+        position = np.empty(len(rows), dtype=np.int64)
+        position[order] = np.arange(len(rows))
+        sv_class = y_enc[rows]
+        self.support_vectors_ = X[self.support_]
+        self.n_support_ = np.bincount(sv_class, minlength=k).astype(np.int32)
+        machines = self._model.machines()
+        dual = np.zeros((k - 1, len(rows)))
+        intercept = np.empty(len(machines))
+        for m, (a, b, bias) in enumerate(machines):
+            idx, coef = self._model.machine_coefficients(m)
+            for r, c in zip(idx, coef):
+                row = b - 1 if sv_class[r] == a else a
+                dual[row, position[r]] = c
+            intercept[m] = bias
+        if k == 2:
+            dual, intercept = -dual, -intercept
+        self.dual_coef_ = dual
+        self.intercept_ = intercept
+
 
 class SVC(_BaseSVC):
     """C-support vector classification by kern's SMO solver (one-vs-one for more than two classes).
@@ -153,57 +209,60 @@ class SVC(_BaseSVC):
 
     def fit(self, X, y):
         """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels)."""
-        self._check_shape()
-        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
-        y_enc = _encode_classes(self, y)
-        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
-        cw = None
-        if self.class_weight is not None:
-            cw = [float(w) for w in compute_class_weight(self.class_weight, classes=self.classes_, y=y)]
-        self._model = _kern.fit_svc(
-            samples(X),
-            y_enc.tolist(),
-            spec,
-            positive(self.C, "C"),
-            cw,
-            False,
-            bool(self.probability),
-            seed(self.random_state),
-            positive(self.tol, "tol"),
-            positive(self.cache_size, "cache_size"),
-            bool(self.shrinking),
-            max_iter_arg(self.max_iter),
-            n_jobs_arg(self.n_jobs),
-        )
-        self.kernel_spec_ = spec
-        self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
-        self._set_support(X, y_enc)
-        return self
+        return self._fit_kernel_svc(X, y, positive(self.C, "C"), None, self.class_weight)
 
-    def _set_support(self, X, y_enc):
-        k = len(self.classes_)
-        rows = np.asarray(self._model.support_indices(samples(X)), dtype=np.int64)
-        # scikit-learn's layout: support vectors grouped by class, in sample order within a class.
-        order = np.lexsort((rows, y_enc[rows]))
-        self.support_ = rows[order].astype(np.int32)
-        position = np.empty(len(rows), dtype=np.int64)
-        position[order] = np.arange(len(rows))
-        sv_class = y_enc[rows]
-        self.support_vectors_ = X[self.support_]
-        self.n_support_ = np.bincount(sv_class, minlength=k).astype(np.int32)
-        machines = self._model.machines()
-        dual = np.zeros((k - 1, len(rows)))
-        intercept = np.empty(len(machines))
-        for m, (a, b, bias) in enumerate(machines):
-            idx, coef = self._model.machine_coefficients(m)
-            for r, c in zip(idx, coef):
-                row = b - 1 if sv_class[r] == a else a
-                dual[row, position[r]] = c
-            intercept[m] = bias
-        if k == 2:
-            dual, intercept = -dual, -intercept
-        self.dual_coef_ = dual
-        self.intercept_ = intercept
+
+def _nu(nu):
+    nu = positive(nu, "nu")
+    if nu > 1:
+        raise ValueError(f"nu must be in (0, 1], got {nu!r}")
+    return nu
+
+
+class NuSVC(_BaseSVC):
+    """ν-support vector classification (LIBSVM's `-s 1`) by kern's SMO solver: `nu` in (0, 1] bounds the
+    fraction of margin errors from above and of support vectors from below; one-vs-one for more than two
+    classes (each pair's `nu` must be feasible, else ValueError).
+
+    Parameters follow scikit-learn's `sklearn.svm.NuSVC` (no `class_weight`); `kernel` also takes a kern
+    spec; `n_jobs` is kern's thread count. Fitted attributes as `SVC`: `classes_`, `n_features_in_`,
+    `support_`, `support_vectors_`, `n_support_`, `dual_coef_`, `intercept_`, `kernel_spec_`.
+    """
+
+    def __init__(
+        self,
+        *,
+        nu=0.5,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        shrinking=True,
+        probability=False,
+        tol=1e-3,
+        cache_size=200,
+        max_iter=-1,
+        decision_function_shape="ovr",
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.nu = nu
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.probability = probability
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels)."""
+        return self._fit_kernel_svc(X, y, 1.0, _nu(self.nu), None)
 
 
 class RailwaySVC(_BaseSVC):
@@ -306,10 +365,14 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Trains on samples `X` and real targets `y`."""
-        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
         eps = float(self.epsilon)
         if not eps >= 0:
             raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
+        return self._fit_regression(X, y, eps, None)
+
+    def _fit_regression(self, X, y, eps, nu):
+        """The one training path of `SVR` (`nu` None) and `NuSVR` (`eps` unused: the tube is found)."""
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
         spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
         self._model = _kern.fit_svr(
             samples(X),
@@ -317,6 +380,7 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
             spec,
             positive(self.C, "C"),
             eps,
+            nu,
             positive(self.tol, "tol"),
             positive(self.cache_size, "cache_size"),
             bool(self.shrinking),
@@ -324,14 +388,7 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
             n_jobs_arg(self.n_jobs),
         )
         self.kernel_spec_ = spec
-        self.n_iter_ = int(self._model.iterations()[0])
-        rows = np.asarray(self._model.support_indices(samples(X)), dtype=np.int64)
-        coef, bias = self._model.svr_coefficients()
-        order = np.argsort(rows, kind="stable")
-        self.support_ = rows[order].astype(np.int32)
-        self.support_vectors_ = X[self.support_]
-        self.dual_coef_ = np.asarray(coef, dtype=np.float64)[order].reshape(1, -1)
-        self.intercept_ = np.array([bias])
+        _set_expansion(self, X)
         return self
 
     def predict(self, X):
@@ -341,4 +398,123 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
         return self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))[:, 0]
 
 
-__all__ = ["SVC", "SVR", "RailwaySVC", "resolve_gamma"]
+def _set_expansion(est, X):
+    """`n_iter_`, `support_`, `support_vectors_`, `dual_coef_` `(1, n_SV)` and `intercept_` of a model
+    with one expansion (SVR, ν-SVR, one-class), support vectors in sample order."""
+    est.n_iter_ = int(est._model.iterations()[0])
+    rows = np.asarray(est._model.support_indices(samples(X)), dtype=np.int64)
+    coef, bias = est._model.svr_coefficients()
+    order = np.argsort(rows, kind="stable")
+    est.support_ = rows[order].astype(np.int32)
+    est.support_vectors_ = X[est.support_]
+    est.dual_coef_ = np.asarray(coef, dtype=np.float64)[order].reshape(1, -1)
+    est.intercept_ = np.array([bias])
+
+
+class NuSVR(SVR):
+    """ν-support vector regression (LIBSVM's `-s 4`): `nu` in (0, 1] replaces the tube width `epsilon`,
+    which the solver finds; parameters as scikit-learn's `sklearn.svm.NuSVR`, `kernel` also a kern spec,
+    `n_jobs` kern's thread count. Fitted attributes as `SVR`."""
+
+    def __init__(
+        self,
+        *,
+        nu=0.5,
+        C=1.0,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        shrinking=True,
+        tol=1e-3,
+        cache_size=200,
+        max_iter=-1,
+        n_jobs=None,
+    ):
+        self.nu = nu
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Trains on samples `X` and real targets `y`."""
+        return self._fit_regression(X, y, 0.0, _nu(self.nu))
+
+
+class OneClassSVM(KernModelMixin, OutlierMixin, BaseEstimator):
+    """One-class SVM (Schölkopf et al. 2001, LIBSVM's `-s 2`) by kern's SMO solver: `nu` in (0, 1] bounds
+    the fraction of training samples outside the estimated support from above and of support vectors
+    from below. Parameters as scikit-learn's `sklearn.svm.OneClassSVM`; `kernel` also a kern spec.
+
+    Fitted attributes: `n_features_in_`, `support_`, `support_vectors_`, `dual_coef_` `(1, n_SV)`,
+    `intercept_` (`-rho`), `offset_` (`rho`: `decision_function = score_samples - offset_`),
+    `kernel_spec_`. `predict` gives +1 inside the support, -1 outside.
+    """
+
+    def __init__(
+        self,
+        *,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        tol=1e-3,
+        nu=0.5,
+        shrinking=True,
+        cache_size=200,
+        max_iter=-1,
+        n_jobs=None,
+    ):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.nu = nu
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y=None):
+        """Estimates the support of the distribution of `X` (`y` is ignored)."""
+        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64)
+        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        self._model = _kern.fit_one_class(
+            samples(X),
+            spec,
+            _nu(self.nu),
+            positive(self.tol, "tol"),
+            positive(self.cache_size, "cache_size"),
+            bool(self.shrinking),
+            max_iter_arg(self.max_iter),
+            n_jobs_arg(self.n_jobs),
+        )
+        self.kernel_spec_ = spec
+        _set_expansion(self, X)
+        self.offset_ = -self.intercept_[0]
+        return self
+
+    def decision_function(self, X):
+        """Signed distance to the estimated support's boundary: positive inside."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+        return self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))[:, 0]
+
+    def score_samples(self, X):
+        """The unshifted scores `sum_i alpha_i k(x_i, x)` (`decision_function + offset_`)."""
+        return self.decision_function(X) + self.offset_
+
+    def predict(self, X):
+        """+1 for samples inside the estimated support, -1 outside."""
+        return np.where(self.decision_function(X) > 0, 1, -1)
+
+
+__all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "RailwaySVC", "resolve_gamma"]
