@@ -24,6 +24,9 @@ that was not enough: the current scikit-sparse needs SuiteSparse 7 (its build fa
 ABI ("numpy.dtype size changed" at import). Untried here, for lack of time: SuiteSparse >= 7 headers (Debian 13 /
 conda-forge `suitesparse`) with `pip install scikit-sparse`, or `pip install cython` and
 `pip install --no-binary :all: --no-build-isolation scikit-sparse==0.4.12` so the C file is regenerated.
+Warning: a scikit-sparse that fails at import with that ValueError breaks `import scipy.optimize` (and so
+scikit-learn) for the whole Python installation, because scipy tries `from sksparse.cholmod import ...`
+and catches only ImportError; uninstall it (`pip uninstall scikit-sparse`) if the import fails.
 
 Usage: python3 bench/cholmod_compare.py --kern target/release/kern [--n 200000] [--reps 3]
        [--kernel-c 0.12] [--sigma 0.6] [--nu 3] [--lambda 1] [--orders amd nd] [--skip-kern]

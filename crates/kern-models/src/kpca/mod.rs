@@ -289,7 +289,12 @@ fn locality_order(x: &Samples, c: f64) -> Vec<usize> {
         let r = x.row(i);
         ((r[0] / c).floor(), r.get(1).copied().unwrap_or(0.0))
     };
-    let mut keys: Vec<(f64, f64, usize)> = (0..x.n()).map(|i| (key(i).0, key(i).1, i)).collect();
+    let mut keys: Vec<(f64, f64, usize)> = (0..x.n())
+        .map(|i| {
+            let (a, b) = key(i);
+            (a, b, i)
+        })
+        .collect();
     keys.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
     keys.into_iter().map(|k| k.2).collect()
 }
