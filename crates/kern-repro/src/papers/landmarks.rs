@@ -68,37 +68,33 @@ pub fn higgs_like(n: usize, seed: u64) -> (Samples, Vec<f64>) {
     for _ in 0..n {
         let signal = r.random::<f64>() < 0.53;
         let mu = if signal { 0.15 } else { 0.0 };
-        let mut pt = [0.0; 5];
-        let mut eta = [0.0; 5];
-        let mut phi = [0.0; 5];
-        for a in 0..5 {
-            pt[a] = (mu + 0.6 * nrm(&mut r)).exp();
-            eta[a] = 1.2 * nrm(&mut r);
-            phi[a] = PI * (2.0 * r.random::<f64>() - 1.0);
-        }
+        // Per object: [pt, η, φ].
+        let mut o: [[f64; 3]; 5] = std::array::from_fn(|_| {
+            [(mu + 0.6 * nrm(&mut r)).exp(), 1.2 * nrm(&mut r), PI * (2.0 * r.random::<f64>() - 1.0)]
+        });
         if signal {
-            phi[1] = wrap(phi[0] + PI + 0.5 * nrm(&mut r));
-            phi[3] = wrap(phi[2] + PI + 0.8 * nrm(&mut r));
-            eta[1] = 0.6 * eta[0] + 0.9 * nrm(&mut r);
+            o[1][2] = wrap(o[0][2] + PI + 0.5 * nrm(&mut r));
+            o[3][2] = wrap(o[2][2] + PI + 0.8 * nrm(&mut r));
+            o[1][1] = 0.6 * o[0][1] + 0.9 * nrm(&mut r);
         }
         let met = ((if signal { 0.0 } else { -0.2 }) + 0.7 * nrm(&mut r)).exp();
         let met_phi = PI * (2.0 * r.random::<f64>() - 1.0);
         let p_tag = if signal { 0.42 } else { 0.30 };
-        for a in 0..5 {
-            flat.extend([pt[a], eta[a], phi[a]]);
+        for obj in &o {
+            flat.extend(obj);
         }
         flat.extend([met, met_phi]);
         for _ in 0..4 {
             flat.push(if r.random::<f64>() < p_tag { 1.0 } else { 0.0 });
         }
         let mass = |a: usize, b: usize| {
-            let m2 = 2.0 * pt[a] * pt[b] * ((eta[a] - eta[b]).cosh() - (phi[a] - phi[b]).cos());
+            let m2 = 2.0 * o[a][0] * o[b][0] * ((o[a][1] - o[b][1]).cosh() - (o[a][2] - o[b][2]).cos());
             m2.max(0.0).sqrt().ln_1p()
         };
         for (a, b) in [(0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2)] {
             flat.push(mass(a, b));
         }
-        flat.push((2.0 * pt[0] * met * (1.0 - (phi[0] - met_phi).cos())).max(0.0).sqrt().ln_1p());
+        flat.push((2.0 * o[0][0] * met * (1.0 - (o[0][2] - met_phi).cos())).max(0.0).sqrt().ln_1p());
         y.push(if signal { 1.0 } else { -1.0 });
     }
     (Samples::from_flat(flat, n, HIGGS_LIKE_DIM).expect("finite by construction"), y)
