@@ -1,86 +1,139 @@
 #!/usr/bin/env python3
-"""Peer comparison for issue 3: CHOLMOD (scikit-sparse) on the very matrices kern-sparse factors.
+"""Peer comparison: CHOLMOD (scikit-sparse) and kern's sparse Cholesky on the same matrix K_C + I/lambda.
 
-Input: Matrix Market files written by
-    cargo run --release -p kern-sparse --example sparse_bench -- lssvm5000 DIR
-(lower triangle of K_C + I/lambda, green-red n = 5000, sigma = 0.6, nu = 3, C at the tau quantile of
-pairwise distances). For each file this times, with the same AMD ordering as kern-sparse:
-  - CHOLMOD analyze (AMD + symbolic)        -> compare with kern's "analyze_seconds"
-  - CHOLMOD numeric factorize (supernodal)  -> compare with kern's "numeric_factor_seconds"
-  - CHOLMOD solve against 1 and y (eq. 14)
-and, when scikit-sparse is missing, scipy's SuperLU (splu, COLAMD) as a fallback peer, named as such.
-Prints one JSON object per matrix: median, min and max over --reps repetitions.
+Data: green-red (bench/nd_compare.py's seeded generator), n = 200,000 by default, kernel
+cs-gaussian:sigma=0.6,c=0.12,nu=3 (about 545 non-zeros per row at that n), lambda = 1: the comparison
+the scale issue measured (kern 216 s / 8.6 GiB; CHOLMOD 116 s with AMD, 97 s with METIS).
 
-Usage: python3 bench/cholmod_compare.py DIR [--reps 5]
+The matrix for CHOLMOD is built here with scipy: the pairs closer than c by cKDTree's
+sparse_distance_matrix, k(r) = exp(-r^2/sigma^2) ((1 - r/c)_+)^nu (kern's cs-gaussian: the CS-RBF
+paper's eq. 1 taper times the Gaussian exp(-r^2/sigma^2)), plus 1 + 1/lambda on the diagonal (k(0) = 1).
+kern builds its own from the same CSV file (`kern sparse --order amd|nd --lambda L`); both report nnz,
+which must agree (printed side by side).
+
+CHOLMOD runs in a worker process (this script with --worker) so that /usr/bin/time -v sees only it:
+analyze (ordering + symbolic, with ordering_method "amd" or "metis" = nested dissection) and the
+supernodal numeric factorization, each timed; the matrix construction is excluded from the times but not
+from the peak RSS (kern's peak includes its own assembly as well). --reps repetitions per configuration
+(each a separate process); best, median and max seconds, largest peak RSS.
+
+Installation: scikit-sparse has no wheel; building it needs SuiteSparse's headers
+(`apt-get install libsuitesparse-dev`). On the bench machine (Debian 12: SuiteSparse 5.12, numpy 2.4)
+that was not enough: the current scikit-sparse needs SuiteSparse 7 (its build fails on the missing
+`cholmod_common.nsbounds_hit`), and 0.4.12 builds but its shipped C file was generated for the old numpy
+ABI ("numpy.dtype size changed" at import). Untried here, for lack of time: SuiteSparse >= 7 headers (Debian 13 /
+conda-forge `suitesparse`) with `pip install scikit-sparse`, or `pip install cython` and
+`pip install --no-binary :all: --no-build-isolation scikit-sparse==0.4.12` so the C file is regenerated.
+Warning: a scikit-sparse that fails at import with that ValueError breaks `import scipy.optimize` (and so
+scikit-learn) for the whole Python installation, because scipy tries `from sksparse.cholmod import ...`
+and catches only ImportError; uninstall it (`pip uninstall scikit-sparse`) if the import fails.
+
+Usage: python3 bench/cholmod_compare.py --kern target/release/kern [--n 200000] [--reps 3]
+       [--kernel-c 0.12] [--sigma 0.6] [--nu 3] [--lambda 1] [--orders amd nd] [--skip-kern]
 """
 import argparse
-import glob
 import json
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
-import scipy.io
-import scipy.sparse as sp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nd_compare import green_red, timed_run, write_csv  # noqa: E402
 
 
-def timed(f, reps):
-    ts, out = [], None
-    for _ in range(reps):
-        t = time.perf_counter()
-        out = f()
-        ts.append(time.perf_counter() - t)
-    ts.sort()
-    return out, {"median": ts[len(ts) // 2], "min": ts[0], "max": ts[-1], "reps": reps}
+def kc_matrix(x, sigma, c, nu, lam):
+    """K_C + I/lambda in CSC (full symmetric storage)."""
+    import scipy.sparse as sp
+    from scipy.spatial import cKDTree
+
+    t = cKDTree(x)
+    d = t.sparse_distance_matrix(t, c, output_type="coo_matrix")
+    r = d.data
+    keep = d.row != d.col
+    v = np.exp(-(r[keep] / sigma) ** 2) * np.maximum(1.0 - r[keep] / c, 0.0) ** nu
+    n = len(x)
+    a = sp.coo_matrix((v, (d.row[keep], d.col[keep])), shape=(n, n)).tocsc()
+    return a + sp.identity(n, format="csc") * (1.0 + 1.0 / lam)
+
+
+def worker(a):
+    from sksparse import cholmod
+
+    x, _ = green_red(a.n, a.n)
+    m = kc_matrix(x, a.sigma, a.kernel_c, a.nu, a.lam)
+    order = {"amd": "amd", "nd": "metis"}[a.worker]
+    t = time.perf_counter()
+    sym = cholmod.analyze(m, mode="supernodal", ordering_method=order)
+    analyze = time.perf_counter() - t
+    t = time.perf_counter()
+    f = sym.cholesky(m)
+    numeric = time.perf_counter() - t
+    print(json.dumps({"nnz": int(m.nnz), "factor_nnz": int(f.L().nnz), "analyze_seconds": analyze,
+                      "numeric_seconds": numeric, "seconds": analyze + numeric}))
+
+
+def stats(v):
+    v = sorted(v)
+    return {"best": v[0], "median": v[len(v) // 2], "max": v[-1]}
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--reps", type=int, default=5)
-    args = ap.parse_args()
+    ap.add_argument("--kern", default="target/release/kern")
+    ap.add_argument("--n", type=int, default=200000)
+    ap.add_argument("--sigma", type=float, default=0.6)
+    ap.add_argument("--kernel-c", type=float, default=0.12)
+    ap.add_argument("--nu", type=float, default=3.0)
+    ap.add_argument("--lambda", dest="lam", type=float, default=1.0)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--orders", nargs="*", default=["amd", "nd"])
+    ap.add_argument("--skip-kern", action="store_true")
+    ap.add_argument("--worker", choices=["amd", "nd"])
+    a = ap.parse_args()
+    if a.worker:
+        return worker(a)
+    kernel = f"cs-gaussian:sigma={a.sigma},c={a.kernel_c},nu={a.nu:g}"
+    tmp = tempfile.mkdtemp(prefix="kern-cholmod-")
     try:
-        from sksparse import cholmod
-    except ImportError:
-        cholmod = None
-    for path in sorted(glob.glob(os.path.join(args.dir, "*.mtx"))):
-        a = sp.csc_matrix(scipy.io.mmread(path))  # symmetric file -> full matrix
-        n = a.shape[0]
-        ones = np.ones(n)
-        rng = np.random.default_rng(0)
-        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
-        row = {"matrix": os.path.basename(path), "n": n, "nnz": int(a.nnz)}
-        if cholmod is not None:
-            # supernodal_mode "supernodal" = what faer chose for these matrices; ordering = AMD as ours.
-            sym, t_an = timed(lambda: cholmod.analyze(a, mode="supernodal", ordering_method="amd"), args.reps)
-            fac, t_num = timed(lambda: sym.cholesky(a), args.reps)
-            L = fac.L()
-
-            def bordered():
-                nu = fac(ones)
-                eta = fac(y)
-                b = eta.sum() / nu.sum()
-                return b, eta - b * nu
-
-            (b, alpha), t_sol = timed(bordered, args.reps)
-            resid = np.abs(a @ alpha + b - y).max()
-            _, t_total = timed(lambda: cholmod.cholesky(a, ordering_method="amd"), args.reps)
-            row.update({
-                "peer": "CHOLMOD (scikit-sparse, SuiteSparse %s)" % ".".join(map(str, getattr(cholmod, "__version__", ())) or ["?"]),
-                "factor_nnz": int(L.nnz),
-                "analyze_seconds": t_an,
-                "numeric_factor_seconds": t_num,
-                "analyze_plus_factor_seconds": t_total,
-                "solve_seconds": t_sol,
-                "residual": float(resid),
-                "b": float(b),
-            })
-        else:
-            from scipy.sparse.linalg import splu
-            lu, t_lu = timed(lambda: splu(a, permc_spec="COLAMD"), args.reps)
-            row.update({"peer": "scipy SuperLU splu(COLAMD) (no CHOLMOD)", "lu_seconds": t_lu,
-                        "factor_nnz": int(lu.L.nnz + lu.U.nnz)})
-        print(json.dumps(row), flush=True)
+        data = os.path.join(tmp, "gr.csv")
+        write_csv(data, *green_red(a.n, a.n))
+        for order in a.orders:
+            runs = []
+            for _ in range(a.reps):
+                j, rss, _ = timed_run([sys.executable, os.path.abspath(__file__), "--worker", order,
+                                       "--n", str(a.n), "--sigma", str(a.sigma), "--kernel-c", str(a.kernel_c),
+                                       "--nu", str(a.nu), "--lambda", str(a.lam)])
+                runs.append({**j, "rss": rss})
+            print(json.dumps({"tool": "CHOLMOD (scikit-sparse)", "order": order, "n": a.n, "kernel": kernel,
+                              "lambda": a.lam, "nnz": runs[0]["nnz"], "factor_nnz": runs[0]["factor_nnz"],
+                              "factor_bytes": 8 * runs[0]["factor_nnz"], "reps": a.reps,
+                              "ordering_symbolic_seconds": stats([r["analyze_seconds"] for r in runs]),
+                              "numeric_seconds": stats([r["numeric_seconds"] for r in runs]),
+                              "total_seconds": stats([r["seconds"] for r in runs]),
+                              "peak_rss_mib": max(r["rss"] for r in runs)}), flush=True)
+            if a.skip_kern:
+                continue
+            runs = []
+            for _ in range(a.reps):
+                j, rss, _ = timed_run([a.kern, "sparse", "--data", data, "--kernel", kernel, "--order", order,
+                                       "--lambda", str(a.lam)])
+                runs.append({**j, "rss": rss})
+            print(json.dumps({"tool": "kern sparse", "order": order, "n": a.n, "kernel": kernel, "lambda": a.lam,
+                              "nnz": runs[0]["nnz"], "factor_nnz": runs[0]["factor_nnz"],
+                              "factor_bytes": 8 * runs[0]["factor_nnz"], "reps": a.reps,
+                              "assemble_seconds": stats([r["assemble_seconds"] for r in runs]),
+                              "ordering_symbolic_seconds": stats([r["order_seconds"] + r["symbolic_seconds"]
+                                                                  for r in runs]),
+                              "numeric_seconds": stats([r["numeric_seconds"] for r in runs]),
+                              "total_seconds": stats([r["order_seconds"] + r["factor_seconds"] for r in runs]),
+                              "peak_rss_mib": max(r["rss"] for r in runs)}), flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -271,6 +271,12 @@ pub fn all() -> Vec<Experiment> {
         e("fvs-heart", Paper::Fvs, "Table 2: Cleveland, leave-one-out", fvs::heart),
         e("fvs-sinc", Paper::Fvs, "Fig. 6: sinc with the linear-spline kernel", fvs::sinc),
         e("fvs-vs-random", Paper::Fvs, "accuracy vs basis size, FVS vs random basis", fvs::vs_random),
+        e(
+            "fvs-landmarks",
+            Paper::Fvs,
+            "ours: FVS vs random Nyström centres, accuracy against m (HIGGS-like, MAGIC)",
+            landmarks::fvs_vs_random,
+        ),
         e("rkhs-kpca", Paper::Rkhs, "kernel PCA with Gaussian, linear, polynomial kernels", rkhs::kpca),
         e("rkhs-svm", Paper::Rkhs, "SVM with linear, Gaussian, log kernels; MNIST", rkhs::svm),
         e("railway-xor", Paper::Railway, "§3.3: modified XOR", railway::xor),

@@ -6,6 +6,7 @@
 //! model (for projecting new points later).
 
 use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
+use kern_core::Kernel;
 use kern_models::kmat::{PathChoice, SolvePath};
 use kern_models::kpca::{EigenSolver, KernelPcaParams};
 use serde_json::json;
@@ -24,10 +25,13 @@ pub struct Args {
     /// Number of components.
     #[arg(long, default_value_t = 2)]
     components: usize,
-    /// Gram matrix path: auto (sparse for compactly supported kernels of low density), dense, sparse.
+    /// Gram matrix path: auto (sparse for compactly supported kernels when the kernel matrix is at most
+    /// 20 % non-zero, when n > 20,000, or when the dense matrix would not fit in memory), dense, sparse.
     #[arg(long, default_value = "auto")]
     path: String,
-    /// Eigensolver: auto (full dense for small n), dense, krylov (block Lanczos).
+    /// Eigensolver: auto (full dense for n <= 500 or when 4 x components >= n, else block Krylov), dense,
+    /// krylov (block Lanczos on matrix products; on the sparse path memory grows with the non-zeros and
+    /// n x basis size, never n x n).
     #[arg(long, default_value = "auto")]
     solver: String,
     /// Krylov relative residual tolerance.
@@ -63,7 +67,7 @@ pub struct Args {
 /// Runs `kern kpca`.
 pub fn run(a: Args) -> CliResult {
     let kernel = parse_kernel(&a.kernel)?;
-    let path: PathChoice = a.path.parse()?;
+    let mut path: PathChoice = a.path.parse()?;
     let solver = match a.solver.as_str() {
         "auto" => EigenSolver::Auto,
         "dense" => EigenSolver::Dense,
@@ -97,12 +101,20 @@ pub fn run(a: Args) -> CliResult {
     if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == SolvePath::Dense {
         // The n x n matrix, and for the dense eigensolver its n x n eigenvectors.
         let copies = if solver == EigenSolver::Krylov { 1 } else { 2 };
-        crate::common::check_dense(
+        let fits = crate::common::check_dense(
             ds.samples.n(),
             copies,
             "kernel PCA's dense kernel matrix",
             crate::common::DENSE_INSTEAD,
-        )?;
+        );
+        match fits {
+            // --path auto with a compactly supported kernel: the sparse K_C and the block Krylov
+            // solver (memory O(nnz + n k)) when the dense matrix does not fit in memory.
+            Err(_) if path == PathChoice::Auto && kernel.support_radius().is_some() => {
+                path = PathChoice::Sparse;
+            }
+            other => other?,
+        }
     }
     let params = KernelPcaParams::new(kernel, a.components).path(path).solver(solver).tol(a.tol).seed(a.seed);
     let t = Instant::now();

@@ -227,3 +227,63 @@ fn rejects_bad_params() {
             .is_err()
     );
 }
+
+/// The sparse path's block Krylov solver against an independent full dense eigendecomposition of the
+/// explicitly centred Gram matrix, with tolerances that follow from the residual the solver reports
+/// (not from the observed errors). For a symmetric `K̃`, a unit Ritz vector `v` with value `θ` and
+/// residual `r = K̃v − θv`:
+/// - some eigenvalue lies within `‖r‖` of `θ` (Bauer–Fike for normal matrices); with the eigenvalues
+///   separated by more than `2‖r‖` that eigenvalue is the matching one, so `|θ_j − λ_j| ≤ ‖r_j‖`;
+/// - Davis–Kahan's sin θ theorem: `sin∠(v, u) ≤ ‖r‖ / δ` with `δ = min_{i≠j} |θ_j − λ_i|`, so with the
+///   sign aligned `‖v − u‖ ≤ √2 ‖r‖ / δ`;
+/// - the training scores are `√θ v` and `√λ u`, so `‖√θ v − √λ u‖ ≤ √θ ‖v − u‖ + |θ − λ| / (√θ + √λ)`.
+///
+/// The solver guarantees `‖r_j‖ ≤ ρ θ_1` with `ρ` its reported residual (`≤ tol`). Rounding of both
+/// computations adds at most `n·ε·θ_1` to each eigenvalue (backward stability of the dense solver and
+/// of the Rayleigh–Ritz step) — that is the only slack added.
+#[test]
+fn sparse_krylov_matches_dense_kpca_within_its_residual_bound() {
+    let x = uniform(900, 2, 11);
+    let kernel: KernelSpec = "cs-gaussian:sigma=0.6,c=0.7,nu=3".parse().unwrap();
+    let k = 8;
+    // A loose tolerance, so that the bound (not rounding) is what is tested.
+    let tol = 1e-7;
+    let m = KernelPcaParams::new(kernel.clone(), k)
+        .path(PathChoice::Sparse)
+        .solver(EigenSolver::Krylov)
+        .tol(tol)
+        .fit(&x)
+        .unwrap();
+    assert_eq!(m.path(), SolvePath::Sparse);
+    assert_eq!(m.solver_info().solver, "krylov");
+    let rho = m.solver_info().residual;
+    assert!(rho <= tol, "reported residual {rho:e} above tol {tol:e}");
+    let n = x.n();
+    let evd = centre(&dense_gram(&kernel, &x)).self_adjoint_eigen(Side::Lower).unwrap();
+    let lam: Vec<f64> = (0..n).map(|j| evd.S().column_vector()[n - 1 - j]).collect();
+    let u = Mat::from_fn(n, k, |i, j| evd.U()[(i, n - 1 - j)]);
+    let theta = m.eigenvalues();
+    let r = rho * theta[0];
+    let rounding = n as f64 * f64::EPSILON * theta[0];
+    let z = m.training_scores();
+    for j in 0..k {
+        // Separation needed for the matching (a property of the problem, checked, not assumed).
+        let gap = (0..n).filter(|&i| i != j).map(|i| (lam[j] - lam[i]).abs()).fold(f64::INFINITY, f64::min);
+        assert!(gap > 2.0 * (r + rounding), "component {j}: eigenvalues too close for the test ({gap:e})");
+        let dl = (theta[j] - lam[j]).abs();
+        assert!(
+            dl <= r + rounding,
+            "eigenvalue {j}: |{} − {}| = {dl:e} > {:e}",
+            theta[j],
+            lam[j],
+            r + rounding
+        );
+        // Davis–Kahan with δ ≥ gap − ‖r‖ − rounding (θ_j is that close to λ_j).
+        let delta = gap - r - rounding;
+        let dv = 2f64.sqrt() * (r + rounding) / delta;
+        let bound = theta[j].sqrt() * dv + (dl + rounding) / (theta[j].sqrt() + lam[j].sqrt());
+        let sign = if (0..n).map(|i| z[(i, j)] * u[(i, j)]).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
+        let err = (0..n).map(|i| (sign * z[(i, j)] - lam[j].sqrt() * u[(i, j)]).powi(2)).sum::<f64>().sqrt();
+        assert!(err <= bound, "scores of component {j}: ‖Δz‖ = {err:e} > bound {bound:e}");
+    }
+}

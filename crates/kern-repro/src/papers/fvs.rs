@@ -204,7 +204,7 @@ fn noisy_sinc(n: usize, noise: f64, seed: u64) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Fraction of signs that agree.
-fn sign_accuracy(pred: &[f64], truth: &[f64]) -> f64 {
+pub(crate) fn sign_accuracy(pred: &[f64], truth: &[f64]) -> f64 {
     pred.iter().zip(truth).filter(|(p, t)| (**p > 0.0) == (**t > 0.0)).count() as f64 / truth.len() as f64
 }
 
@@ -244,7 +244,7 @@ fn grid_samples(x: (f64, f64), y: (f64, f64), cells: usize) -> Result<Samples> {
     Ok(Samples::from_flat(c.iter().flat_map(|p| [p.0, p.1]).collect(), c.len(), 2)?)
 }
 
-fn pct(a: f64) -> String {
+pub(crate) fn pct(a: f64) -> String {
     format!("{:.1} %", 100.0 * a)
 }
 

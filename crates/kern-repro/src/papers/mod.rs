@@ -3,6 +3,7 @@
 pub mod csrbf;
 pub mod csrbf_lssvm;
 pub mod fvs;
+pub mod landmarks;
 pub mod letchford;
 pub mod letchford_accuracy;
 pub mod railway;

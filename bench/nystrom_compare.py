@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Landmark (Nystroem) kernel models: kern `--landmarks fvs:M` and `random:M` against scikit-learn's
+`Nystroem(n_components=M)` + `RidgeClassifier`, on the HIGGS-like set (bench/higgs_like.py).
+
+Both sides solve the same problem. scikit-learn maps x to the Nystroem features
+phi(x) = K_mm^{-1/2} k_C(x) of M uniformly drawn centres and fits a ridge classifier with intercept,
+min ||y - Phi w - b||^2 + alpha ||w||^2 on +-1 targets; with w = K_mm^{1/2} beta that is
+min ||y - K_nm beta - b||^2 + alpha beta' K_mm beta, which is kern's landmark LS-SVM
+(`--model lssvm`, shift s = 1/lambda, intercept eliminated) with alpha = 1/lambda. kern's
+`random:M` draws its centres uniformly as scikit-learn does; `fvs:M` selects them by feature vector
+selection. Kernel: kern's `gaussian:sigma=S` is exp(-r^2/S^2), i.e. scikit-learn's rbf with
+gamma = 1/S^2; S defaults to the median distance of 2000 training points (computed here, once, and
+passed to both).
+
+Each configuration runs --reps times (different seeds of the centres) as a separate process under
+/usr/bin/time -v: training seconds (as reported by the tool itself, excluding file reading; best and
+median of the reps), peak RSS (largest over the reps; both sides hold the training set in memory:
+kern its n x 28 doubles, scikit-learn a numpy array), and test accuracy on a separate held-out set
+(median of the reps). One JSON object per configuration.
+
+Usage: python3 bench/nystrom_compare.py --kern target/release/kern [--n 200000] [--test 50000]
+       [--m 2000] [--lambda 1000] [--reps 3] [--sigma S] [--skip-sklearn]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from higgs_like import higgs_like, write_csv  # noqa: E402
+from nd_compare import timed_run  # noqa: E402
+
+
+def median_distance(x, seed=0, k=2000):
+    g = np.random.default_rng(seed)
+    s = x[g.choice(len(x), size=min(k, len(x)), replace=False)]
+    sq = (s * s).sum(1)
+    d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * s @ s.T, 0.0)
+    return float(np.sqrt(np.median(d2[np.triu_indices(len(s), 1)])))
+
+
+def sklearn_worker(a):
+    """Runs inside its own process (so /usr/bin/time sees only it): load, fit, score; prints JSON."""
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.linear_model import RidgeClassifier
+    from sklearn.pipeline import make_pipeline
+
+    tr = np.loadtxt(a.train, delimiter=",", skiprows=1)
+    te = np.loadtxt(a.test_file, delimiter=",", skiprows=1)
+    t = time.perf_counter()
+    model = make_pipeline(Nystroem(kernel="rbf", gamma=1.0 / a.sigma ** 2, n_components=a.m,
+                                   random_state=a.seed),
+                          RidgeClassifier(alpha=1.0 / a.lam))
+    model.fit(tr[:, :-1], tr[:, -1])
+    seconds = time.perf_counter() - t
+    acc = float((model.predict(te[:, :-1]) == te[:, -1]).mean())
+    print(json.dumps({"seconds": seconds, "accuracy": acc}))
+
+
+def summary(name, runs):
+    secs = sorted(r["seconds"] for r in runs)
+    accs = sorted(r["accuracy"] for r in runs)
+    return {"tool": name, "reps": len(runs), "best_seconds": secs[0], "median_seconds": secs[len(secs) // 2],
+            "max_seconds": secs[-1], "median_accuracy": accs[len(accs) // 2], "accuracies": accs,
+            "peak_rss_mib": max(r["rss"] for r in runs), **{k: runs[0][k] for k in runs[0] if k.startswith("x_")}}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kern", default="target/release/kern")
+    ap.add_argument("--n", type=int, default=200000)
+    ap.add_argument("--test", type=int, default=50000)
+    ap.add_argument("--m", type=int, default=2000)
+    ap.add_argument("--lambda", dest="lam", type=float, default=1000.0)
+    ap.add_argument("--sigma", type=float)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--skip-sklearn", action="store_true")
+    ap.add_argument("--landmarks", nargs="*", default=["fvs", "random"])
+    # Worker mode (internal).
+    ap.add_argument("--sklearn-worker", action="store_true")
+    ap.add_argument("--train")
+    ap.add_argument("--test-file")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    if a.sklearn_worker:
+        return sklearn_worker(a)
+    tmp = tempfile.mkdtemp(prefix="kern-nystrom-")
+    try:
+        train, test = os.path.join(tmp, "train.csv"), os.path.join(tmp, "test.csv")
+        xtr, ytr = higgs_like(a.n, 1)
+        write_csv(train, xtr, ytr)
+        write_csv(test, *higgs_like(a.test, 2))
+        sigma = a.sigma or median_distance(xtr)
+        del xtr, ytr
+        common = {"n": a.n, "n_test": a.test, "m": a.m, "sigma": sigma, "lambda": a.lam,
+                  "sklearn_alpha": 1.0 / a.lam}
+        for lm in a.landmarks:
+            runs = []
+            for rep in range(a.reps):
+                model = os.path.join(tmp, "m.kern")
+                j, rss, _ = timed_run([a.kern, "train", "--data", train, "--model", "lssvm",
+                                       "--kernel", f"gaussian:sigma={sigma}", "--lambda", str(a.lam),
+                                       "--landmarks", f"{lm}:{a.m}", "--seed", str(rep), "--out", model])
+                p, _, _ = timed_run([a.kern, "predict", "--data", test, "--model", model])
+                runs.append({"seconds": j["seconds"], "accuracy": p["accuracy"], "rss": rss,
+                             "x_iterations": j.get("iterations"), "x_centres": j.get("centres")})
+            print(json.dumps({**common, **summary(f"kern {lm}:{a.m}", runs)}), flush=True)
+        if not a.skip_sklearn:
+            runs = []
+            for rep in range(a.reps):
+                j, rss, _ = timed_run([sys.executable, os.path.abspath(__file__), "--sklearn-worker",
+                                       "--train", train, "--test-file", test, "--m", str(a.m), "--lambda",
+                                       str(a.lam), "--sigma", str(sigma), "--seed", str(rep)])
+                runs.append({**j, "rss": rss})
+            print(json.dumps({**common, **summary(f"scikit-learn Nystroem({a.m}) + RidgeClassifier", runs)}),
+                  flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+//! `kern kpca --path auto` on a compactly supported kernel takes the sparse K_C and the block Krylov
+//! solver when the dense matrix does not fit in memory, and gets the same eigenvalues.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn kpca(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("run kern");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?} failed:\n{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.trim().lines().last().expect("a JSON line")).expect("JSON")
+}
+
+#[test]
+fn auto_path_falls_back_to_the_sparse_krylov_solver_when_dense_does_not_fit() {
+    let dir = std::env::temp_dir().join(format!("kern-kpca-scale-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data: PathBuf = dir.join("x.csv");
+    // 600 points on a scrambled grid in [0, 1]²: with c = 0.35 about a third of the pairs are within
+    // the support, above the 20 % density up to which --path auto takes the sparse path by itself.
+    let mut s = String::from("x1,x2,label\n");
+    for i in 0..600u64 {
+        let u = ((i * 7919) % 600) as f64 / 600.0;
+        let v = ((i * 104_729) % 577) as f64 / 577.0;
+        s.push_str(&format!("{u},{v},{}\n", i % 2));
+    }
+    std::fs::write(&data, s).unwrap();
+    let d = data.to_str().unwrap();
+    let args = ["kpca", "--data", d, "--kernel", "cs-gaussian:sigma=0.5,c=0.35,nu=3", "--components", "4"];
+    let dense = kpca(&args);
+    assert_eq!(dense["path"], "dense");
+    // The dense path needs 2 × 600² doubles = 5.8 MB; 4 MB leaves room for the sparse K_C (≈ 2 MB) only.
+    let mut small = vec!["--max-memory", "4M"];
+    small.extend_from_slice(&args);
+    let sparse = kpca(&small);
+    assert_eq!(sparse["path"], "sparse");
+    assert_eq!(sparse["solver"], "krylov");
+    // Same matrix, so the same eigenvalues: each run's Ritz values are within its reported residual
+    // ‖r‖ ≤ ρ θ_1 of eigenvalues (Bauer–Fike; ρ = 0 for a full dense solve), plus n ε θ_1 of rounding
+    // for each of the two runs.
+    let rho = sparse["residual"].as_f64().unwrap() + dense["residual"].as_f64().unwrap();
+    let (a, b) = (dense["eigenvalues"].as_array().unwrap(), sparse["eigenvalues"].as_array().unwrap());
+    let top = a[0].as_f64().unwrap();
+    for (x, y) in a.iter().zip(b) {
+        let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+        assert!((x - y).abs() <= (rho + 2.0 * 600.0 * f64::EPSILON) * top, "{x} vs {y} (residual {rho:e})");
+    }
+    // Without a compactly supported kernel there is no sparse path to fall back to: an error.
+    let gauss = Command::new(env!("CARGO_BIN_EXE_kern"))
+        .args(["--max-memory", "4M", "kpca", "--data", d, "--kernel", "gaussian:sigma=0.5"])
+        .output()
+        .unwrap();
+    assert!(!gauss.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
