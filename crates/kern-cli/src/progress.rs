@@ -57,6 +57,7 @@ pub fn install(mode: Mode) {
     if !mode.shown() {
         return;
     }
+    kern_models::svm::observe_progress(Some(Arc::new(svm_line)));
     let bar: Arc<Mutex<Option<ProgressBar>>> = Arc::default();
     kern_tune::grid::observe_progress(Some(Arc::new(move |done, total| {
         let mut slot = bar.lock().unwrap_or_else(|e| e.into_inner());
@@ -80,6 +81,23 @@ pub fn install(mode: Mode) {
             b.finish();
         }
     })));
+}
+
+/// The SVM solvers' progress line (about once a second during a training that runs for more than a
+/// second): redrawn in place on a terminal, one line per report into a file or pipe.
+fn svm_line(p: &kern_models::svm::SolverProgress) {
+    let line = format!(
+        "svm: {} variables, {} iterations, KKT violation {:.3e}, {:.1} s",
+        p.variables,
+        p.iterations,
+        p.violation,
+        p.elapsed.as_secs_f64()
+    );
+    if std::io::stderr().is_terminal() {
+        eprint!("\r\x1b[2K{line}");
+    } else {
+        eprintln!("{line}");
+    }
 }
 
 /// A spinner with the elapsed time while `what` runs; cleared when dropped. Hidden unless progress is

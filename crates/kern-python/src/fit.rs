@@ -35,7 +35,7 @@ fn check_len(x: &Samples, n: usize) -> PyResult<()> {
 }
 
 fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> SolverParams {
-    SolverParams { tol, cache_mb, shrinking, max_iter }
+    SolverParams { tol, cache_mb, shrinking, max_iter, ..SolverParams::default() }
 }
 
 /// Trains a C-SVC (`nu` = `None`) or a ν-SVC (`nu` = `Some(ν)`; `c` and `class_weight` unused) on class

@@ -55,6 +55,9 @@ pub struct Args {
     /// Kernel cache in megabytes (per training run; runs go in parallel).
     #[arg(long, default_value_t = 100.0)]
     cache_mb: f64,
+    /// SMO working sets (svc, svr): auto, pair or a working-set size Q.
+    #[arg(long, default_value = "auto", value_name = "auto|pair|Q")]
+    solver_block: kern_models::svm::SolverBlock,
     /// Multi-class scheme (svc).
     #[arg(long, value_enum, default_value = "ovo")]
     multiclass: Scheme,
@@ -154,7 +157,8 @@ pub fn run(a: Args) -> CliResult {
         cv: CvConfig { validation, stratify: Stratify::Auto, scoring, seed: a.seed },
         refit: false,
     };
-    let solver = SolverParams { tol: a.tol, cache_mb: a.cache_mb, ..SolverParams::default() };
+    let solver =
+        SolverParams { tol: a.tol, cache_mb: a.cache_mb, block: a.solver_block, ..SolverParams::default() };
     let t = Instant::now();
     let report = match a.model {
         ModelKind::Svc => {

@@ -121,6 +121,10 @@ pub struct Args {
     /// Iteration cap of the solver (svc, svr: default max(1e7, 100 n); lssvm, krr iterative: 10000).
     #[arg(long)]
     pub max_iter: Option<u64>,
+    /// SMO working sets (svc, svr): auto (chosen by the problem; today one pair), pair (one pair of
+    /// variables per iteration, as LIBSVM) or a working-set size Q (blocked, Q variables per block).
+    #[arg(long, default_value = "auto", value_name = "auto|pair|Q")]
+    pub solver_block: kern_models::svm::SolverBlock,
     /// Class weight LABEL:W, repeatable: class LABEL gets C*W (svc; LIBSVM -wLABEL W).
     #[arg(long = "class-weight", value_name = "LABEL:W")]
     pub class_weight: Vec<String>,
@@ -322,6 +326,7 @@ pub(crate) fn solver_params(a: &Args) -> SolverParams {
         cache_mb: a.cache_mb,
         shrinking: !a.no_shrinking,
         max_iter: a.max_iter,
+        block: a.solver_block,
     }
 }
 

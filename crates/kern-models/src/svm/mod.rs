@@ -28,12 +28,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod block;
 mod cache;
 mod nu;
 mod one_class;
 mod params;
 mod platt;
 mod predict;
+mod progress;
 mod qmatrix;
 mod solver;
 mod svc;
@@ -41,15 +43,19 @@ mod svr;
 mod train;
 
 #[cfg(test)]
+mod block_tests;
+#[cfg(test)]
 mod nu_tests;
 #[cfg(test)]
 mod tests;
 
+pub use block::SolverBlock;
 pub use one_class::OneClass;
 pub use params::{
     Multiclass, NuSvcParams, NuSvrParams, OneClassParams, Regularization, SolverParams, SvcParams, SvrParams,
 };
 pub(crate) use platt::{Sigmoid as PlattSigmoid, couple};
+pub use progress::{ProgressObserver, SolverProgress, observe_progress};
 pub use svc::Svc;
 pub use svr::Svr;
 pub use train::MachineStats;

@@ -83,11 +83,21 @@ pub struct SolverParams {
     /// Iteration cap; `None` is LIBSVM's `max(10⁷, 100·l)`. Reaching it ends training with a warning
     /// and the violation reached (see [`MachineStats`](super::MachineStats)).
     pub max_iter: Option<u64>,
+    /// One pair of variables per iteration or blocked working sets (default: chosen by size, see
+    /// [`SolverBlock`](super::SolverBlock)).
+    #[serde(default)]
+    pub block: super::SolverBlock,
 }
 
 impl Default for SolverParams {
     fn default() -> Self {
-        SolverParams { tol: 1e-3, cache_mb: 100.0, shrinking: true, max_iter: None }
+        SolverParams {
+            tol: 1e-3,
+            cache_mb: 100.0,
+            shrinking: true,
+            max_iter: None,
+            block: Default::default(),
+        }
     }
 }
 
@@ -110,7 +120,7 @@ impl SolverParams {
         if self.max_iter == Some(0) {
             return Err(ModelsError::Param { name: "max_iter", value: 0.0, reason: "must be >= 1" });
         }
-        Ok(())
+        self.block.check()
     }
 
     pub(crate) fn cache_bytes(&self) -> usize {

@@ -23,6 +23,18 @@ pub(crate) trait QMatrix: Sync {
     fn cheap_columns(&self) -> bool {
         false
     }
+    /// Computes full columns at once: each `(j, out)` receives column `j` (length `l`). The blocked pass
+    /// of the blocked solver: one rayon task per column (a long column also splits itself).
+    fn fill_columns(&self, jobs: Vec<(usize, &mut [f64])>) {
+        use rayon::prelude::*;
+        if jobs.len() == 1 || rayon::current_num_threads() < 2 {
+            for (j, col) in jobs {
+                self.fill_column(j, 0, col);
+            }
+        } else {
+            jobs.into_par_iter().for_each(|(j, col)| self.fill_column(j, 0, col));
+        }
+    }
 }
 
 /// Cache cap for cheap columns (Gaussian kernel in dimension ≤ 8 through the vectorized exp): there a

@@ -11,8 +11,10 @@
 //! rule `max_{I_up} −y∇f − min_{I_low} −y∇f < ε` holds on the full problem at exit.
 
 use super::cache::ColumnCache;
+use super::progress::Ticker;
 use super::qmatrix::QMatrix;
 
+mod blocked;
 mod nu;
 
 const TAU: f64 = 1e-12;
@@ -33,6 +35,11 @@ pub(crate) struct SolverOptions {
     /// sets are chosen within each sign group and `ρ`, `r` come from both groups (see
     /// [`Solver::select_working_set_nu`], [`Solver::calculate_rho_nu`]).
     pub(crate) nu: bool,
+    /// `Some((q, slots))`: the blocked solver ([`blocked`]) with working sets of `q` variables and
+    /// `slots` held columns (ignored by the ν variant).
+    pub(crate) block: Option<(usize, usize)>,
+    /// Report progress to the installed observer (off for the blocked solver's sub-problems).
+    pub(crate) report: bool,
 }
 
 /// The second pass of WSS 2 in one sweep: `max_{I_low} v_t` and `argmin_t −b_t²/a_t` (ties: the last
@@ -211,6 +218,9 @@ impl<Q: QMatrix> Solver<Q> {
     ) -> Solution {
         let l = q.l();
         debug_assert!(p.len() == l && y.len() == l && c.len() == l && alpha.len() == l);
+        if opts.block.is_some() && !opts.nu {
+            return blocked::solve(q, p, y, c, alpha, opts);
+        }
         let qd = q.diag();
         let bytes = if q.cheap_columns() {
             opts.cache_bytes.min(super::qmatrix::CHEAP_CACHE_BYTES)
@@ -302,7 +312,11 @@ impl<Q: QMatrix> Solver<Q> {
         let mut iter: u64 = 0;
         let mut counter = self.l.min(1000) + 1;
         let mut hit_cap = true;
+        let mut ticker = Ticker::new(self.opts.report, self.l);
         while iter < max_iter {
+            if iter.is_multiple_of(1024) && ticker.active() {
+                ticker.tick(iter, || self.violation());
+            }
             counter -= 1;
             if counter == 0 {
                 counter = self.l.min(1000);
@@ -632,33 +646,36 @@ impl<Q: QMatrix> Solver<Q> {
         }
     }
 
-    /// `ρ` from the free variables, or the midpoint of the feasible interval when none is free.
+    /// `ρ` of the active variables ([`rho_of`]).
     fn calculate_rho(&self) -> f64 {
-        let (mut ub, mut lb) = (f64::INFINITY, f64::NEG_INFINITY);
-        let (mut nr_free, mut sum_free) = (0usize, 0.0);
-        for i in 0..self.active {
-            let yg = self.y[i] * self.g[i];
-            match self.status[i] {
-                UPPER => {
-                    if self.y[i] < 0.0 {
-                        ub = ub.min(yg);
-                    } else {
-                        lb = lb.max(yg);
-                    }
-                }
-                LOWER => {
-                    if self.y[i] > 0.0 {
-                        ub = ub.min(yg);
-                    } else {
-                        lb = lb.max(yg);
-                    }
-                }
-                _ => {
-                    nr_free += 1;
-                    sum_free += yg;
-                }
-            }
-        }
-        if nr_free > 0 { sum_free / nr_free as f64 } else { (ub + lb) / 2.0 }
+        let n = self.active;
+        rho_of(&self.y[..n], &self.g[..n], &self.alpha[..n], &self.c[..n])
     }
+}
+
+/// `ρ` from the free variables (`0 < α_t < C_t`), or the midpoint of the feasible interval when none is
+/// free (LIBSVM's `calculate_rho`).
+fn rho_of(y: &[f64], g: &[f64], alpha: &[f64], c: &[f64]) -> f64 {
+    let (mut ub, mut lb) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut nr_free, mut sum_free) = (0usize, 0.0);
+    for t in 0..y.len() {
+        let yg = y[t] * g[t];
+        if alpha[t] >= c[t] {
+            if y[t] < 0.0 {
+                ub = ub.min(yg);
+            } else {
+                lb = lb.max(yg);
+            }
+        } else if alpha[t] <= 0.0 {
+            if y[t] > 0.0 {
+                ub = ub.min(yg);
+            } else {
+                lb = lb.max(yg);
+            }
+        } else {
+            nr_free += 1;
+            sum_free += yg;
+        }
+    }
+    if nr_free > 0 { sum_free / nr_free as f64 } else { (ub + lb) / 2.0 }
 }

@@ -109,12 +109,17 @@ pub(crate) fn solve_from(
     solver: &SolverParams,
     cache_bytes: usize,
 ) -> Solution {
+    // The blocked solver holds as many full columns as the cache budget allows (at least a block).
+    let l = dual.sign.len();
+    let block = solver.block.working_set(l).map(|q| (q, (cache_bytes / (8 * l.max(1))).max(q)));
     let opts = SolverOptions {
         eps: solver.tol,
         shrinking: solver.shrinking,
         cache_bytes,
         max_iter: solver.max_iter,
         nu,
+        block,
+        report: true,
     };
     kernel.visit(SolveVisitor { dual, alpha, opts })
 }
