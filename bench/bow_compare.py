@@ -28,6 +28,10 @@ PROBLEMS = {
 
 PEER = r'''
 import json, sys, time, re, os, ctypes
+# SciPy try-imports scikit-sparse; a scikit-sparse built against another NumPy raises ValueError (not
+# ImportError) there and breaks `import sklearn`. Neither peer needs it: hide it.
+sys.modules["sksparse"] = None
+sys.modules["sksparse.cholmod"] = None
 which, train, test, C, repeats, extra = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), json.loads(sys.argv[6])
 times = []
 if which == "libsvm":

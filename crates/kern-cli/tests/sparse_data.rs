@@ -49,6 +49,7 @@ fn every_command_runs_on_a_sparse_file() {
     let f = p.to_str().unwrap();
     let model = dir.join("m.kern");
     let m = model.to_str().unwrap();
+    let kfa = dir.join("kfa.kern").to_str().unwrap().to_string();
     let runs: Vec<Vec<&str>> = vec![
         vec!["info", "--data", f],
         vec!["gram", "--data", f, "--kernel", "gaussian:sigma=1"],
@@ -58,6 +59,33 @@ fn every_command_runs_on_a_sparse_file() {
         vec!["kpca", "--data", f, "--kernel", "gaussian:sigma=1", "--components", "2"],
         vec!["fvs", "--data", f, "--kernel", "gaussian:sigma=1", "--max-fv", "5"],
         vec!["tune", "bandwidth", "--data", f, "--method", "median"],
+        vec![
+            "cv",
+            "--data",
+            f,
+            "--model",
+            "kfa",
+            "--kernel",
+            "gaussian:sigma=1",
+            "--folds",
+            "3",
+            "--grid",
+            "max_fv=2..8:2",
+        ],
+        vec![
+            "train",
+            "--model",
+            "kfa",
+            "--data",
+            f,
+            "--kernel",
+            "gaussian:sigma=1",
+            "--max-fv",
+            "8",
+            "--out",
+            &kfa,
+        ],
+        vec!["predict", "--data", f, "--model", &kfa],
     ];
     for args in &runs {
         let (ok, j, err) = kern(args);
@@ -85,7 +113,22 @@ fn every_command_runs_on_a_sparse_file() {
     let (ok, _, err) =
         kern(&["kpca", "--data", huge.to_str().unwrap(), "--kernel", "linear", "--components", "1"]);
     assert!(ok, "{err}");
-    // Commands that still train through a dense copy refuse it with an error, not an abort.
-    let (ok, _, err) = kern(&["fvs", "--data", huge.to_str().unwrap(), "--kernel", "linear"]);
-    assert!(!ok && err.contains("needs dense samples"), "{err}");
+    // FVS evaluates kernels on the sparse store: it runs on the 2^40-feature file too.
+    let (ok, j, err) = kern(&["fvs", "--data", huge.to_str().unwrap(), "--kernel", "linear"]);
+    assert!(ok, "{err}");
+    assert_eq!(j["storage"], "sparse", "{j}");
+    assert_eq!(j["n_fv"], 2, "{j}");
+    // The railway kernel needs dense samples (its areas and centres are dense points): a clear error.
+    let (ok, _, err) = kern(&[
+        "train",
+        "--model",
+        "svc",
+        "--kernel",
+        "railway:auto",
+        "--data",
+        huge.to_str().unwrap(),
+        "--out",
+        m,
+    ]);
+    assert!(!ok && err.contains("railway kernel") && err.contains("dense"), "{err}");
 }

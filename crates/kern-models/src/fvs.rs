@@ -60,7 +60,8 @@
 use crate::error::{ModelsError, Result};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par, Side};
-use kern_core::{Kernel, Samples, cross_gram, gram};
+use kern_core::{Kernel, Samples};
+use kern_sparse::kmatrix::{GramMatrix, cross_gram};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
@@ -284,7 +285,7 @@ impl<'a, K: Kernel> Engine<'a, K> {
     fn new(k: &'a K, x: &'a Samples, tol: f64) -> Result<Self> {
         k.check_dim(x.d())?;
         let n = x.n();
-        let diag: Vec<f64> = (0..n).into_par_iter().map(|i| k.eval(x.row(i), x.row(i))).collect();
+        let diag: Vec<f64> = (0..n).into_par_iter().map(|i| k.eval_ref(x.sample(i), x.sample(i))).collect();
         if let Some((i, &v)) = diag.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
             return Err(ModelsError::Numerical(format!(
                 "k(x_{i}, x_{i}) = {v}: FVS needs a positive semi-definite kernel"
@@ -326,14 +327,14 @@ impl<'a, K: Kernel> Engine<'a, K> {
     /// The residual kernel column `R(·, c) = K(·, c) − G G(c, ·)ᵀ`, in parallel.
     fn residual_column(&self, c: usize) -> Vec<f64> {
         let gc = self.g_row(c);
-        let xc = self.x.row(c);
+        let xc = self.x.sample(c);
         let (n, g) = (self.n, &self.g);
         let mut out = vec![0.0; n];
         out.par_chunks_mut(CHUNK).enumerate().for_each(|(b, o)| {
             let i0 = b * CHUNK;
             for (t, v) in o.iter_mut().enumerate() {
                 let i = i0 + t;
-                let mut s = self.k.eval(self.x.row(i), xc);
+                let mut s = self.k.eval_ref(self.x.sample(i), xc);
                 for (l, &gcl) in gc.iter().enumerate() {
                     s -= g[l * n + i] * gcl;
                 }
@@ -411,7 +412,7 @@ impl Exact {
     fn new<K: Kernel>(e: &Engine<'_, K>, cache_bytes: usize) -> Result<Self> {
         let n = e.n;
         let fits = n.checked_mul(n).and_then(|v| v.checked_mul(8)).is_some_and(|b| b <= cache_bytes);
-        let gram = if fits { Some(gram(e.k, e.x)?) } else { None };
+        let gram = if fits { Some(GramMatrix::dense(e.k, e.x)?.into_dense()) } else { None };
         let inv = &e.inv_diag;
         let w = match &gram {
             Some(k) => (0..n)
@@ -424,10 +425,10 @@ impl Exact {
             None => (0..n)
                 .into_par_iter()
                 .map(|c| {
-                    let xc = e.x.row(c);
+                    let xc = e.x.sample(c);
                     (0..n)
                         .map(|i| {
-                            let v = e.k.eval(e.x.row(i), xc);
+                            let v = e.k.eval_ref(e.x.sample(i), xc);
                             v * v * inv[i]
                         })
                         .sum()
@@ -451,8 +452,10 @@ impl Exact {
             None => (0..n)
                 .into_par_iter()
                 .map(|i| {
-                    let xi = e.x.row(i);
-                    (0..n).map(|j| if v[j] != 0.0 { e.k.eval(xi, e.x.row(j)) * v[j] } else { 0.0 }).sum()
+                    let xi = e.x.sample(i);
+                    (0..n)
+                        .map(|j| if v[j] != 0.0 { e.k.eval_ref(xi, e.x.sample(j)) * v[j] } else { 0.0 })
+                        .sum()
                 })
                 .collect(),
         }
@@ -516,7 +519,7 @@ fn best_of_candidates<K: Kernel>(e: &Engine<'_, K>, cands: &[usize]) -> Option<u
         .map(|b| {
             let i0 = b * CHUNK;
             let h = CHUNK.min(n - i0);
-            let mut r = Mat::from_fn(h, m, |ii, c| e.k.eval(e.x.row(i0 + ii), e.x.row(cands[c])));
+            let mut r = Mat::from_fn(h, m, |ii, c| e.k.eval_ref(e.x.sample(i0 + ii), e.x.sample(cands[c])));
             if l > 0 {
                 matmul(r.as_mut(), Accum::Add, gm.subrows(i0, h), gc.as_ref().transpose(), -1.0, Par::Seq);
             }
@@ -695,7 +698,7 @@ pub fn random_indices(n: usize, l: usize, seed: u64) -> Vec<usize> {
 /// ```
 pub fn local_fitness_from_scratch<K: Kernel>(k: &K, x: &Samples, selected: &[usize]) -> Result<Vec<f64>> {
     let xs = x.select(selected)?;
-    let kss = gram(k, &xs)?;
+    let kss = GramMatrix::dense(k, &xs)?.into_dense();
     let ksx = cross_gram(k, &xs, x)?;
     let llt = kss
         .llt(Side::Lower)
@@ -704,7 +707,7 @@ pub fn local_fitness_from_scratch<K: Kernel>(k: &K, x: &Samples, selected: &[usi
     let a = llt.solve(&ksx);
     Ok((0..x.n())
         .map(|i| {
-            let kii = k.eval(x.row(i), x.row(i));
+            let kii = k.eval_ref(x.sample(i), x.sample(i));
             if kii <= ZERO_DIAG {
                 return 1.0;
             }

@@ -44,7 +44,8 @@ use crate::fvs::{self, FvsParams};
 use faer::linalg::solvers::SolveLstsq;
 use faer::{Mat, MatRef};
 use kern_core::learner::{Fit, Model};
-use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, RealTargets, Samples, Targets, cross_gram};
+use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, RealTargets, Samples, Targets};
+use kern_sparse::kmatrix::cross_gram;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

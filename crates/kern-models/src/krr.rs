@@ -279,3 +279,12 @@ impl Fit<Targets> for KernelRidgeParams {
         self.fit_targets(x, y)
     }
 }
+
+impl crate::widen::WidenFeatures for KernelRidge {
+    fn n_features(&self) -> usize {
+        self.0.train.d()
+    }
+    fn widen_features(&mut self, d: usize) -> Result<()> {
+        crate::widen::widen_store(&mut self.0.train, d)
+    }
+}

@@ -280,6 +280,15 @@ impl Fit<Targets> for LsSvmParams {
     }
 }
 
+impl crate::widen::WidenFeatures for LsSvm {
+    fn n_features(&self) -> usize {
+        self.0.train.d()
+    }
+    fn widen_features(&mut self, d: usize) -> Result<()> {
+        crate::widen::widen_store(&mut self.0.train, d)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,7 +137,8 @@ pub fn run(a: Args) -> CliResult {
     for p in grid.points().iter().take(1) {
         kernel_at(&a.kernel, p)?;
     }
-    let ds = a.data.load()?;
+    // Every model of `kern cv` computes on either sample store: a sparse file stays sparse.
+    let ds = a.data.load_sparse()?;
     if matches!(a.model, ModelKind::Lssvm | ModelKind::Krr) {
         // Folds are fitted concurrently, each with a dense training-fold matrix and its factor.
         let kernel = kernel_at(&a.kernel, &grid.points()[0])?;

@@ -52,7 +52,8 @@ pub fn run(a: Args) -> CliResult {
         ..Default::default()
     };
     params.check()?;
-    let ds = a.data.load()?;
+    // FVS evaluates kernels on either sample store: a sparse file stays sparse.
+    let ds = a.data.load_sparse()?;
     let t = Instant::now();
     let f = with_threads(a.threads, || kernel.visit(Select(&ds.samples, &params)))??;
     let seconds = t.elapsed().as_secs_f64();

@@ -6,7 +6,6 @@
 //! gradient iterations, residual and passes over the data.
 
 use crate::commands::lssvm::{label_names, scores, task_json};
-use crate::commands::predict::to_dim;
 use crate::commands::train::Args;
 use crate::common::{CliError, CliResult, with_threads};
 use kern_core::KernelSpec;
@@ -76,13 +75,13 @@ pub fn train_landmark(a: &Args, kernel: KernelSpec, ds: &Dataset, lssvm: bool) -
 
 /// `kern predict` on a landmark model file.
 pub fn predict_nystrom(
-    m: NystromRidge,
+    mut m: NystromRidge,
     ds: &Dataset,
     threads: Option<usize>,
     out: Option<&Path>,
     csv: bool,
 ) -> CliResult {
-    let x = to_dim(&ds.samples, m.centres().d(), csv)?;
+    let x = crate::commands::predict::fit_dim(&ds.samples, &mut m, csv)?;
     let t = Instant::now();
     let pred = with_threads(threads, || m.predict(&x))??;
     let seconds = t.elapsed().as_secs_f64();

@@ -222,19 +222,18 @@ pub fn predict_dual(
         L(LsSvm),
         K(KernelRidge),
     }
-    let m = match kind {
+    let mut m = match kind {
         "lssvm" => M::L(persist::from_bytes(bytes, path)?),
         _ => M::K(persist::from_bytes(bytes, path)?),
     };
-    let (d, task, lambda, factor_seconds, solve_path) = match &m {
-        M::L(m) => {
-            (m.training_samples().d(), m.task().clone(), m.lambda(), m.factor_seconds(), m.path().name())
-        }
-        M::K(m) => {
-            (m.training_samples().d(), m.task().clone(), m.lambda(), m.factor_seconds(), m.path().name())
-        }
+    let (task, lambda, factor_seconds, solve_path) = match &m {
+        M::L(m) => (m.task().clone(), m.lambda(), m.factor_seconds(), m.path().name()),
+        M::K(m) => (m.task().clone(), m.lambda(), m.factor_seconds(), m.path().name()),
     };
-    let x = crate::commands::predict::to_dim(&ds.samples, d, csv)?;
+    let x = match &mut m {
+        M::L(m) => crate::commands::predict::fit_dim(&ds.samples, m, csv)?,
+        M::K(m) => crate::commands::predict::fit_dim(&ds.samples, m, csv)?,
+    };
     let t = Instant::now();
     let pred = with_threads(threads, || match &m {
         M::L(m) => m.predict(&x),

@@ -11,7 +11,9 @@ use kern_core::learner::Model;
 use kern_models::libsvm_model::{LibsvmModel, SvmType};
 use kern_models::persist::{self, Persist};
 use kern_models::svm::{Svc, Svr};
+use kern_models::widen::WidenFeatures;
 use serde_json::json;
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -76,10 +78,10 @@ pub fn run(a: Args) -> CliResult {
         kind = env.inner_kind().to_string();
         bytes = env.inner_bytes().to_vec();
     }
-    // Kernel expansions (SVMs, LS-SVM, KRR, landmark models) predict on either sample store (a sparse
+    // Kernel expansions (SVMs, LS-SVM, KRR, landmark models, KFA) predict on either sample store (a sparse
     // file stays sparse); the other models, and scaled samples (scaling moves zeros), are dense.
     let sparse = envelope.is_none()
-        && matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom");
+        && matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom" | "kfa");
     let mut ds = if sparse { a.data.load_sparse()? } else { a.data.load()? };
     if let Some(env) = &envelope {
         // Bring the raw samples to the training dimension, then scale them with the stored parameters.
@@ -102,8 +104,8 @@ pub fn run(a: Args) -> CliResult {
             if a.values == Some(Values::Probability) {
                 return Err("--values probability: one-class models have no class probabilities".into());
             }
-            let m: kern_models::svm::OneClass = persist::from_bytes(&bytes, &path)?;
-            let x = to_dim(&ds.samples, m.support_vectors().d(), a.data.is_csv())?;
+            let mut m: kern_models::svm::OneClass = persist::from_bytes(&bytes, &path)?;
+            let x = fit_dim(&ds.samples, &mut m, a.data.is_csv())?;
             let decision = a.values == Some(Values::Decision);
             crate::commands::svm_types::predict_one_class(&m, &x, &ds, decision, a.threads, a.out.as_deref())
         }
@@ -145,9 +147,41 @@ pub fn run(a: Args) -> CliResult {
     Ok(summary)
 }
 
+/// Brings test samples and a model that stores samples to one dimension, by LIBSVM's rule for a
+/// LIBSVM file: features beyond the model's are kept, the model's samples being zero there
+/// ([`kern_models::widen`]; the model's samples are widened as a sparse store, never densified).
+/// Features the file lacks are zeros ([`to_dim`]). A CSV file has every column, so a different column
+/// count is an error.
+pub(crate) fn fit_dim<'a, M: WidenFeatures>(
+    x: &'a Samples,
+    m: &mut M,
+    csv: bool,
+) -> Result<Cow<'a, Samples>, crate::common::CliError> {
+    let d = m.n_features();
+    if x.d() == d {
+        return Ok(Cow::Borrowed(x));
+    }
+    if x.d() > d && !csv && !zero_beyond(x, d) {
+        m.widen_features(x.d())?;
+        return Ok(Cow::Borrowed(x));
+    }
+    Ok(Cow::Owned(to_dim(x, d, csv)?))
+}
+
+/// Whether every value of `x` in a feature `≥ d` is zero.
+fn zero_beyond(x: &Samples, d: usize) -> bool {
+    x.samples().all(|s| match s {
+        kern_core::SampleRef::Sparse { indices, values } => {
+            indices.iter().zip(values).all(|(&j, &v)| j < d || v == 0.0)
+        }
+        kern_core::SampleRef::Dense(r) => r.iter().skip(d).all(|&v| v == 0.0),
+    })
+}
+
 /// Adapts samples read from a sparse (LIBSVM) file to the model's dimension: missing trailing features
-/// are zeros; extra trailing features are accepted only when they are all zero. A CSV file has every
-/// column, so a different column count is an error.
+/// are zeros; extra trailing features are accepted only when they are all zero (models that store
+/// samples take them through [`fit_dim`] instead). A CSV file has every column, so a different column
+/// count is an error.
 pub(crate) fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate::common::CliError> {
     if x.d() == d {
         return Ok(x.clone());
@@ -157,7 +191,12 @@ pub(crate) fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate:
             format!("the CSV data has {} feature columns, the model was trained on {d}", x.d()).into()
         );
     }
-    let extra = || format!("data has {} features, the model was trained on {d}", x.d());
+    let extra = || {
+        format!(
+            "the data has nonzero values in features beyond the model's {d} (a scaled model knows the \
+             scaling of its training features only)"
+        )
+    };
     if x.is_sparse() {
         // Re-dimensioned in place of the sparse store (never densified).
         let (mut indptr, mut indices, mut values) =
@@ -270,8 +309,8 @@ fn predict_libsvm(a: &Args, m: &LibsvmModel, ds: &Dataset) -> CliResult {
     }))
 }
 
-fn predict_svc(a: &Args, m: Svc, ds: &Dataset) -> CliResult {
-    let x = to_dim(&ds.samples, m.support_vectors().d(), a.data.is_csv())?;
+fn predict_svc(a: &Args, mut m: Svc, ds: &Dataset) -> CliResult {
+    let x = fit_dim(&ds.samples, &mut m, a.data.is_csv())?;
     if a.values == Some(Values::Probability) && !m.has_probability() {
         return Err("--values probability: the model was trained without --probability".into());
     }
@@ -313,11 +352,11 @@ fn predict_svc(a: &Args, m: Svc, ds: &Dataset) -> CliResult {
     }))
 }
 
-fn predict_svr(a: &Args, m: Svr, ds: &Dataset) -> CliResult {
+fn predict_svr(a: &Args, mut m: Svr, ds: &Dataset) -> CliResult {
     if a.values == Some(Values::Probability) {
         return Err("--values probability: regression models have no class probabilities".into());
     }
-    let x = to_dim(&ds.samples, m.support_vectors().d(), a.data.is_csv())?;
+    let x = fit_dim(&ds.samples, &mut m, a.data.is_csv())?;
     let t = Instant::now();
     let pred = with_threads(a.threads, || m.predict(&x))??;
     let seconds = t.elapsed().as_secs_f64();

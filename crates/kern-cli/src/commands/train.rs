@@ -218,14 +218,30 @@ pub fn run(a: Args) -> CliResult {
     crate::common::check_out(&a.out, &[&a.data.data])?;
     check_libsvm_format(&a)?;
     if a.kernel.trim_start().starts_with("railway") {
-        let ds = load_scaled(&a, false)?;
+        let mut ds = load_scaled(&a, true)?;
+        if ds.samples.is_sparse() {
+            // The railway kernel's areas are located by k-means in the full feature space and its
+            // indicator centres and explicit feature map are dense vectors of length d: it needs the
+            // samples dense, whatever their sparsity.
+            let (n, d) = (ds.samples.n(), ds.samples.d());
+            kern_core::memory::check_array::<f64>(
+                &[n, d],
+                "dense copy of the sparse samples for the railway kernel",
+                "the railway kernel's areas and centres are dense points of the feature space; use a \
+                 file with fewer features, or another kernel (which keeps sparse data sparse)",
+            )?;
+            ds.samples = ds
+                .samples
+                .densify("the railway kernel (its areas and centres are dense points of the feature space)")?
+                .into_owned();
+        }
         return crate::commands::railway::train_railway_svc(&a, &ds);
     }
     let kernel = parse_kernel(&a.kernel)?;
     let target = target(&a)?;
-    // SVMs, LS-SVM and KRR compute on either sample store (a sparse file's samples stay O(nnz)); the
-    // feature-vector models still work on dense samples.
-    let sparse = matches!(target, Target::Svm(_) | Target::Model(ModelKind::Lssvm | ModelKind::Krr));
+    // SVMs, LS-SVM, KRR and KFA compute on either sample store (a sparse file's samples stay O(nnz)).
+    let sparse =
+        matches!(target, Target::Svm(_) | Target::Model(ModelKind::Lssvm | ModelKind::Krr | ModelKind::Kfa));
     let ds = load_scaled(&a, sparse)?;
     let model = match target {
         Target::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds),

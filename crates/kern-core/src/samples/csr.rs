@@ -198,6 +198,45 @@ impl Samples {
         Self::from_csr(n, d, indptr, indices, values)
     }
 
+    /// The same samples as a sparse (CSR) store in `d ≥ self.d()` features, the new features zero: how a
+    /// model meets test samples with features it never saw (LIBSVM's rule: a feature a support vector
+    /// lacks is a zero there). A sparse store is re-dimensioned (`O(nnz)`, whatever `d`); a dense one
+    /// becomes its nonzeros in CSR (at most twice its memory, checked against the memory budget), never
+    /// a dense `n × d` array.
+    ///
+    /// ```
+    /// let x = kern_core::Samples::from_rows(&[[1.0, 0.0], [0.0, 2.0]])?;
+    /// let w = x.widen(1 << 40)?;
+    /// assert!(w.is_sparse());
+    /// assert_eq!((w.n(), w.d(), w.nnz()), (2, 1 << 40, 2));
+    /// assert_eq!(w.sample(1).dot(kern_core::SampleRef::Sparse { indices: &[1, 7], values: &[3.0, 5.0] }), 6.0);
+    /// assert!(x.widen(1).is_err()); // narrower than the samples
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`CoreError::Dimension`] when `d < self.d()`, the shape errors of [`Samples::from_csr`] beyond
+    /// [`Samples::MAX_DIM`], [`CoreError::Memory`] when a dense store's CSR copy does not fit.
+    pub fn widen(&self, d: usize) -> Result<Samples> {
+        if d < self.d {
+            return Err(CoreError::Dimension { what: "widened feature count", expected: self.d, found: d });
+        }
+        check_shape(self.n, d)?;
+        let copy = match &self.store {
+            Store::Sparse(c) => Csr::from_checked(c.indptr.clone(), c.indices.clone(), c.values.clone()),
+            Store::Dense(v) => {
+                let nnz = v.iter().filter(|x| **x != 0.0).count();
+                let bytes = crate::memory::bytes_for::<f64>(&[nnz, 2], "sparse copy of the samples")?;
+                crate::memory::check_bytes(bytes, "sparse copy of the samples", "use fewer samples")?;
+                let Store::Sparse(c) = self.to_sparse().store else {
+                    unreachable!("to_sparse returns a sparse store")
+                };
+                c
+            }
+        };
+        Ok(Samples { n: self.n, d, store: Store::Sparse(copy) })
+    }
+
     /// Builds a sparse (CSR) store from a nalgebra-sparse matrix whose rows are samples (its rows are
     /// sorted and duplicate-free by construction; values are checked for finiteness).
     ///

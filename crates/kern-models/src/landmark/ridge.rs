@@ -477,3 +477,12 @@ impl NystromRidge {
         Ok(self.task.decode(self.decision_function(x)?.as_ref()))
     }
 }
+
+impl crate::widen::WidenFeatures for NystromRidge {
+    fn n_features(&self) -> usize {
+        self.centres.d()
+    }
+    fn widen_features(&mut self, d: usize) -> Result<()> {
+        crate::widen::widen_store(&mut self.centres, d)
+    }
+}

@@ -142,3 +142,12 @@ impl Model for OneClass {
         Ok(self.decision_function(x)?.into_iter().map(|v| if v > 0.0 { 1.0 } else { -1.0 }).collect())
     }
 }
+
+impl crate::widen::WidenFeatures for OneClass {
+    fn n_features(&self) -> usize {
+        self.sv.d()
+    }
+    fn widen_features(&mut self, d: usize) -> Result<()> {
+        crate::widen::widen_store(&mut self.sv, d)
+    }
+}

@@ -588,3 +588,12 @@ impl Svc {
         self.sigmoids.as_ref().map(|s| s.iter().map(|s| (s.a, s.b)).collect())
     }
 }
+
+impl crate::widen::WidenFeatures for Svc {
+    fn n_features(&self) -> usize {
+        self.sv.d()
+    }
+    fn widen_features(&mut self, d: usize) -> Result<()> {
+        crate::widen::widen_store(&mut self.sv, d)
+    }
+}

@@ -194,3 +194,12 @@ impl Model for Svr {
         Ok(d.into_iter().map(|r| r[0]).collect())
     }
 }
+
+impl crate::widen::WidenFeatures for Svr {
+    fn n_features(&self) -> usize {
+        self.sv.d()
+    }
+    fn widen_features(&mut self, d: usize) -> Result<()> {
+        crate::widen::widen_store(&mut self.sv, d)
+    }
+}
