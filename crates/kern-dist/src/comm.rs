@@ -92,6 +92,104 @@ impl Comm for SingleProcess {
     }
 }
 
+/// What one rank sent through a [`Counted`] communicator: calls and payload bytes (this rank's
+/// contribution to each collective), allreduces apart from the rest.
+///
+/// ```
+/// assert_eq!(kern_dist::comm::Traffic::default().allreduce_bytes, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Traffic {
+    /// Allreduce calls (sum, max, min).
+    pub allreduce_calls: u64,
+    /// Bytes this rank contributed to allreduces.
+    pub allreduce_bytes: u64,
+    /// Other collectives (broadcast, gather, allgather, exchange).
+    pub other_calls: u64,
+    /// Bytes this rank sent in them (the root's for a broadcast).
+    pub other_bytes: u64,
+}
+
+/// A [`Comm`] that forwards to another and counts what this rank sends ([`Traffic`]): how the bytes
+/// per iteration of a distributed solver are measured.
+///
+/// ```
+/// use kern_dist::{comm::Counted, Comm, SingleProcess};
+/// let c = Counted::new(&SingleProcess);
+/// c.allreduce_sum(&mut [1.0, 2.0, 3.0]);
+/// c.allgather_bytes(b"ab");
+/// let t = c.traffic();
+/// assert_eq!((t.allreduce_calls, t.allreduce_bytes, t.other_calls, t.other_bytes), (1, 24, 1, 2));
+/// ```
+pub struct Counted<'a> {
+    inner: &'a dyn Comm,
+    traffic: std::cell::Cell<Traffic>,
+}
+
+impl<'a> Counted<'a> {
+    /// Counts from zero.
+    pub fn new(inner: &'a dyn Comm) -> Self {
+        Counted { inner, traffic: Default::default() }
+    }
+    /// What was sent so far.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic.get()
+    }
+    fn reduce(&self, bytes: usize) {
+        let mut t = self.traffic.get();
+        t.allreduce_calls += 1;
+        t.allreduce_bytes += bytes as u64;
+        self.traffic.set(t);
+    }
+    fn other(&self, bytes: usize) {
+        let mut t = self.traffic.get();
+        t.other_calls += 1;
+        t.other_bytes += bytes as u64;
+        self.traffic.set(t);
+    }
+}
+
+impl Comm for Counted<'_> {
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+    fn allreduce_sum(&self, v: &mut [f64]) {
+        self.reduce(8 * v.len());
+        self.inner.allreduce_sum(v)
+    }
+    fn allreduce_max_u64(&self, v: &mut [u64]) {
+        self.reduce(8 * v.len());
+        self.inner.allreduce_max_u64(v)
+    }
+    fn allreduce_min_u64(&self, v: &mut [u64]) {
+        self.reduce(8 * v.len());
+        self.inner.allreduce_min_u64(v)
+    }
+    fn allreduce_max_f64(&self, v: &mut [f64]) {
+        self.reduce(8 * v.len());
+        self.inner.allreduce_max_f64(v)
+    }
+    fn broadcast_bytes(&self, root: usize, data: &mut Vec<u8>) {
+        self.other(if self.rank() == root { data.len() } else { 0 });
+        self.inner.broadcast_bytes(root, data)
+    }
+    fn gather_bytes(&self, root: usize, data: &[u8]) -> Option<Vec<Vec<u8>>> {
+        self.other(data.len());
+        self.inner.gather_bytes(root, data)
+    }
+    fn allgather_bytes(&self, data: &[u8]) -> Vec<Vec<u8>> {
+        self.other(data.len());
+        self.inner.allgather_bytes(data)
+    }
+    fn exchange_bytes(&self, dest: usize, data: &[u8], source: usize) -> Vec<u8> {
+        self.other(data.len());
+        self.inner.exchange_bytes(dest, data, source)
+    }
+}
+
 /// Agrees on success: when any rank's `local` is an error, every rank returns
 /// [`DistError::RankFailed`] naming the lowest failing rank and its message (one allreduce-min of the
 /// failing rank, then one broadcast of its message); otherwise every rank keeps its own value.

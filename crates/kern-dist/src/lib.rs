@@ -1,6 +1,7 @@
 //! # kern-dist
 //!
-//! kern on MPI: data files read in row parts (memory `O(n/P)` per rank), grid search with
+//! kern on MPI: data files read in row parts (memory `O(n/P)` per rank), Nyström / FVS kernel ridge and
+//! LS-SVM on rows spread over ranks (one allreduce of `m` numbers per iteration), grid search with
 //! cross-validation spread over ranks, and batch prediction of any saved model over a file read in
 //! parts, with outputs in input order. Every method gives the same result as one process.
 //!
@@ -21,6 +22,7 @@ pub mod comm;
 mod csvpart;
 mod error;
 pub mod grid;
+pub mod landmark;
 #[cfg(feature = "mpi")]
 mod mpi_comm;
 pub mod predict;

@@ -8,6 +8,7 @@ use kern_core::Samples;
 use kern_core::io::CsvOptions;
 use kern_core::learner::Model;
 use kern_models::krr::KernelRidge;
+use kern_models::landmark::NystromRidge;
 use kern_models::libsvm_model::{LibsvmModel, SvmType, looks_like_libsvm_model};
 use kern_models::lssvm::LsSvm;
 use kern_models::persist;
@@ -35,6 +36,8 @@ pub enum Loaded {
     Krr(Box<KernelRidge>),
     /// A LIBSVM model file.
     Libsvm(Box<LibsvmModel>),
+    /// A Nyström / FVS landmark kernel ridge or LS-SVM.
+    Nystrom(Box<NystromRidge>),
 }
 
 impl Loaded {
@@ -52,9 +55,10 @@ impl Loaded {
             "svr" => Loaded::Svr(Box::new(persist::from_bytes(&bytes, &name)?)),
             "lssvm" => Loaded::LsSvm(Box::new(persist::from_bytes(&bytes, &name)?)),
             "krr" => Loaded::Krr(Box::new(persist::from_bytes(&bytes, &name)?)),
+            "nystrom" => Loaded::Nystrom(Box::new(persist::from_bytes(&bytes, &name)?)),
             other => {
                 return Err(DistError::Invalid(format!(
-                    "{name}: distributed prediction supports svc, svr, lssvm, krr and LIBSVM models, not {other:?}"
+                    "{name}: distributed prediction supports svc, svr, lssvm, krr, landmark (Nyström) and LIBSVM models, not {other:?}"
                 )));
             }
         })
@@ -68,6 +72,13 @@ impl Loaded {
             Loaded::LsSvm(_) => "lssvm",
             Loaded::Krr(_) => "krr",
             Loaded::Libsvm(_) => "libsvm",
+            Loaded::Nystrom(m) => {
+                if m.has_bias() {
+                    "lssvm"
+                } else {
+                    "krr"
+                }
+            }
         }
     }
 
@@ -79,6 +90,7 @@ impl Loaded {
             Loaded::LsSvm(m) => m.training_samples().d(),
             Loaded::Krr(m) => m.training_samples().d(),
             Loaded::Libsvm(m) => m.n_features(),
+            Loaded::Nystrom(m) => m.centres().d(),
         }
     }
 
@@ -90,6 +102,7 @@ impl Loaded {
             Loaded::LsSvm(m) => m.task().is_classification(),
             Loaded::Krr(m) => m.task().is_classification(),
             Loaded::Libsvm(m) => m.svm_type().is_classifier() || m.svm_type() == SvmType::OneClass,
+            Loaded::Nystrom(m) => m.task().is_classification(),
         }
     }
 
@@ -103,6 +116,7 @@ impl Loaded {
             Loaded::LsSvm(m) => task_lines(m.task(), &m.predict(x)?),
             Loaded::Krr(m) => task_lines(m.task(), &m.predict(x)?),
             Loaded::Libsvm(m) => m.predict(x)?.into_iter().map(kern_core::label_name).collect(),
+            Loaded::Nystrom(m) => task_lines(m.task(), &m.predict(x)?),
         })
     }
 }

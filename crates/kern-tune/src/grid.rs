@@ -674,6 +674,87 @@ where
     E: Into<BoxError>,
     F: Fn(&ParamPoint) -> std::result::Result<P, E> + Sync,
 {
+    grid_search_with(grid, build, x, y, cfg, &LocalFits)
+}
+
+/// Runs the fits of a grid search: task `t` of `n` is one (cell, fold) pair, and `fit(t)` fits and
+/// scores it (its error as text). Every implementation returns the `n` results in task order, so the
+/// report does not depend on where the fits ran. [`LocalFits`] runs them on the current rayon pool; a
+/// distributed runner (kern-dist) runs a share on each process and exchanges the results.
+///
+/// ```
+/// use kern_tune::grid::{FitRunner, LocalFits};
+/// let r = LocalFits.run(3, &|t| if t == 1 { Err("bad".into()) } else { Ok(t as f64) });
+/// assert_eq!(r, vec![Ok(0.0), Err("bad".to_string()), Ok(2.0)]);
+/// ```
+pub trait FitRunner {
+    /// The results of `fit(0..n)`, in task order.
+    fn run(
+        &self,
+        n: usize,
+        fit: &(dyn Fn(usize) -> std::result::Result<f64, String> + Sync),
+    ) -> Vec<std::result::Result<f64, String>>;
+}
+
+/// Every fit in this process, in parallel on the current rayon pool.
+///
+/// ```
+/// use kern_tune::grid::{FitRunner, LocalFits};
+/// assert_eq!(LocalFits.run(2, &|t| Ok(t as f64 * 2.0)), vec![Ok(0.0), Ok(2.0)]);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LocalFits;
+
+impl FitRunner for LocalFits {
+    fn run(
+        &self,
+        n: usize,
+        fit: &(dyn Fn(usize) -> std::result::Result<f64, String> + Sync),
+    ) -> Vec<std::result::Result<f64, String>> {
+        (0..n).into_par_iter().map(fit).collect()
+    }
+}
+
+/// [`grid_search`] with its (cell, fold) fits run by `runner` (task `t` is the `t`-th pair, cells in
+/// grid order and folds in fold order within a cell; cells whose learner cannot be built have no
+/// tasks). The report is the same whatever runner returns the same scores.
+///
+/// ```
+/// use kern_core::{learner::{Fit, Model}, CoreError, RealTargets, Samples};
+/// use kern_tune::grid::{grid_search, grid_search_with, GridSearchConfig, LocalFits, ParamPoint};
+/// struct Constant(f64);
+/// struct ConstantModel(f64);
+/// impl Model for ConstantModel {
+///     type Error = CoreError;
+///     fn predict(&self, x: &Samples) -> Result<Vec<f64>, CoreError> { Ok(vec![self.0; x.n()]) }
+/// }
+/// impl Fit<RealTargets> for Constant {
+///     type Model = ConstantModel;
+///     type Error = CoreError;
+///     fn fit(&self, _: &Samples, _: &RealTargets) -> Result<ConstantModel, CoreError> { Ok(ConstantModel(self.0)) }
+/// }
+/// let x = Samples::from_flat((0..30).map(f64::from).collect(), 30, 1)?;
+/// let y = RealTargets::new(vec![2.0; 30])?;
+/// let (grid, cfg) = ("c=0..4:9".parse()?, GridSearchConfig::default());
+/// let build = |p: &ParamPoint| Ok::<_, CoreError>(Constant(p["c"]));
+/// let a = grid_search_with(&grid, build, &x, &y, &cfg, &LocalFits)?;
+/// assert_eq!(a.cells, grid_search(&grid, build, &x, &y, &cfg)?.cells);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn grid_search_with<T, P, E, F>(
+    grid: &ParamGrid,
+    build: F,
+    x: &Samples,
+    y: &T,
+    cfg: &GridSearchConfig,
+    runner: &dyn FitRunner,
+) -> Result<GridSearchReport<P::Model>>
+where
+    T: CvTargets,
+    P: Fit<T>,
+    E: Into<BoxError>,
+    F: Fn(&ParamPoint) -> std::result::Result<P, E> + Sync,
+{
     crate::cv::check_len(x, y)?;
     let kind = y.kind();
     let scoring = cfg.cv.scoring.resolve(kind)?;
@@ -693,25 +774,23 @@ where
         .flat_map(|c| (0..nf).map(move |f| (c, f)))
         .collect();
     let progress = Progress::new(tasks.len());
-    let scores: Vec<Result<f64>> = tasks
-        .par_iter()
-        .map(|&(c, f)| {
-            let learner = learners[c].as_ref().expect("filtered");
-            let fold = &folds[f];
-            let s = fit_and_score(learner, x, y, fold, &scoring, kind, || {
-                format!("grid point {} repeat {} fold {}", points[c], fold.repeat, fold.index)
-            });
-            progress.tick();
-            s
-        })
-        .collect();
+    let scores = runner.run(tasks.len(), &|t| {
+        let (c, f) = tasks[t];
+        let learner = learners[c].as_ref().expect("filtered");
+        let fold = &folds[f];
+        let s = fit_and_score(learner, x, y, fold, &scoring, kind, || {
+            format!("grid point {} repeat {} fold {}", points[c], fold.repeat, fold.index)
+        });
+        progress.tick();
+        s.map_err(|e| e.to_string())
+    });
     let mut per_cell: Vec<std::result::Result<Vec<f64>, String>> =
         learners.iter().map(|l| l.as_ref().map(|_| Vec::with_capacity(nf)).map_err(Clone::clone)).collect();
     for (&(c, _), s) in tasks.iter().zip(scores) {
         if let Ok(v) = &mut per_cell[c] {
             match s {
                 Ok(s) => v.push(s),
-                Err(e) => per_cell[c] = Err(e.to_string()),
+                Err(e) => per_cell[c] = Err(e),
             }
         }
     }

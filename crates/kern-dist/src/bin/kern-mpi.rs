@@ -30,6 +30,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Train a Nyström / FVS landmark kernel ridge or LS-SVM; each rank reads and multiplies its part.
+    Train(TrainArgs),
     /// Predict every row of a data file with a saved model; each rank reads and predicts its part.
     Predict(PredictArgs),
     /// Grid search with k-fold cross-validation, the grid's cells spread over the ranks.
@@ -112,6 +114,54 @@ struct CvArgs {
     out: Option<PathBuf>,
 }
 
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum LandmarkModel {
+    Lssvm,
+    Krr,
+}
+
+#[derive(clap::Args, Debug)]
+struct TrainArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Model kind: lssvm (with an intercept, shift 1/lambda) or krr (shift lambda).
+    #[arg(long, value_enum)]
+    model: LandmarkModel,
+    /// Kernel spec, e.g. gaussian:beta=0.05.
+    #[arg(long)]
+    kernel: String,
+    /// Centres: random:M (uniform, by --seed) or fvs:M[:POOL] (feature vector selection on a seeded pool).
+    #[arg(long)]
+    landmarks: String,
+    /// Regularization: K + I/lambda (lssvm), K + lambda I (krr).
+    #[arg(long)]
+    lambda: f64,
+    /// Seed of the centre choice.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Stopping tolerance on the relative residual of the conjugate gradients (default 1e-6).
+    #[arg(long)]
+    tol: Option<f64>,
+    /// Iteration cap of the conjugate gradients (default 1000).
+    #[arg(long)]
+    max_iter: Option<u64>,
+    /// falkon (the default) or none.
+    #[arg(long)]
+    preconditioner: Option<String>,
+    /// FVS candidate scoring: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]].
+    #[arg(long, default_value = "auto")]
+    fvs_strategy: String,
+    /// Real-valued targets for lssvm (krr always regresses).
+    #[arg(long)]
+    regression: bool,
+    /// Worker threads per rank (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Where rank 0 writes the model (the file `kern predict` reads).
+    #[arg(long)]
+    out: PathBuf,
+}
+
 /// Writes `key=value` into a simple kernel spec `name[:k=v,...]`; a Gaussian width replaces the other
 /// width parameters.
 fn with_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, DistError> {
@@ -153,6 +203,88 @@ fn predict(comm: &dyn Comm, a: PredictArgs) -> CmdResult {
     let mut v = serde_json::to_value(&s)?;
     v["seconds"] = json!(t.elapsed().as_secs_f64());
     Ok((comm.rank() == 0).then_some(v))
+}
+
+fn train(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
+    use kern_models::fvs::Strategy;
+    use kern_models::landmark::{Landmarks, NystromPreconditioner, NystromRidgeParams};
+    kern_core::io::ensure_distinct(&a.out, &[&a.data.data])?;
+    let kernel: KernelSpec = a.kernel.parse()?;
+    let landmarks: Landmarks = a.landmarks.parse()?;
+    let preconditioner: NystromPreconditioner = a.preconditioner.as_deref().unwrap_or("falkon").parse()?;
+    let strategy: Strategy = a.fvs_strategy.parse()?;
+    let max_iter = match a.max_iter {
+        Some(m) => usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?,
+        None => 1000,
+    };
+    let lssvm = a.model == LandmarkModel::Lssvm;
+    let p = if lssvm {
+        NystromRidgeParams::lssvm(kernel, a.lambda, landmarks)
+    } else {
+        NystromRidgeParams::krr(kernel, a.lambda, landmarks)
+    }
+    .seed(a.seed)
+    .tol(a.tol.unwrap_or(1e-6), max_iter)
+    .preconditioner(preconditioner)
+    .fvs_strategy(strategy);
+    // The global pool: MPI is called from this (the main) thread only.
+    match a.threads {
+        Some(0) => return Err("--threads must be at least 1".into()),
+        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?,
+        None => {}
+    }
+    let part = kern_dist::rows::read_part(
+        comm,
+        &a.data.data,
+        &kern_dist::rows::PartOptions { csv: a.data.csv(), ..Default::default() },
+    )?;
+    let counted = kern_dist::comm::Counted::new(comm);
+    let t = Instant::now();
+    let m = kern_dist::landmark::fit_nystrom(&counted, &part, &p, a.regression)?;
+    let seconds = t.elapsed().as_secs_f64();
+    let traffic = counted.traffic();
+    let saved = if comm.rank() == 0 {
+        kern_models::persist::save(&a.out, &m).map_err(DistError::from)
+    } else {
+        Ok(())
+    };
+    kern_dist::agree(comm, saved)?;
+    let r = m.report();
+    if comm.rank() != 0 {
+        return Ok(None);
+    }
+    if !r.converged {
+        eprintln!(
+            "kern-mpi: warning: conjugate gradients stopped after {} iterations at relative residual {:e}, \
+             above --tol; raise --max-iter or --tol",
+            r.iterations, r.residual
+        );
+    }
+    let task = match m.task() {
+        kern_models::ridge::Task::Binary { names } => json!({ "kind": "binary", "classes": names }),
+        kern_models::ridge::Task::Classes { names } => json!({ "kind": "classes", "classes": names }),
+        kern_models::ridge::Task::Regression => json!({ "kind": "regression" }),
+    };
+    Ok(Some(json!({
+        "model": if lssvm { "lssvm" } else { "krr" },
+        "kernel": m.kernel().to_string(),
+        "lambda": m.lambda(),
+        "n": part.n_total,
+        "d": part.d,
+        "n_local": part.n_local(),
+        "task": task,
+        "landmarks": m.landmarks().to_string(),
+        "centres": m.centres().n(),
+        "seed": m.seed(),
+        "preconditioner": m.preconditioner().name(),
+        "iterations": r.iterations,
+        "residual": r.residual,
+        "converged": r.converged,
+        "passes": m.passes(),
+        "traffic": traffic,
+        "out": a.out.display().to_string(),
+        "seconds": seconds,
+    })))
 }
 
 fn cv(comm: &dyn Comm, a: CvArgs) -> CmdResult {
@@ -266,6 +398,7 @@ fn cv(comm: &dyn Comm, a: CvArgs) -> CmdResult {
 
 fn run(comm: &dyn Comm, cli: Cli) -> i32 {
     let r = match cli.command {
+        Command::Train(a) => train(comm, a),
         Command::Predict(a) => predict(comm, a),
         Command::Cv(a) => cv(comm, a),
     };

@@ -36,7 +36,7 @@ mod ridge;
 mod stream;
 
 pub use kpca::{NystromKpca, NystromKpcaParams};
-pub use ridge::{NystromPreconditioner, NystromRidge, NystromRidgeParams};
+pub use ridge::{NystromPreconditioner, NystromRidge, NystromRidgeParams, RowPart};
 pub use stream::{block_rows, stream};
 
 use crate::error::{ModelsError, Result};
@@ -158,7 +158,27 @@ pub fn select_landmarks(
     seed: u64,
     strategy: Strategy,
 ) -> Result<Vec<usize>> {
-    let n = x.n();
+    let idx = landmark_candidates(x.n(), choice, seed)?;
+    match choice {
+        Landmarks::Random { .. } => Ok(idx),
+        Landmarks::Fvs { m, .. } => fvs_on_pool(k, &x.select(&idx)?, &idx, m, strategy),
+    }
+}
+
+/// The indices among `n` samples that the centre choice draws from the seed alone: the centres
+/// themselves for `random:M`, the sorted FVS pool for `fvs:M[:POOL]` (checked against the memory of its
+/// incomplete Cholesky factor). Data spread over processes draws them identically on every process
+/// (global indices), then runs [`fvs_on_pool`] on the pool's samples. Errors when `n` is 0.
+///
+/// ```
+/// use kern_models::landmark::{landmark_candidates, Landmarks};
+/// assert_eq!(landmark_candidates(50, Landmarks::Random { m: 5 }, 3)?.len(), 5);
+/// assert_eq!(landmark_candidates(50, Landmarks::Fvs { m: 5, pool: None }, 3)?, (0..50).collect::<Vec<_>>());
+/// let pool = landmark_candidates(50, Landmarks::Fvs { m: 5, pool: Some(20) }, 3)?;
+/// assert!(pool.len() == 20 && pool.windows(2).all(|w| w[0] < w[1]));
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+pub fn landmark_candidates(n: usize, choice: Landmarks, seed: u64) -> Result<Vec<usize>> {
     if n == 0 {
         return Err(ModelsError::Input("no training samples to choose centres from".into()));
     }
@@ -175,12 +195,41 @@ pub fn select_landmarks(
             )?;
             let mut pool_idx = if p == n { (0..n).collect() } else { fvs::random_indices(n, p, seed) };
             pool_idx.sort_unstable();
-            let xp = x.select(&pool_idx)?;
-            let params = FvsParams { max_fv: Some(m), strategy, ..FvsParams::default() };
-            let sel = fvs::select(k, &xp, &params)?;
-            Ok(sel.selected.iter().map(|&i| pool_idx[i]).collect())
+            Ok(pool_idx)
         }
     }
+}
+
+/// Feature vector selection of at most `m` centres among the pool's samples `xp` (whose indices among
+/// the training samples are `pool_idx`, as [`landmark_candidates`] returns them); returns the chosen
+/// training indices in selection order.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_models::landmark::fvs_on_pool;
+/// let x = Samples::from_flat((0..40).map(|i| (i as f64 * 0.7).cos()).collect(), 20, 2)?;
+/// let idx: Vec<usize> = (100..120).collect();
+/// let c = fvs_on_pool(&"gaussian:sigma=0.5".parse()?, &x, &idx, 4, Default::default())?;
+/// assert!(c.len() == 4 && c.iter().all(|i| idx.contains(i)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fvs_on_pool(
+    k: &KernelSpec,
+    xp: &Samples,
+    pool_idx: &[usize],
+    m: usize,
+    strategy: Strategy,
+) -> Result<Vec<usize>> {
+    if xp.n() != pool_idx.len() {
+        return Err(ModelsError::Input(format!(
+            "{} pool samples but {} pool indices",
+            xp.n(),
+            pool_idx.len()
+        )));
+    }
+    let params = FvsParams { max_fv: Some(m.min(xp.n())), strategy, ..FvsParams::default() };
+    let sel = fvs::select(k, xp, &params)?;
+    Ok(sel.selected.iter().map(|&i| pool_idx[i]).collect())
 }
 
 /// The lower Cholesky factor `L` of `K_mm + εI`, with FALKON's jitter `ε = m·u·max_i k(c_i, c_i)`

@@ -85,6 +85,29 @@ impl std::str::FromStr for NystromPreconditioner {
     }
 }
 
+/// One process's part of the training rows when they are spread over processes (kern-dist), for
+/// [`NystromRidgeParams::fit_part`].
+///
+/// ```
+/// use kern_models::landmark::RowPart;
+/// use kern_models::ridge::Task;
+/// // A process that holds none of the 1,000 rows; `sum` would be an allreduce-sum over processes.
+/// let part = RowPart { rows: None, n: 1000, task: Task::Regression, sum: &|_| {} };
+/// assert_eq!(part.n, 1000);
+/// ```
+pub struct RowPart<'a> {
+    /// This part's rows and their targets (`None`: no rows on this part).
+    pub rows: Option<(&'a Samples, &'a Targets)>,
+    /// The number of rows over all parts.
+    pub n: usize,
+    /// The task of all the targets (class names agreed over all parts); the part's targets must
+    /// encode to it.
+    pub task: Task,
+    /// Adds a vector over all parts, in place, leaving the total on every part (an allreduce-sum;
+    /// nothing to do for a single part).
+    pub sum: &'a dyn Fn(&mut [f64]),
+}
+
 /// Parameters of a Nyström kernel ridge / LS-SVM fit.
 ///
 /// ```
@@ -183,24 +206,94 @@ impl NystromRidgeParams {
     /// Fits on the given centres (indices into `x`, distinct): e.g. all of them, to compare with the
     /// exact model.
     pub fn fit_with_centres(&self, x: &Samples, y: &Targets, centres: &[usize]) -> Result<NystromRidge> {
-        let s = self.shift()?;
-        let pcg = self.pcg.validate()?;
         y.check_len(x.n())?;
         if centres.is_empty() {
             return Err(ModelsError::Input("no centres".into()));
         }
-        let (n, m) = (x.n(), centres.len());
-        let enc = Encoded::any(y);
-        let r = enc.y.ncols();
+        let part = RowPart { rows: Some((x, y)), n: x.n(), task: Encoded::any(y).task, sum: &|_| {} };
+        self.fit_part(&part, x.select(centres)?, centres)
+    }
+
+    /// Fits on one part of training rows spread over processes (the distributed fit of kern-dist; one
+    /// part holding every row is [`NystromRidgeParams::fit_with_centres`]): `centres` are the centre
+    /// samples and `indices` their indices among all the rows, the same on every part. Every sum over
+    /// rows (the right-hand side and each product with `K_nm`: `m·r` numbers per iteration) is taken
+    /// over the part's rows and completed by `part.sum`; everything else is computed alike on every
+    /// part, so every part returns the same model.
+    ///
+    /// ```
+    /// use kern_core::{RealTargets, Samples, Targets};
+    /// use kern_models::landmark::{Landmarks, NystromRidgeParams, RowPart};
+    /// use kern_models::ridge::Task;
+    /// let x = Samples::from_flat((0..80).map(|i| (i as f64 * 0.37).sin()).collect(), 40, 2)?;
+    /// let y = Targets::Real(RealTargets::new(x.rows().map(|r| r[0] * r[1]).collect())?);
+    /// let p = NystromRidgeParams::krr("gaussian:sigma=1".parse()?, 1e-3, Landmarks::Random { m: 8 });
+    /// let idx = [3, 9, 14, 20, 27, 31, 35, 38];
+    /// let part = RowPart { rows: Some((&x, &y)), n: 40, task: Task::Regression, sum: &|_| {} };
+    /// assert_eq!(p.fit_part(&part, x.select(&idx)?, &idx)?, p.fit_with_centres(&x, &y, &idx)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_part(&self, part: &RowPart<'_>, centres: Samples, indices: &[usize]) -> Result<NystromRidge> {
+        let s = self.shift()?;
+        let pcg = self.pcg.validate()?;
+        let local = match part.rows {
+            Some((x, y)) => {
+                y.check_len(x.n())?;
+                let enc = Encoded::any(y);
+                if enc.task != part.task {
+                    return Err(ModelsError::Input(format!(
+                        "this part's targets ({:?}) do not match the task of all parts ({:?})",
+                        enc.task, part.task
+                    )));
+                }
+                Some((x, enc))
+            }
+            None => None,
+        };
+        if centres.n() == 0 || centres.n() != indices.len() {
+            return Err(ModelsError::Input(format!(
+                "{} centres with {} indices: need at least one, with one index each",
+                centres.n(),
+                indices.len()
+            )));
+        }
+        let (n, m) = (part.n, centres.n());
+        let n_local = local.as_ref().map_or(0, |(x, _)| x.n());
+        if n_local > n {
+            return Err(ModelsError::Input(format!("a part of {n_local} rows among {n} in all")));
+        }
+        let r = part.task.outputs();
         let k = &self.kernel;
-        let c = x.select(centres)?;
+        let c = centres;
+        // K_nmᵀ U over this part's rows (zero without rows), summed over all parts: one `sum` of m·c numbers.
+        let sum_stream = |c_cols: usize,
+                          f: &(dyn Fn(usize, MatRef<'_, f64>) -> Mat<f64> + Sync),
+                          extra: &[f64]|
+         -> Result<(Mat<f64>, Vec<f64>)> {
+            let g = match &local {
+                Some((x, _)) => stream(k, x, &c, c_cols, f)?,
+                None => Mat::zeros(m, c_cols),
+            };
+            let mut v = flat(g.as_ref());
+            v.extend_from_slice(extra);
+            (part.sum)(&mut v);
+            let tail = v.split_off(m * c_cols);
+            Ok((Mat::from_fn(m, c_cols, |j, t| v[t * m + j]), tail))
+        };
         let (l, jitter) = factor_kmm(k, &c)?;
-        // One pass: K_nmᵀ [Y, 1].
-        let g = stream(k, x, &c, r + 1, |i0, kb| {
-            Mat::from_fn(kb.nrows(), r + 1, |i, t| if t < r { enc.y[(i0 + i, t)] } else { 1.0 })
-        })?;
+        // One pass: K_nmᵀ [Y, 1] and 1ᵀY.
+        let ysum_local: Vec<f64> = (0..r)
+            .map(|t| local.as_ref().map_or(0.0, |(_, enc)| (0..n_local).map(|i| enc.y[(i, t)]).sum()))
+            .collect();
+        let (g, ysum) = sum_stream(
+            r + 1,
+            &|i0, kb| {
+                let enc = &local.as_ref().expect("a block means rows").1;
+                Mat::from_fn(kb.nrows(), r + 1, |i, t| if t < r { enc.y[(i0 + i, t)] } else { 1.0 })
+            },
+            &ysum_local,
+        )?;
         let svec = g.col(r).to_owned();
-        let ysum: Vec<f64> = (0..r).map(|t| (0..n).map(|i| enc.y[(i, t)]).sum()).collect();
         let mut rhs = g.subcols(0, r).to_owned();
         if self.bias {
             for t in 0..r {
@@ -213,11 +306,15 @@ impl NystromRidgeParams {
         let mut passes = 1usize;
         let mut d_apply = |u: MatRef<'_, f64>| -> Result<Mat<f64>> {
             passes += 1;
-            let mut out = stream(k, x, &c, u.ncols(), |_, kb| {
-                let mut v = Mat::<f64>::zeros(kb.nrows(), u.ncols());
-                matmul(v.as_mut(), Accum::Replace, kb, u, 1.0, Par::Seq);
-                v
-            })?;
+            let (mut out, _) = sum_stream(
+                u.ncols(),
+                &|_, kb| {
+                    let mut v = Mat::<f64>::zeros(kb.nrows(), u.ncols());
+                    matmul(v.as_mut(), Accum::Replace, kb, u, 1.0, Par::Seq);
+                    v
+                },
+                &[],
+            )?;
             if self.bias {
                 for t in 0..u.ncols() {
                     let su: f64 = (0..m).map(|j| svec[j] * u[(j, t)]).sum();
@@ -316,14 +413,14 @@ impl NystromRidgeParams {
         validate::trained(NystromRidge {
             kernel: k.clone(),
             centres: c,
-            indices: centres.to_vec(),
+            indices: indices.to_vec(),
             landmarks: self.landmarks,
             seed: self.seed,
             coef: flat(alpha.as_ref()),
             bias,
             with_bias: self.bias,
             lambda: self.lambda,
-            task: enc.task,
+            task: part.task.clone(),
             preconditioner: self.preconditioner,
             report,
             passes,

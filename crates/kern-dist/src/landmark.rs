@@ -1,0 +1,254 @@
+//! Distributed Nyström / FVS kernel ridge and LS-SVM (the landmark models of kern-models, Rudi et al.,
+//! "FALKON", NeurIPS 2017) over rows read in parts ([`crate::rows::read_part`]).
+//!
+//! **What each rank does.** Rank `p` holds its rows `X_p` and applies its block `K(X_p, C)` of
+//! `K_nm`: every sum over rows in the fit — the right-hand side `K_nmᵀ[Y, 1]`, `1ᵀY`, and each
+//! conjugate-gradient product `K_nmᵀ(K_nm U)` — is computed on the rank's rows by kern-models' own
+//! [`NystromRidgeParams::fit_part`] and completed by one allreduce-sum ([`Comm::allreduce_sum`]) of
+//! `m·r` numbers (`m` centres, `r` outputs) per iteration. Everything of size `m` (the factor of
+//! `K_mm`, FALKON's preconditioner, the conjugate-gradient recurrences) is computed alike on every
+//! rank, so every rank ends with the same model. The sums over rows are only regrouped (per rank, then
+//! over ranks), so the model equals the one-process model up to rounding.
+//!
+//! **Centres.** The candidates are drawn from the seed over global row indices, identically on every
+//! rank ([`landmark_candidates`]): the `M` centres for `random:M`, the FVS pool for `fvs:M[:POOL]`.
+//! Their rows are gathered to every rank (one allgather of the candidates' rows; the pool has at most
+//! `max(10·M, 10,000)` rows by default, independent of `n`); FVS then runs on the pool, alike on every
+//! rank ([`fvs_on_pool`]), so the centres are exactly the one-process centres.
+
+use crate::comm::{Comm, agree};
+use crate::error::{DistError, Result};
+use crate::rows::DistRows;
+use crate::wire::{Reader, Writer};
+use kern_core::{BinaryTargets, ClassTargets, CoreError, RealTargets, SampleRef, Samples, Storage, Targets};
+use kern_models::landmark::{
+    Landmarks, NystromRidge, NystromRidgeParams, RowPart, fvs_on_pool, landmark_candidates,
+};
+use kern_models::ridge::Task;
+
+/// This rank's targets (`None` without rows) and the task of all ranks' targets: class names agreed
+/// over all ranks (one allgather of the distinct labels), encoded exactly as the one-process reader
+/// would encode the whole file (binary for two classes, one-vs-rest classes above, real values with
+/// `regression`).
+///
+/// ```
+/// use kern_dist::{landmark::targets_part, rows::read_part, SingleProcess};
+/// let p = std::env::temp_dir().join("kern-doc-targets-part.svm");
+/// std::fs::write(&p, "4 1:1\n2 1:2\n4 1:3\n").unwrap();
+/// let part = read_part(&SingleProcess, &p, &Default::default())?;
+/// let (y, task) = targets_part(&SingleProcess, &part, false)?;
+/// assert_eq!(task, kern_models::ridge::Task::Binary { names: ["2".into(), "4".into()] });
+/// assert_eq!(y.unwrap().len(), 3);
+/// # Ok::<(), kern_dist::DistError>(())
+/// ```
+pub fn targets_part(comm: &dyn Comm, rows: &DistRows, regression: bool) -> Result<(Option<Targets>, Task)> {
+    let n_local = rows.n_local();
+    if regression {
+        let local = (n_local > 0)
+            .then(|| {
+                let v = rows
+                    .labels
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| {
+                        l.parse::<f64>().map_err(|_| {
+                            CoreError::Targets(format!(
+                                "label {l:?} of row {} is not a number",
+                                rows.row_offset + i
+                            ))
+                        })
+                    })
+                    .collect::<std::result::Result<Vec<f64>, _>>()?;
+                Ok::<_, DistError>(Targets::Real(RealTargets::new(v)?))
+            })
+            .transpose();
+        return Ok((agree(comm, local)?, Task::Regression));
+    }
+    let names = rows.global_labels(comm)?;
+    // The names of the whole file, as the one-process reader sorts them (numerically for numbers).
+    let classes = ClassTargets::from_labels(&names)?;
+    let binary = classes.n_classes() == 2;
+    let task = if binary {
+        Task::Binary { names: BinaryTargets::from_labels(&names)?.names().clone() }
+    } else {
+        Task::Classes { names: classes.names().to_vec() }
+    };
+    // Encode this rank's labels against every name: the labels followed by all the names give the
+    // global name list, and the first n_local entries are this rank's rows.
+    let local = (n_local > 0)
+        .then(|| {
+            let mut all: Vec<&str> = rows.labels.iter().map(String::as_str).collect();
+            all.extend(names.iter().map(String::as_str));
+            let mine: Vec<usize> = (0..n_local).collect();
+            Ok::<_, DistError>(if binary {
+                Targets::Binary(BinaryTargets::from_labels(&all)?.select(&mine)?)
+            } else {
+                Targets::Classes(ClassTargets::from_labels(&all)?.select(&mine)?)
+            })
+        })
+        .transpose();
+    Ok((agree(comm, local)?, task))
+}
+
+const NO_ROWS: u64 = 0;
+const DENSE: u64 = 1;
+const SPARSE: u64 = 2;
+
+/// The rows with global indices `idx` (in that order), on every rank, in the store of the rows read:
+/// the same samples as `x.select(idx)` on the whole file. One allgather of the rows each rank owns.
+///
+/// ```
+/// use kern_dist::{landmark::gather_rows, rows::read_part, SingleProcess};
+/// let p = std::env::temp_dir().join("kern-doc-gather-rows.svm");
+/// std::fs::write(&p, "1 1:1\n1 1:2 2:5\n-1 1:3\n").unwrap();
+/// let part = read_part(&SingleProcess, &p, &Default::default())?;
+/// let c = gather_rows(&SingleProcess, &part, &[2, 1])?;
+/// assert_eq!(c, part.samples.unwrap().select(&[2, 1])?);
+/// # Ok::<(), kern_dist::DistError>(())
+/// ```
+pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Samples> {
+    let (lo, hi) = (rows.row_offset, rows.row_offset + rows.n_local());
+    let mut w = Writer::default();
+    match &rows.samples {
+        None => {
+            w.u64(NO_ROWS);
+        }
+        Some(x) => {
+            w.u64(if x.is_sparse() { SPARSE } else { DENSE });
+            for (q, &i) in idx.iter().enumerate() {
+                if (lo..hi).contains(&i) {
+                    w.u64(q as u64);
+                    match x.sample(i - lo) {
+                        SampleRef::Dense(v) => {
+                            w.f64s(v);
+                        }
+                        SampleRef::Sparse { indices, values } => {
+                            w.u64(indices.len() as u64);
+                            indices.iter().for_each(|&j| {
+                                w.u64(j as u64);
+                            });
+                            w.f64s(values);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let all = comm.allgather_bytes(&w.0);
+    let mut storage = None;
+    let mut found: Vec<Option<(Vec<usize>, Vec<f64>)>> = vec![None; idx.len()];
+    for msg in &all {
+        let mut r = Reader(msg);
+        let tag = r.u64()?;
+        if tag == NO_ROWS {
+            continue;
+        }
+        storage = Some(if tag == SPARSE { Storage::Sparse } else { Storage::Dense });
+        while !r.is_empty() {
+            let q = r.u64()? as usize;
+            let row = if tag == SPARSE {
+                let nnz = r.u64()? as usize;
+                let ind =
+                    (0..nnz.min(msg.len())).map(|_| r.u64().map(|j| j as usize)).collect::<Result<_>>()?;
+                (ind, r.f64s()?)
+            } else {
+                (Vec::new(), r.f64s()?)
+            };
+            match found.get_mut(q) {
+                Some(slot @ None) => *slot = Some(row),
+                _ => return Err(DistError::Message(format!("row position {q} sent twice or out of range"))),
+            }
+        }
+    }
+    let missing = found.iter().position(Option::is_none);
+    if let Some(q) = missing {
+        return Err(DistError::Invalid(format!("row {} is not in the file ({} rows)", idx[q], rows.n_total)));
+    }
+    let found: Vec<(Vec<usize>, Vec<f64>)> = found.into_iter().flatten().collect();
+    let d = rows.d;
+    Ok(match storage {
+        Some(Storage::Sparse) => {
+            let mut indptr = vec![0];
+            let (mut indices, mut values) = (Vec::new(), Vec::new());
+            for (i, v) in found {
+                indices.extend(i);
+                values.extend(v);
+                indptr.push(indices.len());
+            }
+            Samples::from_csr(idx.len(), d, indptr, indices, values)?
+        }
+        _ => Samples::from_flat(found.into_iter().flat_map(|(_, v)| v).collect(), idx.len(), d)?,
+    })
+}
+
+/// The centres of a landmark model and their global row indices, the same on every rank and the same
+/// as the one-process choice ([`kern_models::landmark::select_landmarks`]) on the whole file: the
+/// candidates drawn from the seed, their rows gathered, FVS on the pool for `fvs:M`.
+///
+/// ```
+/// use kern_dist::{landmark::choose_centres, rows::read_part, SingleProcess};
+/// use kern_models::landmark::{select_landmarks, NystromRidgeParams};
+/// let p = std::env::temp_dir().join("kern-doc-centres.svm");
+/// let text: String = (0..40).map(|i| format!("{} 1:{} 2:{}\n", i % 2, (i as f64).sin(), (i as f64 * 0.3).cos())).collect();
+/// std::fs::write(&p, text).unwrap();
+/// let part = read_part(&SingleProcess, &p, &Default::default())?;
+/// let params = NystromRidgeParams::krr("gaussian:sigma=0.7".parse()?, 1e-3, "fvs:6".parse()?).seed(4);
+/// let (c, idx) = choose_centres(&SingleProcess, &part, &params)?;
+/// let x = part.samples.unwrap();
+/// assert_eq!(idx, select_landmarks(&params.kernel, &x, params.landmarks, 4, params.fvs_strategy)?);
+/// assert_eq!(c, x.select(&idx)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn choose_centres(
+    comm: &dyn Comm,
+    rows: &DistRows,
+    params: &NystromRidgeParams,
+) -> Result<(Samples, Vec<usize>)> {
+    let cand =
+        agree(comm, landmark_candidates(rows.n_total, params.landmarks, params.seed).map_err(Into::into))?;
+    let pool = gather_rows(comm, rows, &cand)?;
+    match params.landmarks {
+        Landmarks::Random { .. } => Ok((pool, cand)),
+        Landmarks::Fvs { m, .. } => {
+            let idx = agree(
+                comm,
+                fvs_on_pool(&params.kernel, &pool, &cand, m, params.fvs_strategy).map_err(Into::into),
+            )?;
+            // The pool is sorted: each centre's position in it.
+            let pos: Vec<usize> = idx.iter().map(|i| cand.binary_search(i).unwrap_or(usize::MAX)).collect();
+            let centres = pool.select(&pos)?;
+            Ok((centres, idx))
+        }
+    }
+}
+
+/// Fits a Nyström kernel ridge / LS-SVM model on rows spread over the ranks (collective; module docs):
+/// the same model on every rank, equal to `params.fit_targets` on the whole file up to the regrouping
+/// of sums over rows. `regression`: real targets (kernel ridge always regresses).
+///
+/// ```
+/// use kern_dist::{landmark::fit_nystrom, rows::read_part, SingleProcess};
+/// use kern_models::landmark::NystromRidgeParams;
+/// let p = std::env::temp_dir().join("kern-doc-fit-nystrom.svm");
+/// let text: String = (0..60).map(|i| format!("{} 1:{}\n", (i as f64 * 0.2).sin(), i as f64 * 0.1)).collect();
+/// std::fs::write(&p, text).unwrap();
+/// let part = read_part(&SingleProcess, &p, &Default::default())?;
+/// let params = NystromRidgeParams::krr("gaussian:sigma=0.5".parse()?, 1e-6, "random:12".parse()?);
+/// let model = fit_nystrom(&SingleProcess, &part, &params, true)?;
+/// assert_eq!(model.centres().n(), 12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fit_nystrom(
+    comm: &dyn Comm,
+    rows: &DistRows,
+    params: &NystromRidgeParams,
+    regression: bool,
+) -> Result<NystromRidge> {
+    let (y, task) = targets_part(comm, rows, regression || !params.bias)?;
+    let (centres, idx) = choose_centres(comm, rows, params)?;
+    let sum = |v: &mut [f64]| comm.allreduce_sum(v);
+    let part = RowPart { rows: rows.samples.as_ref().zip(y.as_ref()), n: rows.n_total, task, sum: &sum };
+    // The fit's collectives are the same on every rank whatever happens locally (errors before the
+    // first sum are parameter errors, the same on every rank); agree on the outcome.
+    agree(comm, params.fit_part(&part, centres, &idx).map_err(Into::into))
+}
