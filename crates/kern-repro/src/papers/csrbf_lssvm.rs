@@ -389,17 +389,13 @@ fn fig7(ctx: &Ctx, mixture: &GreenRed) -> Result<Fig7> {
     })
 }
 
-/// The machine's state for a timing note: cores and the one-minute load average (Linux
-/// `/proc/loadavg`), so a reader can tell a quiet machine's timings from a busy one's.
+/// The one-minute load average (Linux `/proc/loadavg`) for a timing note, so a reader can tell a
+/// quiet machine's timings from a busy one's; "unknown" where the file is missing.
 fn machine_load() -> String {
-    let cores = std::thread::available_parallelism().map_or(0, |c| c.get());
-    match std::fs::read_to_string("/proc/loadavg") {
-        Ok(s) => match s.split_whitespace().next() {
-            Some(l) => format!("{cores} cores, 1-minute load average {l}"),
-            None => format!("{cores} cores, load average unknown"),
-        },
-        Err(_) => format!("{cores} cores, load average unknown"),
-    }
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Table 3 / Fig. 7: green-red (the csrbf mixture), n = 5000 training, λ chosen on a 3000-point tuning
@@ -529,12 +525,13 @@ pub fn lssvm(ctx: &Ctx) -> Result<Status> {
         note: format!("exact densities of our draw; the Bayes rule errs on {bayes_rule:.3} of our test set"),
     });
     let sizes_note = format!(
-        "{} training / {} tuning / {} test points, {} timed repeat(s){}; {} before the timings, {} after",
+        "{} training / {} tuning / {} test points, {} timed repeat(s){}; {} cores, 1-minute load average {} before the timings and {} after",
         sz.train,
         sz.tune,
         sz.test,
         sz.repeats,
         if ctx.quick { " (quick mode: reduced sizes)" } else { "" },
+        std::thread::available_parallelism().map_or(0, |c| c.get()),
         load_before,
         machine_load()
     );
