@@ -217,3 +217,29 @@ fn nu_svc_probabilities_and_persistence() {
     let back: OneClass = crate::persist::from_bytes(&crate::persist::to_bytes(&oc).unwrap(), "m").unwrap();
     assert_eq!(back, oc);
 }
+
+/// A case the ν-SVR property test above found (proptest, 2026-11-24): 28 one-dimensional points,
+/// Gaussian σ = 0.8, ν ≈ 0.21, C ≈ 52.3, ε = 1e-6. The ν solver runs into its iteration cap (10⁷)
+/// instead of converging, with shrinking on or off. Not fixed yet: ignored so that the failure is kept
+/// visible and runnable (`cargo test -- --ignored`) without failing every CI run.
+#[test]
+#[ignore = "known bug: the nu-SVR solve of this case reaches the iteration cap"]
+fn nu_svr_case_that_reaches_the_iteration_cap() {
+    let n = 28;
+    let (x, lab) = random_problem(n, 1, 1425);
+    let z: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * lab[i]).collect();
+    let k: KernelSpec = KERNELS[0].parse().unwrap();
+    let (nu, c, tol) = (0.209_884_822_614_839_87, 10f64.powf(1.718_682_912_083_398), 1e-6);
+    let mut left = c * nu * n as f64 / 2.0;
+    let mut a0 = vec![0.0; 2 * n];
+    for i in 0..n {
+        a0[i] = left.min(c);
+        a0[i + n] = a0[i];
+        left -= a0[i];
+    }
+    let sample: Vec<usize> = (0..n).chain(0..n).collect();
+    let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
+    let p: Vec<f64> = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
+    let sol = solve_nu(&k, &x, sample, sign, p, vec![c; 2 * n], a0, true, tol, true);
+    assert!(!sol.hit_cap);
+}
