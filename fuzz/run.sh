@@ -15,7 +15,7 @@ secs=${2:-300}
 shift $(( $# < 2 ? $# : 2 ))
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
 # The LIBSVM and CSV targets write each input to a scratch file: in memory (/dev/shm) that costs
-# microseconds, on a disk it can cost milliseconds and make the run a hundred times slower.
+# microseconds, on a disk it can cost milliseconds and make the run about 75 times slower.
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 # An explicit --target keeps RUSTFLAGS off build scripts and proc macros (they are not linked with
 # libFuzzer, so instrumenting them fails to link).
