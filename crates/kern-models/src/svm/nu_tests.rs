@@ -56,6 +56,33 @@ fn solve_nu(
     train::solve_from(k, dual, Some(alpha), nu, &s, 1 << 20)
 }
 
+/// A random one-dimensional ν-SVR problem in the solver's `2l` form: targets `sin x + 0.3·label`,
+/// LIBSVM's feasible start (`Σα = Σα* = Cνl/2`, filled in order), the samples twice with signs ±1,
+/// and the linear term `p = (−z, z)`.
+struct NuSvrProblem {
+    x: Samples,
+    a0: Vec<f64>,
+    sample: Vec<usize>,
+    sign: Vec<f64>,
+    p: Vec<f64>,
+}
+
+fn nu_svr_problem(n: usize, seed: u64, nu: f64, c: f64) -> NuSvrProblem {
+    let (x, lab) = random_problem(n, 1, seed);
+    let z: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * lab[i]).collect();
+    let mut left = c * nu * n as f64 / 2.0;
+    let mut a0 = vec![0.0; 2 * n];
+    for i in 0..n {
+        a0[i] = left.min(c);
+        a0[i + n] = a0[i];
+        left -= a0[i];
+    }
+    let sample: Vec<usize> = (0..n).chain(0..n).collect();
+    let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
+    let p: Vec<f64> = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
+    NuSvrProblem { x, a0, sample, sign, p }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
@@ -99,20 +126,9 @@ proptest! {
     #[test]
     fn nu_svr_dual_satisfies_kkt(n in 5usize..40, seed in 0u64..10_000, kern in 0usize..3,
                                  nu in 0.05f64..1.0, logc in -1.0f64..2.0, tol_exp in 3i32..7) {
-        let (x, lab) = random_problem(n, 1, seed);
-        let z: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * lab[i]).collect();
         let k: KernelSpec = KERNELS[kern].parse().unwrap();
         let (c, tol) = (10f64.powf(logc), 10f64.powi(-tol_exp));
-        let mut left = c * nu * n as f64 / 2.0;
-        let mut a0 = vec![0.0; 2 * n];
-        for i in 0..n {
-            a0[i] = left.min(c);
-            a0[i + n] = a0[i];
-            left -= a0[i];
-        }
-        let sample: Vec<usize> = (0..n).chain(0..n).collect();
-        let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
-        let p: Vec<f64> = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
+        let NuSvrProblem { x, a0, sample, sign, p } = nu_svr_problem(n, seed, nu, c);
         let cv = vec![c; 2 * n];
         let sol = solve_nu(&k, &x, sample.clone(), sign.clone(), p.clone(), cv.clone(), a0, true, tol, true);
         prop_assert!(!sol.hit_cap);
@@ -226,20 +242,9 @@ fn nu_svc_probabilities_and_persistence() {
 #[ignore = "known bug: the nu-SVR solve of this case reaches the iteration cap"]
 fn nu_svr_case_that_reaches_the_iteration_cap() {
     let n = 28;
-    let (x, lab) = random_problem(n, 1, 1425);
-    let z: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * lab[i]).collect();
     let k: KernelSpec = KERNELS[0].parse().unwrap();
     let (nu, c, tol) = (0.209_884_822_614_839_87, 10f64.powf(1.718_682_912_083_398), 1e-6);
-    let mut left = c * nu * n as f64 / 2.0;
-    let mut a0 = vec![0.0; 2 * n];
-    for i in 0..n {
-        a0[i] = left.min(c);
-        a0[i + n] = a0[i];
-        left -= a0[i];
-    }
-    let sample: Vec<usize> = (0..n).chain(0..n).collect();
-    let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
-    let p: Vec<f64> = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
+    let NuSvrProblem { x, a0, sample, sign, p } = nu_svr_problem(n, 1425, nu, c);
     let sol = solve_nu(&k, &x, sample, sign, p, vec![c; 2 * n], a0, true, tol, true);
     assert!(!sol.hit_cap);
 }
