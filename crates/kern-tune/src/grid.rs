@@ -70,12 +70,13 @@ pub struct ParamAxis {
     pub spacing: Spacing,
 }
 
-/// The most points one axis may have.
+/// The most points one axis may have: far more than a grid search evaluates (every point is a fit
+/// per cell of the other axes), small enough that a mistyped count cannot make a parse allocate much.
 ///
 /// ```
 /// assert!(kern_tune::grid::ParamAxis::linear("c", 0.0, 1.0, kern_tune::grid::MAX_AXIS_POINTS + 1).is_err());
 /// ```
-pub const MAX_AXIS_POINTS: usize = 1_000_000;
+pub const MAX_AXIS_POINTS: usize = 10_000;
 
 /// The most cells a [`ParamGrid`] may have (every cell is materialized by [`ParamGrid::points`]); the
 /// `kern` command's `--max-cells` guard is far lower by default.
