@@ -54,6 +54,8 @@ else:
     # Read together: both matrices get the width of the wider file (test words the training set never
     # saw are zero columns of the training matrix, as for LIBSVM and kern).
     Xtr, ytr, Xte, yte = load_svmlight_files([train, test])
+    for X in (Xtr, Xte):  # SVC takes 32-bit index arrays only (the reader may give 64-bit ones)
+        X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
     for _ in range(repeats):
         m = SVC(C=C, tol=1e-3, cache_size=100, shrinking=True, **extra)
         t = time.perf_counter()
