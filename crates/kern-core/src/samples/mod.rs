@@ -7,9 +7,11 @@
 //! (`sample_ref.rs`).
 
 mod csr;
+mod inverted;
 mod sample_ref;
 
 pub(crate) use csr::Csr;
+pub use inverted::InvertedIndex;
 pub use sample_ref::SampleRef;
 
 use crate::error::{CoreError, Result};
