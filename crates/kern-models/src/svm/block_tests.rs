@@ -23,7 +23,7 @@ fn params(tol: f64, block: SolverBlock) -> SolverParams {
     SolverParams { tol, block, ..SolverParams::default() }
 }
 
-fn kkt(q: &[Vec<f64>], p: &[f64], y: &[f64], c: &[f64], a: &[f64]) -> f64 {
+pub(super) fn kkt(q: &[Vec<f64>], p: &[f64], y: &[f64], c: &[f64], a: &[f64]) -> f64 {
     let (mut up, mut low) = (f64::NEG_INFINITY, f64::INFINITY);
     for t in 0..a.len() {
         let g = p[t] + (0..a.len()).map(|s| q[t][s] * a[s]).sum::<f64>();

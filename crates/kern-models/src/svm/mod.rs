@@ -33,6 +33,7 @@ mod cache;
 mod nu;
 mod one_class;
 mod params;
+mod path;
 mod platt;
 mod predict;
 mod progress;
@@ -47,6 +48,8 @@ mod block_tests;
 #[cfg(test)]
 mod nu_tests;
 #[cfg(test)]
+mod path_tests;
+#[cfg(test)]
 mod tests;
 
 pub use block::SolverBlock;
@@ -54,6 +57,7 @@ pub use one_class::OneClass;
 pub use params::{
     Multiclass, NuSvcParams, NuSvrParams, OneClassParams, Regularization, SolverParams, SvcParams, SvrParams,
 };
+pub use path::SharedGram;
 pub(crate) use platt::{Sigmoid as PlattSigmoid, couple};
 pub use progress::{ProgressObserver, SolverProgress, observe_progress};
 pub use svc::Svc;
