@@ -34,6 +34,7 @@ mod nu;
 mod one_class;
 mod params;
 mod platt;
+mod precomputed;
 mod predict;
 mod progress;
 mod qmatrix;
@@ -47,6 +48,8 @@ mod block_tests;
 #[cfg(test)]
 mod nu_tests;
 #[cfg(test)]
+mod precomputed_tests;
+#[cfg(test)]
 mod tests;
 
 pub use block::SolverBlock;
@@ -55,6 +58,8 @@ pub use params::{
     Multiclass, NuSvcParams, NuSvrParams, OneClassParams, Regularization, SolverParams, SvcParams, SvrParams,
 };
 pub(crate) use platt::{Sigmoid as PlattSigmoid, couple};
+pub use precomputed::KernelMatrix;
+pub(crate) use precomputed::ModelKernel;
 pub use progress::{ProgressObserver, SolverProgress, observe_progress};
 pub use svc::Svc;
 pub use svr::Svr;
