@@ -59,7 +59,7 @@ proptest! {
         let tol = 10f64.powi(-tol_exp);
         let run = |block| {
             let s = params(tol, block);
-            let pre = super::train::precompute(&k, &x, s.cache_bytes()).unwrap();
+            let pre = super::train::precompute(&k, &x, s.cache_bytes(), None).unwrap();
             super::train::solve_svc(&k, &x, &y, vec![c; n], &s, pre)
         };
         let (pair, blocked) = (run(SolverBlock::Pair), run(SolverBlock::Size(q)));

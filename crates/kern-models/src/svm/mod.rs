@@ -35,6 +35,7 @@ mod one_class;
 mod params;
 mod path;
 mod platt;
+mod precomputed;
 mod predict;
 mod progress;
 mod qmatrix;
@@ -50,6 +51,8 @@ mod nu_tests;
 #[cfg(test)]
 mod path_tests;
 #[cfg(test)]
+mod precomputed_tests;
+#[cfg(test)]
 mod tests;
 
 pub use block::SolverBlock;
@@ -59,6 +62,8 @@ pub use params::{
 };
 pub use path::SharedGram;
 pub(crate) use platt::{Sigmoid as PlattSigmoid, couple};
+pub use precomputed::KernelMatrix;
+pub(crate) use precomputed::ModelKernel;
 pub use progress::{ProgressObserver, SolverProgress, observe_progress};
 pub use svc::Svc;
 pub use svr::Svr;
