@@ -47,7 +47,18 @@ impl SharedGram {
     /// The kernel matrix of `x` under `kernel` (kern-core's blocked GEMM); a compactly supported kernel
     /// gets its dense matrix too.
     pub fn new(kernel: &KernelSpec, x: &Samples) -> Result<Self> {
-        Ok(SharedGram { kernel: kernel.clone(), gram: train::dense_gram(kernel, x)? })
+        let gram = train::dense_gram(kernel, x)?;
+        // A kernel whose values overflow (a high polynomial degree on large inputs) would make every
+        // fit of the path meaningless: refuse it here, as a trained model's validation does.
+        for j in 0..gram.ncols() {
+            if let Some(i) = gram.col(j).iter().position(|v| !v.is_finite()) {
+                return Err(ModelsError::Numerical(format!(
+                    "kernel value K(x{i}, x{j}) = {} is not finite (kernel {kernel})",
+                    gram[(i, j)]
+                )));
+            }
+        }
+        Ok(SharedGram { kernel: kernel.clone(), gram })
     }
 
     /// Whether the matrix of `n` samples takes at most `bytes`.
