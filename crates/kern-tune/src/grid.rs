@@ -904,7 +904,7 @@ pub type PathPredictions = std::result::Result<Vec<Vec<f64>>, BoxError>;
 /// use kern_tune::grid::{grid_search_along, GridSearchConfig, ParamPoint, PathPredictions};
 /// let x = Samples::from_flat((0..30).map(f64::from).collect(), 30, 1)?;
 /// let y = RealTargets::new(vec![2.0; 30])?;
-/// let grid = "c=0..4:9,shift=[0,1]".parse()?;
+/// let grid = "c=0..4:9,shift=[0,0.25]".parse()?; // c = 0, 0.5, …, 4: only c = 2, shift 0 predicts 2
 /// // A "learner" predicting the constant c + shift; the shared state is the shift.
 /// let prepare = |pts: &[ParamPoint]| Ok::<f64, kern_tune::BoxError>(pts[0]["shift"]);
 /// let fit = |shift: &f64, pts: &[ParamPoint], f: &Fold| -> PathPredictions {

@@ -438,8 +438,9 @@ impl OneClassParams {
     /// use kern_core::{Samples, learner::Model};
     /// let k = KernelMatrix::from_rows(&[[1.0, 0.8, 0.7], [0.8, 1.0, 0.8], [0.7, 0.8, 1.0]])?;
     /// let m = OneClassParams::new("linear".parse()?).nu(0.5).fit_precomputed(&k)?;
-    /// // A point similar to the training points, and one far from all of them.
-    /// assert_eq!(m.predict(&Samples::from_rows(&[[0.8, 0.9, 0.8], [0.0, 0.0, 0.0]])?)?, vec![1.0, -1.0]);
+    /// // Every α is free here (α = (0.6, 0.3, 0.6), ρ = Σα_i K_ij = 1.26): a point closer to the
+    /// // training points than they are to each other is inside, one far from all of them outside.
+    /// assert_eq!(m.predict(&Samples::from_rows(&[[0.9, 0.95, 0.9], [0.0, 0.0, 0.0]])?)?, vec![1.0, -1.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_precomputed(&self, k: &KernelMatrix) -> Result<OneClass> {
