@@ -11,6 +11,7 @@
 use crate::Result;
 use crate::datasets::{Loaded, load_csv, rng};
 use crate::figures::{Grid, Group, Series, field, line_chart, scatter};
+use crate::papers::versus_random::VersusRandom;
 use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use faer::Mat;
 use kern_core::io::LabelColumn;
@@ -1422,11 +1423,6 @@ struct VsRandom {
     random: Vec<Vec<f64>>,
 }
 
-/// The first size whose accuracy reaches `target`.
-fn first_reaching(sizes: &[usize], acc: &[f64], target: f64) -> Option<usize> {
-    sizes.iter().zip(acc).find(|(_, a)| **a >= target).map(|(&l, _)| l)
-}
-
 /// FVS versus random basis points (the Nyström choice) under the same KFA least squares: test accuracy
 /// against the basis size on the real classification sets available (Wisconsin, Cleveland with
 /// `num > 0`, Statlog heart: seeded 50/50 splits; MAGIC: 2000 train / 2000 test drawn from the 19 020
@@ -1508,19 +1504,13 @@ pub fn vs_random(ctx: &Ctx) -> Result<Status> {
     let mut size_verdicts = Vec::new();
     for v in &done {
         let m = sizes.len();
-        let stat = |f: &dyn Fn(&[f64]) -> f64| -> Vec<f64> {
-            (0..m).map(|i| f(&v.random.iter().map(|r| r[i]).collect::<Vec<_>>())).collect()
-        };
-        let mean = stat(&|a| a.iter().sum::<f64>() / a.len() as f64);
-        let lo = stat(&|a| a.iter().copied().fold(f64::INFINITY, f64::min));
-        let hi = stat(&|a| a.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-        let best = v.fvs.iter().chain(&mean).copied().fold(0.0, f64::max);
-        let target = best - 0.01;
-        let (lf, lr) = (first_reaching(&sizes, &v.fvs, target), first_reaching(&sizes, &mean, target));
-        let show = |l: Option<usize>| l.map_or(format!("> {lmax}"), |l| l.to_string());
-        let wins = (0..m).filter(|&i| v.fvs[i] >= mean[i]).count();
+        let vr = VersusRandom::new(&sizes, &v.fvs, &v.random);
+        let (mean, lo, hi, best, target) = (&vr.mean, &vr.lo, &vr.hi, vr.best, vr.target);
+        let (lf, lr) = (vr.reach_fvs, vr.reach_random);
+        let show = |l: Option<usize>| vr.show(l);
+        let wins = vr.wins;
         let area = |a: &[f64]| a.iter().sum::<f64>() / a.len() as f64;
-        let (af, ar) = (area(&v.fvs), area(&mean));
+        let (af, ar) = (area(&v.fvs), area(mean));
         size_verdicts.push((
             2 * wins > m,
             format!(
@@ -1531,11 +1521,7 @@ pub fn vs_random(ctx: &Ctx) -> Result<Status> {
             ),
         ));
         verdicts.push((
-            match (lf, lr) {
-                (Some(a), Some(b)) => a <= b,
-                (Some(_), None) => true,
-                (None, _) => false,
-            },
+            vr.reaches_first(),
             format!(
                 "{}: within 1 point of the best ({:.1} %) at L = {} (FVS) vs {} (random mean)",
                 v.name,
@@ -1575,18 +1561,12 @@ pub fn vs_random(ctx: &Ctx) -> Result<Status> {
             note: "target: best accuracy of either curve minus 1 point".into(),
         });
         let fig = format!("fvs-vs-random-{}.svg", v.name);
-        let pts = |a: &[f64]| sizes.iter().map(|&l| l as f64).zip(a.iter().copied()).collect::<Vec<_>>();
-        line_chart(
+        vr.chart(
             &ctx.dir.join(&fig),
             &format!("{}: test accuracy against basis size (KFA least squares)", v.name),
             "basis size L",
-            "test accuracy",
-            &[
-                Series { name: "FVS".into(), points: pts(&v.fvs) },
-                Series { name: format!("random (mean of {})", v.random.len()), points: pts(&mean) },
-                Series { name: "random min".into(), points: pts(&lo) },
-                Series { name: "random max".into(), points: pts(&hi) },
-            ],
+            "FVS",
+            &format!("random (mean of {})", v.random.len()),
         )?;
         figures.push(fig);
         res.insert(
@@ -1817,8 +1797,6 @@ mod tests {
 
     #[test]
     fn helpers() {
-        assert_eq!(first_reaching(&[2, 4, 6], &[0.5, 0.8, 0.9], 0.8), Some(4));
-        assert_eq!(first_reaching(&[2, 4, 6], &[0.5, 0.8, 0.9], 0.95), None);
         assert_eq!(sign_accuracy(&[1.0, -2.0, 0.5], &[1.0, 1.0, 1.0]), 2.0 / 3.0);
         let tr = Samples::from_rows(&[[1.0, 5.0], [3.0, 5.0], [5.0, 5.0]]).unwrap();
         let te = Samples::from_rows(&[[3.0, 7.0]]).unwrap();

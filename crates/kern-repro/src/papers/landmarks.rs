@@ -20,8 +20,8 @@
 
 use crate::Result;
 use crate::datasets::{Loaded, load_csv, rng, standardize_split};
-use crate::figures::{Series, line_chart};
 use crate::papers::fvs::{pct, sign_accuracy};
+use crate::papers::versus_random::VersusRandom;
 use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use kern_core::io::LabelColumn;
 use kern_core::{RealTargets, Samples, Targets};
@@ -214,33 +214,21 @@ pub fn fvs_vs_random(ctx: &Ctx) -> Result<Status> {
     let mut equal_m = Vec::new();
     for c in &done {
         let k = c.fvs.len();
-        let col = |i: usize| c.random.iter().map(|r| r[i]).collect::<Vec<f64>>();
-        let mean: Vec<f64> =
-            (0..sizes.len()).map(|i| col(i).iter().sum::<f64>() / c.random.len() as f64).collect();
-        let lo: Vec<f64> =
-            (0..sizes.len()).map(|i| col(i).into_iter().fold(f64::INFINITY, f64::min)).collect();
-        let hi: Vec<f64> =
-            (0..sizes.len()).map(|i| col(i).into_iter().fold(f64::NEG_INFINITY, f64::max)).collect();
-        let best = c.fvs.iter().chain(&mean).copied().fold(0.0, f64::max);
-        let target = best - 0.01;
-        let first = |a: &[f64]| a.iter().position(|&v| v >= target).map(|i| sizes[i]);
-        let (mf, mr) = (first(&c.fvs), first(&mean));
-        let show = |m: Option<usize>| m.map_or(format!("> {}", sizes[sizes.len() - 1]), |m| m.to_string());
+        let vr = VersusRandom::new(&sizes, &c.fvs, &c.random);
+        let (mean, lo, hi, target) = (&vr.mean, &vr.lo, &vr.hi, vr.target);
+        let (mf, mr) = (vr.reach_fvs, vr.reach_random);
+        let show = |m: Option<usize>| vr.show(m);
         reach.push((
-            match (mf, mr) {
-                (Some(a), Some(b)) => a <= b,
-                (Some(_), None) => true,
-                (None, _) => false,
-            },
+            vr.reaches_first(),
             format!(
                 "{}: within 1 point of the best ({}) at m = {} (FVS) vs {} (random mean)",
                 c.name,
-                pct(best),
+                pct(vr.best),
                 show(mf),
                 show(mr)
             ),
         ));
-        let wins = (0..k).filter(|&i| c.fvs[i] >= mean[i]).count();
+        let wins = vr.wins;
         equal_m.push((2 * wins > k, format!("{}: FVS ≥ random mean at {wins} of {k} sizes", c.name)));
         // Test-set standard deviation of an accuracy p: √(p(1−p)/n_test).
         let sd = |p: f64| 100.0 * (p * (1.0 - p) / c.n_test as f64).sqrt();
@@ -265,18 +253,12 @@ pub fn fvs_vs_random(ctx: &Ctx) -> Result<Status> {
             });
         }
         let fig = format!("fvs-landmarks-{}.svg", c.name);
-        let pts = |a: &[f64]| sizes.iter().map(|&m| m as f64).zip(a.iter().copied()).collect::<Vec<_>>();
-        line_chart(
+        vr.chart(
             &ctx.dir.join(&fig),
             &format!("{}: test accuracy of the Nyström LS-SVM against the number of centres", c.name),
             "centres m",
-            "test accuracy",
-            &[
-                Series { name: "FVS centres".into(), points: pts(&c.fvs) },
-                Series { name: format!("random centres (mean of {})", c.random.len()), points: pts(&mean) },
-                Series { name: "random min".into(), points: pts(&lo) },
-                Series { name: "random max".into(), points: pts(&hi) },
-            ],
+            "FVS centres",
+            &format!("random centres (mean of {})", c.random.len()),
         )?;
         figures.push(fig);
         res.insert(

@@ -8,3 +8,4 @@ pub mod letchford;
 pub mod letchford_accuracy;
 pub mod railway;
 pub mod rkhs;
+mod versus_random;
