@@ -15,10 +15,20 @@ use kern_models::railway::{AreaParams, GammaChoice, RailwaySvc, ZoneMap, locate_
 use kern_models::svm::{
     Multiclass, NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams,
 };
+use kern_models::weights::{FitWeighted, SampleWeights};
 use pyo3::prelude::*;
 
 fn kernel(spec: &str) -> PyResult<KernelSpec> {
     spec.parse().map_err(value_error)
+}
+
+/// The training samples of `x`, checked against `n` targets.
+fn data(x: &Bound<'_, PyAny>, n: usize) -> PyResult<Samples> {
+    let x = samples(x)?;
+    if x.n() != n {
+        return Err(value_error(format!("{} targets for {} samples", n, x.n())));
+    }
+    Ok(x)
 }
 
 /// Class targets from class indices `0..k` (the names are the indices).
@@ -27,11 +37,14 @@ fn classes(y: &[i64]) -> PyResult<ClassTargets> {
     ClassTargets::from_f64(&v).map_err(value_error)
 }
 
-fn check_len(x: &Samples, n: usize) -> PyResult<()> {
-    if x.n() != n {
-        return Err(value_error(format!("{} targets for {} samples", n, x.n())));
-    }
-    Ok(())
+/// Real targets.
+fn real(y: Vec<f64>) -> PyResult<Targets> {
+    Ok(Targets::Real(RealTargets::new(y).map_err(value_error)?))
+}
+
+/// Checked sample weights (finite, `>= 0`, not all zero), if any.
+fn weights(w: Option<Vec<f64>>) -> PyResult<Option<SampleWeights>> {
+    w.map(|w| SampleWeights::new(w).map_err(value_error)).transpose()
 }
 
 fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> SolverParams {
@@ -39,9 +52,9 @@ fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> So
 }
 
 /// Trains a C-SVC (`nu` = `None`) or a ν-SVC (`nu` = `Some(ν)`; `c` and `class_weight` unused) on class
-/// indices `y`.
+/// indices `y`, with optional per-sample weights.
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel_spec, c, nu, class_weight, ovr, probability, seed, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[pyo3(signature = (x, y, kernel_spec, c, nu, class_weight, ovr, probability, seed, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_svc(
     py: Python<'_>,
@@ -59,15 +72,16 @@ pub fn fit_svc(
     shrinking: bool,
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
-    check_len(&x, y.len())?;
+    let x = data(x, y.len())?;
     let t = Targets::Classes(classes(&y)?);
+    let w = weights(sample_weight)?;
     let solver = solver(tol, cache_mb, shrinking, max_iter);
     let kernel = kernel(kernel_spec)?;
     let m = if let Some(nu) = nu {
         let p = NuSvcParams::new(kernel).nu(nu).probability(probability, seed).solver(solver);
-        run(py, n_jobs, || p.fit(&x, &t))?
+        run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?
     } else {
         let mut p = SvcParams::new(kernel)
             .c(c)
@@ -77,14 +91,15 @@ pub fn fit_svc(
         for (i, w) in class_weight.unwrap_or_default().into_iter().enumerate() {
             p = p.class_weight(label_name(i as f64), w);
         }
-        run(py, n_jobs, || p.fit(&x, &t))?
+        run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?
     };
     Ok(Model { inner: Inner::Svc(m) })
 }
 
-/// Trains an ε-SVR (`nu` = `None`) or a ν-SVR (`nu` = `Some(ν)`, `epsilon` unused: the tube is found).
+/// Trains an ε-SVR (`nu` = `None`) or a ν-SVR (`nu` = `Some(ν)`, `epsilon` unused: the tube is found),
+/// with optional per-sample weights.
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel_spec, c, epsilon, nu, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[pyo3(signature = (x, y, kernel_spec, c, epsilon, nu, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_svr(
     py: Python<'_>,
@@ -99,25 +114,26 @@ pub fn fit_svr(
     shrinking: bool,
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
-    check_len(&x, y.len())?;
-    let t = Targets::Real(RealTargets::new(y).map_err(value_error)?);
+    let x = data(x, y.len())?;
+    let t = real(y)?;
+    let w = weights(sample_weight)?;
     let solver = solver(tol, cache_mb, shrinking, max_iter);
     let kernel = kernel(kernel_spec)?;
     let m = if let Some(nu) = nu {
         let p = NuSvrParams::new(kernel).c(c).nu(nu).solver(solver);
-        run(py, n_jobs, || p.fit(&x, &t))?
+        run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?
     } else {
         let p = SvrParams::new(kernel).c(c).epsilon(epsilon).solver(solver);
-        run(py, n_jobs, || p.fit(&x, &t))?
+        run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?
     };
     Ok(Model { inner: Inner::Svr(m) })
 }
 
-/// Trains a one-class SVM (no targets).
+/// Trains a one-class SVM (no targets), with optional per-sample weights.
 #[pyfunction]
-#[pyo3(signature = (x, kernel_spec, nu, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[pyo3(signature = (x, kernel_spec, nu, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_one_class(
     py: Python<'_>,
@@ -129,26 +145,28 @@ pub fn fit_one_class(
     shrinking: bool,
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
     let x = samples(x)?;
+    let w = weights(sample_weight)?;
     let p =
         OneClassParams::new(kernel(kernel_spec)?).nu(nu).solver(solver(tol, cache_mb, shrinking, max_iter));
-    let m = run(py, n_jobs, || p.fit(&x))?;
+    let m = run(py, n_jobs, || match &w {
+        Some(w) => p.fit_weighted(&x, w),
+        None => p.fit(&x),
+    })?;
     Ok(Model { inner: Inner::OneClass(m) })
 }
 
 /// Targets of a ridge-type model: class indices when `classify`, else real values.
 fn ridge_targets(y: Vec<f64>, classify: bool) -> PyResult<Targets> {
-    Ok(if classify {
-        Targets::Classes(ClassTargets::from_f64(&y).map_err(value_error)?)
-    } else {
-        Targets::Real(RealTargets::new(y).map_err(value_error)?)
-    })
+    Ok(if classify { Targets::Classes(ClassTargets::from_f64(&y).map_err(value_error)?) } else { real(y)? })
 }
 
-/// Trains kernel ridge regression `(K + λI)α = y` (no bias) at a fixed λ.
+/// Trains kernel ridge regression `(K + λI)α = y` (no bias) at a fixed λ, with optional per-sample
+/// weights (`α = S (S K S + λI)⁻¹ S y`, `S = diag √w`).
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel_spec, lam, n_jobs))]
+#[pyo3(signature = (x, y, kernel_spec, lam, n_jobs, sample_weight=None))]
 pub fn fit_krr(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -156,12 +174,13 @@ pub fn fit_krr(
     kernel_spec: &str,
     lam: f64,
     n_jobs: Option<i64>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
-    check_len(&x, y.len())?;
-    let t = ridge_targets(y, false)?;
+    let x = data(x, y.len())?;
+    let t = real(y)?;
+    let w = weights(sample_weight)?;
     let p = KernelRidgeParams::new(kernel(kernel_spec)?).lambda(lam);
-    let m = run(py, n_jobs, || p.fit_targets(&x, &t))?;
+    let m = run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?;
     Ok(Model { inner: Inner::Krr(m) })
 }
 
@@ -180,8 +199,7 @@ pub fn fit_lssvm(
     grid: Option<Vec<f64>>,
     n_jobs: Option<i64>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
-    check_len(&x, y.len())?;
+    let x = data(x, y.len())?;
     let t = ridge_targets(y, classify)?;
     let mut p = LsSvmParams::new(kernel(kernel_spec)?);
     p = match (lam, grid) {
@@ -269,8 +287,7 @@ pub fn fit_railway(
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
 ) -> PyResult<Model> {
-    let x = samples(x)?.to_dense().map_err(value_error)?;
-    check_len(&x, y.len())?;
+    let x = data(x, y.len())?.to_dense().map_err(value_error)?;
     let cls = classes(&y)?;
     let params =
         AreaParams { gamma: GammaChoice::Relative(gamma), significance, k_max, seed, ..Default::default() };

@@ -2,13 +2,14 @@
 //! with a one-class model.
 
 use crate::commands::train::{
-    Args, Scheme, SvmType, machine_json, report_svc, report_svr, solver_params, warn_caps,
+    Args, Scheme, SvmType, machine_json, report_svc, report_svr, sample_weights, solver_params, warn_caps,
 };
 use crate::common::{CliError, CliResult, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
-use kern_core::learner::{Fit, Model};
+use kern_core::learner::Model;
 use kern_models::svm::{NuSvcParams, NuSvrParams, OneClass, OneClassParams};
+use kern_models::weights::FitWeighted;
 use serde_json::json;
 use std::time::Instant;
 
@@ -33,6 +34,7 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
     if a.probability && t != SvmType::NuSvc {
         unused("--probability")?;
     }
+    let w = sample_weights(a, ds.samples.n())?;
     match t {
         SvmType::NuSvc => {
             crate::common::check_classes(ds, a.allow_many_classes)?;
@@ -40,7 +42,7 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
                 NuSvcParams::new(kernel).nu(nu).probability(a.probability, a.seed).solver(solver_params(a));
             let targets = crate::common::targets(ds, false)?;
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || p.fit(&ds.samples, &targets))??;
+            let m = with_threads(a.threads, || p.fit_with(&ds.samples, &targets, w.as_ref()))??;
             report_svc(a, ds, &m, t0.elapsed().as_secs_f64())
         }
         SvmType::NuSvr => {
@@ -51,15 +53,18 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
             if let Some(l) = a.lambda {
                 p = p.lambda(l);
             }
-            let y = ds.real()?;
+            let y = kern_core::Targets::Real(ds.real()?);
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || p.fit(&ds.samples, &y))??;
+            let m = with_threads(a.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
             report_svr(a, ds, &m, t0.elapsed().as_secs_f64())
         }
         SvmType::OneClass => {
             let p = OneClassParams::new(kernel).nu(nu).solver(solver_params(a));
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || p.fit(&ds.samples))??;
+            let m = with_threads(a.threads, || match &w {
+                Some(w) => p.fit_weighted(&ds.samples, w),
+                None => p.fit(&ds.samples),
+            })??;
             let seconds = t0.elapsed().as_secs_f64();
             crate::commands::export::save_one_class(&a.out, &m, a.format)?;
             let s = m.stats();

@@ -52,10 +52,47 @@ impl Fit<RealTargets> for SvrParams {
     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
         super::svc::check_len(x, y.len())?;
         self.check(x.d())?;
+        self.fit_bounded(x, y, None)
+    }
+}
+
+impl SvrParams {
+    /// ε-SVR with bounds `C·w_i` (`sw`: positive sample weights, `None`: 1).
+    fn fit_bounded(&self, x: &Samples, y: &RealTargets, sw: Option<&[f64]>) -> Result<Svr> {
         let (n, z, eps) = (x.n(), y.values(), self.epsilon);
         let c = self.regularization.c_for(n);
         let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
-        fit_regression(&self.kernel, x, c, p, None, &self.solver, |_| (eps, None))
+        fit_regression(&self.kernel, x, bounds(c, sw, n), p, None, &self.solver, |_| (eps, None))
+    }
+}
+
+/// Per-sample bounds `C·w_i` (`C` unweighted).
+fn bounds(c: f64, sw: Option<&[f64]>, n: usize) -> Vec<f64> {
+    sw.map_or_else(|| vec![c; n], |w| w.iter().map(|&wi| c * wi).collect())
+}
+
+impl crate::weights::FitWeighted for SvrParams {
+    fn fit_weighted(&self, x: &Samples, y: &Targets, w: &crate::weights::SampleWeights) -> Result<Svr> {
+        let (x, y, w) = crate::weights::positive(x, Some(y), w)?;
+        let y = real(y.as_deref(), "epsilon-SVR")?;
+        self.check(x.d())?;
+        self.fit_bounded(&x, y, Some(&w))
+    }
+}
+
+impl crate::weights::FitWeighted for NuSvrParams {
+    fn fit_weighted(&self, x: &Samples, y: &Targets, w: &crate::weights::SampleWeights) -> Result<Svr> {
+        let (x, y, w) = crate::weights::positive(x, Some(y), w)?;
+        let y = real(y.as_deref(), "nu-SVR")?;
+        self.check(x.d())?;
+        self.fit_bounded(&x, y, Some(&w))
+    }
+}
+
+fn real<'a>(y: Option<&'a Targets>, what: &str) -> Result<&'a RealTargets> {
+    match y {
+        Some(Targets::Real(r)) => Ok(r),
+        _ => Err(ModelsError::Input(format!("{what} needs real targets"))),
     }
 }
 
@@ -69,28 +106,39 @@ impl Fit<RealTargets> for NuSvrParams {
     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
         super::svc::check_len(x, y.len())?;
         self.check(x.d())?;
+        self.fit_bounded(x, y, None)
+    }
+}
+
+impl NuSvrParams {
+    /// ν-SVR with bounds `C·w_i` and the budget `Cν Σw/2` of scikit-learn's LIBSVM fork (`Σw = l`
+    /// unweighted); `sw`: positive sample weights, `None`: 1.
+    fn fit_bounded(&self, x: &Samples, y: &RealTargets, sw: Option<&[f64]>) -> Result<Svr> {
         let (n, z) = (x.n(), y.values());
         let c = self.regularization.c_for(n);
-        let mut left = c * self.nu * n as f64 / 2.0;
+        let l = sw.map_or(n as f64, |w| w.iter().sum());
+        let cs = bounds(c, sw, n);
+        let mut left = c * self.nu * l / 2.0;
         let mut alpha = vec![0.0; 2 * n];
         for i in 0..n {
-            let a = left.min(c);
+            let a = left.min(cs[i]);
             alpha[i] = a;
             alpha[i + n] = a;
             left -= a;
         }
         let p = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
         let nu = self.nu;
-        fit_regression(&self.kernel, x, c, p, Some(alpha), &self.solver, |r| (-r, Some(nu)))
+        fit_regression(&self.kernel, x, cs, p, Some(alpha), &self.solver, |r| (-r, Some(nu)))
     }
 }
 
-/// Solves the `2n`-variable regression dual (signs `+1` then `−1`, bounds `C`, linear term `p`) from
-/// `alpha` (`Some`: the ν variant) and builds the model; `tube(r)` gives `(ε, ν)` to store.
+/// Solves the `2n`-variable regression dual (signs `+1` then `−1`, bounds `c_i` on both `α_i` and
+/// `α_i*`, linear term `p`) from `alpha` (`Some`: the ν variant) and builds the model; `tube(r)` gives
+/// `(ε, ν)` to store.
 fn fit_regression(
     kernel: &KernelSpec,
     x: &Samples,
-    c: f64,
+    c: Vec<f64>,
     p: Vec<f64>,
     alpha: Option<Vec<f64>>,
     solver: &super::params::SolverParams,
@@ -106,19 +154,14 @@ fn fit_regression(
     let sample: Vec<usize> = (0..n).chain(0..n).collect();
     let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
     let nu = alpha.is_some();
-    let sol = train::solve_from(
-        kernel,
-        Dual { x, sample, sign, p, c: vec![c; 2 * n], pre },
-        alpha,
-        nu,
-        solver,
-        budget,
-    );
-    let mut stats = train::stats_of(&sol, &vec![c; 2 * n], n, dense_used);
+    let c2: Vec<f64> = c.iter().chain(&c).copied().collect();
+    let sol =
+        train::solve_from(kernel, Dual { x, sample, sign, p, c: c2.clone(), pre }, alpha, nu, solver, budget);
+    let mut stats = train::stats_of(&sol, &c2, n, dense_used);
     let beta: Vec<f64> = (0..n).map(|i| sol.alpha[i] - sol.alpha[i + n]).collect();
     let idx: Vec<usize> = (0..n).filter(|&i| beta[i] != 0.0).collect();
     stats.n_sv = idx.len();
-    stats.n_bounded = idx.iter().filter(|&&i| beta[i].abs() >= c).count();
+    stats.n_bounded = idx.iter().filter(|&&i| beta[i].abs() >= c[i]).count();
     let (sv, coef) = if idx.is_empty() {
         (x.select(&[0])?, vec![0.0])
     } else {

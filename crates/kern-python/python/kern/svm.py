@@ -5,7 +5,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, Regressor
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _kern
 from ._base import (
@@ -31,6 +31,31 @@ def _encode_classes(est, y):
         )
     est.classes_ = classes
     return y_enc.astype(np.int64)
+
+
+def _store(est, params):
+    """An `__init__`'s only job under scikit-learn's conventions: keep every parameter as given."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(est, name, value)
+
+
+def _weights(sample_weight, X):
+    """Checked sample weights as a list for the native fit (`None` stays `None`): one per sample, finite
+    and non-negative (kern refuses negative weights; scikit-learn's LIBSVM drops them silently)."""
+    if sample_weight is None:
+        return None, None
+    sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    return sw, sw.tolist()
+
+
+def _support_rows(model, X, sw):
+    """Training-row index of each support vector. Samples of weight 0 were left out of training, so
+    only the others are matched (a zero-weight duplicate of a support vector is never reported)."""
+    if sw is None or (sw > 0).all():
+        return np.asarray(model.support_indices(samples(X)), dtype=np.int64)
+    keep = np.flatnonzero(sw > 0)
+    return keep[np.asarray(model.support_indices(samples(X[keep])), dtype=np.int64)]
 
 
 def _ovr_decision(dec, k):
@@ -105,12 +130,13 @@ class _BaseSVC(KernModelMixin, ClassifierMixin, BaseEstimator):
                 f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}"
             )
 
-    def _fit_kernel_svc(self, X, y, c, nu, class_weight):
+    def _fit_kernel_svc(self, X, y, c, nu, class_weight, sample_weight):
         """The one training path of `SVC` (`nu` None) and `NuSVC` (`c` unused): validation, the native
         fit and scikit-learn's fitted attributes."""
         self._check_shape()
         X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
         y_enc = _encode_classes(self, y)
+        sw, sw_list = _weights(sample_weight, X)
         spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
         cw = None
         if class_weight is not None:
@@ -130,15 +156,16 @@ class _BaseSVC(KernModelMixin, ClassifierMixin, BaseEstimator):
             bool(self.shrinking),
             max_iter_arg(self.max_iter),
             n_jobs_arg(self.n_jobs),
+            sw_list,
         )
         self.kernel_spec_ = spec
         self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
-        self._set_support(X, y_enc)
+        self._set_support(X, y_enc, sw)
         return self
 
-    def _set_support(self, X, y_enc):
+    def _set_support(self, X, y_enc, sw):
         k = len(self.classes_)
-        rows = np.asarray(self._model.support_indices(samples(X)), dtype=np.int64)
+        rows = _support_rows(self._model, X, sw)
         # scikit-learn's layout: support vectors grouped by class, in sample order within a class.
         order = np.lexsort((rows, y_enc[rows]))
         self.support_ = rows[order].astype(np.int32)
@@ -192,24 +219,12 @@ class SVC(_BaseSVC):
         random_state=None,
         n_jobs=None,
     ):
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.class_weight = class_weight
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y):
-        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels)."""
-        return self._fit_kernel_svc(X, y, positive(self.C, "C"), None, self.class_weight)
+    def fit(self, X, y, sample_weight=None):
+        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels);
+        `sample_weight` rescales C per sample (weight 0 leaves the sample out)."""
+        return self._fit_kernel_svc(X, y, positive(self.C, "C"), None, self.class_weight, sample_weight)
 
 
 def _nu(nu):
@@ -246,23 +261,13 @@ class NuSVC(_BaseSVC):
         random_state=None,
         n_jobs=None,
     ):
-        self.nu = nu
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y):
-        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels)."""
-        return self._fit_kernel_svc(X, y, 1.0, _nu(self.nu), None)
+    def fit(self, X, y, sample_weight=None):
+        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels);
+        `sample_weight` bounds each sample's dual variable and counts in `nu`'s total (weight 0
+        leaves the sample out)."""
+        return self._fit_kernel_svc(X, y, 1.0, _nu(self.nu), None, sample_weight)
 
 
 class RailwaySVC(_BaseSVC):
@@ -290,17 +295,7 @@ class RailwaySVC(_BaseSVC):
         random_state=None,
         n_jobs=None,
     ):
-        self.C = C
-        self.gamma = gamma
-        self.significance = significance
-        self.k_max = k_max
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
     def fit(self, X, y):
         """Locates the areas and trains the SVC."""
@@ -351,28 +346,20 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
         max_iter=-1,
         n_jobs=None,
     ):
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.C = C
-        self.epsilon = epsilon
-        self.shrinking = shrinking
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y):
-        """Trains on samples `X` and real targets `y`."""
+    def fit(self, X, y, sample_weight=None):
+        """Trains on samples `X` and real targets `y`; `sample_weight` rescales C per sample (weight 0
+        leaves the sample out)."""
         eps = float(self.epsilon)
         if not eps >= 0:
             raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
-        return self._fit_regression(X, y, eps, None)
+        return self._fit_regression(X, y, eps, None, sample_weight)
 
-    def _fit_regression(self, X, y, eps, nu):
+    def _fit_regression(self, X, y, eps, nu, sample_weight):
         """The one training path of `SVR` (`nu` None) and `NuSVR` (`eps` unused: the tube is found)."""
         X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
+        sw, sw_list = _weights(sample_weight, X)
         spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
         self._model = _kern.fit_svr(
             samples(X),
@@ -386,9 +373,10 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
             bool(self.shrinking),
             max_iter_arg(self.max_iter),
             n_jobs_arg(self.n_jobs),
+            sw_list,
         )
         self.kernel_spec_ = spec
-        _set_expansion(self, X)
+        _set_expansion(self, X, sw)
         return self
 
     def predict(self, X):
@@ -398,11 +386,11 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
         return self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))[:, 0]
 
 
-def _set_expansion(est, X):
+def _set_expansion(est, X, sw):
     """`n_iter_`, `support_`, `support_vectors_`, `dual_coef_` `(1, n_SV)` and `intercept_` of a model
     with one expansion (SVR, ν-SVR, one-class), support vectors in sample order."""
     est.n_iter_ = int(est._model.iterations()[0])
-    rows = np.asarray(est._model.support_indices(samples(X)), dtype=np.int64)
+    rows = _support_rows(est._model, X, sw)
     coef, bias = est._model.svr_coefficients()
     order = np.argsort(rows, kind="stable")
     est.support_ = rows[order].astype(np.int32)
@@ -431,21 +419,12 @@ class NuSVR(SVR):
         max_iter=-1,
         n_jobs=None,
     ):
-        self.nu = nu
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.tol = tol
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y):
-        """Trains on samples `X` and real targets `y`."""
-        return self._fit_regression(X, y, 0.0, _nu(self.nu))
+    def fit(self, X, y, sample_weight=None):
+        """Trains on samples `X` and real targets `y`; `sample_weight` rescales C per sample (weight 0
+        leaves the sample out)."""
+        return self._fit_regression(X, y, 0.0, _nu(self.nu), sample_weight)
 
 
 class OneClassSVM(KernModelMixin, OutlierMixin, BaseEstimator):
@@ -472,20 +451,13 @@ class OneClassSVM(KernModelMixin, OutlierMixin, BaseEstimator):
         max_iter=-1,
         n_jobs=None,
     ):
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.nu = nu
-        self.shrinking = shrinking
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y=None):
-        """Estimates the support of the distribution of `X` (`y` is ignored)."""
+    def fit(self, X, y=None, sample_weight=None):
+        """Estimates the support of the distribution of `X` (`y` is ignored); `sample_weight` bounds
+        each sample's dual variable and counts in `nu`'s total (weight 0 leaves the sample out)."""
         X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64)
+        sw, sw_list = _weights(sample_weight, X)
         spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
         self._model = _kern.fit_one_class(
             samples(X),
@@ -496,9 +468,10 @@ class OneClassSVM(KernModelMixin, OutlierMixin, BaseEstimator):
             bool(self.shrinking),
             max_iter_arg(self.max_iter),
             n_jobs_arg(self.n_jobs),
+            sw_list,
         )
         self.kernel_spec_ = spec
-        _set_expansion(self, X)
+        _set_expansion(self, X, sw)
         self.offset_ = -self.intercept_[0]
         return self
 
