@@ -36,7 +36,25 @@ _RAILWAY_BLOBS = (
     "enumerates (2^12 zones); kern then raises ValueError asking for a larger gamma. The binary problem "
     "of the same check trains (see test_railway_binary_blobs)."
 )
+_SMO_WEIGHTS = (
+    "the check compares decision values of a fit with integer sample weights and a fit on repeated "
+    "samples to rtol=1e-7, but SMO stops at the default tol=1e-3 on the KKT violation: the two duals "
+    "reach the same optimum only to within the stopping rule (duality gap up to 2 tol sum C_i), so "
+    "their decision values differ by ~1e-3. scikit-learn declares the same expected failure for its "
+    "own SVC, NuSVC, SVR, NuSVR and OneClassSVM. The law itself is tested with a bound derived from the "
+    "stopping rule in kern-models (integer_weights_equal_duplicated_samples_svc) and against "
+    "scikit-learn's weighted fits in test_sample_weight.py."
+)
+_WEIGHT_CHECKS = {
+    "check_sample_weight_equivalence_on_dense_data": _SMO_WEIGHTS,
+    "check_sample_weight_equivalence_on_sparse_data": _SMO_WEIGHTS,
+}
 EXPECTED_FAILURES = {
+    "SVC": _WEIGHT_CHECKS,
+    "NuSVC": _WEIGHT_CHECKS,
+    "SVR": _WEIGHT_CHECKS,
+    "NuSVR": _WEIGHT_CHECKS,
+    "OneClassSVM": _WEIGHT_CHECKS,
     "RailwaySVC": {
         "check_classifiers_train": _RAILWAY_BLOBS,
         "check_classifiers_train(readonly_memmap=True)": _RAILWAY_BLOBS,
