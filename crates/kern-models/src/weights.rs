@@ -76,12 +76,11 @@ impl SampleWeights {
     }
 }
 
+/// Samples, targets (if any) and weights, borrowed or with some samples dropped.
+type Kept<'a> = (Cow<'a, Samples>, Option<Cow<'a, Targets>>, Cow<'a, [f64]>);
+
 /// The samples, targets and weights with the zero-weight samples dropped (borrowed when there are none).
-pub(crate) fn positive<'a>(
-    x: &'a Samples,
-    y: Option<&'a Targets>,
-    w: &'a SampleWeights,
-) -> Result<(Cow<'a, Samples>, Option<Cow<'a, Targets>>, Cow<'a, [f64]>)> {
+pub(crate) fn positive<'a>(x: &'a Samples, y: Option<&'a Targets>, w: &'a SampleWeights) -> Result<Kept<'a>> {
     w.check_len(x.n())?;
     if let Some(y) = y {
         y.check_len(x.n())?;
