@@ -13,9 +13,10 @@ use kern_models::krr::KernelRidgeParams;
 use kern_models::lssvm::LsSvmParams;
 use kern_models::railway::{AreaParams, GammaChoice, RailwaySvc, ZoneMap, locate_areas};
 use kern_models::svm::{
-    Multiclass, NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams,
+    KernelMatrix, Multiclass, NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams,
 };
 use kern_models::weights::{FitWeighted, SampleWeights};
+use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
 
 fn kernel(spec: &str) -> PyResult<KernelSpec> {
@@ -29,6 +30,47 @@ fn data(x: &Bound<'_, PyAny>, n: usize) -> PyResult<Samples> {
         return Err(value_error(format!("{} targets for {} samples", n, x.n())));
     }
     Ok(x)
+}
+
+/// The kernel spec the Python layer passes for scikit-learn's `kernel="precomputed"`.
+const PRECOMPUTED: &str = "precomputed";
+
+/// What an SVM trains on: samples with a kernel, or the user's kernel matrix.
+enum Input {
+    Samples(Samples, KernelSpec),
+    /// `kernel="precomputed"`: `x` was the `n × n` matrix `K(X, X)`.
+    Gram(KernelMatrix),
+}
+
+/// The training input of an SVM with `n` targets (`None`: one-class): for `kernel_spec ==
+/// "precomputed"`, `x` is the kernel matrix, read once from the 2-D float64 array into kern's
+/// validated [`KernelMatrix`] (square, finite, symmetric); otherwise the samples.
+fn input(x: &Bound<'_, PyAny>, n: Option<usize>, kernel_spec: &str) -> PyResult<Input> {
+    if kernel_spec != PRECOMPUTED {
+        let x = match n {
+            Some(n) => data(x, n)?,
+            None => samples(x)?,
+        };
+        return Ok(Input::Samples(x, kernel(kernel_spec)?));
+    }
+    let a: PyReadonlyArray2<'_, f64> = x.extract()?;
+    let v = a.as_array();
+    let (rows, cols) = v.dim();
+    if let Some(n) = n
+        && rows != n
+    {
+        return Err(value_error(format!("{n} targets for a kernel matrix of {rows} rows")));
+    }
+    let k = KernelMatrix::new(faer::Mat::from_fn(rows, cols, |i, j| v[[i, j]])).map_err(value_error)?;
+    Ok(Input::Gram(k))
+}
+
+/// The parameters' kernel: the given one, or a placeholder never evaluated for a kernel matrix.
+fn kernel_of(input: &Input) -> KernelSpec {
+    match input {
+        Input::Samples(_, k) => k.clone(),
+        Input::Gram(_) => KernelSpec::Linear(Linear),
+    }
 }
 
 /// Class targets from class indices `0..k` (the names are the indices).
@@ -52,7 +94,8 @@ fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> So
 }
 
 /// Trains a C-SVC (`nu` = `None`) or a ν-SVC (`nu` = `Some(ν)`; `c` and `class_weight` unused) on class
-/// indices `y`, with optional per-sample weights.
+/// indices `y`, with optional per-sample weights; `kernel_spec = "precomputed"`: `x` is the kernel
+/// matrix of the training points.
 #[pyfunction]
 #[pyo3(signature = (x, y, kernel_spec, c, nu, class_weight, ovr, probability, seed, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
@@ -74,14 +117,17 @@ pub fn fit_svc(
     n_jobs: Option<i64>,
     sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = data(x, y.len())?;
+    let x = input(x, Some(y.len()), kernel_spec)?;
     let t = Targets::Classes(classes(&y)?);
     let w = weights(sample_weight)?;
     let solver = solver(tol, cache_mb, shrinking, max_iter);
-    let kernel = kernel(kernel_spec)?;
+    let kernel = kernel_of(&x);
     let m = if let Some(nu) = nu {
         let p = NuSvcParams::new(kernel).nu(nu).probability(probability, seed).solver(solver);
-        run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?
+        run(py, n_jobs, || match &x {
+            Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
+            Input::Gram(k) => p.fit_precomputed_with(k, &t, w.as_ref()),
+        })?
     } else {
         let mut p = SvcParams::new(kernel)
             .c(c)
@@ -91,13 +137,16 @@ pub fn fit_svc(
         for (i, w) in class_weight.unwrap_or_default().into_iter().enumerate() {
             p = p.class_weight(label_name(i as f64), w);
         }
-        run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?
+        run(py, n_jobs, || match &x {
+            Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
+            Input::Gram(k) => p.fit_precomputed_with(k, &t, w.as_ref()),
+        })?
     };
     Ok(Model { inner: Inner::Svc(m) })
 }
 
 /// Trains an ε-SVR (`nu` = `None`) or a ν-SVR (`nu` = `Some(ν)`, `epsilon` unused: the tube is found),
-/// with optional per-sample weights.
+/// with optional per-sample weights; `kernel_spec = "precomputed"`: `x` is the kernel matrix.
 #[pyfunction]
 #[pyo3(signature = (x, y, kernel_spec, c, epsilon, nu, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
@@ -116,22 +165,30 @@ pub fn fit_svr(
     n_jobs: Option<i64>,
     sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = data(x, y.len())?;
-    let t = real(y)?;
+    let x = input(x, Some(y.len()), kernel_spec)?;
+    let r = RealTargets::new(y).map_err(value_error)?;
+    let t = Targets::Real(r.clone());
     let w = weights(sample_weight)?;
     let solver = solver(tol, cache_mb, shrinking, max_iter);
-    let kernel = kernel(kernel_spec)?;
+    let kernel = kernel_of(&x);
     let m = if let Some(nu) = nu {
         let p = NuSvrParams::new(kernel).c(c).nu(nu).solver(solver);
-        run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?
+        run(py, n_jobs, || match &x {
+            Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
+            Input::Gram(k) => p.fit_precomputed_with(k, &r, w.as_ref()),
+        })?
     } else {
         let p = SvrParams::new(kernel).c(c).epsilon(epsilon).solver(solver);
-        run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?
+        run(py, n_jobs, || match &x {
+            Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
+            Input::Gram(k) => p.fit_precomputed_with(k, &r, w.as_ref()),
+        })?
     };
     Ok(Model { inner: Inner::Svr(m) })
 }
 
-/// Trains a one-class SVM (no targets), with optional per-sample weights.
+/// Trains a one-class SVM (no targets), with optional per-sample weights; `kernel_spec =
+/// "precomputed"`: `x` is the kernel matrix.
 #[pyfunction]
 #[pyo3(signature = (x, kernel_spec, nu, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
@@ -147,13 +204,13 @@ pub fn fit_one_class(
     n_jobs: Option<i64>,
     sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
+    let x = input(x, None, kernel_spec)?;
     let w = weights(sample_weight)?;
-    let p =
-        OneClassParams::new(kernel(kernel_spec)?).nu(nu).solver(solver(tol, cache_mb, shrinking, max_iter));
-    let m = run(py, n_jobs, || match &w {
-        Some(w) => p.fit_weighted(&x, w),
-        None => p.fit(&x),
+    let p = OneClassParams::new(kernel_of(&x)).nu(nu).solver(solver(tol, cache_mb, shrinking, max_iter));
+    let m = run(py, n_jobs, || match (&x, &w) {
+        (Input::Gram(k), w) => p.fit_precomputed_with(k, w.as_ref()),
+        (Input::Samples(x, _), Some(w)) => p.fit_weighted(x, w),
+        (Input::Samples(x, _), None) => p.fit(x),
     })?;
     Ok(Model { inner: Inner::OneClass(m) })
 }

@@ -8,7 +8,7 @@ use crate::common::{CliError, CliResult, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_core::learner::Model;
-use kern_models::svm::{NuSvcParams, NuSvrParams, OneClass, OneClassParams};
+use kern_models::svm::{KernelMatrix, NuSvcParams, NuSvrParams, OneClass, OneClassParams};
 use kern_models::weights::FitWeighted;
 use serde_json::json;
 use std::time::Instant;
@@ -16,8 +16,15 @@ use std::time::Instant;
 /// LIBSVM's default `nu`.
 const DEFAULT_NU: f64 = 0.5;
 
-/// Trains a nu-SVC, nu-SVR or one-class SVM (C-SVC and epsilon-SVR are `train`'s own).
-pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResult {
+/// Trains a nu-SVC, nu-SVR or one-class SVM (C-SVC and epsilon-SVR are `train`'s own) on the data, or
+/// on the precomputed kernel matrix `gram` (then `ds` holds its rows).
+pub fn train(
+    a: &Args,
+    t: SvmType,
+    kernel: KernelSpec,
+    ds: &Dataset,
+    gram: Option<&KernelMatrix>,
+) -> CliResult {
     let nu = a.nu.unwrap_or(DEFAULT_NU);
     let unused = |flag: &str| -> Result<(), CliError> {
         Err(format!("{flag} does not apply to --type {}", type_name(t)).into())
@@ -42,7 +49,10 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
                 NuSvcParams::new(kernel).nu(nu).probability(a.probability, a.seed).solver(solver_params(a));
             let targets = crate::common::targets(ds, false)?;
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || p.fit_with(&ds.samples, &targets, w.as_ref()))??;
+            let m = with_threads(a.threads, || match gram {
+                Some(k) => p.fit_precomputed_with(k, &targets, w.as_ref()),
+                None => p.fit_with(&ds.samples, &targets, w.as_ref()),
+            })??;
             report_svc(a, ds, &m, t0.elapsed().as_secs_f64())
         }
         SvmType::NuSvr => {
@@ -53,17 +63,22 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
             if let Some(l) = a.lambda {
                 p = p.lambda(l);
             }
-            let y = kern_core::Targets::Real(ds.real()?);
+            let y = ds.real()?;
+            let targets = kern_core::Targets::Real(y.clone());
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
+            let m = with_threads(a.threads, || match gram {
+                Some(k) => p.fit_precomputed_with(k, &y, w.as_ref()),
+                None => p.fit_with(&ds.samples, &targets, w.as_ref()),
+            })??;
             report_svr(a, ds, &m, t0.elapsed().as_secs_f64())
         }
         SvmType::OneClass => {
             let p = OneClassParams::new(kernel).nu(nu).solver(solver_params(a));
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || match &w {
-                Some(w) => p.fit_weighted(&ds.samples, w),
-                None => p.fit(&ds.samples),
+            let m = with_threads(a.threads, || match (gram, &w) {
+                (Some(k), w) => p.fit_precomputed_with(k, w.as_ref()),
+                (None, Some(w)) => p.fit_weighted(&ds.samples, w),
+                (None, None) => p.fit(&ds.samples),
             })??;
             let seconds = t0.elapsed().as_secs_f64();
             crate::commands::export::save_one_class(&a.out, &m, a.format)?;
@@ -75,7 +90,7 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
                 "model": "one-class",
                 "type": "one-class",
                 "nu": m.nu(),
-                "kernel": m.kernel().to_string(),
+                "kernel": crate::commands::precomputed::kernel_name(m.is_precomputed(), m.kernel()),
                 "n": ds.samples.n(),
                 "d": ds.samples.d(),
                 "n_sv": s.n_sv,

@@ -37,7 +37,7 @@ mod stream;
 
 pub use kpca::{NystromKpca, NystromKpcaParams};
 pub use ridge::{NystromPreconditioner, NystromRidge, NystromRidgeParams, RowPart};
-pub use stream::{block_rows, stream};
+pub use stream::{block_rows, stream, stream_blocks};
 
 use crate::error::{ModelsError, Result};
 use crate::fvs::{self, FvsParams, Strategy};

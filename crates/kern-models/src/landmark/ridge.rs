@@ -22,12 +22,13 @@
 //! the reported residual is that system's relative residual. [`NystromPreconditioner::None`] runs plain
 //! CG on `H α = K_nmᵀPy` (for comparison: `H`'s condition number is `K_mm`'s squared).
 //!
-//! **Cost.** Each iteration streams `K_nm` once ([`stream`]): `O(n·m·(d + r))` flops for `r` outputs
+//! **Cost.** Each iteration streams `K_nm` once ([`super::stream_blocks`]): `O(n·m·(d + r))` flops for `r` outputs
 //! (one-vs-rest classes share the pass), `O(m²)` memory plus a few blocks of rows. Set-up: `O(m³)`.
 
-use super::stream::{expand, stream};
+use super::stream::{block_rows, expand, stream_blocks};
 use super::{Landmarks, factor_kmm, select_landmarks};
 use crate::error::{ModelsError, Result};
+use crate::exact_sum::ExactSums;
 use crate::fvs::Strategy;
 use crate::persist::Persist;
 use crate::ridge::{Encoded, Task};
@@ -88,11 +89,16 @@ impl std::str::FromStr for NystromPreconditioner {
 /// One process's part of the training rows when they are spread over processes (kern-dist), for
 /// [`NystromRidgeParams::fit_part`].
 ///
+/// Every sum over rows is a sum of per-block terms (blocks of `block` rows, counted from the first
+/// row of all parts) added exactly ([`ExactSums`]), so the model does not depend on how the blocks
+/// are spread over the parts — provided each part starts at a multiple of `block`.
+///
 /// ```
 /// use kern_models::landmark::RowPart;
 /// use kern_models::ridge::Task;
-/// // A process that holds none of the 1,000 rows; `sum` would be an allreduce-sum over processes.
-/// let part = RowPart { rows: None, n: 1000, task: Task::Regression, sum: &|_| {} };
+/// // A process that holds none of the 1,000 rows; `sum` and `max` would be an allreduce-sum and
+/// // an allreduce-max over processes.
+/// let part = RowPart { rows: None, n: 1000, task: Task::Regression, block: None, sum: &|_| {}, max: &|_| {} };
 /// assert_eq!(part.n, 1000);
 /// ```
 pub struct RowPart<'a> {
@@ -103,9 +109,16 @@ pub struct RowPart<'a> {
     /// The task of all the targets (class names agreed over all parts); the part's targets must
     /// encode to it.
     pub task: Task,
+    /// Rows per block of the sums over rows (`None`: [`block_rows`] of the number of centres). The
+    /// part's first row must be a multiple of it among all rows; the model depends on it (through
+    /// the rounding of each block's term), not on the parts.
+    pub block: Option<usize>,
     /// Adds a vector over all parts, in place, leaving the total on every part (an allreduce-sum;
     /// nothing to do for a single part).
     pub sum: &'a dyn Fn(&mut [f64]),
+    /// The elementwise maximum over all parts, in place, on every part (an allreduce-max; nothing to
+    /// do for a single part).
+    pub max: &'a dyn Fn(&mut [u64]),
 }
 
 /// Parameters of a Nyström kernel ridge / LS-SVM fit.
@@ -210,16 +223,25 @@ impl NystromRidgeParams {
         if centres.is_empty() {
             return Err(ModelsError::Input("no centres".into()));
         }
-        let part = RowPart { rows: Some((x, y)), n: x.n(), task: Encoded::any(y).task, sum: &|_| {} };
+        let part = RowPart {
+            rows: Some((x, y)),
+            n: x.n(),
+            task: Encoded::any(y).task,
+            block: None,
+            sum: &|_| {},
+            max: &|_| {},
+        };
         self.fit_part(&part, x.select(centres)?, centres)
     }
 
     /// Fits on one part of training rows spread over processes (the distributed fit of kern-dist; one
     /// part holding every row is [`NystromRidgeParams::fit_with_centres`]): `centres` are the centre
     /// samples and `indices` their indices among all the rows, the same on every part. Every sum over
-    /// rows (the right-hand side and each product with `K_nm`: `m·r` numbers per iteration) is taken
-    /// over the part's rows and completed by `part.sum`; everything else is computed alike on every
-    /// part, so every part returns the same model.
+    /// rows (the right-hand side and each product with `K_nm`: `m·r` numbers per iteration) is a sum
+    /// of per-block terms over the part's rows, added exactly and completed over the parts by
+    /// `part.max` and `part.sum` ([`ExactSums::finish`]: `m·r + 1` integers and `6·m·r` numbers);
+    /// everything else is computed alike on every part. So every part returns the same model, and
+    /// the same bytes for any split of the blocks over parts (one part included).
     ///
     /// ```
     /// use kern_core::{RealTargets, Samples, Targets};
@@ -229,7 +251,7 @@ impl NystromRidgeParams {
     /// let y = Targets::Real(RealTargets::new(x.rows().map(|r| r[0] * r[1]).collect())?);
     /// let p = NystromRidgeParams::krr("gaussian:sigma=1".parse()?, 1e-3, Landmarks::Random { m: 8 });
     /// let idx = [3, 9, 14, 20, 27, 31, 35, 38];
-    /// let part = RowPart { rows: Some((&x, &y)), n: 40, task: Task::Regression, sum: &|_| {} };
+    /// let part = RowPart { rows: Some((&x, &y)), n: 40, task: Task::Regression, block: None, sum: &|_| {}, max: &|_| {} };
     /// assert_eq!(p.fit_part(&part, x.select(&idx)?, &idx)?, p.fit_with_centres(&x, &y, &idx)?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -265,26 +287,36 @@ impl NystromRidgeParams {
         let r = part.task.outputs();
         let k = &self.kernel;
         let c = centres;
-        // K_nmᵀ U over this part's rows (zero without rows), summed over all parts: one `sum` of m·c numbers.
+        let block = part.block.unwrap_or_else(|| block_rows(m)).max(1);
+        // K_nmᵀ U over this part's rows, per block, added exactly and completed over all parts (with
+        // `extra`: further terms, one vector per block).
         let sum_stream = |c_cols: usize,
                           f: &(dyn Fn(usize, MatRef<'_, f64>) -> Mat<f64> + Sync),
-                          extra: &[f64]|
+                          extra: &[Vec<f64>]|
          -> Result<(Mat<f64>, Vec<f64>)> {
-            let g = match &local {
-                Some((x, _)) => stream(k, x, &c, c_cols, f)?,
-                None => Mat::zeros(m, c_cols),
-            };
-            let mut v = flat(g.as_ref());
-            v.extend_from_slice(extra);
-            (part.sum)(&mut v);
+            let e = extra.first().map_or(0, Vec::len);
+            let mut acc = ExactSums::new(m * c_cols + e);
+            if let Some((x, _)) = &local {
+                stream_blocks(k, x, &c, c_cols, block, f, |_, p| acc.add_at(0, &flat(p.as_ref())))?;
+            }
+            extra.iter().for_each(|t| acc.add_at(m * c_cols, t));
+            let mut v = acc.finish(part.max, part.sum)?;
             let tail = v.split_off(m * c_cols);
             Ok((Mat::from_fn(m, c_cols, |j, t| v[t * m + j]), tail))
         };
         let (l, jitter) = factor_kmm(k, &c)?;
-        // One pass: K_nmᵀ [Y, 1] and 1ᵀY.
-        let ysum_local: Vec<f64> = (0..r)
-            .map(|t| local.as_ref().map_or(0.0, |(_, enc)| (0..n_local).map(|i| enc.y[(i, t)]).sum()))
-            .collect();
+        // One pass: K_nmᵀ [Y, 1] and 1ᵀY (per block: the block's sums in row order).
+        let ysum_local: Vec<Vec<f64>> = match &local {
+            Some((_, enc)) => (0..n_local)
+                .step_by(block)
+                .map(|i0| {
+                    (0..r).map(|t| (i0..(i0 + block).min(n_local)).map(|i| enc.y[(i, t)]).sum()).collect()
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        // A part without rows still sends its (zero) share of 1ᵀY.
+        let ysum_local = if ysum_local.is_empty() { vec![vec![0.0; r]] } else { ysum_local };
         let (g, ysum) = sum_stream(
             r + 1,
             &|i0, kb| {

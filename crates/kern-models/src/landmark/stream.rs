@@ -46,8 +46,45 @@ pub fn stream<F>(k: &KernelSpec, x: &Samples, centres: &Samples, c: usize, f: F)
 where
     F: Fn(usize, MatRef<'_, f64>) -> Mat<f64> + Sync,
 {
+    let mut acc = Mat::<f64>::zeros(centres.n(), c);
+    stream_blocks(k, x, centres, c, block_rows(centres.n()), f, |_, p| acc += p)?;
+    Ok(acc)
+}
+
+/// The terms of [`stream`] one block at a time: `sink(i0_b, K_bᵀ F(i0_b, K_b))` for the blocks of
+/// `rows` rows of `x`, in block order (computed [`GROUP`] at a time). The blocks, hence the terms, do not
+/// depend on the thread count; the distributed fits add them with [`crate::exact_sum::ExactSums`].
+///
+/// ```
+/// use faer::Mat;
+/// use kern_core::Samples;
+/// use kern_models::landmark::{stream, stream_blocks};
+/// let x = Samples::from_flat((0..90).map(|i| (i as f64 * 0.3).sin()).collect(), 45, 2)?;
+/// let c = x.select(&[0, 7, 20])?;
+/// let k = "gaussian:sigma=0.8".parse()?;
+/// let f = |_: usize, kb: faer::MatRef<'_, f64>| Mat::from_fn(kb.nrows(), 1, |_, _| 1.0);
+/// let (mut starts, mut acc) = (Vec::new(), Mat::<f64>::zeros(3, 1));
+/// stream_blocks(&k, &x, &c, 1, 10, f, |i0, p| { starts.push(i0); acc += p })?;
+/// assert_eq!(starts, [0, 10, 20, 30, 40]);
+/// let all = stream(&k, &x, &c, 1, f)?;
+/// assert!((0..3).all(|j| (acc[(j, 0)] - all[(j, 0)]).abs() < 1e-12));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn stream_blocks<F, S>(
+    k: &KernelSpec,
+    x: &Samples,
+    centres: &Samples,
+    c: usize,
+    rows: usize,
+    f: F,
+    mut sink: S,
+) -> Result<()>
+where
+    F: Fn(usize, MatRef<'_, f64>) -> Mat<f64> + Sync,
+    S: FnMut(usize, Mat<f64>),
+{
     let (n, m) = (x.n(), centres.n());
-    let rows = block_rows(m);
+    let rows = rows.max(1);
     let blocks =
         memory::bytes_for::<f64>(&[GROUP, rows.min(n.max(1)), m + c], "blocks of the kernel matrix")?;
     let partials = memory::bytes_for::<f64>(&[GROUP + 1, m, c], "partial sums of the kernel products")?;
@@ -57,7 +94,6 @@ where
         "use fewer centres",
     )?;
     let starts: Vec<usize> = (0..n).step_by(rows).collect();
-    let mut acc = Mat::<f64>::zeros(m, c);
     for group in starts.chunks(GROUP) {
         let parts: Vec<Result<Mat<f64>>> = group
             .par_iter()
@@ -72,11 +108,11 @@ where
                 Ok(out)
             })
             .collect();
-        for p in parts {
-            acc += p?;
+        for (&i0, p) in group.iter().zip(parts) {
+            sink(i0, p?);
         }
     }
-    Ok(acc)
+    Ok(())
 }
 
 /// `K(Y, C) · coef` (`n_y × r`) for a `m × r` coefficient matrix, `Y`'s rows in blocks of

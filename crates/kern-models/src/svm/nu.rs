@@ -111,7 +111,7 @@ impl Fit<BinaryTargets> for NuSvcParams {
     fn fit(&self, x: &Samples, y: &BinaryTargets) -> Result<super::Svc> {
         super::svc::check_len(x, y.len())?;
         let classes: Vec<usize> = y.y().iter().map(|&v| usize::from(v > 0.0)).collect();
-        self.as_svc()?.fit_groups(x, &classes, y.names(), true, Some(self.nu), None)
+        self.as_svc()?.fit_groups(x, &classes, y.names(), true, Some(self.nu), None, None)
     }
 }
 
@@ -120,7 +120,7 @@ impl Fit<ClassTargets> for NuSvcParams {
     type Error = ModelsError;
     fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<super::Svc> {
         super::svc::check_len(x, y.len())?;
-        self.as_svc()?.fit_groups(x, y.classes(), y.names(), false, Some(self.nu), None)
+        self.as_svc()?.fit_groups(x, y.classes(), y.names(), false, Some(self.nu), None, None)
     }
 }
 
@@ -143,8 +143,6 @@ impl crate::weights::FitWeighted for NuSvcParams {
         y: &Targets,
         w: &crate::weights::SampleWeights,
     ) -> Result<super::Svc> {
-        let (x, y, w) = crate::weights::positive(x, Some(y), w)?;
-        let (classes, names, binary) = super::svc::class_parts(y.as_deref(), "nu-SVC")?;
-        self.as_svc()?.fit_groups(&x, &classes, names, binary, Some(self.nu), Some(&w))
+        self.as_svc()?.fit_weighted_groups(x, y, w, Some(self.nu), None)
     }
 }

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OneClass {
-    kernel: KernelSpec,
+    kernel: super::ModelKernel,
     sv: Samples,
     coef: Vec<f64>,
     rho: f64,
@@ -43,7 +43,7 @@ impl Persist for OneClass {
     const KIND: &'static str = "one-class";
     fn validate(&self) -> std::result::Result<(), String> {
         use crate::validate as v;
-        v::kernel(&self.kernel, self.sv.d())?;
+        self.kernel.validate(&self.sv)?;
         v::len("coef", self.coef.len(), self.sv.n())?;
         v::finite("coef", &self.coef)?;
         v::finite("rho, nu, objective", &[self.rho, self.nu, self.stats.objective])?;
@@ -70,7 +70,7 @@ pub(crate) fn one_class_start(c: &[f64], nu: f64) -> Vec<f64> {
 impl OneClassParams {
     /// Trains on the samples `x` (one-class training uses no targets).
     pub fn fit(&self, x: &Samples) -> Result<OneClass> {
-        self.fit_bounded(x, vec![1.0; x.n()])
+        self.fit_user(x, None, None)
     }
 
     /// Trains with one weight per sample: `w_i` bounds `α_i` and `Σw` replaces `l` in `eᵀα = νl`
@@ -87,19 +87,32 @@ impl OneClassParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_weighted(&self, x: &Samples, w: &crate::weights::SampleWeights) -> Result<OneClass> {
-        let (x, _, w) = crate::weights::positive(x, None, w)?;
-        self.fit_bounded(&x, w.into_owned())
+        self.fit_user(x, Some(w), None)
     }
 
-    /// Trains with per-sample bounds `c` (one per sample).
-    fn fit_bounded(&self, x: &Samples, c: Vec<f64>) -> Result<OneClass> {
+    /// Trains on `x`, or on the serial numbers of a precomputed kernel matrix (`user`), with sample
+    /// weights `w` (`None`: 1) as the bounds. Every one-class fit goes through here.
+    pub(crate) fn fit_user(
+        &self,
+        x: &Samples,
+        w: Option<&crate::weights::SampleWeights>,
+        user: Option<&super::KernelMatrix>,
+    ) -> Result<OneClass> {
+        let (x, c) = match w {
+            Some(w) => {
+                let (x, _, w) = crate::weights::positive(x, None, w)?;
+                (x, w.into_owned())
+            }
+            None => (std::borrow::Cow::Borrowed(x), vec![1.0; x.n()]),
+        };
+        let x = x.as_ref();
         self.check(x.d())?;
         let n = x.n();
         if n == 0 {
             return Err(ModelsError::Input("one-class SVM needs at least one training sample".into()));
         }
         let mut budget = self.solver.cache_bytes();
-        let pre = train::precompute(&self.kernel, x, budget)?;
+        let pre = train::precompute(&self.kernel, x, budget, user)?;
         if let Some(g) = &pre {
             budget = budget.saturating_sub(g.bytes());
         }
@@ -111,7 +124,7 @@ impl OneClassParams {
         let stats = train::stats_of(&sol, &c, n, dense_used);
         let idx: Vec<usize> = (0..n).filter(|&i| sol.alpha[i] > 0.0).collect();
         crate::validate::trained(OneClass {
-            kernel: self.kernel.clone(),
+            kernel: super::ModelKernel::of(&self.kernel, user),
             sv: x.select(&idx)?,
             coef: idx.iter().map(|&i| sol.alpha[i]).collect(),
             rho: sol.rho,
@@ -122,9 +135,15 @@ impl OneClassParams {
 }
 
 impl OneClass {
-    /// The kernel.
+    /// The kernel (for a precomputed-kernel model, see [`OneClass::is_precomputed`], a placeholder
+    /// that is never evaluated).
     pub fn kernel(&self) -> &KernelSpec {
-        &self.kernel
+        &self.kernel.spec
+    }
+    /// Whether the model was trained on a precomputed kernel matrix (support vectors are serial
+    /// numbers; prediction takes kernel rows, see [`super::KernelMatrix`]).
+    pub fn is_precomputed(&self) -> bool {
+        self.kernel.precomputed
     }
     /// Support vectors (`α > 0`).
     pub fn support_vectors(&self) -> &Samples {
@@ -148,13 +167,7 @@ impl OneClass {
     }
     /// Decision values `f(x) = Σ α_i k(x_i, x) − ρ`, one per sample.
     pub fn decision_function(&self, x: &Samples) -> Result<Vec<f64>> {
-        let d = super::predict::decision_values(
-            &self.kernel,
-            &self.sv,
-            std::slice::from_ref(&self.coef),
-            &[self.rho],
-            x,
-        )?;
+        let d = self.kernel.decision_values(&self.sv, std::slice::from_ref(&self.coef), &[self.rho], x)?;
         Ok(d.into_iter().map(|r| r[0]).collect())
     }
 }

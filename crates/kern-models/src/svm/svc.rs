@@ -52,7 +52,7 @@ pub(crate) struct Machine {
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Svc {
-    kernel: KernelSpec,
+    kernel: super::ModelKernel,
     names: Vec<String>,
     binary: bool,
     scheme: Multiclass,
@@ -70,7 +70,7 @@ impl Persist for Svc {
         use crate::validate as v;
         let k = self.names.len();
         v::names(&self.names)?;
-        v::kernel(&self.kernel, self.sv.d())?;
+        self.kernel.validate(&self.sv)?;
         let machines = match (self.binary || k == 2, self.scheme) {
             (true, _) => 1,
             (false, Multiclass::OneVsOne) => k * (k - 1) / 2,
@@ -121,7 +121,11 @@ struct Job {
 impl SvcParams {
     /// Trains the machines of a C-SVC, or of a ν-SVC when `nu` is given (then `C`, class weights and
     /// the multi-class scheme are not used: ν-SVC is one-vs-one, as in LIBSVM). `sw`: positive
-    /// per-sample weights multiplying each sample's bound (see [`crate::weights`]).
+    /// per-sample weights multiplying each sample's bound (see [`crate::weights`]). `user`: a
+    /// precomputed kernel matrix, then `x` holds the serial numbers of its rows (see
+    /// [`super::KernelMatrix`]). Every C-SVC and ν-SVC fit, weighted or not, on samples or on a
+    /// precomputed matrix, goes through here.
+    #[allow(clippy::too_many_arguments)] // the targets' three parts, ν, and the two optional inputs
     pub(crate) fn fit_groups(
         &self,
         x: &Samples,
@@ -130,6 +134,7 @@ impl SvcParams {
         binary: bool,
         nu: Option<f64>,
         sw: Option<&[f64]>,
+        user: Option<&super::KernelMatrix>,
     ) -> Result<Svc> {
         let k = names.len();
         let weights = self.check(names, x.d())?;
@@ -154,10 +159,10 @@ impl SvcParams {
                 job.c.iter_mut().zip(&job.idx).for_each(|(c, &i)| *c *= sw[i]);
             }
         }
-        let dense = self.shared_blocks(x, &groups, &jobs, scheme)?;
+        let dense = if user.is_some() { None } else { self.shared_blocks(x, &groups, &jobs, scheme)? };
         let fits: Vec<(train::BinaryFit, Option<Sigmoid>)> = jobs
             .par_iter()
-            .map(|job| self.fit_job(x, job, &groups, dense.as_deref(), nu))
+            .map(|job| self.fit_job(x, job, &groups, dense.as_deref(), nu, user))
             .collect::<Result<_>>()?;
         // Union of support vectors, in sample order.
         let mut used = vec![u32::MAX; x.n()];
@@ -199,7 +204,7 @@ impl SvcParams {
             }
         }
         crate::validate::trained(Svc {
-            kernel: self.kernel.clone(),
+            kernel: super::ModelKernel::of(&self.kernel, user),
             names: names.to_vec(),
             binary,
             scheme,
@@ -309,6 +314,7 @@ impl SvcParams {
         groups: &[Vec<usize>],
         blocks: Option<&[ClassBlock]>,
         nu: Option<f64>,
+        user: Option<&super::KernelMatrix>,
     ) -> Result<(train::BinaryFit, Option<Sigmoid>)> {
         let budget = self.solver.cache_bytes();
         let _ = groups;
@@ -327,7 +333,7 @@ impl SvcParams {
             (Some((_, g)), Some(xs)) => (xs, Some(Precomputed::Dense(g.clone()))),
             // Placeholder samples: not read by a dense source (see `SignedColumns::new`).
             (Some((placeholder, g)), None) => (*placeholder, Some(Precomputed::Dense(g.clone()))),
-            (None, Some(xs)) => (xs, train::precompute(&self.kernel, xs, budget)?),
+            (None, Some(xs)) => (xs, train::precompute(&self.kernel, xs, budget, user)?),
             (None, None) => unreachable!("rows are selected when there is no shared Gram"),
         };
         let fit =
@@ -342,6 +348,7 @@ impl SvcParams {
                 self.seed,
                 pre.as_ref(),
                 nu,
+                user.is_some(),
             )?),
             _ => None,
         };
@@ -388,7 +395,7 @@ impl Fit<BinaryTargets> for SvcParams {
     fn fit(&self, x: &Samples, y: &BinaryTargets) -> Result<Svc> {
         check_len(x, y.len())?;
         let classes: Vec<usize> = y.y().iter().map(|&v| usize::from(v > 0.0)).collect();
-        self.fit_groups(x, &classes, y.names(), true, None, None)
+        self.fit_groups(x, &classes, y.names(), true, None, None, None)
     }
 }
 
@@ -397,7 +404,7 @@ impl Fit<ClassTargets> for SvcParams {
     type Error = ModelsError;
     fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<Svc> {
         check_len(x, y.len())?;
-        self.fit_groups(x, y.classes(), y.names(), false, None, None)
+        self.fit_groups(x, y.classes(), y.names(), false, None, None, None)
     }
 }
 
@@ -415,9 +422,25 @@ impl Fit<Targets> for SvcParams {
 
 impl crate::weights::FitWeighted for SvcParams {
     fn fit_weighted(&self, x: &Samples, y: &Targets, w: &crate::weights::SampleWeights) -> Result<Svc> {
+        self.fit_weighted_groups(x, y, w, None, None)
+    }
+}
+
+impl SvcParams {
+    /// [`SvcParams::fit_groups`] with sample weights: the samples of weight 0 are dropped first (from
+    /// `x`, or from the serial numbers of `user`'s rows), the others' weights scale their bounds.
+    pub(crate) fn fit_weighted_groups(
+        &self,
+        x: &Samples,
+        y: &Targets,
+        w: &crate::weights::SampleWeights,
+        nu: Option<f64>,
+        user: Option<&super::KernelMatrix>,
+    ) -> Result<Svc> {
+        let what = if nu.is_some() { "nu-SVC" } else { "C-SVC" };
         let (x, y, w) = crate::weights::positive(x, Some(y), w)?;
-        let (classes, names, binary) = class_parts(y.as_deref(), "C-SVC")?;
-        self.fit_groups(&x, &classes, names, binary, None, Some(&w))
+        let (classes, names, binary) = class_parts(y.as_deref(), what)?;
+        self.fit_groups(&x, &classes, names, binary, nu, Some(&w), user)
     }
 }
 
@@ -444,9 +467,15 @@ pub(crate) fn check_len(x: &Samples, n: usize) -> Result<()> {
 }
 
 impl Svc {
-    /// The kernel.
+    /// The kernel (for a precomputed-kernel model, see [`Svc::is_precomputed`], a placeholder that is
+    /// never evaluated).
     pub fn kernel(&self) -> &KernelSpec {
-        &self.kernel
+        &self.kernel.spec
+    }
+    /// Whether the model was trained on a precomputed kernel matrix: its support vectors are then the
+    /// serial numbers of training points, and it predicts from kernel rows (see [`super::KernelMatrix`]).
+    pub fn is_precomputed(&self) -> bool {
+        self.kernel.precomputed
     }
     /// Class names (`names()[c]` is class `c`; binary: `[−1 class, +1 class]`).
     pub fn names(&self) -> &[String] {
@@ -495,7 +524,8 @@ impl Svc {
         self.sigmoids.is_some()
     }
 
-    /// Decision values: one row per sample, one column per machine (shape in the type's docs).
+    /// Decision values: one row per sample, one column per machine (shape in the type's docs). For a
+    /// precomputed-kernel model the samples are kernel rows against the training points.
     pub fn decision_function(&self, x: &Samples) -> Result<Vec<Vec<f64>>> {
         let nsv = self.sv.n();
         let coef: Vec<Vec<f64>> = self
@@ -510,7 +540,7 @@ impl Svc {
             })
             .collect();
         let rho: Vec<f64> = self.machines.iter().map(|m| m.rho).collect();
-        super::predict::decision_values(&self.kernel, &self.sv, &coef, &rho, x)
+        self.kernel.decision_values(&self.sv, &coef, &rho, x)
     }
 
     fn vote(&self, dec: &[f64]) -> usize {

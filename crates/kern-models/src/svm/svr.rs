@@ -6,6 +6,7 @@ use super::params::{NuSvrParams, SvrParams};
 use super::train::{self, Dual, MachineStats};
 use crate::error::{ModelsError, Result};
 use crate::persist::Persist;
+use crate::weights::SampleWeights;
 use kern_core::learner::{Fit, Model};
 use kern_core::{KernelSpec, RealTargets, Samples, Targets};
 use serde::{Deserialize, Serialize};
@@ -25,7 +26,7 @@ use serde::{Deserialize, Serialize};
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Svr {
-    kernel: KernelSpec,
+    kernel: super::ModelKernel,
     sv: Samples,
     coef: Vec<f64>,
     rho: f64,
@@ -39,7 +40,7 @@ impl Persist for Svr {
     const KIND: &'static str = "svr";
     fn validate(&self) -> std::result::Result<(), String> {
         use crate::validate as v;
-        v::kernel(&self.kernel, self.sv.d())?;
+        self.kernel.validate(&self.sv)?;
         v::len("coef", self.coef.len(), self.sv.n())?;
         v::finite("coef", &self.coef)?;
         v::finite("rho, epsilon, objective", &[self.rho, self.epsilon, self.stats.objective])
@@ -50,49 +51,7 @@ impl Fit<RealTargets> for SvrParams {
     type Model = Svr;
     type Error = ModelsError;
     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
-        super::svc::check_len(x, y.len())?;
-        self.check(x.d())?;
-        self.fit_bounded(x, y, None)
-    }
-}
-
-impl SvrParams {
-    /// ε-SVR with bounds `C·w_i` (`sw`: positive sample weights, `None`: 1).
-    fn fit_bounded(&self, x: &Samples, y: &RealTargets, sw: Option<&[f64]>) -> Result<Svr> {
-        let (n, z, eps) = (x.n(), y.values(), self.epsilon);
-        let c = self.regularization.c_for(n);
-        let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
-        fit_regression(&self.kernel, x, bounds(c, sw, n), p, None, &self.solver, |_| (eps, None))
-    }
-}
-
-/// Per-sample bounds `C·w_i` (`C` unweighted).
-fn bounds(c: f64, sw: Option<&[f64]>, n: usize) -> Vec<f64> {
-    sw.map_or_else(|| vec![c; n], |w| w.iter().map(|&wi| c * wi).collect())
-}
-
-impl crate::weights::FitWeighted for SvrParams {
-    fn fit_weighted(&self, x: &Samples, y: &Targets, w: &crate::weights::SampleWeights) -> Result<Svr> {
-        let (x, y, w) = crate::weights::positive(x, Some(y), w)?;
-        let y = real(y.as_deref(), "epsilon-SVR")?;
-        self.check(x.d())?;
-        self.fit_bounded(&x, y, Some(&w))
-    }
-}
-
-impl crate::weights::FitWeighted for NuSvrParams {
-    fn fit_weighted(&self, x: &Samples, y: &Targets, w: &crate::weights::SampleWeights) -> Result<Svr> {
-        let (x, y, w) = crate::weights::positive(x, Some(y), w)?;
-        let y = real(y.as_deref(), "nu-SVR")?;
-        self.check(x.d())?;
-        self.fit_bounded(&x, y, Some(&w))
-    }
-}
-
-fn real<'a>(y: Option<&'a Targets>, what: &str) -> Result<&'a RealTargets> {
-    match y {
-        Some(Targets::Real(r)) => Ok(r),
-        _ => Err(ModelsError::Input(format!("{what} needs real targets"))),
+        self.fit_user(x, y, None, None)
     }
 }
 
@@ -104,37 +63,107 @@ impl Fit<RealTargets> for NuSvrParams {
     /// `Cνl/2` in sample order (each at most `C`); linear term `−z` then `+z`. The ν variant of the
     /// solver returns `ρ` and `r`; the tube half-width found is `ε = −r`.
     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
-        super::svc::check_len(x, y.len())?;
-        self.check(x.d())?;
-        self.fit_bounded(x, y, None)
+        self.fit_user(x, y, None, None)
+    }
+}
+
+impl crate::weights::FitWeighted for SvrParams {
+    fn fit_weighted(&self, x: &Samples, y: &Targets, w: &SampleWeights) -> Result<Svr> {
+        self.fit_user(x, real(y, "epsilon-SVR")?, Some(w), None)
+    }
+}
+
+impl crate::weights::FitWeighted for NuSvrParams {
+    fn fit_weighted(&self, x: &Samples, y: &Targets, w: &SampleWeights) -> Result<Svr> {
+        self.fit_user(x, real(y, "nu-SVR")?, Some(w), None)
+    }
+}
+
+fn real<'a>(y: &'a Targets, what: &str) -> Result<&'a RealTargets> {
+    match y {
+        Targets::Real(r) => Ok(r),
+        _ => Err(ModelsError::Input(format!("{what} needs real targets"))),
+    }
+}
+
+/// Checks the sizes, drops the samples of weight 0 (when weighted) and calls `fit` with the samples,
+/// targets and positive weights left (`None`: unweighted).
+fn weighted_regression(
+    x: &Samples,
+    y: &RealTargets,
+    w: Option<&SampleWeights>,
+    fit: impl FnOnce(&Samples, &RealTargets, Option<&[f64]>) -> Result<Svr>,
+) -> Result<Svr> {
+    super::svc::check_len(x, y.len())?;
+    let Some(w) = w else { return fit(x, y, None) };
+    let t = Targets::Real(y.clone());
+    let (x, t, w) = crate::weights::positive(x, Some(&t), w)?;
+    let t = t.expect("targets were given");
+    fit(&x, real(&t, "SVR")?, Some(&w))
+}
+
+/// Per-sample bounds `C·w_i` (`C` unweighted).
+fn bounds(c: f64, sw: Option<&[f64]>, n: usize) -> Vec<f64> {
+    sw.map_or_else(|| vec![c; n], |w| w.iter().map(|&wi| c * wi).collect())
+}
+
+impl SvrParams {
+    /// ε-SVR on `x`, or on the serial numbers of a precomputed kernel matrix (`user`), with bounds
+    /// `C·w_i` (`w`: sample weights, `None`: 1; see [`crate::weights`]). Every ε-SVR fit goes
+    /// through here.
+    pub(crate) fn fit_user(
+        &self,
+        x: &Samples,
+        y: &RealTargets,
+        w: Option<&SampleWeights>,
+        user: Option<&super::KernelMatrix>,
+    ) -> Result<Svr> {
+        weighted_regression(x, y, w, |x, y, sw| {
+            self.check(x.d())?;
+            let (n, z, eps) = (x.n(), y.values(), self.epsilon);
+            let c = self.regularization.c_for(n);
+            let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
+            fit_regression(&self.kernel, x, bounds(c, sw, n), p, None, &self.solver, user, |_| (eps, None))
+        })
     }
 }
 
 impl NuSvrParams {
-    /// ν-SVR with bounds `C·w_i` and the budget `Cν Σw/2` of scikit-learn's LIBSVM fork (`Σw = l`
-    /// unweighted); `sw`: positive sample weights, `None`: 1.
-    fn fit_bounded(&self, x: &Samples, y: &RealTargets, sw: Option<&[f64]>) -> Result<Svr> {
-        let (n, z) = (x.n(), y.values());
-        let c = self.regularization.c_for(n);
-        let l = sw.map_or(n as f64, |w| w.iter().sum());
-        let cs = bounds(c, sw, n);
-        let mut left = c * self.nu * l / 2.0;
-        let mut alpha = vec![0.0; 2 * n];
-        for i in 0..n {
-            let a = left.min(cs[i]);
-            alpha[i] = a;
-            alpha[i + n] = a;
-            left -= a;
-        }
-        let p = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
-        let nu = self.nu;
-        fit_regression(&self.kernel, x, cs, p, Some(alpha), &self.solver, |r| (-r, Some(nu)))
+    /// ν-SVR on `x`, or on the serial numbers of a precomputed kernel matrix (`user`), with bounds
+    /// `C·w_i` and the budget `Cν Σw/2` of scikit-learn's LIBSVM fork (`Σw = l` unweighted; `w`:
+    /// sample weights, `None`: 1). Every ν-SVR fit goes through here.
+    pub(crate) fn fit_user(
+        &self,
+        x: &Samples,
+        y: &RealTargets,
+        w: Option<&SampleWeights>,
+        user: Option<&super::KernelMatrix>,
+    ) -> Result<Svr> {
+        weighted_regression(x, y, w, |x, y, sw| {
+            self.check(x.d())?;
+            let (n, z) = (x.n(), y.values());
+            let c = self.regularization.c_for(n);
+            let l = sw.map_or(n as f64, |w| w.iter().sum());
+            let cs = bounds(c, sw, n);
+            let mut left = c * self.nu * l / 2.0;
+            let mut alpha = vec![0.0; 2 * n];
+            for i in 0..n {
+                let a = left.min(cs[i]);
+                alpha[i] = a;
+                alpha[i + n] = a;
+                left -= a;
+            }
+            let p = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
+            let nu = self.nu;
+            fit_regression(&self.kernel, x, cs, p, Some(alpha), &self.solver, user, |r| (-r, Some(nu)))
+        })
     }
 }
 
 /// Solves the `2n`-variable regression dual (signs `+1` then `−1`, bounds `c_i` on both `α_i` and
 /// `α_i*`, linear term `p`) from `alpha` (`Some`: the ν variant) and builds the model; `tube(r)` gives
 /// `(ε, ν)` to store.
+#[allow(clippy::too_many_arguments)] // the dual's data, start, solver settings and the kernel source
 fn fit_regression(
     kernel: &KernelSpec,
     x: &Samples,
@@ -142,11 +171,12 @@ fn fit_regression(
     p: Vec<f64>,
     alpha: Option<Vec<f64>>,
     solver: &super::params::SolverParams,
+    user: Option<&super::KernelMatrix>,
     tube: impl Fn(f64) -> (f64, Option<f64>),
 ) -> Result<Svr> {
     let n = x.n();
     let mut budget = solver.cache_bytes();
-    let pre = train::precompute(kernel, x, budget)?;
+    let pre = train::precompute(kernel, x, budget, user)?;
     if let Some(g) = &pre {
         budget = budget.saturating_sub(g.bytes());
     }
@@ -168,7 +198,15 @@ fn fit_regression(
         (x.select(&idx)?, idx.iter().map(|&i| beta[i]).collect())
     };
     let (epsilon, nu) = tube(sol.r);
-    crate::validate::trained(Svr { kernel: kernel.clone(), sv, coef, rho: sol.rho, epsilon, stats, nu })
+    crate::validate::trained(Svr {
+        kernel: super::ModelKernel::of(kernel, user),
+        sv,
+        coef,
+        rho: sol.rho,
+        epsilon,
+        stats,
+        nu,
+    })
 }
 
 impl Fit<Targets> for SvrParams {
@@ -194,9 +232,15 @@ impl Fit<Targets> for NuSvrParams {
 }
 
 impl Svr {
-    /// The kernel.
+    /// The kernel (for a precomputed-kernel model, see [`Svr::is_precomputed`], a placeholder that is
+    /// never evaluated).
     pub fn kernel(&self) -> &KernelSpec {
-        &self.kernel
+        &self.kernel.spec
+    }
+    /// Whether the model was trained on a precomputed kernel matrix (support vectors are serial
+    /// numbers; prediction takes kernel rows, see [`super::KernelMatrix`]).
+    pub fn is_precomputed(&self) -> bool {
+        self.kernel.precomputed
     }
     /// Support vectors (`α_i ≠ α_i*`).
     pub fn support_vectors(&self) -> &Samples {
@@ -227,13 +271,7 @@ impl Svr {
 impl Model for Svr {
     type Error = ModelsError;
     fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
-        let d = super::predict::decision_values(
-            &self.kernel,
-            &self.sv,
-            std::slice::from_ref(&self.coef),
-            &[self.rho],
-            x,
-        )?;
+        let d = self.kernel.decision_values(&self.sv, std::slice::from_ref(&self.coef), &[self.rho], x)?;
         Ok(d.into_iter().map(|r| r[0]).collect())
     }
 }
