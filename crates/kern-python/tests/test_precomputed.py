@@ -260,3 +260,28 @@ def test_precomputed_weights_leaving_one_class(grams):
     for est in (kern.SVC(kernel="precomputed"), kern.NuSVC(kernel="precomputed", nu=0.1)):
         with pytest.raises(ValueError, match=r"\bclass(es)?\b"):
             est.fit(k, y, sample_weight=w)
+
+
+def test_precomputed_multiclass_and_probability():
+    """Four digits, one-vs-one on an RBF Gram matrix: predictions identical to scikit-learn's precomputed
+    SVC (the issue's criterion for digits), decision values in scikit-learn's shapes, and Platt
+    probabilities (fitted by kern's internal cross-validation on the matrix) that are distributions."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    x, y = load_digits(n_class=4, return_X_y=True)
+    x = StandardScaler().fit_transform(x)
+    x, xt, y, _ = train_test_split(x, y, test_size=0.5, random_state=0)
+    gamma = 1.0 / (x.shape[1] * x.var())
+    k, kt = rbf_kernel(x, gamma=gamma), rbf_kernel(xt, x, gamma=gamma)
+    ours = kern.SVC(kernel="precomputed", C=10.0, tol=1e-6).fit(k, y)
+    ref = sk_svm.SVC(kernel="precomputed", C=10.0, tol=1e-6).fit(k, y)
+    np.testing.assert_array_equal(ours.predict(kt), ref.predict(kt))
+    assert ours.decision_function(kt).shape == ref.decision_function(kt).shape == (len(xt), 4)
+    ovo = kern.SVC(kernel="precomputed", C=10.0, decision_function_shape="ovo").fit(k, y)
+    assert ovo.decision_function(kt).shape == (len(xt), 6)
+    p = kern.SVC(kernel="precomputed", C=10.0, probability=True, random_state=0).fit(k, y).predict_proba(kt)
+    assert p.shape == (len(xt), 4)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-9)
+    assert np.all((p >= 0) & (p <= 1))
