@@ -7,7 +7,8 @@ green-red mixture n = 5000 (C=1, sigma=0.6); kernel PCA (8 components) and kerne
 on green-red n = 5000 with a Gaussian of sigma=0.6.
 
 Needs the package installed (`maturin develop --release` in crates/kern-python) and target/release/kern.
-Usage: python3 bench/python_compare.py [--repeats 3] [--threads 2]
+Usage: python3 bench/python_compare.py [--repeats 3] [--threads 2] [--label "preliminary, loaded machine"]
+Prints one line per task as it goes, then a Markdown table and the same figures as JSON.
 """
 
 import argparse
@@ -65,6 +66,7 @@ def run(tmp):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--kern", default=os.path.join(HERE, "..", "target", "release", "kern"))
     ap.add_argument("--data", default=os.environ.get("KERN_DATA_DIR", os.path.join(HERE, "..", "data")))
+    ap.add_argument("--label", default="", help='printed above the table, e.g. "preliminary, loaded machine"')
     a = ap.parse_args()
     r, t = a.repeats, a.threads
     rows = []
@@ -122,6 +124,18 @@ def run(tmp):
             f"(median {s_med:.3f}); kern binary in-process best {b:.3f} s; Python layer {100 * (k_best / b - 1):+.1f} %",
             flush=True,
         )
+    print()
+    if a.label:
+        print(f"({a.label})")
+    print(f"Fit time in seconds, best of {r} (median in parentheses); kern with {t} threads, scikit-learn's")
+    print("SVC single-threaded; the kern binary's time is the in-process \"seconds\" it reports (file reading")
+    print("excluded); the last column is what the Python layer adds over the binary.")
+    print()
+    print("| task | kern from Python | scikit-learn | kern binary | Python / binary |")
+    print("|---|---|---|---|---|")
+    for name, k_best, k_med, s_best, s_med, b in rows:
+        print(f"| {name} | {k_best:.3f} ({k_med:.3f}) | {s_best:.3f} ({s_med:.3f}) | {b:.3f} | {k_best / b:.3f} |")
+    print()
     print(json.dumps([dict(zip(["task", "kern_best", "kern_median", "sklearn_best", "sklearn_median", "binary_best"], r)) for r in rows]))
 
 

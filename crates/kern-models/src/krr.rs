@@ -131,6 +131,11 @@ impl KernelRidgeParams {
     }
 
     fn fit_encoded(&self, x: &Samples, enc: Encoded) -> Result<KernelRidge> {
+        self.fit_weights(x, enc, None)
+    }
+
+    /// Trains with per-sample weights (`None`: unweighted; see [`crate::weights`]).
+    fn fit_weights(&self, x: &Samples, enc: Encoded, weights: Option<&[f64]>) -> Result<KernelRidge> {
         let p = Problem {
             kernel: &self.kernel,
             x,
@@ -141,6 +146,7 @@ impl KernelRidgeParams {
             grid_method: self.grid_method,
             ordering: self.ordering,
             solver: self.solver,
+            weights,
         };
         crate::validate::trained(KernelRidge(crate::ridge::fit(p)?))
     }
@@ -277,6 +283,21 @@ impl Fit<Targets> for KernelRidgeParams {
     type Error = crate::ModelsError;
     fn fit(&self, x: &Samples, y: &Targets) -> Result<KernelRidge> {
         self.fit_targets(x, y)
+    }
+}
+
+impl crate::weights::FitWeighted for KernelRidgeParams {
+    /// Weighted kernel ridge regression at a fixed λ: `min Σ_i w_i (y_i − f(x_i))² + λ‖f‖²`, solved as
+    /// scikit-learn's `_solve_cholesky_kernel` does, `α = S (S K S + λI)⁻¹ S y` with `S = diag √w`
+    /// (zero weights kept, their `α_i = 0`). A λ grid is refused.
+    fn fit_weighted(
+        &self,
+        x: &Samples,
+        y: &Targets,
+        w: &crate::weights::SampleWeights,
+    ) -> Result<KernelRidge> {
+        w.check_len(x.n())?;
+        self.fit_weights(x, Encoded::any(y), Some(w.values()))
     }
 }
 

@@ -43,6 +43,7 @@ pub mod scaling;
 mod selinv;
 pub mod svm;
 mod validate;
+pub mod weights;
 pub mod widen;
 
 pub use error::{ModelsError, Result};

@@ -150,6 +150,7 @@ impl LsSvmParams {
             grid_method: self.grid_method,
             ordering: self.ordering,
             solver: self.solver,
+            weights: None,
         };
         crate::validate::trained(LsSvm(crate::ridge::fit(p)?))
     }

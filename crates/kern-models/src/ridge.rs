@@ -288,6 +288,29 @@ pub(crate) struct Problem<'a> {
     pub ordering: Ordering,
     /// Direct or iterative solve of the sparse path at a fixed λ.
     pub solver: SolveOptions,
+    /// Sample weights of kernel ridge regression at a fixed λ (`None`: 1; see [`crate::weights`]).
+    pub weights: Option<&'a [f64]>,
+}
+
+/// Scales `K ← S K S` (`S = diag s`) in place, dense or sparse.
+fn scale_gram(gram: &mut GramMatrix, s: &[f64]) {
+    match gram {
+        GramMatrix::Dense(k) => {
+            for j in 0..k.ncols() {
+                for i in 0..k.nrows() {
+                    k[(i, j)] *= s[i] * s[j];
+                }
+            }
+        }
+        GramMatrix::Sparse(m) => {
+            let (offsets, rows, values) = m.csc_data_mut();
+            for j in 0..offsets.len() - 1 {
+                for t in offsets[j]..offsets[j + 1] {
+                    values[t] *= s[rows[t]] * s[j];
+                }
+            }
+        }
+    }
 }
 
 fn check_lambda(v: f64) -> Result<f64> {
@@ -358,12 +381,28 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
     }
     p.kernel.check_dim(p.x.d())?;
     let path = choose_path(p.kernel, p.x, p.path)?;
-    let gram = build_gram(p.kernel, p.x, path)?;
+    let mut gram = build_gram(p.kernel, p.x, path)?;
     let r = p.enc.y.ncols();
+    // Sample weights (crate::weights): `α = S (S K S + λI)⁻¹ S y`, `S = diag √w`.
+    let sqrt_w: Option<Vec<f64>> = p.weights.map(|w| w.iter().map(|v| v.sqrt()).collect());
+    let mut p = p;
+    if let Some(s) = &sqrt_w {
+        if p.bias || !matches!(p.lambda, Lambda::Fixed(_)) || s.len() != n {
+            return Err(ModelsError::Input(
+                "sample weights apply to kernel ridge regression at a fixed lambda, one weight per sample"
+                    .into(),
+            ));
+        }
+        scale_gram(&mut gram, s);
+        p.enc.y = Mat::from_fn(n, r, |i, t| p.enc.y[(i, t)] * s[i]);
+    }
+    let p = p;
     let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };
     let done = |alpha: Mat<f64>, bias: Vec<f64>, lambda, selection, factor_seconds, solver, pcg| {
-        let alpha_vec: Vec<f64> =
-            (0..r).flat_map(|t| (0..n).map(move |i| (t, i))).map(|(t, i)| alpha[(i, t)]).collect();
+        let alpha_vec: Vec<f64> = (0..r)
+            .flat_map(|t| (0..n).map(move |i| (t, i)))
+            .map(|(t, i)| sqrt_w.as_ref().map_or(alpha[(i, t)], |s| alpha[(i, t)] * s[i]))
+            .collect();
         Fitted {
             kernel: p.kernel.clone(),
             train: p.x.clone(),

@@ -13,12 +13,64 @@ use kern_models::krr::KernelRidgeParams;
 use kern_models::lssvm::LsSvmParams;
 use kern_models::railway::{AreaParams, GammaChoice, RailwaySvc, ZoneMap, locate_areas};
 use kern_models::svm::{
-    Multiclass, NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams,
+    KernelMatrix, Multiclass, NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams,
 };
+use kern_models::weights::{FitWeighted, SampleWeights};
+use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
 
 fn kernel(spec: &str) -> PyResult<KernelSpec> {
     spec.parse().map_err(value_error)
+}
+
+/// The training samples of `x`, checked against `n` targets.
+fn data(x: &Bound<'_, PyAny>, n: usize) -> PyResult<Samples> {
+    let x = samples(x)?;
+    if x.n() != n {
+        return Err(value_error(format!("{} targets for {} samples", n, x.n())));
+    }
+    Ok(x)
+}
+
+/// The kernel spec the Python layer passes for scikit-learn's `kernel="precomputed"`.
+const PRECOMPUTED: &str = "precomputed";
+
+/// What an SVM trains on: samples with a kernel, or the user's kernel matrix.
+enum Input {
+    Samples(Samples, KernelSpec),
+    /// `kernel="precomputed"`: `x` was the `n × n` matrix `K(X, X)`.
+    Gram(KernelMatrix),
+}
+
+/// The training input of an SVM with `n` targets (`None`: one-class): for `kernel_spec ==
+/// "precomputed"`, `x` is the kernel matrix, read once from the 2-D float64 array into kern's
+/// validated [`KernelMatrix`] (square, finite, symmetric); otherwise the samples.
+fn input(x: &Bound<'_, PyAny>, n: Option<usize>, kernel_spec: &str) -> PyResult<Input> {
+    if kernel_spec != PRECOMPUTED {
+        let x = match n {
+            Some(n) => data(x, n)?,
+            None => samples(x)?,
+        };
+        return Ok(Input::Samples(x, kernel(kernel_spec)?));
+    }
+    let a: PyReadonlyArray2<'_, f64> = x.extract()?;
+    let v = a.as_array();
+    let (rows, cols) = v.dim();
+    if let Some(n) = n
+        && rows != n
+    {
+        return Err(value_error(format!("{n} targets for a kernel matrix of {rows} rows")));
+    }
+    let k = KernelMatrix::new(faer::Mat::from_fn(rows, cols, |i, j| v[[i, j]])).map_err(value_error)?;
+    Ok(Input::Gram(k))
+}
+
+/// The parameters' kernel: the given one, or a placeholder never evaluated for a kernel matrix.
+fn kernel_of(input: &Input) -> KernelSpec {
+    match input {
+        Input::Samples(_, k) => k.clone(),
+        Input::Gram(_) => KernelSpec::Linear(Linear),
+    }
 }
 
 /// Class targets from class indices `0..k` (the names are the indices).
@@ -27,11 +79,14 @@ fn classes(y: &[i64]) -> PyResult<ClassTargets> {
     ClassTargets::from_f64(&v).map_err(value_error)
 }
 
-fn check_len(x: &Samples, n: usize) -> PyResult<()> {
-    if x.n() != n {
-        return Err(value_error(format!("{} targets for {} samples", n, x.n())));
-    }
-    Ok(())
+/// Real targets.
+fn real(y: Vec<f64>) -> PyResult<Targets> {
+    Ok(Targets::Real(RealTargets::new(y).map_err(value_error)?))
+}
+
+/// Checked sample weights (finite, `>= 0`, not all zero), if any.
+fn weights(w: Option<Vec<f64>>) -> PyResult<Option<SampleWeights>> {
+    w.map(|w| SampleWeights::new(w).map_err(value_error)).transpose()
 }
 
 fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> SolverParams {
@@ -39,9 +94,10 @@ fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> So
 }
 
 /// Trains a C-SVC (`nu` = `None`) or a ν-SVC (`nu` = `Some(ν)`; `c` and `class_weight` unused) on class
-/// indices `y`.
+/// indices `y`, with optional per-sample weights; `kernel_spec = "precomputed"`: `x` is the kernel
+/// matrix of the training points.
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel_spec, c, nu, class_weight, ovr, probability, seed, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[pyo3(signature = (x, y, kernel_spec, c, nu, class_weight, ovr, probability, seed, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_svc(
     py: Python<'_>,
@@ -59,15 +115,19 @@ pub fn fit_svc(
     shrinking: bool,
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
-    check_len(&x, y.len())?;
+    let x = input(x, Some(y.len()), kernel_spec)?;
     let t = Targets::Classes(classes(&y)?);
+    let w = weights(sample_weight)?;
     let solver = solver(tol, cache_mb, shrinking, max_iter);
-    let kernel = kernel(kernel_spec)?;
+    let kernel = kernel_of(&x);
     let m = if let Some(nu) = nu {
         let p = NuSvcParams::new(kernel).nu(nu).probability(probability, seed).solver(solver);
-        run(py, n_jobs, || p.fit(&x, &t))?
+        run(py, n_jobs, || match &x {
+            Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
+            Input::Gram(k) => p.fit_precomputed_with(k, &t, w.as_ref()),
+        })?
     } else {
         let mut p = SvcParams::new(kernel)
             .c(c)
@@ -77,14 +137,18 @@ pub fn fit_svc(
         for (i, w) in class_weight.unwrap_or_default().into_iter().enumerate() {
             p = p.class_weight(label_name(i as f64), w);
         }
-        run(py, n_jobs, || p.fit(&x, &t))?
+        run(py, n_jobs, || match &x {
+            Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
+            Input::Gram(k) => p.fit_precomputed_with(k, &t, w.as_ref()),
+        })?
     };
     Ok(Model { inner: Inner::Svc(m) })
 }
 
-/// Trains an ε-SVR (`nu` = `None`) or a ν-SVR (`nu` = `Some(ν)`, `epsilon` unused: the tube is found).
+/// Trains an ε-SVR (`nu` = `None`) or a ν-SVR (`nu` = `Some(ν)`, `epsilon` unused: the tube is found),
+/// with optional per-sample weights; `kernel_spec = "precomputed"`: `x` is the kernel matrix.
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel_spec, c, epsilon, nu, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[pyo3(signature = (x, y, kernel_spec, c, epsilon, nu, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_svr(
     py: Python<'_>,
@@ -99,25 +163,34 @@ pub fn fit_svr(
     shrinking: bool,
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
-    check_len(&x, y.len())?;
-    let t = Targets::Real(RealTargets::new(y).map_err(value_error)?);
+    let x = input(x, Some(y.len()), kernel_spec)?;
+    let r = RealTargets::new(y).map_err(value_error)?;
+    let t = Targets::Real(r.clone());
+    let w = weights(sample_weight)?;
     let solver = solver(tol, cache_mb, shrinking, max_iter);
-    let kernel = kernel(kernel_spec)?;
+    let kernel = kernel_of(&x);
     let m = if let Some(nu) = nu {
         let p = NuSvrParams::new(kernel).c(c).nu(nu).solver(solver);
-        run(py, n_jobs, || p.fit(&x, &t))?
+        run(py, n_jobs, || match &x {
+            Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
+            Input::Gram(k) => p.fit_precomputed_with(k, &r, w.as_ref()),
+        })?
     } else {
         let p = SvrParams::new(kernel).c(c).epsilon(epsilon).solver(solver);
-        run(py, n_jobs, || p.fit(&x, &t))?
+        run(py, n_jobs, || match &x {
+            Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
+            Input::Gram(k) => p.fit_precomputed_with(k, &r, w.as_ref()),
+        })?
     };
     Ok(Model { inner: Inner::Svr(m) })
 }
 
-/// Trains a one-class SVM (no targets).
+/// Trains a one-class SVM (no targets), with optional per-sample weights; `kernel_spec =
+/// "precomputed"`: `x` is the kernel matrix.
 #[pyfunction]
-#[pyo3(signature = (x, kernel_spec, nu, tol, cache_mb, shrinking, max_iter, n_jobs))]
+#[pyo3(signature = (x, kernel_spec, nu, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_one_class(
     py: Python<'_>,
@@ -129,26 +202,28 @@ pub fn fit_one_class(
     shrinking: bool,
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
-    let p =
-        OneClassParams::new(kernel(kernel_spec)?).nu(nu).solver(solver(tol, cache_mb, shrinking, max_iter));
-    let m = run(py, n_jobs, || p.fit(&x))?;
+    let x = input(x, None, kernel_spec)?;
+    let w = weights(sample_weight)?;
+    let p = OneClassParams::new(kernel_of(&x)).nu(nu).solver(solver(tol, cache_mb, shrinking, max_iter));
+    let m = run(py, n_jobs, || match (&x, &w) {
+        (Input::Gram(k), w) => p.fit_precomputed_with(k, w.as_ref()),
+        (Input::Samples(x, _), Some(w)) => p.fit_weighted(x, w),
+        (Input::Samples(x, _), None) => p.fit(x),
+    })?;
     Ok(Model { inner: Inner::OneClass(m) })
 }
 
 /// Targets of a ridge-type model: class indices when `classify`, else real values.
 fn ridge_targets(y: Vec<f64>, classify: bool) -> PyResult<Targets> {
-    Ok(if classify {
-        Targets::Classes(ClassTargets::from_f64(&y).map_err(value_error)?)
-    } else {
-        Targets::Real(RealTargets::new(y).map_err(value_error)?)
-    })
+    Ok(if classify { Targets::Classes(ClassTargets::from_f64(&y).map_err(value_error)?) } else { real(y)? })
 }
 
-/// Trains kernel ridge regression `(K + λI)α = y` (no bias) at a fixed λ.
+/// Trains kernel ridge regression `(K + λI)α = y` (no bias) at a fixed λ, with optional per-sample
+/// weights (`α = S (S K S + λI)⁻¹ S y`, `S = diag √w`).
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel_spec, lam, n_jobs))]
+#[pyo3(signature = (x, y, kernel_spec, lam, n_jobs, sample_weight=None))]
 pub fn fit_krr(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -156,12 +231,13 @@ pub fn fit_krr(
     kernel_spec: &str,
     lam: f64,
     n_jobs: Option<i64>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
-    check_len(&x, y.len())?;
-    let t = ridge_targets(y, false)?;
+    let x = data(x, y.len())?;
+    let t = real(y)?;
+    let w = weights(sample_weight)?;
     let p = KernelRidgeParams::new(kernel(kernel_spec)?).lambda(lam);
-    let m = run(py, n_jobs, || p.fit_targets(&x, &t))?;
+    let m = run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?;
     Ok(Model { inner: Inner::Krr(m) })
 }
 
@@ -180,8 +256,7 @@ pub fn fit_lssvm(
     grid: Option<Vec<f64>>,
     n_jobs: Option<i64>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
-    check_len(&x, y.len())?;
+    let x = data(x, y.len())?;
     let t = ridge_targets(y, classify)?;
     let mut p = LsSvmParams::new(kernel(kernel_spec)?);
     p = match (lam, grid) {
@@ -269,8 +344,7 @@ pub fn fit_railway(
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
 ) -> PyResult<Model> {
-    let x = samples(x)?.to_dense().map_err(value_error)?;
-    check_len(&x, y.len())?;
+    let x = data(x, y.len())?.to_dense().map_err(value_error)?;
     let cls = classes(&y)?;
     let params =
         AreaParams { gamma: GammaChoice::Relative(gamma), significance, k_max, seed, ..Default::default() };

@@ -105,6 +105,17 @@ impl Model {
         }
     }
 
+    /// Whether the model was trained on a precomputed kernel matrix (its support vectors are serial
+    /// numbers of the training points, and it predicts from kernel rows).
+    fn precomputed(&self) -> bool {
+        match &self.inner {
+            Inner::Svc(m) => m.is_precomputed(),
+            Inner::Svr(m) => m.is_precomputed(),
+            Inner::OneClass(m) => m.is_precomputed(),
+            _ => false,
+        }
+    }
+
     fn d(&self) -> usize {
         match &self.inner {
             Inner::Svc(m) => m.support_vectors().d(),
@@ -156,7 +167,9 @@ impl Model {
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let x = samples(x)?;
         let d = self.d();
-        if x.d() != d {
+        // A precomputed model reads kernel rows against the training points (kern checks their
+        // length against the largest support-vector serial; the Python layer checks the width).
+        if !self.precomputed() && x.d() != d {
             return Err(value_error(format!("X has {} features, but the model was fitted with {d}", x.d())));
         }
         match &self.inner {
@@ -250,15 +263,24 @@ impl Model {
         }
     }
 
-    /// Index in `x` (the training samples) of each support vector.
+    /// Whether the model was trained on a precomputed kernel matrix.
+    fn is_precomputed(&self) -> bool {
+        self.precomputed()
+    }
+
+    /// Index in `x` (the training samples) of each support vector; for a precomputed model, the row of
+    /// the training kernel matrix (its serial number − 1; `x` is not read).
     fn support_indices(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-        let x = samples(x)?;
         let sv = match &self.inner {
             Inner::Svc(m) => m.support_vectors(),
             Inner::Svr(m) => m.support_vectors(),
             Inner::OneClass(m) => m.support_vectors(),
             _ => return Err(wrong(self.kind_name(), "support vectors")),
         };
+        if self.precomputed() {
+            return Ok((0..sv.n()).map(|i| sv.row(i)[0] as usize - 1).collect());
+        }
+        let x = samples(x)?;
         run(py, None, || match_rows(&x, sv))
     }
 

@@ -223,7 +223,7 @@ def test_errors_are_value_errors(gr):
         kern.SVC(n_jobs=0).fit(x, y)
     with pytest.raises(ValueError):
         kern.KernelPCA(2, eigen_solver="magic").fit(x)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="square"):  # samples given where a kernel matrix is expected
         kern.SVC(kernel="precomputed").fit(x, y)
     bad = x.copy()
     bad[3, 1] = np.nan

@@ -15,6 +15,7 @@ use kern_models::krr::{KernelRidge, KernelRidgeParams};
 use kern_models::lssvm::{LsSvm, LsSvmParams};
 use kern_models::persist;
 use kern_models::ridge::{Selection, Task};
+use kern_models::weights::FitWeighted;
 use kern_sparse::{PcgReport, SolveOptions, Solver};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -125,7 +126,8 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
             if let Some(l) = a.lambda {
                 p = p.lambda(l);
             }
-            let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
+            let w = crate::commands::train::sample_weights(a, ds.samples.n())?;
+            let m = with_threads(a.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
             let seconds = t.elapsed().as_secs_f64();
             crate::common::save_model(&a.out, &m)?;
             solved = (m.solver(), m.pcg_report());

@@ -2,13 +2,14 @@
 //! with a one-class model.
 
 use crate::commands::train::{
-    Args, Scheme, SvmType, machine_json, report_svc, report_svr, solver_params, warn_caps,
+    Args, Scheme, SvmType, machine_json, report_svc, report_svr, sample_weights, solver_params, warn_caps,
 };
 use crate::common::{CliError, CliResult, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
-use kern_core::learner::{Fit, Model};
+use kern_core::learner::Model;
 use kern_models::svm::{KernelMatrix, NuSvcParams, NuSvrParams, OneClass, OneClassParams};
+use kern_models::weights::FitWeighted;
 use serde_json::json;
 use std::time::Instant;
 
@@ -40,6 +41,7 @@ pub fn train(
     if a.probability && t != SvmType::NuSvc {
         unused("--probability")?;
     }
+    let w = sample_weights(a, ds.samples.n())?;
     match t {
         SvmType::NuSvc => {
             crate::common::check_classes(ds, a.allow_many_classes)?;
@@ -48,8 +50,8 @@ pub fn train(
             let targets = crate::common::targets(ds, false)?;
             let t0 = Instant::now();
             let m = with_threads(a.threads, || match gram {
-                Some(k) => p.fit_precomputed(k, &targets),
-                None => p.fit(&ds.samples, &targets),
+                Some(k) => p.fit_precomputed_with(k, &targets, w.as_ref()),
+                None => p.fit_with(&ds.samples, &targets, w.as_ref()),
             })??;
             report_svc(a, ds, &m, t0.elapsed().as_secs_f64())
         }
@@ -62,19 +64,21 @@ pub fn train(
                 p = p.lambda(l);
             }
             let y = ds.real()?;
+            let targets = kern_core::Targets::Real(y.clone());
             let t0 = Instant::now();
             let m = with_threads(a.threads, || match gram {
-                Some(k) => p.fit_precomputed(k, &y),
-                None => p.fit(&ds.samples, &y),
+                Some(k) => p.fit_precomputed_with(k, &y, w.as_ref()),
+                None => p.fit_with(&ds.samples, &targets, w.as_ref()),
             })??;
             report_svr(a, ds, &m, t0.elapsed().as_secs_f64())
         }
         SvmType::OneClass => {
             let p = OneClassParams::new(kernel).nu(nu).solver(solver_params(a));
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || match gram {
-                Some(k) => p.fit_precomputed(k),
-                None => p.fit(&ds.samples),
+            let m = with_threads(a.threads, || match (gram, &w) {
+                (Some(k), w) => p.fit_precomputed_with(k, w.as_ref()),
+                (None, Some(w)) => p.fit_weighted(&ds.samples, w),
+                (None, None) => p.fit(&ds.samples),
             })??;
             let seconds = t0.elapsed().as_secs_f64();
             crate::commands::export::save_one_class(&a.out, &m, a.format)?;

@@ -7,8 +7,8 @@
 use crate::common::{CliError, CliResult, DataArgs, parse_kernel, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
-use kern_core::learner::Fit;
 use kern_models::svm::{KernelMatrix, MachineStats, Multiclass, SolverParams, SvcParams, SvrParams};
+use kern_models::weights::{FitWeighted, SampleWeights};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -181,6 +181,30 @@ pub struct Args {
     /// output) and store them in the model, as --scale does.
     #[arg(long, value_name = "FILE")]
     pub scale_file: Option<PathBuf>,
+    /// Per-sample weights: a text file with one number per training row, in the data file's order
+    /// (svc, svr, nu-svc, nu-svr, one-class, krr). A weight multiplies that sample's C (for nu-svc
+    /// and one-class it is the sample's bound, as in scikit-learn's sample_weight); an integer
+    /// weight m counts the sample m times; weight 0 leaves it out. krr minimizes the weighted squared
+    /// error and needs --lambda.
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
+}
+
+/// The `--weights` file's weights, one per training sample (`None` without the flag).
+pub(crate) fn sample_weights(a: &Args, n: usize) -> Result<Option<SampleWeights>, CliError> {
+    let Some(path) = &a.weights else { return Ok(None) };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--weights {}: {e}", path.display()))?;
+    let mut w = Vec::with_capacity(n);
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let v: f64 = line.trim().parse().map_err(|_| {
+            format!("--weights {} line {}: {:?} is not a number", path.display(), i + 1, line.trim())
+        })?;
+        w.push(v);
+    }
+    if w.len() != n {
+        return Err(format!("--weights {}: {} weights for {n} training rows", path.display(), w.len()).into());
+    }
+    Ok(Some(SampleWeights::new(w).map_err(|e| format!("--weights {}: {e}", path.display()))?))
 }
 
 /// The feature scaling `--scale` / `--scale-file` ask for, fitted on (or read for) the training data.
@@ -248,6 +272,12 @@ pub fn run(a: Args) -> CliResult {
     let sparse =
         matches!(target, Target::Svm(_) | Target::Model(ModelKind::Lssvm | ModelKind::Krr | ModelKind::Kfa));
     let ds = load_scaled(&a, sparse)?;
+    let weighted = matches!(target, Target::Svm(_) | Target::Model(ModelKind::Krr)) && a.landmarks.is_none();
+    if a.weights.is_some() && !weighted {
+        return Err(
+            "--weights applies to svc, svr, nu-svc, nu-svr, one-class and krr (without --landmarks)".into()
+        );
+    }
     let model = match target {
         Target::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds, None),
         Target::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds, None),
@@ -398,10 +428,11 @@ pub(crate) fn train_svc(
     crate::common::check_classes(ds, a.allow_many_classes)?;
     let p = svc_params(a, kernel)?;
     let targets = crate::common::targets(ds, false)?;
+    let w = sample_weights(a, ds.samples.n())?;
     let t = Instant::now();
     let m = with_threads(a.threads, || match gram {
-        Some(k) => p.fit_precomputed(k, &targets),
-        None => p.fit(&ds.samples, &targets),
+        Some(k) => p.fit_precomputed_with(k, &targets, w.as_ref()),
+        None => p.fit_with(&ds.samples, &targets, w.as_ref()),
     })??;
     let seconds = t.elapsed().as_secs_f64();
     report_svc(a, ds, &m, seconds)
@@ -448,10 +479,12 @@ pub(crate) fn train_svr(
         p = p.lambda(l);
     }
     let y = ds.real()?;
+    let targets = kern_core::Targets::Real(y.clone());
+    let w = sample_weights(a, ds.samples.n())?;
     let t = Instant::now();
     let m = with_threads(a.threads, || match gram {
-        Some(k) => p.fit_precomputed(k, &y),
-        None => p.fit(&ds.samples, &y),
+        Some(k) => p.fit_precomputed_with(k, &y, w.as_ref()),
+        None => p.fit_with(&ds.samples, &targets, w.as_ref()),
     })??;
     let seconds = t.elapsed().as_secs_f64();
     report_svr(a, ds, &m, seconds)

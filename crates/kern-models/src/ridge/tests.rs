@@ -214,6 +214,7 @@ fn closed_form_loo_equals_brute_force_refits() {
                         grid_method: gm,
                         ordering: kern_sparse::Ordering::Amd,
                         solver: kern_sparse::SolveOptions::default(),
+                        weights: None,
                     };
                     let res = loo_residuals(p).unwrap();
                     for i in 0..n {

@@ -16,26 +16,30 @@ use kern_core::learner::Fit;
 use kern_core::{BinaryTargets, ClassTargets, KernelSpec, Samples, Targets};
 use kern_sparse::kmatrix::Precomputed;
 
-/// The feasible start of the scaled ν-SVC dual: `νl/2` on each class, filled in sample order.
-pub(crate) fn nu_svc_start(y: &[f64], nu: f64) -> Vec<f64> {
-    let l = y.len() as f64;
+/// The feasible start of the scaled ν-SVC dual with bounds `c` (1, or the sample weights): `ν Σc/2` on
+/// each class, filled in sample order up to each bound (scikit-learn's LIBSVM fork; `Σc = l` unweighted).
+pub(crate) fn nu_svc_start(y: &[f64], c: &[f64], nu: f64) -> Vec<f64> {
+    let l: f64 = c.iter().sum();
     let (mut pos, mut neg) = (nu * l / 2.0, nu * l / 2.0);
     y.iter()
-        .map(|&yi| {
+        .zip(c)
+        .map(|(&yi, &ci)| {
             let left = if yi > 0.0 { &mut pos } else { &mut neg };
-            let a = left.min(1.0);
+            let a = left.min(ci);
             *left -= a;
             a
         })
         .collect()
 }
 
-/// Solves one binary ν-SVC problem; the returned `α` are `α/r ≥ 0` (coefficients `α_i y_i / r`), the
-/// stats report `ρ/r`, the objective over `r²` and bounds `1/r` (LIBSVM's reporting).
+/// Solves one binary ν-SVC problem with bounds `c` (1, or the sample weights); the returned `α` are
+/// `α/r ≥ 0` (coefficients `α_i y_i / r`), the stats report `ρ/r`, the objective over `r²` and bounds
+/// `c/r` (LIBSVM's reporting).
 pub(crate) fn solve_nu_svc(
     kernel: &KernelSpec,
     x: &Samples,
     y: &[f64],
+    c: Vec<f64>,
     nu: f64,
     solver: &SolverParams,
     pre: Option<Precomputed>,
@@ -46,8 +50,8 @@ pub(crate) fn solve_nu_svc(
     if let Some(g) = &pre {
         cache = cache.saturating_sub(g.bytes());
     }
-    let alpha0 = nu_svc_start(y, nu);
-    let dual = Dual { x, sample: (0..n).collect(), sign: y.to_vec(), p: vec![0.0; n], c: vec![1.0; n], pre };
+    let alpha0 = nu_svc_start(y, &c, nu);
+    let dual = Dual { x, sample: (0..n).collect(), sign: y.to_vec(), p: vec![0.0; n], c: c.clone(), pre };
     let mut sol = train::solve_from(kernel, dual, Some(alpha0), true, solver, cache);
     let r = sol.r;
     if !(r.is_finite() && r > 0.0) {
@@ -59,11 +63,13 @@ pub(crate) fn solve_nu_svc(
     sol.alpha.iter_mut().for_each(|a| *a /= r);
     sol.rho /= r;
     sol.objective /= r * r;
-    let stats = train::stats_of(&sol, &vec![1.0 / r; n], n, dense_used);
+    let bounds: Vec<f64> = c.iter().map(|&ci| ci / r).collect();
+    let stats = train::stats_of(&sol, &bounds, n, dense_used);
     Ok(BinaryFit { alpha: sol.alpha, stats })
 }
 
-/// One binary machine of a C-SVC (`nu = None`, per-sample bounds `c`) or a ν-SVC.
+/// One binary machine of a C-SVC (`nu = None`, per-sample bounds `c`) or a ν-SVC (bounds `c`: 1, or
+/// the sample weights).
 pub(crate) fn solve_binary(
     kernel: &KernelSpec,
     x: &Samples,
@@ -75,15 +81,16 @@ pub(crate) fn solve_binary(
 ) -> Result<BinaryFit> {
     match nu {
         None => Ok(train::solve_svc(kernel, x, y, c, solver, pre)),
-        Some(nu) => solve_nu_svc(kernel, x, y, nu, solver, pre),
+        Some(nu) => solve_nu_svc(kernel, x, y, c, nu, solver, pre),
     }
 }
 
-/// LIBSVM's feasibility check of ν for every pair of classes: `ν (n_a + n_b)/2 ≤ min(n_a, n_b)`.
-pub(crate) fn check_feasible(nu: f64, groups: &[Vec<usize>], names: &[String]) -> Result<()> {
-    for a in 0..groups.len() {
-        for b in a + 1..groups.len() {
-            let (na, nb) = (groups[a].len() as f64, groups[b].len() as f64);
+/// LIBSVM's feasibility check of ν for every pair of classes: `ν (n_a + n_b)/2 ≤ min(n_a, n_b)`, with
+/// `n_a` the class size or its weight total (`sizes`).
+pub(crate) fn check_feasible(nu: f64, sizes: &[f64], names: &[String]) -> Result<()> {
+    for a in 0..sizes.len() {
+        for b in a + 1..sizes.len() {
+            let (na, nb) = (sizes[a], sizes[b]);
             if nu * (na + nb) / 2.0 > na.min(nb) {
                 return Err(ModelsError::Input(format!(
                     "nu = {nu} is infeasible for classes {:?} ({na} samples) and {:?} ({nb}): nu must be at \
@@ -104,7 +111,7 @@ impl Fit<BinaryTargets> for NuSvcParams {
     fn fit(&self, x: &Samples, y: &BinaryTargets) -> Result<super::Svc> {
         super::svc::check_len(x, y.len())?;
         let classes: Vec<usize> = y.y().iter().map(|&v| usize::from(v > 0.0)).collect();
-        self.as_svc()?.fit_groups(x, &classes, y.names(), true, Some(self.nu))
+        self.as_svc()?.fit_groups(x, &classes, y.names(), true, Some(self.nu), None, None)
     }
 }
 
@@ -113,7 +120,7 @@ impl Fit<ClassTargets> for NuSvcParams {
     type Error = ModelsError;
     fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<super::Svc> {
         super::svc::check_len(x, y.len())?;
-        self.as_svc()?.fit_groups(x, y.classes(), y.names(), false, Some(self.nu))
+        self.as_svc()?.fit_groups(x, y.classes(), y.names(), false, Some(self.nu), None, None)
     }
 }
 
@@ -126,5 +133,16 @@ impl Fit<Targets> for NuSvcParams {
             Targets::Classes(c) => self.fit(x, c),
             Targets::Real(_) => Err(ModelsError::Input("nu-SVC needs class labels, got real targets".into())),
         }
+    }
+}
+
+impl crate::weights::FitWeighted for NuSvcParams {
+    fn fit_weighted(
+        &self,
+        x: &Samples,
+        y: &Targets,
+        w: &crate::weights::SampleWeights,
+    ) -> Result<super::Svc> {
+        self.as_svc()?.fit_weighted_groups(x, y, w, Some(self.nu), None)
     }
 }

@@ -97,7 +97,7 @@ proptest! {
         let nu = frac * 2.0 * np.min(nn) as f64 / n as f64; // feasible
         let k: KernelSpec = KERNELS[kern].parse().unwrap();
         let tol = 10f64.powi(-tol_exp);
-        let a0 = nu_svc_start(&y, nu);
+        let a0 = nu_svc_start(&y, &vec![1.0; n], nu);
         let sol = solve_nu(&k, &x, (0..n).collect(), y.clone(), vec![0.0; n], vec![1.0; n], a0, true, tol, shrinking);
         prop_assert!(!sol.hit_cap);
         let a = &sol.alpha;
@@ -152,7 +152,7 @@ proptest! {
         let (x, _) = random_problem(n, 2, seed);
         let k: KernelSpec = KERNELS[kern].parse().unwrap();
         let tol = 10f64.powi(-tol_exp);
-        let a0 = one_class_start(n, nu);
+        let a0 = one_class_start(&vec![1.0; n], nu);
         let ones = vec![1.0; n];
         let sol = solve_nu(&k, &x, (0..n).collect(), ones.clone(), vec![0.0; n], ones.clone(), a0, false, tol, true);
         let a = &sol.alpha;

@@ -54,26 +54,58 @@ impl Persist for OneClass {
     }
 }
 
-/// LIBSVM's feasible start of the one-class dual: `⌊νl⌋` ones, then the remainder of `νl`.
-pub(crate) fn one_class_start(l: usize, nu: f64) -> Vec<f64> {
-    let total = nu * l as f64;
-    let full = total as usize;
-    let mut a = vec![0.0; l];
-    a[..full.min(l)].fill(1.0);
-    if full < l {
-        a[full] = total - full as f64;
-    }
-    a
+/// LIBSVM's feasible start of the one-class dual with bounds `c` (1, or the sample weights): the budget
+/// `ν Σc` filled in sample order up to each bound — `⌊νl⌋` ones, then the remainder, when unweighted.
+pub(crate) fn one_class_start(c: &[f64], nu: f64) -> Vec<f64> {
+    let mut left = nu * c.iter().sum::<f64>();
+    c.iter()
+        .map(|&ci| {
+            let a = left.min(ci);
+            left -= a;
+            a
+        })
+        .collect()
 }
 
 impl OneClassParams {
     /// Trains on the samples `x` (one-class training uses no targets).
     pub fn fit(&self, x: &Samples) -> Result<OneClass> {
-        self.fit_user(x, None)
+        self.fit_user(x, None, None)
     }
 
-    /// Trains on `x`, or on the serial numbers of a precomputed kernel matrix (`user`).
-    pub(crate) fn fit_user(&self, x: &Samples, user: Option<&super::KernelMatrix>) -> Result<OneClass> {
+    /// Trains with one weight per sample: `w_i` bounds `α_i` and `Σw` replaces `l` in `eᵀα = νl`
+    /// (see [`crate::weights`]); samples of weight 0 are left out.
+    ///
+    /// ```
+    /// use kern_models::svm::OneClassParams;
+    /// use kern_models::weights::SampleWeights;
+    /// use kern_core::Samples;
+    /// let x = Samples::from_rows(&[[0.0], [0.1], [0.2], [5.0]])?;
+    /// let p = OneClassParams::new("gaussian:sigma=1".parse()?).nu(0.5);
+    /// let m = p.fit_weighted(&x, &SampleWeights::new(vec![1.0, 1.0, 1.0, 0.0])?)?;
+    /// assert!(m.decision_function(&Samples::from_rows(&[[5.0]])?)?[0] < 0.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_weighted(&self, x: &Samples, w: &crate::weights::SampleWeights) -> Result<OneClass> {
+        self.fit_user(x, Some(w), None)
+    }
+
+    /// Trains on `x`, or on the serial numbers of a precomputed kernel matrix (`user`), with sample
+    /// weights `w` (`None`: 1) as the bounds. Every one-class fit goes through here.
+    pub(crate) fn fit_user(
+        &self,
+        x: &Samples,
+        w: Option<&crate::weights::SampleWeights>,
+        user: Option<&super::KernelMatrix>,
+    ) -> Result<OneClass> {
+        let (x, c) = match w {
+            Some(w) => {
+                let (x, _, w) = crate::weights::positive(x, None, w)?;
+                (x, w.into_owned())
+            }
+            None => (std::borrow::Cow::Borrowed(x), vec![1.0; x.n()]),
+        };
+        let x = x.as_ref();
         self.check(x.d())?;
         let n = x.n();
         if n == 0 {
@@ -85,11 +117,11 @@ impl OneClassParams {
             budget = budget.saturating_sub(g.bytes());
         }
         let dense_used = matches!(pre, Some(kern_sparse::kmatrix::Precomputed::Dense(_)));
+        let alpha0 = one_class_start(&c, self.nu);
         let dual =
-            Dual { x, sample: (0..n).collect(), sign: vec![1.0; n], p: vec![0.0; n], c: vec![1.0; n], pre };
-        let alpha0 = one_class_start(n, self.nu);
+            Dual { x, sample: (0..n).collect(), sign: vec![1.0; n], p: vec![0.0; n], c: c.clone(), pre };
         let sol = train::solve_from(&self.kernel, dual, Some(alpha0), false, &self.solver, budget);
-        let stats = train::stats_of(&sol, &vec![1.0; n], n, dense_used);
+        let stats = train::stats_of(&sol, &c, n, dense_used);
         let idx: Vec<usize> = (0..n).filter(|&i| sol.alpha[i] > 0.0).collect();
         crate::validate::trained(OneClass {
             kernel: super::ModelKernel::of(&self.kernel, user),

@@ -41,6 +41,7 @@
 
 use super::{NuSvcParams, NuSvrParams, OneClass, OneClassParams, Svc, SvcParams, Svr, SvrParams};
 use crate::error::{ModelsError, Result};
+use crate::weights::SampleWeights;
 use faer::Mat;
 use kern_core::{KernelSpec, RealTargets, Samples, Targets};
 use kern_sparse::kmatrix::Precomputed;
@@ -362,7 +363,43 @@ impl SvcParams {
     pub fn fit_precomputed(&self, k: &KernelMatrix, y: &Targets) -> Result<Svc> {
         let (classes, names, binary) = class_targets(k, y, "C-SVC")?;
         let p = SvcParams { kernel: placeholder(), ..self.clone() };
-        p.fit_groups_user(&k.serials(), &classes, &names, binary, None, Some(k))
+        p.fit_groups(&k.serials(), &classes, &names, binary, None, None, Some(k))
+    }
+
+    /// [`SvcParams::fit_precomputed`] with sample weights (`None`: unweighted, the same model): weight
+    /// `w_i` multiplies the bound of training point `i` (row and column `i` of `k`), weight 0 leaves the
+    /// point out (see [`crate::weights`]). Support vectors keep their serial numbers in `k`, so the
+    /// model predicts from kernel rows against all `n` training points.
+    ///
+    /// ```
+    /// use kern_models::svm::{KernelMatrix, SvcParams};
+    /// use kern_models::weights::SampleWeights;
+    /// use kern_core::{BinaryTargets, Samples, Targets, learner::Model};
+    /// let p = [0.0, 1.0, 3.0, 4.0];
+    /// let k: Vec<Vec<f64>> = p.iter().map(|a| p.iter().map(|b| a * b + 1.0).collect()).collect();
+    /// let k = KernelMatrix::from_rows(&k)?;
+    /// let y = Targets::Binary(BinaryTargets::from_f64(&[-1.0, -1.0, 1.0, 1.0])?);
+    /// let svc = SvcParams::new("linear".parse()?).c(10.0);
+    /// // Weight 1 everywhere is the unweighted machine.
+    /// let ones = SampleWeights::new(vec![1.0; 4])?;
+    /// assert_eq!(svc.fit_precomputed_with(&k, &y, Some(&ones))?, svc.fit_precomputed(&k, &y)?);
+    /// // Without the point 1 the margin lies between 0 and 3; kernel rows of the new points 0.5 and 3.5:
+    /// let w = SampleWeights::new(vec![1.0, 0.0, 1.0, 1.0])?;
+    /// let m = svc.fit_precomputed_with(&k, &y, Some(&w))?;
+    /// let rows = Samples::from_rows(&[[1.0, 1.5, 2.5, 3.0], [1.0, 4.5, 11.5, 15.0]])?;
+    /// assert_eq!(m.predict(&rows)?, vec![-1.0, 1.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_precomputed_with(
+        &self,
+        k: &KernelMatrix,
+        y: &Targets,
+        w: Option<&SampleWeights>,
+    ) -> Result<Svc> {
+        let Some(w) = w else { return self.fit_precomputed(k, y) };
+        class_targets(k, y, "C-SVC")?;
+        let p = SvcParams { kernel: placeholder(), ..self.clone() };
+        p.fit_weighted_groups(&k.serials(), y, w, None, Some(k))
     }
 }
 
@@ -382,7 +419,34 @@ impl NuSvcParams {
     pub fn fit_precomputed(&self, k: &KernelMatrix, y: &Targets) -> Result<Svc> {
         let (classes, names, binary) = class_targets(k, y, "nu-SVC")?;
         let p = NuSvcParams { kernel: placeholder(), ..self.clone() };
-        p.as_svc()?.fit_groups_user(&k.serials(), &classes, &names, binary, Some(self.nu), Some(k))
+        p.as_svc()?.fit_groups(&k.serials(), &classes, &names, binary, Some(self.nu), None, Some(k))
+    }
+
+    /// [`NuSvcParams::fit_precomputed`] with sample weights (`None`: unweighted): weight `w_i` is the
+    /// bound of training point `i` and `Σw` replaces `l` (see [`crate::weights`]); weight 0 leaves the
+    /// point out.
+    ///
+    /// ```
+    /// use kern_models::svm::{KernelMatrix, NuSvcParams};
+    /// use kern_models::weights::SampleWeights;
+    /// use kern_core::{BinaryTargets, Samples, Targets, learner::Model};
+    /// let k = KernelMatrix::from_rows(&[[1.0, 0.9, 0.0, 0.1], [0.9, 1.0, 0.1, 0.0], [0.0, 0.1, 1.0, 0.9], [0.1, 0.0, 0.9, 1.0]])?;
+    /// let y = Targets::Binary(BinaryTargets::from_f64(&[-1.0, -1.0, 1.0, 1.0])?);
+    /// let w = SampleWeights::new(vec![2.0, 1.0, 1.0, 2.0])?;
+    /// let m = NuSvcParams::new("linear".parse()?).nu(0.5).fit_precomputed_with(&k, &y, Some(&w))?;
+    /// assert_eq!(m.predict(&Samples::from_rows(&[[0.0, 0.0, 0.9, 0.9]])?)?, vec![1.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_precomputed_with(
+        &self,
+        k: &KernelMatrix,
+        y: &Targets,
+        w: Option<&SampleWeights>,
+    ) -> Result<Svc> {
+        let Some(w) = w else { return self.fit_precomputed(k, y) };
+        class_targets(k, y, "nu-SVC")?;
+        let p = NuSvcParams { kernel: placeholder(), ..self.clone() };
+        p.as_svc()?.fit_weighted_groups(&k.serials(), y, w, Some(self.nu), Some(k))
     }
 }
 
@@ -403,8 +467,35 @@ impl SvrParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_precomputed(&self, k: &KernelMatrix, y: &RealTargets) -> Result<Svr> {
+        self.fit_precomputed_with(k, y, None)
+    }
+
+    /// [`SvrParams::fit_precomputed`] with sample weights (`None`: unweighted): weight `w_i`
+    /// multiplies the bounds of training point `i` (see [`crate::weights`]); weight 0 leaves it out.
+    ///
+    /// ```
+    /// use kern_models::svm::{KernelMatrix, SvrParams};
+    /// use kern_models::weights::SampleWeights;
+    /// use kern_core::{RealTargets, Samples, learner::Model};
+    /// let p = [0.0, 1.0, 2.0, 3.0];
+    /// let k: Vec<Vec<f64>> = p.iter().map(|a| p.iter().map(|b| a * b).collect()).collect();
+    /// // The last target is off the line 2x; its weight 0 leaves it out.
+    /// let y = RealTargets::new(vec![0.0, 2.0, 4.0, 100.0])?;
+    /// let w = SampleWeights::new(vec![1.0, 1.0, 1.0, 0.0])?;
+    /// let svr = SvrParams::new("linear".parse()?).c(100.0).epsilon(0.01);
+    /// let m = svr.fit_precomputed_with(&KernelMatrix::from_rows(&k)?, &y, Some(&w))?;
+    /// let f = m.predict(&Samples::from_rows(&[[0.0, 1.5, 3.0, 4.5]])?)?; // kernel row of x = 1.5
+    /// assert!((f[0] - 3.0).abs() < 0.05);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_precomputed_with(
+        &self,
+        k: &KernelMatrix,
+        y: &RealTargets,
+        w: Option<&SampleWeights>,
+    ) -> Result<Svr> {
         check_targets(k, y.len())?;
-        SvrParams { kernel: placeholder(), ..self.clone() }.fit_user(&k.serials(), y, Some(k))
+        SvrParams { kernel: placeholder(), ..self.clone() }.fit_user(&k.serials(), y, w, Some(k))
     }
 }
 
@@ -424,8 +515,35 @@ impl NuSvrParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_precomputed(&self, k: &KernelMatrix, y: &RealTargets) -> Result<Svr> {
+        self.fit_precomputed_with(k, y, None)
+    }
+
+    /// [`NuSvrParams::fit_precomputed`] with sample weights (`None`: unweighted): weight `w_i`
+    /// multiplies the bounds of training point `i` and `Σw` replaces `l` in the budget `Cνl/2` (see
+    /// [`crate::weights`]); weight 0 leaves the point out.
+    ///
+    /// ```
+    /// use kern_models::svm::{KernelMatrix, NuSvrParams};
+    /// use kern_models::weights::SampleWeights;
+    /// use kern_core::{RealTargets, Samples, learner::Model};
+    /// let p = [0.0, 1.0, 2.0, 3.0];
+    /// let k: Vec<Vec<f64>> = p.iter().map(|a| p.iter().map(|b| a * b).collect()).collect();
+    /// let y = RealTargets::new(p.iter().map(|v| 2.0 * v).collect())?;
+    /// let w = SampleWeights::new(vec![1.0, 2.0, 2.0, 1.0])?;
+    /// let svr = NuSvrParams::new("linear".parse()?).c(100.0).nu(0.5);
+    /// let m = svr.fit_precomputed_with(&KernelMatrix::from_rows(&k)?, &y, Some(&w))?;
+    /// let f = m.predict(&Samples::from_rows(&[[0.0, 1.5, 3.0, 4.5]])?)?;
+    /// assert!((f[0] - 3.0).abs() < 0.1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_precomputed_with(
+        &self,
+        k: &KernelMatrix,
+        y: &RealTargets,
+        w: Option<&SampleWeights>,
+    ) -> Result<Svr> {
         check_targets(k, y.len())?;
-        NuSvrParams { kernel: placeholder(), ..self.clone() }.fit_user(&k.serials(), y, Some(k))
+        NuSvrParams { kernel: placeholder(), ..self.clone() }.fit_user(&k.serials(), y, w, Some(k))
     }
 }
 
@@ -444,6 +562,27 @@ impl OneClassParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_precomputed(&self, k: &KernelMatrix) -> Result<OneClass> {
-        OneClassParams { kernel: placeholder(), ..self.clone() }.fit_user(&k.serials(), Some(k))
+        self.fit_precomputed_with(k, None)
+    }
+
+    /// [`OneClassParams::fit_precomputed`] with sample weights (`None`: unweighted): weight `w_i` is
+    /// the bound of training point `i` and `Σw` replaces `l` in `eᵀα = νl` (see [`crate::weights`]);
+    /// weight 0 leaves the point out.
+    ///
+    /// ```
+    /// use kern_models::svm::{KernelMatrix, OneClassParams};
+    /// use kern_models::weights::SampleWeights;
+    /// use kern_core::{Samples, learner::Model};
+    /// // Gaussian kernel (σ = 1) of the points 0, 0.1, 0.2 and 5 on a line; the last has weight 0.
+    /// let p = [0.0f64, 0.1, 0.2, 5.0];
+    /// let k: Vec<Vec<f64>> = p.iter().map(|a| p.iter().map(|b| (-(a - b).powi(2) / 2.0).exp()).collect()).collect();
+    /// let w = SampleWeights::new(vec![1.0, 1.0, 1.0, 0.0])?;
+    /// let m = OneClassParams::new("linear".parse()?).nu(0.5).fit_precomputed_with(&KernelMatrix::from_rows(&k)?, Some(&w))?;
+    /// // The kernel row of the point 5 against the training points: outside.
+    /// assert!(m.decision_function(&Samples::from_rows(&[k[3].clone()])?)?[0] < 0.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_precomputed_with(&self, k: &KernelMatrix, w: Option<&SampleWeights>) -> Result<OneClass> {
+        OneClassParams { kernel: placeholder(), ..self.clone() }.fit_user(&k.serials(), w, Some(k))
     }
 }

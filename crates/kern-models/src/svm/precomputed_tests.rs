@@ -258,3 +258,146 @@ fn precomputed_models_round_trip_through_libsvm_model_files() {
     let back = LibsvmModel::parse(&LibsvmModel::from_one_class(&oc).unwrap().to_text(), "m").unwrap();
     assert_eq!(back.predict(&rows).unwrap(), oc.predict(&rows).unwrap());
 }
+
+/// Weights in [0.2, 2.5], every fifth one 0 (that sample is dropped before training).
+fn test_weights(n: usize) -> crate::weights::SampleWeights {
+    let w =
+        (0..n).map(|i| if i % 5 == 3 { 0.0 } else { 0.2 + 2.3 * ((i as f64 * 0.618034).fract()) }).collect();
+    crate::weights::SampleWeights::new(w).unwrap()
+}
+
+/// Sample weights on a precomputed matrix: the same bounds as sample weights with the built-in kernel
+/// the matrix was computed from, so (the premise, asserted first: the kept samples' Gram equals the
+/// user's matrix restricted to their serials, bit for bit) support vectors, coefficients, `ρ` and
+/// iteration counts are bit-identical, and decision values agree within the module's a-priori bound.
+/// The support vectors of the precomputed model are the serials of the training points in the whole
+/// matrix (the dropped points included in the numbering), so it predicts from kernel rows of width n.
+#[test]
+fn weighted_fits_on_the_gram_of_a_builtin_kernel_match_weighted_fits_with_it() {
+    use crate::weights::FitWeighted;
+    let (x, z) = (points(60, 21.0), points(15, 3000.0));
+    let (km, rows) = user(&x, &z);
+    let w = test_weights(60);
+    let kept: Vec<usize> = (0..60).filter(|&i| w.values()[i] > 0.0).collect();
+    assert!(kept.len() < 60, "some samples have weight 0");
+    let y = binary_labels(60, &x);
+    let t = Targets::Binary(y.clone());
+    // The problems: C-SVC the kept samples in order, ν-SVC their +1 samples then their −1 ones.
+    assert_same_gram(&x, &kept, &km);
+    let plus: Vec<usize> = kept
+        .iter()
+        .filter(|&&i| y.y()[i] > 0.0)
+        .chain(kept.iter().filter(|&&i| y.y()[i] < 0.0))
+        .copied()
+        .collect();
+    assert_same_gram(&x, &plus, &km);
+    let (svc, nu_svc) = (SvcParams::new(kernel()).c(3.0), NuSvcParams::new(kernel()).nu(0.4));
+    let fits = [
+        (svc.fit_weighted(&x, &t, &w).unwrap(), svc.fit_precomputed_with(&km, &t, Some(&w)).unwrap()),
+        (nu_svc.fit_weighted(&x, &t, &w).unwrap(), nu_svc.fit_precomputed_with(&km, &t, Some(&w)).unwrap()),
+    ];
+    for (b, p) in &fits {
+        assert!(p.is_precomputed());
+        let serials = serial_rows(p.support_vectors());
+        assert!(serials.iter().all(|s| kept.contains(s)), "no support vector of weight 0");
+        assert_rows_are(b.support_vectors(), &serials, &x);
+        let ((si, ci), (sj, cj)) = (b.machine_coefficients(0), p.machine_coefficients(0));
+        assert_eq!(si, sj);
+        assert_bits(&ci, &cj, "weighted coefficients");
+        assert_bits(&[b.stats()[0].rho], &[p.stats()[0].rho], "weighted rho");
+        assert_eq!(b.stats()[0].iterations, p.stats()[0].iterations);
+        let (fb, fp) = (b.decision_function(&z).unwrap(), p.decision_function(&rows).unwrap());
+        let tol = bound(&ci, b.stats()[0].rho, &x, &z);
+        for (u, v) in fb.iter().zip(&fp) {
+            assert!((u[0] - v[0]).abs() <= tol, "decision {} vs {} (bound {tol:e})", u[0], v[0]);
+        }
+        assert_eq!(b.predict(&z).unwrap(), p.predict(&rows).unwrap());
+    }
+    // The weights matter: the weighted machine is not the unweighted one.
+    assert_ne!(fits[0].1, svc.fit_precomputed(&km, &t).unwrap());
+
+    let r = RealTargets::new((0..60).map(|i| (3.0 * x.row(i)[0]).sin() + x.row(i)[1]).collect()).unwrap();
+    let rt = Targets::Real(r.clone());
+    let (svr, nu_svr) =
+        (SvrParams::new(kernel()).c(5.0).epsilon(0.05), NuSvrParams::new(kernel()).c(5.0).nu(0.3));
+    let fits = [
+        (svr.fit_weighted(&x, &rt, &w).unwrap(), svr.fit_precomputed_with(&km, &r, Some(&w)).unwrap()),
+        (nu_svr.fit_weighted(&x, &rt, &w).unwrap(), nu_svr.fit_precomputed_with(&km, &r, Some(&w)).unwrap()),
+    ];
+    for (b, p) in &fits {
+        assert!(p.is_precomputed());
+        assert_rows_are(b.support_vectors(), &serial_rows(p.support_vectors()), &x);
+        assert_bits(b.coefficients(), p.coefficients(), "weighted SVR coefficients");
+        assert_bits(&[b.bias(), b.epsilon()], &[p.bias(), p.epsilon()], "weighted SVR bias, epsilon");
+        assert_eq!(b.stats().iterations, p.stats().iterations);
+        let tol = bound(b.coefficients(), b.bias(), &x, &z);
+        for (u, v) in b.predict(&z).unwrap().iter().zip(&p.predict(&rows).unwrap()) {
+            assert!((u - v).abs() <= tol, "prediction {u} vs {v} (bound {tol:e})");
+        }
+    }
+
+    let oc = OneClassParams::new(kernel()).nu(0.2);
+    let (b, p) = (oc.fit_weighted(&x, &w).unwrap(), oc.fit_precomputed_with(&km, Some(&w)).unwrap());
+    assert_rows_are(b.support_vectors(), &serial_rows(p.support_vectors()), &x);
+    assert_bits(b.coefficients(), p.coefficients(), "weighted one-class coefficients");
+    assert_bits(&[b.rho()], &[p.rho()], "weighted one-class rho");
+    let tol = bound(b.coefficients(), b.rho(), &x, &z);
+    for (u, v) in b.decision_function(&z).unwrap().iter().zip(&p.decision_function(&rows).unwrap()) {
+        assert!((u - v).abs() <= tol, "one-class decision {u} vs {v} (bound {tol:e})");
+    }
+}
+
+/// Three classes, one-vs-one, class weights and sample weights on a precomputed matrix: each pair's
+/// problem is the kept samples of class a then of class b (premise asserted), so the machines are
+/// bit-identical to the built-in kernel's; a saved weighted precomputed model loads and predicts alike.
+#[test]
+fn weighted_multiclass_on_a_precomputed_matrix_matches_the_builtin_kernel() {
+    use crate::weights::FitWeighted;
+    let (x, z) = (points(45, 5.0), points(9, 700.0));
+    let (km, rows) = user(&x, &z);
+    let w = test_weights(45);
+    let labels: Vec<&str> = (0..45).map(|i| ["a", "b", "c"][(i * 7 / 3) % 3]).collect();
+    let t = Targets::Classes(ClassTargets::from_labels(&labels).unwrap());
+    let class = |i: usize| labels[i];
+    // With three classes the built-in path assembles each pair's Gram from the classes' Grams and the
+    // cross Gram between them (`shared_blocks`): the premise is that each of those equals the user's
+    // matrix restricted to the same serials.
+    let kept =
+        |c: &str| -> Vec<usize> { (0..45).filter(|&i| w.values()[i] > 0.0 && class(i) == c).collect() };
+    for a in ["a", "b", "c"] {
+        assert_same_gram(&x, &kept(a), &km);
+    }
+    for (a, b) in [("a", "b"), ("a", "c"), ("b", "c")] {
+        let (ia, ib) = (kept(a), kept(b));
+        let c = train::cross(&kernel(), &x.select(&ia).unwrap(), &x.select(&ib).unwrap()).unwrap();
+        for (r, &i) in ia.iter().enumerate() {
+            for (q, &j) in ib.iter().enumerate() {
+                assert_eq!(
+                    c[(r, q)].to_bits(),
+                    km.as_mat()[(i, j)].to_bits(),
+                    "premise: cross entry ({i}, {j})"
+                );
+            }
+        }
+    }
+    let p = SvcParams::new(kernel()).c(2.0).class_weight("b", 2.0);
+    let (bm, pm) = (p.fit_weighted(&x, &t, &w).unwrap(), p.fit_precomputed_with(&km, &t, Some(&w)).unwrap());
+    assert_eq!(bm.n_machines(), 3);
+    for m in 0..3 {
+        let ((si, ci), (sj, cj)) = (bm.machine_coefficients(m), pm.machine_coefficients(m));
+        assert_eq!(si, sj);
+        assert_bits(&ci, &cj, "machine coefficients");
+        assert_bits(&[bm.stats()[m].rho], &[pm.stats()[m].rho], "machine rho");
+    }
+    assert_rows_are(bm.support_vectors(), &serial_rows(pm.support_vectors()), &x);
+    assert_eq!(bm.predict(&z).unwrap(), pm.predict(&rows).unwrap());
+    let bytes = crate::persist::to_bytes(&pm).unwrap();
+    let back: super::Svc = crate::persist::from_bytes(&bytes, "<bytes>").unwrap();
+    assert_eq!(back.decision_function(&rows).unwrap(), pm.decision_function(&rows).unwrap());
+    // Weights of another length, and targets of another length, are errors.
+    let short = crate::weights::SampleWeights::new(vec![1.0; 44]).unwrap();
+    assert!(p.fit_precomputed_with(&km, &t, Some(&short)).is_err());
+    assert!(OneClassParams::new(kernel()).fit_precomputed_with(&km, Some(&short)).is_err());
+    let r = RealTargets::new(vec![0.5; 44]).unwrap();
+    assert!(SvrParams::new(kernel()).fit_precomputed_with(&km, &r, Some(&w)).is_err());
+}

@@ -120,7 +120,12 @@ struct Job {
 
 impl SvcParams {
     /// Trains the machines of a C-SVC, or of a ν-SVC when `nu` is given (then `C`, class weights and
-    /// the multi-class scheme are not used: ν-SVC is one-vs-one, as in LIBSVM).
+    /// the multi-class scheme are not used: ν-SVC is one-vs-one, as in LIBSVM). `sw`: positive
+    /// per-sample weights multiplying each sample's bound (see [`crate::weights`]). `user`: a
+    /// precomputed kernel matrix, then `x` holds the serial numbers of its rows (see
+    /// [`super::KernelMatrix`]). Every C-SVC and ν-SVC fit, weighted or not, on samples or on a
+    /// precomputed matrix, goes through here.
+    #[allow(clippy::too_many_arguments)] // the targets' three parts, ν, and the two optional inputs
     pub(crate) fn fit_groups(
         &self,
         x: &Samples,
@@ -128,18 +133,7 @@ impl SvcParams {
         names: &[String],
         binary: bool,
         nu: Option<f64>,
-    ) -> Result<Svc> {
-        self.fit_groups_user(x, classes, names, binary, nu, None)
-    }
-
-    /// [`SvcParams::fit_groups`] on the serial numbers of a precomputed kernel matrix (`user`).
-    pub(crate) fn fit_groups_user(
-        &self,
-        x: &Samples,
-        classes: &[usize],
-        names: &[String],
-        binary: bool,
-        nu: Option<f64>,
+        sw: Option<&[f64]>,
         user: Option<&super::KernelMatrix>,
     ) -> Result<Svc> {
         let k = names.len();
@@ -152,10 +146,19 @@ impl SvcParams {
             return Err(ModelsError::Input(format!("class {:?} has no training sample", names[c])));
         }
         if let Some(nu) = nu {
-            super::nu::check_feasible(nu, &groups, names)?;
+            // Class sizes, or weight totals (the weighted `l` of scikit-learn's LIBSVM fork).
+            let size = |g: &Vec<usize>| sw.map_or(g.len() as f64, |w| g.iter().map(|&i| w[i]).sum());
+            let sizes: Vec<f64> = groups.iter().map(size).collect();
+            super::nu::check_feasible(nu, &sizes, names)?;
         }
         let scheme = if binary || k == 2 || nu.is_some() { Multiclass::OneVsOne } else { self.multiclass };
-        let jobs = self.jobs(&groups, &weights, classes, binary, scheme, nu.is_some());
+        let mut jobs = self.jobs(&groups, &weights, classes, binary, scheme, nu.is_some());
+        if let Some(sw) = sw {
+            // `C_i = w_i · C · w_class` (ν-SVC: the bound `w_i` of its scaled dual).
+            for job in &mut jobs {
+                job.c.iter_mut().zip(&job.idx).for_each(|(c, &i)| *c *= sw[i]);
+            }
+        }
         let dense = if user.is_some() { None } else { self.shared_blocks(x, &groups, &jobs, scheme)? };
         let fits: Vec<(train::BinaryFit, Option<Sigmoid>)> = jobs
             .par_iter()
@@ -392,7 +395,7 @@ impl Fit<BinaryTargets> for SvcParams {
     fn fit(&self, x: &Samples, y: &BinaryTargets) -> Result<Svc> {
         check_len(x, y.len())?;
         let classes: Vec<usize> = y.y().iter().map(|&v| usize::from(v > 0.0)).collect();
-        self.fit_groups(x, &classes, y.names(), true, None)
+        self.fit_groups(x, &classes, y.names(), true, None, None, None)
     }
 }
 
@@ -401,7 +404,7 @@ impl Fit<ClassTargets> for SvcParams {
     type Error = ModelsError;
     fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<Svc> {
         check_len(x, y.len())?;
-        self.fit_groups(x, y.classes(), y.names(), false, None)
+        self.fit_groups(x, y.classes(), y.names(), false, None, None, None)
     }
 }
 
@@ -414,6 +417,45 @@ impl Fit<Targets> for SvcParams {
             Targets::Classes(c) => self.fit(x, c),
             Targets::Real(_) => Err(ModelsError::Input("C-SVC needs class labels, got real targets".into())),
         }
+    }
+}
+
+impl crate::weights::FitWeighted for SvcParams {
+    fn fit_weighted(&self, x: &Samples, y: &Targets, w: &crate::weights::SampleWeights) -> Result<Svc> {
+        self.fit_weighted_groups(x, y, w, None, None)
+    }
+}
+
+impl SvcParams {
+    /// [`SvcParams::fit_groups`] with sample weights: the samples of weight 0 are dropped first (from
+    /// `x`, or from the serial numbers of `user`'s rows), the others' weights scale their bounds.
+    pub(crate) fn fit_weighted_groups(
+        &self,
+        x: &Samples,
+        y: &Targets,
+        w: &crate::weights::SampleWeights,
+        nu: Option<f64>,
+        user: Option<&super::KernelMatrix>,
+    ) -> Result<Svc> {
+        let what = if nu.is_some() { "nu-SVC" } else { "C-SVC" };
+        let (x, y, w) = crate::weights::positive(x, Some(y), w)?;
+        let (classes, names, binary) = class_parts(y.as_deref(), what)?;
+        self.fit_groups(&x, &classes, names, binary, nu, Some(&w), user)
+    }
+}
+
+/// Class index per sample, class names, and whether the targets are ±1 labels (`what` names the model
+/// in the error for real targets).
+pub(crate) fn class_parts<'a>(
+    y: Option<&'a Targets>,
+    what: &str,
+) -> Result<(Vec<usize>, &'a [String], bool)> {
+    match y {
+        Some(Targets::Binary(b)) => {
+            Ok((b.y().iter().map(|&v| usize::from(v > 0.0)).collect(), b.names(), true))
+        }
+        Some(Targets::Classes(c)) => Ok((c.classes().to_vec(), c.names(), false)),
+        _ => Err(ModelsError::Input(format!("{what} needs class labels, got real targets"))),
     }
 }
 

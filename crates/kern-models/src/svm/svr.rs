@@ -6,6 +6,7 @@ use super::params::{NuSvrParams, SvrParams};
 use super::train::{self, Dual, MachineStats};
 use crate::error::{ModelsError, Result};
 use crate::persist::Persist;
+use crate::weights::SampleWeights;
 use kern_core::learner::{Fit, Model};
 use kern_core::{KernelSpec, RealTargets, Samples, Targets};
 use serde::{Deserialize, Serialize};
@@ -50,7 +51,7 @@ impl Fit<RealTargets> for SvrParams {
     type Model = Svr;
     type Error = ModelsError;
     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
-        self.fit_user(x, y, None)
+        self.fit_user(x, y, None, None)
     }
 }
 
@@ -62,60 +63,111 @@ impl Fit<RealTargets> for NuSvrParams {
     /// `Cνl/2` in sample order (each at most `C`); linear term `−z` then `+z`. The ν variant of the
     /// solver returns `ρ` and `r`; the tube half-width found is `ε = −r`.
     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
-        self.fit_user(x, y, None)
+        self.fit_user(x, y, None, None)
     }
 }
 
+impl crate::weights::FitWeighted for SvrParams {
+    fn fit_weighted(&self, x: &Samples, y: &Targets, w: &SampleWeights) -> Result<Svr> {
+        self.fit_user(x, real(y, "epsilon-SVR")?, Some(w), None)
+    }
+}
+
+impl crate::weights::FitWeighted for NuSvrParams {
+    fn fit_weighted(&self, x: &Samples, y: &Targets, w: &SampleWeights) -> Result<Svr> {
+        self.fit_user(x, real(y, "nu-SVR")?, Some(w), None)
+    }
+}
+
+fn real<'a>(y: &'a Targets, what: &str) -> Result<&'a RealTargets> {
+    match y {
+        Targets::Real(r) => Ok(r),
+        _ => Err(ModelsError::Input(format!("{what} needs real targets"))),
+    }
+}
+
+/// Checks the sizes, drops the samples of weight 0 (when weighted) and calls `fit` with the samples,
+/// targets and positive weights left (`None`: unweighted).
+fn weighted_regression(
+    x: &Samples,
+    y: &RealTargets,
+    w: Option<&SampleWeights>,
+    fit: impl FnOnce(&Samples, &RealTargets, Option<&[f64]>) -> Result<Svr>,
+) -> Result<Svr> {
+    super::svc::check_len(x, y.len())?;
+    let Some(w) = w else { return fit(x, y, None) };
+    let t = Targets::Real(y.clone());
+    let (x, t, w) = crate::weights::positive(x, Some(&t), w)?;
+    let t = t.expect("targets were given");
+    fit(&x, real(&t, "SVR")?, Some(&w))
+}
+
+/// Per-sample bounds `C·w_i` (`C` unweighted).
+fn bounds(c: f64, sw: Option<&[f64]>, n: usize) -> Vec<f64> {
+    sw.map_or_else(|| vec![c; n], |w| w.iter().map(|&wi| c * wi).collect())
+}
+
 impl SvrParams {
-    /// Trains on `x`, or on the serial numbers of a precomputed kernel matrix (`user`).
+    /// ε-SVR on `x`, or on the serial numbers of a precomputed kernel matrix (`user`), with bounds
+    /// `C·w_i` (`w`: sample weights, `None`: 1; see [`crate::weights`]). Every ε-SVR fit goes
+    /// through here.
     pub(crate) fn fit_user(
         &self,
         x: &Samples,
         y: &RealTargets,
+        w: Option<&SampleWeights>,
         user: Option<&super::KernelMatrix>,
     ) -> Result<Svr> {
-        super::svc::check_len(x, y.len())?;
-        self.check(x.d())?;
-        let (n, z, eps) = (x.n(), y.values(), self.epsilon);
-        let c = self.regularization.c_for(n);
-        let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
-        fit_regression(&self.kernel, x, c, p, None, &self.solver, user, |_| (eps, None))
+        weighted_regression(x, y, w, |x, y, sw| {
+            self.check(x.d())?;
+            let (n, z, eps) = (x.n(), y.values(), self.epsilon);
+            let c = self.regularization.c_for(n);
+            let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
+            fit_regression(&self.kernel, x, bounds(c, sw, n), p, None, &self.solver, user, |_| (eps, None))
+        })
     }
 }
 
 impl NuSvrParams {
-    /// Trains on `x`, or on the serial numbers of a precomputed kernel matrix (`user`).
+    /// ν-SVR on `x`, or on the serial numbers of a precomputed kernel matrix (`user`), with bounds
+    /// `C·w_i` and the budget `Cν Σw/2` of scikit-learn's LIBSVM fork (`Σw = l` unweighted; `w`:
+    /// sample weights, `None`: 1). Every ν-SVR fit goes through here.
     pub(crate) fn fit_user(
         &self,
         x: &Samples,
         y: &RealTargets,
+        w: Option<&SampleWeights>,
         user: Option<&super::KernelMatrix>,
     ) -> Result<Svr> {
-        super::svc::check_len(x, y.len())?;
-        self.check(x.d())?;
-        let (n, z) = (x.n(), y.values());
-        let c = self.regularization.c_for(n);
-        let mut left = c * self.nu * n as f64 / 2.0;
-        let mut alpha = vec![0.0; 2 * n];
-        for i in 0..n {
-            let a = left.min(c);
-            alpha[i] = a;
-            alpha[i + n] = a;
-            left -= a;
-        }
-        let p = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
-        let nu = self.nu;
-        fit_regression(&self.kernel, x, c, p, Some(alpha), &self.solver, user, |r| (-r, Some(nu)))
+        weighted_regression(x, y, w, |x, y, sw| {
+            self.check(x.d())?;
+            let (n, z) = (x.n(), y.values());
+            let c = self.regularization.c_for(n);
+            let l = sw.map_or(n as f64, |w| w.iter().sum());
+            let cs = bounds(c, sw, n);
+            let mut left = c * self.nu * l / 2.0;
+            let mut alpha = vec![0.0; 2 * n];
+            for i in 0..n {
+                let a = left.min(cs[i]);
+                alpha[i] = a;
+                alpha[i + n] = a;
+                left -= a;
+            }
+            let p = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
+            let nu = self.nu;
+            fit_regression(&self.kernel, x, cs, p, Some(alpha), &self.solver, user, |r| (-r, Some(nu)))
+        })
     }
 }
 
-/// Solves the `2n`-variable regression dual (signs `+1` then `−1`, bounds `C`, linear term `p`) from
-/// `alpha` (`Some`: the ν variant) and builds the model; `tube(r)` gives `(ε, ν)` to store.
+/// Solves the `2n`-variable regression dual (signs `+1` then `−1`, bounds `c_i` on both `α_i` and
+/// `α_i*`, linear term `p`) from `alpha` (`Some`: the ν variant) and builds the model; `tube(r)` gives
+/// `(ε, ν)` to store.
 #[allow(clippy::too_many_arguments)] // the dual's data, start, solver settings and the kernel source
 fn fit_regression(
     kernel: &KernelSpec,
     x: &Samples,
-    c: f64,
+    c: Vec<f64>,
     p: Vec<f64>,
     alpha: Option<Vec<f64>>,
     solver: &super::params::SolverParams,
@@ -132,19 +184,14 @@ fn fit_regression(
     let sample: Vec<usize> = (0..n).chain(0..n).collect();
     let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
     let nu = alpha.is_some();
-    let sol = train::solve_from(
-        kernel,
-        Dual { x, sample, sign, p, c: vec![c; 2 * n], pre },
-        alpha,
-        nu,
-        solver,
-        budget,
-    );
-    let mut stats = train::stats_of(&sol, &vec![c; 2 * n], n, dense_used);
+    let c2: Vec<f64> = c.iter().chain(&c).copied().collect();
+    let sol =
+        train::solve_from(kernel, Dual { x, sample, sign, p, c: c2.clone(), pre }, alpha, nu, solver, budget);
+    let mut stats = train::stats_of(&sol, &c2, n, dense_used);
     let beta: Vec<f64> = (0..n).map(|i| sol.alpha[i] - sol.alpha[i + n]).collect();
     let idx: Vec<usize> = (0..n).filter(|&i| beta[i] != 0.0).collect();
     stats.n_sv = idx.len();
-    stats.n_bounded = idx.iter().filter(|&&i| beta[i].abs() >= c).count();
+    stats.n_bounded = idx.iter().filter(|&&i| beta[i].abs() >= c[i]).count();
     let (sv, coef) = if idx.is_empty() {
         (x.select(&[0])?, vec![0.0])
     } else {

@@ -44,9 +44,10 @@ def resolve_gamma(gamma, X, default=None):
     return g
 
 
-def kernel_spec(kernel, gamma, degree, coef0, X, gamma_default=None):
+def kernel_spec(kernel, gamma, degree, coef0, X, gamma_default=None, precomputed=False):
     """The kern kernel spec of scikit-learn's `kernel`/`gamma`/`degree`/`coef0`, or `kernel` itself when
-    it is a kern spec string (for example ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"``)."""
+    it is a kern spec string (for example ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"``). `"precomputed"` is
+    passed through for the estimators that take a kernel matrix (`precomputed=True`)."""
     if not isinstance(kernel, str):
         raise ValueError(
             f"kernel must be one of {SKLEARN_KERNELS} or a kern kernel spec string, got {kernel!r}"
@@ -64,7 +65,12 @@ def kernel_spec(kernel, gamma, degree, coef0, X, gamma_default=None):
             raise ValueError(f"degree must be a positive integer, got {degree!r}")
         return f"poly:degree={int(degree)},coef0={c0!r},scale={g!r}"
     if kernel == "precomputed":
-        raise ValueError("kernel='precomputed' is not supported; pass the samples and a kernel")
+        if precomputed:
+            return "precomputed"
+        raise ValueError(
+            "kernel='precomputed' is supported by SVC, NuSVC, SVR, NuSVR and OneClassSVM; "
+            "pass the samples and a kernel here"
+        )
     return kernel
 
 

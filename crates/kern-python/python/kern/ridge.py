@@ -2,7 +2,7 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _kern
 from ._base import KernModelMixin, kernel_spec, n_jobs_arg, positive, samples
@@ -28,9 +28,13 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
         self.coef0 = coef0
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        """Solves for the dual coefficients."""
+    def fit(self, X, y, sample_weight=None):
+        """Solves for the dual coefficients; with `sample_weight` (an array, or one number for every
+        sample) it minimizes `sum_i w_i (y_i - f(x_i))^2 + alpha ||f||^2`, as scikit-learn does."""
         X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
+        sw = None
+        if sample_weight is not None:
+            sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True).tolist()
         spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X, gamma_default="auto")
         self._model = _kern.fit_krr(
             samples(X),
@@ -38,6 +42,7 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
             spec,
             positive(self.alpha, "alpha"),
             n_jobs_arg(self.n_jobs),
+            sw,
         )
         self.kernel_spec_ = spec
         self.dual_coef_ = self._model.ridge_coefficients()[0][:, 0]

@@ -1,11 +1,12 @@
 """Support vector machines: `SVC`, `NuSVC`, `SVR`, `NuSVR`, `OneClassSVM` and `RailwaySVC`."""
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _kern
 from ._base import (
@@ -20,6 +21,8 @@ from ._base import (
 )
 
 _SPARSE = ["csr", "csc"]
+#: `_KernelSVM._validate` without targets.
+_NO_Y = object()
 
 
 def _encode_classes(est, y):
@@ -31,6 +34,32 @@ def _encode_classes(est, y):
         )
     est.classes_ = classes
     return y_enc.astype(np.int64)
+
+
+def _store(est, params):
+    """An `__init__`'s only job under scikit-learn's conventions: keep every parameter as given."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(est, name, value)
+
+
+def _weights(sample_weight, X):
+    """Checked sample weights as a list for the native fit (`None` stays `None`): one per sample, finite
+    and non-negative (kern refuses negative weights; scikit-learn's LIBSVM drops them silently)."""
+    if sample_weight is None:
+        return None, None
+    sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    return sw, sw.tolist()
+
+
+def _support_rows(model, X, sw):
+    """Training-row index of each support vector. Samples of weight 0 were left out of training, so
+    only the others are matched (a zero-weight duplicate of a support vector is never reported). A
+    precomputed-kernel model knows its support vectors' rows of the kernel matrix."""
+    if model.is_precomputed() or sw is None or (sw > 0).all():
+        return np.asarray(model.support_indices(samples(X)), dtype=np.int64)
+    keep = np.flatnonzero(sw > 0)
+    return keep[np.asarray(model.support_indices(samples(X[keep])), dtype=np.int64)]
 
 
 def _ovr_decision(dec, k):
@@ -50,11 +79,52 @@ def _ovr_decision(dec, k):
     return votes + conf / (3 * (np.abs(conf) + 1))
 
 
-class _BaseSVC(KernModelMixin, ClassifierMixin, BaseEstimator):
-    def _native_decision(self, X):
+class _KernelSVM(KernModelMixin):
+    """`kernel="precomputed"` as scikit-learn's SVMs take it: `fit` reads the `n × n` kernel matrix of the
+    training samples, the other methods the `m × n` matrix `K(X, X_train)`; dense input only."""
+
+    def _precomputed(self):
+        return getattr(self, "kernel", None) == "precomputed"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self._precomputed()
+        tags.input_tags.sparse = not self._precomputed()
+        return tags
+
+    def _validate(self, X, y=_NO_Y, reset=True, **kw):
+        """`validate_data` for this estimator's input, with targets `y` unless `_NO_Y` (at predict time
+        `reset=False` checks the width: for a kernel matrix, the number of training samples)."""
+        if self._precomputed() and sp.issparse(X):
+            raise TypeError("Sparse precomputed kernels are not supported.")
+        accept = False if self._precomputed() else _SPARSE
+        if y is _NO_Y:
+            X = validate_data(self, X, accept_sparse=accept, dtype=np.float64, reset=reset)
+        else:
+            X, y = validate_data(self, X, y, accept_sparse=accept, dtype=np.float64, **kw)
+        if reset and self._precomputed() and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"Precomputed matrix must be a square matrix. Input is a {X.shape[0]}x{X.shape[1]} matrix."
+            )
+        return X if y is _NO_Y else (X, y)
+
+    def _spec(self, X):
+        return kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X, precomputed=True)
+
+    def _training_vectors(self, X, support):
+        """`support_vectors_`: the support rows of `X`, or (precomputed) an empty array, as
+        scikit-learn's."""
+        return np.empty((0, 0)) if self._precomputed() else X[support]
+
+    def _decision(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+        X = self._validate(X, reset=False)
         return self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))
+
+
+class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
+    def _native_decision(self, X):
+        return self._decision(X)
 
     def _votes(self, dec):
         """Predicted class indices from one-vs-one decision values (ties: lowest index)."""
@@ -91,7 +161,7 @@ class _BaseSVC(KernModelMixin, ClassifierMixin, BaseEstimator):
         """Class probabilities from Platt sigmoids fitted by internal cross-validation (columns in the
         order of `classes_`)."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+        X = self._validate(X, reset=False)
         return self._model.predict_proba(samples(X), n_jobs_arg(self.n_jobs))
 
     @available_if(_check_proba)
@@ -105,13 +175,14 @@ class _BaseSVC(KernModelMixin, ClassifierMixin, BaseEstimator):
                 f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}"
             )
 
-    def _fit_kernel_svc(self, X, y, c, nu, class_weight):
+    def _fit_kernel_svc(self, X, y, c, nu, class_weight, sample_weight):
         """The one training path of `SVC` (`nu` None) and `NuSVC` (`c` unused): validation, the native
         fit and scikit-learn's fitted attributes."""
         self._check_shape()
-        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
+        X, y = self._validate(X, y)
         y_enc = _encode_classes(self, y)
-        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        sw, sw_list = _weights(sample_weight, X)
+        spec = self._spec(X)
         cw = None
         if class_weight is not None:
             cw = [float(w) for w in compute_class_weight(class_weight, classes=self.classes_, y=y)]
@@ -130,22 +201,23 @@ class _BaseSVC(KernModelMixin, ClassifierMixin, BaseEstimator):
             bool(self.shrinking),
             max_iter_arg(self.max_iter),
             n_jobs_arg(self.n_jobs),
+            sw_list,
         )
         self.kernel_spec_ = spec
         self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
-        self._set_support(X, y_enc)
+        self._set_support(X, y_enc, sw)
         return self
 
-    def _set_support(self, X, y_enc):
+    def _set_support(self, X, y_enc, sw):
         k = len(self.classes_)
-        rows = np.asarray(self._model.support_indices(samples(X)), dtype=np.int64)
+        rows = _support_rows(self._model, X, sw)
         # scikit-learn's layout: support vectors grouped by class, in sample order within a class.
         order = np.lexsort((rows, y_enc[rows]))
         self.support_ = rows[order].astype(np.int32)
         position = np.empty(len(rows), dtype=np.int64)
         position[order] = np.arange(len(rows))
         sv_class = y_enc[rows]
-        self.support_vectors_ = X[self.support_]
+        self.support_vectors_ = self._training_vectors(X, self.support_)
         self.n_support_ = np.bincount(sv_class, minlength=k).astype(np.int32)
         machines = self._model.machines()
         dual = np.zeros((k - 1, len(rows)))
@@ -166,8 +238,10 @@ class SVC(_BaseSVC):
     """C-support vector classification by kern's SMO solver (one-vs-one for more than two classes).
 
     Parameters follow scikit-learn's `sklearn.svm.SVC`; `kernel` also takes a kern kernel spec such as
-    ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"`` (then `gamma`, `degree`, `coef0` are ignored). `n_jobs` is
-    the number of threads kern trains and predicts with (`None`: all cores; `-1`: all cores).
+    ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"`` (then `gamma`, `degree`, `coef0` are ignored), or
+    ``"precomputed"``: `fit` takes the `n × n` kernel matrix of the training samples and the prediction
+    methods the `m × n` matrix `K(X, X_train)` (as scikit-learn's SVC). `n_jobs` is the number of
+    threads kern trains and predicts with (`None`: all cores; `-1`: all cores).
 
     Fitted attributes: `classes_`, `n_features_in_`, `support_`, `support_vectors_`, `n_support_`,
     `dual_coef_`, `intercept_`, `kernel_spec_` (the kern spec used), with scikit-learn's shapes and
@@ -192,24 +266,12 @@ class SVC(_BaseSVC):
         random_state=None,
         n_jobs=None,
     ):
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.class_weight = class_weight
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y):
-        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels)."""
-        return self._fit_kernel_svc(X, y, positive(self.C, "C"), None, self.class_weight)
+    def fit(self, X, y, sample_weight=None):
+        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels);
+        `sample_weight` rescales C per sample (weight 0 leaves the sample out)."""
+        return self._fit_kernel_svc(X, y, positive(self.C, "C"), None, self.class_weight, sample_weight)
 
 
 def _nu(nu):
@@ -225,7 +287,7 @@ class NuSVC(_BaseSVC):
     classes (each pair's `nu` must be feasible, else ValueError).
 
     Parameters follow scikit-learn's `sklearn.svm.NuSVC` (no `class_weight`); `kernel` also takes a kern
-    spec; `n_jobs` is kern's thread count. Fitted attributes as `SVC`: `classes_`, `n_features_in_`,
+    spec or ``"precomputed"`` (as `SVC`); `n_jobs` is kern's thread count. Fitted attributes as `SVC`: `classes_`, `n_features_in_`,
     `support_`, `support_vectors_`, `n_support_`, `dual_coef_`, `intercept_`, `kernel_spec_`.
     """
 
@@ -246,23 +308,13 @@ class NuSVC(_BaseSVC):
         random_state=None,
         n_jobs=None,
     ):
-        self.nu = nu
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y):
-        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels)."""
-        return self._fit_kernel_svc(X, y, 1.0, _nu(self.nu), None)
+    def fit(self, X, y, sample_weight=None):
+        """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels);
+        `sample_weight` bounds each sample's dual variable and counts in `nu`'s total (weight 0
+        leaves the sample out)."""
+        return self._fit_kernel_svc(X, y, 1.0, _nu(self.nu), None, sample_weight)
 
 
 class RailwaySVC(_BaseSVC):
@@ -290,17 +342,7 @@ class RailwaySVC(_BaseSVC):
         random_state=None,
         n_jobs=None,
     ):
-        self.C = C
-        self.gamma = gamma
-        self.significance = significance
-        self.k_max = k_max
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
     def fit(self, X, y):
         """Locates the areas and trains the SVC."""
@@ -328,9 +370,10 @@ class RailwaySVC(_BaseSVC):
         return self
 
 
-class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
+class SVR(_KernelSVM, RegressorMixin, BaseEstimator):
     """Epsilon-support vector regression by kern's SMO solver; parameters as scikit-learn's
-    `sklearn.svm.SVR`, `kernel` also a kern spec, `n_jobs` kern's thread count.
+    `sklearn.svm.SVR`, `kernel` also a kern spec or ``"precomputed"`` (kernel matrices, as `SVC`),
+    `n_jobs` kern's thread count.
 
     Fitted attributes: `n_features_in_`, `support_`, `support_vectors_`, `dual_coef_` (`(1, n_SV)`),
     `intercept_`, `kernel_spec_`.
@@ -351,29 +394,21 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
         max_iter=-1,
         n_jobs=None,
     ):
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.C = C
-        self.epsilon = epsilon
-        self.shrinking = shrinking
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y):
-        """Trains on samples `X` and real targets `y`."""
+    def fit(self, X, y, sample_weight=None):
+        """Trains on samples `X` and real targets `y`; `sample_weight` rescales C per sample (weight 0
+        leaves the sample out)."""
         eps = float(self.epsilon)
         if not eps >= 0:
             raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
-        return self._fit_regression(X, y, eps, None)
+        return self._fit_regression(X, y, eps, None, sample_weight)
 
-    def _fit_regression(self, X, y, eps, nu):
+    def _fit_regression(self, X, y, eps, nu, sample_weight):
         """The one training path of `SVR` (`nu` None) and `NuSVR` (`eps` unused: the tube is found)."""
-        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
-        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        X, y = self._validate(X, y, y_numeric=True)
+        sw, sw_list = _weights(sample_weight, X)
+        spec = self._spec(X)
         self._model = _kern.fit_svr(
             samples(X),
             np.asarray(y, dtype=np.float64).tolist(),
@@ -386,35 +421,34 @@ class SVR(KernModelMixin, RegressorMixin, BaseEstimator):
             bool(self.shrinking),
             max_iter_arg(self.max_iter),
             n_jobs_arg(self.n_jobs),
+            sw_list,
         )
         self.kernel_spec_ = spec
-        _set_expansion(self, X)
+        _set_expansion(self, X, sw)
         return self
 
     def predict(self, X):
         """Predicted values."""
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
-        return self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))[:, 0]
+        return self._decision(X)[:, 0]
 
 
-def _set_expansion(est, X):
+def _set_expansion(est, X, sw):
     """`n_iter_`, `support_`, `support_vectors_`, `dual_coef_` `(1, n_SV)` and `intercept_` of a model
     with one expansion (SVR, ν-SVR, one-class), support vectors in sample order."""
     est.n_iter_ = int(est._model.iterations()[0])
-    rows = np.asarray(est._model.support_indices(samples(X)), dtype=np.int64)
+    rows = _support_rows(est._model, X, sw)
     coef, bias = est._model.svr_coefficients()
     order = np.argsort(rows, kind="stable")
     est.support_ = rows[order].astype(np.int32)
-    est.support_vectors_ = X[est.support_]
+    est.support_vectors_ = est._training_vectors(X, est.support_)
     est.dual_coef_ = np.asarray(coef, dtype=np.float64)[order].reshape(1, -1)
     est.intercept_ = np.array([bias])
 
 
 class NuSVR(SVR):
     """ν-support vector regression (LIBSVM's `-s 4`): `nu` in (0, 1] replaces the tube width `epsilon`,
-    which the solver finds; parameters as scikit-learn's `sklearn.svm.NuSVR`, `kernel` also a kern spec,
-    `n_jobs` kern's thread count. Fitted attributes as `SVR`."""
+    which the solver finds; parameters as scikit-learn's `sklearn.svm.NuSVR`, `kernel` also a kern spec
+    or ``"precomputed"``, `n_jobs` kern's thread count. Fitted attributes as `SVR`."""
 
     def __init__(
         self,
@@ -431,27 +465,19 @@ class NuSVR(SVR):
         max_iter=-1,
         n_jobs=None,
     ):
-        self.nu = nu
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.tol = tol
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y):
-        """Trains on samples `X` and real targets `y`."""
-        return self._fit_regression(X, y, 0.0, _nu(self.nu))
+    def fit(self, X, y, sample_weight=None):
+        """Trains on samples `X` and real targets `y`; `sample_weight` rescales C per sample (weight 0
+        leaves the sample out)."""
+        return self._fit_regression(X, y, 0.0, _nu(self.nu), sample_weight)
 
 
-class OneClassSVM(KernModelMixin, OutlierMixin, BaseEstimator):
+class OneClassSVM(_KernelSVM, OutlierMixin, BaseEstimator):
     """One-class SVM (Schölkopf et al. 2001, LIBSVM's `-s 2`) by kern's SMO solver: `nu` in (0, 1] bounds
     the fraction of training samples outside the estimated support from above and of support vectors
-    from below. Parameters as scikit-learn's `sklearn.svm.OneClassSVM`; `kernel` also a kern spec.
+    from below. Parameters as scikit-learn's `sklearn.svm.OneClassSVM`; `kernel` also a kern spec or
+    ``"precomputed"`` (kernel matrices, as `SVC`).
 
     Fitted attributes: `n_features_in_`, `support_`, `support_vectors_`, `dual_coef_` `(1, n_SV)`,
     `intercept_` (`-rho`), `offset_` (`rho`: `decision_function = score_samples - offset_`),
@@ -472,21 +498,14 @@ class OneClassSVM(KernModelMixin, OutlierMixin, BaseEstimator):
         max_iter=-1,
         n_jobs=None,
     ):
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.nu = nu
-        self.shrinking = shrinking
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
+        _store(self, locals())
 
-    def fit(self, X, y=None):
-        """Estimates the support of the distribution of `X` (`y` is ignored)."""
-        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64)
-        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+    def fit(self, X, y=None, sample_weight=None):
+        """Estimates the support of the distribution of `X` (`y` is ignored); `sample_weight` bounds
+        each sample's dual variable and counts in `nu`'s total (weight 0 leaves the sample out)."""
+        X = self._validate(X)
+        sw, sw_list = _weights(sample_weight, X)
+        spec = self._spec(X)
         self._model = _kern.fit_one_class(
             samples(X),
             spec,
@@ -496,17 +515,16 @@ class OneClassSVM(KernModelMixin, OutlierMixin, BaseEstimator):
             bool(self.shrinking),
             max_iter_arg(self.max_iter),
             n_jobs_arg(self.n_jobs),
+            sw_list,
         )
         self.kernel_spec_ = spec
-        _set_expansion(self, X)
+        _set_expansion(self, X, sw)
         self.offset_ = -self.intercept_[0]
         return self
 
     def decision_function(self, X):
         """Signed distance to the estimated support's boundary: positive inside."""
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
-        return self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))[:, 0]
+        return self._decision(X)[:, 0]
 
     def score_samples(self, X):
         """The unshifted scores `sum_i alpha_i k(x_i, x)` (`decision_function + offset_`)."""
