@@ -152,9 +152,9 @@ pub(crate) fn parse_err(path: &Path, line: usize, reason: impl Into<String>) -> 
 ///   same directory is written, flushed and synced, renamed over the target, then the directory is
 ///   synced; on every error path the temporary file is removed and the target is untouched;
 /// - anything else that exists (a FIFO, a character device such as `/dev/null`, a socket), any path
-///   under `/proc/`, and any symbolic link under `/dev/` (such as `/dev/stdout`, which may lead to a
-///   regular file a shell redirected to) is written in place, never renamed over; a new or regular
-///   file elsewhere under `/dev/` (a `tmpfs` such as `/dev/shm`) is an ordinary file;
+///   under `/proc/`, and any symbolic link directly in `/dev/` or `/dev/fd/` (such as `/dev/stdout`,
+///   which may lead to a regular file a shell redirected to) is written in place, never renamed
+///   over; files and links elsewhere under `/dev/` (a `tmpfs` such as `/dev/shm`) are ordinary ones;
 /// - temporary files of earlier saves whose process is gone (killed inside the write window) are
 ///   removed by the next save of the same name.
 ///
@@ -173,12 +173,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Whether `path` must be written in place: it exists and is not a regular file (FIFO, device,
-/// socket; symlinks followed), it is a process file, or it is a symbolic link under `/dev` (the
-/// standard streams: `/dev/stdout` leads through `/proc/self/fd` to whatever a shell redirected to).
+/// socket; symlinks followed), it is a process file, or it is a symbolic link directly in `/dev` or
+/// `/dev/fd` (the standard streams: `/dev/stdout` leads through `/proc/self/fd` to whatever a shell
+/// redirected to). A user's link inside a file system mounted below `/dev` (`/dev/shm/...`) is an
+/// ordinary link, followed to the file it names.
 fn in_place(path: &Path) -> bool {
     let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
-    let dev_link =
-        path.starts_with("/dev") && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let stream_dir = path.parent().is_some_and(|d| d == Path::new("/dev") || d == Path::new("/dev/fd"));
+    let dev_link = stream_dir && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     special || dev_link || path.starts_with("/proc")
 }
 
@@ -412,6 +414,13 @@ mod tests {
             write_atomic(&p, b"one").unwrap();
             write_atomic(&p, b"two").unwrap();
             assert_eq!(std::fs::read(&p).unwrap(), b"two");
+            // A user's link there is followed: its target is replaced, not appended to.
+            let link = shm.join(format!("{name}-link"));
+            std::os::unix::fs::symlink(&p, &link).unwrap();
+            write_atomic(&link, b"three").unwrap();
+            assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+            assert_eq!(std::fs::read(&p).unwrap(), b"three");
+            std::fs::remove_file(&link).unwrap();
             std::fs::remove_file(&p).unwrap();
             let leftovers = std::fs::read_dir(shm)
                 .unwrap()
