@@ -228,3 +228,42 @@ fn malformed_precomputed_files_are_named_errors_in_cv() {
         assert!(!ok && err.contains(want), "{name}: {err}");
     }
 }
+
+/// Under a ν type `nu` is the model's; a compactly supported kernel's exponent is then `k.nu` (and its
+/// support radius `k.c`): a cell of `--grid nu=..,k.nu=..,k.c=..` is the run with those values written
+/// into the kernel spec (the base spec's own values, very different, are overridden).
+#[test]
+fn kernel_keys_colliding_with_model_parameters_take_the_k_prefix() {
+    let d = tmp();
+    let (x, class, _) = points(36);
+    let text: String = x
+        .iter()
+        .zip(&class)
+        .map(|(p, &c)| format!("{} 1:{} 2:{}\n", if c == 1 { 1 } else { -1 }, p[0], p[1]))
+        .collect();
+    let f = d.join("prefix.txt");
+    std::fs::write(&f, text).unwrap();
+    let run = |kernel: &str, grid: &str| {
+        let (ok, j, err) = kern(&[
+            "cv",
+            "--data",
+            f.to_str().unwrap(),
+            "--type",
+            "nu-svc",
+            "--kernel",
+            kernel,
+            "--grid",
+            grid,
+            "--folds",
+            "3",
+            "--seed",
+            "5",
+            "-q",
+        ]);
+        assert!(ok, "{err}");
+        fold_scores(&j)
+    };
+    let prefixed = run("cs-gaussian:sigma=1,c=0.2,nu=2", "nu=[0.3],k.nu=[3],k.c=[4]");
+    let written = run("cs-gaussian:sigma=1,c=4,nu=3", "nu=[0.3]");
+    assert_eq!(prefixed, written);
+}
