@@ -21,7 +21,7 @@ mod nu_bound;
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, ClassTargets, RealTargets, Samples};
 use kern_models::svm::{NuSvcParams, NuSvrParams, OneClassParams, Svc};
-use nu_bound::{DOUBLE, Dual, LIBSVM_FLOAT, Reported, Solution, snap};
+use nu_bound::{Constraint, DOUBLE, Dual, LIBSVM_FLOAT, Reported, Solution, snap};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -321,10 +321,22 @@ fn check_nu_svc_bounds(name: &str, nu: f64, shrinking: bool, eps: f64) {
         y: y.clone(),
         p: vec![0.0; l],
         c: 1.0,
-        mass: (nul / 2.0, nul / 2.0),
+        constraint: Constraint::Masses(nul / 2.0, nul / 2.0),
     };
     let ag = dual.agreement(name, &lib, &kern);
-    eprintln!("{name}: {ag:?}", ag = (ag.f, ag.viol, ag.gap, ag.w_diff, ag.w_bound, ag.offset_bound));
+    eprintln!(
+        "{name}: {ag:?}",
+        ag = (
+            ag.f,
+            ag.viol,
+            ag.gap,
+            ag.w_diff,
+            ag.w_bound,
+            ag.offset_bound,
+            ag.uncertain.len(),
+            ag.beta_bound
+        )
+    );
     // The criterion on the objective (it follows from the gaps when they are small).
     assert!(
         (ag.f.0 - ag.f.1).abs() <= OBJECTIVE * ag.f.0.abs(),
@@ -423,10 +435,22 @@ fn nu_svr_sinc_matches_libsvm() {
         y: (0..2 * l).map(|s| if s < l { 1.0 } else { -1.0 }).collect(),
         p: (0..2 * l).map(|s| if s < l { -y[s] } else { y[s - l] }).collect(),
         c,
-        mass: (mass, mass),
+        constraint: Constraint::Masses(mass, mass),
     };
     let ag = dual.agreement(name, &lib, &kern);
-    eprintln!("{name}: {ag:?}", ag = (ag.f, ag.viol, ag.gap, ag.w_diff, ag.w_bound, ag.offset_bound));
+    eprintln!(
+        "{name}: {ag:?}",
+        ag = (
+            ag.f,
+            ag.viol,
+            ag.gap,
+            ag.w_diff,
+            ag.w_bound,
+            ag.offset_bound,
+            ag.uncertain.len(),
+            ag.beta_bound
+        )
+    );
     assert!(
         (ag.f.0 - ag.f.1).abs() <= OBJECTIVE * ag.f.0.abs(),
         "{name}: objectives {:?} not within 1e-3",

@@ -136,7 +136,7 @@ impl ParamAxis {
         let bad = |reason: String| TuneError::GridSpec { spec: name.clone(), reason };
         if !valid_name(&name) {
             return Err(bad(
-                "a parameter name is a letter or '_' followed by letters, digits, '_' or '-'".into()
+                "a parameter name is a letter or '_' followed by letters, digits, '_', '-' or '.'".into(),
             ));
         }
         if values.is_empty() {
@@ -165,7 +165,7 @@ fn check_count(name: &str, n: usize) -> Result<()> {
 fn valid_name(s: &str) -> bool {
     let mut c = s.chars();
     matches!(c.next(), Some(ch) if ch.is_ascii_alphabetic() || ch == '_')
-        && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')
+        && c.all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.'))
 }
 
 /// A grid of named parameters: the cartesian product of its axes.

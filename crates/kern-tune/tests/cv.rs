@@ -337,3 +337,15 @@ fn grid_syntax() {
     let pt = ParamPoint::from_pairs(&[("c", 1.0)]);
     assert!(pt.require("sigma").is_err());
 }
+
+/// A name may carry a dotted prefix (`kern cv` writes a kernel key that collides with a model
+/// parameter as `k.c`, `k.nu`); it may not start with one.
+#[test]
+fn grid_names_may_carry_a_dotted_prefix() {
+    let g: kern_tune::grid::ParamGrid = "c=[1,2],k.c=1..3:3".parse().unwrap();
+    assert_eq!(g.names(), vec!["c", "k.c"]);
+    assert_eq!(g.len(), 6);
+    assert_eq!(g.points()[0].get("k.c"), Some(1.0));
+    assert!(".c=[1]".parse::<kern_tune::grid::ParamGrid>().is_err());
+    assert!("k c=[1]".parse::<kern_tune::grid::ParamGrid>().is_err());
+}

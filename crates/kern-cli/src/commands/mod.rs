@@ -10,6 +10,7 @@ pub mod kpca;
 pub mod landmark;
 pub mod lssvm;
 pub mod precomputed;
+pub mod precomputed_cv;
 pub mod predict;
 pub mod railway;
 pub mod scale;

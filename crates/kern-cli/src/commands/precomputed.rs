@@ -90,7 +90,7 @@ pub fn read(path: &Path, training: bool) -> Result<Dataset, CliError> {
 
 /// The training kernel matrix of a training file's rows: the first `n` columns (extra ones are not used,
 /// as in LIBSVM).
-fn kernel_matrix(ds: &Dataset) -> Result<KernelMatrix, CliError> {
+pub(crate) fn kernel_matrix(ds: &Dataset) -> Result<KernelMatrix, CliError> {
     let n = ds.samples.n();
     if ds.samples.d() < n {
         return Err(format!(

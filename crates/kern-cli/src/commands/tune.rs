@@ -5,8 +5,11 @@
 //! - `kern tune support --data F --base gaussian:sigma=S --nu 3 (--gamma G | --min-alignment MU |
 //!   --min-sparsity TAU)`: the support radius C of `cs-<base>` by the CS-RBF alignment–sparsity
 //!   procedures (eqs. 8–10).
+//!
+//! Both read sample coordinates: a precomputed kernel matrix (LIBSVM's `0:serial` rows) is refused
+//! with the reason (neither a bandwidth nor a support radius can be chosen from kernel values).
 
-use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
+use crate::common::{CliError, CliResult, DataArgs, parse_kernel, with_threads};
 use kern_core::{CompactlySupported, Kernel, KernelSpec};
 use kern_tune::bandwidth::{BandwidthOptions, Method, Solver, select_bandwidth, subsample_study};
 use kern_tune::grid::ParamGrid;
@@ -25,9 +28,40 @@ pub struct Args {
 #[derive(clap::Subcommand, Debug)]
 enum TuneCommand {
     /// Gaussian bandwidth by a heuristic (Letchford 2015): mean-to-half, max-variance, ahn, median, scale.
+    /// Needs sample coordinates: a precomputed kernel file (LIBSVM 0:serial rows) is refused.
     Bandwidth(BandwidthArgs),
-    /// Support radius C of a compactly supported kernel by alignment and sparsity.
+    /// Support radius C of a compactly supported kernel by alignment and sparsity. Needs sample
+    /// coordinates: a precomputed kernel file (LIBSVM 0:serial rows) is refused.
     Support(SupportArgs),
+}
+
+/// Refuses a precomputed-kernel file (LIBSVM `-t 4` rows `LABEL 0:SERIAL 1:K1 …`): what `kern tune`
+/// chooses is a parameter of a kernel evaluated on sample coordinates, which such a file does not hold.
+fn refuse_precomputed(data: &crate::common::DataArgs, what: &str) -> Result<(), CliError> {
+    use std::io::BufRead;
+    let path = &data.data;
+    let name = path.display().to_string();
+    if crate::common::is_std(path) || name.ends_with(".gz") || name.ends_with(".csv") {
+        return Ok(());
+    }
+    let Ok(f) = std::fs::File::open(path) else { return Ok(()) }; // the reader reports it
+    for line in std::io::BufReader::new(f).lines().map_while(Result::ok) {
+        let line = line.split('#').next().unwrap_or("").to_string();
+        let mut toks = line.split_ascii_whitespace();
+        if toks.next().is_none() {
+            continue;
+        }
+        if toks.next().is_some_and(|t| t.starts_with("0:")) {
+            return Err(format!(
+                "{name} holds a precomputed kernel matrix (rows LABEL 0:SERIAL 1:K1 ...), not samples: {what} \
+                 is chosen from the distances between sample coordinates, which kernel values do not give \
+                 back; run it on the samples the matrix was computed from"
+            )
+            .into());
+        }
+        break;
+    }
+    Ok(())
 }
 
 /// Arguments of `kern tune bandwidth`.
@@ -120,6 +154,7 @@ fn bandwidth(a: BandwidthArgs) -> CliResult {
         "bisection" => Solver::Bisection,
         other => return Err(format!("unknown --solver {other:?}; valid: newton, bisection").into()),
     };
+    refuse_precomputed(&a.data, "the Gaussian bandwidth")?;
     let ds = a.data.load_sparse()?;
     let labels: Option<Vec<usize>> =
         if method == Method::Ahn { Some(ds.classes()?.classes().to_vec()) } else { None };
@@ -180,6 +215,14 @@ fn kernel_spec(base: &KernelSpec, c: f64, nu: f64, d: usize) -> String {
 }
 
 fn support(a: SupportArgs) -> CliResult {
+    if crate::commands::precomputed::is_precomputed(&a.base) {
+        return Err(
+            "--base precomputed: the support radius C tapers a radial kernel of the distance between \
+                    samples, ((1 - r/C)+)^nu k(r); a precomputed kernel's values carry no distances to taper"
+                .into(),
+        );
+    }
+    refuse_precomputed(&a.data, "the support radius")?;
     let base = parse_kernel(&a.base)?;
     let procedure = match (a.gamma, a.min_alignment, a.min_sparsity) {
         (Some(gamma), None, None) => Procedure::Combined { gamma },

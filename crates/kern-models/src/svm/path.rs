@@ -61,6 +61,30 @@ impl SharedGram {
         Ok(SharedGram { kernel: kernel.clone(), gram })
     }
 
+    /// A precomputed kernel matrix (LIBSVM `-t 4`), shared and never copied: the samples given to
+    /// [`SvcParams::predict_c_path`] are then the serial numbers `1, …, n` of the training points (one
+    /// column; only their count is read) and the learners of the path carry the linear kernel, a
+    /// placeholder that is never evaluated (every kernel value is read from the matrix).
+    ///
+    /// ```
+    /// use kern_models::svm::{KernelMatrix, SharedGram, SvcParams};
+    /// use kern_core::{BinaryTargets, Samples};
+    /// // The linear kernel of the points 0, 0.2, 2, 2.2 on a line, plus 1.
+    /// let p = [0.0, 0.2, 2.0, 2.2];
+    /// let k: Vec<Vec<f64>> = p.iter().map(|a| p.iter().map(|b| a * b + 1.0).collect()).collect();
+    /// let g = SharedGram::from_kernel_matrix(&KernelMatrix::from_rows(&k)?);
+    /// let serials = Samples::from_rows(&[[1.0], [2.0], [3.0], [4.0]])?;
+    /// let y = BinaryTargets::from_f64(&[-1.0, -1.0, 1.0, 1.0])?;
+    /// let path = [SvcParams::new("linear".parse()?).c(10.0)];
+    /// // Trained on points 1 and 3, predicting points 2 and 4.
+    /// let pred = SvcParams::predict_c_path(&path, &g, &serials, &y, &[0, 2], &[1, 3])?;
+    /// assert_eq!(pred[0], vec![-1.0, 1.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_kernel_matrix(k: &super::KernelMatrix) -> Self {
+        SharedGram { kernel: KernelSpec::Linear(kern_core::Linear), gram: k.shared() }
+    }
+
     /// Whether the matrix of `n` samples takes at most `bytes`.
     pub fn fits(n: usize, bytes: usize) -> bool {
         (n as u128) * (n as u128) * 8 <= bytes as u128

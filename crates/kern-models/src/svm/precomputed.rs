@@ -188,6 +188,11 @@ impl KernelMatrix {
         self.k.as_ref().as_ref()
     }
 
+    /// The matrix, shared (for the C path of a grid search).
+    pub(crate) fn shared(&self) -> Arc<Mat<f64>> {
+        self.k.clone()
+    }
+
     /// The training points as their serial numbers `1, …, n` (one column): the samples the SVMs train
     /// on when the kernel is precomputed.
     pub(crate) fn serials(&self) -> Samples {
