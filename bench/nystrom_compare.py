@@ -20,6 +20,7 @@ kern its n x 28 doubles, scikit-learn a numpy array), and test accuracy on a sep
 
 Usage: python3 bench/nystrom_compare.py --kern target/release/kern [--n 200000] [--test 50000]
        [--m 2000] [--lambda 1000] [--reps 3] [--sigma S] [--skip-sklearn]
+       [--landmarks fvs random] [--solver auto direct iterative]
 """
 import argparse
 import json
@@ -82,6 +83,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--skip-sklearn", action="store_true")
     ap.add_argument("--landmarks", nargs="*", default=["fvs", "random"])
+    ap.add_argument("--solver", nargs="*", default=["auto"],
+                    help="kern --solver values to run (auto, direct, iterative)")
     # Worker mode (internal).
     ap.add_argument("--sklearn-worker", action="store_true")
     ap.add_argument("--train")
@@ -101,16 +104,20 @@ def main():
         common = {"n": a.n, "n_test": a.test, "m": a.m, "sigma": sigma, "lambda": a.lam,
                   "sklearn_alpha": 1.0 / a.lam}
         for lm in a.landmarks:
-            runs = []
-            for rep in range(a.reps):
-                model = os.path.join(tmp, "m.kern")
-                j, rss, _ = timed_run([a.kern, "train", "--data", train, "--model", "lssvm",
-                                       "--kernel", f"gaussian:sigma={sigma}", "--lambda", str(a.lam),
-                                       "--landmarks", f"{lm}:{a.m}", "--seed", str(rep), "--out", model])
-                p, _, _ = timed_run([a.kern, "predict", "--data", test, "--model", model])
-                runs.append({"seconds": j["seconds"], "accuracy": p["accuracy"], "rss": rss,
-                             "x_iterations": j.get("iterations"), "x_centres": j.get("centres")})
-            print(json.dumps({**common, **summary(f"kern {lm}:{a.m}", runs)}), flush=True)
+            for solver in a.solver:
+                runs = []
+                for rep in range(a.reps):
+                    model = os.path.join(tmp, "m.kern")
+                    j, rss, _ = timed_run([a.kern, "train", "--data", train, "--model", "lssvm",
+                                           "--kernel", f"gaussian:sigma={sigma}", "--lambda", str(a.lam),
+                                           "--landmarks", f"{lm}:{a.m}", "--seed", str(rep),
+                                           "--solver", solver, "--out", model])
+                    p, _, _ = timed_run([a.kern, "predict", "--data", test, "--model", model])
+                    runs.append({"seconds": j["seconds"], "accuracy": p["accuracy"], "rss": rss,
+                                 "x_iterations": j.get("iterations"), "x_centres": j.get("centres"),
+                                 "x_solved": j.get("solver"), "x_kept": j.get("kept_kernel_matrix")})
+                print(json.dumps({**common, **summary(f"kern {lm}:{a.m} --solver {solver}", runs)}),
+                      flush=True)
         if not a.skip_sklearn:
             runs = []
             for rep in range(a.reps):
