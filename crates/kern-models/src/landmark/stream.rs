@@ -81,10 +81,12 @@ impl<'a> KnmBlocks<'a> {
         centres.check_same_dim(x)?;
         let (n, m) = (x.n(), centres.n());
         let rows = rows.unwrap_or_else(|| block_rows(m)).max(1);
+        // At most GROUP blocks at once, and never more than there are.
+        let group = GROUP.min(n.div_ceil(rows)).max(1);
         let blocks =
-            memory::bytes_for::<f64>(&[GROUP, rows.min(n.max(1)), m + width], "blocks of the kernel matrix")?;
+            memory::bytes_for::<f64>(&[group, rows.min(n.max(1)), m + width], "blocks of the kernel matrix")?;
         let partials =
-            memory::bytes_for::<f64>(&[GROUP + 1, m, width], "partial sums of the kernel products")?;
+            memory::bytes_for::<f64>(&[group + 1, m, width], "partial sums of the kernel products")?;
         memory::check_bytes(
             blocks.saturating_add(partials),
             "blocks of the centres' kernel matrix",
