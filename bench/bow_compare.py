@@ -12,7 +12,10 @@ of the training data (8-byte values + 4-byte indices + row pointers, what LIBSVM
 holds).
 
     python3 bench/bow_compare.py --n-train 20000 --n-test 5000 --d 1000000 [--repeats 3]
-        [--work /tmp/kern-bow] [--kern target/release/kern] [--only linear,gaussian]
+        [--work /tmp/kern-bow] [--kern target/release/kern] [--only linear,gaussian] [--kern-threads N]
+
+kern runs on all cores unless --kern-threads is given (the peers run on one thread); the report
+prints the thread count next to kern's time.
 
 The data files are generated once per (n, d, seed) into --work with bench/bow_gen.py.
 """
@@ -46,10 +49,13 @@ if which == "libsvm":
     out = dict(times=times, n_sv=m.get_nr_sv(), accuracy=acc[0] / 100.0)
 else:
     import numpy as np
-    from sklearn.datasets import load_svmlight_file
+    from sklearn.datasets import load_svmlight_files
     from sklearn.svm import SVC
-    Xtr, ytr = load_svmlight_file(train)
-    Xte, yte = load_svmlight_file(test, n_features=Xtr.shape[1])
+    # Read together: both matrices get the width of the wider file (test words the training set never
+    # saw are zero columns of the training matrix, as for LIBSVM and kern).
+    Xtr, ytr, Xte, yte = load_svmlight_files([train, test])
+    for X in (Xtr, Xte):  # SVC takes 32-bit index arrays only (the reader may give 64-bit ones)
+        X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
     for _ in range(repeats):
         m = SVC(C=C, tol=1e-3, cache_size=100, shrinking=True, **extra)
         t = time.perf_counter()
@@ -86,10 +92,12 @@ def run_peer(which, prob, train, test, repeats):
     return res
 
 
-def run_kern(prob, train, test, repeats, kern, work):
+def run_kern(prob, train, test, repeats, kern, work, threads):
     model = f"{work}/bow_model.kern"
     cmd = [kern, "train", "--data", train, "--model", "svc", "--kernel", prob["kern"], "--c", str(prob["C"]),
            "--tol", "1e-3", "--cache-mb", "100", "--out", model]
+    if threads:
+        cmd += ["--threads", str(threads)]
     times, rss = [], 0.0
     for _ in range(repeats):
         out, r = timed(cmd)
@@ -113,6 +121,7 @@ def main():
     ap.add_argument("--kern", default=os.path.join(ROOT, "target/release/kern"))
     ap.add_argument("--only", default="linear,gaussian")
     ap.add_argument("--peers", default="libsvm,sklearn")
+    ap.add_argument("--kern-threads", type=int, default=0, help="kern's --threads (0: all cores)")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     prefix = f"{a.work}/bow_{a.n_train}_{a.n_test}_{a.d}_{a.seed}"
@@ -125,10 +134,11 @@ def main():
     print(f"train {n} x {a.d}, {nnz} nonzeros ({nnz / n:.1f} per row), CSR {mib:.1f} MiB; test {a.n_test}")
     for name in a.only.split(","):
         prob = PROBLEMS[name]
-        res = {"kern": run_kern(prob, train, test, a.repeats, a.kern, a.work)}
+        res = {"kern": run_kern(prob, train, test, a.repeats, a.kern, a.work, a.kern_threads)}
         for peer in a.peers.split(","):
             res[peer] = run_peer(peer, prob, train, test, a.repeats)
-        print(f"{name} C-SVC (C = {prob['C']}, kern kernel {prob['kern']}):")
+        threads = a.kern_threads or os.cpu_count()
+        print(f"{name} C-SVC (C = {prob['C']}, kern kernel {prob['kern']}, kern on {threads} thread(s)):")
         for who, r in res.items():
             print(f"  {who:8s} best {min(r['times']):8.3f} s  (all {', '.join(f'{t:.3f}' for t in r['times'])})"
                   f"  n_sv {r['n_sv']:6d}  acc {100 * r['accuracy']:.2f}%  peak RSS {r['rss']:8.1f} MiB")

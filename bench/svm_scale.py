@@ -14,13 +14,20 @@ Problems:
               gamma = 0.05, C = 1
   keel        per-fit time on statlog_heart.csv and wisconsin.csv (features min-max scaled to [0, 1],
               gamma = 1/d, C = 1)
+  keel-inproc per-fit time in one process (what a grid search pays per fit): the KEEL problems
+              above fitted --fits times in a loop by kern's library (the `svm_small_fits` bench
+              harness of kern-models, built by cargo) and by LIBSVM (libsvm-official's svm_train on
+              a prebuilt problem); median per fit, and kern's objective / rho / #SV to compare
   cv          an 11 x 11 grid of (C, gamma), 5 folds, on green-red n = 1000: `kern cv` against
-              scikit-learn's GridSearchCV(SVC(), n_jobs=2); the best cells are compared
+              scikit-learn's GridSearchCV(SVC(), n_jobs=2); the best cells are compared. With
+              --cv-cold, `kern cv --no-warm-start` is timed too (every fit from zero on its own
+              fold matrix, the search before warm starts)
 
 kern runs with --solver-block auto unless --kern-block is given (pair / Q to compare solvers).
 
-Usage: python3 bench/svm_scale.py [--only gr-5000,gr-50000,twonorm-100000,keel,cv] [--repeats 3]
-                                  [--kern target/release/kern] [--no-libsvm] [--kern-block auto]
+Usage: python3 bench/svm_scale.py [--only gr-5000,gr-50000,twonorm-100000,keel,keel-inproc,cv]
+                                  [--repeats 3] [--kern target/release/kern] [--no-libsvm]
+                                  [--kern-block auto] [--fits 200] [--cv-cold]
 """
 import argparse, json, os, re, subprocess, sys, time
 import numpy as np
@@ -87,6 +94,50 @@ def libsvm_worker(path, gamma, c):
     print(json.dumps(dict(seconds=secs, obj=obj[0] if obj else None, n_sv=m.get_nr_sv())))
 
 
+def libsvm_loop_worker(path, gamma, c, fits):
+    """In a child process: LIBSVM's per-fit time, `fits` fits of a prebuilt problem in a loop."""
+    from libsvm.svmutil import svm_read_problem, svm_problem, svm_parameter, svm_train
+    y, x = svm_read_problem(path)
+    prob = svm_problem(y, x)
+    param = svm_parameter(f"-s 0 -t 2 -g {gamma!r} -c {c!r} -m 100 -e 0.001 -q")
+    svm_train(prob, param)
+    ts = []
+    for _ in range(fits):
+        t = time.perf_counter()
+        m = svm_train(prob, param)
+        ts.append(time.perf_counter() - t)
+    ts.sort()
+    print(json.dumps(dict(median_us=ts[fits // 2] * 1e6, min_us=ts[0] * 1e6, max_us=ts[-1] * 1e6,
+                          n_sv=m.get_nr_sv())))
+
+
+def kern_loop(path, gamma, c, fits):
+    """kern's per-fit time through the svm_small_fits bench harness (built and run by cargo)."""
+    p = subprocess.run(["cargo", "bench", "-q", "-p", "kern-models", "--bench", "svm_small_fits", "--",
+                        path, repr(gamma), repr(c), str(fits)], cwd=ROOT, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr[-2000:])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def keel_inproc(a):
+    for f in ["statlog_heart.csv", "wisconsin.csv"]:
+        x, y = keel(os.path.join(ROOT, "data", f))
+        gamma = 1.0 / x.shape[1]
+        path = os.path.join(a.work, "keel-" + f[:-4] + ".svm")
+        if not os.path.exists(path):
+            write_libsvm(path, x, [int(v) for v in y])
+        for c in [1.0, 100.0]:
+            row = dict(problem="keel-inproc-" + f[:-4], n=len(y), c=c, fits=a.fits,
+                       kern=kern_loop(path, gamma, c, a.fits))
+            if not a.no_libsvm:
+                out, _ = timed([sys.executable, __file__, "--libsvm-loop-worker", path, repr(gamma), repr(c),
+                                str(a.fits)])
+                row["libsvm"] = json.loads(out.strip().splitlines()[-1])
+                row["ratio"] = row["kern"]["median_us"] / row["libsvm"]["median_us"]
+            print(json.dumps(row), flush=True)
+
+
 def libsvm_train(path, gamma, c):
     out, rss = timed([sys.executable, __file__, "--libsvm-worker", path, repr(gamma), repr(c)])
     j = json.loads(out.strip().splitlines()[-1])
@@ -121,13 +172,16 @@ def cv_problem(a):
     cs = [2.0 ** e for e in range(-5, 16, 2)]
     gammas = [2.0 ** e for e in range(-15, 6, 2)]
     grid = f"c=2^-5..2^15:11,gamma=2^-15..2^5:11"
-    def kern_cv():
+    def kern_cv(*extra):
         out, rss = timed([a.kern, "--quiet", "cv", "--data", path, "--model", "svc", "--kernel", "gaussian:gamma=1",
-                          "--folds", "5", "--grid", grid, "--solver-block", a.kern_block])
+                          "--folds", "5", "--grid", grid, "--solver-block", a.kern_block, *extra])
         j = json.loads(out.strip().splitlines()[-1])
         return dict(seconds=j["seconds"], rss=rss, best=j["best_params"], score=j["best_score"])
     k = best_of(kern_cv, a.repeats)
     row = dict(problem="cv-11x11-5fold", n=1000, kern=k)
+    if a.cv_cold:
+        row["kern_cold"] = best_of(lambda: kern_cv("--no-warm-start"), a.repeats)
+        row["warm_over_cold"] = k["seconds"] / row["kern_cold"]["seconds"]
     code = f"""
 import json, time, numpy as np
 from sklearn.datasets import load_svmlight_file
@@ -152,6 +206,8 @@ print(json.dumps(dict(seconds=s, best=g.best_params_, score=g.best_score_)))
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--libsvm-worker":
         return libsvm_worker(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
+    if len(sys.argv) > 1 and sys.argv[1] == "--libsvm-loop-worker":
+        return libsvm_loop_worker(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
     p = argparse.ArgumentParser()
     p.add_argument("--only", default="gr-5000,gr-20000,gr-50000,twonorm-100000,keel,cv")
     p.add_argument("--repeats", type=int, default=3)
@@ -159,6 +215,8 @@ def main():
     p.add_argument("--kern-block", default="auto")
     p.add_argument("--work", default="/tmp/kern-svm-scale")
     p.add_argument("--no-libsvm", action="store_true")
+    p.add_argument("--fits", type=int, default=200, help="fits per loop of keel-inproc")
+    p.add_argument("--cv-cold", action="store_true", help="time kern cv --no-warm-start too")
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
     for prob in a.only.split(","):
@@ -176,6 +234,9 @@ def main():
                 gamma = 1.0 / x.shape[1]
                 row = binary_problem(a, "keel-" + f[:-4], x, y, gamma, f"gaussian:gamma={gamma!r}")
                 print(json.dumps(row), flush=True)
+            continue
+        elif prob == "keel-inproc":
+            keel_inproc(a)
             continue
         elif prob == "cv":
             row = cv_problem(a)

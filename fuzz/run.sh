@@ -29,7 +29,11 @@ RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 mkdir -p "work/$target" "crashes/$target"
 seed_dir=""
 [ "$target" = model ] && seed_dir="work/$target"
-KERN_FUZZ_TARGET=$target KERN_FUZZ_SEED_DIR=$seed_dir "$CARGO_TARGET_DIR/$host/release/kern-fuzz-cov" \
+# The data-file targets' scratch directory: made here, removed when the run ends (also on Ctrl-C).
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/kern-fuzz-cov-$target.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+KERN_FUZZ_TARGET=$target KERN_FUZZ_SEED_DIR=$seed_dir KERN_FUZZ_SCRATCH=$scratch \
+    "$CARGO_TARGET_DIR/$host/release/kern-fuzz-cov" \
     "work/$target" "corpus/$target" \
     -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="crashes/$target/" "$@"

@@ -41,7 +41,12 @@ fn setup() -> (String, PathBuf) {
             std::fs::write(PathBuf::from(&dir).join(format!("valid-{i}")), m).expect("seed file");
         }
     }
-    let scratch = std::env::temp_dir().join(format!("kern-fuzz-cov-{target}-{}", std::process::id()));
+    // libFuzzer ends the process with `exit`, so nothing here can remove a directory at the end:
+    // `run.sh` makes it, passes it in `KERN_FUZZ_SCRATCH` and removes it when the run ends.
+    let scratch = match std::env::var_os("KERN_FUZZ_SCRATCH") {
+        Some(dir) => PathBuf::from(dir).join(std::process::id().to_string()), // one per `-fork` worker
+        None => std::env::temp_dir().join(format!("kern-fuzz-cov-{target}")),
+    };
     std::fs::create_dir_all(&scratch).expect("scratch directory");
     (target, scratch)
 }

@@ -664,12 +664,15 @@ fn grid_point_count_beyond_u64_is_an_error() {
 
 #[test]
 fn grid_of_1e6_by_1e6_cells_is_an_error() {
-    cv_fails("grid-1e12", "c=1..2:1000000,sigma=1..2:1000000", "cells");
+    // An axis of a million points is refused on its own; two of 10^4 make 10^8 cells, also refused.
+    cv_fails("grid-1e12", "c=1..2:1000000,sigma=1..2:1000000", "per axis");
+    cv_fails("grid-1e8", "c=1..2:10000,sigma=1..2:10000", "cells");
 }
 
 #[test]
 fn grid_whose_cell_count_overflows_is_an_error() {
-    let axes = "c=1..2:1000000,sigma=1..2:1000000,lambda=1..2:1000000,epsilon=1..2:1000000";
+    // 10^20 cells: more than a 64-bit count holds.
+    let axes = "c=1..2:10000,sigma=1..2:10000,lambda=1..2:10000,epsilon=1..2:10000,nu=1..2:10000";
     cv_fails("grid-wrap", axes, "overflow");
 }
 

@@ -210,6 +210,38 @@ fn scale_saves_and_restores_svm_scale_parameters() {
     assert!(!ok && err.contains("lower"), "{err}");
 }
 
+/// A text-collection-like file with a million features: `-l 0` keeps it sparse (the output holds the
+/// input's non-zeros, scaled); `-l -1` would make every zero a non-zero, so the dense output is refused
+/// with the memory it needs instead of being attempted.
+#[test]
+fn scale_keeps_a_wide_sparse_file_sparse() {
+    let d = dir("scale-wide");
+    let data = d.join("wide.svm");
+    let mut text = String::new();
+    for i in 0..200 {
+        text += &format!(
+            "{} {}:{} 999999:2 1000000:{}\n",
+            if i % 2 == 0 { 1 } else { -1 },
+            1 + i * 17,
+            1 + i % 5,
+            i % 3
+        );
+    }
+    std::fs::write(&data, &text).unwrap();
+    let out = d.join("wide.scaled");
+    let (ok, j, _, err) = kern(&["scale", "-l", "0", "-u", "1", "--data", s(&data), "--out", s(&out)]);
+    assert!(ok, "{err}");
+    assert_eq!(j["d"], 1_000_000);
+    // Feature 999999 is constant (dropped); 1000000 is 0, 1 or 2 (the zeros are not written).
+    let nz_in = 200 + (0..200).filter(|i| i % 3 != 0).count();
+    assert_eq!(j["nonzeros_before"], 200 + nz_in);
+    assert_eq!(j["nonzeros_after"], nz_in);
+    let first = std::fs::read_to_string(&out).unwrap().lines().nth(1).unwrap().to_string();
+    assert_eq!(first, "-1 18:1 1000000:0.5");
+    let (ok, _, _, err) = kern(&["scale", "--max-memory", "100M", "--data", s(&data), "--out", s(&out)]);
+    assert!(!ok && err.contains("dense"), "{err}");
+}
+
 #[test]
 fn csv_with_another_column_count_at_predict_time_is_an_error() {
     let d = dir("csvdim");

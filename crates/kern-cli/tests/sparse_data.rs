@@ -118,6 +118,32 @@ fn every_command_runs_on_a_sparse_file() {
     assert!(ok, "{err}");
     assert_eq!(j["storage"], "sparse", "{j}");
     assert_eq!(j["n_fv"], 2, "{j}");
+    // The bandwidth and support heuristics read pairs of sparse samples: no dense copy of 2^40 columns.
+    // Pairs (1, 0): ‖x₁ − x₀‖² = 1 + 4 + 1 = 6, the only pair, so the median rule (β = 1/median of the
+    // squared distances) gives β = 1/6 up to the rounding of one sum (a priori: 1e-12 is far above it).
+    let (ok, j, err) = kern(&["tune", "bandwidth", "--data", huge.to_str().unwrap(), "--method", "median"]);
+    assert!(ok, "{err}");
+    assert_eq!(j["storage"], "sparse", "{j}");
+    let beta = j["beta"].as_f64().unwrap();
+    assert!((beta * 6.0 - 1.0).abs() < 1e-12, "{j}");
+    let (ok, j, err) = kern(&[
+        "tune",
+        "support",
+        "--data",
+        huge.to_str().unwrap(),
+        "--base",
+        "gaussian:sigma=1",
+        "--min-sparsity",
+        "0.5",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(j["storage"], "sparse", "{j}");
+    // Scaling onto [0, 1] keeps zeros at zero: the scaled file is written from the sparse store.
+    let scaled = dir.join("huge.scaled");
+    let (ok, j, err) =
+        kern(&["scale", "-l", "0", "--data", huge.to_str().unwrap(), "--out", scaled.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert_eq!((j["storage"].as_str(), j["nonzeros_after"].as_u64()), (Some("sparse"), Some(3)), "{j}");
     // The railway kernel needs dense samples (its areas and centres are dense points): a clear error.
     let (ok, _, err) = kern(&[
         "train",

@@ -247,6 +247,39 @@ fn cv_grid_reports_best_parameters_and_table() {
     assert!(best > 0.8);
 }
 
+/// The warm-started path over c (the default for a two-class svc) and the cell-by-cell search report
+/// the same grid, in the same order, with the same folds and report fields.
+#[test]
+fn cv_warm_started_path_reports_the_same_grid_as_cold_fits() {
+    let d = dir();
+    let train = d.join("cv-warm.svm");
+    write_data(&train, "binary", 150, 0.5);
+    let run = |extra: &[&str]| {
+        let mut args =
+            vec!["cv", "--data", train.to_str().unwrap(), "--model", "svc", "--kernel", "gaussian"];
+        args.extend_from_slice(&["--folds", "3", "--grid", "sigma=0.5..2:2,c=2^3..2^-1:3", "--seed", "1"]);
+        args.extend_from_slice(extra);
+        let (ok, j, err) = kern(&args);
+        assert!(ok, "{err}");
+        j
+    };
+    let (warm, cold) = (run(&[]), run(&["--no-warm-start"]));
+    let params =
+        |j: &Value| j["cells"].as_array().unwrap().iter().map(|c| c["params"].clone()).collect::<Vec<_>>();
+    assert_eq!(params(&warm), params(&cold));
+    assert_eq!(params(&warm).len(), 6);
+    for k in ["scoring", "validation", "stratified", "seed", "model", "n"] {
+        assert_eq!(warm[k], cold[k], "{k}");
+    }
+    for j in [&warm, &cold] {
+        let best = j["best_score"].as_f64().unwrap();
+        assert!(
+            j["cells"].as_array().unwrap().iter().all(|c| c["fold_scores"].as_array().unwrap().len() == 3)
+        );
+        assert!(best > 0.8, "{j}");
+    }
+}
+
 #[test]
 fn cv_grid_covers_lssvm_krr_and_kfa() {
     let d = dir();

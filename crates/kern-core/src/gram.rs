@@ -6,11 +6,17 @@
 //! kernel evaluations — and mirrors it, so the result is exactly symmetric. In low dimension
 //! (`d ≤ 8` by default) the distances are computed directly, which is faster than a skinny GEMM and
 //! exact. Other kernels use a generic pairwise path. All paths run on the current rayon pool.
+//!
+//! A sparse store above `d = 8` takes the group kernels of [`crate::sparse_dots`] (symmetric Grams whose
+//! feature-major copy fits), else the inverted index of [`InvertedIndex`] (cross Grams with a sparse
+//! side, and symmetric Grams of many distinct features, e.g. bag-of-words data): each column is one
+//! pass over the posting lists of its sample, the same sums as merged sparse products; radial kernels
+//! then use the norms formulation with the cancellation guard, as the GEMM does.
 
 use crate::error::Result;
 use crate::kernel::{Kernel, Profile};
 use crate::parallel::prelude::*;
-use crate::samples::{SampleRef, Samples};
+use crate::samples::{InvertedIndex, SampleRef, Samples};
 use crate::sparse_dots::{self, SparseDots};
 use faer::linalg::matmul::matmul;
 use faer::reborrow::ReborrowMut;
@@ -55,6 +61,8 @@ pub enum GramPath {
 enum Plan {
     Gemm,
     Sparse,
+    /// Inner products through an [`InvertedIndex`] of the row samples (sparse data, `d > 8`).
+    Inverted,
     Direct,
     Pairwise,
 }
@@ -74,15 +82,14 @@ fn plan<K: Kernel>(k: &K, d: usize, path: GramPath) -> Plan {
 /// The plan of a symmetric Gram matrix: [`plan`], with `Auto` taking the sparse-rows path instead of
 /// the GEMM on sparse data (the density scan is done only where the sparse path can be taken). A sparse
 /// store never takes the GEMM: above [`DIRECT_MAX_DIM`] its fast kernels take the sparse-rows path
-/// when the transposed copy fits ([`SparseDots::fits`]) and per-pair sparse inner products (merged
-/// index lists) otherwise.
+/// when the transposed copy fits ([`SparseDots::fits`]) and the inverted index otherwise.
 fn gram_plan<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Plan {
     match plan(k, x.d(), path) {
         Plan::Gemm | Plan::Sparse if x.is_sparse() => {
             if SparseDots::fits(x) {
                 Plan::Sparse
             } else {
-                Plan::Direct
+                Plan::Inverted
             }
         }
         Plan::Gemm if path == GramPath::Auto && sparse_dots::density(x) <= SparseDots::MAX_DENSITY => {
@@ -120,9 +127,23 @@ pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f6
     k.check_dim(x.d())?;
     let n = x.n();
     let plan = gram_plan(k, x, path);
-    let norms = if plan == Plan::Gemm && k.profile() == Profile::SqDist { x.sq_norms() } else { Vec::new() };
+    let by_norms = matches!(plan, Plan::Gemm | Plan::Inverted) && k.profile() == Profile::SqDist;
+    let norms = if by_norms { x.sq_norms() } else { Vec::new() };
     let xt = faer_t(x);
     let mut out = zeros_parallel(n, n)?;
+    if plan == Plan::Inverted {
+        let rows: Vec<usize> = (0..n).collect();
+        if let Some(index) = InvertedIndex::new(x, &rows) {
+            out.as_mut().par_col_chunks_mut(1).enumerate().for_each(|(j, mut col)| {
+                let col = col.rb_mut().col_mut(0).try_as_col_major_mut().expect("unit row stride");
+                let col = &mut col.as_slice_mut()[j..];
+                index.dots(x.sample(j), j, col);
+                inverted_kernel(k, x, x, &norms, &norms, j, j, col);
+            });
+            mirror_lower(out.as_mut());
+            return Ok(out);
+        }
+    }
     if plan == Plan::Sparse {
         sparse_lower(k, x, out.as_mut());
         mirror_lower(out.as_mut());
@@ -167,16 +188,28 @@ pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPat
     // The sparse form is not used across two sets yet: a cross Gram takes the dense GEMM, or per-pair
     // inner products when either side is stored sparse.
     let plan = match plan(k, x.d(), path) {
-        Plan::Sparse | Plan::Gemm if x.is_sparse() || y.is_sparse() => Plan::Direct,
+        Plan::Sparse | Plan::Gemm if x.is_sparse() || y.is_sparse() => Plan::Inverted,
         Plan::Sparse => Plan::Gemm,
         p => p,
     };
-    let radial_gemm = plan == Plan::Gemm && k.profile() == Profile::SqDist;
+    let radial_gemm = matches!(plan, Plan::Gemm | Plan::Inverted) && k.profile() == Profile::SqDist;
     let (nx, ny) = (x.n(), y.n());
     let xn = if radial_gemm { x.sq_norms() } else { Vec::new() };
     let yn = if radial_gemm { y.sq_norms() } else { Vec::new() };
     let (xt, yt) = (faer_t(x), faer_t(y));
     let mut out = zeros_parallel(nx, ny)?;
+    if plan == Plan::Inverted {
+        let rows: Vec<usize> = (0..nx).collect();
+        if let Some(index) = InvertedIndex::new(x, &rows) {
+            out.as_mut().par_col_chunks_mut(1).enumerate().for_each(|(j, mut col)| {
+                let col = col.rb_mut().col_mut(0).try_as_col_major_mut().expect("unit row stride");
+                let col = col.as_slice_mut();
+                index.dots(y.sample(j), 0, col);
+                inverted_kernel(k, x, y, &xn, &yn, 0, j, col);
+            });
+            return Ok(out);
+        }
+    }
     out.as_mut().par_col_chunks_mut(BLOCK).enumerate().for_each(|(bj, mut cols)| {
         let j0 = bj * BLOCK;
         let w = cols.ncols();
@@ -286,9 +319,11 @@ fn fill_block<K: Kernel>(
                 }
             }
         }
-        Plan::Direct | Plan::Pairwise => {
-            let radial = plan == Plan::Direct && k.profile() == Profile::SqDist;
-            let dotp = plan == Plan::Direct && k.profile() == Profile::Dot;
+        // `Inverted` comes here only when the index could not be built (more than 2³² rows).
+        Plan::Direct | Plan::Inverted | Plan::Pairwise => {
+            let direct = matches!(plan, Plan::Direct | Plan::Inverted);
+            let radial = direct && k.profile() == Profile::SqDist;
+            let dotp = direct && k.profile() == Profile::Dot;
             for jj in 0..w {
                 let xj = x.sample(j0 + jj);
                 let start = if diag { jj } else { 0 };
@@ -358,9 +393,11 @@ fn fill_cross_block<K: Kernel>(
                 }
             }
         }
-        Plan::Direct | Plan::Pairwise => {
-            let radial = plan == Plan::Direct && k.profile() == Profile::SqDist;
-            let dotp = plan == Plan::Direct && k.profile() == Profile::Dot;
+        // `Inverted` comes here only when the index could not be built (more than 2³² rows).
+        Plan::Direct | Plan::Inverted | Plan::Pairwise => {
+            let direct = matches!(plan, Plan::Direct | Plan::Inverted);
+            let radial = direct && k.profile() == Profile::SqDist;
+            let dotp = direct && k.profile() == Profile::Dot;
             for jj in 0..w {
                 let yj = y.sample(j0 + jj);
                 let col = blk.rb_mut().col_mut(jj).try_as_col_major_mut().expect("unit row stride");
@@ -379,6 +416,40 @@ fn fill_cross_block<K: Kernel>(
             }
         }
     }
+}
+
+/// Turns the inner products `col[k] = ⟨x_{i0+k}, y_j⟩` of one column of the inverted-index plan into
+/// kernel values: `of_dot` for dot-product kernels; for radial ones the norms formulation (norms `xn`,
+/// `yn`) with the cancellation guard, the diagonal of a symmetric Gram (`x` is `y`, `i0 = j`) set to
+/// `0` exactly, then the kernel's vectorized [`Kernel::apply_sq_dist`].
+#[allow(clippy::too_many_arguments)]
+fn inverted_kernel<K: Kernel>(
+    k: &K,
+    x: &Samples,
+    y: &Samples,
+    xn: &[f64],
+    yn: &[f64],
+    i0: usize,
+    j: usize,
+    col: &mut [f64],
+) {
+    if k.profile() != Profile::SqDist {
+        for v in col.iter_mut() {
+            *v = k.of_dot(*v);
+        }
+        return;
+    }
+    let symmetric = std::ptr::eq(x, y);
+    let nj = yn[j];
+    for (ii, v) in col.iter_mut().enumerate() {
+        let i = i0 + ii;
+        *v = if symmetric && i == j {
+            0.0
+        } else {
+            exact_when_cancelling(xn[i], nj, *v, || x.sample(i), y.sample(j))
+        };
+    }
+    k.apply_sq_dist(col);
 }
 
 /// Relative size below which `‖x‖² + ‖y‖² − 2⟨x, y⟩` has lost too many digits to cancellation.

@@ -41,7 +41,7 @@ pub use kernel::{
     CompactlySupported, Definiteness, Gaussian, Indicator, Kernel, Laplacian, Linear, LinearSpline,
     LogKernel, Polynomial, Product, Profile, Scaled, Sigmoid, Sum,
 };
-pub use samples::{SampleIter, SampleRef, Samples, Storage, StoragePolicy, dot, sq_dist};
+pub use samples::{InvertedIndex, SampleIter, SampleRef, Samples, Storage, StoragePolicy, dot, sq_dist};
 pub use spec::{KERNEL_NAMES, KernelSpec, KernelVisitor, MAX_SPEC_DEPTH};
 pub use targets::{BinaryTargets, ClassTargets, RealTargets, Targets, label_name};
 

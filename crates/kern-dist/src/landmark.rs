@@ -7,8 +7,11 @@
 //! [`NystromRidgeParams::fit_part`] and completed by one allreduce-sum ([`Comm::allreduce_sum`]) of
 //! `m·r` numbers (`m` centres, `r` outputs) per iteration. Everything of size `m` (the factor of
 //! `K_mm`, FALKON's preconditioner, the conjugate-gradient recurrences) is computed alike on every
-//! rank, so every rank ends with the same model. The sums over rows are only regrouped (per rank, then
-//! over ranks), so the model equals the one-process model up to rounding.
+//! rank, so every rank ends with the same model. Every sum over rows is a sum of per-block terms
+//! (blocks of rows counted from the file's first row, the same for any number of ranks: the rows are
+//! aligned to them first, [`align_rows`]) added exactly (kern-models' `ExactSums`: an allreduce-max
+//! of `m·r + 1` integers and an allreduce-sum of `6·m·r` numbers per product), so the model has the
+//! same bytes as the one-process model for any number of ranks.
 //!
 //! **Centres.** The candidates are drawn from the seed over global row indices, identically on every
 //! rank ([`landmark_candidates`]): the `M` centres for `random:M`, the FVS pool for `fvs:M[:POOL]`.
@@ -22,9 +25,10 @@ use crate::rows::DistRows;
 use crate::wire::{Reader, Writer};
 use kern_core::{BinaryTargets, ClassTargets, CoreError, RealTargets, SampleRef, Samples, Storage, Targets};
 use kern_models::landmark::{
-    Landmarks, NystromRidge, NystromRidgeParams, RowPart, fvs_on_pool, landmark_candidates,
+    Landmarks, NystromRidge, NystromRidgeParams, RowPart, block_rows, fvs_on_pool, landmark_candidates,
 };
 use kern_models::ridge::Task;
+use std::borrow::Cow;
 
 /// This rank's targets (`None` without rows) and the task of all ranks' targets: class names agreed
 /// over all ranks (one allgather of the distinct labels), encoded exactly as the one-process reader
@@ -118,18 +122,7 @@ pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Sa
             for (q, &i) in idx.iter().enumerate() {
                 if (lo..hi).contains(&i) {
                     w.u64(q as u64);
-                    match x.sample(i - lo) {
-                        SampleRef::Dense(v) => {
-                            w.f64s(v);
-                        }
-                        SampleRef::Sparse { indices, values } => {
-                            w.u64(indices.len() as u64);
-                            indices.iter().for_each(|&j| {
-                                w.u64(j as u64);
-                            });
-                            w.f64s(values);
-                        }
-                    }
+                    write_row(&mut w, x.sample(i - lo));
                 }
             }
         }
@@ -146,14 +139,7 @@ pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Sa
         storage = Some(if tag == SPARSE { Storage::Sparse } else { Storage::Dense });
         while !r.is_empty() {
             let q = r.u64()? as usize;
-            let row = if tag == SPARSE {
-                let nnz = r.u64()? as usize;
-                let ind =
-                    (0..nnz.min(msg.len())).map(|_| r.u64().map(|j| j as usize)).collect::<Result<_>>()?;
-                (ind, r.f64s()?)
-            } else {
-                (Vec::new(), r.f64s()?)
-            };
+            let row = read_row(&mut r, tag == SPARSE)?;
             match found.get_mut(q) {
                 Some(slot @ None) => *slot = Some(row),
                 _ => return Err(DistError::Message(format!("row position {q} sent twice or out of range"))),
@@ -165,20 +151,146 @@ pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Sa
         return Err(DistError::Invalid(format!("row {} is not in the file ({} rows)", idx[q], rows.n_total)));
     }
     let found: Vec<(Vec<usize>, Vec<f64>)> = found.into_iter().flatten().collect();
-    let d = rows.d;
-    Ok(match storage {
-        Some(Storage::Sparse) => {
-            let mut indptr = vec![0];
-            let (mut indices, mut values) = (Vec::new(), Vec::new());
-            for (i, v) in found {
-                indices.extend(i);
-                values.extend(v);
-                indptr.push(indices.len());
-            }
-            Samples::from_csr(idx.len(), d, indptr, indices, values)?
+    build_samples(found, rows.d, storage == Some(Storage::Sparse))
+}
+
+type Row = (Vec<usize>, Vec<f64>);
+
+fn write_row(w: &mut Writer, s: SampleRef<'_>) {
+    match s {
+        SampleRef::Dense(v) => {
+            w.f64s(v);
         }
-        _ => Samples::from_flat(found.into_iter().flat_map(|(_, v)| v).collect(), idx.len(), d)?,
+        SampleRef::Sparse { indices, values } => {
+            w.u64(indices.len() as u64);
+            indices.iter().for_each(|&j| {
+                w.u64(j as u64);
+            });
+            w.f64s(values);
+        }
+    }
+}
+
+fn read_row(r: &mut Reader<'_>, sparse: bool) -> Result<Row> {
+    Ok(if sparse {
+        let nnz = r.u64()? as usize;
+        let ind = (0..nnz.min(r.0.len() / 8)).map(|_| r.u64().map(|j| j as usize)).collect::<Result<_>>()?;
+        (ind, r.f64s()?)
+    } else {
+        (Vec::new(), r.f64s()?)
     })
+}
+
+fn build_samples(rows: Vec<Row>, d: usize, sparse: bool) -> Result<Samples> {
+    let n = rows.len();
+    Ok(if sparse {
+        let mut indptr = vec![0];
+        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        for (i, v) in rows {
+            indices.extend(i);
+            values.extend(v);
+            indptr.push(indices.len());
+        }
+        Samples::from_csr(n, d, indptr, indices, values)?
+    } else {
+        Samples::from_flat(rows.into_iter().flat_map(|(_, v)| v).collect(), n, d)?
+    })
+}
+
+/// The rows moved between ranks so that every rank's first row is a multiple of `block` (the blocks
+/// of the sums over rows, [`RowPart::block`]): rank `p` then owns the rows `[a_p, a_{p+1})` with
+/// `a_p = ⌈first_p / block⌉·block`. Rows only move to lower ranks: at most `block − 1` rows leave a
+/// rank, by neighbour exchanges (one shift per distance rows travel; one when every rank holds at
+/// least `block` rows). Collective. Without anything to move, the rows are returned as they are.
+///
+/// ```
+/// use kern_dist::{landmark::align_rows, rows::read_part, SingleProcess};
+/// let p = std::env::temp_dir().join("kern-doc-align.svm");
+/// std::fs::write(&p, "1 1:1\n-1 2:1\n1 1:2\n").unwrap();
+/// let part = read_part(&SingleProcess, &p, &Default::default())?;
+/// assert_eq!(*align_rows(&SingleProcess, &part, 2)?, part);
+/// # Ok::<(), kern_dist::DistError>(())
+/// ```
+pub fn align_rows<'a>(comm: &dyn Comm, rows: &'a DistRows, block: usize) -> Result<Cow<'a, DistRows>> {
+    let block = block.max(1);
+    let (size, p, n) = (comm.size(), comm.rank(), rows.n_total);
+    let counts = comm.allgather_u64(rows.n_local() as u64);
+    let mut lo = vec![0usize];
+    for &c in &counts {
+        lo.push(lo.last().copied().unwrap_or(0) + c as usize);
+    }
+    let a: Vec<usize> = (0..=size)
+        .map(|q| if q == size { n } else { lo[q].div_ceil(block).saturating_mul(block).min(n) })
+        .collect();
+    // Rows rank q sends to rank q − δ.
+    let moving = |q: usize, delta: usize| -> std::ops::Range<usize> {
+        if q < delta {
+            return 0..0;
+        }
+        let t = q - delta;
+        lo[q].max(a[t])..lo[q + 1].min(a[t + 1]).max(lo[q].max(a[t]))
+    };
+    let rounds: Vec<usize> =
+        (1..size).filter(|&delta| (0..size).any(|q| !moving(q, delta).is_empty())).collect();
+    if rounds.is_empty() {
+        return Ok(Cow::Borrowed(rows));
+    }
+    let sparse = rows.samples.as_ref().is_some_and(Samples::is_sparse);
+    let mut storage = rows.samples.as_ref().map(|x| x.is_sparse());
+    let keep = lo[p].max(a[p])..lo[p + 1].min(a[p + 1]).max(lo[p].max(a[p]));
+    let mut out: Vec<Row> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
+    let own = |i: usize| -> Row {
+        match rows.samples.as_ref().map(|x| x.sample(i - lo[p])) {
+            Some(SampleRef::Dense(v)) => (Vec::new(), v.to_vec()),
+            Some(SampleRef::Sparse { indices, values }) => (indices.to_vec(), values.to_vec()),
+            None => (Vec::new(), Vec::new()),
+        }
+    };
+    for i in keep {
+        out.push(own(i));
+        labels.push(rows.labels[i - lo[p]].clone());
+    }
+    for delta in rounds {
+        let send = moving(p, delta);
+        let mut w = Writer::default();
+        w.u64(if send.is_empty() {
+            NO_ROWS
+        } else if sparse {
+            SPARSE
+        } else {
+            DENSE
+        });
+        for i in send {
+            w.str(&rows.labels[i - lo[p]]);
+            match rows.samples.as_ref() {
+                Some(x) => write_row(&mut w, x.sample(i - lo[p])),
+                None => return Err(DistError::Message("rows to send without samples".into())),
+            }
+        }
+        let got = comm.exchange_bytes((p + size - delta) % size, &w.0, (p + delta) % size);
+        let mut r = Reader(&got);
+        let tag = r.u64()?;
+        if tag != NO_ROWS {
+            storage = Some(tag == SPARSE);
+            while !r.is_empty() {
+                labels.push(r.str()?);
+                out.push(read_row(&mut r, tag == SPARSE)?);
+            }
+        }
+    }
+    if out.len() != a[p + 1] - a[p] {
+        return Err(DistError::Message(format!(
+            "rank {p} holds {} rows after aligning, {} expected",
+            out.len(),
+            a[p + 1] - a[p]
+        )));
+    }
+    let samples = match storage {
+        Some(sp) if !out.is_empty() => Some(build_samples(out, rows.d, sp)?),
+        _ => None,
+    };
+    Ok(Cow::Owned(DistRows { samples, labels, row_offset: a[p], n_total: n, d: rows.d }))
 }
 
 /// The centres of a landmark model and their global row indices, the same on every rank and the same
@@ -223,8 +335,8 @@ pub fn choose_centres(
 }
 
 /// Fits a Nyström kernel ridge / LS-SVM model on rows spread over the ranks (collective; module docs):
-/// the same model on every rank, equal to `params.fit_targets` on the whole file up to the regrouping
-/// of sums over rows. `regression`: real targets (kernel ridge always regresses).
+/// the same model on every rank, the same bytes as `params.fit_targets` on the whole file for any
+/// number of ranks. `regression`: real targets (kernel ridge always regresses).
 ///
 /// ```
 /// use kern_dist::{landmark::fit_nystrom, rows::read_part, SingleProcess};
@@ -244,10 +356,48 @@ pub fn fit_nystrom(
     params: &NystromRidgeParams,
     regression: bool,
 ) -> Result<NystromRidge> {
-    let (y, task) = targets_part(comm, rows, regression || !params.bias)?;
+    fit_nystrom_blocks(comm, rows, params, regression, None)
+}
+
+/// [`fit_nystrom`] with the rows per block of the sums over rows (`None`: kern-models' default for
+/// the number of centres, which is what the one-process fit uses). The model depends on the block
+/// size, not on the number of ranks: it has the same bytes as the one-process
+/// [`NystromRidgeParams::fit_part`] with all the rows and the same block. The rows are first aligned
+/// to the blocks ([`align_rows`]).
+///
+/// ```
+/// use kern_dist::{landmark::fit_nystrom_blocks, rows::read_part, SingleProcess};
+/// use kern_models::landmark::{NystromRidgeParams, RowPart};
+/// let p = std::env::temp_dir().join("kern-doc-fit-blocks.svm");
+/// let text: String = (0..60).map(|i| format!("{} 1:{}\n", (i as f64 * 0.2).sin(), i as f64 * 0.1)).collect();
+/// std::fs::write(&p, text).unwrap();
+/// let part = read_part(&SingleProcess, &p, &Default::default())?;
+/// let params = NystromRidgeParams::krr("gaussian:sigma=0.5".parse()?, 1e-6, "random:12".parse()?);
+/// let model = fit_nystrom_blocks(&SingleProcess, &part, &params, true, Some(7))?;
+/// assert_eq!(model.centres().n(), 12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fit_nystrom_blocks(
+    comm: &dyn Comm,
+    rows: &DistRows,
+    params: &NystromRidgeParams,
+    regression: bool,
+    block: Option<usize>,
+) -> Result<NystromRidge> {
     let (centres, idx) = choose_centres(comm, rows, params)?;
+    let block = block.unwrap_or_else(|| block_rows(centres.n())).max(1);
+    let rows = align_rows(comm, rows, block)?;
+    let (y, task) = targets_part(comm, &rows, regression || !params.bias)?;
     let sum = |v: &mut [f64]| comm.allreduce_sum(v);
-    let part = RowPart { rows: rows.samples.as_ref().zip(y.as_ref()), n: rows.n_total, task, sum: &sum };
+    let max = |v: &mut [u64]| comm.allreduce_max_u64(v);
+    let part = RowPart {
+        rows: rows.samples.as_ref().zip(y.as_ref()),
+        n: rows.n_total,
+        task,
+        block: Some(block),
+        sum: &sum,
+        max: &max,
+    };
     // The fit's collectives are the same on every rank whatever happens locally (errors before the
     // first sum are parameter errors, the same on every rank); agree on the outcome.
     agree(comm, params.fit_part(&part, centres, &idx).map_err(Into::into))

@@ -28,6 +28,10 @@ pub enum ModelsError {
     /// Inputs that do not fit together (targets of the wrong kind, wrong dimension at prediction, ...).
     #[error("invalid input: {0}")]
     Input(String),
+    /// A user-supplied kernel matrix or kernel rows (precomputed kernels) that cannot be used: not
+    /// square, not finite, not symmetric, or too short for the model's support vectors.
+    #[error("invalid kernel matrix: {0}")]
+    KernelMatrix(String),
     /// A numerical failure (matrix not positive definite, no convergence, ...).
     #[error("numerical failure: {0}")]
     Numerical(String),

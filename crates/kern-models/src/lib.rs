@@ -26,6 +26,7 @@
 //! predictions as `Array1`, decision values and transforms as `Array2`.
 
 mod error;
+pub mod exact_sum;
 pub mod fvs;
 pub mod fvs_subspace;
 pub mod kfa;

@@ -129,8 +129,12 @@ pub fn from_bytes<M: Persist>(bytes: &[u8], path: &str) -> Result<M> {
 
 /// Decodes a payload with a byte limit close to its length: a crafted length field (a string or
 /// vector claiming 10¹⁸ bytes) is then a decoding error instead of an allocation abort. bincode takes
-/// the limit as a const parameter, so the smallest power of four at or above the payload length is
-/// chosen from a ladder (no claim can legitimately exceed the payload's own bytes).
+/// the limit as a const parameter, chosen from a ladder of powers of four: the smallest at or above
+/// [`CLAIM_FACTOR`] times the payload length. bincode counts what a container will occupy in memory,
+/// not its encoded bytes: a `usize` index below 251 is one byte on disk and eight in memory, and an
+/// empty `Vec` or `String` one byte on disk and 24 in memory, so a valid payload can claim up to 24
+/// times its length (a sparse Gaussian model of a text collection claimed about 8 times and was
+/// refused with the old limit of one times).
 fn decode_limited<M: serde::de::DeserializeOwned>(
     payload: &[u8],
 ) -> std::result::Result<(M, usize), bincode::error::DecodeError> {
@@ -139,15 +143,19 @@ fn decode_limited<M: serde::de::DeserializeOwned>(
     macro_rules! ladder {
         ($($k:literal)*) => {
             $(
-                if payload.len() <= (1usize << $k) {
+                if payload.len().saturating_mul(CLAIM_FACTOR) <= (1usize << $k) {
                     return decode_from_slice(payload, standard().with_limit::<{ 1usize << $k }>());
                 }
             )*
         };
     }
-    ladder!(16 18 20 22 24 26 28 30 32 34 36 38 40);
-    decode_from_slice(payload, standard().with_limit::<{ 1usize << 46 }>())
+    ladder!(16 18 20 22 24 26 28 30 32 34 36 38 40 42 44);
+    decode_from_slice(payload, standard().with_limit::<{ 1usize << 50 }>())
 }
+
+/// How many times its encoded length a valid payload may occupy once decoded (the largest ratio of
+/// an element's size in memory to its smallest encoding is 24: an empty `Vec` or `String`).
+const CLAIM_FACTOR: usize = 32;
 
 /// Saves a model atomically (temporary file + rename).
 ///
@@ -196,6 +204,11 @@ mod tests {
         let mut v = vec![0xFD];
         v.extend_from_slice(&(1u64 << 40).to_le_bytes());
         assert!(decode_limited::<Vec<f64>>(&v).is_err());
+        // Small indices are one byte each on disk and eight in memory: 100,000 of them still decode.
+        let small =
+            bincode::serde::encode_to_vec(vec![3usize; 100_000], bincode::config::standard()).unwrap();
+        assert!(small.len() < 100_010);
+        assert_eq!(decode_limited::<Vec<usize>>(&small).unwrap().0.len(), 100_000);
         // A payload that is what it claims still decodes.
         let ok = bincode::serde::encode_to_vec("gaussian:sigma=1", bincode::config::standard()).unwrap();
         assert_eq!(decode_limited::<String>(&ok).unwrap().0, "gaussian:sigma=1");

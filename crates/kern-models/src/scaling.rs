@@ -74,18 +74,46 @@ fn map(v: f64, min: f64, max: f64, lower: f64, upper: f64) -> f64 {
     }
 }
 
-impl FeatureScaling {
-    /// Ranges of every feature of `x`, to be mapped onto `[lower, upper]` (`svm-scale -l -u`).
-    pub fn fit(x: &Samples, lower: f64, upper: f64) -> Result<Self> {
-        check_limits(lower, upper)?;
-        let ranges = x
+/// The `(index, min, max)` (1-based) of every feature that takes more than one value in `x`, zeros
+/// included (a sparse sample's absent coordinates). `O(nnz)` memory for a sparse store.
+fn varying_ranges(x: &Samples) -> Vec<(usize, f64, f64)> {
+    if !x.is_sparse() {
+        return x
             .feature_ranges()
             .into_iter()
             .enumerate()
             .filter(|(_, (lo, hi))| lo < hi)
             .map(|(j, (lo, hi))| (j + 1, lo, hi))
             .collect();
-        Ok(FeatureScaling { lower, upper, ranges, target: None })
+    }
+    let mut entries: Vec<(usize, f64)> = Vec::with_capacity(x.nnz());
+    for s in x.samples() {
+        if let kern_core::SampleRef::Sparse { indices, values } = s {
+            entries.extend(indices.iter().copied().zip(values.iter().copied()));
+        }
+    }
+    entries.sort_unstable_by_key(|e| e.0);
+    let mut out = Vec::new();
+    for group in entries.chunk_by(|a, b| a.0 == b.0) {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &(_, v) in group {
+            (lo, hi) = (lo.min(v), hi.max(v));
+        }
+        if group.len() < x.n() {
+            (lo, hi) = (lo.min(0.0), hi.max(0.0));
+        }
+        if lo < hi {
+            out.push((group[0].0 + 1, lo, hi));
+        }
+    }
+    out
+}
+
+impl FeatureScaling {
+    /// Ranges of every feature of `x`, to be mapped onto `[lower, upper]` (`svm-scale -l -u`).
+    pub fn fit(x: &Samples, lower: f64, upper: f64) -> Result<Self> {
+        check_limits(lower, upper)?;
+        Ok(FeatureScaling { lower, upper, ranges: varying_ranges(x), target: None })
     }
 
     /// Adds target scaling from `y`'s range onto `[lower, upper]` (`svm-scale -y`).
@@ -116,23 +144,60 @@ impl FeatureScaling {
     }
 
     /// Scales the features of `x` (its first `x.d()` features; listed features beyond are ignored, as
-    /// `svm-scale` ignores them; unlisted ones become 0).
+    /// `svm-scale` ignores them; unlisted ones become 0). Sparse samples stay sparse when the scaling
+    /// maps every zero to zero (`lower = 0` on non-negative features); otherwise the scaled data is
+    /// dense (as `svm-scale` writes it) and needs the memory of a dense copy.
+    ///
+    /// ```
+    /// use kern_models::scaling::FeatureScaling;
+    /// use kern_core::Samples;
+    /// let x = Samples::from_csr(2, 1_000_000, vec![0, 1, 2], vec![7, 999_999], vec![2.0, 4.0])?;
+    /// let s = FeatureScaling::fit(&x, 0.0, 1.0)?;
+    /// let y = s.apply(&x)?;
+    /// assert!(y.is_sparse());
+    /// assert_eq!(y.nnz(), 2);
+    /// assert_eq!(y.sample(1).dot(y.sample(1)), 1.0); // 4 on [0, 4] becomes 1
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn apply(&self, x: &Samples) -> Result<Samples> {
         let d = x.d();
-        let x = x.densify("the scaled features")?;
+        let scaled = |v: f64, c: Option<(f64, f64)>| match c {
+            Some((lo, hi)) => map(v, lo, hi, self.lower, self.upper),
+            None => 0.0,
+        };
+        let listed = self.ranges.iter().filter(|r| r.0 <= d);
+        // A sparse store stays sparse when every column maps 0 to 0 (for example `lower = 0` on
+        // non-negative features): the scaled data has at most the original non-zeros, and nothing of
+        // size d is allocated (a text collection may have millions of features).
+        if x.is_sparse() && listed.clone().all(|&(_, lo, hi)| scaled(0.0, Some((lo, hi))) == 0.0) {
+            let range_of = |j: usize| {
+                let k = self.ranges.binary_search_by_key(&(j + 1), |r| r.0).ok()?;
+                Some((self.ranges[k].1, self.ranges[k].2))
+            };
+            let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+            for s in x.samples() {
+                if let kern_core::SampleRef::Sparse { indices: ix, values: vs } = s {
+                    for (&j, &v) in ix.iter().zip(vs) {
+                        let m = scaled(v, range_of(j));
+                        if m != 0.0 {
+                            indices.push(j);
+                            values.push(m);
+                        }
+                    }
+                }
+                indptr.push(indices.len());
+            }
+            return Ok(Samples::from_csr(x.n(), d, indptr, indices, values)?);
+        }
         // Per column: Some((min, max)) or None (dropped).
         let mut col: Vec<Option<(f64, f64)>> = vec![None; d];
-        for &(j, lo, hi) in &self.ranges {
-            if j <= d {
-                col[j - 1] = Some((lo, hi));
-            }
+        for &(j, lo, hi) in listed {
+            col[j - 1] = Some((lo, hi));
         }
+        let x = x.densify("the dense scaled features")?;
         let mut data = Vec::with_capacity(x.n() * d);
         for r in x.rows() {
-            data.extend(r.iter().zip(&col).map(|(&v, c)| match c {
-                Some((lo, hi)) => map(v, *lo, *hi, self.lower, self.upper),
-                None => 0.0,
-            }));
+            data.extend(r.iter().zip(&col).map(|(&v, &c)| scaled(v, c)));
         }
         Ok(Samples::from_flat(data, x.n(), d)?)
     }
@@ -389,6 +454,25 @@ mod tests {
                 }
             }
             prop_assert_eq!(FeatureScaling::parse(&s.to_text(), "r").unwrap(), s);
+        }
+
+        /// The sparse store scales to the same values as its dense copy, and stays sparse exactly when
+        /// the scaling maps zero to zero (lower = 0 on non-negative features).
+        #[test]
+        fn sparse_and_dense_stores_scale_alike(rows in proptest::collection::vec(proptest::collection::vec(prop_oneof![Just(0.0), 0.0..9.0f64], 4), 2..10), lower in prop_oneof![Just(0.0), -2.0..0.0f64]) {
+            let dense = Samples::from_rows(&rows).unwrap();
+            let sparse = dense.to_sparse();
+            let s = FeatureScaling::fit(&dense, lower, lower + 1.0).unwrap();
+            prop_assert_eq!(&FeatureScaling::fit(&sparse, lower, lower + 1.0).unwrap(), &s);
+            let (zd, zs) = (s.apply(&dense).unwrap(), s.apply(&sparse).unwrap());
+            let zs_dense = zs.to_dense().unwrap();
+            prop_assert_eq!(zs_dense.as_slice(), zd.as_slice());
+            let zero_stays = (0..4).all(|j| {
+                let lo = rows.iter().map(|r| r[j]).fold(f64::INFINITY, f64::min);
+                let hi = rows.iter().map(|r| r[j]).fold(f64::NEG_INFINITY, f64::max);
+                lo == hi || (lo == 0.0 && lower == 0.0)
+            });
+            prop_assert_eq!(zs.is_sparse(), zero_stays);
         }
     }
 }

@@ -720,9 +720,7 @@ pub fn select_bandwidth(
             })
         };
     if method == Method::Scale {
-        let all = x.as_slice();
-        let m = all.iter().sum::<f64>() / all.len() as f64;
-        let var = all.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / all.len() as f64;
+        let var = feature_value_variance(x);
         if var <= 0.0 {
             return Err(TuneError::Undefined("every feature value is equal: Var(X) = 0".into()));
         }
@@ -920,4 +918,29 @@ pub fn beta_spread(betas: &[f64]) -> (f64, f64, f64) {
     let variance =
         if k > 1 { betas.iter().map(|b| (b - mean) * (b - mean)).sum::<f64>() / (k - 1) as f64 } else { 0.0 };
     (mean, variance, variance.sqrt() / mean)
+}
+
+/// `Var(X)` over all `n · d` feature values (scikit-learn's `X.var()` of `gamma = 'scale'`), two-pass; a
+/// sparse store counts its absent coordinates as zeros without making them (`O(nnz)`).
+fn feature_value_variance(x: &Samples) -> f64 {
+    let count = x.n() as f64 * x.d() as f64;
+    match x.as_dense() {
+        Some(all) => {
+            let m = all.iter().sum::<f64>() / count;
+            all.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / count
+        }
+        None => {
+            let stored = |f: &dyn Fn(f64) -> f64| -> f64 {
+                x.samples()
+                    .map(|s| match s {
+                        kern_core::SampleRef::Sparse { values, .. } => values.iter().map(|&v| f(v)).sum(),
+                        kern_core::SampleRef::Dense(r) => r.iter().map(|&v| f(v)).sum::<f64>(),
+                    })
+                    .sum()
+            };
+            let m = stored(&|v| v) / count;
+            let zeros = count - x.nnz() as f64;
+            (stored(&|v| (v - m) * (v - m)) + zeros * m * m) / count
+        }
+    }
 }

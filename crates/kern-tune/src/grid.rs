@@ -70,12 +70,13 @@ pub struct ParamAxis {
     pub spacing: Spacing,
 }
 
-/// The most points one axis may have.
+/// The most points one axis may have: far more than a grid search evaluates (every point is a fit
+/// per cell of the other axes), small enough that a mistyped count cannot make a parse allocate much.
 ///
 /// ```
 /// assert!(kern_tune::grid::ParamAxis::linear("c", 0.0, 1.0, kern_tune::grid::MAX_AXIS_POINTS + 1).is_err());
 /// ```
-pub const MAX_AXIS_POINTS: usize = 1_000_000;
+pub const MAX_AXIS_POINTS: usize = 10_000;
 
 /// The most cells a [`ParamGrid`] may have (every cell is materialized by [`ParamGrid::points`]); the
 /// `kern` command's `--max-cells` guard is far lower by default.
@@ -794,6 +795,35 @@ where
             }
         }
     }
+    let (cells, best) = summarize_cells(points, per_cell)?;
+    let model = if cfg.refit {
+        let learner = learners[best].as_ref().expect("best cell was built");
+        let m = learner.fit(x, y).map_err(|e| TuneError::Learner {
+            context: format!("refitting {} on all data", cells[best].params),
+            source: Box::new(e),
+        })?;
+        Some(m)
+    } else {
+        None
+    };
+    Ok(GridSearchReport {
+        scoring: scoring.name_for(Some(kind)),
+        validation: cfg.cv.validation.to_string(),
+        stratified: strata.is_some(),
+        seed: cfg.cv.seed,
+        n_folds: nf,
+        cells,
+        best,
+        model,
+    })
+}
+
+/// Every cell's summary and the best cell (highest mean, first in grid order on ties); an error when
+/// every cell failed.
+fn summarize_cells(
+    points: Vec<ParamPoint>,
+    per_cell: Vec<std::result::Result<Vec<f64>, String>>,
+) -> Result<(Vec<CellResult>, usize)> {
     let cells: Vec<CellResult> = points
         .into_iter()
         .zip(per_cell)
@@ -823,16 +853,137 @@ where
         let first = cells.iter().find_map(|c| c.error.clone()).unwrap_or_else(|| "all scores are NaN".into());
         return Err(TuneError::AllCellsFailed(first));
     };
-    let model = if cfg.refit {
-        let learner = learners[best].as_ref().expect("best cell was built");
-        let m = learner.fit(x, y).map_err(|e| TuneError::Learner {
-            context: format!("refitting {} on all data", cells[best].params),
-            source: Box::new(e),
-        })?;
-        Some(m)
-    } else {
-        None
-    };
+    Ok((cells, best))
+}
+
+/// The cells of `grid` grouped into paths along `axis`: cells that agree on every other axis form one
+/// path, ordered by ascending value of `axis` (grid order on ties); paths in grid order of their first
+/// cell.
+fn paths_along(grid: &ParamGrid, axis: &str) -> Result<Vec<Vec<usize>>> {
+    let k = grid.axes().iter().position(|a| a.name == axis).ok_or_else(|| TuneError::GridSpec {
+        spec: grid.to_string(),
+        reason: format!("the grid has no axis {axis:?} to fit along"),
+    })?;
+    let points = grid.points();
+    let mut paths: Vec<Vec<usize>> = Vec::new();
+    let mut key_of: Vec<Vec<f64>> = Vec::new();
+    for (c, p) in points.iter().enumerate() {
+        let key: Vec<f64> = p.values().iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &v)| v).collect();
+        match key_of.iter().position(|q| q.iter().zip(&key).all(|(a, b)| a.to_bits() == b.to_bits())) {
+            Some(i) => paths[i].push(c),
+            None => {
+                key_of.push(key);
+                paths.push(vec![c]);
+            }
+        }
+    }
+    for path in &mut paths {
+        path.sort_by(|&a, &b| points[a].values()[k].total_cmp(&points[b].values()[k]));
+    }
+    Ok(paths)
+}
+
+/// What [`grid_search_along`] asks of a learner for one path and one fold: the predictions on
+/// `fold.test` of the learner of every point of the path (in the order of `points`) trained on
+/// `fold.train`.
+pub type PathPredictions = std::result::Result<Vec<Vec<f64>>, BoxError>;
+
+/// Grid search with cross-validation where the cells that differ only in `axis` (a *path*, e.g. the
+/// values of `C` for one kernel) are fitted together: `prepare(points)` makes state shared by every fold
+/// of the path (e.g. the kernel matrix of all samples, whose training-fold matrices are submatrices),
+/// and `fit(state, points, fold)` fits the path's points in ascending order of `axis` on the fold's
+/// training part (e.g. each warm-started from the previous solution) and returns their predictions on
+/// the test part. Folds, scoring and the report are those of [`grid_search`] (the same folds for the
+/// same seed); `model` is always `None` (no refit). Paths run in parallel, and the folds of a path
+/// too; results are collected in grid order, so they do not depend on the thread count. A failure of
+/// `prepare` or `fit` marks every cell of the path failed.
+///
+/// ```
+/// use kern_core::{RealTargets, Samples};
+/// use kern_tune::cv::Fold;
+/// use kern_tune::grid::{grid_search_along, GridSearchConfig, ParamPoint, PathPredictions};
+/// let x = Samples::from_flat((0..30).map(f64::from).collect(), 30, 1)?;
+/// let y = RealTargets::new(vec![2.0; 30])?;
+/// let grid = "c=0..4:9,shift=[0,0.25]".parse()?; // c = 0, 0.5, …, 4: only c = 2, shift 0 predicts 2
+/// // A "learner" predicting the constant c + shift; the shared state is the shift.
+/// let prepare = |pts: &[ParamPoint]| Ok::<f64, kern_tune::BoxError>(pts[0]["shift"]);
+/// let fit = |shift: &f64, pts: &[ParamPoint], f: &Fold| -> PathPredictions {
+///     Ok(pts.iter().map(|p| vec![p["c"] + shift; f.test.len()]).collect())
+/// };
+/// let r = grid_search_along(&grid, "c", &x, &y, &GridSearchConfig::default(), prepare, fit)?;
+/// assert_eq!(r.best_params()["c"], 2.0);
+/// assert_eq!(r.best_params()["shift"], 0.0);
+/// assert!(r.model.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn grid_search_along<T, S, P, F>(
+    grid: &ParamGrid,
+    axis: &str,
+    x: &Samples,
+    y: &T,
+    cfg: &GridSearchConfig,
+    prepare: P,
+    fit: F,
+) -> Result<GridSearchReport<()>>
+where
+    T: CvTargets,
+    S: Send + Sync,
+    P: Fn(&[ParamPoint]) -> std::result::Result<S, BoxError> + Sync,
+    F: Fn(&S, &[ParamPoint], &crate::cv::Fold) -> PathPredictions + Sync,
+{
+    crate::cv::check_len(x, y)?;
+    let kind = y.kind();
+    let scoring = cfg.cv.scoring.resolve(kind)?;
+    let strata = strata_for(y, cfg.cv.stratify, &cfg.cv.validation)?;
+    let folds = crate::cv::make_folds(y.n_targets(), strata.as_deref(), &cfg.cv.validation, cfg.cv.seed)?;
+    let points = grid.points();
+    let paths = paths_along(grid, axis)?;
+    let nf = folds.len();
+    let progress = Progress::new(points.len() * nf);
+    // Per path: per fold, the scores of the path's points (or the error of that fold).
+    let results: Vec<std::result::Result<Vec<Vec<f64>>, String>> = paths
+        .par_iter()
+        .map(|path| {
+            let pts: Vec<ParamPoint> = path.iter().map(|&c| points[c].clone()).collect();
+            let state = prepare(&pts)
+                .map_err(|e| TuneError::Build { point: pts[0].to_string(), source: e }.to_string())?;
+            folds
+                .par_iter()
+                .map(|fold| {
+                    let context =
+                        || format!("grid point {} repeat {} fold {}", pts[0], fold.repeat, fold.index);
+                    let learner_err = |e: BoxError| TuneError::Learner { context: context(), source: e };
+                    let preds = fit(&state, &pts, fold).map_err(|e| learner_err(e).to_string())?;
+                    if preds.len() != pts.len() {
+                        return Err(learner_err(
+                            format!("{} prediction vectors for {} grid points", preds.len(), pts.len())
+                                .into(),
+                        )
+                        .to_string());
+                    }
+                    let truth = y.subset(&fold.test).map_err(|e| e.to_string())?;
+                    let scores = preds
+                        .iter()
+                        .map(|p| scoring.score(p, &truth.truth(), kind).map_err(|e| e.to_string()))
+                        .collect::<std::result::Result<Vec<f64>, String>>();
+                    for _ in 0..pts.len() {
+                        progress.tick();
+                    }
+                    scores
+                })
+                .collect::<std::result::Result<Vec<Vec<f64>>, String>>()
+        })
+        .collect();
+    let mut per_cell: Vec<std::result::Result<Vec<f64>, String>> = vec![Ok(Vec::new()); points.len()];
+    for (path, r) in paths.iter().zip(results) {
+        for (k, &c) in path.iter().enumerate() {
+            per_cell[c] = match &r {
+                Ok(by_fold) => Ok(by_fold.iter().map(|s| s[k]).collect()),
+                Err(e) => Err(e.clone()),
+            };
+        }
+    }
+    let (cells, best) = summarize_cells(points, per_cell)?;
     Ok(GridSearchReport {
         scoring: scoring.name_for(Some(kind)),
         validation: cfg.cv.validation.to_string(),
@@ -841,6 +992,6 @@ where
         n_folds: nf,
         cells,
         best,
-        model,
+        model: None,
     })
 }

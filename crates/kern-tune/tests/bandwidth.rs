@@ -156,6 +156,28 @@ fn ahn_median_scale() {
     let mean = v.iter().sum::<f64>() / v.len() as f64;
     let var = v.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / v.len() as f64;
     assert!((s.beta - 1.0 / (3.0 * var)).abs() < 1e-12 * s.beta);
+
+    // The same data in a sparse store (a third of the values zeroed): Var(X) counts the absent
+    // coordinates as zeros. Two-pass sums over n·d terms in another order: relative difference at most
+    // 4·n·d·ε·κ with the conditioning κ = Σv² / Σ(v − m)² (a priori, standard summation bounds).
+    let z: Vec<f64> = v.iter().enumerate().map(|(t, &a)| if t % 3 == 0 { 0.0 } else { a }).collect();
+    let dense = Samples::from_flat(z.clone(), x.n(), x.d()).unwrap();
+    let sparse = dense.to_sparse();
+    let (sd, ss) = (
+        select_bandwidth(&dense, None, Method::Scale, &opts).unwrap(),
+        select_bandwidth(&sparse, None, Method::Scale, &opts).unwrap(),
+    );
+    let mean = z.iter().sum::<f64>() / z.len() as f64;
+    let kappa = z.iter().map(|a| a * a).sum::<f64>() / z.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>();
+    let bound = 4.0 * z.len() as f64 * f64::EPSILON * kappa;
+    assert!((ss.beta - sd.beta).abs() <= bound * sd.beta, "{} vs {} (bound {bound})", ss.beta, sd.beta);
+    // And the median rule reads the same pairs on both stores: each distance within 2(d + 1)ε = 8ε
+    // relative (see the pairs tests), the median too, plus one rounding of 1/median.
+    let (md, ms) = (
+        select_bandwidth(&dense, None, Method::Median, &opts).unwrap(),
+        select_bandwidth(&sparse, None, Method::Median, &opts).unwrap(),
+    );
+    assert!((ms.beta - md.beta).abs() <= 10.0 * f64::EPSILON * md.beta, "{} vs {}", ms.beta, md.beta);
 }
 
 #[test]

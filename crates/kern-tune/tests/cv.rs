@@ -4,7 +4,9 @@
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, ClassTargets, CoreError, RealTargets, Samples, Targets};
 use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation, cross_validate, folds_for, make_folds};
-use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint, grid_search};
+use kern_tune::grid::{
+    GridSearchConfig, ParamGrid, ParamPoint, PathPredictions, grid_search, grid_search_along,
+};
 use proptest::prelude::*;
 
 /// Nearest class mean, with the means shrunk towards the global mean by `shrink` (a parameter that
@@ -278,6 +280,40 @@ fn grid_search_is_deterministic_and_picks_the_best() {
     )
     .unwrap();
     assert!(r4.cells[1].error.is_some() && r4.model.is_none());
+}
+
+#[test]
+fn grid_search_along_a_path_equals_the_cell_by_cell_search() {
+    let (x, y) = blobs(150, 3, 9);
+    // The path axis is given out of order; the fitter must see it ascending.
+    let grid: ParamGrid = "shrink=[0.9,0,0.99,0.5],dummy=1..3:3".parse().unwrap();
+    let cfg = GridSearchConfig { cv: CvConfig { seed: 4, ..Default::default() }, refit: false };
+    let build = |p: &ParamPoint| Ok::<_, CoreError>(Centroid { shrink: p["shrink"] });
+    let cells = grid_search(&grid, build, &x, &y, &cfg).unwrap();
+    let prepared = std::sync::atomic::AtomicUsize::new(0);
+    let prepare = |pts: &[ParamPoint]| {
+        prepared.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok::<f64, kern_tune::BoxError>(pts[0]["dummy"])
+    };
+    let fit = |dummy: &f64, pts: &[ParamPoint], f: &kern_tune::cv::Fold| -> PathPredictions {
+        assert!(pts.windows(2).all(|w| w[0]["shrink"] < w[1]["shrink"]), "path not ascending");
+        assert!(pts.iter().all(|p| p["dummy"] == *dummy), "a path mixes other axes");
+        let (xtr, ytr, xte) = (x.select(&f.train)?, y.select(&f.train)?, x.select(&f.test)?);
+        pts.iter().map(|p| Ok(Centroid { shrink: p["shrink"] }.fit(&xtr, &ytr)?.predict(&xte)?)).collect()
+    };
+    let paths = grid_search_along(&grid, "shrink", &x, &y, &cfg, prepare, fit).unwrap();
+    assert_eq!(prepared.load(std::sync::atomic::Ordering::Relaxed), 3, "one shared state per path");
+    assert_eq!(paths.cells, cells.cells);
+    assert_eq!((paths.best, paths.n_folds, paths.stratified), (cells.best, cells.n_folds, cells.stratified));
+    // An axis the grid lacks is an error; a failing fit marks its whole path.
+    assert!(grid_search_along(&grid, "c", &x, &y, &cfg, prepare, fit).is_err());
+    let failing = |d: &f64, pts: &[ParamPoint], f: &kern_tune::cv::Fold| -> PathPredictions {
+        if *d == 2.0 { Err("no".into()) } else { fit(d, pts, f) }
+    };
+    let r = grid_search_along(&grid, "shrink", &x, &y, &cfg, prepare, failing).unwrap();
+    for c in &r.cells {
+        assert_eq!(c.error.is_some(), c.params["dummy"] == 2.0);
+    }
 }
 
 #[test]

@@ -14,9 +14,11 @@ use kern_models::fvs::FvsParams;
 use kern_models::kfa::{BasisChoice, KfaParams};
 use kern_models::krr::KernelRidgeParams;
 use kern_models::lssvm::LsSvmParams;
-use kern_models::svm::{Multiclass, SolverParams, SvcParams, SvrParams};
+use kern_models::svm::{Multiclass, SharedGram, SolverParams, SvcParams, SvrParams};
 use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
-use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint, grid_search};
+use kern_tune::grid::{
+    GridSearchConfig, ParamGrid, ParamPoint, PathPredictions, grid_search, grid_search_along,
+};
 use serde_json::json;
 use std::time::Instant;
 
@@ -76,6 +78,11 @@ pub struct Args {
     /// Train svc even on labels that look real-valued or on more than 100 classes.
     #[arg(long)]
     allow_many_classes: bool,
+    /// Fit every (cell, fold) of a two-class svc grid over c on its own, from zero. By default the
+    /// cells that share a kernel are fitted fold by fold in ascending c, each from the previous
+    /// solution, reading one kernel matrix of all samples (when it fits in --cache-mb).
+    #[arg(long)]
+    no_warm_start: bool,
 }
 
 /// Writes `key=value` into a simple kernel spec `name[:k=v,...]`.
@@ -118,6 +125,27 @@ fn kernel_at(spec: &str, p: &ParamPoint) -> Result<KernelSpec, CliError> {
         s = set_kernel_param(&s, name.strip_prefix("k.").unwrap_or(name), v)?;
     }
     Ok(s.parse::<KernelSpec>()?)
+}
+
+/// The grid search of a two-class C-SVC with the cells that share a kernel fitted together: one kernel
+/// matrix of all samples per kernel, and per fold the values of c in ascending order, each fit
+/// starting from the previous solution (kern-models' `SvcParams::predict_c_path`).
+fn svc_along_c(
+    grid: &ParamGrid,
+    build: &(dyn Fn(&ParamPoint) -> Result<SvcParams, CliError> + Sync),
+    kernel: &str,
+    x: &kern_core::Samples,
+    y: &kern_core::BinaryTargets,
+    cfg: &GridSearchConfig,
+) -> Result<kern_tune::grid::GridSearchReport<()>, CliError> {
+    let prepare = |pts: &[ParamPoint]| -> Result<SharedGram, CliError> {
+        Ok(SharedGram::new(&kernel_at(kernel, &pts[0])?, x)?)
+    };
+    let fit = |g: &SharedGram, pts: &[ParamPoint], fold: &kern_tune::cv::Fold| -> PathPredictions {
+        let path = pts.iter().map(build).collect::<Result<Vec<SvcParams>, CliError>>()?;
+        Ok(SvcParams::predict_c_path(&path, g, x, y, &fold.train, &fold.test)?)
+    };
+    Ok(grid_search_along(grid, "c", x, y, cfg, prepare, fit)?)
 }
 
 /// Runs `kern cv`.
@@ -177,8 +205,22 @@ pub fn run(a: Args) -> CliResult {
                 }
                 Ok(m.multiclass(multiclass))
             };
-            let r = with_threads(a.threads, || grid_search(&grid, build, &ds.samples, &y, &cfg))??;
-            serde_json::to_value(&r)?
+            let along_c = !a.no_warm_start
+                && grid.names().contains(&"c")
+                && !grid.names().contains(&"lambda")
+                && SharedGram::fits(ds.samples.n(), (a.cache_mb * 1024.0 * 1024.0) as usize);
+            match &y {
+                Targets::Binary(yb) if along_c => {
+                    let r = with_threads(a.threads, || {
+                        svc_along_c(&grid, &build, &a.kernel, &ds.samples, yb, &cfg)
+                    })??;
+                    serde_json::to_value(&r)?
+                }
+                _ => {
+                    let r = with_threads(a.threads, || grid_search(&grid, build, &ds.samples, &y, &cfg))??;
+                    serde_json::to_value(&r)?
+                }
+            }
         }
         ModelKind::Svr => {
             let y = Targets::Real(ds.real()?);

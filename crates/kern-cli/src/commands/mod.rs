@@ -9,6 +9,7 @@ pub mod kernels;
 pub mod kpca;
 pub mod landmark;
 pub mod lssvm;
+pub mod precomputed;
 pub mod predict;
 pub mod railway;
 pub mod scale;

@@ -62,7 +62,11 @@ pub fn run(a: Args) -> CliResult {
         let text =
             String::from_utf8(bytes).map_err(|_| format!("{path}: not a LIBSVM model file (not text)"))?;
         let m = kern_models::libsvm_model::LibsvmModel::parse(&text, &path)?;
-        let ds = a.data.load_sparse()?;
+        let ds = if m.is_precomputed() {
+            crate::commands::precomputed::read(&a.data.data, false)?
+        } else {
+            a.data.load_sparse()?
+        };
         return predict_libsvm(&a, &m, &ds);
     }
     let mut kind = persist::peek_kind(&bytes, &path)?;
@@ -82,7 +86,14 @@ pub fn run(a: Args) -> CliResult {
     // file stays sparse); the other models, and scaled samples (scaling moves zeros), are dense.
     let sparse = envelope.is_none()
         && matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom" | "kfa");
-    let mut ds = if sparse { a.data.load_sparse()? } else { a.data.load()? };
+    let precomputed = envelope.is_none() && is_precomputed(&kind, &bytes, &path)?;
+    let mut ds = if precomputed {
+        crate::commands::precomputed::read(&a.data.data, false)?
+    } else if sparse {
+        a.data.load_sparse()?
+    } else {
+        a.data.load()?
+    };
     if let Some(env) = &envelope {
         // Bring the raw samples to the training dimension, then scale them with the stored parameters.
         let raw = to_dim(&ds.samples, env.dim(), a.data.is_csv())?;
@@ -105,7 +116,11 @@ pub fn run(a: Args) -> CliResult {
                 return Err("--values probability: one-class models have no class probabilities".into());
             }
             let mut m: kern_models::svm::OneClass = persist::from_bytes(&bytes, &path)?;
-            let x = fit_dim(&ds.samples, &mut m, a.data.is_csv())?;
+            let x = if m.is_precomputed() {
+                Cow::Borrowed(&ds.samples)
+            } else {
+                fit_dim(&ds.samples, &mut m, a.data.is_csv())?
+            };
             let decision = a.values == Some(Values::Decision);
             crate::commands::svm_types::predict_one_class(&m, &x, &ds, decision, a.threads, a.out.as_deref())
         }
@@ -145,6 +160,16 @@ pub fn run(a: Args) -> CliResult {
     }?;
     summary["scaled"] = json!(scaled);
     Ok(summary)
+}
+
+/// Whether a kern SVM model was trained on a precomputed kernel (its data file then holds kernel rows).
+fn is_precomputed(kind: &str, bytes: &[u8], path: &str) -> Result<bool, crate::common::CliError> {
+    Ok(match kind {
+        "svc" => persist::from_bytes::<Svc>(bytes, path)?.is_precomputed(),
+        "svr" => persist::from_bytes::<Svr>(bytes, path)?.is_precomputed(),
+        "one-class" => persist::from_bytes::<kern_models::svm::OneClass>(bytes, path)?.is_precomputed(),
+        _ => false,
+    })
 }
 
 /// Brings test samples and a model that stores samples to one dimension, by LIBSVM's rule for a
@@ -310,7 +335,11 @@ fn predict_libsvm(a: &Args, m: &LibsvmModel, ds: &Dataset) -> CliResult {
 }
 
 fn predict_svc(a: &Args, mut m: Svc, ds: &Dataset) -> CliResult {
-    let x = fit_dim(&ds.samples, &mut m, a.data.is_csv())?;
+    let x = if m.is_precomputed() {
+        Cow::Borrowed(&ds.samples)
+    } else {
+        fit_dim(&ds.samples, &mut m, a.data.is_csv())?
+    };
     if a.values == Some(Values::Probability) && !m.has_probability() {
         return Err("--values probability: the model was trained without --probability".into());
     }
@@ -356,7 +385,11 @@ fn predict_svr(a: &Args, mut m: Svr, ds: &Dataset) -> CliResult {
     if a.values == Some(Values::Probability) {
         return Err("--values probability: regression models have no class probabilities".into());
     }
-    let x = fit_dim(&ds.samples, &mut m, a.data.is_csv())?;
+    let x = if m.is_precomputed() {
+        Cow::Borrowed(&ds.samples)
+    } else {
+        fit_dim(&ds.samples, &mut m, a.data.is_csv())?
+    };
     let t = Instant::now();
     let pred = with_threads(a.threads, || m.predict(&x))??;
     let seconds = t.elapsed().as_secs_f64();

@@ -2,6 +2,7 @@
 //! (`-s`) or restore them (`-r`); parameter files interoperate with `svm-scale`'s.
 
 use crate::common::{CliResult, DataArgs, write_output};
+use kern_core::SampleRef;
 use kern_models::libsvm_model::fmt_g17;
 use kern_models::scaling::FeatureScaling;
 use serde_json::json;
@@ -36,7 +37,7 @@ pub struct Args {
 
 /// Runs `kern scale`.
 pub fn run(a: Args) -> CliResult {
-    let ds = a.data.load()?;
+    let ds = a.data.load_sparse()?;
     let t = Instant::now();
     let scaling = match &a.restore {
         Some(p) => {
@@ -56,16 +57,18 @@ pub fn run(a: Args) -> CliResult {
     let y = if scale_y { Some(ds.real()?) } else { None };
     let mut out = String::new();
     let (mut before, mut after) = (0usize, 0usize);
-    for (i, (r, r0)) in x.rows().zip(ds.samples.rows()).enumerate() {
+    let mut used = std::collections::BTreeSet::new();
+    for (i, (r, r0)) in x.samples().zip(ds.samples.samples()).enumerate() {
         match &y {
             Some(y) => out.push_str(&fmt_g17(scaling.apply_target(y.values()[i]))),
             None => out.push_str(&ds.labels[i]),
         }
-        for (j, &v) in r.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+        for (j, v) in nonzeros(r) {
             write!(out, " {}:{v}", j + 1).expect("String write");
+            used.insert(j);
             after += 1;
         }
-        before += r0.iter().filter(|v| **v != 0.0).count();
+        before += nonzeros(r0).count();
         out.push('\n');
     }
     if let Some(p) = &a.save {
@@ -87,7 +90,7 @@ pub fn run(a: Args) -> CliResult {
         "d": x.d(),
         "lower": lower,
         "upper": upper,
-        "features_scaled": (1..=x.d()).filter(|&j| x.rows().any(|r| r[j - 1] != 0.0)).count(),
+        "features_scaled": used.len(),
         "targets_scaled": scale_y,
         "restored": a.restore.as_ref().map(|p| p.display().to_string()),
         "saved": a.save.as_ref().map(|p| p.display().to_string()),
@@ -97,4 +100,14 @@ pub fn run(a: Args) -> CliResult {
         "out": a.out.display().to_string(),
         "seconds": t.elapsed().as_secs_f64(),
     }))
+}
+
+/// The non-zero coordinates `(index, value)` of a sample, in index order, on either store.
+fn nonzeros(s: SampleRef<'_>) -> Box<dyn Iterator<Item = (usize, f64)> + '_> {
+    match s {
+        SampleRef::Dense(r) => Box::new(r.iter().copied().enumerate().filter(|(_, v)| *v != 0.0)),
+        SampleRef::Sparse { indices, values } => {
+            Box::new(indices.iter().copied().zip(values.iter().copied()).filter(|(_, v)| *v != 0.0))
+        }
+    }
 }

@@ -8,15 +8,22 @@ use crate::common::{CliError, CliResult, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_core::learner::{Fit, Model};
-use kern_models::svm::{NuSvcParams, NuSvrParams, OneClass, OneClassParams};
+use kern_models::svm::{KernelMatrix, NuSvcParams, NuSvrParams, OneClass, OneClassParams};
 use serde_json::json;
 use std::time::Instant;
 
 /// LIBSVM's default `nu`.
 const DEFAULT_NU: f64 = 0.5;
 
-/// Trains a nu-SVC, nu-SVR or one-class SVM (C-SVC and epsilon-SVR are `train`'s own).
-pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResult {
+/// Trains a nu-SVC, nu-SVR or one-class SVM (C-SVC and epsilon-SVR are `train`'s own) on the data, or
+/// on the precomputed kernel matrix `gram` (then `ds` holds its rows).
+pub fn train(
+    a: &Args,
+    t: SvmType,
+    kernel: KernelSpec,
+    ds: &Dataset,
+    gram: Option<&KernelMatrix>,
+) -> CliResult {
     let nu = a.nu.unwrap_or(DEFAULT_NU);
     let unused = |flag: &str| -> Result<(), CliError> {
         Err(format!("{flag} does not apply to --type {}", type_name(t)).into())
@@ -40,7 +47,10 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
                 NuSvcParams::new(kernel).nu(nu).probability(a.probability, a.seed).solver(solver_params(a));
             let targets = crate::common::targets(ds, false)?;
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || p.fit(&ds.samples, &targets))??;
+            let m = with_threads(a.threads, || match gram {
+                Some(k) => p.fit_precomputed(k, &targets),
+                None => p.fit(&ds.samples, &targets),
+            })??;
             report_svc(a, ds, &m, t0.elapsed().as_secs_f64())
         }
         SvmType::NuSvr => {
@@ -53,13 +63,19 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
             }
             let y = ds.real()?;
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || p.fit(&ds.samples, &y))??;
+            let m = with_threads(a.threads, || match gram {
+                Some(k) => p.fit_precomputed(k, &y),
+                None => p.fit(&ds.samples, &y),
+            })??;
             report_svr(a, ds, &m, t0.elapsed().as_secs_f64())
         }
         SvmType::OneClass => {
             let p = OneClassParams::new(kernel).nu(nu).solver(solver_params(a));
             let t0 = Instant::now();
-            let m = with_threads(a.threads, || p.fit(&ds.samples))??;
+            let m = with_threads(a.threads, || match gram {
+                Some(k) => p.fit_precomputed(k),
+                None => p.fit(&ds.samples),
+            })??;
             let seconds = t0.elapsed().as_secs_f64();
             crate::commands::export::save_one_class(&a.out, &m, a.format)?;
             let s = m.stats();
@@ -70,7 +86,7 @@ pub fn train(a: &Args, t: SvmType, kernel: KernelSpec, ds: &Dataset) -> CliResul
                 "model": "one-class",
                 "type": "one-class",
                 "nu": m.nu(),
-                "kernel": m.kernel().to_string(),
+                "kernel": crate::commands::precomputed::kernel_name(m.is_precomputed(), m.kernel()),
                 "n": ds.samples.n(),
                 "d": ds.samples.d(),
                 "n_sv": s.n_sv,

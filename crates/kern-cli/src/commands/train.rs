@@ -8,7 +8,7 @@ use crate::common::{CliError, CliResult, DataArgs, parse_kernel, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_core::learner::Fit;
-use kern_models::svm::{MachineStats, Multiclass, SolverParams, SvcParams, SvrParams};
+use kern_models::svm::{KernelMatrix, MachineStats, Multiclass, SolverParams, SvcParams, SvrParams};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -70,7 +70,9 @@ pub struct Args {
     /// nu of nu-svc, nu-svr and one-class, in (0, 1] (LIBSVM -n, default 0.5).
     #[arg(long)]
     pub nu: Option<f64>,
-    /// Kernel spec, e.g. gaussian:sigma=0.6 (grammar: kern help kernels).
+    /// Kernel spec, e.g. gaussian:sigma=0.6 (grammar: kern help kernels), or precomputed (SVMs; LIBSVM
+    /// -t 4): the data file then holds kernel values, each row LABEL 0:i 1:K(x_i,x_1) 2:K(x_i,x_2) ...
+    /// for training point i = 1, 2, ... in order.
     #[arg(long)]
     pub kernel: String,
     /// Regularization C (svc, svr; default 1).
@@ -218,6 +220,9 @@ fn load_scaled(a: &Args, sparse: bool) -> Result<Dataset, CliError> {
 /// Runs `kern train`.
 pub fn run(a: Args) -> CliResult {
     crate::common::check_out(&a.out, &[&a.data.data])?;
+    if crate::commands::precomputed::is_precomputed(&a.kernel) {
+        return crate::commands::precomputed::train(&a);
+    }
     check_libsvm_format(&a)?;
     if a.kernel.trim_start().starts_with("railway") {
         let mut ds = load_scaled(&a, true)?;
@@ -246,9 +251,9 @@ pub fn run(a: Args) -> CliResult {
         matches!(target, Target::Svm(_) | Target::Model(ModelKind::Lssvm | ModelKind::Krr | ModelKind::Kfa));
     let ds = load_scaled(&a, sparse)?;
     let model = match target {
-        Target::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds),
-        Target::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds),
-        Target::Svm(t) => return crate::commands::svm_types::train(&a, t, kernel, &ds),
+        Target::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds, None),
+        Target::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds, None),
+        Target::Svm(t) => return crate::commands::svm_types::train(&a, t, kernel, &ds, None),
         Target::Model(m) => m,
     };
     match model {
@@ -385,12 +390,21 @@ pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
     Ok(p.probability(a.probability, a.seed))
 }
 
-fn train_svc(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
+/// Trains a C-SVC on the data, or on the precomputed kernel matrix `gram` (then `ds` holds its rows).
+pub(crate) fn train_svc(
+    a: &Args,
+    kernel: KernelSpec,
+    ds: &Dataset,
+    gram: Option<&KernelMatrix>,
+) -> CliResult {
     crate::common::check_classes(ds, a.allow_many_classes)?;
     let p = svc_params(a, kernel)?;
     let targets = crate::common::targets(ds, false)?;
     let t = Instant::now();
-    let m = with_threads(a.threads, || p.fit(&ds.samples, &targets))??;
+    let m = with_threads(a.threads, || match gram {
+        Some(k) => p.fit_precomputed(k, &targets),
+        None => p.fit(&ds.samples, &targets),
+    })??;
     let seconds = t.elapsed().as_secs_f64();
     report_svc(a, ds, &m, seconds)
 }
@@ -404,7 +418,7 @@ pub(crate) fn report_svc(a: &Args, ds: &Dataset, m: &kern_models::svm::Svc, seco
         "model": "svc",
         "type": if m.nu().is_some() { "nu-svc" } else { "c-svc" },
         "nu": m.nu(),
-        "kernel": m.kernel().to_string(),
+        "kernel": crate::commands::precomputed::kernel_name(m.is_precomputed(), m.kernel()),
         "n": ds.samples.n(),
         "d": ds.samples.d(),
         "classes": m.names(),
@@ -421,7 +435,13 @@ pub(crate) fn report_svc(a: &Args, ds: &Dataset, m: &kern_models::svm::Svc, seco
     }))
 }
 
-fn train_svr(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
+/// Trains an epsilon-SVR on the data, or on the precomputed kernel matrix `gram`.
+pub(crate) fn train_svr(
+    a: &Args,
+    kernel: KernelSpec,
+    ds: &Dataset,
+    gram: Option<&KernelMatrix>,
+) -> CliResult {
     let mut p = SvrParams::new(kernel).epsilon(a.epsilon_tube).solver(solver_params(a));
     if let Some(c) = a.c {
         p = p.c(c);
@@ -431,7 +451,10 @@ fn train_svr(a: &Args, kernel: KernelSpec, ds: &Dataset) -> CliResult {
     }
     let y = ds.real()?;
     let t = Instant::now();
-    let m = with_threads(a.threads, || p.fit(&ds.samples, &y))??;
+    let m = with_threads(a.threads, || match gram {
+        Some(k) => p.fit_precomputed(k, &y),
+        None => p.fit(&ds.samples, &y),
+    })??;
     let seconds = t.elapsed().as_secs_f64();
     report_svr(a, ds, &m, seconds)
 }
@@ -446,7 +469,7 @@ pub(crate) fn report_svr(a: &Args, ds: &Dataset, m: &kern_models::svm::Svr, seco
         "type": if m.nu().is_some() { "nu-svr" } else { "epsilon-svr" },
         "nu": m.nu(),
         "epsilon": m.epsilon(),
-        "kernel": m.kernel().to_string(),
+        "kernel": crate::commands::precomputed::kernel_name(m.is_precomputed(), m.kernel()),
         "n": ds.samples.n(),
         "d": ds.samples.d(),
         "n_sv": s.n_sv,

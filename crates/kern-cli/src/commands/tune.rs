@@ -120,7 +120,7 @@ fn bandwidth(a: BandwidthArgs) -> CliResult {
         "bisection" => Solver::Bisection,
         other => return Err(format!("unknown --solver {other:?}; valid: newton, bisection").into()),
     };
-    let ds = a.data.load()?;
+    let ds = a.data.load_sparse()?;
     let labels: Option<Vec<usize>> =
         if method == Method::Ahn { Some(ds.classes()?.classes().to_vec()) } else { None };
     let opts = BandwidthOptions {
@@ -208,7 +208,7 @@ fn support(a: SupportArgs) -> CliResult {
         diagonal: if a.include_diagonal { Diagonal::Include } else { Diagonal::Exclude },
         sampling,
     };
-    let ds = a.data.load()?;
+    let ds = a.data.load_sparse()?;
     let x = &ds.samples;
     let t = Instant::now();
     let spin = crate::progress::Spinner::start("alignment and sparsity of the support radii");

@@ -151,8 +151,10 @@ pub(crate) fn parse_err(path: &Path, line: usize, reason: impl Into<String>) -> 
 /// - a regular file (or a new path) is replaced atomically: a temporary `.NAME.tmpPID-N` file in the
 ///   same directory is written, flushed and synced, renamed over the target, then the directory is
 ///   synced; on every error path the temporary file is removed and the target is untouched;
-/// - anything else that exists (a FIFO, a character device such as `/dev/stdout` or `/dev/null`, a
-///   socket) and any path under `/dev/` or `/proc/` is written in place, never renamed over;
+/// - anything else that exists (a FIFO, a character device such as `/dev/null`, a socket), any path
+///   under `/proc/`, and any symbolic link under `/dev/` (such as `/dev/stdout`, which may lead to a
+///   regular file a shell redirected to) is written in place, never renamed over; a new or regular
+///   file elsewhere under `/dev/` (a `tmpfs` such as `/dev/shm`) is an ordinary file;
 /// - temporary files of earlier saves whose process is gone (killed inside the write window) are
 ///   removed by the next save of the same name.
 ///
@@ -163,9 +165,6 @@ pub(crate) fn parse_err(path: &Path, line: usize, reason: impl Into<String>) -> 
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    if in_place(path) {
-        return write_in_place(path, bytes).map_err(|e| io_err(path, e));
-    }
     let target = resolve_links(path).map_err(|e| io_err(path, e))?;
     if in_place(&target) {
         return write_in_place(&target, bytes).map_err(|e| io_err(path, e));
@@ -174,10 +173,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Whether `path` must be written in place: it exists and is not a regular file (FIFO, device,
-/// socket; symlinks followed), or it names a device or process file.
+/// socket; symlinks followed), it is a process file, or it is a symbolic link under `/dev` (the
+/// standard streams: `/dev/stdout` leads through `/proc/self/fd` to whatever a shell redirected to).
 fn in_place(path: &Path) -> bool {
     let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
-    special || path.starts_with("/dev") || path.starts_with("/proc")
+    let dev_link =
+        path.starts_with("/dev") && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    special || dev_link || path.starts_with("/proc")
 }
 
 fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -187,10 +189,14 @@ fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.flush()
 }
 
-/// Follows symbolic links (also dangling ones, whose target is then created) to the path to replace.
+/// Follows symbolic links (also dangling ones, whose target is then created) to the path to replace,
+/// stopping at the first path that must be written in place.
 fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
     let mut p = path.to_path_buf();
     for _ in 0..40 {
+        if in_place(&p) {
+            return Ok(p); // a link through `/dev` or `/proc` is written where it stands
+        }
         match std::fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
                 let t = std::fs::read_link(&p)?;
@@ -391,6 +397,34 @@ mod tests {
             assert!(write_atomic(full, b"no space").is_err());
             assert!(std::fs::metadata(full).unwrap().file_type().is_char_device());
         }
+    }
+
+    /// A `tmpfs` under `/dev` holds ordinary files: a new one is created, an existing one replaced,
+    /// and no temporary file is left; a user's link to a device is followed and written in place.
+    #[cfg(unix)]
+    #[test]
+    fn regular_files_under_dev_are_ordinary_files() {
+        use std::os::unix::fs::FileTypeExt;
+        let shm = Path::new("/dev/shm");
+        if shm.is_dir() {
+            let name = format!("kern-io-test-{}", std::process::id());
+            let p = shm.join(&name);
+            write_atomic(&p, b"one").unwrap();
+            write_atomic(&p, b"two").unwrap();
+            assert_eq!(std::fs::read(&p).unwrap(), b"two");
+            std::fs::remove_file(&p).unwrap();
+            let leftovers = std::fs::read_dir(shm)
+                .unwrap()
+                .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(&name))
+                .count();
+            assert_eq!(leftovers, 0);
+        }
+        let d = dir("devlink");
+        let link = d.join("null-link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        write_atomic(&link, b"discarded").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
     }
 
     #[test]

@@ -7,9 +7,11 @@
 //! (`sample_ref.rs`).
 
 mod csr;
+mod inverted;
 mod sample_ref;
 
 pub(crate) use csr::Csr;
+pub use inverted::InvertedIndex;
 pub use sample_ref::SampleRef;
 
 use crate::error::{CoreError, Result};
@@ -428,10 +430,17 @@ impl Samples {
     ///
     /// # Errors
     /// [`CoreError::DenseTooLarge`] when a sparse store's `n · d` exceeds
-    /// [`Samples::MAX_DENSE_VALUES`].
+    /// [`Samples::MAX_DENSE_VALUES`]; [`CoreError::Memory`] when the dense copy does not fit the memory
+    /// budget ([`crate::memory`]).
     pub fn densify(&self, what: &'static str) -> Result<Cow<'_, Samples>> {
         let Store::Sparse(c) = &self.store else { return Ok(Cow::Borrowed(self)) };
         self.check_dense_size(what)?;
+        crate::memory::check_array::<f64>(
+            &[self.n, self.d],
+            what,
+            "keep the samples sparse (use an operation that works on sparse samples), select fewer features, \
+             or raise the memory budget",
+        )?;
         let data = match c.dense.get() {
             Some(v) => v.clone(),
             None => c.to_row_major(self.n, self.d),

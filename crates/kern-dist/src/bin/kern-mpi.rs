@@ -157,6 +157,11 @@ struct TrainArgs {
     /// Worker threads per rank (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Rows per block of the sums over rows (default: about 16 MiB of kernel values, as `kern train`).
+    /// The model depends on it, never on the number of ranks; rows are moved so that each rank holds
+    /// whole blocks, so ranks with fewer rows than a block may get none.
+    #[arg(long)]
+    block_rows: Option<usize>,
     /// Where rank 0 writes the model (the file `kern predict` reads).
     #[arg(long)]
     out: PathBuf,
@@ -240,7 +245,10 @@ fn train(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     )?;
     let counted = kern_dist::comm::Counted::new(comm);
     let t = Instant::now();
-    let m = kern_dist::landmark::fit_nystrom(&counted, &part, &p, a.regression)?;
+    if a.block_rows == Some(0) {
+        return Err("--block-rows must be at least 1".into());
+    }
+    let m = kern_dist::landmark::fit_nystrom_blocks(&counted, &part, &p, a.regression, a.block_rows)?;
     let seconds = t.elapsed().as_secs_f64();
     let traffic = counted.traffic();
     let saved = if comm.rank() == 0 {

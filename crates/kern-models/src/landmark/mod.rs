@@ -40,7 +40,7 @@ pub use ridge::{
     EXPECTED_ITERATIONS, NystromPreconditioner, NystromRidge, NystromRidgeParams, NystromSolve, RowPart,
     solve_flops,
 };
-pub use stream::{block_rows, stream};
+pub use stream::{block_rows, stream, stream_blocks};
 
 use crate::error::{ModelsError, Result};
 use crate::fvs::{self, FvsParams, Strategy};

@@ -52,9 +52,17 @@
 //! (`K̃ = K_mm + εI`), `‖α_cg − α_d‖_Ĥ = ‖β_cg − β_d‖` and `μ_min(M)` is the smallest eigenvalue of the
 //! pencil `(H, Ĥ)`, `‖b‖ = ‖K_nmᵀPy‖_{Ĥ⁻¹}` — all independent of how `B` is factored (the test
 //! `direct_and_iterative_solves_agree_within_the_cg_bound` checks this bound).
-use super::stream::{KnmBlocks, expand};
+//!
+//! **Sums over rows.** Every sum over the training rows — the right-hand side `K_nmᵀ[Y, 1]`, `1ᵀY`,
+//! each CG product `K_nmᵀ(K_nm U)` and the direct solve's `Σ_b Z_bᵀZ_b` — is a sum of one term per
+//! fixed block of rows ([`RowPart::block`], counted from the first row of all parts), each term one
+//! sequential computation on its block, added exactly ([`ExactSums`]): the model is the same bytes at
+//! any thread count and for any split of the blocks over processes, kept blocks or recomputed ones.
+
+use super::stream::{KnmBlocks, block_rows, expand};
 use super::{Landmarks, factor_kmm, select_landmarks};
 use crate::error::{ModelsError, Result};
+use crate::exact_sum::ExactSums;
 use crate::fvs::Strategy;
 use crate::persist::Persist;
 use crate::ridge::{Encoded, Task};
@@ -64,7 +72,7 @@ use faer::linalg::matmul::triangular::{self, BlockStructure};
 use faer::linalg::solvers::Solve;
 use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
 use faer::{Accum, Col, Mat, MatMut, MatRef, Par, Side};
-use kern_core::{KernelSpec, Samples, Targets, parallel::faer_par};
+use kern_core::{KernelSpec, Samples, Targets, memory, parallel::faer_par};
 use kern_sparse::pcg::cg_columns;
 use kern_sparse::{PcgOptions, PcgReport};
 use serde::{Deserialize, Serialize};
@@ -167,11 +175,16 @@ impl std::str::FromStr for NystromSolve {
 /// One process's part of the training rows when they are spread over processes (kern-dist), for
 /// [`NystromRidgeParams::fit_part`].
 ///
+/// Every sum over rows is a sum of per-block terms (blocks of `block` rows, counted from the first
+/// row of all parts) added exactly ([`ExactSums`]), so the model does not depend on how the blocks
+/// are spread over the parts — provided each part starts at a multiple of `block`.
+///
 /// ```
 /// use kern_models::landmark::RowPart;
 /// use kern_models::ridge::Task;
-/// // A process that holds none of the 1,000 rows; `sum` would be an allreduce-sum over processes.
-/// let part = RowPart { rows: None, n: 1000, task: Task::Regression, sum: &|_| {} };
+/// // A process that holds none of the 1,000 rows; `sum` and `max` would be an allreduce-sum and
+/// // an allreduce-max over processes.
+/// let part = RowPart { rows: None, n: 1000, task: Task::Regression, block: None, sum: &|_| {}, max: &|_| {} };
 /// assert_eq!(part.n, 1000);
 /// ```
 pub struct RowPart<'a> {
@@ -182,9 +195,16 @@ pub struct RowPart<'a> {
     /// The task of all the targets (class names agreed over all parts); the part's targets must
     /// encode to it.
     pub task: Task,
+    /// Rows per block of the sums over rows (`None`: [`block_rows`] of the number of centres). The
+    /// part's first row must be a multiple of it among all rows; the model depends on it (through
+    /// the rounding of each block's term), not on the parts.
+    pub block: Option<usize>,
     /// Adds a vector over all parts, in place, leaving the total on every part (an allreduce-sum;
     /// nothing to do for a single part).
     pub sum: &'a dyn Fn(&mut [f64]),
+    /// The elementwise maximum over all parts, in place, on every part (an allreduce-max; nothing to
+    /// do for a single part).
+    pub max: &'a dyn Fn(&mut [u64]),
 }
 
 /// Parameters of a Nyström kernel ridge / LS-SVM fit.
@@ -298,16 +318,26 @@ impl NystromRidgeParams {
         if centres.is_empty() {
             return Err(ModelsError::Input("no centres".into()));
         }
-        let part = RowPart { rows: Some((x, y)), n: x.n(), task: Encoded::any(y).task, sum: &|_| {} };
+        let part = RowPart {
+            rows: Some((x, y)),
+            n: x.n(),
+            task: Encoded::any(y).task,
+            block: None,
+            sum: &|_| {},
+            max: &|_| {},
+        };
         self.fit_part(&part, x.select(centres)?, centres)
     }
 
     /// Fits on one part of training rows spread over processes (the distributed fit of kern-dist; one
     /// part holding every row is [`NystromRidgeParams::fit_with_centres`]): `centres` are the centre
     /// samples and `indices` their indices among all the rows, the same on every part. Every sum over
-    /// rows (the right-hand side and each product with `K_nm`: `m·r` numbers per iteration) is taken
-    /// over the part's rows and completed by `part.sum`; everything else is computed alike on every
-    /// part, so every part returns the same model.
+    /// rows (the right-hand side, each product with `K_nm` — `m·r` numbers per CG iteration — and the
+    /// direct solve's feature Gram, `m(m+1)/2` numbers once) is a sum of per-block terms over the
+    /// part's rows, added exactly and completed over the parts by `part.max` and `part.sum`
+    /// ([`ExactSums::finish`]: one integer and six numbers per sum); everything else, the choice of
+    /// the solve included, is computed alike on every part. So every part returns the same model, and
+    /// the same bytes for any split of the blocks over parts (one part included).
     ///
     /// ```
     /// use kern_core::{RealTargets, Samples, Targets};
@@ -317,23 +347,22 @@ impl NystromRidgeParams {
     /// let y = Targets::Real(RealTargets::new(x.rows().map(|r| r[0] * r[1]).collect())?);
     /// let p = NystromRidgeParams::krr("gaussian:sigma=1".parse()?, 1e-3, Landmarks::Random { m: 8 });
     /// let idx = [3, 9, 14, 20, 27, 31, 35, 38];
-    /// let part = RowPart { rows: Some((&x, &y)), n: 40, task: Task::Regression, sum: &|_| {} };
+    /// let part = RowPart { rows: Some((&x, &y)), n: 40, task: Task::Regression, block: None, sum: &|_| {}, max: &|_| {} };
     /// assert_eq!(p.fit_part(&part, x.select(&idx)?, &idx)?, p.fit_with_centres(&x, &y, &idx)?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_part(&self, part: &RowPart<'_>, centres: Samples, indices: &[usize]) -> Result<NystromRidge> {
-        self.fit_part_with(part, centres, indices, true, None)
+        self.fit_part_with(part, centres, indices, true)
     }
 
-    /// [`NystromRidgeParams::fit_part`]; `keep` allows keeping the blocks of `K_nm` in memory and
-    /// `rows` overrides the rows per block (the tests compare both ways on many blocks).
+    /// [`NystromRidgeParams::fit_part`]; `keep` allows keeping the blocks of `K_nm` in memory (the
+    /// tests compare both ways).
     pub(crate) fn fit_part_with(
         &self,
         part: &RowPart<'_>,
         centres: Samples,
         indices: &[usize],
         keep: bool,
-        rows: Option<usize>,
     ) -> Result<NystromRidge> {
         let s = self.shift()?;
         let pcg = self.pcg.validate()?;
@@ -366,49 +395,68 @@ impl NystromRidgeParams {
         let r = part.task.outputs();
         let k = &self.kernel;
         let c = centres;
+        let block = part.block.unwrap_or_else(|| block_rows(m)).max(1);
         // The plan depends on global sizes only, so every part of a distributed fit takes the same one.
         let plan = SolvePlan::choose(self.solve, self.preconditioner, n, m, c.d(), r, pcg.max_iter);
         let may_go_direct = !matches!(plan, SolvePlan::Cg { then_direct: false, .. });
         let width = if may_go_direct { m + r + 1 } else { r + 1 };
         let keep = keep && !matches!(plan, SolvePlan::Direct);
         let blocks = match &local {
-            Some((x, _)) => Some(KnmBlocks::new(k, x, &c, width, keep, rows)?),
+            Some((x, _)) => Some(KnmBlocks::new(k, x, &c, width, keep, block)?),
             None => None,
         };
-        // Σ over this part's blocks of `g` (zero without rows), summed over all parts with `extra`
-        // appended: one `sum` of m·width + extra.len() numbers.
+        // Σ over the blocks of this part of their `m × width` terms written by `g` (the first `tri`
+        // columns: lower triangles only), plus `extra` (further terms, one vector per block), added
+        // exactly and completed over all parts (module docs, "Sums over rows").
+        #[allow(clippy::type_complexity)]
         let sum_fold = |width: usize,
+                        tri: usize,
                         g: &(dyn Fn(usize, MatRef<'_, f64>, MatMut<'_, f64>) + Sync),
-                        extra: &[f64]|
+                        extra: &[Vec<f64>]|
          -> Result<(Mat<f64>, Vec<f64>)> {
-            let acc = match &blocks {
-                Some(b) => b.fold(width, g)?,
-                None => Mat::zeros(m, width),
-            };
-            let mut v = flat(acc.as_ref());
-            v.extend_from_slice(extra);
-            (part.sum)(&mut v);
-            let tail = v.split_off(m * width);
-            Ok((Mat::from_fn(m, width, |j, t| v[t * m + j]), tail))
+            let len = packed_len(m, width, tri);
+            let e = extra.first().map_or(0, Vec::len);
+            memory::check_bytes(
+                ExactSums::bytes(len + e).map_or(u64::MAX, |b| b as u64),
+                "the exact sums over the rows",
+                "use fewer centres",
+            )?;
+            let mut acc = ExactSums::new(len + e);
+            if let Some(b) = &blocks {
+                b.each(width, g, |_, p| acc.add_at(0, &pack(p.as_ref(), tri)))?;
+            }
+            extra.iter().for_each(|t| acc.add_at(len, t));
+            let mut v = acc.finish(part.max, part.sum)?;
+            let tail = v.split_off(len);
+            Ok((unpack(&v, m, width, tri), tail))
         };
         let (l, jitter) = factor_kmm(k, &c)?;
         let falkon = match self.preconditioner {
             NystromPreconditioner::Falkon => Some(Falkon::new(&l, s, n)?),
             NystromPreconditioner::None => None,
         };
-        let ysum_local: Vec<f64> = (0..r)
-            .map(|t| local.as_ref().map_or(0.0, |(_, enc)| (0..n_local).map(|i| enc.y[(i, t)]).sum()))
-            .collect();
+        // 1ᵀY per block (each block's sums in row order); a part without rows still sends its (zero) share.
+        let ysum_local: Vec<Vec<f64>> = match &local {
+            Some((_, enc)) => (0..n_local)
+                .step_by(block)
+                .map(|i0| {
+                    (0..r).map(|t| (i0..(i0 + block).min(n_local)).map(|i| enc.y[(i, t)]).sum()).collect()
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let ysum_local = if ysum_local.is_empty() { vec![vec![0.0; r]] } else { ysum_local };
         // [Y, 1] of a block's rows.
         let targets = |i0: usize, h: usize| {
             let enc = &local.as_ref().expect("a block means rows").1;
             Mat::from_fn(h, r + 1, |i, t| if t < r { enc.y[(i0 + i, t)] } else { 1.0 })
         };
-        // The lower triangle of K_bᵀK_b into the first m columns of `out`, K_bᵀ[Y_b, 1] after them.
+        // The lower triangle of Z_bᵀZ_b (FALKON's features) or K_bᵀK_b into `out`.
         let feature_gram = |kb: MatRef<'_, f64>, out: MatMut<'_, f64>| match &falkon {
             Some(f) => f.feature_gram(kb, out),
             None => lower_gram(kb, out),
         };
+        // The feature Gram into the first m columns of `out`, K_bᵀ[Y_b, 1] after them.
         let gram_and_rhs = |i0: usize, kb: MatRef<'_, f64>, out: MatMut<'_, f64>| {
             let (gram, rest) = out.split_at_col_mut(m);
             feature_gram(kb, gram);
@@ -417,13 +465,13 @@ impl NystromRidgeParams {
         let rhs_only = |i0: usize, kb: MatRef<'_, f64>, out: MatMut<'_, f64>| {
             matmul(out, Accum::Replace, kb.transpose(), targets(i0, kb.nrows()).as_ref(), 1.0, Par::Seq);
         };
-        // One pass: K_nmᵀ [Y, 1], 1ᵀY, and with a direct plan the lower triangle of K_nmᵀK_nm.
+        // One pass: K_nmᵀ [Y, 1], 1ᵀY, and with a direct plan the lower triangle of the feature Gram.
         let mut passes = 1usize;
         let (mut gram, g, ysum) = if matches!(plan, SolvePlan::Direct) {
-            let (all, ysum) = sum_fold(m + r + 1, &gram_and_rhs, &ysum_local)?;
+            let (all, ysum) = sum_fold(m + r + 1, m, &gram_and_rhs, &ysum_local)?;
             (Some(all.subcols(0, m).to_owned()), all.subcols(m, r + 1).to_owned(), ysum)
         } else {
-            let (g, ysum) = sum_fold(r + 1, &rhs_only, &ysum_local)?;
+            let (g, ysum) = sum_fold(r + 1, 0, &rhs_only, &ysum_local)?;
             (None, g, ysum)
         };
         let svec = g.col(r).to_owned();
@@ -445,6 +493,7 @@ impl NystromRidgeParams {
                 passes += 1;
                 let (mut out, _) = sum_fold(
                     u.ncols(),
+                    0,
                     &|_, kb, out| {
                         let mut v = Mat::<f64>::zeros(kb.nrows(), u.ncols());
                         matmul(v.as_mut(), Accum::Replace, kb, u, 1.0, Par::Seq);
@@ -477,7 +526,7 @@ impl NystromRidgeParams {
                     Some(gm) => gm,
                     None => {
                         passes += 1;
-                        sum_fold(m, &|_, kb, out| feature_gram(kb, out), &[])?.0
+                        sum_fold(m, m, &|_, kb, out| feature_gram(kb, out), &[])?.0
                     }
                 };
                 let (alpha, mut reports) =
@@ -796,6 +845,38 @@ fn direct_solve(
         f.b(x.as_mut());
     }
     Ok((x, reports))
+}
+
+/// The number of entries [`pack`] keeps of an `m × width` matrix: the lower triangles (with the
+/// diagonal) of its first `tri ≤ m` columns, all of the others.
+fn packed_len(m: usize, width: usize, tri: usize) -> usize {
+    (0..tri).map(|t| m - t).sum::<usize>() + (width - tri) * m
+}
+
+/// The entries of `a` column by column, the first `tri` columns from the diagonal down (the sums of
+/// lower triangles need no room for their zero upper parts: half the exact accumulators).
+fn pack(a: MatRef<'_, f64>, tri: usize) -> Vec<f64> {
+    let m = a.nrows();
+    let mut v = Vec::with_capacity(packed_len(m, a.ncols(), tri));
+    for t in 0..a.ncols() {
+        let j0 = if t < tri { t } else { 0 };
+        v.extend((j0..m).map(|j| a[(j, t)]));
+    }
+    v
+}
+
+/// The `m × width` matrix of [`pack`]'s entries (zero above the diagonal of the first `tri` columns).
+fn unpack(v: &[f64], m: usize, width: usize, tri: usize) -> Mat<f64> {
+    let mut a = Mat::<f64>::zeros(m, width);
+    let mut k = 0;
+    for t in 0..width {
+        let j0 = if t < tri { t } else { 0 };
+        for j in j0..m {
+            a[(j, t)] = v[k];
+            k += 1;
+        }
+    }
+    a
 }
 
 /// `m × r` column-major entries of a matrix.

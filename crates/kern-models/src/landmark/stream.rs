@@ -46,10 +46,51 @@ pub fn stream<F>(k: &KernelSpec, x: &Samples, centres: &Samples, c: usize, f: F)
 where
     F: Fn(usize, MatRef<'_, f64>) -> Mat<f64> + Sync,
 {
-    KnmBlocks::new(k, x, centres, c, false, None)?.fold(c, |i0, kb, out| {
-        let v = f(i0, kb);
-        matmul(out, Accum::Replace, kb.transpose(), v.as_ref(), 1.0, Par::Seq);
-    })
+    let mut acc = Mat::<f64>::zeros(centres.n(), c);
+    stream_blocks(k, x, centres, c, block_rows(centres.n()), f, |_, p| acc += p)?;
+    Ok(acc)
+}
+
+/// The terms of [`stream`] one block at a time: `sink(i0_b, K_bᵀ F(i0_b, K_b))` for the blocks of
+/// `rows` rows of `x`, in block order (computed [`GROUP`] at a time). The blocks, hence the terms, do not
+/// depend on the thread count; the distributed fits add them with [`crate::exact_sum::ExactSums`].
+///
+/// ```
+/// use faer::Mat;
+/// use kern_core::Samples;
+/// use kern_models::landmark::{stream, stream_blocks};
+/// let x = Samples::from_flat((0..90).map(|i| (i as f64 * 0.3).sin()).collect(), 45, 2)?;
+/// let c = x.select(&[0, 7, 20])?;
+/// let k = "gaussian:sigma=0.8".parse()?;
+/// let f = |_: usize, kb: faer::MatRef<'_, f64>| Mat::from_fn(kb.nrows(), 1, |_, _| 1.0);
+/// let (mut starts, mut acc) = (Vec::new(), Mat::<f64>::zeros(3, 1));
+/// stream_blocks(&k, &x, &c, 1, 10, f, |i0, p| { starts.push(i0); acc += p })?;
+/// assert_eq!(starts, [0, 10, 20, 30, 40]);
+/// let all = stream(&k, &x, &c, 1, f)?;
+/// assert!((0..3).all(|j| (acc[(j, 0)] - all[(j, 0)]).abs() < 1e-12));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn stream_blocks<F, S>(
+    k: &KernelSpec,
+    x: &Samples,
+    centres: &Samples,
+    c: usize,
+    rows: usize,
+    f: F,
+    sink: S,
+) -> Result<()>
+where
+    F: Fn(usize, MatRef<'_, f64>) -> Mat<f64> + Sync,
+    S: FnMut(usize, Mat<f64>),
+{
+    KnmBlocks::new(k, x, centres, c, false, rows)?.each(
+        c,
+        |i0, kb, out| {
+            let v = f(i0, kb);
+            matmul(out, Accum::Replace, kb.transpose(), v.as_ref(), 1.0, Par::Seq);
+        },
+        sink,
+    )
 }
 
 /// The row blocks of `K_nm = K(X, C)` ([`block_rows`] rows each): kept in memory when all of them fit
@@ -67,20 +108,21 @@ pub(crate) struct KnmBlocks<'a> {
 }
 
 impl<'a> KnmBlocks<'a> {
-    /// Checks the memory of [`GROUP`] blocks and of the partial sums of `width`-column products, then
-    /// computes and keeps every block when `keep` and `n·m` doubles fit in half the budget. `rows`
-    /// overrides [`block_rows`] (tests).
+    /// Blocks of `rows` rows ([`block_rows`] by default; the blocks of the exact sums over rows,
+    /// `RowPart::block`). Checks the memory of [`GROUP`] blocks and of the partial sums of
+    /// `width`-column products, then computes and keeps every block when `keep` and `n·m` doubles fit
+    /// in half the budget.
     pub(crate) fn new(
         k: &'a KernelSpec,
         x: &'a Samples,
         centres: &'a Samples,
         width: usize,
         keep: bool,
-        rows: Option<usize>,
+        rows: usize,
     ) -> Result<Self> {
         centres.check_same_dim(x)?;
         let (n, m) = (x.n(), centres.n());
-        let rows = rows.unwrap_or_else(|| block_rows(m)).max(1);
+        let rows = rows.max(1);
         // At most GROUP blocks at once, and never more than there are.
         let group = GROUP.min(n.div_ceil(rows)).max(1);
         let blocks =
@@ -95,7 +137,7 @@ impl<'a> KnmBlocks<'a> {
         let starts: Vec<usize> = (0..n).step_by(rows).collect();
         let mut this = KnmBlocks { k, x, centres, rows, starts, kept: None };
         let all = memory::bytes_for::<f64>(&[n, m], "the kernel matrix against the centres")?;
-        let room = memory::budget().bytes.map_or(false, |b| all.saturating_add(partials) <= b / 2);
+        let room = memory::budget().bytes.is_some_and(|b| all.saturating_add(partials) <= b / 2);
         if keep && room {
             let kept: Result<Vec<Mat<f64>>> = this.starts.par_iter().map(|&i0| this.compute(i0)).collect();
             this.kept = Some(kept?);
@@ -115,15 +157,17 @@ impl<'a> KnmBlocks<'a> {
         Ok(cross_gram(self.k, &self.x.select(&idx)?, self.centres)?)
     }
 
-    /// `Σ_b g(i0_b, K_b)` where `g` writes block `b`'s `m × width` contribution into a zeroed matrix:
-    /// blocks in fixed groups of [`GROUP`] in parallel, their contributions added in block order (the
-    /// same bytes at any thread count, kept or not).
-    pub(crate) fn fold<G>(&self, width: usize, g: G) -> Result<Mat<f64>>
+    /// `sink(i0_b, T_b)` for every block `b` in block order, where `g` writes the block's `m × width`
+    /// term `T_b` into a zeroed matrix given `K_b` (kept or computed): blocks in fixed groups of
+    /// [`GROUP`] in parallel. Each term is computed by one sequential call on one block, so the terms
+    /// are the same bytes at any thread count, kept or not, and for any split of the blocks over
+    /// processes; the callers add them exactly ([`crate::exact_sum::ExactSums`]) or in block order.
+    pub(crate) fn each<G, S>(&self, width: usize, g: G, mut sink: S) -> Result<()>
     where
         G: Fn(usize, MatRef<'_, f64>, MatMut<'_, f64>) + Sync,
+        S: FnMut(usize, Mat<f64>),
     {
         let m = self.centres.n();
-        let mut acc = Mat::<f64>::zeros(m, width);
         for (gi, group) in self.starts.chunks(GROUP).enumerate() {
             let parts: Vec<Result<Mat<f64>>> = group
                 .par_iter()
@@ -137,11 +181,11 @@ impl<'a> KnmBlocks<'a> {
                     Ok(out)
                 })
                 .collect();
-            for p in parts {
-                acc += p?;
+            for (&i0, p) in group.iter().zip(parts) {
+                sink(i0, p?);
             }
         }
-        Ok(acc)
+        Ok(())
     }
 }
 

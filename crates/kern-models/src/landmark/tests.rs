@@ -395,11 +395,17 @@ fn kept_and_recomputed_blocks_give_the_same_model() {
     let (x, y) = data(1000, 0.0);
     let idx: Vec<usize> = (0..20).map(|i| i * 50).collect();
     let t = binary(&y);
-    let part =
-        RowPart { rows: Some((&x, &t)), n: x.n(), task: crate::ridge::Encoded::any(&t).task, sum: &|_| {} };
+    let part = RowPart {
+        rows: Some((&x, &t)),
+        n: x.n(),
+        task: crate::ridge::Encoded::any(&t).task,
+        block: Some(64),
+        sum: &|_| {},
+        max: &|_| {},
+    };
     for solve in [NystromSolve::Iterative, NystromSolve::Direct] {
         let p = NystromRidgeParams::lssvm(kernel(), 5.0, Landmarks::Random { m: 20 }).solve(solve);
-        let fit = |keep| p.fit_part_with(&part, x.select(&idx).unwrap(), &idx, keep, Some(64)).unwrap();
+        let fit = |keep| p.fit_part_with(&part, x.select(&idx).unwrap(), &idx, keep).unwrap();
         let (kept, recomputed) = (fit(true), fit(false));
         assert_eq!(persist::to_bytes(&kept).unwrap(), persist::to_bytes(&recomputed).unwrap(), "{solve:?}");
         assert!(!recomputed.kept_kernel_matrix());
@@ -441,4 +447,113 @@ fn auto_follows_the_documented_cost_rule() {
     assert!(quick.report().converged && quick.report().iterations < ks, "{:?}", quick.report());
     let hard = fit(600, 1e-300);
     assert_eq!((hard.solved(), hard.report().iterations), (Some(NystromSolve::Direct), ks));
+}
+
+/// An in-process allreduce over `p` threads (the `sum` and `max` of [`RowPart`] for parts fitted
+/// concurrently): every caller adds (or maxes) its vector into a shared one, waits for the others,
+/// and takes the total.
+struct Allreduce {
+    f: std::sync::Mutex<Vec<f64>>,
+    u: std::sync::Mutex<Vec<u64>>,
+    barrier: std::sync::Barrier,
+}
+
+impl Allreduce {
+    fn new(p: usize) -> Self {
+        Allreduce { f: Default::default(), u: Default::default(), barrier: std::sync::Barrier::new(p) }
+    }
+
+    fn reduce<T: Copy>(&self, shared: &std::sync::Mutex<Vec<T>>, v: &mut [T], zero: T, op: fn(T, T) -> T) {
+        {
+            let mut a = shared.lock().unwrap();
+            if a.is_empty() {
+                a.resize(v.len(), zero);
+            }
+            for (x, &y) in a.iter_mut().zip(v.iter()) {
+                *x = op(*x, y);
+            }
+        }
+        self.barrier.wait();
+        v.copy_from_slice(&shared.lock().unwrap());
+        if self.barrier.wait().is_leader() {
+            shared.lock().unwrap().clear();
+        }
+        self.barrier.wait();
+    }
+
+    fn sum(&self, v: &mut [f64]) {
+        self.reduce(&self.f, v, 0.0, |a, b| a + b);
+    }
+
+    fn max(&self, v: &mut [u64]) {
+        self.reduce(&self.u, v, 0, u64::max);
+    }
+}
+
+/// The rule of every sum over rows (module docs of `ridge.rs`, "Sums over rows"): the rows split into
+/// parts at block boundaries and fitted concurrently (an in-process allreduce; one part without rows;
+/// kept and recomputed blocks mixed) give every part the bytes of the one-part fit — with the direct
+/// solve (its feature Gram `Σ Z_bᵀZ_b`), conjugate gradients and Auto, for kernel ridge and the LS-SVM.
+#[test]
+fn parts_give_the_one_part_bytes_with_every_solve() {
+    let (x, y) = data(700, 0.0);
+    let idx: Vec<usize> = (0..30).map(|i| i * 23).collect();
+    let block = 64;
+    let targets = |a: usize, b: usize, bias: bool| if bias { binary(&y[a..b]) } else { real(&y[a..b]) };
+    for bias in [false, true] {
+        let task = crate::ridge::Encoded::any(&targets(0, x.n(), bias)).task;
+        for solve in [NystromSolve::Direct, NystromSolve::Iterative, NystromSolve::Auto] {
+            let p = if bias {
+                NystromRidgeParams::lssvm(kernel(), 5.0, Landmarks::Random { m: 30 })
+            } else {
+                NystromRidgeParams::krr(kernel(), 1e-3, Landmarks::Random { m: 30 })
+            }
+            .solve(solve)
+            .tol(1e-10, 500);
+            let t = targets(0, x.n(), bias);
+            let one = RowPart {
+                rows: Some((&x, &t)),
+                n: x.n(),
+                task: task.clone(),
+                block: Some(block),
+                sum: &|_| {},
+                max: &|_| {},
+            };
+            let whole =
+                persist::to_bytes(&p.fit_part_with(&one, x.select(&idx).unwrap(), &idx, true).unwrap())
+                    .unwrap();
+            for cuts in [vec![0, 192, 700], vec![0, 64, 448, 700], vec![0, 0, 320, 700]] {
+                let ar = Allreduce::new(cuts.len() - 1);
+                let fits: Vec<Vec<u8>> = std::thread::scope(|s| {
+                    let handles: Vec<_> = cuts
+                        .windows(2)
+                        .enumerate()
+                        .map(|(q, w)| {
+                            let (ar, p, task, idx, x) = (&ar, &p, task.clone(), &idx, &x);
+                            s.spawn(move || {
+                                let rows: Vec<usize> = (w[0]..w[1]).collect();
+                                let own = (w[1] > w[0])
+                                    .then(|| (x.select(&rows).unwrap(), targets(w[0], w[1], bias)));
+                                let part = RowPart {
+                                    rows: own.as_ref().map(|(xp, tp)| (xp, tp)),
+                                    n: x.n(),
+                                    task,
+                                    block: Some(block),
+                                    sum: &|v| ar.sum(v),
+                                    max: &|v| ar.max(v),
+                                };
+                                let m =
+                                    p.fit_part_with(&part, x.select(idx).unwrap(), idx, q % 2 == 0).unwrap();
+                                persist::to_bytes(&m).unwrap()
+                            })
+                        })
+                        .collect();
+                    handles.into_iter().map(|h| h.join().unwrap()).collect()
+                });
+                for (q, f) in fits.iter().enumerate() {
+                    assert!(f == &whole, "bias {bias}, {solve:?}, cuts {cuts:?}: part {q} differs");
+                }
+            }
+        }
+    }
 }

@@ -22,8 +22,20 @@ fn not_int(name: &str) -> ModelsError {
     ))
 }
 
-fn sv_nodes(sv: &Samples, rows: &[usize]) -> Vec<Vec<(u32, f64)>> {
+/// The support vectors' LIBSVM nodes: their coordinates, or `0:serial` for a precomputed kernel.
+fn sv_nodes(sv: &Samples, rows: &[usize], precomputed: bool) -> Vec<Vec<(u32, f64)>> {
+    if precomputed {
+        return rows.iter().map(|&r| vec![(0, sv.row(r)[0])]).collect();
+    }
     rows.iter().map(|&r| super::nodes(sv.sample(r))).collect()
+}
+
+/// The LIBSVM kernel of a kern model: `precomputed`, or the one equal to its kernel.
+fn kernel_of(spec: &kern_core::KernelSpec, precomputed: bool) -> Result<LibsvmKernel> {
+    if precomputed {
+        return Ok(LibsvmKernel::precomputed());
+    }
+    LibsvmKernel::from_spec(spec)
 }
 
 impl LibsvmModel {
@@ -48,7 +60,7 @@ impl LibsvmModel {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_svc(svc: &Svc) -> Result<Self> {
-        let kernel = LibsvmKernel::from_spec(svc.kernel())?;
+        let kernel = kernel_of(svc.kernel(), svc.is_precomputed())?;
         let names = svc.names();
         let k = names.len();
         let machines = svc.machines();
@@ -127,7 +139,7 @@ impl LibsvmModel {
         };
         Ok(LibsvmModel {
             svm_type: if svc.nu().is_some() { SvmType::NuSvc } else { SvmType::CSvc },
-            spec: kernel.to_spec()?,
+            spec: kernel.spec()?,
             kernel,
             nr_class: k,
             rho,
@@ -137,7 +149,7 @@ impl LibsvmModel {
             prob_density_marks: None,
             nr_sv: Some(nr_sv),
             sv_coef,
-            sv: sv_nodes(sv, &rows),
+            sv: sv_nodes(sv, &rows, svc.is_precomputed()),
         })
     }
 
@@ -156,12 +168,12 @@ impl LibsvmModel {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_svr(svr: &Svr) -> Result<Self> {
-        let kernel = LibsvmKernel::from_spec(svr.kernel())?;
+        let kernel = kernel_of(svr.kernel(), svr.is_precomputed())?;
         let sv = svr.support_vectors();
         let rows: Vec<usize> = (0..sv.n()).collect();
         Ok(LibsvmModel {
             svm_type: if svr.nu().is_some() { SvmType::NuSvr } else { SvmType::EpsilonSvr },
-            spec: kernel.to_spec()?,
+            spec: kernel.spec()?,
             kernel,
             nr_class: 2,
             rho: vec![-svr.bias()],
@@ -171,7 +183,7 @@ impl LibsvmModel {
             prob_density_marks: None,
             nr_sv: None,
             sv_coef: vec![svr.coefficients().to_vec()],
-            sv: sv_nodes(sv, &rows),
+            sv: sv_nodes(sv, &rows, svr.is_precomputed()),
         })
     }
 
@@ -189,12 +201,12 @@ impl LibsvmModel {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_one_class(m: &OneClass) -> Result<Self> {
-        let kernel = LibsvmKernel::from_spec(m.kernel())?;
+        let kernel = kernel_of(m.kernel(), m.is_precomputed())?;
         let sv = m.support_vectors();
         let rows: Vec<usize> = (0..sv.n()).collect();
         Ok(LibsvmModel {
             svm_type: SvmType::OneClass,
-            spec: kernel.to_spec()?,
+            spec: kernel.spec()?,
             kernel,
             nr_class: 2,
             rho: vec![m.rho()],
@@ -204,7 +216,7 @@ impl LibsvmModel {
             prob_density_marks: None,
             nr_sv: None,
             sv_coef: vec![m.coefficients().to_vec()],
-            sv: sv_nodes(sv, &rows),
+            sv: sv_nodes(sv, &rows, m.is_precomputed()),
         })
     }
 }

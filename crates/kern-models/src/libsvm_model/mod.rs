@@ -19,7 +19,9 @@
 //!
 //! **Reading** follows `read_model_header`: words separated by white space, an unknown word is an error,
 //! `SV` ends the header. Any LIBSVM model type is read and predicted (C-SVC, nu-SVC, one-class,
-//! epsilon-SVR, nu-SVR; the prediction formula is the same for each), except precomputed kernels.
+//! epsilon-SVR, nu-SVR; the prediction formula is the same for each), with any of LIBSVM's kernels.
+//! A `precomputed` kernel's support vectors are `0:serial` (the serial number of a training point),
+//! and its model predicts from kernel rows ([`LibsvmModel::is_precomputed`]).
 //! [`LibsvmModel::decision_values`] follows `svm_predict_values` term by term (kernel values on the
 //! sparse coordinates in index order, sums in LIBSVM's order), so predictions agree with LIBSVM's to
 //! rounding; [`LibsvmModel::predict_probability`] follows `svm_predict_probability` (Platt sigmoids
@@ -107,7 +109,7 @@ impl SvmType {
 /// LIBSVM's kernel (`kernel_type` and its parameters), with kern's equal [`KernelSpec`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct LibsvmKernel {
-    /// `linear`, `polynomial`, `rbf` or `sigmoid`.
+    /// `linear`, `polynomial`, `rbf`, `sigmoid` or `precomputed`.
     pub kernel_type: &'static str,
     /// `degree` (polynomial).
     pub degree: i32,
@@ -150,7 +152,27 @@ impl LibsvmKernel {
         }
     }
 
-    /// kern's kernel with the same values.
+    /// LIBSVM's `precomputed` kernel (`-t 4`): support vectors are serial numbers of training points.
+    ///
+    /// ```
+    /// assert!(kern_models::libsvm_model::LibsvmKernel::precomputed().is_precomputed());
+    /// ```
+    pub fn precomputed() -> Self {
+        LibsvmKernel { kernel_type: "precomputed", degree: 0, gamma: 0.0, coef0: 0.0 }
+    }
+
+    /// Whether this is LIBSVM's `precomputed` kernel.
+    pub fn is_precomputed(&self) -> bool {
+        self.kernel_type == "precomputed"
+    }
+
+    /// The kernel a model evaluates: [`LibsvmKernel::to_spec`], or for `precomputed` the linear
+    /// kernel as a placeholder that is never evaluated (predictions read kernel rows).
+    pub(crate) fn spec(&self) -> Result<KernelSpec> {
+        if self.is_precomputed() { Ok(KernelSpec::Linear(kern_core::Linear)) } else { self.to_spec() }
+    }
+
+    /// kern's kernel with the same values (an error for `precomputed`, which has no kernel function).
     ///
     /// ```
     /// use kern_models::libsvm_model::LibsvmKernel;
@@ -234,9 +256,18 @@ impl LibsvmModel {
     pub fn n_sv(&self) -> usize {
         self.sv.len()
     }
-    /// The largest feature index of a support vector (features beyond it only meet zeros).
+    /// The largest feature index of a support vector (features beyond it only meet zeros); for a
+    /// precomputed kernel the largest support-vector serial, the columns kernel rows must have.
     pub fn n_features(&self) -> usize {
+        if self.kernel.is_precomputed() {
+            return self.sv.iter().map(|s| s[0].1 as usize).max().unwrap_or(0);
+        }
         self.sv.iter().filter_map(|s| s.last()).map(|&(i, _)| i as usize).max().unwrap_or(0)
+    }
+    /// Whether the model's kernel is precomputed: then its samples are kernel rows, column `j − 1`
+    /// holding the kernel value against training point `j` (the test file's `0:` entry dropped).
+    pub fn is_precomputed(&self) -> bool {
+        self.kernel.is_precomputed()
     }
     /// Whether [`LibsvmModel::predict_probability`] is available (classification with `probA` and
     /// `probB`, or one-class with `prob_density_marks`).
@@ -251,8 +282,16 @@ impl LibsvmModel {
 
     /// Decision values of each sample (`svm_predict_values`): one per machine for classifiers (pairs in
     /// `label` order, positive in favour of the first class of the pair), the regression value for
-    /// SVR, `Σ coef·K − ρ` for one-class.
+    /// SVR, `Σ coef·K − ρ` for one-class. With a precomputed kernel, `x` holds kernel rows (see
+    /// [`LibsvmModel::is_precomputed`]) with at least [`LibsvmModel::n_features`] columns.
     pub fn decision_values(&self, x: &Samples) -> Result<Vec<Vec<f64>>> {
+        if self.is_precomputed() && x.d() < self.n_features() {
+            return Err(ModelsError::KernelMatrix(format!(
+                "kernel rows have {} columns, but the model's support vectors include training point {}",
+                x.d(),
+                self.n_features()
+            )));
+        }
         let rows = sparse_rows(x);
         Ok(rows.par_iter().map(|r| self.decision_one(r)).collect())
     }
@@ -278,6 +317,11 @@ impl LibsvmModel {
     }
 
     fn kvalue(&self, x: &[(u32, f64)], sv: &[(u32, f64)]) -> f64 {
+        if self.kernel.is_precomputed() {
+            // LIBSVM's `x[(int)sv[0].value].value`: the test row's entry at the serial (absent = 0).
+            let s = sv[0].1 as u32;
+            return x.binary_search_by_key(&s, |n| n.0).map_or(0.0, |k| x[k].1);
+        }
         match self.spec.profile() {
             Profile::SqDist => self.spec.of_sq_dist(sparse_sq_dist(x, sv)),
             _ => self.spec.of_dot(sparse_dot(x, sv)),

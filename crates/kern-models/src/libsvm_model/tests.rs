@@ -54,7 +54,19 @@ fn header_errors_are_reported_not_panics() {
             "adds up",
         ),
         ("svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho x\n", "not a finite number"),
-        ("svm_type c_svc\nkernel_type precomputed\nnr_class 2\ntotal_sv 0\nrho 0\nSV\n", "precomputed"),
+        (
+            "svm_type nu_svr\nkernel_type precomputed\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1 1:0.5\n",
+            "0:SERIAL",
+        ),
+        (
+            "svm_type nu_svr\nkernel_type precomputed\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1 0:1.5\n",
+            "0:SERIAL",
+        ),
+        (
+            "svm_type nu_svr\nkernel_type precomputed\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1 0:1 2:3\n",
+            "0:SERIAL",
+        ),
+        ("svm_type nu_svr\nkernel_type precomputed\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1\n", "no 0:SERIAL"),
         ("svm_type nu_svr\nkernel_type rbf\ngamma -1\nnr_class 2\ntotal_sv 0\nrho 0\nSV\n", "beta"),
         ("svm_type nu_svr\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\nSV\n1 1:1\n", "announced"),
         (

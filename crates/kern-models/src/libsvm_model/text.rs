@@ -274,13 +274,6 @@ fn real(w: &str) -> Option<f64> {
 fn build(h: Header, body: &str, err: &dyn Fn(String) -> ModelsError) -> Result<LibsvmModel> {
     let svm_type = h.svm_type.ok_or_else(|| err("no svm_type".into()))?;
     let kernel_type = h.kernel_type.ok_or_else(|| err("no kernel_type".into()))?;
-    if kernel_type == "precomputed" {
-        return Err(err(
-            "precomputed-kernel models need the kernel values against their training samples, which kern \
-             cannot supply; retrain with a linear, polynomial, rbf or sigmoid kernel"
-                .into(),
-        ));
-    }
     let need =
         |v: Option<f64>, name: &str| v.ok_or_else(|| err(format!("{kernel_type} kernel without {name}")));
     let kernel = LibsvmKernel {
@@ -290,14 +283,19 @@ fn build(h: Header, body: &str, err: &dyn Fn(String) -> ModelsError) -> Result<L
         } else {
             h.degree.unwrap_or(0)
         },
-        gamma: if kernel_type == "linear" { h.gamma.unwrap_or(0.0) } else { need(h.gamma, "gamma")? },
+        gamma: if matches!(kernel_type, "linear" | "precomputed") {
+            h.gamma.unwrap_or(0.0)
+        } else {
+            need(h.gamma, "gamma")?
+        },
         coef0: if matches!(kernel_type, "polynomial" | "sigmoid") {
             need(h.coef0, "coef0")?
         } else {
             h.coef0.unwrap_or(0.0)
         },
     };
-    let spec = kernel.to_spec().map_err(|e| err(e.to_string()))?;
+    let spec = kernel.spec().map_err(|e| err(e.to_string()))?;
+    let precomputed = kernel.is_precomputed();
     let k = h.nr_class.ok_or_else(|| err("no nr_class".into()))?;
     let l = h.total_sv.ok_or_else(|| err("no total_sv".into()))?;
     let rho = h.rho.ok_or_else(|| err("no rho".into()))?;
@@ -341,6 +339,19 @@ fn build(h: Header, body: &str, err: &dyn Fn(String) -> ModelsError) -> Result<L
             let (a, b) = t.split_once(':').ok_or_else(bad)?;
             let j: u32 = a.parse().map_err(|_| bad())?;
             let v = real(b).ok_or_else(bad)?;
+            if precomputed {
+                // `0:serial` and nothing else (svm_save_model writes `0:%d`).
+                if j != 0 || !nodes.is_empty() || !(v >= 1.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX))
+                {
+                    return Err(err(format!(
+                        "support vector {}: a precomputed-kernel model has one entry 0:SERIAL (a training \
+                         point's number, from 1) per support vector, found {t:?}",
+                        i + 1
+                    )));
+                }
+                nodes.push((0, v));
+                continue;
+            }
             if j == 0 || nodes.last().is_some_and(|&(p, _)| p >= j) {
                 return Err(err(format!(
                     "support vector {}: feature indices must be 1-based and ascending ({t:?})",
@@ -348,6 +359,9 @@ fn build(h: Header, body: &str, err: &dyn Fn(String) -> ModelsError) -> Result<L
                 )));
             }
             nodes.push((j, v));
+        }
+        if precomputed && nodes.is_empty() {
+            return Err(err(format!("support vector {}: no 0:SERIAL entry", i + 1)));
         }
         sv.push(nodes);
     }

@@ -23,7 +23,7 @@ fn params(tol: f64, block: SolverBlock) -> SolverParams {
     SolverParams { tol, block, ..SolverParams::default() }
 }
 
-fn kkt(q: &[Vec<f64>], p: &[f64], y: &[f64], c: &[f64], a: &[f64]) -> f64 {
+pub(super) fn kkt(q: &[Vec<f64>], p: &[f64], y: &[f64], c: &[f64], a: &[f64]) -> f64 {
     let (mut up, mut low) = (f64::NEG_INFINITY, f64::INFINITY);
     for t in 0..a.len() {
         let g = p[t] + (0..a.len()).map(|s| q[t][s] * a[s]).sum::<f64>();
@@ -59,7 +59,7 @@ proptest! {
         let tol = 10f64.powi(-tol_exp);
         let run = |block| {
             let s = params(tol, block);
-            let pre = super::train::precompute(&k, &x, s.cache_bytes()).unwrap();
+            let pre = super::train::precompute(&k, &x, s.cache_bytes(), None).unwrap();
             super::train::solve_svc(&k, &x, &y, vec![c; n], &s, pre)
         };
         let (pair, blocked) = (run(SolverBlock::Pair), run(SolverBlock::Size(q)));
@@ -141,4 +141,26 @@ fn automatic_choice_and_explicit_sizes() {
     assert_eq!(SolverBlock::Size(300).working_set(1000), Some(300));
     assert!(SolverParams { block: SolverBlock::Size(1), ..SolverParams::default() }.check().is_err());
     assert!("0".parse::<SolverBlock>().is_err() && "blocks".parse::<SolverBlock>().is_err());
+}
+
+/// A case proptest drew in session 8 (a fresh-clone CI run of `blocked_and_pair_reach_the_same_objective`):
+/// 61 points, `poly:degree=2,coef0=1`, C ≈ 157, working sets of 5, tol 1e-4. The pair solver converges
+/// (about 600,000 iterations); the blocked solver reaches the iteration cap of 10⁷. The blocked solver's
+/// code did not change in session 8 (checked also with that session's solver change switched off), so
+/// the cycling predates it. The blocked solver is opt-in (`--solver-block`; `auto` takes pairs). Run
+/// with `cargo test -p kern-models -- --ignored`; un-ignore when fixed.
+#[test]
+#[ignore = "the blocked solver cycles on this problem until the iteration cap (known bug, see the doc comment)"]
+fn blocked_solver_case_that_reaches_the_iteration_cap() {
+    let (n, d, seed) = (61, 3, 933);
+    let (x, y) = super::tests::random_problem(n, d, seed);
+    let k: KernelSpec = PSD_KERNELS[2].parse().unwrap();
+    let c = 10f64.powf(2.196680210862105);
+    let run = |block| {
+        let s = params(1e-4, block);
+        let pre = super::train::precompute(&k, &x, s.cache_bytes(), None).unwrap();
+        super::train::solve_svc(&k, &x, &y, vec![c; n], &s, pre)
+    };
+    assert!(!run(SolverBlock::Pair).stats.hit_cap);
+    assert!(!run(SolverBlock::Size(5)).stats.hit_cap);
 }

@@ -33,7 +33,9 @@ mod cache;
 mod nu;
 mod one_class;
 mod params;
+mod path;
 mod platt;
+mod precomputed;
 mod predict;
 mod progress;
 mod qmatrix;
@@ -47,6 +49,10 @@ mod block_tests;
 #[cfg(test)]
 mod nu_tests;
 #[cfg(test)]
+mod path_tests;
+#[cfg(test)]
+mod precomputed_tests;
+#[cfg(test)]
 mod tests;
 
 pub use block::SolverBlock;
@@ -54,7 +60,10 @@ pub use one_class::OneClass;
 pub use params::{
     Multiclass, NuSvcParams, NuSvrParams, OneClassParams, Regularization, SolverParams, SvcParams, SvrParams,
 };
+pub use path::SharedGram;
 pub(crate) use platt::{Sigmoid as PlattSigmoid, couple};
+pub use precomputed::KernelMatrix;
+pub(crate) use precomputed::ModelKernel;
 pub use progress::{ProgressObserver, SolverProgress, observe_progress};
 pub use svc::Svc;
 pub use svr::Svr;

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OneClass {
-    kernel: KernelSpec,
+    kernel: super::ModelKernel,
     sv: Samples,
     coef: Vec<f64>,
     rho: f64,
@@ -43,7 +43,7 @@ impl Persist for OneClass {
     const KIND: &'static str = "one-class";
     fn validate(&self) -> std::result::Result<(), String> {
         use crate::validate as v;
-        v::kernel(&self.kernel, self.sv.d())?;
+        self.kernel.validate(&self.sv)?;
         v::len("coef", self.coef.len(), self.sv.n())?;
         v::finite("coef", &self.coef)?;
         v::finite("rho, nu, objective", &[self.rho, self.nu, self.stats.objective])?;
@@ -69,13 +69,18 @@ pub(crate) fn one_class_start(l: usize, nu: f64) -> Vec<f64> {
 impl OneClassParams {
     /// Trains on the samples `x` (one-class training uses no targets).
     pub fn fit(&self, x: &Samples) -> Result<OneClass> {
+        self.fit_user(x, None)
+    }
+
+    /// Trains on `x`, or on the serial numbers of a precomputed kernel matrix (`user`).
+    pub(crate) fn fit_user(&self, x: &Samples, user: Option<&super::KernelMatrix>) -> Result<OneClass> {
         self.check(x.d())?;
         let n = x.n();
         if n == 0 {
             return Err(ModelsError::Input("one-class SVM needs at least one training sample".into()));
         }
         let mut budget = self.solver.cache_bytes();
-        let pre = train::precompute(&self.kernel, x, budget)?;
+        let pre = train::precompute(&self.kernel, x, budget, user)?;
         if let Some(g) = &pre {
             budget = budget.saturating_sub(g.bytes());
         }
@@ -87,7 +92,7 @@ impl OneClassParams {
         let stats = train::stats_of(&sol, &vec![1.0; n], n, dense_used);
         let idx: Vec<usize> = (0..n).filter(|&i| sol.alpha[i] > 0.0).collect();
         crate::validate::trained(OneClass {
-            kernel: self.kernel.clone(),
+            kernel: super::ModelKernel::of(&self.kernel, user),
             sv: x.select(&idx)?,
             coef: idx.iter().map(|&i| sol.alpha[i]).collect(),
             rho: sol.rho,
@@ -98,9 +103,15 @@ impl OneClassParams {
 }
 
 impl OneClass {
-    /// The kernel.
+    /// The kernel (for a precomputed-kernel model, see [`OneClass::is_precomputed`], a placeholder
+    /// that is never evaluated).
     pub fn kernel(&self) -> &KernelSpec {
-        &self.kernel
+        &self.kernel.spec
+    }
+    /// Whether the model was trained on a precomputed kernel matrix (support vectors are serial
+    /// numbers; prediction takes kernel rows, see [`super::KernelMatrix`]).
+    pub fn is_precomputed(&self) -> bool {
+        self.kernel.precomputed
     }
     /// Support vectors (`α > 0`).
     pub fn support_vectors(&self) -> &Samples {
@@ -124,13 +135,7 @@ impl OneClass {
     }
     /// Decision values `f(x) = Σ α_i k(x_i, x) − ρ`, one per sample.
     pub fn decision_function(&self, x: &Samples) -> Result<Vec<f64>> {
-        let d = super::predict::decision_values(
-            &self.kernel,
-            &self.sv,
-            std::slice::from_ref(&self.coef),
-            &[self.rho],
-            x,
-        )?;
+        let d = self.kernel.decision_values(&self.sv, std::slice::from_ref(&self.coef), &[self.rho], x)?;
         Ok(d.into_iter().map(|r| r[0]).collect())
     }
 }

@@ -30,7 +30,8 @@ const FOLDS: usize = 5;
 
 /// Fits the sigmoid of one binary problem on decision values of 5-fold cross-validation models
 /// (folds from a seeded shuffle). A fold whose training part holds a single class gives every
-/// held-out sample the decision value ±1 of that class, as LIBSVM does.
+/// held-out sample the decision value ±1 of that class, as LIBSVM does. With a `precomputed` kernel
+/// `pre` is the problem's part of the user's matrix, from which the held-out decision values are read.
 #[allow(clippy::too_many_arguments)] // the binary problem's data, bounds, ν and solver settings
 pub(crate) fn cross_validated_sigmoid(
     kernel: &KernelSpec,
@@ -41,6 +42,7 @@ pub(crate) fn cross_validated_sigmoid(
     seed: u64,
     pre: Option<&Precomputed>,
     nu: Option<f64>,
+    precomputed: bool,
 ) -> Result<Sigmoid> {
     let n = x.n();
     let mut perm: Vec<usize> = (0..n).collect();
@@ -72,10 +74,17 @@ pub(crate) fn cross_validated_sigmoid(
                     g[(tr[ii], tr[jj])]
                 }))))
             }
-            _ => train::precompute(kernel, &xt, solver.cache_bytes())?,
+            _ => train::precompute(kernel, &xt, solver.cache_bytes(), None)?,
         };
         let fit = super::nu::solve_binary(kernel, &xt, &yt, ct, nu, solver, sub)?;
         let coef: Vec<f64> = fit.alpha.iter().zip(&yt).map(|(a, y)| a * y).collect();
+        if let (true, Some(Precomputed::Dense(g))) = (precomputed, pre) {
+            // A precomputed kernel: the held-out rows are in the problem's matrix.
+            for &i in &test {
+                dec[i] = tr.iter().zip(&coef).map(|(&j, &a)| a * g[(i, j)]).sum::<f64>() - fit.stats.rho;
+            }
+            continue;
+        }
         let xs = x.select(&test)?;
         let d = super::predict::decision_values(kernel, &xt, &[coef], &[fit.stats.rho], &xs)?;
         for (k, &i) in test.iter().enumerate() {

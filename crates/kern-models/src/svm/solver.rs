@@ -203,6 +203,8 @@ pub(crate) struct Solver<Q: QMatrix> {
     low_pen: Vec<f64>,
     /// Swaps made by the current shrinking pass, applied to the cache at its end in one batch.
     pending: Vec<(usize, usize)>,
+    /// Every column is computed at its full length `l` (see [`Solver::column`]).
+    whole: bool,
     arch: pulp::Arch,
 }
 
@@ -228,6 +230,8 @@ impl<Q: QMatrix> Solver<Q> {
             opts.cache_bytes
         };
         let cache = ColumnCache::new(l, bytes);
+        // The cache holds all of `Q` and its columns are not cheap to recompute.
+        let whole = !q.cheap_columns() && (l as u128) * (l as u128) * 8 <= bytes as u128;
         let mut s = Solver {
             q,
             cache,
@@ -247,6 +251,7 @@ impl<Q: QMatrix> Solver<Q> {
             up_pen: vec![0.0; l],
             low_pen: vec![0.0; l],
             pending: Vec::new(),
+            whole,
             arch: pulp::Arch::new(),
         };
         for i in 0..l {
@@ -274,7 +279,14 @@ impl<Q: QMatrix> Solver<Q> {
     }
 
     /// Ensures column `j` holds `len` entries; `keep` is not evicted.
+    ///
+    /// When the cache can hold every column at full length (`whole`), a column is computed at its full
+    /// length the first time: it is then never evicted, never extended after unshrinking and never
+    /// dropped by a swap of the shrinking pass, so no entry of `Q` is computed twice (with columns
+    /// computed over the active set only, a small problem with many iterations recomputes columns
+    /// again and again). The entries are the same values whatever the length, so the iterates are too.
     fn column(&mut self, j: usize, len: usize, keep: Option<usize>) {
+        let len = if self.whole { self.l } else { len };
         let (buf, filled) = self.cache.request(j, len, keep);
         if filled < len {
             self.q.fill_column(j, filled, &mut buf[filled..len]);

@@ -52,7 +52,7 @@ pub(crate) struct Machine {
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Svc {
-    kernel: KernelSpec,
+    kernel: super::ModelKernel,
     names: Vec<String>,
     binary: bool,
     scheme: Multiclass,
@@ -70,7 +70,7 @@ impl Persist for Svc {
         use crate::validate as v;
         let k = self.names.len();
         v::names(&self.names)?;
-        v::kernel(&self.kernel, self.sv.d())?;
+        self.kernel.validate(&self.sv)?;
         let machines = match (self.binary || k == 2, self.scheme) {
             (true, _) => 1,
             (false, Multiclass::OneVsOne) => k * (k - 1) / 2,
@@ -129,6 +129,19 @@ impl SvcParams {
         binary: bool,
         nu: Option<f64>,
     ) -> Result<Svc> {
+        self.fit_groups_user(x, classes, names, binary, nu, None)
+    }
+
+    /// [`SvcParams::fit_groups`] on the serial numbers of a precomputed kernel matrix (`user`).
+    pub(crate) fn fit_groups_user(
+        &self,
+        x: &Samples,
+        classes: &[usize],
+        names: &[String],
+        binary: bool,
+        nu: Option<f64>,
+        user: Option<&super::KernelMatrix>,
+    ) -> Result<Svc> {
         let k = names.len();
         let weights = self.check(names, x.d())?;
         let mut groups: Vec<Vec<usize>> = vec![Vec::new(); k];
@@ -143,10 +156,10 @@ impl SvcParams {
         }
         let scheme = if binary || k == 2 || nu.is_some() { Multiclass::OneVsOne } else { self.multiclass };
         let jobs = self.jobs(&groups, &weights, classes, binary, scheme, nu.is_some());
-        let dense = self.shared_blocks(x, &groups, &jobs, scheme)?;
+        let dense = if user.is_some() { None } else { self.shared_blocks(x, &groups, &jobs, scheme)? };
         let fits: Vec<(train::BinaryFit, Option<Sigmoid>)> = jobs
             .par_iter()
-            .map(|job| self.fit_job(x, job, &groups, dense.as_deref(), nu))
+            .map(|job| self.fit_job(x, job, &groups, dense.as_deref(), nu, user))
             .collect::<Result<_>>()?;
         // Union of support vectors, in sample order.
         let mut used = vec![u32::MAX; x.n()];
@@ -188,7 +201,7 @@ impl SvcParams {
             }
         }
         crate::validate::trained(Svc {
-            kernel: self.kernel.clone(),
+            kernel: super::ModelKernel::of(&self.kernel, user),
             names: names.to_vec(),
             binary,
             scheme,
@@ -298,6 +311,7 @@ impl SvcParams {
         groups: &[Vec<usize>],
         blocks: Option<&[ClassBlock]>,
         nu: Option<f64>,
+        user: Option<&super::KernelMatrix>,
     ) -> Result<(train::BinaryFit, Option<Sigmoid>)> {
         let budget = self.solver.cache_bytes();
         let _ = groups;
@@ -316,7 +330,7 @@ impl SvcParams {
             (Some((_, g)), Some(xs)) => (xs, Some(Precomputed::Dense(g.clone()))),
             // Placeholder samples: not read by a dense source (see `SignedColumns::new`).
             (Some((placeholder, g)), None) => (*placeholder, Some(Precomputed::Dense(g.clone()))),
-            (None, Some(xs)) => (xs, train::precompute(&self.kernel, xs, budget)?),
+            (None, Some(xs)) => (xs, train::precompute(&self.kernel, xs, budget, user)?),
             (None, None) => unreachable!("rows are selected when there is no shared Gram"),
         };
         let fit =
@@ -331,6 +345,7 @@ impl SvcParams {
                 self.seed,
                 pre.as_ref(),
                 nu,
+                user.is_some(),
             )?),
             _ => None,
         };
@@ -410,9 +425,15 @@ pub(crate) fn check_len(x: &Samples, n: usize) -> Result<()> {
 }
 
 impl Svc {
-    /// The kernel.
+    /// The kernel (for a precomputed-kernel model, see [`Svc::is_precomputed`], a placeholder that is
+    /// never evaluated).
     pub fn kernel(&self) -> &KernelSpec {
-        &self.kernel
+        &self.kernel.spec
+    }
+    /// Whether the model was trained on a precomputed kernel matrix: its support vectors are then the
+    /// serial numbers of training points, and it predicts from kernel rows (see [`super::KernelMatrix`]).
+    pub fn is_precomputed(&self) -> bool {
+        self.kernel.precomputed
     }
     /// Class names (`names()[c]` is class `c`; binary: `[−1 class, +1 class]`).
     pub fn names(&self) -> &[String] {
@@ -461,7 +482,8 @@ impl Svc {
         self.sigmoids.is_some()
     }
 
-    /// Decision values: one row per sample, one column per machine (shape in the type's docs).
+    /// Decision values: one row per sample, one column per machine (shape in the type's docs). For a
+    /// precomputed-kernel model the samples are kernel rows against the training points.
     pub fn decision_function(&self, x: &Samples) -> Result<Vec<Vec<f64>>> {
         let nsv = self.sv.n();
         let coef: Vec<Vec<f64>> = self
@@ -476,7 +498,7 @@ impl Svc {
             })
             .collect();
         let rho: Vec<f64> = self.machines.iter().map(|m| m.rho).collect();
-        super::predict::decision_values(&self.kernel, &self.sv, &coef, &rho, x)
+        self.kernel.decision_values(&self.sv, &coef, &rho, x)
     }
 
     fn vote(&self, dec: &[f64]) -> usize {

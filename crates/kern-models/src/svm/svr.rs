@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Svr {
-    kernel: KernelSpec,
+    kernel: super::ModelKernel,
     sv: Samples,
     coef: Vec<f64>,
     rho: f64,
@@ -39,7 +39,7 @@ impl Persist for Svr {
     const KIND: &'static str = "svr";
     fn validate(&self) -> std::result::Result<(), String> {
         use crate::validate as v;
-        v::kernel(&self.kernel, self.sv.d())?;
+        self.kernel.validate(&self.sv)?;
         v::len("coef", self.coef.len(), self.sv.n())?;
         v::finite("coef", &self.coef)?;
         v::finite("rho, epsilon, objective", &[self.rho, self.epsilon, self.stats.objective])
@@ -50,12 +50,7 @@ impl Fit<RealTargets> for SvrParams {
     type Model = Svr;
     type Error = ModelsError;
     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
-        super::svc::check_len(x, y.len())?;
-        self.check(x.d())?;
-        let (n, z, eps) = (x.n(), y.values(), self.epsilon);
-        let c = self.regularization.c_for(n);
-        let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
-        fit_regression(&self.kernel, x, c, p, None, &self.solver, |_| (eps, None))
+        self.fit_user(x, y, None)
     }
 }
 
@@ -67,6 +62,35 @@ impl Fit<RealTargets> for NuSvrParams {
     /// `Cνl/2` in sample order (each at most `C`); linear term `−z` then `+z`. The ν variant of the
     /// solver returns `ρ` and `r`; the tube half-width found is `ε = −r`.
     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Svr> {
+        self.fit_user(x, y, None)
+    }
+}
+
+impl SvrParams {
+    /// Trains on `x`, or on the serial numbers of a precomputed kernel matrix (`user`).
+    pub(crate) fn fit_user(
+        &self,
+        x: &Samples,
+        y: &RealTargets,
+        user: Option<&super::KernelMatrix>,
+    ) -> Result<Svr> {
+        super::svc::check_len(x, y.len())?;
+        self.check(x.d())?;
+        let (n, z, eps) = (x.n(), y.values(), self.epsilon);
+        let c = self.regularization.c_for(n);
+        let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
+        fit_regression(&self.kernel, x, c, p, None, &self.solver, user, |_| (eps, None))
+    }
+}
+
+impl NuSvrParams {
+    /// Trains on `x`, or on the serial numbers of a precomputed kernel matrix (`user`).
+    pub(crate) fn fit_user(
+        &self,
+        x: &Samples,
+        y: &RealTargets,
+        user: Option<&super::KernelMatrix>,
+    ) -> Result<Svr> {
         super::svc::check_len(x, y.len())?;
         self.check(x.d())?;
         let (n, z) = (x.n(), y.values());
@@ -81,12 +105,13 @@ impl Fit<RealTargets> for NuSvrParams {
         }
         let p = (0..2 * n).map(|i| if i < n { -z[i] } else { z[i - n] }).collect();
         let nu = self.nu;
-        fit_regression(&self.kernel, x, c, p, Some(alpha), &self.solver, |r| (-r, Some(nu)))
+        fit_regression(&self.kernel, x, c, p, Some(alpha), &self.solver, user, |r| (-r, Some(nu)))
     }
 }
 
 /// Solves the `2n`-variable regression dual (signs `+1` then `−1`, bounds `C`, linear term `p`) from
 /// `alpha` (`Some`: the ν variant) and builds the model; `tube(r)` gives `(ε, ν)` to store.
+#[allow(clippy::too_many_arguments)] // the dual's data, start, solver settings and the kernel source
 fn fit_regression(
     kernel: &KernelSpec,
     x: &Samples,
@@ -94,11 +119,12 @@ fn fit_regression(
     p: Vec<f64>,
     alpha: Option<Vec<f64>>,
     solver: &super::params::SolverParams,
+    user: Option<&super::KernelMatrix>,
     tube: impl Fn(f64) -> (f64, Option<f64>),
 ) -> Result<Svr> {
     let n = x.n();
     let mut budget = solver.cache_bytes();
-    let pre = train::precompute(kernel, x, budget)?;
+    let pre = train::precompute(kernel, x, budget, user)?;
     if let Some(g) = &pre {
         budget = budget.saturating_sub(g.bytes());
     }
@@ -125,7 +151,15 @@ fn fit_regression(
         (x.select(&idx)?, idx.iter().map(|&i| beta[i]).collect())
     };
     let (epsilon, nu) = tube(sol.r);
-    crate::validate::trained(Svr { kernel: kernel.clone(), sv, coef, rho: sol.rho, epsilon, stats, nu })
+    crate::validate::trained(Svr {
+        kernel: super::ModelKernel::of(kernel, user),
+        sv,
+        coef,
+        rho: sol.rho,
+        epsilon,
+        stats,
+        nu,
+    })
 }
 
 impl Fit<Targets> for SvrParams {
@@ -151,9 +185,15 @@ impl Fit<Targets> for NuSvrParams {
 }
 
 impl Svr {
-    /// The kernel.
+    /// The kernel (for a precomputed-kernel model, see [`Svr::is_precomputed`], a placeholder that is
+    /// never evaluated).
     pub fn kernel(&self) -> &KernelSpec {
-        &self.kernel
+        &self.kernel.spec
+    }
+    /// Whether the model was trained on a precomputed kernel matrix (support vectors are serial
+    /// numbers; prediction takes kernel rows, see [`super::KernelMatrix`]).
+    pub fn is_precomputed(&self) -> bool {
+        self.kernel.precomputed
     }
     /// Support vectors (`α_i ≠ α_i*`).
     pub fn support_vectors(&self) -> &Samples {
@@ -184,13 +224,7 @@ impl Svr {
 impl Model for Svr {
     type Error = ModelsError;
     fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
-        let d = super::predict::decision_values(
-            &self.kernel,
-            &self.sv,
-            std::slice::from_ref(&self.coef),
-            &[self.rho],
-            x,
-        )?;
+        let d = self.kernel.decision_values(&self.sv, std::slice::from_ref(&self.coef), &[self.rho], x)?;
         Ok(d.into_iter().map(|r| r[0]).collect())
     }
 }

@@ -207,7 +207,7 @@ proptest! {
         let c = 10f64.powf(logc);
         let tol = 10f64.powi(-tol_exp);
         let solver = SolverParams { tol, shrinking, cache_mb: if tiny_cache { 1e-6 } else { 100.0 }, max_iter: None, ..SolverParams::default() };
-        let pre = if tiny_cache { None } else { super::train::precompute(&k, &x, solver.cache_bytes()).unwrap() };
+        let pre = if tiny_cache { None } else { super::train::precompute(&k, &x, solver.cache_bytes(), None).unwrap() };
         let fit = super::train::solve_svc(&k, &x, &y, vec![c; n], &solver, pre);
         prop_assert!(!fit.stats.hit_cap);
         let q = dense_q(&k, &x, &(0..n).collect::<Vec<_>>(), &y);

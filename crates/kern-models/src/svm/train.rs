@@ -176,14 +176,19 @@ pub(crate) fn sparse_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Arc
     }
 }
 
-/// The precomputation policy for a problem on `x`: the sparse Gram for compactly supported kernels,
+/// The precomputation policy for a problem on `x`: the user's kernel matrix restricted to `x`'s serial
+/// numbers when the kernel is precomputed (`user`), the sparse Gram for compactly supported kernels,
 /// nothing for cheap columns, the dense Gram when it fits in half the cache budget, else nothing
 /// (columns on demand).
 pub(crate) fn precompute(
     kernel: &KernelSpec,
     x: &Samples,
     cache_bytes: usize,
+    user: Option<&super::KernelMatrix>,
 ) -> crate::Result<Option<Precomputed>> {
+    if let Some(k) = user {
+        return Ok(Some(k.restrict(x)));
+    }
     if kernel.support_radius().is_some() {
         return Ok(Some(Precomputed::Sparse(sparse_gram(kernel, x)?)));
     }

@@ -8,17 +8,20 @@
 //! - **evaluation** on the samples. A dense store is copied once in permuted order (row-major, or
 //!   feature-major when the kernel's [`Kernel::fast_sq_dist`] says its vectorized
 //!   [`Kernel::apply_sq_dist`] makes columns cheap in low dimension) so the active positions stay
-//!   contiguous; a sparse store is not copied at all: entries are merged sparse products on the
-//!   caller's samples (memory `O(nnz)`).
+//!   contiguous. A sparse store is indexed once by feature ([`InvertedIndex`], 12 bytes per
+//!   nonzero): a column of a dot-product kernel, or of a radial kernel by norms, is then one pass over
+//!   the posting lists of the column's sample — the pairs that share a feature, not a merge of every
+//!   pair's index lists — and takes the merged sparse products ([`kern_core::SampleRef::dot`]) only
+//!   for short column pieces, where that is cheaper. Both give the same sums, bit for bit.
 //! - **gathers** from a precomputed dense Gram matrix (a faer `Mat`, shared, never copied).
 //! - **scatters** from a precomputed sparse Gram matrix (compact support: only the neighbours within
 //!   the support radius are non-zero).
 
 use faer::Mat;
-use kern_core::{Kernel, Profile, Samples};
+use kern_core::{InvertedIndex, Kernel, Profile, Samples};
 use nalgebra_sparse::CscMatrix;
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A precomputed Gram matrix over sample indices, shared (never copied) by every problem built on it.
 ///
@@ -98,6 +101,22 @@ pub struct SignedColumns<'a, K: Kernel> {
     by_norms: bool,
     /// Work (in multiply-adds) from which a column is split across threads.
     par_min: usize,
+    /// Sparse store, dot-product or radial-by-norms kernel: the feature index of the variables (the
+    /// positions at construction) and the column pieces it computes.
+    inverted: Option<Inverted>,
+}
+
+/// The inverted-index column source of a sparse store (see the module documentation).
+struct Inverted {
+    index: InvertedIndex,
+    /// Variable (index row) of each position.
+    var: Vec<usize>,
+    /// `Σ_{f ∈ x_v} df(f)` for each variable `v`: the postings a column of `v` visits.
+    scan: Vec<usize>,
+    /// Mean stored nonzeros per variable (the cost of one merged product's walk).
+    mean_nnz: usize,
+    /// Variable-order column buffers, reused across columns (one per concurrent column).
+    scratch: Mutex<Vec<Vec<f64>>>,
 }
 
 impl<'a, K: Kernel> SignedColumns<'a, K> {
@@ -142,6 +161,15 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         } else {
             Vec::new()
         };
+        let inverted = if eval && x.is_sparse() && (profile == Profile::Dot || by_norms) {
+            InvertedIndex::new(x, &sample).map(|index| {
+                let scan: Vec<usize> = sample.iter().map(|&s| index.scan_len(x.sample(s))).collect();
+                let mean_nnz = index.nnz() / l.max(1);
+                Inverted { index, var: (0..l).collect(), scan, mean_nnz, scratch: Mutex::new(Vec::new()) }
+            })
+        } else {
+            None
+        };
         SignedColumns {
             kernel,
             samples: x,
@@ -155,6 +183,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
             profile,
             by_norms,
             par_min: 1 << 15,
+            inverted,
         }
     }
 
@@ -291,8 +320,64 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
             .collect()
     }
 
+    /// Whether the inverted index computes column `j` over `len` positions in fewer steps than
+    /// `len` merged products: its pass visits the column's postings plus every variable once (the
+    /// buffer), a merge walks both samples' index lists per entry (and branches unpredictably, so
+    /// counting one step each is in the merge's favour).
+    fn inverted_pays(&self, inv: &Inverted, j: usize, len: usize) -> bool {
+        let nnz_j = self.samples.sample(self.sample[j]).stored();
+        inv.scan[inv.var[j]] + self.l() <= len * (inv.mean_nnz + nnz_j)
+    }
+
+    /// `out[k] = Q[from + k][j]` through the inverted index: the inner products of sample `j` with
+    /// every variable (the same sums as the merged products), then the kernel and the signs exactly
+    /// as the evaluation paths apply them.
+    fn fill_inverted(&self, inv: &Inverted, j: usize, from: usize, out: &mut [f64]) {
+        let mut buf = inv.scratch.lock().map(|mut s| s.pop()).unwrap_or(None).unwrap_or_default();
+        buf.resize(self.l(), 0.0);
+        let pivot = self.samples.sample(self.sample[j]);
+        if inv.scan[inv.var[j]] >= self.par_min {
+            inv.index.dots_par(pivot, &mut buf);
+        } else {
+            inv.index.dots(pivot, 0, &mut buf);
+        }
+        let sj = self.sign[j];
+        let var = &inv.var[from..from + out.len()];
+        match self.profile {
+            Profile::SqDist => {
+                let nj = self.norms[j];
+                let norms = &self.norms[from..from + out.len()];
+                if self.kernel.fast_sq_dist() {
+                    for ((o, &v), &np) in out.iter_mut().zip(var).zip(norms) {
+                        *o = (np + nj - 2.0 * buf[v]).max(0.0);
+                    }
+                    self.signed_of_sq_dist(out, from, sj);
+                } else {
+                    let signs = &self.sign[from..from + out.len()];
+                    for (((o, &v), &np), &sp) in out.iter_mut().zip(var).zip(norms).zip(signs) {
+                        *o = sp * sj * self.kernel.of_sq_dist((np + nj - 2.0 * buf[v]).max(0.0));
+                    }
+                }
+            }
+            _ => {
+                let signs = &self.sign[from..from + out.len()];
+                for ((o, &v), &sp) in out.iter_mut().zip(var).zip(signs) {
+                    *o = sp * sj * self.kernel.of_dot(buf[v]);
+                }
+            }
+        }
+        if let Ok(mut s) = inv.scratch.lock() {
+            s.push(buf);
+        }
+    }
+
     /// `out[k] = Q[from + k][j]`, split across the rayon pool when long enough.
     pub fn fill_column(&self, j: usize, from: usize, out: &mut [f64]) {
+        if let Some(inv) = &self.inverted
+            && self.inverted_pays(inv, j, out.len())
+        {
+            return self.fill_inverted(inv, j, from, out);
+        }
         let cost = if self.samples.is_sparse() {
             self.samples.nnz() / self.samples.n().max(1) * 2 + 8
         } else {
@@ -326,6 +411,9 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         }
         self.sign.swap(i, j);
         self.sample.swap(i, j);
+        if let Some(inv) = &mut self.inverted {
+            inv.var.swap(i, j);
+        }
         if let Source::Sparse { pos, var, .. } = &mut self.source {
             var.swap(i, j);
             pos[var[i]] = i;
