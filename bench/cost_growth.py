@@ -109,6 +109,7 @@ def table(rows):
             out.append(f"| {path} | {n} | | skipped: {rs[0]['skipped']} | | | |")
             continue
         work = rs[0].get("matvecs", rs[0].get("iterations"))
+        work = "—" if work is None else work
         acc = rs[0].get("test_accuracy")
         out.append(f"| {path} | {n} | {rs[0]['kernel']} | {min(r['seconds'] for r in rs):.1f} | "
                    f"{max(r['peak_rss_mib'] for r in rs):.0f} | {work} | "
