@@ -15,6 +15,10 @@ gaussian:sigma=0.6 with --landmarks random:M (default 1000), the same lambda.
 Direct runs above --direct-max-n are skipped (the factor of a 2-D geometric graph grows like n log n:
 tens of GiB at 1M) and reported as such.
 
+At the end: the cost-growth table in Markdown, one row per (path, n): best seconds over the reps,
+largest peak RSS, iterations (LS-SVM paths, worst over the solves) or matrix products (KPCA), test
+accuracy; skipped runs say why.
+
 Usage: python3 bench/cost_growth.py --kern target/release/kern [--n 50000 200000 1000000]
        [--paths direct iterative nystrom kpca] [--lambda 1] [--m 1000] [--reps 1]
 """
@@ -46,6 +50,7 @@ def main():
     ap.add_argument("--threads", type=int)
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="kern-growth-")
+    rows = []
     threads = ["--threads", str(a.threads)] if a.threads else []
     try:
         test = os.path.join(tmp, "test.csv")
@@ -57,8 +62,8 @@ def main():
             compact = f"cs-gaussian:sigma=0.6,c={c:.6g},nu=3"
             for path in a.paths:
                 if path == "direct" and n > a.direct_max_n:
-                    print(json.dumps({"path": path, "n": n, "skipped": f"n > --direct-max-n {a.direct_max_n}"}),
-                          flush=True)
+                    rows.append({"path": path, "n": n, "skipped": f"n > --direct-max-n {a.direct_max_n}"})
+                    print(json.dumps(rows[-1]), flush=True)
                     continue
                 model = os.path.join(tmp, "m.kern")
                 if path in ("direct", "iterative"):
@@ -82,10 +87,34 @@ def main():
                         p, _, _ = timed_run([a.kern, "predict", "--data", test, "--model", model])
                         row.update({"iterations": j.get("iterations"), "residual": j.get("residual"),
                                     "solver": j.get("solver"), "test_accuracy": p["accuracy"]})
+                    rows.append(row)
                     print(json.dumps(row), flush=True)
             os.remove(data)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    print(table(rows), flush=True)
+
+
+def table(rows):
+    """The cost-growth table: per (path, n) the best seconds over the reps and the largest peak RSS."""
+    out = ["| path | n | kernel | best s | peak RSS MiB | iterations / products | test accuracy |",
+           "|---|---|---|---|---|---|---|"]
+    keys = []
+    for r in rows:
+        if (r["path"], r["n"]) not in keys:
+            keys.append((r["path"], r["n"]))
+    for path, n in keys:
+        rs = [r for r in rows if r["path"] == path and r["n"] == n]
+        if "skipped" in rs[0]:
+            out.append(f"| {path} | {n} | | skipped: {rs[0]['skipped']} | | | |")
+            continue
+        work = rs[0].get("matvecs", rs[0].get("iterations"))
+        work = "—" if work is None else work
+        acc = rs[0].get("test_accuracy")
+        out.append(f"| {path} | {n} | {rs[0]['kernel']} | {min(r['seconds'] for r in rs):.1f} | "
+                   f"{max(r['peak_rss_mib'] for r in rs):.0f} | {work} | "
+                   f"{'' if acc is None else f'{100 * acc:.2f} %'} |")
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

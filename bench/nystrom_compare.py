@@ -16,10 +16,15 @@ Each configuration runs --reps times (different seeds of the centres) as a separ
 /usr/bin/time -v: training seconds (as reported by the tool itself, excluding file reading; best and
 median of the reps), peak RSS (largest over the reps; both sides hold the training set in memory:
 kern its n x 28 doubles, scikit-learn a numpy array), and test accuracy on a separate held-out set
-(median of the reps). One JSON object per configuration.
+(median of the reps). One JSON object per configuration, then (unless --skip-sklearn) one JSON
+object per kern configuration with the issue's comparison against scikit-learn at equal m: kern's best
+time / scikit-learn's best time (target <= 0.3), kern's peak RSS / scikit-learn's (target <= 0.25) and
+the accuracy difference in points, kern's median minus scikit-learn's (target: at least -0.3), then the
+same as a Markdown table.
 
 Usage: python3 bench/nystrom_compare.py --kern target/release/kern [--n 200000] [--test 50000]
        [--m 2000] [--lambda 1000] [--reps 3] [--sigma S] [--skip-sklearn]
+       [--landmarks fvs random] [--solver auto direct iterative]
 """
 import argparse
 import json
@@ -71,6 +76,26 @@ def summary(name, runs):
             "peak_rss_mib": max(r["rss"] for r in runs), **{k: runs[0][k] for k in runs[0] if k.startswith("x_")}}
 
 
+def compare(rows, sk):
+    """The issue's ratios against scikit-learn (best time, peak RSS, median accuracy), as JSON and Markdown."""
+    table = ["| tool | best s | median s | peak RSS MiB | accuracy % | time ratio | RSS ratio | accuracy diff (points) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        c = {"compare": r["tool"], "against": sk["tool"], "n": r["n"], "m": r["m"],
+             "time_ratio": r["best_seconds"] / sk["best_seconds"],
+             "rss_ratio": r["peak_rss_mib"] / sk["peak_rss_mib"],
+             "accuracy_diff_points": 100.0 * (r["median_accuracy"] - sk["median_accuracy"])}
+        c.update({"time_ok": c["time_ratio"] <= 0.3, "rss_ok": c["rss_ratio"] <= 0.25,
+                  "accuracy_ok": c["accuracy_diff_points"] >= -0.3})
+        print(json.dumps(c), flush=True)
+        table.append(f"| {r['tool']} | {r['best_seconds']:.1f} | {r['median_seconds']:.1f} | {r['peak_rss_mib']:.0f} "
+                     f"| {100 * r['median_accuracy']:.2f} | {c['time_ratio']:.2f} | {c['rss_ratio']:.2f} "
+                     f"| {c['accuracy_diff_points']:+.2f} |")
+    table.append(f"| {sk['tool']} | {sk['best_seconds']:.1f} | {sk['median_seconds']:.1f} | "
+                 f"{sk['peak_rss_mib']:.0f} | {100 * sk['median_accuracy']:.2f} | 1 | 1 | 0 |")
+    print("\n".join(table), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kern", default="target/release/kern")
@@ -82,6 +107,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--skip-sklearn", action="store_true")
     ap.add_argument("--landmarks", nargs="*", default=["fvs", "random"])
+    ap.add_argument("--solver", nargs="*", default=["auto"],
+                    help="kern --solver values to run (auto, direct, iterative)")
     # Worker mode (internal).
     ap.add_argument("--sklearn-worker", action="store_true")
     ap.add_argument("--train")
@@ -91,6 +118,7 @@ def main():
     if a.sklearn_worker:
         return sklearn_worker(a)
     tmp = tempfile.mkdtemp(prefix="kern-nystrom-")
+    rows = []
     try:
         train, test = os.path.join(tmp, "train.csv"), os.path.join(tmp, "test.csv")
         xtr, ytr = higgs_like(a.n, 1)
@@ -101,16 +129,20 @@ def main():
         common = {"n": a.n, "n_test": a.test, "m": a.m, "sigma": sigma, "lambda": a.lam,
                   "sklearn_alpha": 1.0 / a.lam}
         for lm in a.landmarks:
-            runs = []
-            for rep in range(a.reps):
-                model = os.path.join(tmp, "m.kern")
-                j, rss, _ = timed_run([a.kern, "train", "--data", train, "--model", "lssvm",
-                                       "--kernel", f"gaussian:sigma={sigma}", "--lambda", str(a.lam),
-                                       "--landmarks", f"{lm}:{a.m}", "--seed", str(rep), "--out", model])
-                p, _, _ = timed_run([a.kern, "predict", "--data", test, "--model", model])
-                runs.append({"seconds": j["seconds"], "accuracy": p["accuracy"], "rss": rss,
-                             "x_iterations": j.get("iterations"), "x_centres": j.get("centres")})
-            print(json.dumps({**common, **summary(f"kern {lm}:{a.m}", runs)}), flush=True)
+            for solver in a.solver:
+                runs = []
+                for rep in range(a.reps):
+                    model = os.path.join(tmp, "m.kern")
+                    j, rss, _ = timed_run([a.kern, "train", "--data", train, "--model", "lssvm",
+                                           "--kernel", f"gaussian:sigma={sigma}", "--lambda", str(a.lam),
+                                           "--landmarks", f"{lm}:{a.m}", "--seed", str(rep),
+                                           "--solver", solver, "--out", model])
+                    p, _, _ = timed_run([a.kern, "predict", "--data", test, "--model", model])
+                    runs.append({"seconds": j["seconds"], "accuracy": p["accuracy"], "rss": rss,
+                                 "x_iterations": j.get("iterations"), "x_centres": j.get("centres"),
+                                 "x_solved": j.get("solver"), "x_kept": j.get("kept_kernel_matrix")})
+                rows.append({**common, **summary(f"kern {lm}:{a.m} --solver {solver}", runs)})
+                print(json.dumps(rows[-1]), flush=True)
         if not a.skip_sklearn:
             runs = []
             for rep in range(a.reps):
@@ -118,8 +150,9 @@ def main():
                                        "--train", train, "--test-file", test, "--m", str(a.m), "--lambda",
                                        str(a.lam), "--sigma", str(sigma), "--seed", str(rep)])
                 runs.append({**j, "rss": rss})
-            print(json.dumps({**common, **summary(f"scikit-learn Nystroem({a.m}) + RidgeClassifier", runs)}),
-                  flush=True)
+            sk = {**common, **summary(f"scikit-learn Nystroem({a.m}) + RidgeClassifier", runs)}
+            print(json.dumps(sk), flush=True)
+            compare(rows, sk)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

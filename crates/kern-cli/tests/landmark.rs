@@ -54,8 +54,43 @@ fn landmark_models_train_predict_and_project() {
         ]);
         let v = json(&cmd.arg("--out").arg(&model).output().unwrap());
         assert_eq!(v["landmarks"], landmarks);
-        assert!(v["iterations"].as_u64().unwrap() >= 1 && v["residual"].as_f64().unwrap() <= 1e-6, "{v}");
-        assert!(v["converged"].as_bool().unwrap());
+        // Auto: the direct solve (no iterations) or conjugate gradients (at least one).
+        let it = v["iterations"].as_u64().unwrap();
+        match v["solver"].as_str().unwrap() {
+            "direct" => assert_eq!(it, 0, "{v}"),
+            "iterative" => assert!(it >= 1, "{v}"),
+            other => panic!("solver {other}"),
+        }
+        assert!(v["residual"].as_f64().unwrap() <= 1e-6 && v["converged"].as_bool().unwrap(), "{v}");
+        // Both solvers on request, each as accurate as the bound below asks of the default.
+        for solver in ["direct", "iterative"] {
+            let mut c = kern();
+            c.args(["train", "--data"]).arg(&train).args([
+                "--model",
+                model_kind,
+                "--kernel",
+                "gaussian:sigma=0.2",
+            ]);
+            c.args([
+                "--lambda",
+                if model_kind == "lssvm" { "100" } else { "0.01" },
+                "--landmarks",
+                landmarks,
+            ]);
+            let file = d.join(format!("{solver}.kern"));
+            c.args(["--seed", "3", "--solver", solver, "--out"]).arg(&file);
+            let w = json(&c.output().unwrap());
+            assert_eq!(w["solver"], solver, "{w}");
+            assert!(w["converged"].as_bool().unwrap(), "{w}");
+            let p = json(
+                &kern().args(["predict", "--model"]).arg(&file).arg("--data").arg(&test).output().unwrap(),
+            );
+            if model_kind == "lssvm" {
+                assert!(p["accuracy"].as_f64().unwrap() > 0.9, "{solver} {landmarks}: {p}");
+            } else {
+                assert!(p["rmse"].as_f64().unwrap() < 0.6, "{solver}: {p}");
+            }
+        }
         let p =
             json(&kern().args(["predict", "--model"]).arg(&model).arg("--data").arg(&test).output().unwrap());
         if model_kind == "lssvm" {

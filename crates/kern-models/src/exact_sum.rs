@@ -77,6 +77,18 @@ impl ExactSums {
         ExactSums { slots: vec![0; len * SLOTS], top: vec![0; len], special: vec![0.0; len], count: 0 }
     }
 
+    /// Bytes of the accumulators of `len` sums (`None` on overflow), to check against a memory
+    /// budget before [`ExactSums::new`].
+    ///
+    /// ```
+    /// use kern_models::exact_sum::ExactSums;
+    /// assert_eq!(ExactSums::bytes(2), Some(2 * ExactSums::bytes(1).unwrap()));
+    /// assert!(ExactSums::bytes(usize::MAX).is_none());
+    /// ```
+    pub fn bytes(len: usize) -> Option<usize> {
+        len.checked_mul(SLOTS * size_of::<i64>() + size_of::<u64>() + size_of::<f64>())
+    }
+
     /// The number of entries.
     ///
     /// ```

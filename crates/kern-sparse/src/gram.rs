@@ -247,6 +247,12 @@ fn check_index_radius<K: Kernel>(k: &K, index: &NeighborIndex) -> Result<f64> {
 
 /// Assembles `K[i, j] = k(x_i, q_j)` for the neighbours `i` of every query `q_j`. With `symmetric`,
 /// the queries are the indexed points and the diagonal is always stored.
+///
+/// Two passes over the neighbour search, so that the only allocation of the size of the matrix is the
+/// matrix itself (`16·nnz` bytes): the first counts the stored entries of every column, the second
+/// writes each task's columns straight into its own slice of the final arrays. Collecting per-task
+/// lists and concatenating them (the earlier assembly) held both copies at once, `32·nnz` bytes at
+/// its peak; the price is a second search.
 fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetric: bool) -> CscMatrix<f64> {
     let nrows = index.len();
     let ncols = queries.n();
@@ -255,40 +261,55 @@ fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetri
     let value = |nb: &Neighbor, q: SampleRef<'_>| {
         if radial { k.of_sq_dist(nb.sq_dist) } else { k.eval_ref(points.sample(nb.index), q) }
     };
-    let blocks: Vec<(Vec<usize>, Vec<usize>, Vec<f64>)> = index
-        .task_ranges(ncols)
-        .into_par_iter()
+    let stored = |v: f64, nb: &Neighbor, j: usize| v != 0.0 || (symmetric && nb.index == j);
+    let ranges = index.task_ranges(ncols);
+    // Pass 1: entries per column.
+    let counts: Vec<Vec<usize>> = ranges
+        .par_iter()
         .map(|range| {
             let mut counts = Vec::with_capacity(range.len());
-            let mut rows = Vec::new();
-            let mut vals = Vec::new();
-            index.block_neighbors(queries, range, &mut |j, nbs| {
+            index.block_neighbors(queries, range.clone(), &mut |j, nbs| {
                 let q = queries.sample(j);
-                let before = rows.len();
-                for nb in nbs {
-                    let v = value(nb, q);
-                    if v != 0.0 || (symmetric && nb.index == j) {
-                        rows.push(nb.index);
-                        vals.push(v);
-                    }
-                }
-                counts.push(rows.len() - before);
+                counts.push(nbs.iter().filter(|nb| stored(value(nb, q), nb, j)).count());
             });
-            (counts, rows, vals)
+            counts
         })
         .collect();
-    let nnz: usize = blocks.iter().map(|b| b.1.len()).sum();
     let mut col_ptr = Vec::with_capacity(ncols + 1);
-    let mut row_idx = Vec::with_capacity(nnz);
-    let mut values = Vec::with_capacity(nnz);
     col_ptr.push(0);
-    for (counts, rows, vals) in blocks {
-        for c in counts {
-            col_ptr.push(col_ptr.last().copied().unwrap_or(0) + c);
-        }
-        row_idx.extend_from_slice(&rows);
-        values.extend_from_slice(&vals);
+    for c in counts.iter().flatten() {
+        col_ptr.push(col_ptr.last().copied().unwrap_or(0) + c);
     }
+    drop(counts);
+    let nnz = col_ptr[ncols];
+    let mut row_idx = vec![0usize; nnz];
+    let mut values = vec![0.0f64; nnz];
+    // Pass 2: each task fills its columns' disjoint slice.
+    let mut slices = Vec::with_capacity(ranges.len());
+    let (mut rest_r, mut rest_v) = (row_idx.as_mut_slice(), values.as_mut_slice());
+    for range in &ranges {
+        let len = col_ptr[range.end] - col_ptr[range.start];
+        let (r, rr) = rest_r.split_at_mut(len);
+        let (v, rv) = rest_v.split_at_mut(len);
+        slices.push((range.clone(), r, v));
+        (rest_r, rest_v) = (rr, rv);
+    }
+    slices.into_par_iter().for_each(|(range, rows, vals)| {
+        let mut at = 0;
+        index.block_neighbors(queries, range, &mut |j, nbs| {
+            let q = queries.sample(j);
+            for nb in nbs {
+                let v = value(nb, q);
+                if stored(v, nb, j) {
+                    rows[at] = nb.index;
+                    vals[at] = v;
+                    at += 1;
+                }
+            }
+        });
+        // The search and the kernel are deterministic: the second pass stores what the first counted.
+        assert_eq!(at, rows.len(), "the two passes of the sparse assembly disagree");
+    });
     CscMatrix::try_from_csc_data(nrows, ncols, col_ptr, row_idx, values)
         .expect("assembled CSC data is valid: sorted unique rows per column")
 }

@@ -13,6 +13,7 @@ use kern_core::io::Dataset;
 use kern_models::fvs::Strategy;
 use kern_models::landmark::{
     Landmarks, NystromKpca, NystromKpcaParams, NystromPreconditioner, NystromRidge, NystromRidgeParams,
+    NystromSolve,
 };
 use serde_json::{Value, json};
 use std::path::Path;
@@ -26,6 +27,7 @@ pub fn train_landmark(a: &Args, kernel: KernelSpec, ds: &Dataset, lssvm: bool) -
         a.lambda.ok_or("--landmarks needs --lambda (no leave-one-out selection on landmark models)")?;
     let preconditioner: NystromPreconditioner = a.preconditioner.as_deref().unwrap_or("falkon").parse()?;
     let strategy: Strategy = a.fvs_strategy.parse()?;
+    let solve: NystromSolve = a.solver.parse()?;
     let max_iter = match a.max_iter {
         Some(m) => usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?,
         None => 1000,
@@ -38,6 +40,7 @@ pub fn train_landmark(a: &Args, kernel: KernelSpec, ds: &Dataset, lssvm: bool) -
     .seed(a.seed)
     .tol(a.tol.unwrap_or(1e-6), max_iter)
     .preconditioner(preconditioner)
+    .solve(solve)
     .fvs_strategy(strategy);
     let y = crate::common::targets(ds, a.regression || !lssvm)?;
     let t = Instant::now();
@@ -45,7 +48,14 @@ pub fn train_landmark(a: &Args, kernel: KernelSpec, ds: &Dataset, lssvm: bool) -
     let seconds = t.elapsed().as_secs_f64();
     crate::common::save_model(&a.out, &m)?;
     let r = m.report();
-    if !r.converged {
+    let solved = m.solved().map_or("unknown", NystromSolve::name);
+    if !r.converged && solved == "direct" {
+        eprintln!(
+            "kern: warning: the direct solve's relative residual {:e} is above --tol: the normal equations \
+             are ill-conditioned; raise --lambda or use fewer centres",
+            r.residual
+        );
+    } else if !r.converged {
         eprintln!(
             "kern: warning: conjugate gradients stopped after {} iterations at relative residual {:e}, above \
              --tol; raise --max-iter or --tol",
@@ -62,7 +72,8 @@ pub fn train_landmark(a: &Args, kernel: KernelSpec, ds: &Dataset, lssvm: bool) -
         "landmarks": m.landmarks().to_string(),
         "centres": m.centres().n(),
         "seed": m.seed(),
-        "solver": "iterative",
+        "solver": solved,
+        "kept_kernel_matrix": m.kept_kernel_matrix(),
         "preconditioner": m.preconditioner().name(),
         "iterations": r.iterations,
         "residual": r.residual,

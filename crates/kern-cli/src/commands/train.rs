@@ -92,7 +92,9 @@ pub struct Args {
     pub order: String,
     /// Linear solver on the sparse path at a fixed --lambda (lssvm, krr): auto (the sparse Cholesky
     /// factor unless its predicted size exceeds the memory budget), direct, or iterative
-    /// (preconditioned conjugate gradients, stopped by --tol and --max-iter).
+    /// (preconditioned conjugate gradients, stopped by --tol and --max-iter). With --landmarks: auto
+    /// (the cheaper of the two by their operation counts), direct (factor the centres' normal
+    /// equations after one pass over the data) or iterative.
     #[arg(long, default_value = "auto")]
     pub solver: String,
     /// Preconditioner of the iterative solver (lssvm, krr): none (plain conjugate gradients, the

@@ -19,7 +19,8 @@
 //! points are first put in a spatial order (cells of width `c` of the first coordinate, then the
 //! second): the sparse products then read neighbouring rows from cache. Memory of the sparse path:
 //! `K_C` (`16·nnz` bytes) plus the Krylov basis and its image (`2·n·basis` doubles, basis
-//! `max(6(k + block), 96)`), i.e. `O(nnz + n·k)`.
+//! `max(6(k + block), 96)`, shrunk to fit three quarters of the memory left, never below `k + 2·block`),
+//! i.e. `O(nnz + n·k)`.
 //!
 //! **Explained variance.** `tr(K̃) = tr(K) − 1ᵀK1/n` is the total feature-space variance times `n`,
 //! so the ratio of component `k` is `μ_k / tr(K̃)`, computed without the other eigenvalues.
@@ -190,6 +191,8 @@ impl KernelPcaParams {
         }
         if let Some(m) = self.basis {
             kopts.max_dim = m.min(n);
+        } else {
+            kopts.max_dim = basis_that_fits(kopts.max_dim, n, k + 2 * kopts.block, &gram);
         }
         let dense = match self.solver {
             EigenSolver::Dense => true,
@@ -278,6 +281,22 @@ impl KernelPcaParams {
             info,
         })
     }
+}
+
+/// The default Krylov basis size, shrunk (never below `floor = k + 2·block`, the solver's minimum)
+/// so that the basis and its image, `16·n·basis` bytes, take at most three quarters of the memory
+/// left beside the Gram matrix: the memory budget ([`kern_core::memory::budget`]; a `--max-memory`
+/// limit is a total, so the Gram matrix's bytes are subtracted from it). More restarts, same answer.
+fn basis_that_fits(max_dim: usize, n: usize, floor: usize, gram: &GramMatrix) -> usize {
+    let b = kern_core::memory::budget();
+    let Some(bytes) = b.bytes else { return max_dim };
+    let gram_bytes = match gram {
+        GramMatrix::Dense(_) => 8 * (n as u64) * (n as u64),
+        GramMatrix::Sparse(m) => 16 * m.nnz() as u64,
+    };
+    let room = if b.source == "--max-memory" { bytes.saturating_sub(gram_bytes) } else { bytes };
+    let fits = (room / 4 * 3 / (16 * n.max(1) as u64)) as usize;
+    max_dim.min(fits).max(floor.min(n))
 }
 
 /// An order of the (dense) samples in which points near in space are near in index: sorted by the

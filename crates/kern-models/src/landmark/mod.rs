@@ -36,7 +36,10 @@ mod ridge;
 mod stream;
 
 pub use kpca::{NystromKpca, NystromKpcaParams};
-pub use ridge::{NystromPreconditioner, NystromRidge, NystromRidgeParams, RowPart};
+pub use ridge::{
+    EXPECTED_ITERATIONS, NystromPreconditioner, NystromRidge, NystromRidgeParams, NystromSolve, RowPart,
+    solve_flops,
+};
 pub use stream::{block_rows, stream, stream_blocks};
 
 use crate::error::{ModelsError, Result};

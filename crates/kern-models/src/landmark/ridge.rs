@@ -22,10 +22,44 @@
 //! the reported residual is that system's relative residual. [`NystromPreconditioner::None`] runs plain
 //! CG on `H α = K_nmᵀPy` (for comparison: `H`'s condition number is `K_mm`'s squared).
 //!
-//! **Cost.** Each iteration streams `K_nm` once ([`super::stream_blocks`]): `O(n·m·(d + r))` flops for `r` outputs
-//! (one-vs-rest classes share the pass), `O(m²)` memory plus a few blocks of rows. Set-up: `O(m³)`.
+//! **Solve.** The same system can be solved two ways; both read `K_nm` in row blocks of kern-core's
+//! cross Gram (a GEMM on the norms formulation for radial and dot-product kernels in `d > 8`).
+//! - *Iterative*: conjugate gradients; each iteration is one pass `K_nmᵀ(K_nm U)`. When the `n × m`
+//!   blocks fit in half the memory budget they are computed once and kept (no kernel value is computed
+//!   twice); otherwise every pass recomputes them.
+//! - *Direct*: one pass, beside the right-hand side, turns each block into FALKON's preconditioned
+//!   features `Z_b = K_b R⁻ᵀ` (`R = L L_A`, so `K_b B = Z_b/√n`; one triangular solve per row, `m²`
+//!   flops) and accumulates the lower triangle of `Σ Z_bᵀZ_b = n·BᵀK_nmᵀK_nmB` (`m(m+1)` flops per
+//!   row); then `M = BᵀK_nmᵀPK_nmB + (s/n)L_A⁻¹L_A⁻ᵀ` — the matrix CG iterates with — is factored
+//!   (Cholesky). Forming `K_nmᵀK_nm` first and applying `B` to it afterwards would be cheaper by half
+//!   but is not stable: `B` amplifies that product's rounding by its condition number, and `M` came
+//!   out indefinite on a test set (600 centres, σ = 0.2 in the unit square). Without the preconditioner
+//!   the direct solve factors `H` itself. Memory `O(m²)`, never `n × m`.
+//!
+//! [`NystromSolve::Auto`] counts both ([`solve_flops`]): one iteration costs `n·m·(2d + 24 + 4r)`
+//! flop-equivalents (the kernel block's inner products, 24 for the norms formula and the exponential,
+//! two products with `r` columns), the direct solve `n·m(2m + 1) + 13m³/3` beyond the pass both need
+//! for the right-hand side. With `k* = ⌈direct / iteration⌉`: if `k* ≤` [`EXPECTED_ITERATIONS`] (20,
+//! the low end of what FALKON's CG needs at tol 1e-6 on our data: 80–102 iterations measured) the
+//! direct solve is taken at once; otherwise CG runs at most `k*` iterations and, not converged by then,
+//! the direct solve finishes — so Auto never costs more than about twice the better of the two. The
+//! choice uses global sizes only (not the memory of one process), so every process of a distributed
+//! fit makes it alike. Without the preconditioner (`none`, kept for comparison) Auto is CG.
+//!
+//! **Agreement.** Both solve `Mβ = b` (`b = Bᵀ K_nmᵀPy`); CG stops at the true relative residual
+//! `ρ_cg ≤ tol`, the direct solve reports its own `ρ_d` (rounding only). Then
+//! `‖β_cg − β_d‖ ≤ (ρ_cg + ρ_d)‖b‖ / μ_min(M)`, and since `BᵀĤB = I` for `Ĥ = (BBᵀ)⁻¹ = (n/m)K̃² + sK̃`
+//! (`K̃ = K_mm + εI`), `‖α_cg − α_d‖_Ĥ = ‖β_cg − β_d‖` and `μ_min(M)` is the smallest eigenvalue of the
+//! pencil `(H, Ĥ)`, `‖b‖ = ‖K_nmᵀPy‖_{Ĥ⁻¹}` — all independent of how `B` is factored (the test
+//! `direct_and_iterative_solves_agree_within_the_cg_bound` checks this bound).
+//!
+//! **Sums over rows.** Every sum over the training rows — the right-hand side `K_nmᵀ[Y, 1]`, `1ᵀY`,
+//! each CG product `K_nmᵀ(K_nm U)` and the direct solve's `Σ_b Z_bᵀZ_b` — is a sum of one term per
+//! fixed block of rows ([`RowPart::block`], counted from the first row of all parts), each term one
+//! sequential computation on its block, added exactly ([`ExactSums`]): the model is the same bytes at
+//! any thread count and for any split of the blocks over processes, kept blocks or recomputed ones.
 
-use super::stream::{block_rows, expand, stream_blocks};
+use super::stream::{KnmBlocks, block_rows, expand};
 use super::{Landmarks, factor_kmm, select_landmarks};
 use crate::error::{ModelsError, Result};
 use crate::exact_sum::ExactSums;
@@ -34,9 +68,11 @@ use crate::persist::Persist;
 use crate::ridge::{Encoded, Task};
 use crate::validate;
 use faer::linalg::matmul::matmul;
+use faer::linalg::matmul::triangular::{self, BlockStructure};
+use faer::linalg::solvers::Solve;
 use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
-use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
-use kern_core::{KernelSpec, Samples, Targets, parallel::faer_par};
+use faer::{Accum, Col, Mat, MatMut, MatRef, Par, Side};
+use kern_core::{KernelSpec, Samples, Targets, memory, parallel::faer_par};
 use kern_sparse::pcg::cg_columns;
 use kern_sparse::{PcgOptions, PcgReport};
 use serde::{Deserialize, Serialize};
@@ -81,6 +117,56 @@ impl std::str::FromStr for NystromPreconditioner {
             "none" => Ok(NystromPreconditioner::None),
             _ => Err(ModelsError::Input(format!(
                 "unknown preconditioner {s:?} for a landmark model; valid: falkon, none"
+            ))),
+        }
+    }
+}
+
+/// How the normal equations are solved (module docs, "Solve").
+///
+/// ```
+/// use kern_models::landmark::NystromSolve;
+/// assert_eq!("direct".parse::<NystromSolve>()?, NystromSolve::Direct);
+/// assert_eq!("iterative".parse::<NystromSolve>()?, NystromSolve::Iterative);
+/// assert_eq!(NystromSolve::default().name(), "auto");
+/// assert!("lu".parse::<NystromSolve>().is_err());
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NystromSolve {
+    /// The cheaper of the two by the flop counts of [`solve_flops`] (module docs).
+    #[default]
+    Auto,
+    /// Conjugate gradients only.
+    Iterative,
+    /// Factor the `m × m` system once (one pass over the data).
+    Direct,
+}
+
+impl NystromSolve {
+    /// `auto`, `iterative` or `direct`.
+    ///
+    /// ```
+    /// assert_eq!(kern_models::landmark::NystromSolve::Direct.name(), "direct");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            NystromSolve::Auto => "auto",
+            NystromSolve::Iterative => "iterative",
+            NystromSolve::Direct => "direct",
+        }
+    }
+}
+
+impl std::str::FromStr for NystromSolve {
+    type Err = ModelsError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(NystromSolve::Auto),
+            "iterative" | "cg" => Ok(NystromSolve::Iterative),
+            "direct" => Ok(NystromSolve::Direct),
+            _ => Err(ModelsError::Input(format!(
+                "unknown solver {s:?} for a landmark model; valid: auto, direct, iterative"
             ))),
         }
     }
@@ -147,6 +233,8 @@ pub struct NystromRidgeParams {
     pub pcg: PcgOptions,
     /// The preconditioner.
     pub preconditioner: NystromPreconditioner,
+    /// How the normal equations are solved.
+    pub solve: NystromSolve,
 }
 
 impl NystromRidgeParams {
@@ -161,6 +249,7 @@ impl NystromRidgeParams {
             fvs_strategy: Strategy::Auto,
             pcg: PcgOptions { tol: 1e-6, max_iter: 1000, ..PcgOptions::default() },
             preconditioner: NystromPreconditioner::Falkon,
+            solve: NystromSolve::Auto,
         }
     }
 
@@ -185,6 +274,12 @@ impl NystromRidgeParams {
     /// Sets the preconditioner.
     pub fn preconditioner(mut self, p: NystromPreconditioner) -> Self {
         self.preconditioner = p;
+        self
+    }
+
+    /// Sets how the normal equations are solved.
+    pub fn solve(mut self, solve: NystromSolve) -> Self {
+        self.solve = solve;
         self
     }
 
@@ -237,10 +332,11 @@ impl NystromRidgeParams {
     /// Fits on one part of training rows spread over processes (the distributed fit of kern-dist; one
     /// part holding every row is [`NystromRidgeParams::fit_with_centres`]): `centres` are the centre
     /// samples and `indices` their indices among all the rows, the same on every part. Every sum over
-    /// rows (the right-hand side and each product with `K_nm`: `m·r` numbers per iteration) is a sum
-    /// of per-block terms over the part's rows, added exactly and completed over the parts by
-    /// `part.max` and `part.sum` ([`ExactSums::finish`]: `m·r + 1` integers and `6·m·r` numbers);
-    /// everything else is computed alike on every part. So every part returns the same model, and
+    /// rows (the right-hand side, each product with `K_nm` — `m·r` numbers per CG iteration — and the
+    /// direct solve's feature Gram, `m(m+1)/2` numbers once) is a sum of per-block terms over the
+    /// part's rows, added exactly and completed over the parts by `part.max` and `part.sum`
+    /// ([`ExactSums::finish`]: one integer and six numbers per sum); everything else, the choice of
+    /// the solve included, is computed alike on every part. So every part returns the same model, and
     /// the same bytes for any split of the blocks over parts (one part included).
     ///
     /// ```
@@ -256,6 +352,18 @@ impl NystromRidgeParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_part(&self, part: &RowPart<'_>, centres: Samples, indices: &[usize]) -> Result<NystromRidge> {
+        self.fit_part_with(part, centres, indices, true)
+    }
+
+    /// [`NystromRidgeParams::fit_part`]; `keep` allows keeping the blocks of `K_nm` in memory (the
+    /// tests compare both ways).
+    pub(crate) fn fit_part_with(
+        &self,
+        part: &RowPart<'_>,
+        centres: Samples,
+        indices: &[usize],
+        keep: bool,
+    ) -> Result<NystromRidge> {
         let s = self.shift()?;
         let pcg = self.pcg.validate()?;
         let local = match part.rows {
@@ -288,24 +396,46 @@ impl NystromRidgeParams {
         let k = &self.kernel;
         let c = centres;
         let block = part.block.unwrap_or_else(|| block_rows(m)).max(1);
-        // K_nmᵀ U over this part's rows, per block, added exactly and completed over all parts (with
-        // `extra`: further terms, one vector per block).
-        let sum_stream = |c_cols: usize,
-                          f: &(dyn Fn(usize, MatRef<'_, f64>) -> Mat<f64> + Sync),
-                          extra: &[Vec<f64>]|
+        // The plan depends on global sizes only, so every part of a distributed fit takes the same one.
+        let plan = SolvePlan::choose(self.solve, self.preconditioner, n, m, c.d(), r, pcg.max_iter);
+        let may_go_direct = !matches!(plan, SolvePlan::Cg { then_direct: false, .. });
+        let width = if may_go_direct { m + r + 1 } else { r + 1 };
+        let keep = keep && !matches!(plan, SolvePlan::Direct);
+        let blocks = match &local {
+            Some((x, _)) => Some(KnmBlocks::new(k, x, &c, width, keep, block)?),
+            None => None,
+        };
+        // Σ over the blocks of this part of their `m × width` terms written by `g` (the first `tri`
+        // columns: lower triangles only), plus `extra` (further terms, one vector per block), added
+        // exactly and completed over all parts (module docs, "Sums over rows").
+        #[allow(clippy::type_complexity)]
+        let sum_fold = |width: usize,
+                        tri: usize,
+                        g: &(dyn Fn(usize, MatRef<'_, f64>, MatMut<'_, f64>) + Sync),
+                        extra: &[Vec<f64>]|
          -> Result<(Mat<f64>, Vec<f64>)> {
+            let len = packed_len(m, width, tri);
             let e = extra.first().map_or(0, Vec::len);
-            let mut acc = ExactSums::new(m * c_cols + e);
-            if let Some((x, _)) = &local {
-                stream_blocks(k, x, &c, c_cols, block, f, |_, p| acc.add_at(0, &flat(p.as_ref())))?;
+            memory::check_bytes(
+                ExactSums::bytes(len + e).map_or(u64::MAX, |b| b as u64),
+                "the exact sums over the rows",
+                "use fewer centres",
+            )?;
+            let mut acc = ExactSums::new(len + e);
+            if let Some(b) = &blocks {
+                b.each(width, g, |_, p| acc.add_at(0, &pack(p.as_ref(), tri)))?;
             }
-            extra.iter().for_each(|t| acc.add_at(m * c_cols, t));
+            extra.iter().for_each(|t| acc.add_at(len, t));
             let mut v = acc.finish(part.max, part.sum)?;
-            let tail = v.split_off(m * c_cols);
-            Ok((Mat::from_fn(m, c_cols, |j, t| v[t * m + j]), tail))
+            let tail = v.split_off(len);
+            Ok((unpack(&v, m, width, tri), tail))
         };
         let (l, jitter) = factor_kmm(k, &c)?;
-        // One pass: K_nmᵀ [Y, 1] and 1ᵀY (per block: the block's sums in row order).
+        let falkon = match self.preconditioner {
+            NystromPreconditioner::Falkon => Some(Falkon::new(&l, s, n)?),
+            NystromPreconditioner::None => None,
+        };
+        // 1ᵀY per block (each block's sums in row order); a part without rows still sends its (zero) share.
         let ysum_local: Vec<Vec<f64>> = match &local {
             Some((_, enc)) => (0..n_local)
                 .step_by(block)
@@ -315,16 +445,35 @@ impl NystromRidgeParams {
                 .collect(),
             None => Vec::new(),
         };
-        // A part without rows still sends its (zero) share of 1ᵀY.
         let ysum_local = if ysum_local.is_empty() { vec![vec![0.0; r]] } else { ysum_local };
-        let (g, ysum) = sum_stream(
-            r + 1,
-            &|i0, kb| {
-                let enc = &local.as_ref().expect("a block means rows").1;
-                Mat::from_fn(kb.nrows(), r + 1, |i, t| if t < r { enc.y[(i0 + i, t)] } else { 1.0 })
-            },
-            &ysum_local,
-        )?;
+        // [Y, 1] of a block's rows.
+        let targets = |i0: usize, h: usize| {
+            let enc = &local.as_ref().expect("a block means rows").1;
+            Mat::from_fn(h, r + 1, |i, t| if t < r { enc.y[(i0 + i, t)] } else { 1.0 })
+        };
+        // The lower triangle of Z_bᵀZ_b (FALKON's features) or K_bᵀK_b into `out`.
+        let feature_gram = |kb: MatRef<'_, f64>, out: MatMut<'_, f64>| match &falkon {
+            Some(f) => f.feature_gram(kb, out),
+            None => lower_gram(kb, out),
+        };
+        // The feature Gram into the first m columns of `out`, K_bᵀ[Y_b, 1] after them.
+        let gram_and_rhs = |i0: usize, kb: MatRef<'_, f64>, out: MatMut<'_, f64>| {
+            let (gram, rest) = out.split_at_col_mut(m);
+            feature_gram(kb, gram);
+            matmul(rest, Accum::Replace, kb.transpose(), targets(i0, kb.nrows()).as_ref(), 1.0, Par::Seq);
+        };
+        let rhs_only = |i0: usize, kb: MatRef<'_, f64>, out: MatMut<'_, f64>| {
+            matmul(out, Accum::Replace, kb.transpose(), targets(i0, kb.nrows()).as_ref(), 1.0, Par::Seq);
+        };
+        // One pass: K_nmᵀ [Y, 1], 1ᵀY, and with a direct plan the lower triangle of the feature Gram.
+        let mut passes = 1usize;
+        let (mut gram, g, ysum) = if matches!(plan, SolvePlan::Direct) {
+            let (all, ysum) = sum_fold(m + r + 1, m, &gram_and_rhs, &ysum_local)?;
+            (Some(all.subcols(0, m).to_owned()), all.subcols(m, r + 1).to_owned(), ysum)
+        } else {
+            let (g, ysum) = sum_fold(r + 1, 0, &rhs_only, &ysum_local)?;
+            (None, g, ysum)
+        };
         let svec = g.col(r).to_owned();
         let mut rhs = g.subcols(0, r).to_owned();
         if self.bias {
@@ -334,104 +483,63 @@ impl NystromRidgeParams {
                 }
             }
         }
-        // D U = K_nmᵀ P K_nm U (the data term of H; H = D + s(K_mm + εI) = D + s L Lᵀ).
-        let mut passes = 1usize;
-        let mut d_apply = |u: MatRef<'_, f64>| -> Result<Mat<f64>> {
-            passes += 1;
-            let (mut out, _) = sum_stream(
-                u.ncols(),
-                &|_, kb| {
-                    let mut v = Mat::<f64>::zeros(kb.nrows(), u.ncols());
-                    matmul(v.as_mut(), Accum::Replace, kb, u, 1.0, Par::Seq);
-                    v
-                },
-                &[],
-            )?;
-            if self.bias {
-                for t in 0..u.ncols() {
-                    let su: f64 = (0..m).map(|j| svec[j] * u[(j, t)]).sum();
-                    for j in 0..m {
-                        out[(j, t)] -= svec[j] * su / n as f64;
+        // The CG attempt (unless the plan is direct); `None` when it must be finished directly.
+        let mut done: Option<(Mat<f64>, Vec<PcgReport>)> = None;
+        let mut cg_iterations = 0usize;
+        if let SolvePlan::Cg { cap, then_direct } = plan {
+            let opts = PcgOptions { max_iter: cap, ..pcg };
+            // D U = K_nmᵀ P K_nm U (the data term of H; H = D + s(K_mm + εI) = D + s L Lᵀ).
+            let mut d_apply = |u: MatRef<'_, f64>| -> Result<Mat<f64>> {
+                passes += 1;
+                let (mut out, _) = sum_fold(
+                    u.ncols(),
+                    0,
+                    &|_, kb, out| {
+                        let mut v = Mat::<f64>::zeros(kb.nrows(), u.ncols());
+                        matmul(v.as_mut(), Accum::Replace, kb, u, 1.0, Par::Seq);
+                        matmul(out, Accum::Replace, kb.transpose(), v.as_ref(), 1.0, Par::Seq);
+                    },
+                    &[],
+                )?;
+                if self.bias {
+                    for t in 0..u.ncols() {
+                        let su: f64 = (0..m).map(|j| svec[j] * u[(j, t)]).sum();
+                        for j in 0..m {
+                            out[(j, t)] -= svec[j] * su / n as f64;
+                        }
                     }
                 }
+                Ok(out)
+            };
+            let (alpha, reports) = cg_solve(&l, s, falkon.as_ref(), &rhs, &opts, &mut d_apply)?;
+            let converged = reports.iter().all(|rep| rep.converged);
+            cg_iterations = reports.iter().map(|rep| rep.iterations).max().unwrap_or(0);
+            if converged || !then_direct {
+                done = Some((alpha, reports));
             }
-            Ok(out)
-        };
-        let identity = |r: &[f64], z: &mut [f64]| z.copy_from_slice(r);
-        let (alpha, reports) = match self.preconditioner {
-            NystromPreconditioner::None => {
-                let (a, reports) = cg_columns::<_, _, ModelsError>(
-                    flat(rhs.as_ref()).as_slice(),
-                    m,
-                    &pcg,
-                    |v, out| {
-                        let u = MatRef::from_column_major_slice(v, m, r);
-                        let mut hv = d_apply(u)?;
-                        let mut lt_u = Mat::<f64>::zeros(m, r);
-                        matmul(lt_u.as_mut(), Accum::Replace, l.transpose(), u, 1.0, faer_par());
-                        matmul(hv.as_mut(), Accum::Add, l.as_ref(), lt_u.as_ref(), s, faer_par());
-                        out.copy_from_slice(&flat(hv.as_ref()));
-                        Ok(())
-                    },
-                    identity,
-                )?;
-                (Mat::from_fn(m, r, |j, t| a[t * m + j]), reports)
-            }
-            NystromPreconditioner::Falkon => {
-                // A: L_A L_Aᵀ = LᵀL/m + (s/n) I  (TTᵀ = LᵀL with T = Lᵀ).
-                let mut ta = Mat::<f64>::zeros(m, m);
-                matmul(ta.as_mut(), Accum::Replace, l.transpose(), l.as_ref(), 1.0 / m as f64, faer_par());
-                for j in 0..m {
-                    ta[(j, j)] += s / n as f64;
+        }
+        let solve = if done.is_some() { NystromSolve::Iterative } else { NystromSolve::Direct };
+        let (alpha, reports) = match done {
+            Some(d) => d,
+            None => {
+                let gram = match gram.take() {
+                    Some(gm) => gm,
+                    None => {
+                        passes += 1;
+                        sum_fold(m, m, &|_, kb, out| feature_gram(kb, out), &[])?.0
+                    }
+                };
+                let (alpha, mut reports) =
+                    direct_solve(gram, &svec, self.bias, n, &l, s, falkon.as_ref(), &rhs, pcg.tol)?;
+                for rep in &mut reports {
+                    rep.iterations = cg_iterations;
                 }
-                let la = ta
-                    .llt(Side::Lower)
-                    .map_err(|e| {
-                        ModelsError::Numerical(format!("FALKON's preconditioner factor failed: {e:?}"))
-                    })?
-                    .L()
-                    .to_owned();
-                drop(ta);
-                let scale = 1.0 / (n as f64).sqrt();
-                // B v = L⁻ᵀ L_A⁻ᵀ v / √n;  Bᵀ w = L_A⁻¹ L⁻¹ w / √n.
-                let b_apply = |mut v: MatMut<'_, f64>| {
-                    solve_upper_triangular_in_place(la.transpose(), v.as_mut(), faer_par());
-                    solve_upper_triangular_in_place(l.transpose(), v.as_mut(), faer_par());
-                    scale_in_place(v, scale);
-                };
-                let bt_apply = |mut w: MatMut<'_, f64>| {
-                    solve_lower_triangular_in_place(l.as_ref(), w.as_mut(), faer_par());
-                    solve_lower_triangular_in_place(la.as_ref(), w.as_mut(), faer_par());
-                    scale_in_place(w, scale);
-                };
-                let mut brhs = rhs.clone();
-                bt_apply(brhs.as_mut());
-                let (beta, reports) = cg_columns::<_, _, ModelsError>(
-                    flat(brhs.as_ref()).as_slice(),
-                    m,
-                    &pcg,
-                    |v, out| {
-                        // BᵀHB β = Bᵀ D B β + (s/n) L_A⁻¹ L_A⁻ᵀ β: the penalty term in closed form
-                        // (TᵀT = K_mm + εI cancels), which avoids amplifying its rounding by T⁻¹.
-                        let mut u = Mat::from_fn(m, r, |j, t| v[t * m + j]);
-                        b_apply(u.as_mut());
-                        let mut hv = d_apply(u.as_ref())?;
-                        bt_apply(hv.as_mut());
-                        let mut pen = Mat::from_fn(m, r, |j, t| v[t * m + j]);
-                        solve_upper_triangular_in_place(la.transpose(), pen.as_mut(), faer_par());
-                        solve_lower_triangular_in_place(la.as_ref(), pen.as_mut(), faer_par());
-                        hv += pen * (s / n as f64);
-                        out.copy_from_slice(&flat(hv.as_ref()));
-                        Ok(())
-                    },
-                    identity,
-                )?;
-                let mut a = Mat::from_fn(m, r, |j, t| beta[t * m + j]);
-                b_apply(a.as_mut());
-                (a, reports)
+                (alpha, reports)
             }
         };
         let report = reports.iter().copied().reduce(PcgReport::worst).unwrap_or_default();
+        let kept = blocks.as_ref().is_some_and(|b| b.is_kept());
+        drop(blocks);
         let bias: Vec<f64> = (0..r)
             .map(|t| {
                 if self.bias {
@@ -457,8 +565,318 @@ impl NystromRidgeParams {
             report,
             passes,
             jitter,
+            run: FitRun { solved: Some(solve), kept },
         })
     }
+}
+
+/// Flop-equivalents of one kernel value beyond its inner product (the norms formulation and the
+/// kernel profile, an exponential): a fixed estimate, so that every process of a distributed fit
+/// makes the same choice.
+const PROFILE_FLOPS: f64 = 24.0;
+
+/// The fewest conjugate-gradient iterations [`NystromSolve::Auto`] expects: when the direct solve costs
+/// no more than this many iterations it is taken at once (module docs, "Solve").
+pub const EXPECTED_ITERATIONS: usize = 20;
+
+/// The flop counts [`NystromSolve::Auto`] compares for `n` rows, `m` centres, `d` features and `r`
+/// outputs: `(one CG iteration, the direct solve)` (module docs, "Solve").
+///
+/// ```
+/// let (it, direct) = kern_models::landmark::solve_flops(200_000, 2000, 28, 1);
+/// assert_eq!(it, 200_000.0 * 2000.0 * (2.0 * 28.0 + 24.0 + 4.0));
+/// assert!(direct / it > 45.0 && direct / it < 50.0);
+/// ```
+pub fn solve_flops(n: usize, m: usize, d: usize, r: usize) -> (f64, f64) {
+    let (n, m, d, r) = (n as f64, m as f64, d as f64, r as f64);
+    let iteration = n * m * (2.0 * d + PROFILE_FLOPS + 4.0 * r);
+    let direct = n * m * (2.0 * m + 1.0) + 13.0 / 3.0 * m * m * m;
+    (iteration, direct)
+}
+
+/// What a fit will do: the direct solve, or CG up to `cap` iterations and then (`then_direct`) the
+/// direct solve if CG has not converged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SolvePlan {
+    Direct,
+    Cg { cap: usize, then_direct: bool },
+}
+
+impl SolvePlan {
+    fn choose(
+        solve: NystromSolve,
+        pre: NystromPreconditioner,
+        n: usize,
+        m: usize,
+        d: usize,
+        r: usize,
+        max_iter: usize,
+    ) -> SolvePlan {
+        let (it, direct) = solve_flops(n, m, d, r);
+        let break_even = (direct / it).ceil().max(1.0);
+        match solve {
+            NystromSolve::Direct => SolvePlan::Direct,
+            NystromSolve::Iterative => SolvePlan::Cg { cap: max_iter, then_direct: false },
+            NystromSolve::Auto if pre == NystromPreconditioner::None => {
+                SolvePlan::Cg { cap: max_iter, then_direct: false }
+            }
+            NystromSolve::Auto if break_even <= EXPECTED_ITERATIONS as f64 => SolvePlan::Direct,
+            NystromSolve::Auto => {
+                let b = break_even as usize;
+                SolvePlan::Cg { cap: b.min(max_iter), then_direct: b < max_iter }
+            }
+        }
+    }
+}
+
+/// FALKON's preconditioner factors: `L` (`LLᵀ = K_mm + εI`), `L_A` (`L_A L_Aᵀ = LᵀL/m + (s/n)I`) and
+/// their product `R = L L_A` (lower triangular, `B = R⁻ᵀ/√n`).
+struct Falkon<'a> {
+    l: &'a Mat<f64>,
+    la: Mat<f64>,
+    r: Mat<f64>,
+    scale: f64,
+    pen: f64,
+}
+
+impl<'a> Falkon<'a> {
+    fn new(l: &'a Mat<f64>, s: f64, n: usize) -> Result<Self> {
+        let m = l.nrows();
+        let mut ta = Mat::<f64>::zeros(m, m);
+        matmul(ta.as_mut(), Accum::Replace, l.transpose(), l.as_ref(), 1.0 / m as f64, faer_par());
+        for j in 0..m {
+            ta[(j, j)] += s / n as f64;
+        }
+        let la = ta
+            .llt(Side::Lower)
+            .map_err(|e| ModelsError::Numerical(format!("FALKON's preconditioner factor failed: {e:?}")))?
+            .L()
+            .to_owned();
+        let mut r = Mat::<f64>::zeros(m, m);
+        matmul(r.as_mut(), Accum::Replace, l.as_ref(), la.as_ref(), 1.0, faer_par());
+        Ok(Falkon { l, la, r, scale: 1.0 / (n as f64).sqrt(), pen: s / n as f64 })
+    }
+
+    /// `v ← B v = L⁻ᵀ L_A⁻ᵀ v / √n`.
+    fn b(&self, mut v: MatMut<'_, f64>) {
+        solve_upper_triangular_in_place(self.la.transpose(), v.as_mut(), faer_par());
+        solve_upper_triangular_in_place(self.l.transpose(), v.as_mut(), faer_par());
+        scale_in_place(v, self.scale);
+    }
+
+    /// `w ← Bᵀ w = L_A⁻¹ L⁻¹ w / √n`.
+    fn bt(&self, mut w: MatMut<'_, f64>) {
+        solve_lower_triangular_in_place(self.l.as_ref(), w.as_mut(), faer_par());
+        solve_lower_triangular_in_place(self.la.as_ref(), w.as_mut(), faer_par());
+        scale_in_place(w, self.scale);
+    }
+
+    /// The lower triangle of `Z_bᵀZ_b` into `out` for the block's preconditioned features
+    /// `Z_b = K_b R⁻ᵀ = √n K_b B` (one triangular solve per row, backward stable, then the Gram of the
+    /// features: `Σ_b Z_bᵀZ_b = n BᵀK_nmᵀK_nmB` without forming `K_nmᵀK_nm`, whose rounding `B` would
+    /// amplify by its condition number).
+    fn feature_gram(&self, kb: MatRef<'_, f64>, out: MatMut<'_, f64>) {
+        let mut z = kb.transpose().to_owned();
+        solve_lower_triangular_in_place(self.r.as_ref(), z.as_mut(), Par::Seq);
+        lower_gram(z.transpose(), out);
+    }
+
+    /// `(s/n) L_A⁻¹ L_A⁻ᵀ v`: the penalty term of `BᵀHB` in closed form (`TᵀT = K_mm + εI` cancels,
+    /// which avoids amplifying its rounding by `T⁻¹`).
+    fn penalty(&self, v: MatRef<'_, f64>) -> Mat<f64> {
+        let mut p = v.to_owned();
+        solve_upper_triangular_in_place(self.la.transpose(), p.as_mut(), faer_par());
+        solve_lower_triangular_in_place(self.la.as_ref(), p.as_mut(), faer_par());
+        p * self.pen
+    }
+}
+
+/// Conjugate gradients on `H α = rhs` (plain) or `BᵀHB β = Bᵀrhs`, `α = Bβ` (FALKON), `d_apply`
+/// applying the data term `D = K_nmᵀPK_nm` (one pass over the data).
+fn cg_solve(
+    l: &Mat<f64>,
+    s: f64,
+    falkon: Option<&Falkon<'_>>,
+    rhs: &Mat<f64>,
+    opts: &PcgOptions,
+    d_apply: &mut dyn FnMut(MatRef<'_, f64>) -> Result<Mat<f64>>,
+) -> Result<(Mat<f64>, Vec<PcgReport>)> {
+    let (m, r) = (rhs.nrows(), rhs.ncols());
+    let identity = |r: &[f64], z: &mut [f64]| z.copy_from_slice(r);
+    match falkon {
+        None => {
+            let (a, reports) = cg_columns::<_, _, ModelsError>(
+                flat(rhs.as_ref()).as_slice(),
+                m,
+                opts,
+                |v, out| {
+                    let u = MatRef::from_column_major_slice(v, m, r);
+                    let mut hv = d_apply(u)?;
+                    let mut lt_u = Mat::<f64>::zeros(m, r);
+                    matmul(lt_u.as_mut(), Accum::Replace, l.transpose(), u, 1.0, faer_par());
+                    matmul(hv.as_mut(), Accum::Add, l.as_ref(), lt_u.as_ref(), s, faer_par());
+                    out.copy_from_slice(&flat(hv.as_ref()));
+                    Ok(())
+                },
+                identity,
+            )?;
+            Ok((Mat::from_fn(m, r, |j, t| a[t * m + j]), reports))
+        }
+        Some(f) => {
+            let mut brhs = rhs.clone();
+            f.bt(brhs.as_mut());
+            let (beta, reports) = cg_columns::<_, _, ModelsError>(
+                flat(brhs.as_ref()).as_slice(),
+                m,
+                opts,
+                |v, out| {
+                    let v = MatRef::from_column_major_slice(v, m, r);
+                    let mut u = v.to_owned();
+                    f.b(u.as_mut());
+                    let mut hv = d_apply(u.as_ref())?;
+                    f.bt(hv.as_mut());
+                    hv += f.penalty(v);
+                    out.copy_from_slice(&flat(hv.as_ref()));
+                    Ok(())
+                },
+                identity,
+            )?;
+            let mut a = Mat::from_fn(m, r, |j, t| beta[t * m + j]);
+            f.b(a.as_mut());
+            Ok((a, reports))
+        }
+    }
+}
+
+/// The lower triangle (with the diagonal) of `K_bᵀK_b` into `out` (`m × m`, zeroed): half the flops of
+/// the full product.
+fn lower_gram(kb: MatRef<'_, f64>, out: MatMut<'_, f64>) {
+    triangular::matmul(
+        out,
+        BlockStructure::TriangularLower,
+        Accum::Replace,
+        kb.transpose(),
+        BlockStructure::Rectangular,
+        kb,
+        BlockStructure::Rectangular,
+        1.0,
+        Par::Seq,
+    );
+}
+
+/// The direct solve (module docs, "Solve"): from the lower triangle of `g` — `Σ_b Z_bᵀZ_b = n BᵀGB`
+/// with FALKON's `B` ([`Falkon::feature_gram`]), `G = K_nmᵀK_nm` without — forms the matrix conjugate
+/// gradients would iterate with — `M = Bᵀ(G − ssᵀ/n)B + (s/n)L_A⁻¹L_A⁻ᵀ`, or `H = G − ssᵀ/n + s LLᵀ`
+/// without the preconditioner — factors it (Cholesky) and solves; the reports carry each
+/// column's true relative residual `‖b − Mβ‖/‖b‖` in that system, as CG's do.
+#[allow(clippy::too_many_arguments)]
+fn direct_solve(
+    mut g: Mat<f64>,
+    svec: &Col<f64>,
+    bias: bool,
+    n: usize,
+    l: &Mat<f64>,
+    s: f64,
+    falkon: Option<&Falkon<'_>>,
+    rhs: &Mat<f64>,
+    tol: f64,
+) -> Result<(Mat<f64>, Vec<PcgReport>)> {
+    let (m, r) = (rhs.nrows(), rhs.ncols());
+    for j in 0..m {
+        for i in j + 1..m {
+            g[(j, i)] = g[(i, j)];
+        }
+    }
+    let (mut a, b) = match falkon {
+        Some(f) => {
+            // g = Σ Z_bᵀZ_b = n BᵀGB: M = g/n − (Bᵀs)(Bᵀs)ᵀ/n + (s/n)L_A⁻¹L_A⁻ᵀ.
+            let mut w = g * (1.0 / n as f64);
+            if bias {
+                let mut bs = Mat::from_fn(m, 1, |j, _| svec[j]);
+                f.bt(bs.as_mut());
+                for j in 0..m {
+                    for i in 0..m {
+                        w[(i, j)] -= bs[(i, 0)] * bs[(j, 0)] / n as f64;
+                    }
+                }
+            }
+            w += f.penalty(Mat::<f64>::identity(m, m).as_ref());
+            let mut b = rhs.clone();
+            f.bt(b.as_mut());
+            (w, b)
+        }
+        None => {
+            if bias {
+                for j in 0..m {
+                    for i in 0..m {
+                        g[(i, j)] -= svec[i] * svec[j] / n as f64;
+                    }
+                }
+            }
+            matmul(g.as_mut(), Accum::Add, l.as_ref(), l.transpose(), s, faer_par());
+            (g, rhs.clone())
+        }
+    };
+    for j in 0..m {
+        for i in j + 1..m {
+            let v = 0.5 * (a[(i, j)] + a[(j, i)]);
+            a[(i, j)] = v;
+            a[(j, i)] = v;
+        }
+    }
+    let llt = a.llt(Side::Lower).map_err(|e| {
+        ModelsError::Numerical(format!(
+            "the landmark model's {m} × {m} normal equations are not numerically positive definite ({e:?}); \
+             use the iterative solver"
+        ))
+    })?;
+    let mut x = b.clone();
+    llt.solve_in_place(x.as_mut());
+    let mut res = b.clone();
+    matmul(res.as_mut(), Accum::Add, a.as_ref(), x.as_ref(), -1.0, faer_par());
+    let reports = (0..r)
+        .map(|t| {
+            let nb = b.col(t).norm_l2();
+            let residual = if nb > 0.0 { res.col(t).norm_l2() / nb } else { 0.0 };
+            PcgReport { iterations: 0, residual, converged: residual <= tol }
+        })
+        .collect();
+    if let Some(f) = falkon {
+        f.b(x.as_mut());
+    }
+    Ok((x, reports))
+}
+
+/// The number of entries [`pack`] keeps of an `m × width` matrix: the lower triangles (with the
+/// diagonal) of its first `tri ≤ m` columns, all of the others.
+fn packed_len(m: usize, width: usize, tri: usize) -> usize {
+    (0..tri).map(|t| m - t).sum::<usize>() + (width - tri) * m
+}
+
+/// The entries of `a` column by column, the first `tri` columns from the diagonal down (the sums of
+/// lower triangles need no room for their zero upper parts: half the exact accumulators).
+fn pack(a: MatRef<'_, f64>, tri: usize) -> Vec<f64> {
+    let m = a.nrows();
+    let mut v = Vec::with_capacity(packed_len(m, a.ncols(), tri));
+    for t in 0..a.ncols() {
+        let j0 = if t < tri { t } else { 0 };
+        v.extend((j0..m).map(|j| a[(j, t)]));
+    }
+    v
+}
+
+/// The `m × width` matrix of [`pack`]'s entries (zero above the diagonal of the first `tri` columns).
+fn unpack(v: &[f64], m: usize, width: usize, tri: usize) -> Mat<f64> {
+    let mut a = Mat::<f64>::zeros(m, width);
+    let mut k = 0;
+    for t in 0..width {
+        let j0 = if t < tri { t } else { 0 };
+        for j in j0..m {
+            a[(j, t)] = v[k];
+            k += 1;
+        }
+    }
+    a
 }
 
 /// `m × r` column-major entries of a matrix.
@@ -493,6 +911,24 @@ pub struct NystromRidge {
     report: PcgReport,
     passes: usize,
     jitter: f64,
+    /// Facts of the fit run (not saved, not compared).
+    #[serde(skip)]
+    run: FitRun,
+}
+
+/// How a fit ran: which solve finished it and whether `K_nm` was kept in memory. Not part of the
+/// model: not saved (a loaded model has the default, `None`/false) and equal to any other, so models
+/// compare by what they predict with.
+#[derive(Clone, Copy, Debug, Default)]
+struct FitRun {
+    solved: Option<NystromSolve>,
+    kept: bool,
+}
+
+impl PartialEq for FitRun {
+    fn eq(&self, _: &FitRun) -> bool {
+        true
+    }
 }
 
 impl Persist for NystromRidge {
@@ -586,6 +1022,15 @@ impl NystromRidge {
     /// The jitter `ε` added to `K_mm`'s diagonal.
     pub fn jitter(&self) -> f64 {
         self.jitter
+    }
+    /// How the fit solved the normal equations ([`NystromSolve::Iterative`] or
+    /// [`NystromSolve::Direct`]); `None` for a model loaded from a file (not saved).
+    pub fn solved(&self) -> Option<NystromSolve> {
+        self.run.solved
+    }
+    /// Whether the fit kept the kernel matrix against the centres in memory (false for a loaded model).
+    pub fn kept_kernel_matrix(&self) -> bool {
+        self.run.kept
     }
 
     /// Decision values (`n × r`).

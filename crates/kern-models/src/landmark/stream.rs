@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par};
+use faer::{Accum, Mat, MatMut, MatRef, Par};
 use kern_core::{KernelSpec, Samples, cross_gram, memory};
 use rayon::prelude::*;
 
@@ -77,42 +77,116 @@ pub fn stream_blocks<F, S>(
     c: usize,
     rows: usize,
     f: F,
-    mut sink: S,
+    sink: S,
 ) -> Result<()>
 where
     F: Fn(usize, MatRef<'_, f64>) -> Mat<f64> + Sync,
     S: FnMut(usize, Mat<f64>),
 {
-    let (n, m) = (x.n(), centres.n());
-    let rows = rows.max(1);
-    let blocks =
-        memory::bytes_for::<f64>(&[GROUP, rows.min(n.max(1)), m + c], "blocks of the kernel matrix")?;
-    let partials = memory::bytes_for::<f64>(&[GROUP + 1, m, c], "partial sums of the kernel products")?;
-    memory::check_bytes(
-        blocks.saturating_add(partials),
-        "blocks of the centres' kernel matrix",
-        "use fewer centres",
-    )?;
-    let starts: Vec<usize> = (0..n).step_by(rows).collect();
-    for group in starts.chunks(GROUP) {
-        let parts: Vec<Result<Mat<f64>>> = group
-            .par_iter()
-            .map(|&i0| {
-                let i1 = (i0 + rows).min(n);
-                let idx: Vec<usize> = (i0..i1).collect();
-                let xb = x.select(&idx)?;
-                let kb = cross_gram(k, &xb, centres)?;
-                let v = f(i0, kb.as_ref());
-                let mut out = Mat::<f64>::zeros(m, c);
-                matmul(out.as_mut(), Accum::Replace, kb.transpose(), v.as_ref(), 1.0, Par::Seq);
-                Ok(out)
-            })
-            .collect();
-        for (&i0, p) in group.iter().zip(parts) {
-            sink(i0, p?);
+    KnmBlocks::new(k, x, centres, c, false, rows)?.each(
+        c,
+        |i0, kb, out| {
+            let v = f(i0, kb);
+            matmul(out, Accum::Replace, kb.transpose(), v.as_ref(), 1.0, Par::Seq);
+        },
+        sink,
+    )
+}
+
+/// The row blocks of `K_nm = K(X, C)` ([`block_rows`] rows each): kept in memory when all of them fit
+/// in half of the memory budget ([`kern_core::memory::budget`]) and the caller allows it, computed again
+/// on every pass otherwise. Either way each block is the same call of kern-core's cross Gram (a GEMM on
+/// the norms formulation for radial and dot-product kernels in `d > 8`), so a kept block and a
+/// recomputed one are the same bytes, and so are the sums over them.
+pub(crate) struct KnmBlocks<'a> {
+    k: &'a KernelSpec,
+    x: &'a Samples,
+    centres: &'a Samples,
+    rows: usize,
+    starts: Vec<usize>,
+    kept: Option<Vec<Mat<f64>>>,
+}
+
+impl<'a> KnmBlocks<'a> {
+    /// Blocks of `rows` rows ([`block_rows`] by default; the blocks of the exact sums over rows,
+    /// `RowPart::block`). Checks the memory of [`GROUP`] blocks and of the partial sums of
+    /// `width`-column products, then computes and keeps every block when `keep` and `n·m` doubles fit
+    /// in half the budget.
+    pub(crate) fn new(
+        k: &'a KernelSpec,
+        x: &'a Samples,
+        centres: &'a Samples,
+        width: usize,
+        keep: bool,
+        rows: usize,
+    ) -> Result<Self> {
+        centres.check_same_dim(x)?;
+        let (n, m) = (x.n(), centres.n());
+        let rows = rows.max(1);
+        // At most GROUP blocks at once, and never more than there are.
+        let group = GROUP.min(n.div_ceil(rows)).max(1);
+        let blocks =
+            memory::bytes_for::<f64>(&[group, rows.min(n.max(1)), m + width], "blocks of the kernel matrix")?;
+        let partials =
+            memory::bytes_for::<f64>(&[group + 1, m, width], "partial sums of the kernel products")?;
+        memory::check_bytes(
+            blocks.saturating_add(partials),
+            "blocks of the centres' kernel matrix",
+            "use fewer centres",
+        )?;
+        let starts: Vec<usize> = (0..n).step_by(rows).collect();
+        let mut this = KnmBlocks { k, x, centres, rows, starts, kept: None };
+        let all = memory::bytes_for::<f64>(&[n, m], "the kernel matrix against the centres")?;
+        let room = memory::budget().bytes.is_some_and(|b| all.saturating_add(partials) <= b / 2);
+        if keep && room {
+            let kept: Result<Vec<Mat<f64>>> = this.starts.par_iter().map(|&i0| this.compute(i0)).collect();
+            this.kept = Some(kept?);
         }
+        Ok(this)
     }
-    Ok(())
+
+    /// Whether the blocks are kept in memory.
+    pub(crate) fn is_kept(&self) -> bool {
+        self.kept.is_some()
+    }
+
+    /// Block `K(X_b, C)` starting at row `i0`, computed.
+    fn compute(&self, i0: usize) -> Result<Mat<f64>> {
+        let i1 = (i0 + self.rows).min(self.x.n());
+        let idx: Vec<usize> = (i0..i1).collect();
+        Ok(cross_gram(self.k, &self.x.select(&idx)?, self.centres)?)
+    }
+
+    /// `sink(i0_b, T_b)` for every block `b` in block order, where `g` writes the block's `m × width`
+    /// term `T_b` into a zeroed matrix given `K_b` (kept or computed): blocks in fixed groups of
+    /// [`GROUP`] in parallel. Each term is computed by one sequential call on one block, so the terms
+    /// are the same bytes at any thread count, kept or not, and for any split of the blocks over
+    /// processes; the callers add them exactly ([`crate::exact_sum::ExactSums`]) or in block order.
+    pub(crate) fn each<G, S>(&self, width: usize, g: G, mut sink: S) -> Result<()>
+    where
+        G: Fn(usize, MatRef<'_, f64>, MatMut<'_, f64>) + Sync,
+        S: FnMut(usize, Mat<f64>),
+    {
+        let m = self.centres.n();
+        for (gi, group) in self.starts.chunks(GROUP).enumerate() {
+            let parts: Vec<Result<Mat<f64>>> = group
+                .par_iter()
+                .enumerate()
+                .map(|(j, &i0)| {
+                    let mut out = Mat::<f64>::zeros(m, width);
+                    match &self.kept {
+                        Some(kept) => g(i0, kept[gi * GROUP + j].as_ref(), out.as_mut()),
+                        None => g(i0, self.compute(i0)?.as_ref(), out.as_mut()),
+                    }
+                    Ok(out)
+                })
+                .collect();
+            for (&i0, p) in group.iter().zip(parts) {
+                sink(i0, p?);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `K(Y, C) · coef` (`n_y × r`) for a `m × r` coefficient matrix, `Y`'s rows in blocks of

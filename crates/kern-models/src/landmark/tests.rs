@@ -163,6 +163,7 @@ fn falkon_needs_far_fewer_iterations_than_plain_cg() {
     let fit = |pre, it| {
         NystromRidgeParams::krr(k.clone(), 1e-2, Landmarks::Random { m: 100 })
             .preconditioner(pre)
+            .solve(NystromSolve::Iterative)
             .tol(1e-14, it)
             .seed(5)
             .fit_targets(&x, &real(&y))
@@ -287,5 +288,272 @@ proptest! {
             _ => Landmarks::Fvs { m, pool: Some(m + p) },
         };
         prop_assert_eq!(l.to_string().parse::<Landmarks>().unwrap(), l);
+    }
+}
+
+/// Symmetric eigenvalues (ascending) of a small dense matrix.
+fn eigenvalues(a: &Mat<f64>) -> Vec<f64> {
+    let mut e = a.self_adjoint_eigenvalues(faer::Side::Lower).unwrap();
+    e.sort_by(f64::total_cmp);
+    e
+}
+
+/// The direct and the iterative solve of the same system agree within the bound derived in the
+/// module docs of `ridge.rs` ("Agreement"): `‖α_cg − α_d‖_Ĥ ≤ (ρ_cg + ρ_d)‖K_nmᵀPy‖_{Ĥ⁻¹} / μ_min`,
+/// with `Ĥ = (n/m)K̃² + sK̃`, `H = K_nmᵀPK_nm + sK̃` and `μ_min` the smallest eigenvalue of the pencil
+/// `(H, Ĥ)`, all computed densely here from the kernel. Rounding adds the forward error of a
+/// backward-stable `m × m` solve, `m·u·κ(M)·‖α‖_Ĥ` (`κ(M) = μ_max/μ_min`), and of applying the
+/// preconditioner `B` (condition number `√κ(Ĥ)`), `m·u·√κ(Ĥ)·‖α‖_Ĥ`.
+#[test]
+fn direct_and_iterative_solves_agree_within_the_cg_bound() {
+    let (x, y) = data(600, 0.0);
+    let k = kernel();
+    let idx: Vec<usize> = (0..40).map(|i| i * 15).collect();
+    let (n, m) = (x.n(), idx.len());
+    for bias in [false, true] {
+        let p = if bias {
+            NystromRidgeParams::lssvm(k.clone(), 10.0, Landmarks::Random { m })
+        } else {
+            NystromRidgeParams::krr(k.clone(), 1e-3, Landmarks::Random { m })
+        }
+        .tol(1e-8, 2000);
+        let s = if bias { 1.0 / 10.0 } else { 1e-3 };
+        let cg = p.clone().solve(NystromSolve::Iterative).fit_with_centres(&x, &real(&y), &idx).unwrap();
+        let di = p.clone().solve(NystromSolve::Direct).fit_with_centres(&x, &real(&y), &idx).unwrap();
+        assert_eq!((cg.solved(), di.solved()), (Some(NystromSolve::Iterative), Some(NystromSolve::Direct)));
+        let (rc, rd) = (cg.report(), di.report());
+        assert!(rc.converged && rd.converged && rc.iterations > 0 && rd.iterations == 0, "{rc:?} {rd:?}");
+        assert_eq!(cg.jitter(), di.jitter());
+        // Dense H, Ĥ and the right-hand side.
+        let c = cg.centres();
+        let mut knm = cross_gram(&k, &x, c).unwrap();
+        if bias {
+            for j in 0..m {
+                let mean = (0..n).map(|i| knm[(i, j)]).sum::<f64>() / n as f64;
+                for i in 0..n {
+                    knm[(i, j)] -= mean;
+                }
+            }
+        }
+        let mut kt = cross_gram(&k, c, c).unwrap();
+        for j in 0..m {
+            kt[(j, j)] += cg.jitter();
+        }
+        let mut h = Mat::<f64>::zeros(m, m);
+        matmul(h.as_mut(), Accum::Replace, knm.transpose(), knm.as_ref(), 1.0, Par::Seq);
+        h += &kt * s;
+        let mut hh = Mat::<f64>::zeros(m, m);
+        matmul(hh.as_mut(), Accum::Replace, kt.as_ref(), kt.as_ref(), n as f64 / m as f64, Par::Seq);
+        hh += &kt * s;
+        let yv = Mat::from_fn(n, 1, |i, _| y[i]);
+        let mut rhs = Mat::<f64>::zeros(m, 1);
+        matmul(rhs.as_mut(), Accum::Replace, knm.transpose(), yv.as_ref(), 1.0, Par::Seq);
+        // Whitening by Ĥ's Cholesky factor: S = L̂⁻¹HL̂⁻ᵀ has the pencil's eigenvalues.
+        let lh = hh.llt(faer::Side::Lower).unwrap().L().to_owned();
+        let inv = |mut v: Mat<f64>| {
+            faer::linalg::triangular_solve::solve_lower_triangular_in_place(
+                lh.as_ref(),
+                v.as_mut(),
+                Par::Seq,
+            );
+            v
+        };
+        let w = inv(h.clone());
+        let sm = inv(w.transpose().to_owned());
+        let mu = eigenvalues(&sm);
+        let (mu_min, mu_max) = (mu[0], mu[m - 1]);
+        let kh = eigenvalues(&hh);
+        let kappa_hh = kh[m - 1] / kh[0];
+        let b_norm = inv(rhs).norm_l2();
+        let hnorm = |a: &[f64]| {
+            let v = Mat::from_fn(m, 1, |j, _| a[j]);
+            let mut u = Mat::<f64>::zeros(m, 1);
+            matmul(u.as_mut(), Accum::Replace, lh.transpose(), v.as_ref(), 1.0, Par::Seq);
+            u.norm_l2()
+        };
+        let diff: Vec<f64> = cg.coef(0).iter().zip(di.coef(0)).map(|(a, b)| a - b).collect();
+        let alpha = hnorm(di.coef(0));
+        let u = f64::EPSILON / 2.0;
+        let bound = (rc.residual + rd.residual) * b_norm / mu_min
+            + m as f64 * u * (mu_max / mu_min + kappa_hh.sqrt()) * alpha;
+        let got = hnorm(&diff);
+        assert!(got <= bound, "bias {bias}: ‖Δα‖_Ĥ = {got:e} > bound {bound:e} (μ {mu_min:e}..{mu_max:e})");
+        // The intercept follows from α: b = (1ᵀy − sᵀα)/n, so |Δb| ≤ ‖s‖_{Ĥ⁻¹}‖Δα‖_Ĥ / n.
+        if bias {
+            let kn = cross_gram(&k, &x, c).unwrap();
+            let svec = Mat::from_fn(m, 1, |j, _| (0..n).map(|i| kn[(i, j)]).sum::<f64>());
+            let db = (cg.bias(0) - di.bias(0)).abs();
+            assert!(db <= inv(svec).norm_l2() * bound / n as f64 * (1.0 + 1e-9) + 1e-15, "Δb {db:e}");
+        }
+    }
+}
+
+/// Keeping the blocks of `K_nm` and recomputing them give the same bytes (16 blocks of 64 rows: four
+/// groups), with either solve.
+#[test]
+fn kept_and_recomputed_blocks_give_the_same_model() {
+    let (x, y) = data(1000, 0.0);
+    let idx: Vec<usize> = (0..20).map(|i| i * 50).collect();
+    let t = binary(&y);
+    let part = RowPart {
+        rows: Some((&x, &t)),
+        n: x.n(),
+        task: crate::ridge::Encoded::any(&t).task,
+        block: Some(64),
+        sum: &|_| {},
+        max: &|_| {},
+    };
+    for solve in [NystromSolve::Iterative, NystromSolve::Direct] {
+        let p = NystromRidgeParams::lssvm(kernel(), 5.0, Landmarks::Random { m: 20 }).solve(solve);
+        let fit = |keep| p.fit_part_with(&part, x.select(&idx).unwrap(), &idx, keep).unwrap();
+        let (kept, recomputed) = (fit(true), fit(false));
+        assert_eq!(persist::to_bytes(&kept).unwrap(), persist::to_bytes(&recomputed).unwrap(), "{solve:?}");
+        assert!(!recomputed.kept_kernel_matrix());
+        // Kept when the budget is known (it is on Linux); never for the direct solve (one pass).
+        let known = kern_core::memory::budget().bytes.is_some();
+        assert_eq!(kept.kept_kernel_matrix(), known && solve == NystromSolve::Iterative, "{solve:?}");
+    }
+}
+
+/// `Auto` by its documented rule: the direct solve at once when the break-even count of CG iterations
+/// `k* = ⌈direct / iteration⌉` (from [`solve_flops`]) is at most [`EXPECTED_ITERATIONS`]; otherwise
+/// CG, stopped at `k*` and finished directly when it has not converged.
+#[test]
+fn auto_follows_the_documented_cost_rule() {
+    let (x, y) = data(2000, 0.0);
+    let k: KernelSpec = "gaussian:sigma=0.2".parse().unwrap();
+    let fit = |m: usize, tol: f64| {
+        NystromRidgeParams::krr(k.clone(), 1e-2, Landmarks::Random { m })
+            .tol(tol, 1000)
+            .seed(2)
+            .fit_targets(&x, &real(&y))
+            .unwrap()
+    };
+    let kstar = |m: usize| {
+        let (it, direct) = solve_flops(x.n(), m, 2, 1);
+        (direct / it).ceil() as usize
+    };
+    // Small m: the direct solve is cheaper than the expected iterations.
+    assert!(kstar(30) <= EXPECTED_ITERATIONS);
+    let small = fit(30, 1e-6);
+    assert_eq!((small.solved(), small.report().iterations), (Some(NystromSolve::Direct), 0));
+    assert!(small.report().converged);
+    // Large m: CG first. A reachable tolerance stops it early; an unreachable one hits k* and the
+    // direct solve finishes (its residual is then reported).
+    let ks = kstar(600);
+    assert!(ks > EXPECTED_ITERATIONS, "{ks}");
+    let quick = fit(600, 1e-4);
+    assert_eq!(quick.solved(), Some(NystromSolve::Iterative));
+    assert!(quick.report().converged && quick.report().iterations < ks, "{:?}", quick.report());
+    let hard = fit(600, 1e-300);
+    assert_eq!((hard.solved(), hard.report().iterations), (Some(NystromSolve::Direct), ks));
+}
+
+/// An in-process allreduce over `p` threads (the `sum` and `max` of [`RowPart`] for parts fitted
+/// concurrently): every caller adds (or maxes) its vector into a shared one, waits for the others,
+/// and takes the total.
+struct Allreduce {
+    f: std::sync::Mutex<Vec<f64>>,
+    u: std::sync::Mutex<Vec<u64>>,
+    barrier: std::sync::Barrier,
+}
+
+impl Allreduce {
+    fn new(p: usize) -> Self {
+        Allreduce { f: Default::default(), u: Default::default(), barrier: std::sync::Barrier::new(p) }
+    }
+
+    fn reduce<T: Copy>(&self, shared: &std::sync::Mutex<Vec<T>>, v: &mut [T], zero: T, op: fn(T, T) -> T) {
+        {
+            let mut a = shared.lock().unwrap();
+            if a.is_empty() {
+                a.resize(v.len(), zero);
+            }
+            for (x, &y) in a.iter_mut().zip(v.iter()) {
+                *x = op(*x, y);
+            }
+        }
+        self.barrier.wait();
+        v.copy_from_slice(&shared.lock().unwrap());
+        if self.barrier.wait().is_leader() {
+            shared.lock().unwrap().clear();
+        }
+        self.barrier.wait();
+    }
+
+    fn sum(&self, v: &mut [f64]) {
+        self.reduce(&self.f, v, 0.0, |a, b| a + b);
+    }
+
+    fn max(&self, v: &mut [u64]) {
+        self.reduce(&self.u, v, 0, u64::max);
+    }
+}
+
+/// The rule of every sum over rows (module docs of `ridge.rs`, "Sums over rows"): the rows split into
+/// parts at block boundaries and fitted concurrently (an in-process allreduce; one part without rows;
+/// kept and recomputed blocks mixed) give every part the bytes of the one-part fit — with the direct
+/// solve (its feature Gram `Σ Z_bᵀZ_b`), conjugate gradients and Auto, for kernel ridge and the LS-SVM.
+#[test]
+fn parts_give_the_one_part_bytes_with_every_solve() {
+    let (x, y) = data(700, 0.0);
+    let idx: Vec<usize> = (0..30).map(|i| i * 23).collect();
+    let block = 64;
+    let targets = |a: usize, b: usize, bias: bool| if bias { binary(&y[a..b]) } else { real(&y[a..b]) };
+    for bias in [false, true] {
+        let task = crate::ridge::Encoded::any(&targets(0, x.n(), bias)).task;
+        for solve in [NystromSolve::Direct, NystromSolve::Iterative, NystromSolve::Auto] {
+            let p = if bias {
+                NystromRidgeParams::lssvm(kernel(), 5.0, Landmarks::Random { m: 30 })
+            } else {
+                NystromRidgeParams::krr(kernel(), 1e-3, Landmarks::Random { m: 30 })
+            }
+            .solve(solve)
+            .tol(1e-10, 500);
+            let t = targets(0, x.n(), bias);
+            let one = RowPart {
+                rows: Some((&x, &t)),
+                n: x.n(),
+                task: task.clone(),
+                block: Some(block),
+                sum: &|_| {},
+                max: &|_| {},
+            };
+            let whole =
+                persist::to_bytes(&p.fit_part_with(&one, x.select(&idx).unwrap(), &idx, true).unwrap())
+                    .unwrap();
+            for cuts in [vec![0, 192, 700], vec![0, 64, 448, 700], vec![0, 0, 320, 700]] {
+                let ar = Allreduce::new(cuts.len() - 1);
+                let fits: Vec<Vec<u8>> = std::thread::scope(|s| {
+                    let handles: Vec<_> = cuts
+                        .windows(2)
+                        .enumerate()
+                        .map(|(q, w)| {
+                            let (ar, p, task, idx, x) = (&ar, &p, task.clone(), &idx, &x);
+                            s.spawn(move || {
+                                let rows: Vec<usize> = (w[0]..w[1]).collect();
+                                let own = (w[1] > w[0])
+                                    .then(|| (x.select(&rows).unwrap(), targets(w[0], w[1], bias)));
+                                let part = RowPart {
+                                    rows: own.as_ref().map(|(xp, tp)| (xp, tp)),
+                                    n: x.n(),
+                                    task,
+                                    block: Some(block),
+                                    sum: &|v| ar.sum(v),
+                                    max: &|v| ar.max(v),
+                                };
+                                let m =
+                                    p.fit_part_with(&part, x.select(idx).unwrap(), idx, q % 2 == 0).unwrap();
+                                persist::to_bytes(&m).unwrap()
+                            })
+                        })
+                        .collect();
+                    handles.into_iter().map(|h| h.join().unwrap()).collect()
+                });
+                for (q, f) in fits.iter().enumerate() {
+                    assert!(f == &whole, "bias {bias}, {solve:?}, cuts {cuts:?}: part {q} differs");
+                }
+            }
+        }
     }
 }
