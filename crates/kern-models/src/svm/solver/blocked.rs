@@ -22,6 +22,7 @@
 //! ε-optimal point of the same problem (their objectives differ by at most `ε/2 · Σ C_t`, see the
 //! tests).
 
+use super::face::{self, FACE_EVERY};
 use super::{Solution, Solver, SolverOptions, TAU, rho_of};
 use crate::svm::progress::Ticker;
 use crate::svm::qmatrix::QMatrix;
@@ -223,6 +224,7 @@ pub(crate) fn solve<Q: QMatrix>(
     let mut hit_cap = false;
     let mut chosen = vec![false; l];
     let mut previous: Vec<usize> = Vec::new();
+    let mut next_face = FACE_EVERY;
     loop {
         let (m, i, mm, j1) = extremes(&y, &g, &alpha, &c);
         if i == NONE || j1 == NONE || m - mm < opts.eps {
@@ -346,6 +348,11 @@ pub(crate) fn solve<Q: QMatrix>(
         add_columns(&mut g, &rows, &steps);
         for (&t, &a) in set.iter().zip(&sub.alpha) {
             alpha[t] = a;
+        }
+        if iterations >= next_face {
+            // SMO is slow on this problem: a Newton step on the face of the free variables.
+            next_face = iterations + FACE_EVERY;
+            face::face_steps(&qm, &y, &c, &mut alpha, &mut g, false, opts.cache_bytes);
         }
     }
     let (m, _, mm, _) = extremes(&y, &g, &alpha, &c);
