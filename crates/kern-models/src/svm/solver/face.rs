@@ -11,36 +11,50 @@
 //! **The step.** With the bounded variables fixed, the dual restricted to `F` is the equality-
 //! constrained quadratic `min_d G_Fᵀd + ½ dᵀQ_FF d` s.t. `A d = 0`, where `A` has one row `y_F`
 //! (standard duals: `yᵀα` fixed) or one row per sign group (the ν duals, whose second equality makes
-//! `Σ_{y_t = s} α_t` fixed for each sign `s`). Its KKT system is solved with `H = Q_FF + δI`
-//! (`δ = 10⁻⁹ max Q_tt`, so that `H` is positive definite even when `Q_FF` is singular) through the
-//! Schur complement of the one or two constraint rows: `u = H⁻¹G_F`, `W = H⁻¹Aᵀ`,
-//! `(A W) λ = −A u`, `d = −(u + W λ)` (Nocedal & Wright 2006, §16.2, eq. 16.4–16.5). Then
-//! `G_Fᵀd = −(G_F + Aᵀλ)ᵀ H⁻¹ (G_F + Aᵀλ) ≤ 0`: `d` is a descent direction, and after an exact
-//! re-projection onto `A d = 0` (rounding in an ill-conditioned `H` would otherwise break the
-//! equalities) the descent is checked on the true `G` before the step is used. The step length is the
-//! exact minimizer `t* = −G_Fᵀd / dᵀQ_FF d` of the quadratic along `d` (computed with the true `Q_FF`),
-//! cut at the first bound `t_max`; the variable that reaches it is put exactly on its bound. Along `d`
-//! the objective changes by `t G_Fᵀd + ½ t² dᵀQd ≤ ½ t G_Fᵀd < 0` for `0 < t ≤ t*`, so the step
-//! never increases the dual and keeps every constraint: the solver's convergence argument (monotone
-//! descent plus WSS 2 steps, Fan, Chen & Lin 2005) is unchanged, and its stopping rule decides the
-//! exit. When the step is cut, one free variable becomes bounded and a further step is taken on the
-//! smaller face (an active-set method, Nocedal & Wright §16.5), a few times at most.
+//! `Σ_{y_t = s} α_t` fixed for each sign `s`). It is solved by the null-space method (Nocedal & Wright
+//! 2006, §16.2, eq. 16.19–16.20): the basis `z = y_t e_t − y_r e_r` of `{A d = 0}` (`r` the last free
+//! position of `t`'s group), the reduced Hessian `ZᵀQZ = U Λ Uᵀ` (faer's symmetric eigensolver, run
+//! sequentially) and `d = Z w`, `w = −Σ_i (u_iᵀZᵀG / max(λ_i, 10⁻¹⁰ λ_max)) u_i`: the Newton step on
+//! the directions the quadratic bends along, and on flat directions (a singular `Q_FF`, where the dual
+//! is linear on the face and its minimum lies on a bound) a long step down the slope that the line
+//! search cuts at the first bound. Dropping the flat directions instead left the blocked-solver case
+//! of `block_tests` at the cap. Then `G_Fᵀd = −Σ (u_iᵀZᵀG)²/max(λ_i, ·) < 0` unless the free gradient is already
+//! consistent; the descent is checked on the computed `d` before the step is used. The step length is
+//! the exact minimizer `t* = −G_Fᵀd / dᵀQ_FF d` of the quadratic along `d`, cut at the first bound
+//! `t_max`; the variable that reaches it is put exactly on its bound. Along `d` the objective changes
+//! by `t G_Fᵀd + ½ t² dᵀQd ≤ ½ t G_Fᵀd < 0` for `0 < t ≤ t*`, so the step never increases the dual
+//! and keeps every constraint. When the step is cut, that variable leaves the face and a further step
+//! is taken on the smaller face (the active-set method of Nocedal & Wright §16.5, with SMO's steps as
+//! the way back into the face), until a step is not cut or the budget below is spent.
+//!
+//! **Convergence.** The SMO steps and their stopping rule are unchanged; a face step only lowers the
+//! dual and keeps feasibility. The decrease guarantee of each WSS 2 step (Fan, Chen & Lin 2005, §3;
+//! Chen, Fan & Lin 2006, "A study on SMO-type decomposition methods for support vector machines",
+//! IEEE TNN 17(4), Theorem 3 for the limit points) is a property of the step from the current point, so
+//! it holds after a face step as before; the face steps, one batch per [`FACE_EVERY`] SMO iterations, add
+//! descent without taking any away.
 //!
 //! **When.** Every [`FACE_EVERY`] SMO iterations (problems that converge sooner are untouched, bit
-//! for bit), and only when the step costs less than those iterations did: `|F|³/3` flops for the
-//! factorization against at least `2|F|` per SMO iteration, i.e. `|F|² ≤ 6 · FACE_EVERY`, and when the
-//! `|F|` full columns fit in the cache budget.
+//! for bit), and only when the steps cost at most what those iterations did (`9|F|³ + 2|F|l` flops a
+//! step against `l` per SMO iteration, [`budget`]) and the `|F|` full columns fit in the cache budget.
 
 use crate::svm::qmatrix::QMatrix;
+use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::linalg::cholesky::llt;
-use faer::{Conj, Mat, Par};
+use faer::linalg::evd::{self, ComputeEigenvectors};
+use faer::{Mat, Par};
 
 /// SMO iterations between two face steps.
 pub(super) const FACE_EVERY: u64 = 100_000;
 
-/// At most this many face steps in a row (each one cut by a bound shrinks the face by one variable).
-const FACE_REPEAT: usize = 4;
+/// Eigenvalues of the reduced Hessian below `FLAT · λ_max` count as zero (flat directions).
+const FLAT: f64 = 1e-10;
+
+/// Flops of a face step on `m` free variables of `l`: the eigendecomposition with vectors (~9m³) and
+/// the gradient update (2ml).
+fn face_cost(m: usize, l: usize) -> f64 {
+    9.0 * (m as f64).powi(3) + 2.0 * (m * l) as f64
+}
 
 /// What a face step touched: the positions of the free variables (before the step) and their full
 /// columns of `Q` (column-major, `l` entries each).
@@ -49,13 +63,20 @@ pub(super) struct FaceUpdate {
     pub(super) cols: Vec<f64>,
 }
 
-/// The free variables of `alpha` if a face step is affordable (see the module doc): at least two, and
-/// `|F|² ≤ 6 · FACE_EVERY`, `|F| · l · 8 ≤ bytes`.
+/// The free variables of `alpha` if a face step is affordable (see the module doc): at least two, a
+/// step costs at most [`budget`], and `|F| · l · 8 ≤ bytes`.
 fn affordable_free(alpha: &[f64], c: &[f64], bytes: usize) -> Option<Vec<usize>> {
-    let free: Vec<usize> = (0..alpha.len()).filter(|&t| alpha[t] > 0.0 && alpha[t] < c[t]).collect();
+    let l = alpha.len();
+    let free: Vec<usize> = (0..l).filter(|&t| alpha[t] > 0.0 && alpha[t] < c[t]).collect();
     let nf = free.len();
-    let fits = (nf as u128) * (alpha.len() as u128) * 8 <= bytes as u128;
-    (nf >= 2 && (nf as u64) * (nf as u64) <= 6 * FACE_EVERY && fits).then_some(free)
+    let fits = (nf as u128) * (l as u128) * 8 <= bytes as u128;
+    (nf >= 2 && face_cost(nf, l) <= budget(l) && fits).then_some(free)
+}
+
+/// Flops allowed to the face steps taken at one time: those of the [`FACE_EVERY`] SMO iterations before
+/// them (each at least `2l` over the active set, counted as `l`).
+fn budget(l: usize) -> f64 {
+    FACE_EVERY as f64 * l as f64
 }
 
 /// Group of free position `k` in the constraint rows: one group (standard duals) or one per sign (ν).
@@ -65,73 +86,63 @@ fn group(y: f64, nu: bool) -> usize {
 }
 
 /// The descent direction of the module doc on `F` (`qff`: `Q_FF` column-major, `nf × nf`), or `None`
-/// when none is found (not positive definite, not a descent direction, not finite).
+/// when there is none (no free direction, not a descent direction, not finite).
 fn direction(qff: &[f64], nf: usize, g: &[f64], y: &[f64], nu: bool) -> Option<Vec<f64>> {
-    let groups = if nu { 2 } else { 1 };
-    let mut size = [0usize; 2];
-    for &yt in y {
-        size[group(yt, nu)] += 1;
+    // The last free position of each group is its reference `r`; every other position `t` gives the
+    // basis vector `z = y_t e_t − y_r e_r` of `{A d = 0}`.
+    let mut reference = [usize::MAX; 2];
+    for t in 0..nf {
+        reference[group(y[t], nu)] = t;
     }
-    // Constraint rows with at least one free variable.
-    let rows: Vec<usize> = (0..groups).filter(|&k| size[k] > 0).collect();
-    let max_diag = (0..nf).map(|k| qff[k * nf + k]).fold(0.0f64, f64::max);
-    if max_diag <= 0.0 || !max_diag.is_finite() {
+    let basis: Vec<(usize, usize)> = (0..nf)
+        .filter(|&t| reference[group(y[t], nu)] != t)
+        .map(|t| (t, reference[group(y[t], nu)]))
+        .collect();
+    let m = basis.len();
+    if m == 0 {
         return None;
     }
-    let delta = 1e-9 * max_diag;
-    let mut h = Mat::from_fn(nf, nf, |a, b| qff[b * nf + a] + if a == b { delta } else { 0.0 });
-    let req = llt::factor::cholesky_in_place_scratch::<f64>(nf, Par::Seq, Default::default());
+    // Zᵀ Q Z and Zᵀ G.
+    let q = |s: usize, t: usize| y[s] * y[t] * qff[t * nf + s];
+    let h = Mat::from_fn(m, m, |a, b| {
+        let ((s, rs), (t, rt)) = (basis[a], basis[b]);
+        q(s, t) - q(s, rt) - q(rs, t) + q(rs, rt)
+    });
+    let gr: Vec<f64> = basis.iter().map(|&(t, r)| y[t] * g[t] - y[r] * g[r]).collect();
+    let req = evd::self_adjoint_evd_scratch::<f64>(m, ComputeEigenvectors::Yes, Par::Seq, Default::default());
     let mut mem = MemBuffer::try_new(req).ok()?;
-    llt::factor::cholesky_in_place(
-        h.as_mut(),
-        Default::default(),
+    let mut lambda = Diag::<f64>::zeros(m);
+    let mut u = Mat::<f64>::zeros(m, m);
+    evd::self_adjoint_evd(
+        h.as_ref(),
+        lambda.as_mut(),
+        Some(u.as_mut()),
         Par::Seq,
         MemStack::new(&mut mem),
         Default::default(),
     )
     .ok()?;
-    // Right-hand sides: G_F, then one column a_k per constraint row (a_k,t = y_t on group k).
-    let mut b = Mat::from_fn(nf, 1 + rows.len(), |t, col| {
-        if col == 0 {
-            g[t]
-        } else if group(y[t], nu) == rows[col - 1] {
-            y[t]
-        } else {
-            0.0
-        }
-    });
-    let req = llt::solve::solve_in_place_scratch::<f64>(nf, 1 + rows.len(), Par::Seq);
-    let mut mem = MemBuffer::try_new(req).ok()?;
-    llt::solve::solve_in_place_with_conj(h.as_ref(), Conj::No, b.as_mut(), Par::Seq, MemStack::new(&mut mem));
-    // S = A W and r = −A u over the constraint rows (1 × 1 or 2 × 2).
-    let a = |k: usize, t: usize| if group(y[t], nu) == rows[k] { y[t] } else { 0.0 };
-    let m = rows.len();
-    let mut s = [[0.0f64; 2]; 2];
-    let mut r = [0.0f64; 2];
-    for k in 0..m {
-        for t in 0..nf {
-            r[k] -= a(k, t) * b[(t, 0)];
-            for (kk, sk) in s[k].iter_mut().enumerate().take(m) {
-                *sk += a(k, t) * b[(t, 1 + kk)];
-            }
+    let lambda = lambda.column_vector();
+    let top = (0..m).map(|i| lambda[i]).fold(0.0f64, f64::max);
+    if top <= 0.0 || !top.is_finite() {
+        return None;
+    }
+    // w = −Σ_i (u_iᵀ g_r / max(λ_i, FLAT·λ_max)) u_i: the Newton step on the directions the quadratic
+    // bends along; on flat directions (where the dual is linear on the face and its minimum lies on a
+    // bound) a long step down the slope, which the line search cuts at the first bound.
+    let floor = FLAT * top;
+    let mut w = vec![0.0; m];
+    for i in 0..m {
+        let coef = (0..m).map(|a| u[(a, i)] * gr[a]).sum::<f64>() / lambda[i].max(floor);
+        for (a, wa) in w.iter_mut().enumerate() {
+            *wa -= coef * u[(a, i)];
         }
     }
-    let lambda = if m == 1 {
-        [r[0] / s[0][0], 0.0]
-    } else {
-        let det = s[0][0] * s[1][1] - s[0][1] * s[1][0];
-        [(r[0] * s[1][1] - s[0][1] * r[1]) / det, (s[0][0] * r[1] - s[1][0] * r[0]) / det]
-    };
-    let mut d: Vec<f64> =
-        (0..nf).map(|t| -(b[(t, 0)] + (0..m).map(|k| b[(t, 1 + k)] * lambda[k]).sum::<f64>())).collect();
-    // Exact projection onto A d = 0 (y_t² = 1): subtract each group's mean of y_t d_t.
-    let mut mean = [0.0f64; 2];
-    for t in 0..nf {
-        mean[group(y[t], nu)] += y[t] * d[t];
-    }
-    for t in 0..nf {
-        let k = group(y[t], nu);
-        d[t] -= y[t] * mean[k] / size[k] as f64;
+    // d = Z w.
+    let mut d = vec![0.0; nf];
+    for (a, &(t, r)) in basis.iter().enumerate() {
+        d[t] += y[t] * w[a];
+        d[r] -= y[r] * w[a];
     }
     let slope: f64 = (0..nf).map(|t| g[t] * d[t]).sum();
     (slope < 0.0 && d.iter().all(|v| v.is_finite())).then_some(d)
@@ -168,7 +179,7 @@ fn step_length(
     (t.is_finite() && t > 0.0).then_some((t, cut))
 }
 
-/// Up to [`FACE_REPEAT`] face steps from `alpha`: updates `alpha` and `g` (all `l` entries, `G += Q Δα`)
+/// Face steps from `alpha` (until one is not cut by a bound, within [`budget`]): updates `alpha` and `g` (all `l` entries, `G += Q Δα`)
 /// and returns what changed, or `None` when no step was taken. `q`'s positions are the caller's.
 pub(super) fn face_steps<Q: QMatrix>(
     q: &Q,
@@ -189,9 +200,11 @@ pub(super) fn face_steps<Q: QMatrix>(
     // `live`: positions (in F) still free on the current face.
     let mut live: Vec<usize> = (0..nf).collect();
     let mut moved = false;
-    for _ in 0..FACE_REPEAT {
+    let mut spent = 0.0;
+    loop {
         let m = live.len();
-        if m < 2 {
+        spent += face_cost(m, l);
+        if m < 2 || spent > budget(l) {
             break;
         }
         let qff: Vec<f64> = (0..m * m).map(|e| cols[live[e / m] * l + free[live[e % m]]]).collect();
