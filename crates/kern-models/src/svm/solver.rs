@@ -15,6 +15,7 @@ use super::progress::Ticker;
 use super::qmatrix::QMatrix;
 
 mod blocked;
+mod face;
 mod nu;
 
 const TAU: f64 = 1e-12;
@@ -326,6 +327,10 @@ impl<Q: QMatrix> Solver<Q> {
         let mut hit_cap = true;
         let mut ticker = Ticker::new(self.opts.report, self.l);
         while iter < max_iter {
+            if iter > 0 && iter.is_multiple_of(face::FACE_EVERY) {
+                self.face_step();
+                counter = 1;
+            }
             if iter.is_multiple_of(1024) && ticker.active() {
                 ticker.tick(iter, || self.violation());
             }
@@ -369,6 +374,35 @@ impl<Q: QMatrix> Solver<Q> {
             alpha[orig] = self.alpha[pos];
         }
         Solution { alpha, rho, objective, iterations: iter, violation, hit_cap, r }
+    }
+
+    /// A Newton step on the face of the free variables ([`face`]), on the full (unshrunk) problem;
+    /// the statuses and `Ḡ` follow the variables that reached their upper bound.
+    fn face_step(&mut self) {
+        self.reconstruct_gradient();
+        self.active = self.l;
+        let Some(up) = face::face_steps(
+            &self.q,
+            &self.y,
+            &self.c,
+            &mut self.alpha,
+            &mut self.g,
+            self.opts.nu,
+            self.opts.cache_bytes,
+        ) else {
+            return;
+        };
+        let l = self.l;
+        for (k, &t) in up.free.iter().enumerate() {
+            // Every variable of the face was free before the step.
+            self.update_status(t);
+            if self.status[t] == UPPER {
+                let ct = self.c[t];
+                for (gb, &qv) in self.g_bar.iter_mut().zip(&up.cols[k * l..(k + 1) * l]) {
+                    *gb += ct * qv;
+                }
+            }
+        }
     }
 
     /// The update of LIBSVM's `Solver::Solve` for the pair `(i, j)`.
