@@ -327,8 +327,7 @@ impl<Q: QMatrix> Solver<Q> {
         let mut hit_cap = true;
         let mut ticker = Ticker::new(self.opts.report, self.l);
         while iter < max_iter {
-            if iter > 0 && iter.is_multiple_of(face::FACE_EVERY) {
-                self.face_step();
+            if iter > 0 && iter.is_multiple_of(face::FACE_EVERY) && self.face_step() {
                 counter = 1;
             }
             if iter.is_multiple_of(1024) && ticker.active() {
@@ -377,8 +376,14 @@ impl<Q: QMatrix> Solver<Q> {
     }
 
     /// A Newton step on the face of the free variables ([`face`]), on the full (unshrunk) problem;
-    /// the statuses and `Ḡ` follow the variables that reached their upper bound.
-    fn face_step(&mut self) {
+    /// the statuses and `Ḡ` follow the variables that reached their upper bound. Whether the step is
+    /// affordable is decided first, from `α` alone, so that a problem on which it is not (too many
+    /// free variables, columns beyond the cache) keeps its shrunk problem and pays no gradient
+    /// reconstruction. Returns whether the problem was unshrunk.
+    fn face_step(&mut self) -> bool {
+        if !face::affordable(&self.alpha, &self.c, self.opts.cache_bytes) {
+            return false;
+        }
         self.reconstruct_gradient();
         self.active = self.l;
         let Some(up) = face::face_steps(
@@ -390,7 +395,7 @@ impl<Q: QMatrix> Solver<Q> {
             self.opts.nu,
             self.opts.cache_bytes,
         ) else {
-            return;
+            return true;
         };
         let l = self.l;
         for (k, &t) in up.free.iter().enumerate() {
@@ -403,6 +408,7 @@ impl<Q: QMatrix> Solver<Q> {
                 }
             }
         }
+        true
     }
 
     /// The update of LIBSVM's `Solver::Solve` for the pair `(i, j)`.

@@ -73,6 +73,12 @@ fn affordable_free(alpha: &[f64], c: &[f64], bytes: usize) -> Option<Vec<usize>>
     (nf >= 2 && face_cost(nf, l) <= budget(l) && fits).then_some(free)
 }
 
+/// Whether a face step is affordable at `alpha` (see [`affordable_free`]); decided before the solver
+/// pays for anything the step needs.
+pub(super) fn affordable(alpha: &[f64], c: &[f64], bytes: usize) -> bool {
+    affordable_free(alpha, c, bytes).is_some()
+}
+
 /// Flops allowed to the face steps taken at one time: those of the [`FACE_EVERY`] SMO iterations before
 /// them (each at least `2l` over the active set, counted as `l`).
 fn budget(l: usize) -> f64 {
