@@ -224,9 +224,10 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
         intercept = np.empty(len(machines))
         for m, (a, b, bias) in enumerate(machines):
             idx, coef = self._model.machine_coefficients(m)
-            for r, c in zip(idx, coef):
-                row = b - 1 if sv_class[r] == a else a
-                dual[row, position[r]] = c
+            idx = np.asarray(idx, dtype=np.int64)
+            # A support vector of class `a` holds its coefficient against `b` in row `b - 1`, one of
+            # class `b` its coefficient against `a` in row `a` (scikit-learn's one-vs-one layout).
+            dual[np.where(sv_class[idx] == a, b - 1, a), position[idx]] = coef
             intercept[m] = bias
         if k == 2:
             dual, intercept = -dual, -intercept
