@@ -5,6 +5,9 @@
 //! are kept in solver (permuted) order: [`ColumnCache::swap_index`] keeps every cached column
 //! consistent when the solver swaps two variables, evicting columns that cover only one of them.
 
+/// Buffers of evicted columns kept for reuse (counted in the budget).
+const MAX_SPARES: usize = 64;
+
 /// One cached column.
 #[derive(Default)]
 struct Slot {
@@ -21,7 +24,8 @@ pub(crate) struct ColumnCache {
     /// Sentinel index of the circular LRU list (`slots.len() - 1`); `next` of the head is the
     /// least recently used column.
     head: usize,
-    /// Budget and current use, in `f64` entries.
+    /// Budget and current use, in `f64` entries; `used` counts allocated capacities, the spares'
+    /// included.
     budget: usize,
     used: usize,
     /// Buffers of evicted columns, reused to avoid returning pages to the system and faulting them
@@ -59,15 +63,50 @@ impl ColumnCache {
         self.slots[j].linked = true;
     }
 
+    /// Evicts column `j`: its buffer joins the spares (still counted in `used`) or is freed when 64
+    /// spares are already kept.
     fn evict(&mut self, j: usize) {
         self.unlink(j);
-        self.used -= self.slots[j].data.len();
         let mut buf = std::mem::take(&mut self.slots[j].data);
         buf.clear();
-        if self.spare.len() < 64 {
+        if self.spare.len() < MAX_SPARES {
             self.spare.push(buf);
+        } else {
+            self.used -= buf.capacity();
         }
         self.slots[j].filled = 0;
+    }
+
+    /// Frees spare buffers, then evicts least recently used columns (never `keep`), until `extra` more
+    /// entries fit in the budget, or until a spare of at least `len` entries exists (it is then reused
+    /// and nothing new is allocated). Returns the position of that spare, if any.
+    fn make_room(&mut self, extra: usize, len: usize, keep: Option<usize>) -> Option<usize> {
+        loop {
+            if let Some(pos) = self.spare.iter().position(|b| b.capacity() >= len) {
+                return Some(pos);
+            }
+            if self.used + extra <= self.budget {
+                return None;
+            }
+            if let Some(buf) = self.spare.pop() {
+                self.used -= buf.capacity();
+                continue;
+            }
+            let lru = self.slots[self.head].next;
+            if lru == self.head {
+                return None;
+            }
+            if Some(lru) == keep {
+                // Move the kept column to the back and try the next one.
+                self.unlink(lru);
+                self.push_back(lru);
+                if self.slots[self.head].next == lru {
+                    return None;
+                }
+                continue;
+            }
+            self.evict(lru);
+        }
     }
 
     /// Makes column `j` hold at least `len` entries and marks it most recently used. Returns the
@@ -77,35 +116,26 @@ impl ColumnCache {
         if self.slots[j].linked {
             self.unlink(j);
         }
-        let have = self.slots[j].data.len();
-        if have < len {
-            let more = len - have;
-            // Evict least recently used columns until the extension fits.
-            while self.used + more > self.budget {
-                let lru = self.slots[self.head].next;
-                if lru == self.head {
-                    break;
+        let cap = self.slots[j].data.capacity();
+        if cap < len {
+            // Allocations are exact (`reserve_exact`, never `Vec`'s doubling) and counted by capacity,
+            // spares included, so the bytes held never exceed the budget.
+            match self.make_room(len - cap, len, keep) {
+                Some(pos) => {
+                    let mut buf = self.spare.swap_remove(pos);
+                    buf.extend_from_slice(&self.slots[j].data);
+                    self.used -= cap;
+                    self.slots[j].data = buf;
                 }
-                if Some(lru) == keep {
-                    // Move the kept column to the back and try the next one.
-                    self.unlink(lru);
-                    self.push_back(lru);
-                    if self.slots[self.head].next == lru {
-                        break;
-                    }
-                    continue;
+                None => {
+                    let data = &mut self.slots[j].data;
+                    data.reserve_exact(len - data.len());
+                    self.used += data.capacity() - cap;
                 }
-                self.evict(lru);
             }
-            if self.slots[j].data.capacity() < len
-                && let Some(pos) = self.spare.iter().position(|b| b.capacity() >= len)
-            {
-                let mut buf = self.spare.swap_remove(pos);
-                buf.extend_from_slice(&self.slots[j].data);
-                self.slots[j].data = buf;
-            }
+        }
+        if self.slots[j].data.len() < len {
             self.slots[j].data.resize(len, 0.0);
-            self.used += more;
         }
         self.push_back(j);
         let filled = self.slots[j].filled;
@@ -222,10 +252,18 @@ impl ColumnCache {
         }
     }
 
-    /// Bytes currently held.
+    /// Bytes currently held (allocated capacities of the columns and of the spare buffers).
     #[cfg(test)]
     pub(crate) fn used_bytes(&self) -> usize {
         self.used * 8
+    }
+
+    /// Bytes allocated, recounted from the buffers themselves (the test of `used`).
+    #[cfg(test)]
+    fn allocated_bytes(&self) -> usize {
+        let cols: usize = self.slots.iter().map(|s| s.data.capacity()).sum();
+        let spares: usize = self.spare.iter().map(|b| b.capacity()).sum();
+        (cols + spares) * 8
     }
 }
 
@@ -291,6 +329,58 @@ mod tests {
             let (fa, fb) = (a.slots[j].filled, b.slots[j].filled);
             assert_eq!(fa, fb, "column {j}");
             assert_eq!(a.column(j, fa), b.column(j, fb));
+        }
+    }
+
+    /// `Q` entry of the property test: a value that names its original row and column.
+    fn entry(col: usize, row: usize) -> f64 {
+        (col * 1000 + row) as f64
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Over random requests (random lengths, a kept column) and batches of swaps, the bytes
+        /// allocated by the cache (column capacities and spare buffers, recounted from the buffers)
+        /// equal its own count and never exceed its budget, and every valid entry is the one written
+        /// for that (row, column) whatever moved since.
+        #[test]
+        fn allocated_bytes_stay_within_the_budget(
+            l in 1usize..40,
+            budget_cols in 0usize..50,
+            ops in proptest::collection::vec((0usize..1000, 0usize..1000, 0usize..1000, 0u8..8), 1..200),
+        ) {
+            let bytes = budget_cols * l * 8 / 4;
+            let budget = (bytes / 8).max(2 * l) * 8;
+            let mut c = ColumnCache::new(l, bytes);
+            let mut orig: Vec<usize> = (0..l).collect();
+            for (a, b, k, kind) in ops {
+                let (j, other) = (a % l, b % l);
+                if kind == 0 {
+                    let pairs = [(j, other), (k % l, j)];
+                    c.apply_swaps(&pairs);
+                    for (x, y) in pairs {
+                        orig.swap(x, y);
+                    }
+                } else {
+                    let len = 1 + k % l;
+                    let keep = (kind == 1 && other != j).then_some(other);
+                    let kept = keep.map(|kc| c.slots[kc].filled);
+                    let (buf, filled) = c.request(j, len, keep);
+                    for (r, &v) in buf[..filled.min(len)].iter().enumerate() {
+                        proptest::prop_assert_eq!(v, entry(orig[j], orig[r]));
+                    }
+                    for (r, v) in buf.iter_mut().enumerate().skip(filled) {
+                        *v = entry(orig[j], orig[r]);
+                    }
+                    c.set_filled(j, len);
+                    if let (Some(kc), Some(f)) = (keep, kept) {
+                        proptest::prop_assert_eq!(c.slots[kc].filled, f, "the kept column was evicted");
+                    }
+                }
+                proptest::prop_assert_eq!(c.allocated_bytes(), c.used_bytes());
+                proptest::prop_assert!(c.used_bytes() <= budget, "{} > {}", c.used_bytes(), budget);
+            }
         }
     }
 }

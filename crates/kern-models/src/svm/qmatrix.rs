@@ -6,7 +6,7 @@
 //! this module only adapts them to the solver's interface.
 
 use kern_core::Kernel;
-use kern_sparse::kmatrix::SignedColumns;
+use kern_sparse::kmatrix::{SignedColumns, SparseColumn};
 
 /// Access to the columns of `Q` in solver order.
 pub(crate) trait QMatrix: Sync {
@@ -22,6 +22,14 @@ pub(crate) trait QMatrix: Sync {
     /// (see [`CHEAP_CACHE_BYTES`]).
     fn cheap_columns(&self) -> bool {
         false
+    }
+    /// Column `j` as its nonzeros, when the columns come from a sparse `K_C` (compact support).
+    fn sparse_column(&self, _j: usize) -> Option<SparseColumn<'_>> {
+        None
+    }
+    /// Structural nonzeros of `Q` when the columns come from a sparse `K_C`.
+    fn sparse_nnz(&self) -> Option<usize> {
+        None
     }
     /// Computes full columns at once: each `(j, out)` receives column `j` (length `l`). The blocked pass
     /// of the blocked solver: one rayon task per column (a long column also splits itself).
@@ -60,4 +68,29 @@ impl<K: Kernel> QMatrix for SignedColumns<'_, K> {
     fn cheap_columns(&self) -> bool {
         SignedColumns::cheap_columns(self)
     }
+    fn sparse_column(&self, j: usize) -> Option<SparseColumn<'_>> {
+        SignedColumns::sparse_column(self, j)
+    }
+    fn sparse_nnz(&self) -> Option<usize> {
+        SignedColumns::sparse_nnz(self)
+    }
 }
+
+/// Whether the pair solver works on sparse columns ([`SparseColumn`]: no column cache, gradient
+/// updates over the neighbours only) rather than on dense cached columns scattered from `K_C`.
+///
+/// The rule: the columns come from a sparse `K_C` (a compactly supported kernel), and `Q` has at most
+/// `l²/`[`SPARSE_MAX_INV_DENSITY`] nonzeros (a column has at most `l/16` neighbours on average). A
+/// sparse entry costs an index load, a position lookup and a scattered update, several times a
+/// dense entry's streamed multiply-add, and the dense path also pays an `O(l)` scatter per column
+/// computed; so below that density the sparse pass is the cheaper one, and its memory is `O(nnz)`
+/// instead of `O(l)` per column. Denser `K_C` (a support radius that covers much of the data) keep
+/// the dense columns. The ν variant always uses dense columns. The iterates are the same either way
+/// (see `Solver::take_step`).
+pub(crate) fn use_sparse_columns<Q: QMatrix>(q: &Q) -> bool {
+    let l = q.l() as u128;
+    q.sparse_nnz().is_some_and(|nnz| (nnz as u128) * SPARSE_MAX_INV_DENSITY <= l * l)
+}
+
+/// See [`use_sparse_columns`].
+pub(crate) const SPARSE_MAX_INV_DENSITY: u128 = 16;

@@ -12,7 +12,8 @@
 
 use super::cache::ColumnCache;
 use super::progress::Ticker;
-use super::qmatrix::QMatrix;
+use super::qmatrix::{QMatrix, use_sparse_columns};
+use kern_sparse::kmatrix::SparseColumn;
 
 mod blocked;
 mod face;
@@ -41,6 +42,10 @@ pub(crate) struct SolverOptions {
     pub(crate) block: Option<(usize, usize)>,
     /// Report progress to the installed observer (off for the blocked solver's sub-problems).
     pub(crate) report: bool,
+    /// Sparse columns (see [`use_sparse_columns`]): `None` applies the rule, `Some` forces the choice
+    /// where the columns come from a sparse `K_C` (tests compare both; ignored otherwise and by the
+    /// ν variant).
+    pub(crate) sparse: Option<bool>,
 }
 
 /// The second pass of WSS 2 in one sweep: `max_{I_low} v_t` and `argmin_t −b_t²/a_t` (ties: the last
@@ -206,6 +211,12 @@ pub(crate) struct Solver<Q: QMatrix> {
     pending: Vec<(usize, usize)>,
     /// Every column is computed at its full length `l` (see [`Solver::column`]).
     whole: bool,
+    /// Columns are read as their nonzeros from a sparse `K_C` ([`SparseColumn`]); the column cache is
+    /// then empty and unused.
+    sparse: bool,
+    /// A zero vector of length `l` (sparse columns): the selection scatters the column of `i` into
+    /// it for the vectorized WSS pass and zeroes those entries again.
+    scratch: Vec<f64>,
     arch: pulp::Arch,
 }
 
@@ -230,7 +241,9 @@ impl<Q: QMatrix> Solver<Q> {
         } else {
             opts.cache_bytes
         };
-        let cache = ColumnCache::new(l, bytes);
+        let sparse =
+            !opts.nu && q.sparse_nnz().is_some() && opts.sparse.unwrap_or_else(|| use_sparse_columns(&q));
+        let cache = if sparse { ColumnCache::new(0, 0) } else { ColumnCache::new(l, bytes) };
         // The cache holds all of `Q` and its columns are not cheap to recompute.
         let whole = !q.cheap_columns() && (l as u128) * (l as u128) * 8 <= bytes as u128;
         let mut s = Solver {
@@ -253,6 +266,8 @@ impl<Q: QMatrix> Solver<Q> {
             low_pen: vec![0.0; l],
             pending: Vec::new(),
             whole,
+            sparse,
+            scratch: if sparse { vec![0.0; l] } else { Vec::new() },
             arch: pulp::Arch::new(),
         };
         for i in 0..l {
@@ -298,6 +313,20 @@ impl<Q: QMatrix> Solver<Q> {
     fn init_gradient(&mut self) {
         let l = self.l;
         self.g = self.p.clone();
+        if self.sparse {
+            for i in 0..l {
+                if self.status[i] != LOWER {
+                    let col = sparse_col(&self.q, i);
+                    let a = self.alpha[i];
+                    col.for_each(|p, v| self.g[p] += a * v);
+                    if self.status[i] == UPPER {
+                        let ci = self.c[i];
+                        col.for_each(|p, v| self.g_bar[p] += ci * v);
+                    }
+                }
+            }
+            return;
+        }
         for i in 0..l {
             if self.status[i] != LOWER {
                 self.column(i, l, None);
@@ -412,13 +441,22 @@ impl<Q: QMatrix> Solver<Q> {
     }
 
     /// The update of LIBSVM's `Solver::Solve` for the pair `(i, j)`.
+    ///
+    /// With sparse columns, `Q_ij` is read from the column of `i`, and the gradient update visits
+    /// only the neighbours of `i` and `j` ([`SparseColumn::add_pair`]), each with the same sum as the
+    /// dense update; entries outside both supports would add `0·Δα_i + 0·Δα_j`, which leaves them
+    /// unchanged. So the iterates equal the dense columns' bit for bit.
     fn take_step(&mut self, i: usize, j: usize) {
         let len = self.active;
-        self.column(i, len, None);
-        self.column(j, len, Some(i));
+        let qij = if self.sparse {
+            sparse_col(&self.q, i).at(j)
+        } else {
+            self.column(i, len, None);
+            self.column(j, len, Some(i));
+            self.cache.column(i, len)[j]
+        };
         let (ci, cj) = (self.c[i], self.c[j]);
         let (old_ai, old_aj) = (self.alpha[i], self.alpha[j]);
-        let qij = self.cache.column(i, len)[j];
         let (mut ai, mut aj) = (old_ai, old_aj);
         if self.y[i] != self.y[j] {
             let mut quad = self.qd[i] + self.qd[j] + 2.0 * qij;
@@ -478,6 +516,20 @@ impl<Q: QMatrix> Solver<Q> {
         self.alpha[i] = ai;
         self.alpha[j] = aj;
         let (dai, daj) = (ai - old_ai, aj - old_aj);
+        if self.sparse {
+            let (qi, qj) = (sparse_col(&self.q, i), sparse_col(&self.q, j));
+            SparseColumn::add_pair(&qi, dai, &qj, daj, &mut self.g[..len]);
+            let (ui, uj) = (self.status[i] == UPPER, self.status[j] == UPPER);
+            self.update_status(i);
+            self.update_status(j);
+            for (k, was_upper) in [(i, ui), (j, uj)] {
+                if was_upper != (self.status[k] == UPPER) {
+                    let ck = if was_upper { -self.c[k] } else { self.c[k] };
+                    sparse_col(&self.q, k).for_each(|p, v| self.g_bar[p] += ck * v);
+                }
+            }
+            return;
+        }
         {
             let qi = self.cache.column(i, len);
             let qj = self.cache.column(j, len);
@@ -526,13 +578,31 @@ impl<Q: QMatrix> Solver<Q> {
             return None;
         }
         let i = gmax_idx;
-        self.column(i, n, None);
-        let qi = self.cache.column(i, n);
+        if self.sparse {
+            // The column of `i` over the active set, dense for the vectorized pass (zeros elsewhere,
+            // as a dense column has them).
+            let col = sparse_col(&self.q, i);
+            col.for_each(|p, v| {
+                if p < n {
+                    self.scratch[p] = v;
+                }
+            });
+        } else {
+            self.column(i, n, None);
+        }
+        let qi = if self.sparse { &self.scratch[..n] } else { self.cache.column(i, n) };
         let yi = self.y[i];
         let qdi = self.qd[i];
         let (y, g, qd, low) = (&self.y[..n], &self.g[..n], &self.qd[..n], &self.low_pen[..n]);
         let qi = &qi[..n];
         let (gmax2, gmin_idx) = self.arch.dispatch(Gains { y, g, qd, low, qi, gmax, qdi, yi });
+        if self.sparse {
+            sparse_col(&self.q, i).for_each(|p, _| {
+                if p < n {
+                    self.scratch[p] = 0.0;
+                }
+            });
+        }
         if gmax + gmax2 < self.opts.eps || gmin_idx == usize::MAX {
             return None;
         }
@@ -647,7 +717,9 @@ impl<Q: QMatrix> Solver<Q> {
     /// Swaps positions `i` and `j`; the cache follows in one batch at the end of the shrinking pass.
     fn swap_index(&mut self, i: usize, j: usize) {
         self.q.swap_index(i, j);
-        self.pending.push((i, j));
+        if !self.sparse {
+            self.pending.push((i, j));
+        }
         self.up_pen.swap(i, j);
         self.low_pen.swap(i, j);
         self.y.swap(i, j);
@@ -672,6 +744,9 @@ impl<Q: QMatrix> Solver<Q> {
             self.g[j] = self.g_bar[j] + self.p[j];
         }
         let nr_free = (0..n).filter(|&t| self.status[t] == FREE).count();
+        if self.sparse {
+            return self.reconstruct_sparse(nr_free * l > 2 * n * (l - n));
+        }
         if nr_free * l > 2 * n * (l - n) {
             for i in n..l {
                 self.column(i, n, None);
@@ -698,11 +773,53 @@ impl<Q: QMatrix> Solver<Q> {
         }
     }
 
+    /// [`Solver::reconstruct_gradient`] on sparse columns, by the same branch as the dense one
+    /// (`by_inactive`) and with the same sums: over the inactive columns, the free neighbours are
+    /// added in position order (the order of the dense loop, whose other terms are zero); over the
+    /// free columns, each inactive neighbour gets one product, the free columns in position order.
+    fn reconstruct_sparse(&mut self, by_inactive: bool) {
+        let (l, n) = (self.l, self.active);
+        if by_inactive {
+            let mut terms: Vec<(usize, f64)> = Vec::new();
+            for i in n..l {
+                terms.clear();
+                sparse_col(&self.q, i).for_each(|p, v| {
+                    if p < n && self.status[p] == FREE {
+                        terms.push((p, v));
+                    }
+                });
+                terms.sort_unstable_by_key(|t| t.0);
+                let mut acc = 0.0;
+                for &(p, v) in &terms {
+                    acc += self.alpha[p] * v;
+                }
+                self.g[i] += acc;
+            }
+        } else {
+            for i in 0..n {
+                if self.status[i] == FREE {
+                    let a = self.alpha[i];
+                    sparse_col(&self.q, i).for_each(|p, v| {
+                        if p >= n {
+                            self.g[p] += a * v;
+                        }
+                    });
+                }
+            }
+        }
+    }
+
     /// `ρ` of the active variables ([`rho_of`]).
     fn calculate_rho(&self) -> f64 {
         let n = self.active;
         rho_of(&self.y[..n], &self.g[..n], &self.alpha[..n], &self.c[..n])
     }
+}
+
+/// Column `j` of a sparse `Q` (the solver's `sparse` mode is only set when the source has them).
+#[inline]
+fn sparse_col<Q: QMatrix>(q: &Q, j: usize) -> SparseColumn<'_> {
+    q.sparse_column(j).expect("sparse mode is chosen only for a sparse column source")
 }
 
 /// `ρ` from the free variables (`0 < α_t < C_t`), or the midpoint of the feasible interval when none is

@@ -120,8 +120,26 @@ pub(crate) fn solve_from(
         nu,
         block,
         report: true,
+        sparse: sparse_override(),
     };
     kernel.visit(SolveVisitor { dual, alpha, opts })
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests force the pair solver's column choice (`Some(true)`: sparse columns wherever `K_C` is
+    /// sparse, `Some(false)`: dense columns) to compare the two on the same fits.
+    pub(crate) static SPARSE_COLUMNS: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+fn sparse_override() -> Option<bool> {
+    SPARSE_COLUMNS.with(|c| c.get())
+}
+
+#[cfg(not(test))]
+fn sparse_override() -> Option<bool> {
+    None
 }
 
 /// Whether an `n × n` Gram matrix is precomputed under a cache budget: when it takes at most half of

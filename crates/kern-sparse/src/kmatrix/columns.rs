@@ -398,6 +398,37 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         }
     }
 
+    /// Column `j` as its nonzeros ([`SparseColumn`]) when the columns come from a precomputed sparse
+    /// `K_C`, else `None`.
+    pub fn sparse_column(&self, j: usize) -> Option<SparseColumn<'_>> {
+        let Source::Sparse { g, pos, var } = &self.source else {
+            return None;
+        };
+        let n = g.ncols();
+        let s = self.sample[j];
+        let (a, b) = (g.col_offsets()[s], g.col_offsets()[s + 1]);
+        Some(SparseColumn {
+            rows: &g.row_indices()[a..b],
+            vals: &g.values()[a..b],
+            pos,
+            var,
+            sign: &self.sign,
+            sj: self.sign[j],
+            n,
+            copies: self.sign.len() / n.max(1),
+        })
+    }
+
+    /// Structural nonzeros of the whole `Q` when the columns come from a precomputed sparse `K_C`
+    /// (each sample's copies count), else `None`.
+    pub fn sparse_nnz(&self) -> Option<usize> {
+        let Source::Sparse { g, .. } = &self.source else {
+            return None;
+        };
+        let copies = self.sign.len() / g.ncols().max(1);
+        Some(g.nnz() * copies * copies)
+    }
+
     /// True when a column entry is cheaper to recompute than to keep (the kernel's fast vectorized
     /// column on the feature-major copy): a solver then caps its cache.
     pub fn cheap_columns(&self) -> bool {
@@ -433,6 +464,107 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
             let (lo, hi) = (i.min(j), i.max(j));
             let (a, b) = self.x.split_at_mut(hi * d);
             a[lo * d..(lo + 1) * d].swap_with_slice(&mut b[..d]);
+        }
+    }
+}
+
+/// One column of `Q` from a sparse `K_C` (compact support), as its nonzeros: the neighbours of the
+/// column's sample within the support radius, in the row order of `K_C`, mapped to solver positions.
+/// Memory is `O(nnz)` of the column (a view into the shared `K_C`, nothing copied); every value is
+/// `s_p s_j K_C[r, s_j]`, the same product the dense scatter of [`SignedColumns::fill_column`] writes.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// use kern_sparse::kmatrix::{Precomputed, SignedColumns};
+/// use kern_sparse::GramMatrix;
+/// let x = Samples::from_rows(&[[0.0], [0.5], [3.0]])?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+/// let GramMatrix::Sparse(kc) = GramMatrix::sparse(&k, &x)? else { unreachable!() };
+/// let pre = Precomputed::Sparse(std::sync::Arc::new(kc));
+/// let q = SignedColumns::new(&k, &x, vec![0, 1, 2], vec![1.0, -1.0, 1.0], Some(pre));
+/// let col = q.sparse_column(0).expect("a sparse source");
+/// let mut dense = [0.0; 3];
+/// q.fill_column(0, 0, &mut dense);
+/// assert_eq!(col.nnz(), 2);                         // x_2 is beyond the radius of x_0
+/// col.for_each(|p, v| assert_eq!(v, dense[p]));
+/// assert_eq!(col.at(1), dense[1]);
+/// assert_eq!(col.at(2), 0.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct SparseColumn<'c> {
+    rows: &'c [usize],
+    vals: &'c [f64],
+    pos: &'c [usize],
+    var: &'c [usize],
+    sign: &'c [f64],
+    sj: f64,
+    /// Samples (rows of `K_C`); variable `v` refers to sample `v mod n` (copy `v / n`).
+    n: usize,
+    copies: usize,
+}
+
+impl SparseColumn<'_> {
+    /// Structural nonzeros of the column (over every copy of the samples).
+    pub fn nnz(&self) -> usize {
+        self.rows.len() * self.copies
+    }
+
+    /// Calls `f(p, Q[p][j])` for every nonzero, in the row order of `K_C` (copies innermost).
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut(usize, f64)) {
+        for (&r, &v) in self.rows.iter().zip(self.vals) {
+            for c in 0..self.copies {
+                let p = self.pos[r + c * self.n];
+                f(p, self.sign[p] * self.sj * v);
+            }
+        }
+    }
+
+    /// `Q[p][j]` (zero outside the support), by binary search in the column's rows.
+    pub fn at(&self, p: usize) -> f64 {
+        let r = self.var[p] % self.n;
+        match self.rows.binary_search(&r) {
+            Ok(k) => self.sign[p] * self.sj * self.vals[k],
+            Err(_) => 0.0,
+        }
+    }
+
+    /// `g[p] += a[p]·da + b[p]·db` for the positions `p < g.len()` where `a` or `b` is nonzero; the
+    /// other entries of `g` are left alone. The two columns are merged by row, so a position in both
+    /// gets one update with the same sum as the dense update `g += a·da + b·db` (a position in one
+    /// column only adds `x·da + 0·db`, as the dense loop does with the other column's zero). Both
+    /// columns must come from the same [`SignedColumns`].
+    pub fn add_pair(a: &Self, da: f64, b: &Self, db: f64, g: &mut [f64]) {
+        let len = g.len();
+        // `x`, `y`: the `K_C` values of the two columns at row `r` (`None`: not a neighbour, a zero
+        // entry as in the dense column).
+        let mut add = |r: usize, x: Option<f64>, y: Option<f64>| {
+            for c in 0..a.copies {
+                let p = a.pos[r + c * a.n];
+                if p < len {
+                    let sp = a.sign[p];
+                    let qa = x.map_or(0.0, |x| sp * a.sj * x);
+                    let qb = y.map_or(0.0, |y| sp * b.sj * y);
+                    g[p] += qa * da + qb * db;
+                }
+            }
+        };
+        let (mut s, mut t) = (0, 0);
+        while s < a.rows.len() || t < b.rows.len() {
+            let ra = a.rows.get(s).copied().unwrap_or(usize::MAX);
+            let rb = b.rows.get(t).copied().unwrap_or(usize::MAX);
+            if ra == rb {
+                add(ra, Some(a.vals[s]), Some(b.vals[t]));
+                s += 1;
+                t += 1;
+            } else if ra < rb {
+                add(ra, Some(a.vals[s]), None);
+                s += 1;
+            } else {
+                add(rb, None, Some(b.vals[t]));
+                t += 1;
+            }
         }
     }
 }

@@ -20,7 +20,7 @@
 
 mod columns;
 
-pub use columns::{NORMS_MIN_DIM, Precomputed, SignedColumns};
+pub use columns::{NORMS_MIN_DIM, Precomputed, SignedColumns, SparseColumn};
 
 use crate::error::{Result, SparseError};
 use crate::gram::{sparse_cross_gram_indexed, sparse_gram};

@@ -344,6 +344,7 @@ pub(crate) fn solve<Q: QMatrix>(
             nu: false,
             block: None,
             report: false,
+            sparse: None,
         };
         let yb: Vec<f64> = set.iter().map(|&t| y[t]).collect();
         let cb: Vec<f64> = set.iter().map(|&t| c[t]).collect();
