@@ -22,9 +22,31 @@
 //! `count·2⁻⁹⁶·max|term|` plus half an ulp — below a plain sum's `count·2⁻⁵³·Σ|term|`.
 //! Non-finite terms are added as doubles beside the slots (their sum is `±inf` or NaN whatever the order).
 //!
-//! **Cost.** Memory: 68 slots (`i64`) per entry. Combining parts: one elementwise maximum of one
-//! integer per entry and one sum of six doubles per entry (five digits and the non-finite part),
-//! i.e. seven numbers per entry where a plain sum sends one.
+//! **Storage: four slots per entry** (identical results in `34` bytes per entry instead of `560`).
+//! The rule above only ever reads an entry's slots `lo … top − 1` with `lo = max(top − 4, 0)` (three
+//! below the top one). So an entry keeps just those four slots, as exact signed integer sums of the
+//! pieces that fell in them, and its running top `t` (1 + the highest slot reached so far):
+//! - a term whose highest piece is at slot `h ≥ t` first slides the window up to the new top `h + 1`
+//!   (the slots that fall below `h + 1 − 4` are dropped), then adds its pieces;
+//! - a piece at a slot below the window (`< t − 4`) is dropped.
+//!
+//! *Proof that the kept slots are those of the full accumulator.* The top only grows, so the final
+//! top `T` of an entry is at least every running top `t`, and its final window starts at
+//! `lo = max(T − 4, 0) ≥ max(t − 4, 0)`: every piece dropped (on arrival or by a slide) sits at a
+//! slot below the final window, which the full accumulator drops too. Every piece at a slot `≥ lo`
+//! was added, exactly (integers; `|slot| < count·2³² ≤ 2⁶²`, no overflow), to the slot it belongs to —
+//! in any order of the terms, since integer addition is associative. A window slot above the final
+//! top is zero in both. Hence the digits sent by [`ExactSums::finish`], and the result, are the same
+//! bytes as with all 68 slots, for any order, any split over threads or processes (the tests compare
+//! both implementations). The non-finite terms are kept as three flags (`+∞`, `−∞`, NaN seen): their
+//! sum as doubles is `NaN` if NaN or both infinities were seen, else the infinity seen — the same value
+//! whatever the order.
+//!
+//! **Cost.** Memory: four `i64` slots, the top and the flags, 34 bytes per entry. Adding a vector
+//! ([`ExactSums::add_at`], [`ExactSums::add_slice`]) runs in parallel over the entries (each entry
+//! is one sequential computation, so the thread count does not matter). Combining parts: one
+//! elementwise maximum of one integer per entry and one sum of six doubles per entry (five digits and
+//! the non-finite part), i.e. seven numbers per entry where a plain sum sends one.
 //!
 //! ```
 //! use kern_models::exact_sum::ExactSums;
@@ -40,15 +62,23 @@
 //! ```
 
 use crate::error::{ModelsError, Result};
+use rayon::prelude::*;
 
-/// Slots per entry: the pieces of any finite double (`k + 2 ≤ 65`) and carry room.
-const SLOTS: usize = 68;
 /// Slots kept below an entry's top slot.
 const WINDOW: usize = 3;
+/// Slots stored per entry: the top one and the window below it.
+const KEEP: usize = WINDOW + 1;
 /// Digits sent per entry: the window and one signed carry digit.
 const DIGITS: usize = WINDOW + 2;
 /// Terms per entry such that no slot (`|slot| < count·2³²`) and no carry overflows an `i64`.
 const MAX_TERMS: u64 = 1 << 30;
+/// Entries per parallel task of [`ExactSums::add_at`] (fixed: each entry's result is independent of
+/// the tasks anyway).
+const ENTRY_CHUNK: usize = 4096;
+/// Flags of the non-finite terms seen by an entry.
+const POS_INF: u8 = 1;
+const NEG_INF: u8 = 2;
+const NAN: u8 = 4;
 
 /// Order-independent sums of `len` entries (module docs): add terms with [`ExactSums::add`], combine
 /// the parts of all processes and round with [`ExactSums::finish`].
@@ -63,18 +93,74 @@ const MAX_TERMS: u64 = 1 << 30;
 /// ```
 #[derive(Clone, Debug)]
 pub struct ExactSums {
-    slots: Vec<i64>,
+    /// Per entry, [`KEEP`] slots: `win[i]` is slot `top − KEEP + i` (module docs, "Storage").
+    win: Vec<i64>,
     /// Per entry: 1 + the highest slot a term reached (0: none).
-    top: Vec<u64>,
-    /// Per entry: the sum of the non-finite terms (0 without).
-    special: Vec<f64>,
+    top: Vec<u8>,
+    /// Per entry: the non-finite terms seen ([`POS_INF`], [`NEG_INF`], [`NAN`]).
+    special: Vec<u8>,
     count: u64,
+}
+
+/// A run of entries' windows, tops and flags, with the terms to add to them.
+type Entries<'a> = (((&'a mut [i64], &'a mut [u8]), &'a mut [u8]), &'a [f64]);
+
+/// Adds the term `x` to one entry's window, top and flags (module docs); returns whether it counts
+/// (finite and non-zero).
+fn add_one(win: &mut [i64], top: &mut u8, special: &mut u8, x: f64) -> bool {
+    if !x.is_finite() {
+        *special |= if x.is_nan() {
+            NAN
+        } else if x > 0.0 {
+            POS_INF
+        } else {
+            NEG_INF
+        };
+        return false;
+    }
+    if x == 0.0 {
+        return false;
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as usize;
+    let frac = bits & ((1 << 52) - 1);
+    // x = ±mant · 2^(s − 1074).
+    let (mant, s) = if exp == 0 { (frac, 0) } else { (frac | (1 << 52), exp - 1) };
+    let v = (mant as u128) << (s % 32);
+    let k = s / 32;
+    let pieces = [(v & 0xffff_ffff) as i64, ((v >> 32) & 0xffff_ffff) as i64, (v >> 64) as i64];
+    let hi = if pieces[2] != 0 {
+        k + 2
+    } else if pieces[1] != 0 {
+        k + 1
+    } else {
+        k
+    };
+    let old = *top as usize;
+    if hi + 1 > old {
+        // Slide the window up: slot `hi + 1 − KEEP + i` was at position `i + shift`.
+        let shift = hi + 1 - old;
+        for i in 0..KEEP {
+            win[i] = if i + shift < KEEP { win[i + shift] } else { 0 };
+        }
+        *top = (hi + 1) as u8;
+    }
+    let t = *top as usize;
+    let neg = x < 0.0;
+    for (i, &p) in pieces.iter().enumerate() {
+        let slot = k + i;
+        // Pieces at or above the top are zero; those below the window are dropped.
+        if slot < t && slot + KEEP >= t {
+            win[slot + KEEP - t] += if neg { -p } else { p };
+        }
+    }
+    true
 }
 
 impl ExactSums {
     /// `len` sums, all zero.
     pub fn new(len: usize) -> Self {
-        ExactSums { slots: vec![0; len * SLOTS], top: vec![0; len], special: vec![0.0; len], count: 0 }
+        ExactSums { win: vec![0; len * KEEP], top: vec![0; len], special: vec![0; len], count: 0 }
     }
 
     /// Bytes of the accumulators of `len` sums (`None` on overflow), to check against a memory
@@ -86,7 +172,7 @@ impl ExactSums {
     /// assert!(ExactSums::bytes(usize::MAX).is_none());
     /// ```
     pub fn bytes(len: usize) -> Option<usize> {
-        len.checked_mul(SLOTS * size_of::<i64>() + size_of::<u64>() + size_of::<f64>())
+        len.checked_mul(KEEP * size_of::<i64>() + 2 * size_of::<u8>())
     }
 
     /// The number of entries.
@@ -116,61 +202,52 @@ impl ExactSums {
     /// # Ok::<(), kern_models::ModelsError>(())
     /// ```
     pub fn add(&mut self, j: usize, x: f64) {
-        if !x.is_finite() {
-            self.special[j] += x;
-            return;
+        if add_one(&mut self.win[j * KEEP..(j + 1) * KEEP], &mut self.top[j], &mut self.special[j], x) {
+            self.count += 1;
         }
-        if x == 0.0 {
-            return;
-        }
-        let bits = x.to_bits();
-        let exp = ((bits >> 52) & 0x7ff) as usize;
-        let frac = bits & ((1 << 52) - 1);
-        // x = ±mant · 2^(s − 1074).
-        let (mant, s) = if exp == 0 { (frac, 0) } else { (frac | (1 << 52), exp - 1) };
-        let v = (mant as u128) << (s % 32);
-        let k = s / 32;
-        let pieces = [(v & 0xffff_ffff) as i64, ((v >> 32) & 0xffff_ffff) as i64, (v >> 64) as i64];
-        let base = j * SLOTS + k;
-        let neg = x < 0.0;
-        for (i, &p) in pieces.iter().enumerate() {
-            self.slots[base + i] += if neg { -p } else { p };
-        }
-        let hi = if pieces[2] != 0 {
-            k + 2
-        } else if pieces[1] != 0 {
-            k + 1
-        } else {
-            k
-        };
-        self.top[j] = self.top[j].max(hi as u64 + 1);
-        self.count += 1;
     }
 
     /// Adds `v[j]` to entry `j` for every `j` (`v.len()` = [`ExactSums::len`]); counts as one term
     /// per entry.
     pub fn add_slice(&mut self, v: &[f64]) {
         assert_eq!(v.len(), self.len(), "one value per entry");
-        let count = self.count;
-        for (j, &x) in v.iter().enumerate() {
-            self.add(j, x);
-        }
-        self.count = count + 1;
+        self.add_at(0, v);
     }
 
-    /// Adds `v[j]` to entry `offset + j`; counts as one term per entry.
+    /// Adds `v[j]` to entry `offset + j`, in parallel over the entries; counts as one term per entry.
+    ///
+    /// ```
+    /// let mut s = kern_models::exact_sum::ExactSums::new(3);
+    /// s.add_at(1, &[1.0, 2.0]);
+    /// assert_eq!(s.finish(&|_| {}, &|_| {})?, vec![0.0, 1.0, 2.0]);
+    /// # Ok::<(), kern_models::ModelsError>(())
+    /// ```
     pub fn add_at(&mut self, offset: usize, v: &[f64]) {
-        let count = self.count;
-        for (j, &x) in v.iter().enumerate() {
-            self.add(offset + j, x);
+        let end = offset + v.len();
+        let win = &mut self.win[offset * KEEP..end * KEEP];
+        let (top, special) = (&mut self.top[offset..end], &mut self.special[offset..end]);
+        let chunk = |(((w, t), s), v): Entries<'_>| {
+            for (j, &x) in v.iter().enumerate() {
+                add_one(&mut w[j * KEEP..(j + 1) * KEEP], &mut t[j], &mut s[j], x);
+            }
+        };
+        if v.len() > ENTRY_CHUNK {
+            win.par_chunks_mut(ENTRY_CHUNK * KEEP)
+                .zip(top.par_chunks_mut(ENTRY_CHUNK))
+                .zip(special.par_chunks_mut(ENTRY_CHUNK))
+                .zip(v.par_chunks(ENTRY_CHUNK))
+                .for_each(chunk);
+        } else {
+            chunk((((win, top), special), v));
         }
-        self.count = count + 1;
+        self.count += 1;
     }
 
     /// Combines the parts of all processes and rounds each entry once to the nearest double.
-    /// `max` (called once, with `len + 1` numbers) must leave the elementwise maximum over all parts of its argument on every part, and
-    /// `sum` the elementwise sum (an allreduce-max and an allreduce-sum; nothing to do for one part).
-    /// Every part must call it with the same number of entries; every part gets the same result.
+    /// `max` (called once, with `len + 1` numbers) must leave the elementwise maximum over all parts of
+    /// its argument on every part, and `sum` (called once, with `6·len` numbers) the elementwise sum
+    /// (an allreduce-max and an allreduce-sum; nothing to do for one part). Every part must call it
+    /// with the same number of entries; every part gets the same result.
     ///
     /// Errors when one part added more than 2³⁰ terms to an entry (the slots could overflow).
     ///
@@ -183,7 +260,7 @@ impl ExactSums {
     pub fn finish(self, max: &dyn Fn(&mut [u64]), sum: &dyn Fn(&mut [f64])) -> Result<Vec<f64>> {
         let len = self.len();
         // The tops and, last, whether a part overflowed: one maximum.
-        let mut top = self.top.clone();
+        let mut top: Vec<u64> = self.top.iter().map(|&t| u64::from(t)).collect();
         top.push(u64::from(self.count > MAX_TERMS));
         max(&mut top);
         if top.pop() != Some(0) {
@@ -192,26 +269,34 @@ impl ExactSums {
             )));
         }
         let mut msg = vec![0.0; len * (DIGITS + 1)];
-        for j in 0..len {
-            let out = &mut msg[j * (DIGITS + 1)..(j + 1) * (DIGITS + 1)];
-            out[DIGITS] = self.special[j];
+        msg.par_chunks_mut(DIGITS + 1).enumerate().for_each(|(j, out)| {
+            out[DIGITS] = match self.special[j] {
+                0 => 0.0,
+                f if f & NAN != 0 || f & (POS_INF | NEG_INF) == POS_INF | NEG_INF => f64::NAN,
+                POS_INF => f64::INFINITY,
+                _ => f64::NEG_INFINITY,
+            };
             if top[j] == 0 {
-                continue;
+                return;
             }
-            let lo = window_low(top[j]);
+            // Slot `lo + i` of this part's entry from its window (zero at or above its own top).
+            let (lo, t) = (window_low(top[j]), self.top[j] as usize);
             let mut d = [0i64; DIGITS];
             for (i, di) in d.iter_mut().enumerate().take(WINDOW + 1) {
-                if let Some(&s) = self.slots.get(j * SLOTS + lo + i).filter(|_| lo + i < SLOTS) {
-                    *di = s;
+                let slot = lo + i;
+                if slot < t && slot + KEEP >= t {
+                    *di = self.win[j * KEEP + slot + KEEP - t];
                 }
             }
             carry(&mut d);
             for (o, &di) in out.iter_mut().zip(&d) {
                 *o = di as f64;
             }
-        }
+        });
+        drop(self);
         sum(&mut msg);
         Ok((0..len)
+            .into_par_iter()
             .map(|j| {
                 let m = &msg[j * (DIGITS + 1)..(j + 1) * (DIGITS + 1)];
                 if m[DIGITS] != 0.0 || m[DIGITS].is_nan() {
@@ -298,14 +383,165 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The full accumulator this module had before its entries kept four slots: 68 slots per entry,
+    /// every piece added, the window read at the end — the reference the four-slot storage must
+    /// match bit for bit (module docs, "Storage").
+    #[derive(Clone)]
+    struct Full {
+        slots: Vec<i64>,
+        top: Vec<u64>,
+        special: Vec<f64>,
+        count: u64,
+    }
+
+    /// Slots per entry of [`Full`]: the pieces of any finite double (`k + 2 ≤ 65`) and carry room.
+    const SLOTS: usize = 68;
+
+    impl Full {
+        fn new(len: usize) -> Self {
+            Full { slots: vec![0; len * SLOTS], top: vec![0; len], special: vec![0.0; len], count: 0 }
+        }
+
+        fn add(&mut self, j: usize, x: f64) {
+            if !x.is_finite() {
+                self.special[j] += x;
+                return;
+            }
+            if x == 0.0 {
+                return;
+            }
+            let bits = x.to_bits();
+            let exp = ((bits >> 52) & 0x7ff) as usize;
+            let frac = bits & ((1 << 52) - 1);
+            let (mant, s) = if exp == 0 { (frac, 0) } else { (frac | (1 << 52), exp - 1) };
+            let v = (mant as u128) << (s % 32);
+            let k = s / 32;
+            let pieces = [(v & 0xffff_ffff) as i64, ((v >> 32) & 0xffff_ffff) as i64, (v >> 64) as i64];
+            let base = j * SLOTS + k;
+            let neg = x < 0.0;
+            for (i, &p) in pieces.iter().enumerate() {
+                self.slots[base + i] += if neg { -p } else { p };
+            }
+            let hi = if pieces[2] != 0 {
+                k + 2
+            } else if pieces[1] != 0 {
+                k + 1
+            } else {
+                k
+            };
+            self.top[j] = self.top[j].max(hi as u64 + 1);
+            self.count += 1;
+        }
+
+        fn add_at(&mut self, offset: usize, v: &[f64]) {
+            let count = self.count;
+            for (j, &x) in v.iter().enumerate() {
+                self.add(offset + j, x);
+            }
+            self.count = count + 1;
+        }
+
+        fn finish(self, max: &dyn Fn(&mut [u64]), sum: &dyn Fn(&mut [f64])) -> Result<Vec<f64>> {
+            let len = self.top.len();
+            let mut top = self.top.clone();
+            top.push(u64::from(self.count > MAX_TERMS));
+            max(&mut top);
+            if top.pop() != Some(0) {
+                return Err(ModelsError::Input("overflow".into()));
+            }
+            let mut msg = vec![0.0; len * (DIGITS + 1)];
+            for j in 0..len {
+                let out = &mut msg[j * (DIGITS + 1)..(j + 1) * (DIGITS + 1)];
+                out[DIGITS] = self.special[j];
+                if top[j] == 0 {
+                    continue;
+                }
+                let lo = window_low(top[j]);
+                let mut d = [0i64; DIGITS];
+                for (i, di) in d.iter_mut().enumerate().take(WINDOW + 1) {
+                    if let Some(&s) = self.slots.get(j * SLOTS + lo + i).filter(|_| lo + i < SLOTS) {
+                        *di = s;
+                    }
+                }
+                carry(&mut d);
+                for (o, &di) in out.iter_mut().zip(&d) {
+                    *o = di as f64;
+                }
+            }
+            sum(&mut msg);
+            Ok((0..len)
+                .map(|j| {
+                    let m = &msg[j * (DIGITS + 1)..(j + 1) * (DIGITS + 1)];
+                    if m[DIGITS] != 0.0 || m[DIGITS].is_nan() {
+                        return m[DIGITS];
+                    }
+                    if top[j] == 0 {
+                        return 0.0;
+                    }
+                    let mut d = [0i64; DIGITS];
+                    for (di, &x) in d.iter_mut().zip(m) {
+                        *di = x as i64;
+                    }
+                    carry(&mut d);
+                    round(&d, window_low(top[j]))
+                })
+                .collect())
+        }
+    }
+
+    /// `finish` of either accumulator.
+    type Finish<A> = fn(A, &dyn Fn(&mut [u64]), &dyn Fn(&mut [f64])) -> Result<Vec<f64>>;
+
+    /// Parts combined as the processes of a distributed sum combine them — the elementwise maximum of
+    /// what each part passes to `max`, then the elementwise sum of what it passes to `sum` — run one
+    /// phase at a time; returns the first part's result (every part's is the same).
+    fn combine<A: Clone>(parts: &[A], finish: Finish<A>) -> Vec<f64> {
+        let tops: Vec<Vec<u64>> = parts
+            .iter()
+            .map(|p| {
+                let got = std::cell::RefCell::new(Vec::new());
+                let _ = finish(p.clone(), &|v| *got.borrow_mut() = v.to_vec(), &|_| {});
+                got.into_inner()
+            })
+            .collect();
+        let top: Vec<u64> = (0..tops[0].len()).map(|i| tops.iter().map(|t| t[i]).max().unwrap()).collect();
+        let digits: Vec<Vec<f64>> = parts
+            .iter()
+            .map(|p| {
+                let got = std::cell::RefCell::new(Vec::new());
+                let _ = finish(p.clone(), &|v| v.copy_from_slice(&top), &|v| *got.borrow_mut() = v.to_vec());
+                got.into_inner()
+            })
+            .collect();
+        let total: Vec<f64> = (0..digits[0].len()).map(|i| digits.iter().map(|d| d[i]).sum()).collect();
+        finish(parts[0].clone(), &|v| v.copy_from_slice(&top), &|v| v.copy_from_slice(&total)).unwrap()
+    }
+
+    /// Bits of a result, every NaN alike (the full accumulator's NaN comes from adding infinities,
+    /// whose sign bit is the hardware's choice).
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() }).collect()
+    }
+
+    /// A term from a draw: wide exponents (subnormals to near overflow), exact cancellations, zeros
+    /// and, rarely, infinities and NaN.
+    fn term() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            8 => (-1.0f64..1.0, -1074i64..1024).prop_map(|(m, e)| m * pow2(e)),
+            4 => (-1.0f64..1.0, -60i32..60).prop_map(|(m, e)| m * 2f64.powi(e)),
+            2 => (-(1i64 << 40)..(1i64 << 40)).prop_map(|i| i as f64 * 2f64.powi(-30)),
+            1 => Just(0.0),
+            1 => prop_oneof![Just(f64::INFINITY), Just(f64::NEG_INFINITY), Just(f64::NAN), Just(5e-324), Just(-f64::MAX)],
+        ]
+    }
+
     fn one(terms: &[f64]) -> f64 {
         let mut s = ExactSums::new(1);
         terms.iter().for_each(|&t| s.add(0, t));
         s.finish(&|_| {}, &|_| {}).unwrap()[0]
     }
 
-    /// Several parts combined as the processes of a distributed sum combine them (the maximum of the
-    /// tops, then the sum of the digits), run one phase at a time.
+    /// Several parts, one entry each, combined as the processes of a distributed sum combine them.
     fn parts(parts: &[Vec<f64>]) -> f64 {
         let sums: Vec<ExactSums> = parts
             .iter()
@@ -315,17 +551,7 @@ mod tests {
                 s
             })
             .collect();
-        let top = sums.iter().map(|s| s.top[0]).max().unwrap();
-        let digits: Vec<Vec<f64>> = sums
-            .iter()
-            .map(|s| {
-                let got = std::cell::RefCell::new(Vec::new());
-                let _ = s.clone().finish(&|v| v[0] = v[0].max(top), &|v| *got.borrow_mut() = v.to_vec());
-                got.into_inner()
-            })
-            .collect();
-        let total: Vec<f64> = (0..digits[0].len()).map(|i| digits.iter().map(|d| d[i]).sum()).collect();
-        sums[0].clone().finish(&|v| v[0] = v[0].max(top), &|v| v.copy_from_slice(&total)).unwrap()[0]
+        combine(&sums, ExactSums::finish)[0]
     }
 
     #[test]
@@ -400,6 +626,72 @@ mod tests {
                 + 2.0 * f64::EPSILON * reference.abs()
                 + (terms.len() as f64).powi(2) * f64::EPSILON * f64::EPSILON * abs;
             prop_assert!((s - reference).abs() <= bound, "{} vs {}", s, reference);
+        }
+
+        /// The four-slot storage against the full accumulator (module docs, "Storage"): a few entries,
+        /// terms of any size added one at a time — the full one in the drawn order as one part, the
+        /// four-slot one reversed and split into parts at drawn cuts — give the same bits.
+        #[test]
+        fn four_slots_give_the_full_accumulators_bits(
+            len in 1usize..5,
+            terms in prop::collection::vec((0usize..5, term()), 0..60),
+            cuts in prop::collection::vec(0usize..60, 0..3),
+        ) {
+            let mut full = Full::new(len);
+            terms.iter().for_each(|&(j, t)| full.add(j % len, t));
+            let want = combine(&[full], Full::finish);
+            let mut rev = terms.clone();
+            rev.reverse();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (rev.len() + 1)).collect();
+            cuts.sort_unstable();
+            let mut parts = Vec::new();
+            let mut start = 0;
+            for c in cuts.into_iter().chain([rev.len()]) {
+                let mut s = ExactSums::new(len);
+                rev[start..c].iter().for_each(|&(j, t)| s.add(j % len, t));
+                parts.push(s);
+                start = c;
+            }
+            prop_assert_eq!(bits(&combine(&parts, ExactSums::finish)), bits(&want));
+        }
+
+        /// Whole vectors ([`ExactSums::add_at`], parallel over the entries when there are more than
+        /// [`ENTRY_CHUNK`]): the same bits as the full accumulator, for any split of the vectors over
+        /// two parts and in reverse order.
+        #[test]
+        fn vectors_in_parallel_give_the_full_accumulators_bits(
+            seed in 0u64..1000,
+            count in 1usize..5,
+            cut in 0usize..5,
+            offset in 0usize..3,
+        ) {
+            use rand::{RngExt, SeedableRng};
+            let len = 2 * ENTRY_CHUNK + 37;
+            let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let vectors: Vec<Vec<f64>> = (0..count)
+                .map(|_| {
+                    (0..len - offset)
+                        .map(|_| {
+                            let m: f64 = rng.random_range(-1.0..1.0);
+                            // Mostly Gram-like values (|x| ≤ 1e3), some tiny, some huge.
+                            let e: i64 = match rng.random_range(0..8) {
+                                0 => rng.random_range(-1074..-900),
+                                1 => rng.random_range(900..1023),
+                                _ => rng.random_range(-40..10),
+                            };
+                            m * pow2(e)
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut full = Full::new(len);
+            vectors.iter().for_each(|v| full.add_at(offset, v));
+            let want = combine(&[full], Full::finish);
+            let cut = cut % (count + 1);
+            let (mut a, mut b) = (ExactSums::new(len), ExactSums::new(len));
+            vectors[..cut].iter().rev().for_each(|v| a.add_at(offset, v));
+            vectors[cut..].iter().rev().for_each(|v| b.add_at(offset, v));
+            prop_assert_eq!(bits(&combine(&[b, a], ExactSums::finish)), bits(&want));
         }
     }
 }

@@ -36,10 +36,14 @@ mod ridge;
 mod stream;
 
 pub use kpca::{NystromKpca, NystromKpcaParams};
+#[cfg(test)]
+use ridge::SolvePlan;
 pub use ridge::{
-    EXPECTED_ITERATIONS, NystromPreconditioner, NystromRidge, NystromRidgeParams, NystromSolve, RowPart,
-    solve_flops,
+    EXPECTED_ITERATIONS, KEPT_READ_FLOPS, NystromPreconditioner, NystromRidge, NystromRidgeParams,
+    NystromSolve, RowPart, solve_flops,
 };
+#[cfg(test)]
+use stream::KnmBlocks;
 pub use stream::{block_rows, stream, stream_blocks};
 
 use crate::error::{ModelsError, Result};

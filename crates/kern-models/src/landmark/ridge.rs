@@ -36,15 +36,19 @@
 //!   out indefinite on a test set (600 centres, σ = 0.2 in the unit square). Without the preconditioner
 //!   the direct solve factors `H` itself. Memory `O(m²)`, never `n × m`.
 //!
-//! [`NystromSolve::Auto`] counts both ([`solve_flops`]): one iteration costs `n·m·(2d + 24 + 4r)`
-//! flop-equivalents (the kernel block's inner products, 24 for the norms formula and the exponential,
-//! two products with `r` columns), the direct solve `n·m(2m + 1) + 13m³/3` beyond the pass both need
-//! for the right-hand side. With `k* = ⌈direct / iteration⌉`: if `k* ≤` [`EXPECTED_ITERATIONS`] (20,
-//! the low end of what FALKON's CG needs at tol 1e-6 on our data: 80–102 iterations measured) the
-//! direct solve is taken at once; otherwise CG runs at most `k*` iterations and, not converged by then,
-//! the direct solve finishes — so Auto never costs more than about twice the better of the two. The
-//! choice uses global sizes only (not the memory of one process), so every process of a distributed
-//! fit makes it alike. Without the preconditioner (`none`, kept for comparison) Auto is CG.
+//! [`NystromSolve::Auto`] counts both ([`solve_flops`]) in flop-equivalents. One iteration that
+//! recomputes `K_nm` costs `n·m·(2d + 24 + 4r)` (the kernel block's inner products, 24 for the norms
+//! formula and the exponential, two products with `r` columns); one that reads kept blocks costs
+//! `n·m·(4r + 64)` — the two products stream the kept values from memory, which
+//! [`KEPT_READ_FLOPS`] = 64 prices against the arithmetic rate of the direct solve's matrix products
+//! (measured; see the constant). The direct solve costs `n·m(2m + 1) + 13m³/3` beyond the pass both need
+//! for the right-hand side. Blocks count as kept only when every part of the fit keeps them: each part
+//! says whether its own blocks fit ([`RowPart::max`], one number), so the choice is the same on every
+//! part. With `k* = ⌈direct / iteration⌉`: if `k* ≤` [`EXPECTED_ITERATIONS`] (20, the low end of what
+//! FALKON's CG needs at tol 1e-6 on our data: 80–152 iterations measured) the direct solve is taken at
+//! once; otherwise CG runs at most `k*` iterations and, not converged by then, the direct solve
+//! finishes — so Auto never costs more than about twice the better of the two. Without the
+//! preconditioner (`none`, kept for comparison) Auto is CG.
 //!
 //! **Agreement.** Both solve `Mβ = b` (`b = Bᵀ K_nmᵀPy`); CG stops at the true relative residual
 //! `ρ_cg ≤ tol`, the direct solve reports its own `ρ_d` (rounding only). Then
@@ -396,11 +400,20 @@ impl NystromRidgeParams {
         let k = &self.kernel;
         let c = centres;
         let block = part.block.unwrap_or_else(|| block_rows(m)).max(1);
-        // The plan depends on global sizes only, so every part of a distributed fit takes the same one.
-        let plan = SolvePlan::choose(self.solve, self.preconditioner, n, m, c.d(), r, pcg.max_iter);
+        // Whether this part could keep its blocks of K_nm (its own memory; a part without rows keeps
+        // nothing and costs nothing), then whether every part can: one maximum over the parts, so
+        // that the plan — global sizes and this agreed flag — is the same on every part.
+        let can_keep = keep
+            && self.solve != NystromSolve::Direct
+            && local.as_ref().is_none_or(|(x, _)| KnmBlocks::fit_in_memory(x.n(), m, m + r + 1));
+        let mut not_kept = [u64::from(!can_keep)];
+        (part.max)(&mut not_kept);
+        let kept_everywhere = not_kept[0] == 0;
+        let plan =
+            SolvePlan::choose(self.solve, self.preconditioner, n, m, c.d(), r, pcg.max_iter, kept_everywhere);
         let may_go_direct = !matches!(plan, SolvePlan::Cg { then_direct: false, .. });
         let width = if may_go_direct { m + r + 1 } else { r + 1 };
-        let keep = keep && !matches!(plan, SolvePlan::Direct);
+        let keep = can_keep && !matches!(plan, SolvePlan::Direct);
         let blocks = match &local {
             Some((x, _)) => Some(KnmBlocks::new(k, x, &c, width, keep, block)?),
             None => None,
@@ -575,21 +588,36 @@ impl NystromRidgeParams {
 /// makes the same choice.
 const PROFILE_FLOPS: f64 = 24.0;
 
+/// Flop-equivalents of reading one kept kernel value in a conjugate-gradient iteration, beyond its
+/// `4r` flops: the two products `K_b U`, `K_bᵀV` with few columns stream the kept `n × m` values from
+/// memory (bandwidth-bound, a few flops per 8 bytes), where the direct solve's triangular solve and
+/// Gram run at the arithmetic rate of matrix products. Measured (session 10, HIGGS-like, n = 100,000,
+/// m = 1,000, r = 1): one kept iteration cost as much time as `1/31` of the direct solve, i.e.
+/// `n·m·66` of its flops. A fixed number, so that every process makes the same choice (module docs,
+/// "Solve").
+pub const KEPT_READ_FLOPS: f64 = 64.0;
+
 /// The fewest conjugate-gradient iterations [`NystromSolve::Auto`] expects: when the direct solve costs
 /// no more than this many iterations it is taken at once (module docs, "Solve").
 pub const EXPECTED_ITERATIONS: usize = 20;
 
-/// The flop counts [`NystromSolve::Auto`] compares for `n` rows, `m` centres, `d` features and `r`
-/// outputs: `(one CG iteration, the direct solve)` (module docs, "Solve").
+/// The costs [`NystromSolve::Auto`] compares, in flop-equivalents, for `n` rows, `m` centres, `d`
+/// features and `r` outputs: `(one CG iteration, the direct solve)` (module docs, "Solve"). With
+/// `kept` (the blocks of `K_nm` kept in memory on every part) an iteration reads them,
+/// `n·m·(4r + KEPT_READ_FLOPS)`; otherwise it computes them again, `n·m·(2d + 24 + 4r)`.
 ///
 /// ```
-/// let (it, direct) = kern_models::landmark::solve_flops(200_000, 2000, 28, 1);
+/// use kern_models::landmark::{solve_flops, KEPT_READ_FLOPS};
+/// let (it, direct) = solve_flops(200_000, 2000, 28, 1, false);
 /// assert_eq!(it, 200_000.0 * 2000.0 * (2.0 * 28.0 + 24.0 + 4.0));
 /// assert!(direct / it > 45.0 && direct / it < 50.0);
+/// let (kept, same) = solve_flops(200_000, 2000, 28, 1, true);
+/// assert_eq!((kept, same), (200_000.0 * 2000.0 * (4.0 + KEPT_READ_FLOPS), direct));
 /// ```
-pub fn solve_flops(n: usize, m: usize, d: usize, r: usize) -> (f64, f64) {
+pub fn solve_flops(n: usize, m: usize, d: usize, r: usize, kept: bool) -> (f64, f64) {
     let (n, m, d, r) = (n as f64, m as f64, d as f64, r as f64);
-    let iteration = n * m * (2.0 * d + PROFILE_FLOPS + 4.0 * r);
+    let per_value = if kept { KEPT_READ_FLOPS } else { 2.0 * d + PROFILE_FLOPS };
+    let iteration = n * m * (per_value + 4.0 * r);
     let direct = n * m * (2.0 * m + 1.0) + 13.0 / 3.0 * m * m * m;
     (iteration, direct)
 }
@@ -597,13 +625,15 @@ pub fn solve_flops(n: usize, m: usize, d: usize, r: usize) -> (f64, f64) {
 /// What a fit will do: the direct solve, or CG up to `cap` iterations and then (`then_direct`) the
 /// direct solve if CG has not converged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SolvePlan {
+pub(crate) enum SolvePlan {
     Direct,
     Cg { cap: usize, then_direct: bool },
 }
 
 impl SolvePlan {
-    fn choose(
+    /// The plan of `solve` for these global sizes, `kept` when every part keeps its blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn choose(
         solve: NystromSolve,
         pre: NystromPreconditioner,
         n: usize,
@@ -611,8 +641,9 @@ impl SolvePlan {
         d: usize,
         r: usize,
         max_iter: usize,
+        kept: bool,
     ) -> SolvePlan {
-        let (it, direct) = solve_flops(n, m, d, r);
+        let (it, direct) = solve_flops(n, m, d, r, kept);
         let break_even = (direct / it).ceil().max(1.0);
         match solve {
             NystromSolve::Direct => SolvePlan::Direct,

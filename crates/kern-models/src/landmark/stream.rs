@@ -136,13 +136,23 @@ impl<'a> KnmBlocks<'a> {
         )?;
         let starts: Vec<usize> = (0..n).step_by(rows).collect();
         let mut this = KnmBlocks { k, x, centres, rows, starts, kept: None };
-        let all = memory::bytes_for::<f64>(&[n, m], "the kernel matrix against the centres")?;
-        let room = memory::budget().bytes.is_some_and(|b| all.saturating_add(partials) <= b / 2);
-        if keep && room {
+        if keep && Self::fit_in_memory(n, m, width) {
             let kept: Result<Vec<Mat<f64>>> = this.starts.par_iter().map(|&i0| this.compute(i0)).collect();
             this.kept = Some(kept?);
         }
         Ok(this)
+    }
+
+    /// Whether all the blocks of `n` rows against `m` centres (and the partial sums of `width`-column
+    /// products) fit in half the memory budget: the condition under which [`KnmBlocks::new`] keeps
+    /// them (false when the budget is unknown).
+    pub(crate) fn fit_in_memory(n: usize, m: usize, width: usize) -> bool {
+        let all = memory::bytes_for::<f64>(&[n, m], "the kernel matrix against the centres");
+        let partials = memory::bytes_for::<f64>(&[GROUP + 1, m, width], "partial sums");
+        match (all, partials) {
+            (Ok(a), Ok(p)) => memory::budget().bytes.is_some_and(|b| a.saturating_add(p) <= b / 2),
+            _ => false,
+        }
     }
 
     /// Whether the blocks are kept in memory.

@@ -430,7 +430,9 @@ fn auto_follows_the_documented_cost_rule() {
             .unwrap()
     };
     let kstar = |m: usize| {
-        let (it, direct) = solve_flops(x.n(), m, 2, 1);
+        // The fit keeps its blocks when they fit (one part: it agrees with itself).
+        let kept = KnmBlocks::fit_in_memory(x.n(), m, m + 2);
+        let (it, direct) = solve_flops(x.n(), m, 2, 1, kept);
         (direct / it).ceil() as usize
     };
     // Small m: the direct solve is cheaper than the expected iterations.
@@ -554,6 +556,127 @@ fn parts_give_the_one_part_bytes_with_every_solve() {
                     assert!(f == &whole, "bias {bias}, {solve:?}, cuts {cuts:?}: part {q} differs");
                 }
             }
+        }
+    }
+}
+
+/// The pricing rule of `Auto` (module docs of `ridge.rs`, "Solve") in both cases: an iteration that
+/// reads kept blocks costs `n·m·(4r + KEPT_READ_FLOPS)`, one that recomputes them `n·m·(2d + 24 + 4r)`;
+/// the direct solve costs the same either way, and the plan follows `k* = ⌈direct / iteration⌉`.
+#[test]
+fn auto_prices_kept_and_recomputed_blocks() {
+    let (n, d, r) = (1000usize, 28usize, 1usize);
+    let m = between_break_evens(n, d);
+    let (rec, direct) = solve_flops(n, m, d, r, false);
+    let (kept, direct_kept) = solve_flops(n, m, d, r, true);
+    let nm = (n * m) as f64;
+    assert_eq!(rec, nm * (2.0 * d as f64 + 24.0 + 4.0 * r as f64));
+    assert_eq!(kept, nm * (4.0 * r as f64 + KEPT_READ_FLOPS));
+    assert_eq!(direct, direct_kept);
+    assert_eq!(direct, nm * (2.0 * m as f64 + 1.0) + 13.0 / 3.0 * (m as f64).powi(3));
+    // More outputs cost both kinds of iteration alike; more features only the recomputed one.
+    assert_eq!(solve_flops(n, m, d, 3, true).0 - kept, solve_flops(n, m, d, 3, false).0 - rec);
+    assert_eq!(solve_flops(n, m, 2 * d, r, true).0, kept);
+    // These sizes sit between the two break-even counts: direct at once when every iteration
+    // recomputes K_nm, CG capped at the kept break-even count when the blocks are kept.
+    let (k_rec, k_kept) = ((direct / rec).ceil() as usize, (direct / kept).ceil() as usize);
+    assert!(k_rec <= EXPECTED_ITERATIONS && k_kept > EXPECTED_ITERATIONS, "{k_rec} {k_kept}");
+    let plan = |solve, kept| SolvePlan::choose(solve, NystromPreconditioner::Falkon, n, m, d, r, 1000, kept);
+    assert_eq!(plan(NystromSolve::Auto, false), SolvePlan::Direct);
+    assert_eq!(plan(NystromSolve::Auto, true), SolvePlan::Cg { cap: k_kept, then_direct: true });
+    // An iteration cap below k*: CG only. Explicit choices ignore the pricing.
+    let capped = SolvePlan::choose(NystromSolve::Auto, NystromPreconditioner::Falkon, n, m, d, r, 10, true);
+    assert_eq!(capped, SolvePlan::Cg { cap: 10, then_direct: false });
+    for kept in [false, true] {
+        assert_eq!(plan(NystromSolve::Direct, kept), SolvePlan::Direct);
+        assert_eq!(plan(NystromSolve::Iterative, kept), SolvePlan::Cg { cap: 1000, then_direct: false });
+        let none = SolvePlan::choose(NystromSolve::Auto, NystromPreconditioner::None, n, m, d, r, 1000, kept);
+        assert_eq!(none, SolvePlan::Cg { cap: 1000, then_direct: false });
+    }
+}
+
+/// The fewest centres for `n` rows of `d` features whose direct solve costs at most
+/// [`EXPECTED_ITERATIONS`] recomputing iterations but more than that many kept ones.
+fn between_break_evens(n: usize, d: usize) -> usize {
+    (10..n)
+        .find(|&m| {
+            let k = |kept| {
+                let (it, direct) = solve_flops(n, m, d, 1, kept);
+                (direct / it).ceil() as usize
+            };
+            k(false) <= EXPECTED_ITERATIONS && k(true) > EXPECTED_ITERATIONS
+        })
+        .expect("the kept iteration is the cheaper at 28 features")
+}
+
+/// The parts agree on "kept everywhere" before choosing: with the sizes of
+/// `auto_prices_kept_and_recomputed_blocks` (28 features), a fit whose parts all keep their blocks runs
+/// CG up to the kept break-even count (an unreachable tolerance, so it stops exactly there and the
+/// direct solve finishes); one part that cannot keep its blocks makes every part solve directly at
+/// once. Either way every part has the bytes of the one-part fit with the same keeping.
+#[test]
+fn parts_agree_on_kept_blocks_before_choosing() {
+    let (n, d) = (1000usize, 28usize);
+    let m = between_break_evens(n, d);
+    let x =
+        Samples::from_flat((0..n * d).map(|i| (i as f64 * 0.618_033_988_7).fract()).collect(), n, d).unwrap();
+    let y: Vec<f64> = x.rows().map(|r| (r[0] + r[1] * r[2]).sin()).collect();
+    let t = real(&y);
+    let idx: Vec<usize> = (0..m).map(|i| i * 2).collect();
+    let p = NystromRidgeParams::krr("gaussian:sigma=2".parse().unwrap(), 1e-3, Landmarks::Random { m })
+        .tol(1e-300, 1000);
+    let block = 64;
+    let known = kern_core::memory::budget().bytes.is_some() && KnmBlocks::fit_in_memory(n, m, m + 2);
+    let (it, direct) = solve_flops(n, m, d, 1, true);
+    let k_kept = (direct / it).ceil() as usize;
+    let one = |keep: bool| {
+        let part = RowPart {
+            rows: Some((&x, &t)),
+            n,
+            task: crate::ridge::Task::Regression,
+            block: Some(block),
+            sum: &|_| {},
+            max: &|_| {},
+        };
+        p.fit_part_with(&part, x.select(&idx).unwrap(), &idx, keep).unwrap()
+    };
+    let (kept, recomputed) = (one(true), one(false));
+    assert_eq!(recomputed.solved(), Some(NystromSolve::Direct));
+    assert_eq!(recomputed.report().iterations, 0);
+    if known {
+        assert_eq!((kept.solved(), kept.report().iterations), (Some(NystromSolve::Direct), k_kept));
+    }
+    for keeps in [[true, true], [true, false], [false, true]] {
+        let ar = Allreduce::new(2);
+        let cut = 512;
+        let fits: Vec<NystromRidge> = std::thread::scope(|s| {
+            let handles: Vec<_> = [(0, cut), (cut, n)]
+                .into_iter()
+                .zip(keeps)
+                .map(|((a, b), keep)| {
+                    let (ar, p, idx, x, y) = (&ar, &p, &idx, &x, &y);
+                    s.spawn(move || {
+                        let rows: Vec<usize> = (a..b).collect();
+                        let (xp, tp) = (x.select(&rows).unwrap(), real(&y[a..b]));
+                        let part = RowPart {
+                            rows: Some((&xp, &tp)),
+                            n,
+                            task: crate::ridge::Task::Regression,
+                            block: Some(block),
+                            sum: &|v| ar.sum(v),
+                            max: &|v| ar.max(v),
+                        };
+                        p.fit_part_with(&part, x.select(idx).unwrap(), idx, keep).unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let all_keep = keeps == [true, true];
+        let want = if all_keep { &kept } else { &recomputed };
+        for f in &fits {
+            assert_eq!(f.report().iterations, want.report().iterations, "{keeps:?}");
+            assert_eq!(persist::to_bytes(f).unwrap(), persist::to_bytes(want).unwrap(), "{keeps:?}");
         }
     }
 }
