@@ -19,6 +19,7 @@
 //! ```
 
 pub mod comm;
+pub mod compact;
 mod csvpart;
 mod error;
 pub mod grid;
