@@ -163,6 +163,80 @@ fn main() {
     // 6. Nyström / FVS kernel ridge and LS-SVM: the one-process model to 1e-10 relative (the sums over
     //    rows are only regrouped), the same bytes on every rank and on a second run.
     nystrom(comm, &dir);
+
+    // 7. Compact-kernel LS-SVM / kernel ridge by distributed conjugate gradients: the same bytes as the
+    //    one-rank fit (which tests/compact.rs checks against the one-process iterative model within
+    //    the derived bound), for any P, and the same bytes twice.
+    compact(comm, &dir);
+}
+
+fn compact(comm: &dyn Comm, dir: &Path) {
+    use kern_dist::SingleProcess;
+    use kern_dist::compact::{CompactParams, Dual, fit_compact, model_bytes};
+    let size = comm.size();
+    let lines = |label: &dyn Fn(f64, f64) -> String| -> String {
+        (0..500)
+            .map(|i| {
+                let (x, y) = (((i * 37) % 101) as f64 / 25.0, ((i * 53) % 97) as f64 / 24.0);
+                format!("{} 1:{x} 2:{y}\n", label(x, y))
+            })
+            .collect()
+    };
+    let files = [
+        (
+            "cs-binary.svm",
+            lines(&|x, y| if (x - 2.0).powi(2) + (y - 2.0).powi(2) < 1.5 { "1".into() } else { "-1".into() }),
+        ),
+        ("cs-classes.svm", lines(&|x, y| format!("{}", ((x + y) as usize) % 3))),
+        ("cs-real.svm", lines(&|x, y| format!("{:.6}", (x * y).sin()))),
+    ];
+    for (name, content) in &files {
+        write_on_root(comm, &dir.join(name), content.as_bytes());
+    }
+    let kernel: kern_core::KernelSpec = "cs-gaussian:sigma=0.5,c=0.8".parse().unwrap();
+    let cases = [
+        ("cs-binary.svm", Dual::LsSvm, false),
+        ("cs-classes.svm", Dual::LsSvm, false),
+        ("cs-real.svm", Dual::LsSvm, true),
+        ("cs-real.svm", Dual::Krr, true),
+    ];
+    for (name, dual, regression) in cases {
+        let p = dir.join(name);
+        let mut params = CompactParams::new(dual, kernel.clone(), 1.0);
+        params.pcg.tol = 1e-10;
+        let part = read_part(comm, &p, &PartOptions::default()).unwrap();
+        let run = || {
+            let fit = fit_compact(comm, &part, &params, regression).unwrap();
+            let bytes = model_bytes(comm, &part, &fit, &params).unwrap();
+            (fit, bytes)
+        };
+        let (fit, a) = run();
+        let (_, b) = run();
+        let counts = comm.gather_bytes(
+            0,
+            &[(fit.rows.len() as u64).to_le_bytes(), (fit.halo as u64).to_le_bytes()].concat(),
+        );
+        if let (Some(a), Some(b), Some(counts)) = (a, b, counts) {
+            assert_eq!(a, b, "{name} {dual:?}: same bytes twice");
+            let whole = read_part(&SingleProcess, &p, &PartOptions::default()).unwrap();
+            let one = fit_compact(&SingleProcess, &whole, &params, regression).unwrap();
+            let one = model_bytes(&SingleProcess, &whole, &one, &params).unwrap().unwrap();
+            assert!(a == one, "{name} {dual:?}: P={size} gives the one-rank bytes");
+            let c: Vec<(u64, u64)> = counts
+                .iter()
+                .map(|m| {
+                    (
+                        u64::from_le_bytes(m[..8].try_into().unwrap()),
+                        u64::from_le_bytes(m[8..].try_into().unwrap()),
+                    )
+                })
+                .collect();
+            println!(
+                "ok compact {name} {dual:?} P={size} (rows, halo per rank {c:?}): {} iterations, the one-rank bytes",
+                fit.report.iterations
+            );
+        }
+    }
 }
 
 fn nystrom(comm: &dyn Comm, dir: &Path) {

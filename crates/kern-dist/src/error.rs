@@ -16,6 +16,9 @@ pub enum DistError {
     /// Model training, prediction or a model file (kern-models).
     #[error(transparent)]
     Models(#[from] kern_models::ModelsError),
+    /// Sparse kernel matrices and their solvers (kern-sparse).
+    #[error(transparent)]
+    Sparse(#[from] kern_models::kern_sparse::SparseError),
     /// Cross-validation and grids (kern-tune).
     #[error(transparent)]
     Tune(#[from] kern_tune::TuneError),

@@ -154,9 +154,10 @@ pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Sa
     build_samples(found, rows.d, storage == Some(Storage::Sparse))
 }
 
-type Row = (Vec<usize>, Vec<f64>);
+/// A row on the wire: indices (sparse rows) and values.
+pub(crate) type Row = (Vec<usize>, Vec<f64>);
 
-fn write_row(w: &mut Writer, s: SampleRef<'_>) {
+pub(crate) fn write_row(w: &mut Writer, s: SampleRef<'_>) {
     match s {
         SampleRef::Dense(v) => {
             w.f64s(v);
@@ -171,7 +172,7 @@ fn write_row(w: &mut Writer, s: SampleRef<'_>) {
     }
 }
 
-fn read_row(r: &mut Reader<'_>, sparse: bool) -> Result<Row> {
+pub(crate) fn read_row(r: &mut Reader<'_>, sparse: bool) -> Result<Row> {
     Ok(if sparse {
         let nnz = r.u64()? as usize;
         let ind = (0..nnz.min(r.0.len() / 8)).map(|_| r.u64().map(|j| j as usize)).collect::<Result<_>>()?;
@@ -181,7 +182,7 @@ fn read_row(r: &mut Reader<'_>, sparse: bool) -> Result<Row> {
     })
 }
 
-fn build_samples(rows: Vec<Row>, d: usize, sparse: bool) -> Result<Samples> {
+pub(crate) fn build_samples(rows: Vec<Row>, d: usize, sparse: bool) -> Result<Samples> {
     let n = rows.len();
     Ok(if sparse {
         let mut indptr = vec![0];

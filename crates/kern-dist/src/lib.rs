@@ -7,7 +7,8 @@
 //!
 //! Layer: above kern-models. All communication goes through the small [`Comm`] trait: the
 //! single-process [`SingleProcess`] (always built) and `MpiComm` (cargo feature `mpi`, rsmpi over an
-//! MPI-3 library such as OpenMPI 4.1). The command `kern-mpi` runs them (`mpirun -np P kern-mpi ...`).
+//! MPI-3 library such as OpenMPI 4.1), and [`threads::run_threads`], `P` ranks as threads of one process
+//! (no networking) for tests. The command `kern-mpi` runs them (`mpirun -np P kern-mpi ...`).
 //!
 //! ```
 //! use kern_dist::{Comm, SingleProcess, rows::read_part};
@@ -19,6 +20,7 @@
 //! ```
 
 pub mod comm;
+pub mod compact;
 mod csvpart;
 mod error;
 pub mod grid;
@@ -28,6 +30,7 @@ mod mpi_comm;
 pub mod predict;
 pub mod rows;
 pub mod split;
+pub mod threads;
 mod wire;
 
 pub use comm::{Comm, SingleProcess, agree};

@@ -313,7 +313,8 @@ impl Pcg {
 /// Each column runs its own recurrence (its own step lengths) and stops on its own relative residual,
 /// with the residual replacement of the module docs; a converged column's direction is set to zero, so
 /// it no longer moves. Dot products are the deterministic chunked sums of the module docs. Returns `X`
-/// (column-major) and one report per column.
+/// (column-major) and one report per column. [`cg_columns_with`] is the same loop with the caller's
+/// dot products (e.g. completed over processes).
 ///
 /// ```
 /// use kern_sparse::{PcgOptions, pcg::cg_columns};
@@ -334,28 +335,88 @@ pub fn cg_columns<A, M, E>(
     b: &[f64],
     n: usize,
     opts: &PcgOptions,
-    mut apply: A,
-    mut precondition: M,
+    apply: A,
+    precondition: M,
 ) -> std::result::Result<(Vec<f64>, Vec<PcgReport>), E>
 where
     A: FnMut(&[f64], &mut [f64]) -> std::result::Result<(), E>,
     M: FnMut(&[f64], &mut [f64]),
     E: From<SparseError>,
 {
-    let opts = opts.validate()?;
-    let tol = opts.tol;
+    opts.validate()?;
     if n == 0 || !b.len().is_multiple_of(n) {
         return Err(SparseError::Dimension { what: "right-hand sides", expected: n, found: b.len() }.into());
     }
-    let c = b.len() / n;
     if let Some(i) = b.iter().position(|v| !v.is_finite()) {
         return Err(
             SparseError::Param { name: "b", value: b[i], reason: "right-hand side must be finite" }.into()
         );
     }
-    let col = |j: usize| j * n..(j + 1) * n;
     let mut partials = vec![0.0; n.div_ceil(DOT_CHUNK)];
-    let bnorm: Vec<f64> = (0..c).map(|j| dot(&b[col(j)], &b[col(j)], &mut partials).sqrt()).collect();
+    let dots = |pairs: &[(&[f64], &[f64])]| -> Vec<f64> {
+        pairs.iter().map(|(u, v)| dot(u, v, &mut partials)).collect()
+    };
+    cg_columns_with(b, n, b.len() / n, opts, apply, precondition, dots)
+}
+
+/// [`cg_columns`] with the caller's dot products: `dots(pairs)` returns `Σ_i u_i v_i` for every pair
+/// `(u, v)` it is given, all the columns of one step of the recurrence in one call. This is the hook of
+/// a distributed solve: each process holds `n` rows of the `c` columns (`b.len() = n·c`, `n` may be 0),
+/// `apply` and `precondition` act on its rows, and `dots` completes the sums over all processes, so
+/// every process takes the same steps and stops at the same iteration. The loop is [`cg_columns`]'s
+/// (which calls this with its chunked local sums): the same arithmetic per column, so the same bytes.
+/// A right-hand side that is not finite is an error on every process (its norm is not finite).
+///
+/// ```
+/// use kern_sparse::{PcgOptions, pcg::cg_columns_with};
+/// // A = diag(1, 2, 3) with one right-hand side; plain left-to-right dot products.
+/// let d = [1.0, 2.0, 3.0];
+/// let apply = |v: &[f64], out: &mut [f64]| {
+///     for (i, (o, x)) in out.iter_mut().zip(v).enumerate() { *o = d[i] * x; }
+///     Ok(())
+/// };
+/// let dots = |pairs: &[(&[f64], &[f64])]| -> Vec<f64> {
+///     pairs.iter().map(|(u, v)| u.iter().zip(*v).map(|(a, b)| a * b).sum()).collect()
+/// };
+/// let opts = PcgOptions { tol: 1e-12, ..PcgOptions::default() };
+/// let (x, r) = cg_columns_with::<_, _, _, kern_sparse::SparseError>(&[1.0, 1.0, 1.0], 3, 1, &opts, apply, |r, z| z.copy_from_slice(r), dots)?;
+/// assert!(r[0].converged);
+/// for (xi, want) in x.iter().zip([1.0, 0.5, 1.0 / 3.0]) { assert!((xi - want).abs() < 1e-12); }
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
+pub fn cg_columns_with<A, M, D, E>(
+    b: &[f64],
+    n: usize,
+    c: usize,
+    opts: &PcgOptions,
+    mut apply: A,
+    mut precondition: M,
+    mut dots: D,
+) -> std::result::Result<(Vec<f64>, Vec<PcgReport>), E>
+where
+    A: FnMut(&[f64], &mut [f64]) -> std::result::Result<(), E>,
+    M: FnMut(&[f64], &mut [f64]),
+    D: FnMut(&[(&[f64], &[f64])]) -> Vec<f64>,
+    E: From<SparseError>,
+{
+    let opts = opts.validate()?;
+    let tol = opts.tol;
+    if b.len() != n * c {
+        return Err(
+            SparseError::Dimension { what: "right-hand sides", expected: n * c, found: b.len() }.into()
+        );
+    }
+    let col = |j: usize| j * n..(j + 1) * n;
+    let all: Vec<usize> = (0..c).collect();
+    let bnorm: Vec<f64> = dots(&all.iter().map(|&j| (&b[col(j)], &b[col(j)])).collect::<Vec<_>>())
+        .into_iter()
+        .map(f64::sqrt)
+        .collect();
+    if let Some(&v) = bnorm.iter().find(|v| !v.is_finite()) {
+        return Err(
+            SparseError::Param { name: "b", value: v, reason: "right-hand side must be finite" }.into()
+        );
+    }
     let mut x = vec![0.0; n * c];
     let mut reports = vec![PcgReport { iterations: 0, residual: 0.0, converged: true }; c];
     let mut active: Vec<bool> = bnorm.iter().map(|&v| v > 0.0).collect();
@@ -367,24 +428,17 @@ where
     let mut q = vec![0.0; n * c];
     precondition(&r, &mut z);
     let mut p = z.clone();
-    let mut rz: Vec<f64> = (0..c).map(|j| dot(&r[col(j)], &z[col(j)], &mut partials)).collect();
+    let mut rz: Vec<f64> = dots(&all.iter().map(|&j| (&r[col(j)], &z[col(j)])).collect::<Vec<_>>());
     for j in (0..c).filter(|&j| !active[j]) {
         p[col(j)].fill(0.0);
     }
-    let true_residual = |j: usize, r: &mut [f64], q: &[f64], partials: &mut [f64]| {
-        r.par_iter_mut()
-            .zip(b[col(j)].par_iter())
-            .zip(q.par_iter())
-            .for_each(|((ri, &bi), &qi)| *ri = bi - qi);
-        dot(r, r, partials).sqrt() / bnorm[j]
-    };
     let mut iterations = 0;
     while iterations < opts.max_iter && active.iter().any(|&a| a) {
         apply(&p, &mut q)?;
         iterations += 1;
-        let mut check = vec![false; c];
-        for j in (0..c).filter(|&j| active[j]) {
-            let pq = dot(&p[col(j)], &q[col(j)], &mut partials);
+        let live: Vec<usize> = (0..c).filter(|&j| active[j]).collect();
+        let pq = dots(&live.iter().map(|&j| (&p[col(j)], &q[col(j)])).collect::<Vec<_>>());
+        for (&j, &pq) in live.iter().zip(&pq) {
             if !(pq.is_finite() && pq > 0.0) {
                 return Err(SparseError::Matrix(format!(
                     "conjugate gradients broke down at iteration {}: pᵀAp = {pq:e}; the operator is not \
@@ -395,7 +449,11 @@ where
             }
             let alpha = rz[j] / pq;
             axpy2(alpha, &p[col(j)], &mut x[col(j)], &q[col(j)], &mut r[col(j)]);
-            let res = dot(&r[col(j)], &r[col(j)], &mut partials).sqrt() / bnorm[j];
+        }
+        let rr = dots(&live.iter().map(|&j| (&r[col(j)], &r[col(j)])).collect::<Vec<_>>());
+        let mut check = vec![false; c];
+        for (&j, &rr) in live.iter().zip(&rr) {
+            let res = rr.sqrt() / bnorm[j];
             reports[j] = PcgReport { iterations, residual: res, converged: false };
             check[j] = res <= tol;
         }
@@ -403,8 +461,8 @@ where
         if check.iter().any(|&v| v) {
             // Residual replacement: trust only the true residual.
             apply(&x, &mut q)?;
-            for j in (0..c).filter(|&j| check[j]) {
-                let res = true_residual(j, &mut r[col(j)], &q[col(j)], &mut partials);
+            let checked: Vec<usize> = (0..c).filter(|&j| check[j]).collect();
+            for (j, res) in true_residuals(&checked, b, &q, &mut r, n, bnorm.as_slice(), &mut dots) {
                 reports[j].residual = res;
                 if res <= tol {
                     reports[j].converged = true;
@@ -419,8 +477,9 @@ where
             break;
         }
         precondition(&r, &mut z);
-        for j in (0..c).filter(|&j| active[j]) {
-            let rz_new = dot(&r[col(j)], &z[col(j)], &mut partials);
+        let live: Vec<usize> = (0..c).filter(|&j| active[j]).collect();
+        let rz_new = dots(&live.iter().map(|&j| (&r[col(j)], &z[col(j)])).collect::<Vec<_>>());
+        for (&j, &rz_new) in live.iter().zip(&rz_new) {
             let beta = if restart[j] { 0.0 } else { rz_new / rz[j] };
             rz[j] = rz_new;
             p[col(j)].par_iter_mut().zip(z[col(j)].par_iter()).for_each(|(pi, &zi)| *pi = zi + beta * *pi);
@@ -429,12 +488,35 @@ where
     if active.iter().any(|&a| a) {
         // The true residual of the returned x (the recurrence's may have drifted).
         apply(&x, &mut q)?;
-        for j in (0..c).filter(|&j| active[j]) {
-            let res = true_residual(j, &mut r[col(j)], &q[col(j)], &mut partials);
+        let live: Vec<usize> = (0..c).filter(|&j| active[j]).collect();
+        for (j, res) in true_residuals(&live, b, &q, &mut r, n, bnorm.as_slice(), &mut dots) {
             reports[j] = PcgReport { iterations, residual: res, converged: res <= tol };
         }
     }
     Ok((x, reports))
+}
+
+/// For each column `j` of `cols`: `r_j = b_j − q_j` and the relative residual `‖r_j‖ / ‖b_j‖` (one
+/// call of `dots` for all of them).
+fn true_residuals<D: FnMut(&[(&[f64], &[f64])]) -> Vec<f64>>(
+    cols: &[usize],
+    b: &[f64],
+    q: &[f64],
+    r: &mut [f64],
+    n: usize,
+    bnorm: &[f64],
+    dots: &mut D,
+) -> Vec<(usize, f64)> {
+    let col = |j: usize| j * n..(j + 1) * n;
+    for &j in cols {
+        r[col(j)]
+            .par_iter_mut()
+            .zip(b[col(j)].par_iter())
+            .zip(q[col(j)].par_iter())
+            .for_each(|((ri, &bi), &qi)| *ri = bi - qi);
+    }
+    let rr = dots(&cols.iter().map(|&j| (&r[col(j)], &r[col(j)])).collect::<Vec<_>>());
+    cols.iter().zip(rr).map(|(&j, rr)| (j, rr.sqrt() / bnorm[j])).collect()
 }
 
 /// Dense Cholesky factors of the consecutive `block × block` diagonal blocks of `b + sI`.

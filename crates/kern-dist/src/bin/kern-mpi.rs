@@ -30,7 +30,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Train a Nyström / FVS landmark kernel ridge or LS-SVM; each rank reads and multiplies its part.
+    /// Train a kernel ridge or LS-SVM: Nyström / FVS landmarks (--landmarks; each rank reads and
+    /// multiplies its part) or a compactly supported kernel by conjugate gradients (--solver iterative;
+    /// rows spread over the ranks by a spatial split).
     Train(TrainArgs),
     /// Predict every row of a data file with a saved model; each rank reads and predicts its part.
     Predict(PredictArgs),
@@ -127,12 +129,17 @@ struct TrainArgs {
     /// Model kind: lssvm (with an intercept, shift 1/lambda) or krr (shift lambda).
     #[arg(long, value_enum)]
     model: LandmarkModel,
-    /// Kernel spec, e.g. gaussian:beta=0.05.
+    /// Kernel spec, e.g. gaussian:beta=0.05 (with --landmarks) or cs-gaussian:sigma=1,c=2 (--solver iterative).
     #[arg(long)]
     kernel: String,
     /// Centres: random:M (uniform, by --seed) or fvs:M[:POOL] (feature vector selection on a seeded pool).
     #[arg(long)]
-    landmarks: String,
+    landmarks: Option<String>,
+    /// iterative: without --landmarks, conjugate gradients on the sparse kernel matrix of a compactly
+    /// supported (cs-) kernel, as `kern train --solver iterative` (--tol, default 1e-6; --max-iter,
+    /// default 10000; no preconditioner). With --landmarks only iterative is available.
+    #[arg(long)]
+    solver: Option<String>,
     /// Regularization: K + I/lambda (lssvm), K + lambda I (krr).
     #[arg(long)]
     lambda: f64,
@@ -142,10 +149,10 @@ struct TrainArgs {
     /// Stopping tolerance on the relative residual of the conjugate gradients (default 1e-6).
     #[arg(long)]
     tol: Option<f64>,
-    /// Iteration cap of the conjugate gradients (default 1000).
+    /// Iteration cap of the conjugate gradients (default 1000 with --landmarks, 10000 without).
     #[arg(long)]
     max_iter: Option<u64>,
-    /// falkon (the default) or none.
+    /// With --landmarks: falkon (the default) or none. Without: none (the only one).
     #[arg(long)]
     preconditioner: Option<String>,
     /// FVS candidate scoring: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]].
@@ -210,12 +217,114 @@ fn predict(comm: &dyn Comm, a: PredictArgs) -> CmdResult {
     Ok((comm.rank() == 0).then_some(v))
 }
 
+/// Sets the global pool's threads (MPI is called from the main thread only).
+fn set_threads(threads: Option<usize>) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    match threads {
+        Some(0) => Err("--threads must be at least 1".into()),
+        Some(t) => Ok(rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?),
+        None => Ok(()),
+    }
+}
+
+/// Sets the threads and reads this rank's part of the training file.
+fn read_for_training(
+    comm: &dyn Comm,
+    a: &TrainArgs,
+) -> Result<kern_dist::rows::DistRows, Box<dyn std::error::Error + Send + Sync>> {
+    set_threads(a.threads)?;
+    let opts = kern_dist::rows::PartOptions { csv: a.data.csv(), ..Default::default() };
+    Ok(kern_dist::rows::read_part(comm, &a.data.data, &opts)?)
+}
+
+/// The task as JSON.
+fn task_json(task: &kern_models::ridge::Task) -> Value {
+    match task {
+        kern_models::ridge::Task::Binary { names } => json!({ "kind": "binary", "classes": names }),
+        kern_models::ridge::Task::Classes { names } => json!({ "kind": "classes", "classes": names }),
+        kern_models::ridge::Task::Regression => json!({ "kind": "regression" }),
+    }
+}
+
 fn train(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
+    match (&a.landmarks, a.solver.as_deref()) {
+        (Some(_), None | Some("iterative")) => train_landmarks(comm, a),
+        (None, Some("iterative")) => train_compact(comm, a),
+        (Some(_), Some(s)) => Err(format!(
+            "--solver {s:?} with --landmarks: kern-mpi solves by conjugate gradients (iterative)"
+        )
+        .into()),
+        (None, _) => Err("kern-mpi train needs --landmarks (a Nyström / FVS model) or --solver iterative \
+                          (conjugate gradients on a compactly supported cs- kernel)"
+            .into()),
+    }
+}
+
+fn train_compact(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
+    use kern_dist::compact::{CompactParams, Dual, fit_compact, model_bytes};
+    kern_core::io::ensure_distinct(&a.out, &[&a.data.data])?;
+    let kernel: KernelSpec = a.kernel.parse()?;
+    let dual = if a.model == LandmarkModel::Lssvm { Dual::LsSvm } else { Dual::Krr };
+    let mut params = CompactParams::new(dual, kernel, a.lambda);
+    params.pcg.preconditioner = a.preconditioner.as_deref().unwrap_or("none").parse()?;
+    if let Some(t) = a.tol {
+        params.pcg.tol = t;
+    }
+    if let Some(m) = a.max_iter {
+        params.pcg.max_iter = usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?;
+    }
+    if a.block_rows.is_some() {
+        return Err("--block-rows applies to --landmarks models".into());
+    }
+    let part = read_for_training(comm, &a)?;
+    let counted = kern_dist::comm::Counted::new(comm);
+    let t = Instant::now();
+    let fit = fit_compact(&counted, &part, &params, a.regression)?;
+    let seconds = t.elapsed().as_secs_f64();
+    let traffic = counted.traffic();
+    let bytes = model_bytes(comm, &part, &fit, &params)?;
+    let saved = match &bytes {
+        Some(b) => kern_core::io::write_atomic(&a.out, b).map_err(DistError::from),
+        None => Ok(()),
+    };
+    kern_dist::agree(comm, saved)?;
+    if comm.rank() != 0 {
+        return Ok(None);
+    }
+    let r = fit.report;
+    if !r.converged {
+        eprintln!(
+            "kern-mpi: warning: conjugate gradients stopped after {} iterations at relative residual {:e}, \
+             above --tol; raise --max-iter or --tol",
+            r.iterations, r.residual
+        );
+    }
+    Ok(Some(json!({
+        "model": if dual == Dual::LsSvm { "lssvm" } else { "krr" },
+        "kernel": params.kernel.to_string(),
+        "lambda": params.lambda,
+        "n": part.n_total,
+        "d": part.d,
+        "n_local": fit.rows.len(),
+        "halo": fit.halo,
+        "nnz_local": fit.nnz,
+        "task": task_json(&fit.task),
+        "solver": "iterative",
+        "preconditioner": "none",
+        "iterations": r.iterations,
+        "residual": r.residual,
+        "converged": r.converged,
+        "traffic": traffic,
+        "out": a.out.display().to_string(),
+        "seconds": seconds,
+    })))
+}
+
+fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     use kern_models::fvs::Strategy;
     use kern_models::landmark::{Landmarks, NystromPreconditioner, NystromRidgeParams};
     kern_core::io::ensure_distinct(&a.out, &[&a.data.data])?;
     let kernel: KernelSpec = a.kernel.parse()?;
-    let landmarks: Landmarks = a.landmarks.parse()?;
+    let landmarks: Landmarks = a.landmarks.as_deref().unwrap_or_default().parse()?;
     let preconditioner: NystromPreconditioner = a.preconditioner.as_deref().unwrap_or("falkon").parse()?;
     let strategy: Strategy = a.fvs_strategy.parse()?;
     let max_iter = match a.max_iter {
@@ -232,17 +341,7 @@ fn train(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     .tol(a.tol.unwrap_or(1e-6), max_iter)
     .preconditioner(preconditioner)
     .fvs_strategy(strategy);
-    // The global pool: MPI is called from this (the main) thread only.
-    match a.threads {
-        Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?,
-        None => {}
-    }
-    let part = kern_dist::rows::read_part(
-        comm,
-        &a.data.data,
-        &kern_dist::rows::PartOptions { csv: a.data.csv(), ..Default::default() },
-    )?;
+    let part = read_for_training(comm, &a)?;
     let counted = kern_dist::comm::Counted::new(comm);
     let t = Instant::now();
     if a.block_rows == Some(0) {
@@ -268,11 +367,7 @@ fn train(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
             r.iterations, r.residual
         );
     }
-    let task = match m.task() {
-        kern_models::ridge::Task::Binary { names } => json!({ "kind": "binary", "classes": names }),
-        kern_models::ridge::Task::Classes { names } => json!({ "kind": "classes", "classes": names }),
-        kern_models::ridge::Task::Regression => json!({ "kind": "regression" }),
-    };
+    let task = task_json(m.task());
     Ok(Some(json!({
         "model": if lssvm { "lssvm" } else { "krr" },
         "kernel": m.kernel().to_string(),

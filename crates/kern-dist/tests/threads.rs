@@ -1,0 +1,216 @@
+//! Every distributed method on 2 and 4 in-process ranks (threads, no MPI) against the one-process
+//! result: the same rows, the same error on every rank, the same model and report bytes.
+
+use kern_core::io::{CsvOptions, LibsvmOptions, read_libsvm_with};
+use kern_core::{BinaryTargets, Samples, Targets};
+use kern_dist::compact::{CompactParams, Dual, fit_compact, model_bytes};
+use kern_dist::landmark::{fit_nystrom_blocks, gather_rows};
+use kern_dist::rows::{PartOptions, read_part};
+use kern_dist::threads::run_threads;
+use kern_dist::{Comm, DistError, SingleProcess};
+use kern_models::landmark::NystromRidgeParams;
+use kern_models::lssvm::LsSvmParams;
+use kern_models::persist;
+use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
+use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
+use std::path::PathBuf;
+
+fn temp(name: &str, content: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kern-dist-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+const RANKS: [usize; 2] = [2, 4];
+
+/// `n` scrambled lattice points in `[0, 4]²`, labels from `label(i, x, y)`.
+fn lattice(n: usize, label: impl Fn(usize, f64, f64) -> String) -> String {
+    (0..n)
+        .map(|i| {
+            let (x, y) = (((i * 37) % 101) as f64 / 25.0, ((i * 53) % 97) as f64 / 24.0);
+            format!("{} 1:{x} 2:{y}\n", label(i, x, y))
+        })
+        .collect()
+}
+
+#[test]
+fn parts_on_every_rank_are_the_whole_file() {
+    let long: String = (1..=200).map(|j| format!(" {j}:{j}.5")).collect();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("crlf.svm", b"1 1:1\r\n-1 2:2\r\n1 3:3\r\n-1 1:4\r\n".to_vec()),
+        ("long.svm", format!("1 1:1\n-1{long}\n1 2:1\n").into_bytes()),
+        ("blank.svm", b"1 1:1\n\n\n-1 2:2\n\n1 1:3\n".to_vec()),
+        ("lattice.svm", lattice(97, |i, _, _| format!("{}", i % 3)).into_bytes()),
+    ];
+    for (name, content) in cases {
+        let p = temp(name, &content);
+        let whole = read_libsvm_with(&p, &LibsvmOptions::default()).unwrap();
+        for size in RANKS {
+            let got = run_threads(size, |c| {
+                let part = read_part(c, &p, &PartOptions::default()).unwrap();
+                let all: Vec<usize> = (0..part.n_total).collect();
+                let labels: Vec<String> = c
+                    .allgather_bytes(part.labels.join("\n").as_bytes())
+                    .iter()
+                    .filter(|b| !b.is_empty())
+                    .flat_map(|b| {
+                        String::from_utf8_lossy(b).split('\n').map(str::to_string).collect::<Vec<_>>()
+                    })
+                    .collect();
+                (gather_rows(c, &part, &all).unwrap(), labels, part.n_local())
+            });
+            for (rank, (x, labels, _)) in got.iter().enumerate() {
+                assert_eq!(x, &whole.samples, "{name} P={size} rank {rank}");
+                assert_eq!(labels, &whole.labels, "{name} P={size} rank {rank}");
+            }
+            assert_eq!(got.iter().map(|g| g.2).sum::<usize>(), whole.samples.n(), "{name}: each row once");
+        }
+    }
+}
+
+#[test]
+fn a_bad_line_fails_every_rank_with_the_same_error() {
+    let mut text = lattice(60, |i, _, _| format!("{}", i % 2));
+    text.push_str("1 1:oops\n");
+    let p = temp("bad.svm", text.as_bytes());
+    for size in RANKS {
+        let errs = run_threads(size, |c| match read_part(c, &p, &PartOptions::default()) {
+            Err(DistError::RankFailed { rank, message }) => (rank, message),
+            other => panic!("expected a rank failure, got {other:?}"),
+        });
+        assert!(errs.iter().all(|e| *e == errs[0]), "P={size}: {errs:?}");
+        assert_eq!(errs[0].0, size - 1);
+        assert!(errs[0].1.contains("bad.svm:61:"), "{}", errs[0].1);
+    }
+}
+
+#[test]
+fn landmark_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
+    let reals = lattice(300, |_, x, y| format!("{:.6}", (x * y).sin()));
+    let three = lattice(300, |i, _, _| format!("{}", i % 3 + 1));
+    for (name, text, lssvm, landmarks, regression) in [
+        ("nys-real.svm", &reals, false, "random:30", true),
+        ("nys-fvs.svm", &reals, true, "fvs:20", true),
+        ("nys-three.svm", &three, true, "random:25", false),
+    ] {
+        let p = temp(name, text.as_bytes());
+        let k = "gaussian:sigma=0.8".parse().unwrap();
+        let params = if lssvm {
+            NystromRidgeParams::lssvm(k, 10.0, landmarks.parse().unwrap())
+        } else {
+            NystromRidgeParams::krr(k, 1e-3, landmarks.parse().unwrap())
+        }
+        .seed(5)
+        .tol(1e-9, 200);
+        let fit = |c: &dyn Comm| {
+            let part = read_part(c, &p, &PartOptions::default()).unwrap();
+            let m = fit_nystrom_blocks(c, &part, &params, regression && lssvm, Some(16)).unwrap();
+            persist::to_bytes(&m).unwrap()
+        };
+        let one = fit(&SingleProcess);
+        for size in RANKS {
+            for (rank, b) in run_threads(size, fit).iter().enumerate() {
+                assert!(*b == one, "{name} P={size} rank {rank}: the one-rank bytes");
+            }
+        }
+    }
+}
+
+#[test]
+fn compact_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
+    let binary =
+        lattice(300, |_, x, y| if (x - 2.0).powi(2) + (y - 2.0).powi(2) < 1.5 { "1" } else { "-1" }.into());
+    let three = lattice(300, |_, x, y| format!("{}", ((x + y) as usize) % 3));
+    let reals = lattice(300, |_, x, y| format!("{:.6}", (x * y).sin()));
+    let kernel: kern_core::KernelSpec = "cs-gaussian:sigma=0.5,c=0.8".parse().unwrap();
+    for (name, text, dual, regression) in [
+        ("cs-binary.svm", &binary, Dual::LsSvm, false),
+        ("cs-three.svm", &three, Dual::LsSvm, false),
+        ("cs-real.svm", &reals, Dual::Krr, true),
+    ] {
+        let p = temp(name, text.as_bytes());
+        let mut params = CompactParams::new(dual, kernel.clone(), 1.0);
+        params.pcg.tol = 1e-10;
+        let fit = |c: &dyn Comm| {
+            let part = read_part(c, &p, &PartOptions::default()).unwrap();
+            let f = fit_compact(c, &part, &params, regression).unwrap();
+            (model_bytes(c, &part, &f, &params).unwrap(), f.rows.len(), f.halo)
+        };
+        let one = fit(&SingleProcess).0.unwrap();
+        for size in RANKS {
+            let got = run_threads(size, fit);
+            assert!(got[0].0.as_ref() == Some(&one), "{name} P={size}: the one-rank bytes");
+            assert!(got.iter().skip(1).all(|g| g.0.is_none()), "only rank 0 assembles the file");
+            // The spatial split spreads the rows: every rank solves for some, and needs a halo.
+            assert!(
+                got.iter().all(|g| g.1 > 0 && g.2 > 0),
+                "{name} P={size}: {:?}",
+                got.iter().map(|g| (g.1, g.2)).collect::<Vec<_>>()
+            );
+            assert_eq!(got.iter().map(|g| g.1).sum::<usize>(), 300);
+        }
+    }
+}
+
+fn two_blobs(n: usize) -> (Samples, BinaryTargets) {
+    let mut rows = Vec::new();
+    let mut labels = Vec::new();
+    for i in 0..n {
+        let t = i as f64 * 0.37;
+        let s = if i % 2 == 0 { 1.0 } else { -1.0 };
+        rows.push([s + 0.6 * t.sin(), s * 0.5 + 0.6 * (1.3 * t).cos()]);
+        labels.push(if s > 0.0 { "1" } else { "2" });
+    }
+    (Samples::from_rows(&rows).unwrap(), BinaryTargets::from_labels(&labels).unwrap())
+}
+
+#[test]
+fn grid_search_and_prediction_equal_one_process_on_any_number_of_ranks() {
+    let (x, y) = two_blobs(60);
+    let labels: Vec<&str> = y.y().iter().map(|&v| if v > 0.0 { "2" } else { "1" }).collect();
+    let y = Targets::Binary(y);
+    let grid: ParamGrid = "lambda=1e-4..1:3,sigma=0.3..3:2".parse().unwrap();
+    let build = |p: &ParamPoint| -> Result<LsSvmParams, kern_core::CoreError> {
+        let k = format!("gaussian:sigma={}", p["sigma"]).parse()?;
+        Ok(LsSvmParams::new(k).lambda(if p["lambda"] > 0.5 { -1.0 } else { p["lambda"] }))
+    };
+    let cfg = GridSearchConfig {
+        cv: CvConfig {
+            validation: Validation::KFold { k: 4, repeats: 1 },
+            stratify: Stratify::Auto,
+            scoring: Scoring::Auto,
+            seed: 3,
+        },
+        refit: false,
+    };
+    let one =
+        serde_json::to_string(&kern_tune::grid::grid_search(&grid, build, &x, &y, &cfg).unwrap()).unwrap();
+    let data = temp("pred.svm", b"");
+    kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
+    let m = kern_core::learner::Fit::fit(
+        &LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).lambda(1e-2),
+        &x,
+        &y,
+    )
+    .unwrap();
+    let model = temp("pred.kern", b"");
+    persist::save(&model, &m).unwrap();
+    let want = temp("pred-one.out", b"");
+    kern_dist::predict::predict_file(&SingleProcess, &model, &data, &CsvOptions::default(), Some(&want))
+        .unwrap();
+    for size in RANKS {
+        let out = temp(&format!("pred-{size}.out"), b"");
+        let got = run_threads(size, |c| {
+            let r = kern_dist::grid::grid_search_dist(c, &grid, build, &x, &y, &cfg).unwrap();
+            let s = kern_dist::predict::predict_file(c, &model, &data, &CsvOptions::default(), Some(&out))
+                .unwrap();
+            (r.map(|r| serde_json::to_string(&r).unwrap()), s.rows_per_rank)
+        });
+        assert_eq!(got[0].0.as_deref(), Some(one.as_str()), "P={size}: the grid search report");
+        assert!(got.iter().skip(1).all(|g| g.0.is_none()));
+        assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&want).unwrap(), "P={size}: predictions");
+        assert_eq!(got[0].1.len(), size);
+    }
+}
