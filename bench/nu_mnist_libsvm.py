@@ -1,19 +1,31 @@
 #!/usr/bin/env python3
-"""nu-SVC and one-class SVM on MNIST-5k: kern (Python package, `maturin develop --release`) against
-LIBSVM 3.37 itself (pip install libsvm-official), with the issue's criteria, fixed before running:
-dual objective within 1e-3 relative (per one-vs-one machine for nu-SVC), number of support vectors
-within 2 %, test accuracy within 0.5 points (one-class: the fraction of test samples predicted inside,
-and identical labels apart from samples within the solvers' tolerance of the boundary are reported).
+"""nu-SVC, one-class SVM and nu-SVR on MNIST-5k: kern (Python package, `maturin develop --release`)
+against LIBSVM 3.37 itself (pip install libsvm-official), with the issue's criteria, fixed before
+running: dual objective within 1e-3 relative (per one-vs-one machine for nu-SVC), number of support
+vectors within 2 %, test accuracy within 0.5 points (one-class: the fraction of test samples predicted
+inside, and identical labels apart from samples within the solvers' tolerance of the boundary are
+reported).
+
+nu-SVR (the digit as a real target, LIBSVM's defaults C = 1, nu = 0.5) has no accuracy; its third
+criterion, fixed before the first run, is the test RMSE within 0.5 % relative. Why 0.5 %: it is the
+regression counterpart of "accuracy within 0.5 points" (on a ~96 % accurate classifier 0.5 points is
+about 0.5 % of the score): a statement that the two fits predict equally well, as the classification
+criterion is. It is not a certificate: what LIBSVM's stopping rule (-e 1e-3) proves is far weaker
+here (each solver's dual within eps * C nu l of its optimum, two sign groups of mass C nu l / 2, so
+||g_L - g_K||_H <= 2 sqrt(2 eps C nu l) = 4 for l = 4000, C = 1, nu = 0.5, as in the Rust nu tests'
+derivation), so the largest test prediction difference is printed as measured.
 
 The objectives are computed here, in double, from each model's coefficients (both solvers' objective
 in LIBSVM's reported scale): nu-SVC machine (i, j): 0.5 c^T K c with c the machine's sv_coef
-(LIBSVM divides alpha y by r, and its reported obj by r^2); one-class: 0.5 a^T K a.
+(LIBSVM divides alpha y by r, and its reported obj by r^2); one-class: 0.5 a^T K a; nu-SVR:
+0.5 b^T K b - y^T b with b = alpha - alpha* (LIBSVM's sv_coef, kern's dual_coef_; LIBSVM's Solver_NU
+objective for -s 4, whose linear term is -y on alpha and +y on alpha*).
 
 Data: /work/shared/data/mnist_5k.csv.gz (784 pixel columns then the digit), pixels / 255, shuffled
 (seed 5; the file is sorted by digit), first 4000 samples train, last 1000 test. Gaussian gamma = 1 / (784 * Var(X_train)) (scikit-learn's 'scale').
 Run with OMP_NUM_THREADS=1 (the libsvm-official build uses OpenMP, which spins on a loaded machine).
 
-Usage: OMP_NUM_THREADS=1 python3 bench/nu_mnist_libsvm.py [--nu 0.1] [--oc-nu 0.1]
+Usage: OMP_NUM_THREADS=1 python3 bench/nu_mnist_libsvm.py [--nu 0.1] [--oc-nu 0.1] [--svr-nu 0.5] [--svr-c 1]
 """
 import argparse
 import gzip
@@ -91,6 +103,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nu", type=float, default=0.1)
     ap.add_argument("--oc-nu", type=float, default=0.1)
+    ap.add_argument("--svr-nu", type=float, default=0.5)
+    ap.add_argument("--svr-c", type=float, default=1.0)
     a = ap.parse_args()
     x, y, xt, yt = load()
     gamma = float(1.0 / (784 * x.var()))
@@ -146,6 +160,33 @@ def main():
         ("one-class objective 1e-3", abs(fl - fk) <= 1e-3 * abs(fl)),
         ("one-class #SV 2 %", abs(nsv_k - nsv_l) <= 0.02 * nsv_l),
         ("one-class inside-fraction 0.5 points", abs(in_k - in_l) <= 0.5),
+    ]
+
+    # nu-SVR: the digit as a real number.
+    yr, ytr = y.astype(np.float64), yt.astype(np.float64)
+    t = time.perf_counter()
+    lr = svm_train(yr.tolist(), rows(x), f"-s 4 -t 2 -g {gamma!r} -n {a.svr_nu} -c {a.svr_c} -q")
+    tl = time.perf_counter() - t
+    rl = np.asarray(predict(lr, rows(xt)))
+    t = time.perf_counter()
+    kr = kern.NuSVR(nu=a.svr_nu, C=a.svr_c, kernel="rbf", gamma=gamma).fit(x, yr)
+    tk = time.perf_counter() - t
+    rk = kr.predict(xt)
+    idx = np.asarray(lr.get_sv_indices()) - 1
+    bl = np.asarray(lr.get_sv_coef())[:, 0]
+    bk = kr.dual_coef_[0]
+    fl = objective(x[idx], bl, gamma) - yr[idx] @ bl
+    fk = objective(kr.support_vectors_, bk, gamma) - yr[kr.support_] @ bk
+    nsv_l, nsv_k = len(idx), len(kr.support_)
+    rmse_l, rmse_k = np.sqrt(np.mean((rl - ytr) ** 2)), np.sqrt(np.mean((rk - ytr) ** 2))
+    print(f"nu-SVR nu={a.svr_nu} C={a.svr_c}: LIBSVM {tl:.2f} s, {nsv_l} SVs, test RMSE {rmse_l:.6f}; "
+          f"kern {tk:.2f} s, {nsv_k} SVs, test RMSE {rmse_k:.6f}; objectives {fl:.9g} / {fk:.9g} "
+          f"(difference {abs(fl - fk) / abs(fl):.3e} relative); largest test prediction difference "
+          f"{np.max(np.abs(rl - rk)):.3e}")
+    checks += [
+        ("nu-SVR objective 1e-3", abs(fl - fk) <= 1e-3 * abs(fl)),
+        ("nu-SVR #SV 2 %", abs(nsv_k - nsv_l) <= 0.02 * nsv_l),
+        ("nu-SVR test RMSE 0.5 % relative", abs(rmse_k - rmse_l) <= 0.005 * rmse_l),
     ]
     for name, good in checks:
         print(f"  {name}: {'holds' if good else 'DOES NOT HOLD'}")

@@ -56,6 +56,11 @@ impl DataArgs {
         }
     }
 
+    /// The path the readers open: the data file, or the process's standard input for `-`.
+    pub fn source(&self) -> &Path {
+        if is_std(&self.data) { Path::new("/dev/stdin") } else { &self.data }
+    }
+
     /// Reads the data file for a command that works on dense samples (a sparse file is read sparse
     /// and made dense on first use): an error, not an abort, when its dense copy would be too large.
     pub fn load(&self) -> Result<Dataset, CliError> {
@@ -91,7 +96,7 @@ impl DataArgs {
         };
         let t = Instant::now();
         let ds = if is_std(&self.data) {
-            let stdin = Path::new("/dev/stdin");
+            let stdin = self.source();
             if self.is_csv() { read_csv(stdin, &opts)? } else { read_libsvm(stdin, None)? }
         } else if self.data_format == DataFormat::Auto {
             read_data(&self.data, &opts)?

@@ -3,11 +3,25 @@
 //! malformed files. Also `--type c-svc` and `--type epsilon-svr`, which the `--type` test does not cover.
 
 use serde_json::Value;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn kern(args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("kern runs");
+    kern_with_stdin(args, &[])
+}
+
+/// Runs `kern` with `stdin` as its standard input.
+fn kern_with_stdin(args: &[&str], stdin: &[u8]) -> (bool, Value, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kern"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kern runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
     (out.status.success(), json, String::from_utf8_lossy(&out.stderr).to_string())
@@ -177,4 +191,116 @@ fn c_svc_and_epsilon_svr_types_train_predict_and_refuse_foreign_flags() {
         "train", "--model", "svc", "--type", "nu-svr", "--kernel", "linear", "--data", &gr, "--out", &out,
     ]);
     assert!(!ok && err.contains("different models"), "{err}");
+}
+
+/// `-` (standard input) and a gzip-compressed file are read as the plain file is, by `kern train`,
+/// `kern predict` and `kern cv`: the same model bytes, the same predictions, the same folds.
+#[test]
+fn precomputed_files_from_standard_input_and_gzip_read_as_the_plain_file() {
+    let d = tmp().join("inputs");
+    std::fs::create_dir_all(&d).unwrap();
+    let gzip = |src: &str| -> String {
+        let p = d.join(format!("{}.gz", Path::new(src).file_name().unwrap().to_str().unwrap()));
+        let mut z = flate2::write::GzEncoder::new(std::fs::File::create(&p).unwrap(), Default::default());
+        z.write_all(&std::fs::read(src).unwrap()).unwrap();
+        z.finish().unwrap();
+        p.display().to_string()
+    };
+    for (t, train, test, extra) in [
+        ("c-svc", "gr_train.txt", "gr_test.txt", vec!["--c", "2"]),
+        ("nu-svr", "sinc_train.txt", "sinc_test.txt", vec!["--c", "5", "--nu", "0.4"]),
+    ] {
+        let (train, test) = (fixture("precomputed", train), fixture("precomputed", test));
+        let (train_gz, test_gz) = (gzip(&train), gzip(&test));
+        let (train_bytes, test_bytes) = (std::fs::read(&train).unwrap(), std::fs::read(&test).unwrap());
+        // Training: the plain file, its gzip copy, and the plain bytes on standard input.
+        let models: Vec<Vec<u8>> =
+            [(&train, None), (&train_gz, None), (&"-".to_string(), Some(&train_bytes))]
+                .iter()
+                .enumerate()
+                .map(|(i, (data, stdin))| {
+                    let model = d.join(format!("{t}.{i}.kern")).display().to_string();
+                    let mut args = vec![
+                        "train",
+                        "--type",
+                        t,
+                        "--kernel",
+                        "precomputed",
+                        "--data",
+                        data,
+                        "--out",
+                        &model,
+                    ];
+                    args.extend(&extra);
+                    let (ok, j, err) = kern_with_stdin(&args, stdin.map_or(&[][..], |b| &b[..]));
+                    assert!(ok, "{t} train on {data}: {err}");
+                    assert_eq!(j["kernel"], "precomputed", "{t}");
+                    std::fs::read(&model).unwrap()
+                })
+                .collect();
+        assert!(models.iter().all(|m| m == &models[0]), "{t}: the three inputs give one model");
+        // Prediction: the same three ways of giving the test rows.
+        let model = d.join(format!("{t}.0.kern")).display().to_string();
+        let preds: Vec<Vec<u8>> = [(&test, None), (&test_gz, None), (&"-".to_string(), Some(&test_bytes))]
+            .iter()
+            .enumerate()
+            .map(|(i, (data, stdin))| {
+                let out = d.join(format!("{t}.{i}.pred")).display().to_string();
+                let args = ["predict", "--model", &model, "--data", data, "--out", &out];
+                let (ok, _, err) = kern_with_stdin(&args, stdin.map_or(&[][..], |b| &b[..]));
+                assert!(ok, "{t} predict on {data}: {err}");
+                std::fs::read(&out).unwrap()
+            })
+            .collect();
+        assert!(!preds[0].is_empty());
+        assert!(preds.iter().all(|p| p == &preds[0]), "{t}: the three inputs give one prediction");
+        // Cross-validation: the same folds and scores (everything but the timing).
+        let grid = if t == "c-svc" { "c=[0.5,4]" } else { "nu=[0.3,0.6]" };
+        let cvs: Vec<Value> = [(&train, None), (&train_gz, None), (&"-".to_string(), Some(&train_bytes))]
+            .iter()
+            .map(|(data, stdin)| {
+                let args = [
+                    "cv",
+                    "--type",
+                    t,
+                    "--kernel",
+                    "precomputed",
+                    "--data",
+                    data,
+                    "--folds",
+                    "3",
+                    "--seed",
+                    "4",
+                    "--grid",
+                    grid,
+                    "-q",
+                ];
+                let (ok, mut j, err) = kern_with_stdin(&args, stdin.map_or(&[][..], |b| &b[..]));
+                assert!(ok, "{t} cv on {data}: {err}");
+                j.as_object_mut().unwrap().remove("seconds");
+                for c in j["cells"].as_array_mut().unwrap() {
+                    c.as_object_mut().unwrap().retain(|k, _| !k.contains("seconds"));
+                }
+                j
+            })
+            .collect();
+        assert!(cvs[0]["cells"].as_array().unwrap().len() == 2, "{t}: {}", cvs[0]);
+        assert!(cvs.iter().all(|j| j == &cvs[0]), "{t}: the three inputs give one cross-validation");
+    }
+    // A file that is not gzip behind a .gz name is a named error, not a panic.
+    let bad = d.join("bad.txt.gz");
+    std::fs::write(&bad, "1 0:1 1:1\n").unwrap();
+    let out = d.join("bad.kern").display().to_string();
+    let (ok, _, err) = kern(&[
+        "train",
+        "--type",
+        "c-svc",
+        "--kernel",
+        "precomputed",
+        "--data",
+        bad.to_str().unwrap(),
+        "--out",
+        &out,
+    ]);
+    assert!(!ok && err.contains("bad.txt.gz") && !err.contains("panicked"), "{err}");
 }

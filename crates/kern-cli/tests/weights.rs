@@ -41,6 +41,34 @@ fn train(d: &Path, tag: &str, args: &[&str], data: &Path, weights: Option<&Path>
     std::fs::read(&out).unwrap()
 }
 
+/// The non-empty rows of a data file.
+fn rows(data: &Path) -> Vec<String> {
+    std::fs::read_to_string(data)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// A weight file for `n` rows: weight 0 on every third row (rows 0, 3, 6, ...) when `every_third_zero`,
+/// else weight 1 on every row.
+fn weight_file(d: &Path, name: &str, n: usize, every_third_zero: bool) -> PathBuf {
+    let p = d.join(name);
+    let w: String = (0..n).map(|i| if every_third_zero && i % 3 == 0 { "0\n" } else { "1\n" }).collect();
+    std::fs::write(&p, w).unwrap();
+    p
+}
+
+/// Trains with `args` on `data` without weights and with weight 1 on every row, asserts that the two
+/// saved models are the same bytes, and returns them.
+fn unit_weights_change_nothing(d: &Path, tag: &str, args: &[&str], data: &Path) -> Vec<u8> {
+    let ones = weight_file(d, &format!("{tag}.ones"), rows(data).len(), false);
+    let plain = train(d, &format!("{tag}-plain"), args, data, None);
+    assert_eq!(train(d, &format!("{tag}-ones"), args, data, Some(&ones)), plain, "{tag}: weight 1");
+    plain
+}
+
 #[test]
 fn unit_weights_and_zero_weights() {
     let d = dir("unit-zero");
@@ -55,21 +83,15 @@ fn unit_weights_and_zero_weights() {
         ("krr", &sinc, vec!["--model", "krr", "--lambda", "0.01", "--kernel", "gaussian:gamma=0.5"]),
     ];
     for (tag, data, args) in cases {
-        let text = std::fs::read_to_string(data).unwrap();
-        let rows: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        let ones = d.join(format!("{tag}.ones"));
-        std::fs::write(&ones, "1\n".repeat(rows.len())).unwrap();
-        let plain = train(&d, &format!("{tag}-plain"), &args, data, None);
-        assert_eq!(train(&d, &format!("{tag}-ones"), &args, data, Some(&ones)), plain, "{tag}: weight 1");
+        unit_weights_change_nothing(&d, tag, &args, data);
         if tag == "krr" {
             continue; // kernel ridge keeps zero-weight rows (their coefficient is 0)
         }
         // Weight 0 on every third row = those rows left out of the data file.
-        let w: String = (0..rows.len()).map(|i| if i % 3 == 0 { "0\n" } else { "1\n" }).collect();
-        let zeros = d.join(format!("{tag}.zeros"));
-        std::fs::write(&zeros, w).unwrap();
+        let lines = rows(data);
+        let zeros = weight_file(&d, &format!("{tag}.zeros"), lines.len(), true);
         let kept: String =
-            rows.iter().enumerate().filter(|(i, _)| i % 3 != 0).map(|(_, r)| format!("{r}\n")).collect();
+            lines.iter().enumerate().filter(|(i, _)| i % 3 != 0).map(|(_, r)| format!("{r}\n")).collect();
         let kept_file = d.join(format!("{tag}.kept"));
         std::fs::write(&kept_file, kept).unwrap();
         assert_eq!(
@@ -85,7 +107,7 @@ fn unit_weights_and_zero_weights() {
 fn bad_weight_files_are_refused() {
     let d = dir("bad");
     let gr = fixture("gr_train.txt").display().to_string();
-    let n = std::fs::read_to_string(&gr).unwrap().lines().filter(|l| !l.trim().is_empty()).count();
+    let n = rows(Path::new(&gr)).len();
     let out = d.join("m.model").display().to_string();
     let cases = [
         ("short", "1\n".repeat(n - 1), "weights for"),
@@ -177,15 +199,9 @@ fn precomputed_files_take_weights() {
     for (t, data, test, extra) in cases {
         let mut args = vec!["--type", t, "--kernel", "precomputed", "--format", "libsvm"];
         args.extend(&extra);
-        let n = std::fs::read_to_string(data).unwrap().lines().filter(|l| !l.trim().is_empty()).count();
-        let ones = d.join(format!("{t}.ones"));
-        std::fs::write(&ones, "1\n".repeat(n)).unwrap();
-        let plain = train(&d, &format!("{t}-plain"), &args, data, None);
-        assert_eq!(train(&d, &format!("{t}-ones"), &args, data, Some(&ones)), plain, "{t}: weight 1");
-
-        let zeros = d.join(format!("{t}.zeros"));
-        std::fs::write(&zeros, (0..n).map(|i| if i % 3 == 0 { "0\n" } else { "1\n" }).collect::<String>())
-            .unwrap();
+        unit_weights_change_nothing(&d, t, &args, data);
+        let n = rows(data).len();
+        let zeros = weight_file(&d, &format!("{t}.zeros"), n, true);
         let weighted = train(&d, &format!("{t}-zeros"), &args, data, Some(&zeros));
         // Support-vector lines of the LIBSVM model: `COEF... 0:SERIAL`; no serial of weight 0.
         let text = String::from_utf8(weighted).unwrap();

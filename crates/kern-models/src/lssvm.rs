@@ -27,13 +27,11 @@
 //! ```
 
 use crate::error::Result;
-use crate::kmat::{PathChoice, SolvePath};
+use crate::kmat::PathChoice;
 use crate::persist::Persist;
-use crate::ridge::{Encoded, Fitted, GridMethod, Lambda, Problem, Selection, Task, log10_grid};
-use faer::Mat;
-use kern_core::learner::{Fit, Model};
-use kern_core::{BinaryTargets, ClassTargets, KernelSpec, RealTargets, Samples, Targets};
-use kern_sparse::{Ordering, PcgReport, SolveOptions, Solver};
+use crate::ridge::{Encoded, Fitted, GridMethod, Lambda, Problem, log10_grid};
+use kern_core::{KernelSpec, Samples};
+use kern_sparse::{Ordering, SolveOptions};
 use serde::{Deserialize, Serialize};
 
 /// The default λ grid of LS-SVM: `10^-3, 10^-2.5, …, 10^5` (17 values).
@@ -74,71 +72,6 @@ impl LsSvmParams {
         }
     }
 
-    /// A fixed λ.
-    pub fn lambda(mut self, lambda: f64) -> Self {
-        self.lambda = Lambda::Fixed(lambda);
-        self
-    }
-
-    /// λ by exact leave-one-out over `grid`.
-    pub fn loo(mut self, grid: Vec<f64>) -> Self {
-        self.lambda = Lambda::Loo(grid);
-        self
-    }
-
-    /// λ by the error on a tuning set `(x, y)` over `grid`.
-    pub fn validation(mut self, grid: Vec<f64>, x: Samples, y: Targets) -> Self {
-        self.lambda = Lambda::Validation { grid, x, y };
-        self
-    }
-
-    /// Forces or frees the path.
-    pub fn path(mut self, path: PathChoice) -> Self {
-        self.path = path;
-        self
-    }
-
-    /// Sets the grid method.
-    pub fn grid_method(mut self, m: GridMethod) -> Self {
-        self.grid_method = m;
-        self
-    }
-
-    /// Sets the fill-reducing ordering of the sparse path.
-    ///
-    /// ```
-    /// use kern_models::lssvm::LsSvmParams;
-    /// use kern_sparse::{Ordering, PcgReport, SolveOptions, Solver};
-    /// let p = LsSvmParams::new("cs-gaussian:sigma=1,c=2".parse()?).ordering(Ordering::Rcm);
-    /// assert_eq!(p.ordering, Ordering::Rcm);
-    /// # Ok::<(), kern_core::CoreError>(())
-    /// ```
-    pub fn ordering(mut self, o: Ordering) -> Self {
-        self.ordering = o;
-        self
-    }
-
-    /// Sets the solver of the sparse path (direct, iterative or auto, with the conjugate-gradient
-    /// tolerance and iteration cap).
-    ///
-    /// ```
-    /// use kern_models::lssvm::LsSvmParams;
-    /// use kern_sparse::{SolveOptions, Solver};
-    /// let o = SolveOptions { solver: Solver::Iterative, ..SolveOptions::default() };
-    /// let p = LsSvmParams::new("cs-gaussian:sigma=1,c=2".parse()?).solver(o);
-    /// assert_eq!(p.solver.solver, Solver::Iterative);
-    /// # Ok::<(), kern_core::CoreError>(())
-    /// ```
-    pub fn solver(mut self, o: SolveOptions) -> Self {
-        self.solver = o;
-        self
-    }
-
-    /// Trains on any target kind.
-    pub fn fit_targets(&self, x: &Samples, y: &Targets) -> Result<LsSvm> {
-        self.fit_encoded(x, Encoded::any(y))
-    }
-
     fn fit_encoded(&self, x: &Samples, enc: Encoded) -> Result<LsSvm> {
         let p = Problem {
             kernel: &self.kernel,
@@ -168,133 +101,15 @@ impl Persist for LsSvm {
     }
 }
 
-impl LsSvm {
-    /// The kernel.
-    pub fn kernel(&self) -> &KernelSpec {
-        &self.0.kernel
-    }
-
-    /// The λ used (fixed or selected).
-    pub fn lambda(&self) -> f64 {
-        self.0.lambda
-    }
-
-    /// The path the model was trained on.
-    pub fn path(&self) -> SolvePath {
-        self.0.path
-    }
-
-    /// What the model predicts.
-    pub fn task(&self) -> &Task {
-        &self.0.task
-    }
-
-    /// The λ selection record (grid, errors, chosen index), when λ was selected.
-    pub fn selection(&self) -> Option<&Selection> {
-        self.0.selection.as_ref()
-    }
-
-    /// Seconds spent in Cholesky factorizations / the eigendecomposition during training.
-    pub fn factor_seconds(&self) -> f64 {
-        self.0.factor_seconds
-    }
-
-    /// The solver the model was trained with: [`Solver::Direct`] or [`Solver::Iterative`].
-    pub fn solver(&self) -> Solver {
-        self.0.solver
-    }
-
-    /// With the iterative solver, the worst conjugate-gradient report over the right-hand sides
-    /// (iterations, true relative residual, whether every solve converged).
-    pub fn pcg_report(&self) -> Option<PcgReport> {
-        self.0.pcg
-    }
-
-    /// Number of outputs (1, or the number of classes for one-vs-rest with more than two classes).
-    pub fn outputs(&self) -> usize {
-        self.0.outputs()
-    }
-
-    /// The training samples (every one carries a coefficient).
-    pub fn training_samples(&self) -> &Samples {
-        &self.0.train
-    }
-
-    /// Coefficients `α_i` of output `t`, one per training sample.
-    pub fn alpha(&self, t: usize) -> &[f64] {
-        let n = self.0.train.n();
-        &self.0.alpha[t * n..(t + 1) * n]
-    }
-
-    /// Intercept of output `t` (0 without a bias term).
-    pub fn bias(&self, t: usize) -> f64 {
-        self.0.bias[t]
-    }
-
-    /// Decision values `f_t(x)` (`m × outputs`).
-    pub fn decision_function(&self, x: &Samples) -> Result<Mat<f64>> {
-        self.0.decision_function(x)
-    }
-
-    /// Predictions: ±1 (binary targets), class index (class targets), value (real targets).
-    pub fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
-        self.0.predict(x)
-    }
-}
-
-impl Model for LsSvm {
-    type Error = crate::ModelsError;
-    fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
-        self.0.predict(x)
-    }
-}
-
-impl Fit<BinaryTargets> for LsSvmParams {
-    type Model = LsSvm;
-    type Error = crate::ModelsError;
-    fn fit(&self, x: &Samples, y: &BinaryTargets) -> Result<LsSvm> {
-        self.fit_encoded(x, Encoded::binary(y))
-    }
-}
-
-impl Fit<ClassTargets> for LsSvmParams {
-    type Model = LsSvm;
-    type Error = crate::ModelsError;
-    fn fit(&self, x: &Samples, y: &ClassTargets) -> Result<LsSvm> {
-        self.fit_encoded(x, Encoded::classes(y))
-    }
-}
-
-impl Fit<RealTargets> for LsSvmParams {
-    type Model = LsSvm;
-    type Error = crate::ModelsError;
-    fn fit(&self, x: &Samples, y: &RealTargets) -> Result<LsSvm> {
-        self.fit_encoded(x, Encoded::real(y))
-    }
-}
-
-impl Fit<Targets> for LsSvmParams {
-    type Model = LsSvm;
-    type Error = crate::ModelsError;
-    fn fit(&self, x: &Samples, y: &Targets) -> Result<LsSvm> {
-        self.fit_targets(x, y)
-    }
-}
-
-impl crate::widen::WidenFeatures for LsSvm {
-    fn n_features(&self) -> usize {
-        self.0.train.d()
-    }
-    fn widen_features(&mut self, d: usize) -> Result<()> {
-        crate::widen::widen_store(&mut self.0.train, d)
-    }
-}
+crate::ridge::estimator::ridge_estimator!(LsSvmParams, LsSvm, "lssvm");
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kmat::SolvePath;
     use crate::krr::KernelRidgeParams;
-    use kern_core::RealTargets;
+    use kern_core::learner::Fit;
+    use kern_core::{BinaryTargets, RealTargets};
 
     /// Points on a scrambled lattice in [0, 3]² (deterministic) with labels from a wavy boundary.
     fn data(n: usize) -> (Samples, Vec<f64>) {

@@ -33,6 +33,8 @@
 //! **Selection** of λ: classification by the leave-one-out (or validation) error rate, ties broken by
 //! the mean squared residual; regression by the mean squared residual (PRESS / n).
 
+pub(crate) mod estimator;
+
 use crate::error::{ModelsError, Result};
 use crate::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand};
 use faer::linalg::matmul::matmul;

@@ -21,7 +21,7 @@ mod nu_bound;
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, ClassTargets, RealTargets, Samples};
 use kern_models::svm::{NuSvcParams, NuSvrParams, OneClassParams, Svc};
-use nu_bound::{Constraint, DOUBLE, Dual, LIBSVM_FLOAT, Reported, Solution, snap};
+use nu_bound::{Constraint, DOUBLE, Dual, Expected, LIBSVM_FLOAT, Reported, Solution, snap};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -37,50 +37,14 @@ fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/libsvm/nu").join(name)
 }
 
-/// A LIBSVM data file as dense rows of `d` features (index 0, the precomputed serial, is column 0
-/// when `with_zero`) and its labels.
-fn load(name: &str, d: usize, with_zero: bool) -> (Samples, Vec<f64>) {
-    let text = std::fs::read_to_string(fixture(name)).unwrap();
-    let (mut rows, mut y) = (Vec::new(), Vec::new());
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let mut it = line.split_whitespace();
-        y.push(it.next().unwrap().parse::<f64>().unwrap());
-        let mut row = vec![0.0; d];
-        for tok in it {
-            let (i, v) = tok.split_once(':').unwrap();
-            let i: usize = i.parse().unwrap();
-            let col = if with_zero { i } else { i - 1 };
-            row[col] = v.parse().unwrap();
-        }
-        rows.push(row);
-    }
+/// A LIBSVM data file as dense rows of `d` features, and its labels.
+fn load(name: &str, d: usize) -> (Samples, Vec<f64>) {
+    let (y, rows) = nu_bound::read_rows(&fixture(name), 1, Some(d));
     (Samples::from_flat(rows.concat(), rows.len(), d).unwrap(), y)
 }
 
-struct Expected {
-    labels: Vec<i64>,
-    rho: Vec<f64>,
-    /// 0-based training index → sv_coef columns.
-    sv: Vec<(usize, Vec<f64>)>,
-    dec: Vec<(f64, Vec<f64>)>,
-}
-
 fn expected(name: &str) -> Expected {
-    let text = std::fs::read_to_string(fixture(&format!("{name}.expected"))).unwrap();
-    let mut e = Expected { labels: vec![], rho: vec![], sv: vec![], dec: vec![] };
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let mut it = line.split_whitespace();
-        let key = it.next().unwrap();
-        let nums: Vec<f64> = it.map(|t| t.parse().unwrap()).collect();
-        match key {
-            "labels" => e.labels = nums.iter().map(|&v| v as i64).collect(),
-            "rho" => e.rho = nums,
-            "sv" => e.sv.push((nums[0] as usize - 1, nums[1..].to_vec())),
-            "dec" => e.dec.push((nums[0], nums[1..].to_vec())),
-            other => panic!("unknown key {other}"),
-        }
-    }
-    e
+    Expected::read(&fixture(&format!("{name}.expected")))
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -124,8 +88,8 @@ fn assert_decisions(name: &str, got: &[f64], want: &[f64], tol: f64) {
 
 /// A binary ν-SVC on green-red (labels ±1, LIBSVM's label order +1, −1 = kern's decision sign).
 fn check_nu_svc_binary(name: &str, kernel: &str, nu: f64, shrinking: bool, eps: f64, tol: f64) {
-    let (x, y) = load("gr_train.txt", 2, false);
-    let (xt, _) = load("gr_test.txt", 2, false);
+    let (x, y) = load("gr_train.txt", 2);
+    let (xt, _) = load("gr_test.txt", 2);
     let e = expected(name);
     assert_eq!(e.labels, vec![1, -1]);
     let mut p = NuSvcParams::new(kernel.parse().unwrap()).nu(nu);
@@ -133,13 +97,13 @@ fn check_nu_svc_binary(name: &str, kernel: &str, nu: f64, shrinking: bool, eps: 
     p.solver.tol = eps;
     let m = p.fit(&x, &BinaryTargets::from_f64(&y).unwrap()).unwrap();
     assert_eq!(m.nu(), Some(nu));
-    let want: Vec<(usize, f64)> = e.sv.iter().map(|(i, c)| (*i, c[0])).collect();
+    let want: Vec<(usize, f64)> = e.sv_column(0);
     let mut want = want;
     want.sort_by_key(|p| p.0);
     assert_same_svs(name, &machine_svs(&m, &x, 0), &want, tol);
     assert!(close(-m.machines()[0].2, e.rho[0], tol), "{name}: rho {} vs {}", -m.machines()[0].2, e.rho[0]);
     let dec: Vec<f64> = m.decision_function(&xt).unwrap().iter().map(|r| r[0]).collect();
-    assert_decisions(name, &dec, &e.dec.iter().map(|d| d.1[0]).collect::<Vec<_>>(), tol);
+    assert_decisions(name, &dec, &e.dec_column(0).iter().map(|d| d.1).collect::<Vec<_>>(), tol);
     let pred = m.predict(&xt).unwrap();
     assert_eq!(pred, e.dec.iter().map(|d| d.0).collect::<Vec<_>>(), "{name}: labels");
 }
@@ -157,8 +121,8 @@ fn nu_svc_green_red_without_shrinking_matches_libsvm() {
 
 #[test]
 fn nu_svc_mnist_three_digits_matches_libsvm() {
-    let (x, y) = load("mnist_train.txt", 784, false);
-    let (xt, _) = load("mnist_test.txt", 784, false);
+    let (x, y) = load("mnist_train.txt", 784);
+    let (xt, _) = load("mnist_test.txt", 784);
     let e = expected("nusvc_mnist");
     assert_eq!(e.labels, vec![0, 1, 2], "the fixture's label order is kern's sorted class order");
     let m = NuSvcParams::new("gaussian:beta=0.02".parse().unwrap())
@@ -202,8 +166,8 @@ fn nu_svc_mnist_three_digits_matches_libsvm() {
 
 #[allow(clippy::too_many_arguments)]
 fn check_one_class(name: &str, train: &str, test: &str, d: usize, kernel: &str, nu: f64, eps: f64, tol: f64) {
-    let (x, _) = load(train, d, false);
-    let (xt, _) = load(test, d, false);
+    let (x, _) = load(train, d);
+    let (xt, _) = load(test, d);
     let e = expected(name);
     let mut p = OneClassParams::new(kernel.parse().unwrap()).nu(nu);
     p.solver.tol = eps;
@@ -211,14 +175,14 @@ fn check_one_class(name: &str, train: &str, test: &str, d: usize, kernel: &str, 
     let idx = training_index(&x, m.support_vectors());
     let mut got: Vec<(usize, f64)> = idx.into_iter().zip(m.coefficients().iter().copied()).collect();
     got.sort_by_key(|p| p.0);
-    let mut want: Vec<(usize, f64)> = e.sv.iter().map(|(i, c)| (*i, c[0])).collect();
+    let mut want: Vec<(usize, f64)> = e.sv_column(0);
     want.sort_by_key(|p| p.0);
     assert_same_svs(name, &got, &want, tol);
     assert!(close(m.rho(), e.rho[0], tol), "{name}: rho {} vs {}", m.rho(), e.rho[0]);
     assert_decisions(
         name,
         &m.decision_function(&xt).unwrap(),
-        &e.dec.iter().map(|d| d.1[0]).collect::<Vec<_>>(),
+        &e.dec_column(0).iter().map(|d| d.1).collect::<Vec<_>>(),
         tol,
     );
     assert_eq!(m.predict(&xt).unwrap(), e.dec.iter().map(|d| d.0).collect::<Vec<_>>(), "{name}: labels");
@@ -288,8 +252,8 @@ const GR_BETA: f64 = 2.7777777777777777;
 /// and `|1/r_L − 1/r_K| ≤ B/(r_L r_K)`), labels equal wherever LIBSVM's decision value is farther
 /// from 0 than that bound, and the criteria.
 fn check_nu_svc_bounds(name: &str, nu: f64, shrinking: bool, eps: f64) {
-    let (x, y) = load("gr_train.txt", 2, false);
-    let (xt, yt) = load("gr_test.txt", 2, false);
+    let (x, y) = load("gr_train.txt", 2);
+    let (xt, yt) = load("gr_test.txt", 2);
     let e = expected(name);
     assert_eq!(e.labels, vec![1, -1], "LIBSVM's label order +1, −1 is kern's decision sign");
     let mut p = NuSvcParams::new(format!("gaussian:beta={GR_BETA}").parse().unwrap()).nu(nu);
@@ -310,7 +274,7 @@ fn check_nu_svc_bounds(name: &str, nu: f64, shrinking: bool, eps: f64) {
         let rho = rho_over_r * r;
         (Solution { alpha, eps, q_rel, reported: Reported::Both(r + rho, r - rho) }, r, rho)
     };
-    let lib_sv: Vec<(usize, f64)> = e.sv.iter().map(|(i, c)| (*i, c[0])).collect();
+    let lib_sv: Vec<(usize, f64)> = e.sv_column(0);
     let (lib, r_l, _) = solution(&lib_sv, e.rho[0], eps, LIBSVM_FLOAT);
     let kern_sv = machine_svs(&m, &x, 0);
     let (kern, r_k, rho_k) = solution(&kern_sv, -m.machines()[0].2, eps, DOUBLE);
@@ -324,19 +288,7 @@ fn check_nu_svc_bounds(name: &str, nu: f64, shrinking: bool, eps: f64) {
         constraint: Constraint::Masses(nul / 2.0, nul / 2.0),
     };
     let ag = dual.agreement(name, &lib, &kern);
-    eprintln!(
-        "{name}: {ag:?}",
-        ag = (
-            ag.f,
-            ag.viol,
-            ag.gap,
-            ag.w_diff,
-            ag.w_bound,
-            ag.offset_bound,
-            ag.uncertain.len(),
-            ag.beta_bound
-        )
-    );
+    ag.print(name, "");
     // The criterion on the objective (it follows from the gaps when they are small).
     assert!(
         (ag.f.0 - ag.f.1).abs() <= OBJECTIVE * ag.f.0.abs(),
@@ -394,8 +346,8 @@ fn check_nu_svc_bounds(name: &str, nu: f64, shrinking: bool, eps: f64) {
 fn nu_svr_sinc_matches_libsvm() {
     let name = "nusvr_sinc";
     let (c, nu, eps, beta) = (10.0, 0.3, 1e-9, 0.5);
-    let (x, y) = load("sinc_train.txt", 1, false);
-    let (xt, _) = load("sinc_test.txt", 1, false);
+    let (x, y) = load("sinc_train.txt", 1);
+    let (xt, _) = load("sinc_test.txt", 1);
     let e = expected(name);
     let mut p = NuSvrParams::new(format!("gaussian:beta={beta}").parse().unwrap()).c(c).nu(nu);
     p.solver.tol = eps;
@@ -416,7 +368,7 @@ fn nu_svr_sinc_matches_libsvm() {
         }
         alpha
     };
-    let lib_sv: Vec<(usize, f64)> = e.sv.iter().map(|(i, cf)| (*i, cf[0])).collect();
+    let lib_sv: Vec<(usize, f64)> = e.sv_column(0);
     let idx = training_index(&x, m.support_vectors());
     let kern_sv: Vec<(usize, f64)> = idx.into_iter().zip(m.coefficients().iter().copied()).collect();
     let (rho_k, r_k) = (-m.bias(), -m.epsilon());
@@ -438,19 +390,7 @@ fn nu_svr_sinc_matches_libsvm() {
         constraint: Constraint::Masses(mass, mass),
     };
     let ag = dual.agreement(name, &lib, &kern);
-    eprintln!(
-        "{name}: {ag:?}",
-        ag = (
-            ag.f,
-            ag.viol,
-            ag.gap,
-            ag.w_diff,
-            ag.w_bound,
-            ag.offset_bound,
-            ag.uncertain.len(),
-            ag.beta_bound
-        )
-    );
+    ag.print(name, "");
     assert!(
         (ag.f.0 - ag.f.1).abs() <= OBJECTIVE * ag.f.0.abs(),
         "{name}: objectives {:?} not within 1e-3",

@@ -38,24 +38,10 @@ fn dir() -> PathBuf {
 
 /// Labels and kernel rows (the `0:` entry dropped) of a precomputed-format file.
 fn load(name: &str) -> (Vec<f64>, Vec<Vec<f64>>) {
-    let text = std::fs::read_to_string(dir().join(name)).unwrap();
-    let (mut y, mut rows) = (Vec::new(), Vec::new());
-    for (r, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-        let mut it = line.split_whitespace();
-        y.push(it.next().unwrap().parse::<f64>().unwrap());
-        let mut row = Vec::new();
-        for (j, tok) in it.enumerate() {
-            let (i, v) = tok.split_once(':').unwrap();
-            assert_eq!(i.parse::<usize>().unwrap(), j, "{name} row {r}: dense columns 0, 1, 2, …");
-            if j > 0 {
-                row.push(v.parse::<f64>().unwrap());
-            }
-        }
-        rows.push(row);
-    }
-    (y, rows)
+    nu_bound::read_rows(&dir().join(name), 1, None)
 }
 
+/// LIBSVM's binary model (one machine) from a fixture.
 struct Expected {
     labels: Vec<i64>,
     rho: f64,
@@ -66,21 +52,8 @@ struct Expected {
 }
 
 fn expected(name: &str) -> Expected {
-    let text = std::fs::read_to_string(dir().join(format!("{name}.expected"))).unwrap();
-    let mut e = Expected { labels: vec![], rho: f64::NAN, sv: vec![], dec: vec![] };
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let mut it = line.split_whitespace();
-        let key = it.next().unwrap();
-        let nums: Vec<f64> = it.map(|t| t.parse().unwrap()).collect();
-        match key {
-            "labels" => e.labels = nums.iter().map(|&v| v as i64).collect(),
-            "rho" => e.rho = nums[0],
-            "sv" => e.sv.push((nums[0] as usize - 1, nums[1])),
-            "dec" => e.dec.push((nums[0], nums[1])),
-            other => panic!("unknown key {other}"),
-        }
-    }
-    e
+    let e = nu_bound::Expected::read(&dir().join(format!("{name}.expected")));
+    Expected { rho: e.rho[0], sv: e.sv_column(0), dec: e.dec_column(0), labels: e.labels }
 }
 
 /// The training set of a case: the Gram (row-major), its `KernelMatrix`, the targets, the test rows.
@@ -145,19 +118,7 @@ fn check_decisions(
 }
 
 fn report(name: &str, ag: &Agreement, n_sv: (usize, usize), labels: usize, n_test: usize) {
-    eprintln!(
-        "{name}: objectives {:?}, true violations {:?}, gaps {:?}, ‖g_L − g_K‖_H {:.3e} (bound {:.3e}), \
-         ρ bound {:.3e}, SVs {n_sv:?}, {} points not certified at a bound (coefficient bound {:.3e}), \
-         {labels}/{n_test} test labels certified",
-        ag.f,
-        ag.viol,
-        ag.gap,
-        ag.w_diff,
-        ag.w_bound,
-        ag.offset_bound,
-        ag.uncertain.len(),
-        ag.beta_bound
-    );
+    ag.print(name, &format!(", SVs {n_sv:?}, {labels}/{n_test} test labels certified"));
 }
 
 /// Σ|coef| of both solutions, for the rounding allowance of the decision values (both evaluate

@@ -331,7 +331,7 @@ pub fn run(a: Args) -> CliResult {
     // Every model of `kern cv` computes on either sample store: a sparse file stays sparse. A
     // precomputed file becomes its kernel matrix, and the samples the folds split are the serials.
     let (mut ds, gram) = if precomputed {
-        let ds = crate::commands::precomputed::read(&a.data.data, true)?;
+        let ds = crate::commands::precomputed::read(&a.data, true)?;
         let k = crate::commands::precomputed::kernel_matrix(&ds)?;
         (ds, Some(k))
     } else {

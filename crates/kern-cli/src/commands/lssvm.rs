@@ -16,6 +16,7 @@ use kern_models::lssvm::{LsSvm, LsSvmParams};
 use kern_models::persist;
 use kern_models::ridge::{Selection, Task};
 use kern_models::weights::FitWeighted;
+use kern_models::widen::WidenFeatures;
 use kern_sparse::{PcgReport, SolveOptions, Solver};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -97,29 +98,14 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
         )?;
     }
     let t = Instant::now();
-    let solved: (Solver, Option<PcgReport>);
-    let (json_model, name) = match which {
+    let mut v = match which {
         Dual::LsSvm => {
             let mut p = LsSvmParams::new(kernel).path(path).ordering(ordering).solver(solver);
             if let Some(l) = a.lambda {
                 p = p.lambda(l);
             }
             let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
-            let seconds = t.elapsed().as_secs_f64();
-            crate::common::save_model(&a.out, &m)?;
-            solved = (m.solver(), m.pcg_report());
-            (
-                summary(
-                    &m.kernel().to_string(),
-                    m.lambda(),
-                    m.factor_seconds(),
-                    m.path().name(),
-                    m.task(),
-                    m.selection(),
-                    seconds,
-                ),
-                "lssvm",
-            )
+            trained(a, &m, t)?
         }
         Dual::Krr => {
             let mut p = KernelRidgeParams::new(kernel).path(path).ordering(ordering).solver(solver);
@@ -128,31 +114,76 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
             }
             let w = crate::commands::train::sample_weights(a, ds.samples.n())?;
             let m = with_threads(a.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
-            let seconds = t.elapsed().as_secs_f64();
-            crate::common::save_model(&a.out, &m)?;
-            solved = (m.solver(), m.pcg_report());
-            (
-                summary(
-                    &m.kernel().to_string(),
-                    m.lambda(),
-                    m.factor_seconds(),
-                    m.path().name(),
-                    m.task(),
-                    m.selection(),
-                    seconds,
-                ),
-                "krr",
-            )
+            trained(a, &m, t)?
         }
     };
-    let mut v = json_model;
-    solver_json(&mut v, solved.0, solved.1);
-    v["model"] = json!(name);
+    v["model"] = json!(which.kind());
     v["n"] = json!(ds.samples.n());
     v["d"] = json!(ds.samples.d());
     v["out"] = json!(a.out.display().to_string());
     Ok(v)
 }
+
+/// Saves a model trained since `t` and returns its summary.
+fn trained<M: Trained>(a: &Args, m: &M, t: Instant) -> CliResult {
+    let seconds = t.elapsed().as_secs_f64();
+    crate::common::save_model(&a.out, m)?;
+    let f = m.figures();
+    let mut v = summary(&f.kernel, f.lambda, f.factor_seconds, f.path, f.task, f.selection, seconds);
+    solver_json(&mut v, f.solver, f.pcg);
+    Ok(v)
+}
+
+impl Dual {
+    /// The model kind, as saved and reported.
+    fn kind(self) -> &'static str {
+        match self {
+            Dual::LsSvm => "lssvm",
+            Dual::Krr => "krr",
+        }
+    }
+}
+
+/// What the command reads from a trained LS-SVM or kernel ridge model (the two share their accessors).
+struct Figures<'a> {
+    kernel: String,
+    lambda: f64,
+    factor_seconds: f64,
+    path: &'static str,
+    task: &'a Task,
+    selection: Option<&'a Selection>,
+    solver: Solver,
+    pcg: Option<PcgReport>,
+}
+
+/// An LS-SVM or a kernel ridge model, for the command.
+trait Trained: persist::Persist + WidenFeatures + Sync {
+    fn figures(&self) -> Figures<'_>;
+    fn predict_samples(&self, x: &kern_core::Samples) -> kern_models::Result<Vec<f64>>;
+}
+
+macro_rules! impl_trained {
+    ($($m:ty),*) => {$(
+        impl Trained for $m {
+            fn figures(&self) -> Figures<'_> {
+                Figures {
+                    kernel: self.kernel().to_string(),
+                    lambda: self.lambda(),
+                    factor_seconds: self.factor_seconds(),
+                    path: self.path().name(),
+                    task: self.task(),
+                    selection: self.selection(),
+                    solver: self.solver(),
+                    pcg: self.pcg_report(),
+                }
+            }
+            fn predict_samples(&self, x: &kern_core::Samples) -> kern_models::Result<Vec<f64>> {
+                self.predict(x)
+            }
+        }
+    )*};
+}
+impl_trained!(LsSvm, KernelRidge);
 
 fn summary(
     kernel: &str,
@@ -220,39 +251,38 @@ pub fn predict_dual(
     out: Option<&Path>,
     csv: bool,
 ) -> CliResult {
-    enum M {
-        L(LsSvm),
-        K(KernelRidge),
-    }
-    let mut m = match kind {
-        "lssvm" => M::L(persist::from_bytes(bytes, path)?),
-        _ => M::K(persist::from_bytes(bytes, path)?),
+    let mut v = match kind {
+        "lssvm" => predict_with::<LsSvm>(bytes, path, ds, threads, out, csv)?,
+        _ => predict_with::<KernelRidge>(bytes, path, ds, threads, out, csv)?,
     };
-    let (task, lambda, factor_seconds, solve_path) = match &m {
-        M::L(m) => (m.task().clone(), m.lambda(), m.factor_seconds(), m.path().name()),
-        M::K(m) => (m.task().clone(), m.lambda(), m.factor_seconds(), m.path().name()),
-    };
-    let x = match &mut m {
-        M::L(m) => crate::commands::predict::fit_dim(&ds.samples, m, csv)?,
-        M::K(m) => crate::commands::predict::fit_dim(&ds.samples, m, csv)?,
-    };
+    v["model"] = json!(kind);
+    Ok(v)
+}
+
+fn predict_with<M: Trained>(
+    bytes: &[u8],
+    path: &str,
+    ds: &Dataset,
+    threads: Option<usize>,
+    out: Option<&Path>,
+    csv: bool,
+) -> CliResult {
+    let mut m: M = persist::from_bytes(bytes, path)?;
+    let x = crate::commands::predict::fit_dim(&ds.samples, &mut m, csv)?;
     let t = Instant::now();
-    let pred = with_threads(threads, || match &m {
-        M::L(m) => m.predict(&x),
-        M::K(m) => m.predict(&x),
-    })??;
+    let pred = with_threads(threads, || m.predict_samples(&x))??;
     let seconds = t.elapsed().as_secs_f64();
+    let f = m.figures();
     if let Some(out) = out {
-        let mut s = label_names(&task, &pred).join("\n");
+        let mut s = label_names(f.task, &pred).join("\n");
         s.push('\n');
         crate::common::write_output(out, s.as_bytes())?;
     }
-    let mut v = scores(&task, &pred, ds);
-    v["model"] = json!(kind);
+    let mut v = scores(f.task, &pred, ds);
     v["n"] = json!(ds.samples.n());
-    v["lambda"] = json!(lambda);
-    v["factor_seconds"] = json!(factor_seconds);
-    v["path"] = json!(solve_path);
+    v["lambda"] = json!(f.lambda);
+    v["factor_seconds"] = json!(f.factor_seconds);
+    v["path"] = json!(f.path);
     v["seconds"] = json!(seconds);
     Ok(v)
 }

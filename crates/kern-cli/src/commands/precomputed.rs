@@ -7,31 +7,33 @@
 //! training points; it needs at least as many columns as the model's largest support-vector serial.
 
 use crate::commands::train::{Args, Scheme, Target, target};
-use crate::common::{CliError, CliResult};
+use crate::common::{CliError, CliResult, DataArgs};
 use kern_core::Samples;
 use kern_core::io::Dataset;
 use kern_models::svm::KernelMatrix;
-use std::path::Path;
+use std::io::BufRead as _;
 
 /// Whether `--kernel` asks for a precomputed kernel.
 pub fn is_precomputed(kernel: &str) -> bool {
     kernel.trim() == "precomputed"
 }
 
-/// Reads a precomputed-kernel file: labels and the kernel rows without their `0:` entry (`training`:
-/// row `i` must be `0:i`).
-pub fn read(path: &Path, training: bool) -> Result<Dataset, CliError> {
-    let name = path.display().to_string();
-    if name.ends_with(".csv") || name.ends_with(".csv.gz") {
+/// Reads a precomputed-kernel file (`-`: standard input; a name ending in `.gz` is decompressed, as
+/// for every other data file): labels and the kernel rows without their `0:` entry (`training`: row
+/// `i` must be `0:i`).
+pub fn read(data: &DataArgs, training: bool) -> Result<Dataset, CliError> {
+    let name = data.data.display().to_string();
+    if data.is_csv() {
         return Err(format!(
             "{name}: precomputed kernels are read from LIBSVM-format files (LABEL 0:SERIAL 1:K1 2:K2 ...), not CSV"
         )
         .into());
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let reader = kern_core::io::open_lines(data.source())?;
     let (mut labels, mut rows): (Vec<String>, Vec<Vec<(usize, f64)>>) = (Vec::new(), Vec::new());
     let mut width = 0;
-    for (ln, line) in text.lines().enumerate() {
+    for (ln, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| format!("{name}: {e}"))?;
         let line = line.split('#').next().unwrap_or("");
         let mut toks = line.split_ascii_whitespace();
         let Some(label) = toks.next() else { continue };
@@ -125,7 +127,7 @@ pub fn train(a: &Args) -> CliResult {
     if a.format == crate::commands::export::ModelFormat::Libsvm && a.multiclass == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
     }
-    let ds = read(&a.data.data, true)?;
+    let ds = read(&a.data, true)?;
     let k = kernel_matrix(&ds)?;
     let placeholder = kern_core::KernelSpec::Linear(kern_core::Linear);
     use crate::commands::train::SvmType;

@@ -63,7 +63,7 @@ pub fn run(a: Args) -> CliResult {
             String::from_utf8(bytes).map_err(|_| format!("{path}: not a LIBSVM model file (not text)"))?;
         let m = kern_models::libsvm_model::LibsvmModel::parse(&text, &path)?;
         let ds = if m.is_precomputed() {
-            crate::commands::precomputed::read(&a.data.data, false)?
+            crate::commands::precomputed::read(&a.data, false)?
         } else {
             a.data.load_sparse()?
         };
@@ -88,7 +88,7 @@ pub fn run(a: Args) -> CliResult {
         && matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom" | "kfa");
     let precomputed = envelope.is_none() && is_precomputed(&kind, &bytes, &path)?;
     let mut ds = if precomputed {
-        crate::commands::precomputed::read(&a.data.data, false)?
+        crate::commands::precomputed::read(&a.data, false)?
     } else if sparse {
         a.data.load_sparse()?
     } else {

@@ -113,7 +113,22 @@ pub(crate) fn normalize_label(s: &str) -> String {
     }
 }
 
-pub(crate) fn open_lines(path: &Path) -> Result<Box<dyn BufRead>> {
+/// Opens a text file for reading line by line, as every reader of this module does: a name ending in
+/// `.gz` is decompressed on the fly (feature `gzip`; concatenated gzip members are read in turn), any
+/// other file is read as is. For a format this module does not parse (the `kern` command's
+/// precomputed-kernel files, for instance), so that it takes the same files as the others.
+///
+/// ```
+/// use std::io::BufRead;
+/// let dir = std::env::temp_dir().join("kern-doc-open-lines");
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let p = dir.join("a.txt");
+/// std::fs::write(&p, "first\nsecond\n").unwrap();
+/// let lines: Vec<String> = kern_core::io::open_lines(&p)?.lines().collect::<Result<_, _>>().unwrap();
+/// assert_eq!(lines, ["first", "second"]);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn open_lines(path: &Path) -> Result<Box<dyn BufRead>> {
     let f = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
     let r: Box<dyn Read> =
         if path.extension().is_some_and(|e| e == "gz") { gunzip(path, f)? } else { Box::new(f) };

@@ -352,6 +352,30 @@ fn check_targets(k: &KernelMatrix, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// The serial numbers the regressions train on, once the number of targets `n` is checked.
+fn serials_for(k: &KernelMatrix, n: usize) -> Result<Samples> {
+    check_targets(k, n)?;
+    Ok(k.serials())
+}
+
+/// C-SVC (`nu = None`) or ν-SVC (`nu`, with `svc` from `NuSvcParams::as_svc`) on a precomputed
+/// kernel matrix, weighted or not: the targets are checked against the matrix, then the type's fit runs
+/// on the serial numbers with the matrix as its Gram (the parameters' kernel is not used).
+fn classify_on(
+    svc: &SvcParams,
+    k: &KernelMatrix,
+    y: &Targets,
+    w: Option<&SampleWeights>,
+    nu: Option<f64>,
+) -> Result<Svc> {
+    let (classes, names, binary) = class_targets(k, y, if nu.is_some() { "nu-SVC" } else { "C-SVC" })?;
+    let p = SvcParams { kernel: placeholder(), ..svc.clone() };
+    match w {
+        None => p.fit_groups(&k.serials(), &classes, &names, binary, nu, None, Some(k)),
+        Some(w) => p.fit_weighted_groups(&k.serials(), y, w, nu, Some(k)),
+    }
+}
+
 impl SvcParams {
     /// Trains a C-SVC on a precomputed kernel matrix (LIBSVM `-s 0 -t 4`); the parameters' kernel is
     /// not used. The model predicts from kernel rows (see [`KernelMatrix`]).
@@ -366,9 +390,7 @@ impl SvcParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_precomputed(&self, k: &KernelMatrix, y: &Targets) -> Result<Svc> {
-        let (classes, names, binary) = class_targets(k, y, "C-SVC")?;
-        let p = SvcParams { kernel: placeholder(), ..self.clone() };
-        p.fit_groups(&k.serials(), &classes, &names, binary, None, None, Some(k))
+        self.fit_precomputed_with(k, y, None)
     }
 
     /// [`SvcParams::fit_precomputed`] with sample weights (`None`: unweighted, the same model): weight
@@ -401,10 +423,7 @@ impl SvcParams {
         y: &Targets,
         w: Option<&SampleWeights>,
     ) -> Result<Svc> {
-        let Some(w) = w else { return self.fit_precomputed(k, y) };
-        class_targets(k, y, "C-SVC")?;
-        let p = SvcParams { kernel: placeholder(), ..self.clone() };
-        p.fit_weighted_groups(&k.serials(), y, w, None, Some(k))
+        classify_on(self, k, y, w, None)
     }
 }
 
@@ -422,9 +441,7 @@ impl NuSvcParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_precomputed(&self, k: &KernelMatrix, y: &Targets) -> Result<Svc> {
-        let (classes, names, binary) = class_targets(k, y, "nu-SVC")?;
-        let p = NuSvcParams { kernel: placeholder(), ..self.clone() };
-        p.as_svc()?.fit_groups(&k.serials(), &classes, &names, binary, Some(self.nu), None, Some(k))
+        self.fit_precomputed_with(k, y, None)
     }
 
     /// [`NuSvcParams::fit_precomputed`] with sample weights (`None`: unweighted): weight `w_i` is the
@@ -448,10 +465,8 @@ impl NuSvcParams {
         y: &Targets,
         w: Option<&SampleWeights>,
     ) -> Result<Svc> {
-        let Some(w) = w else { return self.fit_precomputed(k, y) };
-        class_targets(k, y, "nu-SVC")?;
-        let p = NuSvcParams { kernel: placeholder(), ..self.clone() };
-        p.as_svc()?.fit_weighted_groups(&k.serials(), y, w, Some(self.nu), Some(k))
+        let svc = NuSvcParams { kernel: placeholder(), ..self.clone() }.as_svc()?;
+        classify_on(&svc, k, y, w, Some(self.nu))
     }
 }
 
@@ -499,8 +514,7 @@ impl SvrParams {
         y: &RealTargets,
         w: Option<&SampleWeights>,
     ) -> Result<Svr> {
-        check_targets(k, y.len())?;
-        SvrParams { kernel: placeholder(), ..self.clone() }.fit_user(&k.serials(), y, w, Some(k))
+        SvrParams { kernel: placeholder(), ..self.clone() }.fit_user(&serials_for(k, y.len())?, y, w, Some(k))
     }
 }
 
@@ -547,8 +561,12 @@ impl NuSvrParams {
         y: &RealTargets,
         w: Option<&SampleWeights>,
     ) -> Result<Svr> {
-        check_targets(k, y.len())?;
-        NuSvrParams { kernel: placeholder(), ..self.clone() }.fit_user(&k.serials(), y, w, Some(k))
+        NuSvrParams { kernel: placeholder(), ..self.clone() }.fit_user(
+            &serials_for(k, y.len())?,
+            y,
+            w,
+            Some(k),
+        )
     }
 }
 

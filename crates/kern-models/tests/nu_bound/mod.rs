@@ -450,3 +450,97 @@ pub fn snap(a: f64, c: f64) -> f64 {
         a
     }
 }
+
+impl Agreement {
+    /// Prints the bounds and the measured distances on stderr (`--nocapture` shows them), with `extra`
+    /// figures of the test.
+    pub fn print(&self, name: &str, extra: &str) {
+        eprintln!(
+            "{name}: objectives {:?}, true violations {:?}, gaps {:?}, ‖g_L − g_K‖_H {:.3e} (bound {:.3e}), \
+             ρ bound {:.3e}, {} points not certified at a bound (coefficient bound {:.3e}){extra}",
+            self.f,
+            self.viol,
+            self.gap,
+            self.w_diff,
+            self.w_bound,
+            self.offset_bound,
+            self.uncertain.len(),
+            self.beta_bound
+        );
+    }
+}
+
+/// A LIBSVM-format data file as its labels and dense rows: index `i` goes to column `i − first`
+/// (indices below `first` are dropped: `first = 1` drops a precomputed file's `0:SERIAL`); `width`
+/// columns, or the largest index − `first` + 1 of the file when `None`.
+pub fn read_rows(path: &std::path::Path, first: usize, width: Option<usize>) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut y, mut sparse) = (Vec::new(), Vec::new());
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut it = line.split_whitespace();
+        y.push(it.next().unwrap().parse::<f64>().unwrap());
+        let row: Vec<(usize, f64)> = it
+            .map(|tok| tok.split_once(':').unwrap())
+            .map(|(i, v)| (i.parse::<usize>().unwrap(), v.parse::<f64>().unwrap()))
+            .filter(|&(i, _)| i >= first)
+            .map(|(i, v)| (i - first, v))
+            .collect();
+        sparse.push(row);
+    }
+    let w = width.unwrap_or_else(|| sparse.iter().flatten().map(|p| p.0 + 1).max().unwrap_or(0));
+    let rows = sparse
+        .iter()
+        .map(|r| {
+            let mut row = vec![0.0; w];
+            for &(i, v) in r {
+                row[i] = v;
+            }
+            row
+        })
+        .collect();
+    (y, rows)
+}
+
+/// LIBSVM's model and test decision values as a fixture's `.expected` file holds them (lines `labels
+/// L…`, `rho R…`, `sv SERIAL COEF…`, `dec LABEL VALUE…`, one value per one-vs-one machine).
+pub struct Expected {
+    /// LIBSVM's label order.
+    pub labels: Vec<i64>,
+    /// `ρ` per machine.
+    pub rho: Vec<f64>,
+    /// 0-based training index → `sv_coef` columns.
+    pub sv: Vec<(usize, Vec<f64>)>,
+    /// LIBSVM's label and decision values per test row.
+    pub dec: Vec<(f64, Vec<f64>)>,
+}
+
+impl Expected {
+    /// Reads an `.expected` file.
+    pub fn read(path: &std::path::Path) -> Self {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut e = Expected { labels: vec![], rho: vec![], sv: vec![], dec: vec![] };
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let mut it = line.split_whitespace();
+            let key = it.next().unwrap();
+            let nums: Vec<f64> = it.map(|t| t.parse().unwrap()).collect();
+            match key {
+                "labels" => e.labels = nums.iter().map(|&v| v as i64).collect(),
+                "rho" => e.rho = nums,
+                "sv" => e.sv.push((nums[0] as usize - 1, nums[1..].to_vec())),
+                "dec" => e.dec.push((nums[0], nums[1..].to_vec())),
+                other => panic!("unknown key {other}"),
+            }
+        }
+        e
+    }
+
+    /// `(training index, coefficient)` of the support vectors in `sv_coef` column `col`.
+    pub fn sv_column(&self, col: usize) -> Vec<(usize, f64)> {
+        self.sv.iter().map(|(i, c)| (*i, c[col])).collect()
+    }
+
+    /// `(label, decision value)` of each test row for machine `m`.
+    pub fn dec_column(&self, m: usize) -> Vec<(f64, f64)> {
+        self.dec.iter().map(|(l, d)| (*l, d[m])).collect()
+    }
+}

@@ -1,0 +1,192 @@
+//! What the LS-SVM ([`crate::lssvm`]) and kernel ridge regression ([`crate::krr`]) share above the
+//! engine, written once: the parameters' builder methods, the trained model's accessors, and the
+//! `Fit` / `Model` / `WidenFeatures` impls. Both parameter types hold the same fields and both models
+//! wrap a [`Fitted`](super::Fitted); each type keeps its own `new` (default λ grid) and `fit_encoded`
+//! (bias, weights).
+
+/// Generates the shared methods and impls for the parameter type `$params` and the model `$model`
+/// (a tuple struct around [`Fitted`](super::Fitted)) of module `$module` (for the doc examples).
+macro_rules! ridge_estimator {
+    ($params:ident, $model:ident, $module:literal) => {
+        impl $params {
+            /// A fixed λ.
+            pub fn lambda(mut self, lambda: f64) -> Self {
+                self.lambda = $crate::ridge::Lambda::Fixed(lambda);
+                self
+            }
+
+            /// λ by exact leave-one-out over `grid`.
+            pub fn loo(mut self, grid: Vec<f64>) -> Self {
+                self.lambda = $crate::ridge::Lambda::Loo(grid);
+                self
+            }
+
+            /// λ by the error on a tuning set `(x, y)` over `grid`.
+            pub fn validation(mut self, grid: Vec<f64>, x: kern_core::Samples, y: kern_core::Targets) -> Self {
+                self.lambda = $crate::ridge::Lambda::Validation { grid, x, y };
+                self
+            }
+
+            /// Forces or frees the path.
+            pub fn path(mut self, path: $crate::kmat::PathChoice) -> Self {
+                self.path = path;
+                self
+            }
+
+            /// Sets the grid method.
+            pub fn grid_method(mut self, m: $crate::ridge::GridMethod) -> Self {
+                self.grid_method = m;
+                self
+            }
+
+            /// Sets the fill-reducing ordering of the sparse path.
+            ///
+            #[doc = concat!(
+                "```\nuse kern_models::", $module, "::", stringify!($params), ";\n",
+                "use kern_sparse::Ordering;\n",
+                "let p = ", stringify!($params), "::new(\"cs-gaussian:sigma=1,c=2\".parse()?).ordering(Ordering::Rcm);\n",
+                "assert_eq!(p.ordering, Ordering::Rcm);\n",
+                "# Ok::<(), kern_core::CoreError>(())\n```"
+            )]
+            pub fn ordering(mut self, o: kern_sparse::Ordering) -> Self {
+                self.ordering = o;
+                self
+            }
+
+            /// Sets the solver of the sparse path (direct, iterative or auto, with the conjugate-gradient
+            /// tolerance and iteration cap).
+            ///
+            #[doc = concat!(
+                "```\nuse kern_models::", $module, "::", stringify!($params), ";\n",
+                "use kern_sparse::{SolveOptions, Solver};\n",
+                "let o = SolveOptions { solver: Solver::Iterative, ..SolveOptions::default() };\n",
+                "let p = ", stringify!($params), "::new(\"cs-gaussian:sigma=1,c=2\".parse()?).solver(o);\n",
+                "assert_eq!(p.solver.solver, Solver::Iterative);\n",
+                "# Ok::<(), kern_core::CoreError>(())\n```"
+            )]
+            pub fn solver(mut self, o: kern_sparse::SolveOptions) -> Self {
+                self.solver = o;
+                self
+            }
+
+            /// Trains on any target kind.
+            pub fn fit_targets(&self, x: &kern_core::Samples, y: &kern_core::Targets) -> $crate::Result<$model> {
+                self.fit_encoded(x, $crate::ridge::Encoded::any(y))
+            }
+        }
+
+        impl $model {
+            /// The kernel.
+            pub fn kernel(&self) -> &kern_core::KernelSpec {
+                &self.0.kernel
+            }
+
+            /// The λ used (fixed or selected).
+            pub fn lambda(&self) -> f64 {
+                self.0.lambda
+            }
+
+            /// The path the model was trained on.
+            pub fn path(&self) -> $crate::kmat::SolvePath {
+                self.0.path
+            }
+
+            /// What the model predicts.
+            pub fn task(&self) -> &$crate::ridge::Task {
+                &self.0.task
+            }
+
+            /// The λ selection record (grid, errors, chosen index), when λ was selected.
+            pub fn selection(&self) -> Option<&$crate::ridge::Selection> {
+                self.0.selection.as_ref()
+            }
+
+            /// Seconds spent in Cholesky factorizations / the eigendecomposition during training.
+            pub fn factor_seconds(&self) -> f64 {
+                self.0.factor_seconds
+            }
+
+            /// The solver the model was trained with: [`Solver::Direct`](kern_sparse::Solver::Direct) or
+            /// [`Solver::Iterative`](kern_sparse::Solver::Iterative).
+            pub fn solver(&self) -> kern_sparse::Solver {
+                self.0.solver
+            }
+
+            /// With the iterative solver, the worst conjugate-gradient report over the right-hand sides
+            /// (iterations, true relative residual, whether every solve converged).
+            pub fn pcg_report(&self) -> Option<kern_sparse::PcgReport> {
+                self.0.pcg
+            }
+
+            /// Number of outputs (1, or the number of classes for one-vs-rest with more than two classes).
+            pub fn outputs(&self) -> usize {
+                self.0.outputs()
+            }
+
+            /// The training samples (every one carries a coefficient).
+            pub fn training_samples(&self) -> &kern_core::Samples {
+                &self.0.train
+            }
+
+            /// Coefficients `α_i` of output `t`, one per training sample.
+            pub fn alpha(&self, t: usize) -> &[f64] {
+                let n = self.0.train.n();
+                &self.0.alpha[t * n..(t + 1) * n]
+            }
+
+            /// Intercept of output `t` (0 without a bias term).
+            pub fn bias(&self, t: usize) -> f64 {
+                self.0.bias[t]
+            }
+
+            /// Decision values `f_t(x)` (`m × outputs`).
+            pub fn decision_function(&self, x: &kern_core::Samples) -> $crate::Result<faer::Mat<f64>> {
+                self.0.decision_function(x)
+            }
+
+            /// Predictions: ±1 (binary targets), class index (class targets), value (real targets).
+            pub fn predict(&self, x: &kern_core::Samples) -> $crate::Result<Vec<f64>> {
+                self.0.predict(x)
+            }
+        }
+
+        impl kern_core::learner::Model for $model {
+            type Error = $crate::ModelsError;
+            fn predict(&self, x: &kern_core::Samples) -> $crate::Result<Vec<f64>> {
+                self.0.predict(x)
+            }
+        }
+
+        $crate::ridge::estimator::ridge_estimator!(@fit $params, $model, BinaryTargets, binary);
+        $crate::ridge::estimator::ridge_estimator!(@fit $params, $model, ClassTargets, classes);
+        $crate::ridge::estimator::ridge_estimator!(@fit $params, $model, RealTargets, real);
+
+        impl kern_core::learner::Fit<kern_core::Targets> for $params {
+            type Model = $model;
+            type Error = $crate::ModelsError;
+            fn fit(&self, x: &kern_core::Samples, y: &kern_core::Targets) -> $crate::Result<$model> {
+                self.fit_targets(x, y)
+            }
+        }
+
+        impl $crate::widen::WidenFeatures for $model {
+            fn n_features(&self) -> usize {
+                self.0.train.d()
+            }
+            fn widen_features(&mut self, d: usize) -> $crate::Result<()> {
+                $crate::widen::widen_store(&mut self.0.train, d)
+            }
+        }
+    };
+    (@fit $params:ident, $model:ident, $targets:ident, $encode:ident) => {
+        impl kern_core::learner::Fit<kern_core::$targets> for $params {
+            type Model = $model;
+            type Error = $crate::ModelsError;
+            fn fit(&self, x: &kern_core::Samples, y: &kern_core::$targets) -> $crate::Result<$model> {
+                self.fit_encoded(x, $crate::ridge::Encoded::$encode(y))
+            }
+        }
+    };
+}
+
+pub(crate) use ridge_estimator;
