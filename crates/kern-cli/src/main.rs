@@ -63,6 +63,26 @@ enum Command {
     Kernels(commands::kernels::Args),
 }
 
+impl Command {
+    /// What the command is doing, for its spinner.
+    fn activity(&self) -> &'static str {
+        match self {
+            Command::Info(_) => "reading the data",
+            Command::Gram(_) => "computing the kernel matrix",
+            Command::Sparse(_) => "building the sparse kernel matrix",
+            Command::Fvs(_) => "selecting feature vectors",
+            Command::Train(_) => "training",
+            Command::Predict(_) => "predicting",
+            Command::Cv(_) => "cross-validating",
+            Command::Tune(_) => "tuning",
+            Command::Kpca(_) => "kernel PCA",
+            Command::Export(_) => "exporting the model",
+            Command::Scale(_) => "scaling",
+            Command::Kernels(_) => "",
+        }
+    }
+}
+
 /// Version of the JSON summary's layout, the `"schema"` field of every summary.
 const SCHEMA: u32 = 1;
 
@@ -79,6 +99,14 @@ fn main() -> ExitCode {
     }
     progress::install(progress::Mode::from_flags(cli.progress, cli.quiet));
     kern_core::parallel::fix_faer_global();
+    // Work that draws no progress of its own gets a spinner with the elapsed time (shown under the
+    // same rule as every bar: stderr a terminal or --progress, never --quiet); it is cleared before
+    // the summary or an error is printed.
+    let spinner = match &cli.command {
+        Command::Cv(_) | Command::Tune(_) | Command::Kernels(_) => None,
+        Command::Train(a) if commands::train::draws_solver_progress(a) => None,
+        c => Some(progress::Spinner::start(c.activity())),
+    };
     let result = match cli.command {
         Command::Info(a) => commands::info::run(a),
         Command::Gram(a) => commands::gram::run(a),
@@ -93,6 +121,7 @@ fn main() -> ExitCode {
         Command::Scale(a) => commands::scale::run(a),
         Command::Kernels(a) => commands::kernels::run(a),
     };
+    drop(spinner);
     match result {
         Ok(mut json) => {
             common::add_storage(&mut json);

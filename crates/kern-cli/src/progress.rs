@@ -1,5 +1,6 @@
-//! Progress bars on stderr (indicatif): a bar over the fits of a grid search (`kern cv`) and a spinner
-//! with the elapsed time over work that reports no steps (`kern tune`). Shown when stderr is a terminal
+//! Progress bars on stderr (indicatif): a bar over the fits of a grid search (`kern cv`), the SVM
+//! solvers' progress line (`kern train` of an SVM), and a spinner with the elapsed time over work that
+//! reports no steps (`kern tune`, and every other command's work). Shown when stderr is a terminal
 //! or `--progress` is given, never with `--quiet`; standard output (the JSON summary) is untouched.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -344,3 +344,33 @@ fn progress_bars_follow_progress_and_quiet() {
     assert!(err.contains("grid search") && err.contains("12/12 fits"), "{err}");
     assert!(!cv(&["--progress", "--quiet"]).contains("grid search"));
 }
+
+#[test]
+fn work_without_its_own_progress_gets_a_spinner() {
+    let d = dir("spinner");
+    let train = d.join("train.svm");
+    std::fs::write(&train, two_class(40, 0.0)).unwrap();
+    let z = d.join("z.csv");
+    let m = d.join("m.kern");
+    let run = |args: &[&str], flags: &[&str]| -> String {
+        let mut a: Vec<&str> = flags.to_vec();
+        a.extend_from_slice(args);
+        let (okk, _, _, err) = kern(&a);
+        assert!(okk, "{err}");
+        err
+    };
+    let kpca =
+        ["kpca", "--data", s(&train), "--kernel", "gaussian:sigma=1", "--components", "2", "--out", s(&z)];
+    let krr =
+        ["train", "--data", s(&train), "--model", "krr", "--kernel", "gaussian:sigma=1", "--out", s(&m)];
+    for (args, what) in [(&kpca[..], "kernel PCA"), (&krr[..], "training")] {
+        // stderr is a pipe here: nothing unless asked for; --quiet wins.
+        assert!(!run(args, &[]).contains(what));
+        assert!(run(args, &["--progress"]).contains(what), "{what}");
+        assert!(!run(args, &["--progress", "--quiet"]).contains(what));
+    }
+    // The SVM solvers draw their own line: no spinner on top of it.
+    let svc =
+        ["train", "--data", s(&train), "--model", "svc", "--kernel", "gaussian:sigma=1", "--out", s(&m)];
+    assert!(!run(&svc, &["--progress"]).contains("training"));
+}

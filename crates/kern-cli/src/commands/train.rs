@@ -342,6 +342,12 @@ pub fn target(a: &Args) -> Result<Target, CliError> {
     Ok(t)
 }
 
+/// Whether the fit reports its own progress line (the SVM solvers do, through
+/// `kern_models::svm::observe_progress`); the other model kinds get the command's spinner.
+pub fn draws_solver_progress(a: &Args) -> bool {
+    matches!(target(a), Ok(Target::Svm(_)))
+}
+
 /// Refuses before training what a LIBSVM model file cannot hold.
 fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
     use crate::commands::export::{ModelFormat, check_format};
