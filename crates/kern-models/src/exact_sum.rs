@@ -297,23 +297,27 @@ impl ExactSums {
         sum(&mut msg);
         Ok((0..len)
             .into_par_iter()
-            .map(|j| {
-                let m = &msg[j * (DIGITS + 1)..(j + 1) * (DIGITS + 1)];
-                if m[DIGITS] != 0.0 || m[DIGITS].is_nan() {
-                    return m[DIGITS];
-                }
-                if top[j] == 0 {
-                    return 0.0;
-                }
-                let mut d = [0i64; DIGITS];
-                for (di, &x) in d.iter_mut().zip(m) {
-                    *di = x as i64;
-                }
-                carry(&mut d);
-                round(&d, window_low(top[j]))
-            })
+            .map(|j| entry_of_message(&msg[j * (DIGITS + 1)..(j + 1) * (DIGITS + 1)], top[j]))
             .collect())
     }
+}
+
+/// One entry of the summed message (its `DIGITS` digit sums, then the sum of the parts' special
+/// values) whose largest top over the parts is `top`: the special value when a part had one, else the
+/// carried digits rounded from the window below `top`.
+fn entry_of_message(m: &[f64], top: u64) -> f64 {
+    if m[DIGITS] != 0.0 || m[DIGITS].is_nan() {
+        return m[DIGITS];
+    }
+    if top == 0 {
+        return 0.0;
+    }
+    let mut d = [0i64; DIGITS];
+    for (di, &x) in d.iter_mut().zip(m) {
+        *di = x as i64;
+    }
+    carry(&mut d);
+    round(&d, window_low(top))
 }
 
 /// The lowest slot kept for an entry whose top (1 + highest slot) is `top ≥ 1`.
@@ -470,21 +474,7 @@ mod tests {
             }
             sum(&mut msg);
             Ok((0..len)
-                .map(|j| {
-                    let m = &msg[j * (DIGITS + 1)..(j + 1) * (DIGITS + 1)];
-                    if m[DIGITS] != 0.0 || m[DIGITS].is_nan() {
-                        return m[DIGITS];
-                    }
-                    if top[j] == 0 {
-                        return 0.0;
-                    }
-                    let mut d = [0i64; DIGITS];
-                    for (di, &x) in d.iter_mut().zip(m) {
-                        *di = x as i64;
-                    }
-                    carry(&mut d);
-                    round(&d, window_low(top[j]))
-                })
+                .map(|j| entry_of_message(&msg[j * (DIGITS + 1)..(j + 1) * (DIGITS + 1)], top[j]))
                 .collect())
         }
     }

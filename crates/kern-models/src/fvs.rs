@@ -376,6 +376,26 @@ impl<'a, K: Kernel> Engine<'a, K> {
     }
 
     /// The eligible sample of largest normalised residual (lowest index on ties).
+    /// The sampled strategy's candidates, ascending, into `pool`: `candidates` eligible samples drawn
+    /// without replacement (a partial Fisher–Yates shuffle from `rng`), plus the sample of largest
+    /// residual when it was not drawn.
+    fn draw_candidates(&self, candidates: usize, rng: &mut Xoshiro256PlusPlus, pool: &mut Vec<usize>) {
+        pool.clear();
+        pool.extend((0..self.n).filter(|&i| self.eligible(i)));
+        let m = candidates.min(pool.len());
+        for t in 0..m {
+            let j = rng.random_range(t..pool.len());
+            pool.swap(t, j);
+        }
+        pool.truncate(m);
+        if let Some(worst) = self.max_residual()
+            && !pool.contains(&worst)
+        {
+            pool.push(worst);
+        }
+        pool.sort_unstable();
+    }
+
     fn max_residual(&self) -> Option<usize> {
         let mut best: Option<(f64, usize)> = None;
         for i in 0..self.n {
@@ -603,21 +623,7 @@ pub fn select<K: Kernel>(k: &K, x: &Samples, params: &FvsParams) -> Result<Fvs> 
             Strategy::Exact => exact.as_ref().expect("exact state").best(&e),
             Strategy::MaxResidual => e.max_residual(),
             Strategy::Sampled { candidates, .. } => {
-                pool.clear();
-                pool.extend((0..n).filter(|&i| e.eligible(i)));
-                let rng = rng.as_mut().expect("sampled rng");
-                let m = candidates.min(pool.len());
-                for t in 0..m {
-                    let j = rng.random_range(t..pool.len());
-                    pool.swap(t, j);
-                }
-                pool.truncate(m);
-                if let Some(worst) = e.max_residual()
-                    && !pool.contains(&worst)
-                {
-                    pool.push(worst);
-                }
-                pool.sort_unstable();
+                e.draw_candidates(candidates, rng.as_mut().expect("sampled rng"), &mut pool);
                 best_of_candidates(&e, &pool)?
             }
             Strategy::Auto => unreachable!("resolved above"),
@@ -793,20 +799,7 @@ mod tests {
         let mut fitness = Vec::new();
         let mut pool: Vec<usize> = Vec::new();
         while e.l() < max.min(n) {
-            pool.clear();
-            pool.extend((0..n).filter(|&i| e.eligible(i)));
-            let m = candidates.min(pool.len());
-            for t in 0..m {
-                let j = rng.random_range(t..pool.len());
-                pool.swap(t, j);
-            }
-            pool.truncate(m);
-            if let Some(worst) = e.max_residual()
-                && !pool.contains(&worst)
-            {
-                pool.push(worst);
-            }
-            pool.sort_unstable();
+            e.draw_candidates(candidates, &mut rng, &mut pool);
             let (n, m, l) = (e.n, pool.len(), e.l());
             let by_pairs = |i0: usize, h: usize| {
                 Mat::from_fn(h, m, |ii, c| e.k.eval_ref(e.x.sample(i0 + ii), e.x.sample(pool[c])))
