@@ -13,6 +13,7 @@ holds).
 
     python3 bench/bow_compare.py --n-train 20000 --n-test 5000 --d 1000000 [--repeats 3]
         [--work /tmp/kern-bow] [--kern target/release/kern] [--only linear,gaussian] [--kern-threads N]
+        [--peers libsvm,sklearn]   (--peers "" runs kern alone)
 
 kern runs on all cores unless --kern-threads is given (the peers run on one thread); the report
 prints the thread count next to kern's time.
@@ -135,18 +136,22 @@ def main():
     for name in a.only.split(","):
         prob = PROBLEMS[name]
         res = {"kern": run_kern(prob, train, test, a.repeats, a.kern, a.work, a.kern_threads)}
-        for peer in a.peers.split(","):
+        peer_names = [p for p in a.peers.split(",") if p]
+        for peer in peer_names:
             res[peer] = run_peer(peer, prob, train, test, a.repeats)
         threads = a.kern_threads or os.cpu_count()
         print(f"{name} C-SVC (C = {prob['C']}, kern kernel {prob['kern']}, kern on {threads} thread(s)):")
         for who, r in res.items():
             print(f"  {who:8s} best {min(r['times']):8.3f} s  (all {', '.join(f'{t:.3f}' for t in r['times'])})"
                   f"  n_sv {r['n_sv']:6d}  acc {100 * r['accuracy']:.2f}%  peak RSS {r['rss']:8.1f} MiB")
-        peers = [res[p] for p in a.peers.split(",")]
+        peers = [res[p] for p in peer_names]
+        if not peers:  # --peers "": kern alone (its time and memory)
+            print("RESULT " + json.dumps({name: res}))
+            continue
         best = min(min(p["times"]) for p in peers)
         k = res["kern"]
         print(f"  kern / faster peer time {min(k['times']) / best:.2f}; kern peak RSS / CSR {k['rss'] / mib:.1f}; "
-              f"accuracy diff {100 * (k['accuracy'] - peers[0]['accuracy']):+.2f} pts vs {a.peers.split(',')[0]}; "
+              f"accuracy diff {100 * (k['accuracy'] - peers[0]['accuracy']):+.2f} pts vs {peer_names[0]}; "
               f"n_sv diff {100 * (k['n_sv'] - peers[0]['n_sv']) / max(1, peers[0]['n_sv']):+.2f}%")
         print("RESULT " + json.dumps({name: res}))
 

@@ -10,7 +10,7 @@
 //! C-SVC dual with `C = 1/r`, so the model is stored as a C-SVC with those coefficients.
 
 use super::params::{NuSvcParams, SolverParams};
-use super::train::{self, BinaryFit, Dual};
+use super::train::{self, BinaryFit, Dual, Rows};
 use crate::error::{ModelsError, Result};
 use kern_core::learner::Fit;
 use kern_core::{BinaryTargets, ClassTargets, KernelSpec, Samples, Targets};
@@ -37,7 +37,7 @@ pub(crate) fn nu_svc_start(y: &[f64], c: &[f64], nu: f64) -> Vec<f64> {
 /// `c/r` (LIBSVM's reporting).
 pub(crate) fn solve_nu_svc(
     kernel: &KernelSpec,
-    x: &Samples,
+    rows: Rows<'_>,
     y: &[f64],
     c: Vec<f64>,
     nu: f64,
@@ -51,7 +51,7 @@ pub(crate) fn solve_nu_svc(
         cache = cache.saturating_sub(g.bytes());
     }
     let alpha0 = nu_svc_start(y, &c, nu);
-    let dual = Dual { x, sample: (0..n).collect(), sign: y.to_vec(), p: vec![0.0; n], c: c.clone(), pre };
+    let dual = Dual { x: rows.x, sample: rows.sample, sign: y.to_vec(), p: vec![0.0; n], c: c.clone(), pre };
     let mut sol = train::solve_from(kernel, dual, Some(alpha0), true, solver, cache);
     let r = sol.r;
     if !(r.is_finite() && r > 0.0) {
@@ -69,10 +69,10 @@ pub(crate) fn solve_nu_svc(
 }
 
 /// One binary machine of a C-SVC (`nu = None`, per-sample bounds `c`) or a ν-SVC (bounds `c`: 1, or
-/// the sample weights).
+/// the sample weights), on `rows` (`pre`, if any, is the Gram matrix of `rows.x`).
 pub(crate) fn solve_binary(
     kernel: &KernelSpec,
-    x: &Samples,
+    rows: Rows<'_>,
     y: &[f64],
     c: Vec<f64>,
     nu: Option<f64>,
@@ -80,8 +80,8 @@ pub(crate) fn solve_binary(
     pre: Option<Precomputed>,
 ) -> Result<BinaryFit> {
     match nu {
-        None => Ok(train::solve_svc(kernel, x, y, c, solver, pre)),
-        Some(nu) => solve_nu_svc(kernel, x, y, c, nu, solver, pre),
+        None => Ok(train::solve_svc_at(kernel, rows, y, c, solver, pre)),
+        Some(nu) => solve_nu_svc(kernel, rows, y, c, nu, solver, pre),
     }
 }
 

@@ -2,7 +2,7 @@
 //! and backtracking of Lin, Lin & Weng (2007), and pairwise coupling (Wu, Lin & Weng 2004, method 2).
 
 use super::params::SolverParams;
-use super::train;
+use super::train::{self, Rows};
 use crate::error::Result;
 use kern_core::{KernelSpec, Samples};
 use kern_sparse::kmatrix::Precomputed;
@@ -76,7 +76,7 @@ pub(crate) fn cross_validated_sigmoid(
             }
             _ => train::precompute(kernel, &xt, solver.cache_bytes(), None)?,
         };
-        let fit = super::nu::solve_binary(kernel, &xt, &yt, ct, nu, solver, sub)?;
+        let fit = super::nu::solve_binary(kernel, Rows::all(&xt), &yt, ct, nu, solver, sub)?;
         let coef: Vec<f64> = fit.alpha.iter().zip(&yt).map(|(a, y)| a * y).collect();
         if let (true, Some(Precomputed::Dense(g))) = (precomputed, pre) {
             // A precomputed kernel: the held-out rows are in the problem's matrix.

@@ -2,7 +2,7 @@
 
 use super::params::{Multiclass, SvcParams};
 use super::platt::{self, Sigmoid};
-use super::train::{self, MachineStats};
+use super::train::{self, MachineStats, Rows};
 use crate::error::{ModelsError, Result};
 use crate::persist::Persist;
 use faer::Mat;
@@ -319,7 +319,9 @@ impl SvcParams {
         let budget = self.solver.cache_bytes();
         let _ = groups;
         // With shared one-vs-one blocks the pair's Gram is assembled from them and the solver never
-        // reads the samples (a dense source only gathers), so the rows are copied only when needed.
+        // reads the samples (a dense source only gathers). Without a kernel matrix the solver reads the
+        // caller's samples through the job's index map. The job's rows are copied only to compute a
+        // kernel matrix over them or for the sigmoid's cross-validation.
         let shared = match (blocks, job.neg) {
             (Some(b), Some(neg)) => Some((
                 &b[job.pos].0,
@@ -327,17 +329,29 @@ impl SvcParams {
             )),
             _ => None,
         };
-        let need_rows = shared.is_none() || self.probability;
-        let xs = if need_rows { Some(x.select(&job.idx)?) } else { None };
-        let (xq, pre) = match (&shared, &xs) {
-            (Some((_, g)), Some(xs)) => (xs, Some(Precomputed::Dense(g.clone()))),
-            // Placeholder samples: not read by a dense source (see `SignedColumns::new`).
-            (Some((placeholder, g)), None) => (*placeholder, Some(Precomputed::Dense(g.clone()))),
-            (None, Some(xs)) => (xs, train::precompute(&self.kernel, xs, budget, user)?),
-            (None, None) => unreachable!("rows are selected when there is no shared Gram"),
+        let gram =
+            shared.is_none() && train::precomputes(&self.kernel, x, job.idx.len(), budget, user.is_some());
+        let xs = if gram || self.probability { Some(x.select(&job.idx)?) } else { None };
+        let (rows, pre) = match (&shared, &xs) {
+            (Some((_, g)), Some(xs)) => (Rows::all(xs), Some(Precomputed::Dense(g.clone()))),
+            // Placeholder samples (fewer rows than the job): not read by a dense source, which maps
+            // the job's positions to the assembled Gram's rows (see `SignedColumns::new`).
+            (Some((placeholder, g)), None) => (
+                Rows { x: placeholder, sample: (0..job.idx.len()).collect() },
+                Some(Precomputed::Dense(g.clone())),
+            ),
+            (None, Some(xs)) if gram => (Rows::all(xs), train::precompute(&self.kernel, xs, budget, user)?),
+            (None, _) => (Rows { x, sample: job.idx.clone() }, None),
         };
-        let fit =
-            super::nu::solve_binary(&self.kernel, xq, &job.y, job.c.clone(), nu, &self.solver, pre.clone())?;
+        let fit = super::nu::solve_binary(
+            &self.kernel,
+            rows,
+            &job.y,
+            job.c.clone(),
+            nu,
+            &self.solver,
+            pre.clone(),
+        )?;
         let sig = match (&xs, self.probability) {
             (Some(xs), true) => Some(platt::cross_validated_sigmoid(
                 &self.kernel,

@@ -204,25 +204,63 @@ pub(crate) fn precompute(
     cache_bytes: usize,
     user: Option<&super::KernelMatrix>,
 ) -> crate::Result<Option<Precomputed>> {
+    if !precomputes(kernel, x, x.n(), cache_bytes, user.is_some()) {
+        return Ok(None);
+    }
     if let Some(k) = user {
         return Ok(Some(k.restrict(x)));
     }
     if kernel.support_radius().is_some() {
         return Ok(Some(Precomputed::Sparse(sparse_gram(kernel, x)?)));
     }
-    if cheap_columns(kernel, x) {
-        return Ok(None);
+    Ok(Some(Precomputed::Dense(dense_gram(kernel, x)?)))
+}
+
+/// Whether [`precompute`] computes a kernel matrix for a problem of `n` samples of `x`'s store (`user`:
+/// the kernel is the user's precomputed matrix). When it does not, the solver reads the samples
+/// themselves, so a caller can hand it the full sample set with a position-to-sample map instead of a
+/// copy of the problem's rows.
+pub(crate) fn precomputes(
+    kernel: &KernelSpec,
+    x: &Samples,
+    n: usize,
+    cache_bytes: usize,
+    user: bool,
+) -> bool {
+    user || kernel.support_radius().is_some()
+        || (!cheap_columns(kernel, x) && precompute_fits(n, cache_bytes))
+}
+
+/// The samples of a binary problem: variable `p` is sample `sample[p]` of `x`.
+pub(crate) struct Rows<'a> {
+    pub(crate) x: &'a Samples,
+    pub(crate) sample: Vec<usize>,
+}
+
+impl<'a> Rows<'a> {
+    /// Every sample of `x`, in order.
+    pub(crate) fn all(x: &'a Samples) -> Self {
+        Rows { x, sample: (0..x.n()).collect() }
     }
-    if precompute_fits(x.n(), cache_bytes) {
-        return Ok(Some(Precomputed::Dense(dense_gram(kernel, x)?)));
-    }
-    Ok(None)
 }
 
 /// Solves a C-SVC problem on `x` with labels `y` (±1) and per-sample bounds `c`.
+#[cfg(test)]
 pub(crate) fn solve_svc(
     kernel: &KernelSpec,
     x: &Samples,
+    y: &[f64],
+    c: Vec<f64>,
+    solver: &SolverParams,
+    pre: Option<Precomputed>,
+) -> BinaryFit {
+    solve_svc_at(kernel, Rows::all(x), y, c, solver, pre)
+}
+
+/// [`solve_svc`] on `rows`; `pre` (if any) must be the Gram matrix of `rows.x`.
+pub(crate) fn solve_svc_at(
+    kernel: &KernelSpec,
+    rows: Rows<'_>,
     y: &[f64],
     c: Vec<f64>,
     solver: &SolverParams,
@@ -236,7 +274,7 @@ pub(crate) fn solve_svc(
     }
     let sol = solve(
         kernel,
-        Dual { x, sample: (0..n).collect(), sign: y.to_vec(), p: vec![-1.0; n], c: c.clone(), pre },
+        Dual { x: rows.x, sample: rows.sample, sign: y.to_vec(), p: vec![-1.0; n], c: c.clone(), pre },
         solver,
         cache,
     );
