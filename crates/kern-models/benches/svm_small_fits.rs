@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let s = &first.stats()[0];
     println!(
         "{{\"file\":{:?},\"n\":{},\"d\":{},\"reps\":{reps},\"median_us\":{:.1},\"min_us\":{:.1},\"max_us\":{:.1},\
-         \"objective\":\"{:?}\",\"rho\":\"{:?}\",\"n_sv\":{},\"iterations\":{}}}",
+         \"objective\":\"{:?}\",\"rho\":\"{:?}\",\"n_sv\":{},\"iterations\":{},\"dense_gram\":{}}}",
         args[0],
         ds.samples.n(),
         ds.samples.d(),
@@ -51,7 +51,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         s.objective,
         s.rho,
         s.n_sv,
-        s.iterations
+        s.iterations,
+        s.dense_gram
     );
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Precomputed kernels against the built-in kernel they were computed from.
 //!
-//! **Same path.** Training with a built-in kernel on these problems (dimension 10 > 8, so columns are
-//! not "cheap", and n small enough for the Gram to fit in half the cache) hands the solver the dense
+//! **Same path.** Training with a built-in kernel on these problems (dimension 13, above
+//! `train::ON_DEMAND_MAX_DIM`, so the Gaussian's columns are not computed on demand, and n small enough
+//! for the Gram to fit in half the cache) hands the solver the dense
 //! Gram `train::dense_gram(kernel, x_problem)`. Training on the precomputed matrix hands it the user's
 //! matrix restricted to the problem's serials. When those two matrices are equal bit for bit (asserted
 //! first, as the premise), the solver runs the same arithmetic on the same numbers, so support vectors,
@@ -23,7 +24,7 @@ use super::{KernelMatrix, NuSvcParams, NuSvrParams, OneClassParams, SvcParams, S
 use kern_core::learner::Model;
 use kern_core::{BinaryTargets, ClassTargets, KernelSpec, RealTargets, Samples, Targets};
 
-const D: usize = 10;
+const D: usize = train::ON_DEMAND_MAX_DIM + 1;
 const BETA: f64 = 0.3;
 const U: f64 = f64::EPSILON / 2.0;
 

@@ -160,10 +160,14 @@ impl SvcParams {
             }
         }
         let dense = if user.is_some() { None } else { self.shared_blocks(x, &groups, &jobs, scheme)? };
-        let fits: Vec<(train::BinaryFit, Option<Sigmoid>)> = jobs
-            .par_iter()
-            .map(|job| self.fit_job(x, job, &groups, dense.as_deref(), nu, user))
-            .collect::<Result<_>>()?;
+        let fit = |job: &Job| self.fit_job(x, job, &groups, dense.as_deref(), nu, user);
+        // One machine (a binary problem) runs on the calling thread: handing it to the pool only adds
+        // a wake-up and a cold cache to a small fit.
+        let fits: Vec<(train::BinaryFit, Option<Sigmoid>)> = if jobs.len() == 1 {
+            jobs.iter().map(fit).collect::<Result<_>>()?
+        } else {
+            jobs.par_iter().map(fit).collect::<Result<_>>()?
+        };
         // Union of support vectors, in sample order.
         let mut used = vec![u32::MAX; x.n()];
         for (job, (f, _)) in jobs.iter().zip(&fits) {

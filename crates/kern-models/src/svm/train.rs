@@ -151,11 +151,27 @@ pub(crate) fn precompute_fits(n: usize, cache_bytes: usize) -> bool {
 }
 
 /// Whether columns on `x` are cheaper to compute on demand than to precompute and gather: the kernel's
-/// fast vectorized column ([`Kernel::fast_sq_dist`]) on a dense store in dimension ≤ 8 (see
-/// [`super::qmatrix::CHEAP_CACHE_BYTES`]).
+/// fast vectorized column ([`Kernel::fast_sq_dist`]) on a dense store in dimension ≤
+/// [`ON_DEMAND_MAX_DIM`].
+///
+/// **The rule, measured** (preliminary, loaded machine; `bench/svm_small_fits.py`, per-fit medians of
+/// in-process fits, best of 3 alternating rounds, C = 0.1 … 1000, Gaussian γ = 1/d). A precomputed Gram
+/// costs `n²/2` entries however few columns the solver reads, plus the rayon pool's hand-offs of its
+/// parallel blocks; a column on demand costs `n` entries of a `d`-term distance and the vectorized exp
+/// ([`Kernel::apply_sq_dist`]), serially, and is computed once (the solver keeps whole columns). So the
+/// precompute pays where each entry is much cheaper by GEMM than by its own distance (large `d`) and
+/// most columns are read; on demand pays where few are (small and moderate C). Measured time on demand
+/// over time precomputed: wisconsin (n = 683, d = 9) 0.18–0.69 at every C; statlog heart and cleveland
+/// (n ≈ 280, d = 13) 0.39–1.8, about even overall; a sonar-shaped problem (n = 208, d = 60) 2.1–2.8.
+/// Hence on demand up to `d = 12`, where the distance costs at most a few multiply-adds more than the
+/// exp; the precompute above it (when it fits, [`precompute_fits`]).
 pub(crate) fn cheap_columns(kernel: &KernelSpec, x: &Samples) -> bool {
-    kernel.fast_sq_dist() && !x.is_sparse() && x.d() <= kmatrix::NORMS_MIN_DIM
+    kernel.fast_sq_dist() && !x.is_sparse() && x.d() <= ON_DEMAND_MAX_DIM
 }
+
+/// See [`cheap_columns`]; at least the dimension up to which the column source computes distances
+/// directly ([`kmatrix::NORMS_MIN_DIM`]), where a column on demand was already the cheaper source.
+pub(crate) const ON_DEMAND_MAX_DIM: usize = 12;
 
 /// The dense Gram matrix of `x`, monomorphized through the kernel visitor.
 pub(crate) fn dense_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Arc<faer::Mat<f64>>> {
