@@ -18,6 +18,7 @@ use kern_sparse::kmatrix::SparseColumn;
 mod blocked;
 mod face;
 mod nu;
+pub(super) mod wss_tree;
 
 const TAU: f64 = 1e-12;
 const LOWER: u8 = 0;
@@ -65,13 +66,22 @@ struct Gains<'a> {
 impl Gains<'_> {
     #[inline(always)]
     fn lane(&self, y: f64, g: f64, qd: f64, low: f64, qi: f64) -> (f64, f64) {
-        let v = y * g;
-        let vl = v + low;
-        let b = self.gmax + v;
-        let a = self.qdi + qd - 2.0 * self.yi * y * qi;
-        let a = if a > 0.0 { a } else { TAU };
-        (vl, if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY })
+        gain(self.gmax, self.qdi, self.yi, y, g, qd, low, qi)
     }
+}
+
+/// One position of WSS 2's second pass: `(v + low, −b²/a)` with `v = y G`, `b = G_max + v`,
+/// `a = Q_ii + Q_tt − 2 y_i y Q_it` (τ if `a ≤ 0`); the gain is `+∞` outside `I_low` or when `b ≤ 0`.
+/// The one formula of the vectorized scan ([`Gains`]) and of the tree selection ([`wss_tree`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // the operands of one lane, passed as scalars so the loop vectorizes
+fn gain(gmax: f64, qdi: f64, yi: f64, y: f64, g: f64, qd: f64, low: f64, qi: f64) -> (f64, f64) {
+    let v = y * g;
+    let vl = v + low;
+    let b = gmax + v;
+    let a = qdi + qd - 2.0 * yi * y * qi;
+    let a = if a > 0.0 { a } else { TAU };
+    (vl, if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY })
 }
 
 impl pulp::WithSimd for Gains<'_> {
@@ -217,6 +227,9 @@ pub(crate) struct Solver<Q: QMatrix> {
     /// A zero vector of length `l` (sparse columns): the selection scatters the column of `i` into
     /// it for the vectorized WSS pass and zeroes those entries again.
     scratch: Vec<f64>,
+    /// The working-set selection by tournament trees instead of scans (sparse columns with a
+    /// constant diagonal; see [`wss_tree`] and [`wss_tree::use_trees`]).
+    trees: Option<wss_tree::Trees>,
     arch: pulp::Arch,
 }
 
@@ -244,6 +257,7 @@ impl<Q: QMatrix> Solver<Q> {
         let sparse =
             !opts.nu && q.sparse_nnz().is_some() && opts.sparse.unwrap_or_else(|| use_sparse_columns(&q));
         let cache = if sparse { ColumnCache::new(0, 0) } else { ColumnCache::new(l, bytes) };
+        let trees = sparse.then(|| wss_tree::Trees::for_problem(&q, &qd)).flatten();
         // The cache holds all of `Q` and its columns are not cheap to recompute.
         let whole = !q.cheap_columns() && (l as u128) * (l as u128) * 8 <= bytes as u128;
         let mut s = Solver {
@@ -267,7 +281,8 @@ impl<Q: QMatrix> Solver<Q> {
             pending: Vec::new(),
             whole,
             sparse,
-            scratch: if sparse { vec![0.0; l] } else { Vec::new() },
+            scratch: if sparse && trees.is_none() { vec![0.0; l] } else { Vec::new() },
+            trees,
             arch: pulp::Arch::new(),
         };
         for i in 0..l {
@@ -413,6 +428,7 @@ impl<Q: QMatrix> Solver<Q> {
         if !face::affordable(&self.alpha, &self.c, self.opts.cache_bytes) {
             return false;
         }
+        self.trees_stale();
         self.reconstruct_gradient();
         self.active = self.l;
         let Some(up) = face::face_steps(
@@ -528,6 +544,7 @@ impl<Q: QMatrix> Solver<Q> {
                     sparse_col(&self.q, k).for_each(|p, v| self.g_bar[p] += ck * v);
                 }
             }
+            self.trees_after_step(i, j);
             return;
         }
         {
@@ -566,10 +583,16 @@ impl<Q: QMatrix> Solver<Q> {
     /// With `v_t = y_t G_t`: `i = argmax_{I_up} −v_t`; over `j ∈ I_low` with `b = G_max + v_j > 0` and
     /// `a = Q_ii + Q_jj − 2 y_i y_j Q_ij` (τ if `a ≤ 0`), `j = argmin −b²/a`; stop when
     /// `G_max + max_{I_low} v_j < ε`. Ties go to the last index, as in LIBSVM.
+    ///
+    /// On sparse columns with a constant diagonal, tournament trees give the same pair without the
+    /// two `O(l)` scans ([`wss_tree`]).
     #[allow(clippy::needless_range_loop)] // lanes and positions index several arrays at once
     fn select_working_set(&mut self) -> Option<(usize, usize)> {
         if self.opts.nu {
             return self.select_working_set_nu();
+        }
+        if self.trees.is_some() {
+            return self.select_working_set_tree();
         }
         let n = self.active;
         let (gmax, gmax_idx) =
@@ -694,6 +717,7 @@ impl<Q: QMatrix> Solver<Q> {
     /// Moves the active positions for which `shrunk` holds behind the active set (LIBSVM's loop), and
     /// applies the swaps to the cache in one batch.
     fn compact(&mut self, shrunk: impl Fn(&Self, usize) -> bool) {
+        let before = self.active;
         let mut i = 0;
         while i < self.active {
             if shrunk(self, i) {
@@ -707,6 +731,9 @@ impl<Q: QMatrix> Solver<Q> {
                 }
             }
             i += 1;
+        }
+        if self.active != before {
+            self.trees_stale();
         }
         let pending = std::mem::take(&mut self.pending);
         self.cache.apply_swaps(&pending);
@@ -740,6 +767,7 @@ impl<Q: QMatrix> Solver<Q> {
         if n == l {
             return;
         }
+        self.trees_stale();
         for j in n..l {
             self.g[j] = self.g_bar[j] + self.p[j];
         }

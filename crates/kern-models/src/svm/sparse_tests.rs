@@ -3,6 +3,7 @@
 //! of a dense-Gram solve within the a-priori bound of `block_tests.rs` (`ε/2 · Σ C_t`).
 
 use super::block_tests::kkt;
+use super::solver::wss_tree::{TREE_SELECTIONS, TREE_WSS, use_trees};
 use super::train::SPARSE_COLUMNS;
 use super::*;
 use kern_core::learner::Fit;
@@ -15,6 +16,16 @@ fn with_columns<T>(sparse: bool, f: impl FnOnce() -> T) -> T {
     let out = f();
     SPARSE_COLUMNS.with(|c| c.set(None));
     out
+}
+
+/// Runs `f` on sparse columns with the selection forced to the trees (`true`) or the scans, and
+/// returns its result with the number of tree selections made.
+fn with_selection<T>(tree: bool, f: impl FnOnce() -> T) -> (T, u64) {
+    TREE_WSS.with(|c| c.set(Some(tree)));
+    TREE_SELECTIONS.with(|c| c.set(0));
+    let out = with_columns(true, f);
+    TREE_WSS.with(|c| c.set(None));
+    (out, TREE_SELECTIONS.with(|c| c.get()))
 }
 
 fn bytes<M: serde::Serialize>(m: &M) -> Vec<u8> {
@@ -120,4 +131,79 @@ fn sparse_columns_are_chosen_by_density() {
     assert_eq!(choice(compact(1.0, 0.5)), (false, true));
     // A precomputed dense Gram has no sparse columns.
     assert_eq!(choice("linear".parse().unwrap()), (false, false));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// The working-set selection by tournament trees against the scans, both on sparse columns: C-SVC,
+    /// ε-SVR (two copies of each sample) and one-class (a nonzero start), with shrinking on or off and
+    /// labels from a few clusters (ties in `y G` are common at the start: many gradients are exactly
+    /// `−1`): the models serialize to the same bytes, and the tree runs did select by the trees.
+    #[test]
+    fn tree_and_scan_selections_give_the_same_models(n in 4usize..160, d in 1usize..3, seed in 0u64..10_000,
+                                                     radius in 0.2f64..2.0, sigma in 0.3f64..1.5,
+                                                     logc in -1.0f64..3.0, tol_exp in 2i32..6,
+                                                     shrinking: bool, nu in 0.05f64..0.95) {
+        let (x, y) = super::tests::random_problem(n, d, seed);
+        let k = compact(sigma, radius);
+        let c = 10f64.powf(logc);
+        let s = SolverParams { tol: 10f64.powi(-tol_exp), shrinking, ..SolverParams::default() };
+        let svc = |tree| with_selection(tree, || {
+            let t = BinaryTargets::from_f64(&y).unwrap();
+            bytes(&SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
+        });
+        let ((a, used), (b, unused)) = (svc(true), svc(false));
+        prop_assert_eq!(a, b);
+        prop_assert!(used > 0 && unused == 0);
+        let t: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * x.row(i)[d - 1]).collect();
+        let targets = RealTargets::new(t).unwrap();
+        let svr = |tree| with_selection(tree, || {
+            bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &targets).unwrap())
+        });
+        let ((a, used), (b, _)) = (svr(true), svr(false));
+        prop_assert_eq!(a, b);
+        prop_assert!(used > 0);
+        let oc = |tree| with_selection(tree, || {
+            bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap())
+        });
+        let ((a, _), (b, _)) = (oc(true), oc(false));
+        prop_assert_eq!(a, b);
+    }
+}
+
+/// A medium compact problem (4,000 points in the square `[−2, 2]²`, about 30 neighbours per point,
+/// thousands of iterations with shrinking and unshrinking): trees and scans give the same model
+/// bytes (multipliers, `ρ`, iterations, objective), at a small and a large `C`, and every iteration's
+/// pair came from the trees.
+#[test]
+fn tree_and_scan_selections_agree_on_a_medium_problem() {
+    let n = 4000;
+    let (x, y) = super::tests::random_problem(n, 2, 7);
+    let t = BinaryTargets::from_f64(&y).unwrap();
+    let k = compact(0.6, 0.2);
+    for c in [1.0, 100.0] {
+        let s = SolverParams { tol: 1e-3, ..SolverParams::default() };
+        let fit =
+            |tree| with_selection(tree, || SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
+        let ((a, used), (b, unused)) = (fit(true), fit(false));
+        let st = &a.stats()[0];
+        assert!(!st.hit_cap);
+        assert!(
+            used >= st.iterations && unused == 0,
+            "tree selections {used}, {unused}; {} iterations",
+            st.iterations
+        );
+        assert_eq!(st.objective.to_bits(), b.stats()[0].objective.to_bits());
+        assert_eq!(bytes(&a), bytes(&b));
+    }
+}
+
+/// The selection rule: at most `l/32` neighbours per column on average.
+#[test]
+fn trees_are_chosen_by_density() {
+    assert!(use_trees(3200, 3200 * 100));
+    assert!(!use_trees(3200, 3200 * 101));
+    assert!(use_trees(1_000_000, 1_000_000 * 1900));
+    assert!(!use_trees(100, 100 * 50));
 }

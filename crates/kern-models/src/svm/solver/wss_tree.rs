@@ -1,0 +1,360 @@
+//! Tournament trees for the working-set selection on sparse columns (compactly supported kernels).
+//!
+//! WSS 2 of Fan, Chen & Lin (2005) scans the active set twice per iteration: `i = argmax_{I_up} −y_t G_t`,
+//! then `j = argmin_{I_low} −b_t²/a_t` with `b_t = G_max + y_t G_t` and
+//! `a_t = Q_ii + Q_tt − 2 y_i y_t Q_it`. With a compact kernel one SMO step changes `G` only at the
+//! neighbours of `i` and `j`, so the scan's `O(l)` dominates the iteration (94 % of the time on
+//! green-red n = 200,000). This module keeps the two extremes in max-trees instead:
+//!
+//! - the **up tree** holds `u_t − y_t G_t` (`u_t = 0` on `I_up`, `−∞` otherwise, and `−∞` beyond the
+//!   active set), so `i` is its root;
+//! - the **low tree** holds `y_t G_t + l_t` (`l_t = 0` on `I_low`), so `max_{I_low} y_t G_t` (the
+//!   stopping test's second term) is its root.
+//!
+//! For `j`, the neighbours of `i` (the nonzeros of its column) are evaluated exactly. Every other `t`
+//! has `Q_it = 0`, so `a_t = Q_ii + Q_tt` is one constant `A` when the diagonal is constant (a radial
+//! kernel: `Q_tt = k(0)`), and `−b_t²/A` is a non-increasing function of `y_t G_t` (each rounded
+//! operation is monotone). The best non-neighbour is therefore found from the low tree with the
+//! neighbours masked to `−∞`: its root gives the least value `o*`, and the last position attaining
+//! `o*` is the rightmost leaf whose key maps to `o* ` — found in one descent, since the keys that map
+//! to `o*` are an upper set and a subtree holds one exactly when its maximum does.
+//!
+//! **Ties** go where the scan sends them: both trees prefer the right child on equal keys (the last
+//! index, as the scan's `>=`), and `j` is the last position of least `−b²/a` over neighbours and
+//! non-neighbours together (the scan's `<=`). So the selected pair equals the scan's bit for bit, and
+//! so do the iterates.
+//!
+//! An update walks from the leaf towards the root and stops at the first node whose winner (key and
+//! position) is unchanged: a leaf that is not the maximum of its subtree before or after costs a few
+//! levels, not `log l`.
+
+use super::{Solver, TAU, gain, sparse_col};
+use crate::svm::qmatrix::QMatrix;
+
+/// The tree selection is used when the average column of `Q` has at most `l/`[`TREE_MAX_INV_DENSITY`]
+/// nonzeros (see [`use_trees`]).
+pub(crate) const TREE_MAX_INV_DENSITY: u128 = 32;
+
+/// Whether the pair solver selects its working set by the trees, for a `Q` of `l` variables with
+/// `nnz` structural nonzeros, already on sparse columns with a constant diagonal (the conditions
+/// under which the trees give the scan's pair; [`Trees::for_problem`] checks them).
+///
+/// The rule: at most `l/32` neighbours per column on average. Per iteration the scan costs two
+/// vectorized passes over the active set, about `2l` streamed multiply-adds; the trees cost, per
+/// neighbour of `i` and `j`, a masking, a restore and two leaf updates of a few levels each, each
+/// level a dependent load: roughly `6·nnz` steps of several times a streamed entry's cost. Below
+/// `l/32` neighbours the trees are the cheaper. Large compact problems are far below the threshold
+/// (green-red n = 50,000 at radius 0.1: 95 neighbours per column against l/32 = 1,562; there the trees
+/// take 2.4 s of CPU against the scans' 13.7 s). The pair is the scan's either way, so the choice
+/// changes time only.
+pub(crate) fn use_trees(l: usize, nnz: usize) -> bool {
+    (nnz as u128) * TREE_MAX_INV_DENSITY <= (l as u128) * (l as u128)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests force the selection (`Some(true)`: trees wherever they give the scan's pair,
+    /// `Some(false)`: scans) to compare the two on the same fits.
+    pub(crate) static TREE_WSS: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Selections made by the trees on this thread (tests check that a forced tree run used them).
+    pub(crate) static TREE_SELECTIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+fn tree_override() -> Option<bool> {
+    TREE_WSS.with(|c| c.get())
+}
+
+#[cfg(not(test))]
+fn tree_override() -> Option<bool> {
+    None
+}
+
+/// The up and low trees of a solver, with what they need besides its state.
+pub(super) struct Trees {
+    up: MaxTree,
+    low: MaxTree,
+    /// The keys no longer follow the state (shrinking, unshrinking, a face step): rebuild before use.
+    dirty: bool,
+    /// The `i` whose neighbours are masked in the low tree since the last selection (restored by the
+    /// step's refresh, or before the next selection).
+    masked: Option<usize>,
+    /// The constant diagonal `Q_tt`.
+    k0: f64,
+}
+
+impl Trees {
+    /// Trees for a solver on `q` with diagonal `qd`, when `q` has sparse columns, the diagonal is
+    /// constant (bitwise) and the rule ([`use_trees`], or a test's override) asks for them.
+    pub(super) fn for_problem<Q: QMatrix>(q: &Q, qd: &[f64]) -> Option<Trees> {
+        let l = q.l();
+        let nnz = q.sparse_nnz()?;
+        let k0 = *qd.first()?;
+        if l > u32::MAX as usize || qd.iter().any(|d| d.to_bits() != k0.to_bits()) {
+            return None;
+        }
+        tree_override().unwrap_or_else(|| use_trees(l, nnz)).then(|| Trees {
+            up: MaxTree::new(l),
+            low: MaxTree::new(l),
+            dirty: true,
+            masked: None,
+            k0,
+        })
+    }
+}
+
+/// The keys of position `t` below the active length `n`: `u_t − y_t G_t` (up tree) and
+/// `y_t G_t + l_t` (low tree), the operands and operations of the scans; `−∞` at and beyond `n`.
+#[inline]
+fn keys(y: &[f64], g: &[f64], up: &[f64], low: &[f64], n: usize, t: usize) -> (f64, f64) {
+    if t < n { (up[t] - y[t] * g[t], y[t] * g[t] + low[t]) } else { (f64::NEG_INFINITY, f64::NEG_INFINITY) }
+}
+
+impl<Q: QMatrix> Solver<Q> {
+    /// The state changed beyond one step's neighbours: rebuild the trees before the next selection.
+    pub(super) fn trees_stale(&mut self) {
+        if let Some(tr) = &mut self.trees {
+            tr.dirty = true;
+        }
+    }
+
+    /// After the step on `(i, j)`: `G` changed at the neighbours of `i` and `j`, the statuses at `i`
+    /// and `j`; their leaves (and the masked neighbours of `i`, a subset) take their keys again.
+    pub(super) fn trees_after_step(&mut self, i: usize, j: usize) {
+        let Some(tr) = &mut self.trees else { return };
+        tr.masked = None;
+        if tr.dirty {
+            return;
+        }
+        let (y, g, up, low, n) = (&self.y, &self.g, &self.up_pen, &self.low_pen, self.active);
+        let mut refresh = |t: usize| {
+            if t < n {
+                let (ku, kl) = keys(y, g, up, low, n, t);
+                tr.up.set(t, ku);
+                tr.low.set(t, kl);
+            }
+        };
+        sparse_col(&self.q, i).for_each(|p, _| refresh(p));
+        sparse_col(&self.q, j).for_each(|p, _| refresh(p));
+        refresh(i);
+        refresh(j);
+    }
+
+    /// WSS 2 ([`Solver::select_working_set`]) from the trees: the same pair as the scans (see the
+    /// module documentation), in `O(nnz_i)` tree updates instead of `O(l)`.
+    pub(super) fn select_working_set_tree(&mut self) -> Option<(usize, usize)> {
+        #[cfg(test)]
+        TREE_SELECTIONS.with(|c| c.set(c.get() + 1));
+        let n = self.active;
+        let tr = self.trees.as_mut().expect("the tree selection is chosen only with trees");
+        let (y, g, up, low, qd) = (&self.y, &self.g, &self.up_pen, &self.low_pen, &self.qd);
+        if let Some(m) = tr.masked.take()
+            && !tr.dirty
+        {
+            sparse_col(&self.q, m).for_each(|p, _| {
+                if p < n {
+                    tr.low.set(p, keys(y, g, up, low, n, p).1);
+                }
+            });
+        }
+        if tr.dirty {
+            tr.up.rebuild(n, |t| keys(y, g, up, low, n, t).0);
+            tr.low.rebuild(n, |t| keys(y, g, up, low, n, t).1);
+            tr.dirty = false;
+        }
+        let (gmax, i) = tr.up.max();
+        if gmax == f64::NEG_INFINITY {
+            return None;
+        }
+        let gmax2 = tr.low.max().0;
+        let (yi, qdi) = (y[i], qd[i]);
+        // The neighbours of `i`, exactly as the scan evaluates them; then masked out of the low tree.
+        let (mut bo, mut bi) = (f64::INFINITY, usize::MAX);
+        sparse_col(&self.q, i).for_each(|p, v| {
+            if p < n {
+                let (_, o) = gain(gmax, qdi, yi, y[p], g[p], qd[p], low[p], v);
+                if o < f64::INFINITY && (o < bo || (o == bo && p > bi)) {
+                    bo = o;
+                    bi = p;
+                }
+                tr.low.set(p, f64::NEG_INFINITY);
+            }
+        });
+        tr.masked = Some(i);
+        // Every other position has `Q_it = 0`: `a = Q_ii + k(0)` (the scan's `− 2 y_i y_t · 0` leaves
+        // the nonzero sum unchanged), and the gain is a non-increasing function of the key.
+        let a = qdi + tr.k0;
+        let a = if a > 0.0 { a } else { TAU };
+        let gain_of = |v: f64| {
+            let b = gmax + v;
+            if b > 0.0 && v > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY }
+        };
+        let best = gain_of(tr.low.max().0);
+        if best < f64::INFINITY {
+            let t = tr.low.last_where(|v| gain_of(v) <= best).expect("the root attains the least gain");
+            if best < bo || (best == bo && (bi == usize::MAX || t > bi)) {
+                bo = best;
+                bi = t;
+            }
+        }
+        debug_assert!(bi == usize::MAX || bo < f64::INFINITY);
+        if gmax + gmax2 < self.opts.eps || bi == usize::MAX {
+            return None;
+        }
+        Some((i, bi))
+    }
+}
+
+/// A max-tree over `f64` keys with the position of the maximum; equal keys go to the larger position.
+pub(super) struct MaxTree {
+    /// Leaves: a power of two ≥ the number of keys (padding leaves hold `−∞`).
+    size: usize,
+    /// Node `k`'s maximum (`1` is the root, `2k` and `2k + 1` its children, leaf `p` at `size + p`).
+    val: Vec<f64>,
+    /// Position of node `k`'s maximum.
+    at: Vec<u32>,
+}
+
+impl MaxTree {
+    /// A tree of `l` keys, all `−∞`.
+    pub(super) fn new(l: usize) -> Self {
+        let size = l.max(1).next_power_of_two();
+        let mut at = vec![0u32; 2 * size];
+        for p in 0..size {
+            at[size + p] = p as u32;
+        }
+        let mut t = MaxTree { size, val: vec![f64::NEG_INFINITY; 2 * size], at };
+        for k in (1..size).rev() {
+            t.pull(k);
+        }
+        t
+    }
+
+    /// The winner of node `k`'s children: the right one on equal keys.
+    #[inline]
+    fn winner(&self, k: usize) -> (f64, u32) {
+        let (l, r) = (2 * k, 2 * k + 1);
+        if self.val[r] >= self.val[l] { (self.val[r], self.at[r]) } else { (self.val[l], self.at[l]) }
+    }
+
+    #[inline]
+    fn pull(&mut self, k: usize) {
+        let (v, a) = self.winner(k);
+        self.val[k] = v;
+        self.at[k] = a;
+    }
+
+    /// Sets every key from `key(p)` for `p < l` (the others `−∞`) in `O(size)`.
+    pub(super) fn rebuild(&mut self, l: usize, key: impl Fn(usize) -> f64) {
+        for p in 0..self.size {
+            self.val[self.size + p] = if p < l { key(p) } else { f64::NEG_INFINITY };
+        }
+        for k in (1..self.size).rev() {
+            self.pull(k);
+        }
+    }
+
+    /// Sets key `p` to `v`, updating the ancestors until one's winner is unchanged.
+    #[inline]
+    pub(super) fn set(&mut self, p: usize, v: f64) {
+        let mut k = self.size + p;
+        if self.val[k].to_bits() == v.to_bits() {
+            return;
+        }
+        self.val[k] = v;
+        while k > 1 {
+            k >>= 1;
+            let (v, a) = self.winner(k);
+            if v.to_bits() == self.val[k].to_bits() && a == self.at[k] {
+                break;
+            }
+            self.val[k] = v;
+            self.at[k] = a;
+        }
+    }
+
+    /// The key of position `p`.
+    #[cfg(test)]
+    pub(super) fn get(&self, p: usize) -> f64 {
+        self.val[self.size + p]
+    }
+
+    /// The largest key and its position (the last position among equal keys).
+    #[inline]
+    pub(super) fn max(&self) -> (f64, usize) {
+        (self.val[1], self.at[1] as usize)
+    }
+
+    /// The last position whose key satisfies `pred`, for a `pred` that holds on an upper set of keys
+    /// (if it holds for `v`, it holds for every `w ≥ v`); `None` when no key does.
+    ///
+    /// A subtree holds such a key exactly when its maximum satisfies `pred`, so one descent that
+    /// prefers the right child finds it in `log l` steps.
+    pub(super) fn last_where(&self, pred: impl Fn(f64) -> bool) -> Option<usize> {
+        if !pred(self.val[1]) {
+            return None;
+        }
+        let mut k = 1;
+        while k < self.size {
+            k = if pred(self.val[2 * k + 1]) { 2 * k + 1 } else { 2 * k };
+        }
+        Some(k - self.size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The scan's answer: the largest key, the last position attaining it.
+    fn scan_max(keys: &[f64]) -> (f64, Option<usize>) {
+        let (mut bv, mut bi) = (f64::NEG_INFINITY, None);
+        for (p, &v) in keys.iter().enumerate() {
+            if v >= bv && v > f64::NEG_INFINITY {
+                bv = v;
+                bi = Some(p);
+            }
+        }
+        (bv, bi)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// After any sequence of point updates and rebuilds (keys drawn from a few values, so ties are
+        /// common, and `−∞`), the root is the scan's maximum at the scan's position, and `last_where`
+        /// with a threshold predicate is the last position at or above the threshold.
+        #[test]
+        fn the_tree_answers_as_the_scan(l in 1usize..70, ops in prop::collection::vec((0usize..70, 0u8..6), 0..200),
+                                        rebuild_at in 0usize..200, thr in 0u8..6) {
+            let key = |c: u8| if c == 0 { f64::NEG_INFINITY } else { f64::from(c) - 3.0 };
+            let mut keys = vec![f64::NEG_INFINITY; l];
+            let mut t = MaxTree::new(l);
+            for (s, &(p, c)) in ops.iter().enumerate() {
+                let p = p % l;
+                keys[p] = key(c);
+                t.set(p, keys[p]);
+                if s == rebuild_at {
+                    t.rebuild(l, |q| keys[q]);
+                }
+                let (sv, si) = scan_max(&keys);
+                let (tv, ti) = t.max();
+                prop_assert_eq!(tv, sv);
+                if let Some(si) = si {
+                    prop_assert_eq!(ti, si);
+                }
+                for (q, &v) in keys.iter().enumerate() {
+                    prop_assert_eq!(t.get(q).to_bits(), v.to_bits());
+                }
+                let th = key(thr);
+                let want = keys.iter().rposition(|&v| v >= th && v > f64::NEG_INFINITY);
+                prop_assert_eq!(t.last_where(|v| v >= th && v > f64::NEG_INFINITY), want);
+            }
+        }
+    }
+}
