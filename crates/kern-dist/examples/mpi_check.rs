@@ -168,6 +168,59 @@ fn main() {
     //    one-rank fit (which tests/compact.rs checks against the one-process iterative model within
     //    the derived bound), for any P, and the same bytes twice.
     compact(comm, &dir);
+
+    // 8. Greedy FVS with the pool spread over the ranks (one maxloc per step): the one-process
+    //    selection on every rank.
+    spread_fvs(comm, &dir);
+}
+
+fn spread_fvs(comm: &dyn Comm, dir: &Path) {
+    use kern_dist::landmark::choose_centres;
+    use kern_models::fvs::Strategy;
+    use kern_models::landmark::{NystromRidgeParams, select_landmarks};
+    // 2,600 rows: a whole-file pool spans three blocks of PART_ROWS (on four ranks one holds none).
+    let text: String = (0..2600)
+        .map(|i| {
+            let t = i as f64;
+            format!(
+                "{} 1:{:.6} 2:{:.6} 3:{}\n",
+                i % 2,
+                2.0 * (0.731 * t).sin(),
+                (1.37 * t).cos(),
+                ((i * i) % 1009) as f64 / 500.0
+            )
+        })
+        .collect();
+    let p = dir.join("fvs-spread.svm");
+    write_on_root(comm, &p, text.as_bytes());
+    let whole = read_libsvm_with(&p, &LibsvmOptions::default()).unwrap();
+    let k: kern_core::KernelSpec = "gaussian:sigma=0.7".parse().unwrap();
+    for (landmarks, strategy) in [
+        ("fvs:25:2600", Strategy::Sampled { candidates: 16, seed: 5 }),
+        ("fvs:25:2200", Strategy::MaxResidual),
+        ("fvs:20", Strategy::Auto),
+    ] {
+        let params = NystromRidgeParams::krr(k.clone(), 1e-3, landmarks.parse().unwrap())
+            .seed(3)
+            .fvs_strategy(strategy);
+        let one = select_landmarks(&k, &whole.samples, params.landmarks, 3, strategy).unwrap();
+        let part = read_part(comm, &p, &PartOptions::default()).unwrap();
+        let counted = kern_dist::comm::Counted::new(comm);
+        let (c, idx) = choose_centres(&counted, &part, &params).unwrap();
+        assert_eq!(idx, one, "{landmarks} {strategy:?} P={}", comm.size());
+        assert_eq!(c, whole.samples.select(&one).unwrap());
+        let t = counted.traffic();
+        if comm.rank() == 0 {
+            println!(
+                "ok spread FVS {landmarks} {strategy:?} P={}: the one-process centres; rank 0 sent {} B in {} allreduces, {} B in {} other calls",
+                comm.size(),
+                t.allreduce_bytes,
+                t.allreduce_calls,
+                t.other_bytes,
+                t.other_calls
+            );
+        }
+    }
 }
 
 fn compact(comm: &dyn Comm, dir: &Path) {

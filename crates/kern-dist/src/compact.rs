@@ -41,22 +41,19 @@ use crate::rows::DistRows;
 use crate::wire::{Reader, Writer};
 use kern_core::{Kernel, KernelSpec, SampleRef, Samples, Targets};
 use kern_models::exact_sum::ExactSums;
+use kern_models::kern_sparse::csc_ops::shifted_column_dots;
 use kern_models::kern_sparse::pcg::cg_columns_with;
 use kern_models::kern_sparse::{PcgOptions, PcgReport, Preconditioner, Solver, sparse_cross_gram};
 use kern_models::kmat::SolvePath;
 use kern_models::krr::KernelRidge;
 use kern_models::lssvm::LsSvm;
-use kern_models::persist::{self, Persist};
-use kern_models::ridge::{Selection, Task};
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use kern_models::persist;
+use kern_models::ridge::{DualParts, Task};
 
 /// Rows of the sample every rank builds the k-d split from.
 pub const SPLIT_SAMPLE: usize = 4096;
 /// Relative slack of the halo test (rounding of the box distance).
 const HALO_SLACK: f64 = 1e-9;
-/// Rows per parallel task of the product.
-const MATVEC_CHUNK: usize = 512;
 
 /// Which dual model.
 ///
@@ -285,7 +282,7 @@ const DENSE: u64 = 1;
 const SPARSE: u64 = 2;
 
 /// Whether the rows are stored sparse (agreed: ranks without rows take the others' store).
-fn agreed_sparse(comm: &dyn Comm, rows: &DistRows) -> bool {
+pub(crate) fn agreed_sparse(comm: &dyn Comm, rows: &DistRows) -> bool {
     let mut f = [match &rows.samples {
         None => NONE,
         Some(x) if x.is_sparse() => SPARSE,
@@ -565,20 +562,16 @@ impl Operator {
                 }
             }
         }
-        let (cp, ri, vals, s) = (&self.col_ptr, &self.idx, &self.val, self.shift);
         for t in 0..cols {
             let vt = &full[t * width..(t + 1) * width];
-            out[t * n..(t + 1) * n].par_chunks_mut(MATVEC_CHUNK).enumerate().for_each(|(ch, o)| {
-                let j0 = ch * MATVEC_CHUNK;
-                for (k, oj) in o.iter_mut().enumerate() {
-                    let j = j0 + k;
-                    let mut acc = s * vt[j];
-                    for (&i, &a) in ri[cp[j]..cp[j + 1]].iter().zip(&vals[cp[j]..cp[j + 1]]) {
-                        acc += a * vt[i];
-                    }
-                    *oj = acc;
-                }
-            });
+            shifted_column_dots(
+                &self.col_ptr,
+                &self.idx,
+                &self.val,
+                self.shift,
+                vt,
+                &mut out[t * n..(t + 1) * n],
+            )?;
         }
         Ok(())
     }
@@ -718,50 +711,10 @@ pub fn fit_compact(
     Ok(CompactFit { rows: own.gid, alpha, bias: bias_v, task, report, halo: op.n_halo, nnz: op.val.len() })
 }
 
-/// The payload of an LS-SVM / kernel ridge model file (kern-models' dual model, field for field):
-/// the coefficients of a distributed fit are assembled into it and the file is then decoded as the
-/// model kind, which checks it.
-#[derive(Serialize, Deserialize)]
-struct DualPayload {
-    kernel: KernelSpec,
-    train: Samples,
-    alpha: Vec<f64>,
-    bias: Vec<f64>,
-    task: Task,
-    lambda: f64,
-    path: SolvePath,
-    selection: Option<Selection>,
-    factor_seconds: f64,
-    solver: Solver,
-    pcg: Option<PcgReport>,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(transparent)]
-struct LsSvmPayload(DualPayload);
-
-impl Persist for LsSvmPayload {
-    const KIND: &'static str = LsSvm::KIND;
-    fn validate(&self) -> std::result::Result<(), String> {
-        Ok(())
-    }
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(transparent)]
-struct KrrPayload(DualPayload);
-
-impl Persist for KrrPayload {
-    const KIND: &'static str = KernelRidge::KIND;
-    fn validate(&self) -> std::result::Result<(), String> {
-        Ok(())
-    }
-}
-
 /// The model file of a distributed fit, on rank 0 (`None` on the others): the rows read in parts
 /// (`rows`, file order) and every rank's coefficients are gathered there, and the file is the one
-/// `kern train --solver iterative` writes (`kern predict` reads it). Decoded and checked as an
-/// LS-SVM / kernel ridge model before it is returned. Collective.
+/// `kern train --solver iterative` writes (`kern predict` reads it), built by kern-models'
+/// `from_parts` constructors (which check it as a model file is checked). Collective.
 ///
 /// ```
 /// use kern_dist::compact::{fit_compact, model_bytes, CompactParams, Dual};
@@ -830,7 +783,7 @@ pub fn model_bytes(
                 all.push(read_row(&mut rd, sparse)?);
             }
         }
-        let payload = DualPayload {
+        let parts = DualParts {
             kernel: params.kernel.clone(),
             train: build_samples(all, rows.d, sparse)?,
             alpha,
@@ -838,22 +791,12 @@ pub fn model_bytes(
             task: fit.task.clone(),
             lambda: params.lambda,
             path: SolvePath::Sparse,
-            selection: None,
-            factor_seconds: 0.0,
             solver: Solver::Iterative,
             pcg: Some(fit.report),
         };
         let bytes = match params.dual {
-            Dual::LsSvm => {
-                let b = persist::to_bytes(&LsSvmPayload(payload))?;
-                persist::from_bytes::<LsSvm>(&b, "<distributed model>")?;
-                b
-            }
-            Dual::Krr => {
-                let b = persist::to_bytes(&KrrPayload(payload))?;
-                persist::from_bytes::<KernelRidge>(&b, "<distributed model>")?;
-                b
-            }
+            Dual::LsSvm => persist::to_bytes(&LsSvm::from_parts(parts)?)?,
+            Dual::Krr => persist::to_bytes(&KernelRidge::from_parts(parts)?)?,
         };
         Ok(bytes)
     };

@@ -15,15 +15,20 @@
 //!
 //! **Centres.** The candidates are drawn from the seed over global row indices, identically on every
 //! rank ([`landmark_candidates`]): the `M` centres for `random:M`, the FVS pool for `fvs:M[:POOL]`.
-//! Their rows are gathered to every rank (one allgather of the candidates' rows; the pool has at most
-//! `max(10·M, 10,000)` rows by default, independent of `n`); FVS then runs on the pool, alike on every
-//! rank ([`fvs_on_pool`]), so the centres are exactly the one-process centres.
+//! Random centres' rows are gathered to every rank (one allgather). FVS with the sampled or
+//! max-residual strategy runs on the pool spread over the ranks ([`crate::fvs`]: each rank scores and
+//! updates its own pool rows, the next vector by one allreduce-maxloc and one allgather of the
+//! candidates); the exact strategy (the default for pools up to 2,000 rows: an `n × n` product per
+//! step) gathers the pool to every rank and runs FVS alike on each ([`fvs_on_pool`]). Either way the
+//! centres are exactly the one-process centres.
 
 use crate::comm::{Comm, agree};
 use crate::error::{DistError, Result};
+use crate::fvs::select_on_pool;
 use crate::rows::DistRows;
 use crate::wire::{Reader, Writer};
 use kern_core::{BinaryTargets, ClassTargets, CoreError, RealTargets, SampleRef, Samples, Storage, Targets};
+use kern_models::fvs::{FvsParams, Strategy};
 use kern_models::landmark::{
     Landmarks, NystromRidge, NystromRidgeParams, RowPart, block_rows, fvs_on_pool, landmark_candidates,
 };
@@ -319,6 +324,14 @@ pub fn choose_centres(
 ) -> Result<(Samples, Vec<usize>)> {
     let cand =
         agree(comm, landmark_candidates(rows.n_total, params.landmarks, params.seed).map_err(Into::into))?;
+    if let Landmarks::Fvs { m, .. } = params.landmarks
+        && params.fvs_strategy.resolve(cand.len()) != Strategy::Exact
+    {
+        // The pool spread over the ranks, the greedy steps by maxloc (crate::fvs).
+        let fvs = FvsParams { strategy: params.fvs_strategy, ..FvsParams::default() };
+        let (idx, _) = select_on_pool(comm, rows, &cand, &params.kernel, m, &fvs)?;
+        return Ok((gather_rows(comm, rows, &idx)?, idx));
+    }
     let pool = gather_rows(comm, rows, &cand)?;
     match params.landmarks {
         Landmarks::Random { .. } => Ok((pool, cand)),

@@ -23,6 +23,7 @@ pub mod comm;
 pub mod compact;
 mod csvpart;
 mod error;
+pub mod fvs;
 pub mod grid;
 pub mod landmark;
 #[cfg(feature = "mpi")]

@@ -1,9 +1,12 @@
 //! The distributed methods on the single-process communicator, against kern's one-process functions,
 //! and the line-boundary laws of reading a file in parts (checked for every part count and split).
 
+mod common;
+use common::two_blobs;
+
+use kern_core::Targets;
 use kern_core::io::{CsvOptions, LibsvmOptions, read_csv, read_libsvm_with};
 use kern_core::learner::Fit;
-use kern_core::{BinaryTargets, Samples, Targets};
 use kern_dist::rows::{PartOptions, read_part};
 use kern_dist::split::{byte_range, for_each_line};
 use kern_dist::{DistError, SingleProcess};
@@ -126,18 +129,6 @@ fn a_bad_line_is_a_named_error_with_the_file_line() {
         read_part(&SingleProcess, &gz, &PartOptions::default()),
         Err(DistError::RankFailed { .. })
     ));
-}
-
-fn two_blobs(n: usize) -> (Samples, BinaryTargets) {
-    let mut rows = Vec::new();
-    let mut labels = Vec::new();
-    for i in 0..n {
-        let t = i as f64 * 0.37;
-        let s = if i % 2 == 0 { 1.0 } else { -1.0 };
-        rows.push([s + 0.6 * t.sin(), s * 0.5 + 0.6 * (1.3 * t).cos()]);
-        labels.push(if s > 0.0 { "1" } else { "2" });
-    }
-    (Samples::from_rows(&rows).unwrap(), BinaryTargets::from_labels(&labels).unwrap())
 }
 
 #[test]

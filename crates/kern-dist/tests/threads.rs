@@ -1,8 +1,11 @@
 //! Every distributed method on 2 and 4 in-process ranks (threads, no MPI) against the one-process
 //! result: the same rows, the same error on every rank, the same model and report bytes.
 
+mod common;
+use common::two_blobs;
+
 use kern_core::io::{CsvOptions, LibsvmOptions, read_libsvm_with};
-use kern_core::{BinaryTargets, Samples, Targets};
+use kern_core::{Samples, Targets};
 use kern_dist::compact::{CompactParams, Dual, fit_compact, model_bytes};
 use kern_dist::landmark::{fit_nystrom_blocks, gather_rows};
 use kern_dist::rows::{PartOptions, read_part};
@@ -154,18 +157,6 @@ fn compact_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
     }
 }
 
-fn two_blobs(n: usize) -> (Samples, BinaryTargets) {
-    let mut rows = Vec::new();
-    let mut labels = Vec::new();
-    for i in 0..n {
-        let t = i as f64 * 0.37;
-        let s = if i % 2 == 0 { 1.0 } else { -1.0 };
-        rows.push([s + 0.6 * t.sin(), s * 0.5 + 0.6 * (1.3 * t).cos()]);
-        labels.push(if s > 0.0 { "1" } else { "2" });
-    }
-    (Samples::from_rows(&rows).unwrap(), BinaryTargets::from_labels(&labels).unwrap())
-}
-
 #[test]
 fn grid_search_and_prediction_equal_one_process_on_any_number_of_ranks() {
     let (x, y) = two_blobs(60);
@@ -212,5 +203,104 @@ fn grid_search_and_prediction_equal_one_process_on_any_number_of_ranks() {
         assert!(got.iter().skip(1).all(|g| g.0.is_none()));
         assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&want).unwrap(), "P={size}: predictions");
         assert_eq!(got[0].1.len(), size);
+    }
+}
+
+/// `n` rows in 3-D without lattice structure, labels alternating.
+fn scattered(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            let t = i as f64;
+            let z = ((i * i) % 1009) as f64 / 500.0;
+            format!("{} 1:{:.6} 2:{:.6} 3:{z}\n", i % 2, 2.0 * (0.731 * t).sin(), (1.37 * t).cos())
+        })
+        .collect()
+}
+
+#[test]
+fn spread_fvs_selects_the_one_process_centres_on_any_number_of_ranks() {
+    use kern_core::StoragePolicy;
+    use kern_dist::landmark::choose_centres;
+    use kern_models::fvs::Strategy;
+    use kern_models::landmark::select_landmarks;
+    // 2,600 rows: a whole-file pool spans three blocks of kern_models::fvs::PART_ROWS, so on four
+    // ranks one rank holds no pool row; a random pool of 2,200 rows spreads over every rank.
+    let p = temp("fvs-spread.svm", scattered(2600).as_bytes());
+    let k: kern_core::KernelSpec = "gaussian:sigma=0.7".parse().unwrap();
+    let cases = [
+        ("fvs:25:2600", Strategy::Sampled { candidates: 16, seed: 5 }),
+        ("fvs:25:2200", Strategy::MaxResidual),
+        ("fvs:20", Strategy::Auto),
+    ];
+    for storage in [StoragePolicy::Dense, StoragePolicy::Sparse] {
+        let whole = read_libsvm_with(&p, &LibsvmOptions { dim: None, storage }).unwrap();
+        for (landmarks, strategy) in cases {
+            assert_ne!(strategy.resolve(2200), Strategy::Exact, "the spread path, not the gathered one");
+            let params = NystromRidgeParams::krr(k.clone(), 1e-3, landmarks.parse().unwrap())
+                .seed(3)
+                .fvs_strategy(strategy);
+            let one = select_landmarks(&k, &whole.samples, params.landmarks, 3, strategy).unwrap();
+            let centres = whole.samples.select(&one).unwrap();
+            let opts = PartOptions { storage, ..Default::default() };
+            for size in [1, 2, 4] {
+                for (rank, (c, idx)) in run_threads(size, |comm| {
+                    let part = read_part(comm, &p, &opts).unwrap();
+                    choose_centres(comm, &part, &params).unwrap()
+                })
+                .into_iter()
+                .enumerate()
+                {
+                    assert_eq!(idx, one, "{landmarks} {strategy:?} {storage:?} P={size} rank {rank}");
+                    assert_eq!(c, centres, "{landmarks} {strategy:?} {storage:?} P={size} rank {rank}");
+                }
+            }
+        }
+    }
+    // The whole model: the one-rank bytes on every rank count.
+    let params = NystromRidgeParams::krr(k, 1e-3, "fvs:20:2600".parse().unwrap())
+        .seed(3)
+        .fvs_strategy(Strategy::Sampled { candidates: 8, seed: 1 })
+        .tol(1e-9, 200);
+    let fit = |c: &dyn Comm| {
+        let part = read_part(c, &p, &PartOptions::default()).unwrap();
+        persist::to_bytes(&fit_nystrom_blocks(c, &part, &params, true, None).unwrap()).unwrap()
+    };
+    let one = fit(&SingleProcess);
+    for size in RANKS {
+        assert!(run_threads(size, fit).iter().all(|b| *b == one), "P={size}: the one-rank bytes");
+    }
+}
+
+#[test]
+fn a_spread_selection_that_cannot_start_fails_on_every_rank() {
+    use kern_dist::fvs::CommParts;
+    use kern_models::fvs::{FvsParams, PART_ROWS, Strategy, select_part};
+    let p = FvsParams { max_fv: Some(5), strategy: Strategy::MaxResidual, ..Default::default() };
+    let rows = |n: usize, scale: f64| {
+        Samples::from_flat((0..2 * n).map(|i| scale * (1.0 + (i as f64 * 0.3).sin())).collect(), n, 2)
+            .unwrap()
+    };
+    // Rank 1's kernel values overflow ((x·x)⁴ with x ~ 1e100): it cannot start; rank 0 can.
+    let k: kern_core::KernelSpec = "poly:degree=4".parse().unwrap();
+    let errs = run_threads(2, |c| {
+        let x = rows(PART_ROWS, if c.rank() == 0 { 1.0 } else { 1e100 });
+        select_part(&k, Some(&x), c.rank() * PART_ROWS, 2 * PART_ROWS, &p, &CommParts { comm: c, d: 2 })
+            .unwrap_err()
+            .to_string()
+    });
+    assert!(errs[0].contains("part 1"), "{errs:?}");
+    assert!(errs[1].contains("positive semi-definite"), "{errs:?}");
+    // Parts that do not start at a multiple of PART_ROWS, or do not cover the rows: the same error
+    // on every rank.
+    let k: kern_core::KernelSpec = "gaussian:sigma=1".parse().unwrap();
+    for (n0, total) in [(10, 20), (PART_ROWS, 3 * PART_ROWS)] {
+        let errs = run_threads(2, |c| {
+            let n = if c.rank() == 0 { n0 } else { 10 };
+            let x = rows(n, 1.0);
+            select_part(&k, Some(&x), c.rank() * n0, total, &p, &CommParts { comm: c, d: 2 })
+                .unwrap_err()
+                .to_string()
+        });
+        assert_eq!(errs[0], errs[1]);
     }
 }

@@ -60,7 +60,7 @@
 use crate::error::{ModelsError, Result};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par, Side};
-use kern_core::{Kernel, Samples};
+use kern_core::{Kernel, SampleRef, Samples};
 use kern_sparse::kmatrix::{GramMatrix, cross_gram};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -266,27 +266,100 @@ impl Fvs {
     }
 }
 
-/// The incremental engine: residuals, the incomplete Cholesky factor `G` (column-major `n × L`), and the
-/// selected set.
+/// Rows per block of the selection's sums over rows: a part of a selection spread over processes
+/// ([`select_part`]) must start at a multiple of this row (block sums are then those of one process).
+///
+/// ```
+/// assert_eq!(kern_models::fvs::PART_ROWS, 1024);
+/// ```
+pub const PART_ROWS: usize = CHUNK;
+
+/// The collectives of a selection whose rows are spread over parts (processes, ranks): every part
+/// calls them in the same order. [`Whole`] is the one part holding every row.
+///
+/// ```
+/// use kern_models::fvs::{FvsParts, Whole};
+/// assert_eq!(Whole.part(), 0);
+/// assert_eq!(Whole.allgather_f64(&[1.0, 2.0]), vec![vec![1.0, 2.0]]);
+/// assert_eq!(Whole.maxloc(3.5, 7), (3.5, 7));
+/// ```
+pub trait FvsParts {
+    /// This part's number (parts hold consecutive rows in part order).
+    fn part(&self) -> usize;
+    /// Every part's `v`, in part order, on every part.
+    fn allgather_f64(&self, v: &[f64]) -> Vec<Vec<f64>>;
+    /// The largest `value` over parts and the smallest `index` attaining it (MPI's MAXLOC, ties to the
+    /// lowest index); a part with nothing to offer passes `(f64::NEG_INFINITY, usize::MAX)`.
+    fn maxloc(&self, value: f64, index: usize) -> (f64, usize);
+    /// The rows `rows` of every part's `x`, in part order, on every part (`None` when no part sends a
+    /// row).
+    fn allgather_rows(&self, x: Option<&Samples>, rows: &[usize]) -> Result<Option<Samples>>;
+}
+
+/// The single part holding every row: every collective is the identity.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_models::fvs::{FvsParts, Whole};
+/// let x = Samples::from_rows(&[[1.0], [2.0], [3.0]])?;
+/// assert_eq!(Whole.allgather_rows(Some(&x), &[2])?, Some(x.select(&[2])?));
+/// assert_eq!(Whole.allgather_rows(Some(&x), &[])?, None);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Whole;
+
+impl FvsParts for Whole {
+    fn part(&self) -> usize {
+        0
+    }
+    fn allgather_f64(&self, v: &[f64]) -> Vec<Vec<f64>> {
+        vec![v.to_vec()]
+    }
+    fn maxloc(&self, value: f64, index: usize) -> (f64, usize) {
+        (value, index)
+    }
+    fn allgather_rows(&self, x: Option<&Samples>, rows: &[usize]) -> Result<Option<Samples>> {
+        match x {
+            Some(x) if !rows.is_empty() => Ok(Some(x.select(rows)?)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// The incremental engine over one part's rows (all of them in one process): residuals, the
+/// incomplete Cholesky factor `G` (column-major `n × L`, this part's rows), the selected set (global
+/// indices) and the rows of the Cholesky factor of `K_SS`.
 struct Engine<'a, K> {
     k: &'a K,
-    x: &'a Samples,
+    x: Option<&'a Samples>,
+    /// Rows of this part.
     n: usize,
+    /// Global index of this part's first row.
+    offset: usize,
     diag: Vec<f64>,
     inv_diag: Vec<f64>,
     resid: Vec<f64>,
     g: Vec<f64>,
     selected: Vec<usize>,
     is_selected: Vec<bool>,
+    /// Rows of the lower Cholesky factor of `K_SS`, packed: row `a` holds `a + 1` entries.
+    chol: Vec<f64>,
     tol: f64,
 }
 
 impl<'a, K: Kernel> Engine<'a, K> {
-    fn new(k: &'a K, x: &'a Samples, tol: f64) -> Result<Self> {
-        k.check_dim(x.d())?;
-        let n = x.n();
-        let diag: Vec<f64> = (0..n).into_par_iter().map(|i| k.eval_ref(x.sample(i), x.sample(i))).collect();
+    fn new(k: &'a K, x: Option<&'a Samples>, offset: usize, tol: f64) -> Result<Self> {
+        let n = x.map_or(0, Samples::n);
+        let diag: Vec<f64> = match x {
+            Some(x) => {
+                k.check_dim(x.d())?;
+                (0..n).into_par_iter().map(|i| k.eval_ref(x.sample(i), x.sample(i))).collect()
+            }
+            None => Vec::new(),
+        };
         if let Some((i, &v)) = diag.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
+            let i = offset + i;
             return Err(ModelsError::Numerical(format!(
                 "k(x_{i}, x_{i}) = {v}: FVS needs a positive semi-definite kernel"
             )));
@@ -297,18 +370,25 @@ impl<'a, K: Kernel> Engine<'a, K> {
             k,
             x,
             n,
+            offset,
             diag,
             inv_diag,
             resid,
             g: Vec::new(),
             selected: Vec::new(),
             is_selected: vec![false; n],
+            chol: Vec::new(),
             tol,
         })
     }
 
     fn l(&self) -> usize {
         self.selected.len()
+    }
+
+    /// The local row of global index `c`, when this part holds it.
+    fn local(&self, c: usize) -> Option<usize> {
+        c.checked_sub(self.offset).filter(|&i| i < self.n)
     }
 
     fn eligible(&self, i: usize) -> bool {
@@ -319,21 +399,21 @@ impl<'a, K: Kernel> Engine<'a, K> {
         MatRef::from_column_major_slice(&self.g, self.n, self.l())
     }
 
-    /// Row `c` of `G`: the coordinates of `φ_c` on the orthonormal directions found so far.
+    /// Row `c` (local) of `G`: the coordinates of `φ_c` on the orthonormal directions found so far.
     fn g_row(&self, c: usize) -> Vec<f64> {
         (0..self.l()).map(|l| self.g[l * self.n + c]).collect()
     }
 
-    /// The residual kernel column `R(·, c) = K(·, c) − G G(c, ·)ᵀ`, in parallel.
-    fn residual_column(&self, c: usize) -> Vec<f64> {
-        let gc = self.g_row(c);
-        let xc = self.x.sample(c);
+    /// This part's rows of the residual kernel column `R(·, c) = K(·, c) − G G(c, ·)ᵀ` for the sample
+    /// `xc` whose row of `G` is `gc`, in parallel.
+    fn residual_column(&self, xc: SampleRef<'_>, gc: &[f64]) -> Vec<f64> {
+        let Some(x) = self.x else { return Vec::new() };
         let (n, g) = (self.n, &self.g);
         let mut out = vec![0.0; n];
         out.par_chunks_mut(CHUNK).enumerate().for_each(|(b, o)| {
             let i0 = b * CHUNK;
             for (t, v) in o.iter_mut().enumerate() {
-                *v = self.k.eval_ref(self.x.sample(i0 + t), xc);
+                *v = self.k.eval_ref(x.sample(i0 + t), xc);
             }
             // Column by column of G (contiguous, vectorised over the rows): every entry still
             // subtracts g_il·g_cl for l = 0, 1, … in turn, so its roundings are those of the loop
@@ -348,55 +428,52 @@ impl<'a, K: Kernel> Engine<'a, K> {
         out
     }
 
-    /// Adds sample `c` given its residual column; returns the new column `g` of `G`.
-    fn add(&mut self, c: usize, rcol: &[f64]) -> Vec<f64> {
-        let rc = rcol[c];
+    /// `R(c, c)`, computed by every part with the arithmetic of [`Engine::residual_column`]'s entry
+    /// `c` (the same kernel value, then `g_cl²` subtracted for l = 0, 1, …): the same bits as the
+    /// owner's entry.
+    fn residual_at(&self, xc: SampleRef<'_>, gc: &[f64]) -> f64 {
+        let mut v = self.k.eval_ref(xc, xc);
+        for &gcl in gc {
+            v -= gcl * gcl;
+        }
+        v
+    }
+
+    /// Adds the sample of global index `c` given `R(c, c) = rc`, its row `gc` of `G` and this part's
+    /// residual column; returns this part's new column of `G`.
+    fn add(&mut self, c: usize, rc: f64, gc: &[f64], rcol: &[f64]) -> Vec<f64> {
         let s = rc.sqrt();
         let mut gcol: Vec<f64> = rcol.iter().map(|v| v / s).collect();
-        gcol[c] = s;
+        let own = self.local(c);
+        if let Some(i) = own {
+            gcol[i] = s;
+        }
         for (r, gi) in self.resid.iter_mut().zip(&gcol) {
             *r = (*r - gi * gi).max(0.0);
         }
-        self.resid[c] = 0.0;
+        if let Some(i) = own {
+            self.resid[i] = 0.0;
+            self.is_selected[i] = true;
+        }
         self.g.extend_from_slice(&gcol);
         self.selected.push(c);
-        self.is_selected[c] = true;
+        self.chol.extend_from_slice(gc);
+        self.chol.push(s);
         gcol
     }
 
-    /// Eq. 7 from the maintained residuals: the mean over samples of `1 − δ_i`.
-    fn fitness(&self) -> f64 {
-        let s: f64 = self
-            .resid
+    /// This part's sum of `1 − δ_i` (eq. 7 times `n` for the whole data).
+    fn fitness_sum(&self) -> f64 {
+        self.resid
             .iter()
             .zip(&self.inv_diag)
             .map(|(r, id)| if *id == 0.0 { 1.0 } else { (1.0 - r * id).clamp(0.0, 1.0) })
-            .sum();
-        s / self.n as f64
+            .sum()
     }
 
-    /// The eligible sample of largest normalised residual (lowest index on ties).
-    /// The sampled strategy's candidates, ascending, into `pool`: `candidates` eligible samples drawn
-    /// without replacement (a partial Fisher–Yates shuffle from `rng`), plus the sample of largest
-    /// residual when it was not drawn.
-    fn draw_candidates(&self, candidates: usize, rng: &mut Xoshiro256PlusPlus, pool: &mut Vec<usize>) {
-        pool.clear();
-        pool.extend((0..self.n).filter(|&i| self.eligible(i)));
-        let m = candidates.min(pool.len());
-        for t in 0..m {
-            let j = rng.random_range(t..pool.len());
-            pool.swap(t, j);
-        }
-        pool.truncate(m);
-        if let Some(worst) = self.max_residual()
-            && !pool.contains(&worst)
-        {
-            pool.push(worst);
-        }
-        pool.sort_unstable();
-    }
-
-    fn max_residual(&self) -> Option<usize> {
+    /// This part's eligible sample of largest normalised residual (lowest index on ties): its value
+    /// and global index.
+    fn max_residual_local(&self) -> Option<(f64, usize)> {
         let mut best: Option<(f64, usize)> = None;
         for i in 0..self.n {
             if self.eligible(i) {
@@ -406,16 +483,15 @@ impl<'a, K: Kernel> Engine<'a, K> {
                 }
             }
         }
-        best.map(|(_, i)| i)
+        best.map(|(v, i)| (v, self.offset + i))
     }
 
     fn cholesky(&self) -> Vec<f64> {
         let l = self.l();
         let mut out = vec![0.0; l * l];
-        for (a, &s) in self.selected.iter().enumerate() {
-            for b in 0..=a {
-                out[a * l + b] = self.g[b * self.n + s];
-            }
+        for a in 0..l {
+            let row = &self.chol[a * (a + 1) / 2..a * (a + 1) / 2 + a + 1];
+            out[a * l..a * l + a + 1].copy_from_slice(row);
         }
         out
     }
@@ -425,18 +501,111 @@ impl<'a, K: Kernel> Engine<'a, K> {
     }
 }
 
+/// The eligible sample of largest normalised residual over all parts (lowest global index on ties):
+/// one maxloc.
+fn max_residual<K: Kernel, P: FvsParts + ?Sized>(e: &Engine<'_, K>, parts: &P) -> Option<usize> {
+    let (v, i) = e.max_residual_local().unwrap_or((f64::NEG_INFINITY, usize::MAX));
+    let (v, i) = parts.maxloc(v, i);
+    (v > f64::NEG_INFINITY && i != usize::MAX).then_some(i)
+}
+
+/// Samples sent to every part: global indices, residuals `r_c`, diagonals `k_cc`, rows of `G`
+/// (row-major `m × L`) and the samples themselves, in ascending global index.
+struct Fetched {
+    idx: Vec<usize>,
+    resid: Vec<f64>,
+    diag: Vec<f64>,
+    gc: Vec<f64>,
+    x: Option<Samples>,
+}
+
+/// Every part's rows `mine` (local, ascending) with their residual, diagonal and row of `G`, on every
+/// part (one allgather of numbers, one of rows).
+fn fetch<K: Kernel, P: FvsParts + ?Sized>(e: &Engine<'_, K>, mine: &[usize], parts: &P) -> Result<Fetched> {
+    let l = e.l();
+    let w = l + 3;
+    let mut v = Vec::with_capacity(mine.len() * w);
+    for &i in mine {
+        v.push((e.offset + i) as f64);
+        v.push(e.resid[i]);
+        v.push(e.diag[i]);
+        v.extend(e.g_row(i));
+    }
+    let all: Vec<f64> = parts.allgather_f64(&v).concat();
+    let x = parts.allgather_rows(e.x, mine)?;
+    let m = all.len() / w;
+    if !all.len().is_multiple_of(w) || x.as_ref().map_or(0, Samples::n) != m {
+        return Err(ModelsError::Input(format!(
+            "the parts sent {} numbers and {} rows for samples of {w} numbers each",
+            all.len(),
+            x.as_ref().map_or(0, Samples::n)
+        )));
+    }
+    let mut f =
+        Fetched { idx: Vec::with_capacity(m), resid: Vec::new(), diag: Vec::new(), gc: Vec::new(), x };
+    for rec in all.chunks_exact(w) {
+        f.idx.push(rec[0] as usize);
+        f.resid.push(rec[1]);
+        f.diag.push(rec[2]);
+        f.gc.extend_from_slice(&rec[3..]);
+    }
+    Ok(f)
+}
+
+/// The sampled strategy's candidates this part holds (local, ascending): `candidates` eligible
+/// samples drawn without replacement from all parts' eligible samples in global order (a partial
+/// Fisher–Yates shuffle from `rng` over their positions — the draws depend only on how many are
+/// eligible), plus the sample of largest residual when it was not drawn. One allgather of counts and
+/// one maxloc.
+fn draw_candidates<K: Kernel, P: FvsParts + ?Sized>(
+    e: &Engine<'_, K>,
+    candidates: usize,
+    rng: &mut Xoshiro256PlusPlus,
+    parts: &P,
+) -> Vec<usize> {
+    let elig: Vec<usize> = (0..e.n).filter(|&i| e.eligible(i)).collect();
+    let counts: Vec<usize> = parts
+        .allgather_f64(&[elig.len() as f64])
+        .iter()
+        .map(|c| c.first().copied().unwrap_or(0.0) as usize)
+        .collect();
+    let total: usize = counts.iter().sum();
+    let off: usize = counts.iter().take(parts.part()).sum();
+    let m = candidates.min(total);
+    // The shuffle of positions 0..total, kept only where it moved something.
+    let mut moved: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for t in 0..m {
+        let j = rng.random_range(t..total);
+        let (vt, vj) = (moved.get(&t).copied().unwrap_or(t), moved.get(&j).copied().unwrap_or(j));
+        moved.insert(t, vj);
+        moved.insert(j, vt);
+    }
+    let mut mine: Vec<usize> = (0..m)
+        .map(|t| moved.get(&t).copied().unwrap_or(t))
+        .filter(|p| (off..off + elig.len()).contains(p))
+        .map(|p| elig[p - off])
+        .collect();
+    if let Some(i) = max_residual(e, parts).and_then(|w| e.local(w))
+        && !mine.contains(&i)
+    {
+        mine.push(i);
+    }
+    mine.sort_unstable();
+    mine
+}
+
 /// State of the exact strategy: `w_c = Σ_i R(i,c)² / k_ii` for every sample, and optionally the Gram
-/// matrix.
+/// matrix. Needs every row in one part.
 struct Exact {
     w: Vec<f64>,
     gram: Option<Mat<f64>>,
 }
 
 impl Exact {
-    fn new<K: Kernel>(e: &Engine<'_, K>, cache_bytes: usize) -> Result<Self> {
+    fn new<K: Kernel>(e: &Engine<'_, K>, x: &Samples, cache_bytes: usize) -> Result<Self> {
         let n = e.n;
         let fits = n.checked_mul(n).and_then(|v| v.checked_mul(8)).is_some_and(|b| b <= cache_bytes);
-        let gram = if fits { Some(GramMatrix::dense(e.k, e.x)?.into_dense()) } else { None };
+        let gram = if fits { Some(GramMatrix::dense(e.k, x)?.into_dense()) } else { None };
         let inv = &e.inv_diag;
         let w = match &gram {
             Some(k) => (0..n)
@@ -449,10 +618,10 @@ impl Exact {
             None => (0..n)
                 .into_par_iter()
                 .map(|c| {
-                    let xc = e.x.sample(c);
+                    let xc = x.sample(c);
                     (0..n)
                         .map(|i| {
-                            let v = e.k.eval_ref(e.x.sample(i), xc);
+                            let v = e.k.eval_ref(x.sample(i), xc);
                             v * v * inv[i]
                         })
                         .sum()
@@ -463,7 +632,7 @@ impl Exact {
     }
 
     /// `K v`, row by row (each row sum in a fixed order).
-    fn k_times<K: Kernel>(&self, e: &Engine<'_, K>, v: &[f64]) -> Vec<f64> {
+    fn k_times<K: Kernel>(&self, e: &Engine<'_, K>, x: &Samples, v: &[f64]) -> Vec<f64> {
         let n = e.n;
         match &self.gram {
             Some(k) => (0..n)
@@ -476,10 +645,8 @@ impl Exact {
             None => (0..n)
                 .into_par_iter()
                 .map(|i| {
-                    let xi = e.x.sample(i);
-                    (0..n)
-                        .map(|j| if v[j] != 0.0 { e.k.eval_ref(xi, e.x.sample(j)) * v[j] } else { 0.0 })
-                        .sum()
+                    let xi = x.sample(i);
+                    (0..n).map(|j| if v[j] != 0.0 { e.k.eval_ref(xi, x.sample(j)) * v[j] } else { 0.0 }).sum()
                 })
                 .collect(),
         }
@@ -500,11 +667,11 @@ impl Exact {
 
     /// After `g` became the last column of `G`: `w ← w − 2 g∘h + s g²` with `h = R_old D⁻¹ g`,
     /// `R_old = K − G_old G_oldᵀ`, `s = gᵀ D⁻¹ g`.
-    fn update<K: Kernel>(&mut self, e: &Engine<'_, K>, g: &[f64]) {
+    fn update<K: Kernel>(&mut self, e: &Engine<'_, K>, x: &Samples, g: &[f64]) {
         let n = e.n;
         let u: Vec<f64> = g.iter().zip(&e.inv_diag).map(|(a, b)| a * b).collect();
         let s: f64 = u.iter().zip(g).map(|(a, b)| a * b).sum();
-        let mut h = self.k_times(e, &u);
+        let mut h = self.k_times(e, x, &u);
         let l_old = e.l() - 1;
         // t = G_oldᵀ u, then h −= G_old t.
         let t: Vec<f64> = (0..l_old)
@@ -528,34 +695,26 @@ impl Exact {
     }
 }
 
-/// The exact gains of eq. 7 for a set of candidates, as a blocked GEMM: the candidates' kernel columns
-/// `K(·, C)` in one cross Gram (kern-core's GEMM on the norms formulation and a vectorised kernel
-/// profile for radial kernels), then for each row block `R(block, C) = K(block, C) − G(block, ·)
-/// G(C, ·)ᵀ` and `w_c = Σ_i R(i,c)² / k_ii`; returns the best. The gains only rank the candidates:
-/// the chosen sample's residual column, hence `G`, the residuals and the fitness, are computed by
-/// [`Engine::residual_column`] from the kernel itself.
-fn best_of_candidates<K: Kernel>(e: &Engine<'_, K>, cands: &[usize]) -> Result<Option<usize>> {
-    let (n, m, l) = (e.n, cands.len(), e.l());
+/// The candidate of largest gain `w_c / r_c` (lowest global index on ties) among the fetched
+/// candidates `cands`, given this part's blocks `K(block, C)` from `kblock(i0, h)`: each block's
+/// residual kernel by one GEMM, `Σ_i R(i,c)² / k_ii` per block, the blocks' partial sums of all parts
+/// gathered (one allgather) and added in global block order (the same at any thread count and for
+/// any split of the rows into parts starting at multiples of [`PART_ROWS`]).
+///
+/// The gains only rank the candidates: the chosen sample's residual column, hence `G`, the residuals
+/// and the fitness, are computed by [`Engine::residual_column`] from the kernel itself.
+fn best_gain<K: Kernel, P: FvsParts + ?Sized>(
+    e: &Engine<'_, K>,
+    cands: &Fetched,
+    kblock: impl Fn(usize, usize) -> Mat<f64> + Sync,
+    parts: &P,
+) -> Result<Option<usize>> {
+    let (n, m, l) = (e.n, cands.idx.len(), e.l());
     if m == 0 {
         return Ok(None);
     }
-    let kc = cross_gram(e.k, e.x, &e.x.select(cands)?)?;
-    Ok(best_gain(e, cands, |i0, h| kc.as_ref().subrows(i0, h).to_owned(), n, m, l))
-}
-
-/// The candidate of largest gain `w_c / r_c` (lowest index on ties) given the blocks `K(block, C)`
-/// from `kblock(i0, h)`: each block's residual kernel by one GEMM, the partial sums per block added
-/// in block order (the same at any thread count).
-fn best_gain<K: Kernel>(
-    e: &Engine<'_, K>,
-    cands: &[usize],
-    kblock: impl Fn(usize, usize) -> Mat<f64> + Sync,
-    n: usize,
-    m: usize,
-    l: usize,
-) -> Option<usize> {
     let gm = e.g_mat();
-    let gc = Mat::from_fn(m, l, |a, b| e.g[b * n + cands[a]]);
+    let gc = Mat::from_fn(m, l, |a, b| cands.gc[a * l + b]);
     let blocks = n.div_ceil(CHUNK);
     let partials: Vec<Vec<f64>> = (0..blocks)
         .into_par_iter()
@@ -569,15 +728,19 @@ fn best_gain<K: Kernel>(
             (0..m).map(|c| (0..h).map(|ii| r[(ii, c)] * r[(ii, c)] * e.inv_diag[i0 + ii]).sum()).collect()
         })
         .collect();
+    let all: Vec<f64> = parts.allgather_f64(&partials.concat()).concat();
+    if !all.len().is_multiple_of(m) {
+        return Err(ModelsError::Input(format!("{} partial sums for {m} candidates", all.len())));
+    }
     let mut best: Option<(f64, usize)> = None;
-    for (c, &idx) in cands.iter().enumerate() {
-        let w: f64 = partials.iter().map(|p| p[c]).sum();
-        let gain = w / e.resid[idx];
+    for (c, &idx) in cands.idx.iter().enumerate() {
+        let w: f64 = all.chunks_exact(m).map(|p| p[c]).sum();
+        let gain = w / cands.resid[c];
         if best.is_none_or(|(bg, bi)| gain > bg || (gain == bg && idx < bi)) {
             best = Some((gain, idx));
         }
     }
-    best.map(|(_, c)| c)
+    Ok(best.map(|(_, c)| c))
 }
 
 /// Runs feature vector selection (eqs. 3–8) on `x` with kernel `k`.
@@ -593,23 +756,102 @@ fn best_gain<K: Kernel>(
 /// # Ok::<(), kern_models::ModelsError>(())
 /// ```
 pub fn select<K: Kernel>(k: &K, x: &Samples, params: &FvsParams) -> Result<Fvs> {
+    select_part(k, Some(x), 0, x.n(), params, &Whole)
+}
+
+impl Strategy {
+    /// The strategy [`select`] uses on `n` samples: [`Strategy::Auto`] resolved (exact up to
+    /// [`AUTO_EXACT_MAX_N`] samples, sampled above), any other unchanged.
+    ///
+    /// ```
+    /// use kern_models::fvs::Strategy;
+    /// assert_eq!(Strategy::Auto.resolve(100), Strategy::Exact);
+    /// assert_eq!(Strategy::Auto.resolve(10_000), Strategy::Sampled { candidates: 64, seed: 0 });
+    /// assert_eq!(Strategy::MaxResidual.resolve(100), Strategy::MaxResidual);
+    /// ```
+    pub fn resolve(self, n: usize) -> Strategy {
+        match self {
+            Strategy::Auto if n <= AUTO_EXACT_MAX_N => Strategy::Exact,
+            Strategy::Auto => Strategy::Sampled { candidates: AUTO_CANDIDATES, seed: 0 },
+            s => s,
+        }
+    }
+}
+
+/// Feature vector selection over rows spread over parts (processes): this part holds the `total`
+/// samples' rows `offset..offset + x.n()` (`x = None`: none), parts hold consecutive rows in part
+/// order, and every part holding rows starts at a multiple of [`PART_ROWS`]. Every part calls it
+/// with the same `k`, `total` and `params` and gets the same selection — the one [`select`] makes on
+/// all the rows (which is this function with one part, [`Whole`]); the fitness (eq. 7) is the sum of
+/// the parts' sums, so it may differ from one process's in the last bits, and `residuals` are this
+/// part's. Each step: the candidates are drawn from the counts of eligible samples (one allgather),
+/// the worst-represented sample is found by one maxloc, the candidates' rows and rows of `G` are
+/// gathered, each part scores the candidates on its own rows (blocks of [`PART_ROWS`]) and the
+/// blocks' sums are gathered; every part then updates its own rows' residuals and column of `G`
+/// from the chosen sample. [`Strategy::Exact`] (an `n × n` kernel product per step) needs one part.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_models::fvs::{select, select_part, FvsParams, Strategy, Whole};
+/// let x = Samples::from_flat((0..400).map(|i| (i as f64 * 0.37).sin()).collect(), 200, 2)?;
+/// let p = FvsParams { max_fv: Some(6), strategy: Strategy::Sampled { candidates: 8, seed: 1 }, ..Default::default() };
+/// let k = Gaussian::with_sigma(0.5)?;
+/// assert_eq!(select_part(&k, Some(&x), 0, 200, &p, &Whole)?, select(&k, &x, &p)?);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+pub fn select_part<K: Kernel, P: FvsParts + ?Sized>(
+    k: &K,
+    x: Option<&Samples>,
+    offset: usize,
+    total: usize,
+    params: &FvsParams,
+    parts: &P,
+) -> Result<Fvs> {
     params.check()?;
-    let mut e = Engine::new(k, x, params.singular_tol)?;
-    let n = e.n;
-    let strategy = match params.strategy {
-        Strategy::Auto if n <= AUTO_EXACT_MAX_N => Strategy::Exact,
-        Strategy::Auto => Strategy::Sampled { candidates: AUTO_CANDIDATES, seed: 0 },
-        s => s,
+    let n_local = x.map_or(0, Samples::n);
+    // Every part checks the same layout (all parts see the same numbers, so all fail alike).
+    let layout = parts.allgather_f64(&[offset as f64, n_local as f64]);
+    let mut next = 0usize;
+    for (q, v) in layout.iter().enumerate() {
+        let (o, c) = (v.first().copied().unwrap_or(-1.0), v.get(1).copied().unwrap_or(-1.0));
+        let ok = o == next as f64 && c >= 0.0 && (c == 0.0 || (o as usize).is_multiple_of(CHUNK));
+        if !ok {
+            return Err(ModelsError::Input(format!(
+                "part {q} holds rows from {o} ({c} rows): parts must hold consecutive rows, each from a \
+                 multiple of {CHUNK}"
+            )));
+        }
+        next += c as usize;
+    }
+    if next != total || total == 0 {
+        return Err(ModelsError::Input(format!("the parts hold {next} rows of {total}")));
+    }
+    let one_part = layout.len() == 1;
+    // A part that cannot start (a kernel for another dimension, a kernel value that is not PSD) stops
+    // every part: one allgather of the failures, before the first step's collectives.
+    let e = Engine::new(k, x, offset, params.singular_tol);
+    let failed = parts.allgather_f64(&[if e.is_err() { 1.0 } else { 0.0 }]);
+    let mut e = e?;
+    if let Some(q) = failed.iter().position(|v| v.first() != Some(&0.0)) {
+        return Err(ModelsError::Input(format!("part {q} of the selection failed to start")));
+    }
+    let strategy = params.strategy.resolve(total);
+    let max = params.max_fv.unwrap_or(total).min(total);
+    let mut exact = match (strategy, x) {
+        (Strategy::Exact, Some(x)) if one_part => Some((Exact::new(&e, x, params.cache_bytes)?, x)),
+        (Strategy::Exact, _) => {
+            return Err(ModelsError::Input(
+                "the exact FVS strategy needs every sample in one process; use sampled or max-residual"
+                    .into(),
+            ));
+        }
+        _ => None,
     };
-    let max = params.max_fv.unwrap_or(n).min(n);
-    let mut exact =
-        if strategy == Strategy::Exact { Some(Exact::new(&e, params.cache_bytes)?) } else { None };
     let mut rng = match strategy {
         Strategy::Sampled { seed, .. } => Some(Xoshiro256PlusPlus::seed_from_u64(seed)),
         _ => None,
     };
     let mut fitness = Vec::new();
-    let mut pool: Vec<usize> = Vec::with_capacity(n);
     let stop = loop {
         if e.l() >= max {
             break StopReason::MaxFv;
@@ -619,27 +861,59 @@ pub fn select<K: Kernel>(k: &K, x: &Samples, params: &FvsParams) -> Result<Fvs> 
         {
             break StopReason::MinFitness;
         }
-        let choice = match strategy {
-            Strategy::Exact => exact.as_ref().expect("exact state").best(&e),
-            Strategy::MaxResidual => e.max_residual(),
+        // The chosen sample, fetched to every part with its position among the fetched.
+        let chosen: Option<(Fetched, usize)> = match strategy {
+            Strategy::Exact => match exact.as_ref().and_then(|(ex, _)| ex.best(&e)) {
+                Some(c) => Some((fetch(&e, &[c], parts)?, 0)),
+                None => None,
+            },
+            Strategy::MaxResidual => match max_residual(&e, parts) {
+                Some(c) => Some((fetch(&e, &e.local(c).into_iter().collect::<Vec<_>>(), parts)?, 0)),
+                None => None,
+            },
             Strategy::Sampled { candidates, .. } => {
-                e.draw_candidates(candidates, rng.as_mut().expect("sampled rng"), &mut pool);
-                best_of_candidates(&e, &pool)?
+                let rng =
+                    rng.as_mut().ok_or_else(|| ModelsError::Input("sampled FVS without a seed".into()))?;
+                let mine = draw_candidates(&e, candidates, rng, parts);
+                let f = fetch(&e, &mine, parts)?;
+                let kc = match (e.x, &f.x) {
+                    (Some(x), Some(c)) => Some(cross_gram(e.k, x, c)?),
+                    _ => None,
+                };
+                let m = f.idx.len();
+                let kblock = |i0: usize, h: usize| match &kc {
+                    Some(kc) => kc.as_ref().subrows(i0, h).to_owned(),
+                    None => Mat::zeros(h, m),
+                };
+                match best_gain(&e, &f, kblock, parts)? {
+                    Some(c) => {
+                        let q = f.idx.iter().position(|&i| i == c).unwrap_or(0);
+                        Some((f, q))
+                    }
+                    None => None,
+                }
             }
             Strategy::Auto => unreachable!("resolved above"),
         };
-        let Some(c) = choice else { break StopReason::BasisFound };
-        let rcol = e.residual_column(c);
-        if rcol[c].partial_cmp(&(e.tol * e.diag[c])) != Some(std::cmp::Ordering::Greater) {
+        let Some((f, q)) = chosen else { break StopReason::BasisFound };
+        let (c, l) = (f.idx[q], e.l());
+        let Some(xs) = f.x.as_ref() else { break StopReason::BasisFound };
+        let (xc, gc) = (xs.sample(q), &f.gc[q * l..(q + 1) * l]);
+        let rcol = e.residual_column(xc, gc);
+        let rc = e.residual_at(xc, gc);
+        if rc.partial_cmp(&(e.tol * f.diag[q])) != Some(std::cmp::Ordering::Greater) {
             // The maintained residual drifted above the recomputed one: the point is in the span.
-            e.resid[c] = rcol[c].max(0.0);
+            if let Some(i) = e.local(c) {
+                e.resid[i] = rc.max(0.0);
+            }
             continue;
         }
-        let g = e.add(c, &rcol);
-        if let Some(ex) = exact.as_mut() {
-            ex.update(&e, &g);
+        let g = e.add(c, rc, gc, &rcol);
+        if let Some((ex, x)) = exact.as_mut() {
+            ex.update(&e, x, &g);
         }
-        fitness.push(e.fitness());
+        let s: f64 = parts.allgather_f64(&[e.fitness_sum()]).iter().flatten().sum();
+        fitness.push(s / total as f64);
     };
     Ok(Fvs {
         selected: e.selected.clone(),
@@ -666,7 +940,7 @@ pub fn from_order<K: Kernel>(k: &K, x: &Samples, order: &[usize], max: usize, to
     if !(tol > 0.0 && tol < 1.0) {
         return Err(ModelsError::Param { name: "singular_tol", value: tol, reason: "must be in (0, 1)" });
     }
-    let mut e = Engine::new(k, x, tol)?;
+    let mut e = Engine::new(k, Some(x), 0, tol)?;
     let mut fitness = Vec::new();
     for &c in order {
         if c >= e.n {
@@ -678,12 +952,13 @@ pub fn from_order<K: Kernel>(k: &K, x: &Samples, order: &[usize], max: usize, to
         if !e.eligible(c) {
             continue;
         }
-        let rcol = e.residual_column(c);
+        let gc = e.g_row(c);
+        let rcol = e.residual_column(x.sample(c), &gc);
         if rcol[c].partial_cmp(&(e.tol * e.diag[c])) != Some(std::cmp::Ordering::Greater) {
             continue;
         }
-        e.add(c, &rcol);
-        fitness.push(e.fitness());
+        e.add(c, rcol[c], &gc, &rcol);
+        fitness.push(e.fitness_sum() / e.n as f64);
     }
     let stop = if e.l() >= max { StopReason::MaxFv } else { StopReason::BasisFound };
     Ok(Fvs {
@@ -770,11 +1045,12 @@ mod tests {
     /// The residual column as it was computed before it went column by column: one row at a time,
     /// the loop over the directions innermost.
     fn residual_column_by_rows<K: Kernel>(e: &Engine<'_, K>, c: usize) -> Vec<f64> {
+        let x = e.x.unwrap();
         let gc = e.g_row(c);
-        let xc = e.x.sample(c);
+        let xc = x.sample(c);
         (0..e.n)
             .map(|i| {
-                let mut s = e.k.eval_ref(e.x.sample(i), xc);
+                let mut s = e.k.eval_ref(x.sample(i), xc);
                 for (l, &gcl) in gc.iter().enumerate() {
                     s -= e.g[l * e.n + i] * gcl;
                 }
@@ -783,9 +1059,32 @@ mod tests {
             .collect()
     }
 
+    /// The sampled strategy's candidates as drawn before session 11 (the eligible samples in a vector,
+    /// a partial Fisher–Yates shuffle of it, the worst-represented sample added, sorted).
+    fn draw_by_vector<K: Kernel>(
+        e: &Engine<'_, K>,
+        candidates: usize,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Vec<usize> {
+        let mut pool: Vec<usize> = (0..e.n).filter(|&i| e.eligible(i)).collect();
+        let m = candidates.min(pool.len());
+        for t in 0..m {
+            let j = rng.random_range(t..pool.len());
+            pool.swap(t, j);
+        }
+        pool.truncate(m);
+        if let Some((_, worst)) = e.max_residual_local()
+            && !pool.contains(&worst)
+        {
+            pool.push(worst);
+        }
+        pool.sort_unstable();
+        pool
+    }
+
     /// The sampled selection loop of [`select`] as it was before session 10: the candidates' kernel
-    /// values pair by pair ([`Kernel::eval_ref`]) and the residual column by rows — the reference whose
-    /// selections the faster one must reproduce.
+    /// values pair by pair ([`Kernel::eval_ref`]), the residual column by rows and the candidates drawn
+    /// from a vector — the reference whose selections the faster one must reproduce.
     fn select_by_rows<K: Kernel>(
         k: &K,
         x: &Samples,
@@ -793,18 +1092,18 @@ mod tests {
         candidates: usize,
         seed: u64,
     ) -> (Vec<usize>, Vec<f64>, Vec<f64>) {
-        let mut e = Engine::new(k, x, 1e-10).unwrap();
+        let mut e = Engine::new(k, Some(x), 0, 1e-10).unwrap();
         let n = e.n;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut fitness = Vec::new();
-        let mut pool: Vec<usize> = Vec::new();
         while e.l() < max.min(n) {
-            e.draw_candidates(candidates, &mut rng, &mut pool);
-            let (n, m, l) = (e.n, pool.len(), e.l());
+            let pool = draw_by_vector(&e, candidates, &mut rng);
+            let m = pool.len();
+            let f = fetch(&e, &pool, &Whole).unwrap();
             let by_pairs = |i0: usize, h: usize| {
-                Mat::from_fn(h, m, |ii, c| e.k.eval_ref(e.x.sample(i0 + ii), e.x.sample(pool[c])))
+                Mat::from_fn(h, m, |ii, c| e.k.eval_ref(x.sample(i0 + ii), x.sample(pool[c])))
             };
-            let Some(c) = (if m == 0 { None } else { best_gain(&e, &pool, by_pairs, n, m, l) }) else {
+            let Some(c) = best_gain(&e, &f, by_pairs, &Whole).unwrap() else {
                 break;
             };
             let rcol = residual_column_by_rows(&e, c);
@@ -812,10 +1111,19 @@ mod tests {
                 e.resid[c] = rcol[c].max(0.0);
                 continue;
             }
-            e.add(c, &rcol);
-            fitness.push(e.fitness());
+            let gc = e.g_row(c);
+            e.add(c, rcol[c], &gc, &rcol);
+            fitness.push(e.fitness_sum() / n as f64);
         }
-        (e.selected.clone(), fitness, e.cholesky())
+        // The factor read from G's columns at the selected rows, as before session 11.
+        let l = e.l();
+        let mut chol = vec![0.0; l * l];
+        for (a, &s) in e.selected.iter().enumerate() {
+            for b in 0..=a {
+                chol[a * l + b] = e.g[b * n + s];
+            }
+        }
+        (e.selected.clone(), fitness, chol)
     }
 
     fn bits(v: &[f64]) -> Vec<u64> {

@@ -90,6 +90,36 @@ impl KernelRidgeParams {
 #[serde(transparent)]
 pub struct KernelRidge(Fitted);
 
+impl KernelRidge {
+    /// The kernel ridge model of coefficients solved elsewhere (e.g. by a distributed solver), checked once
+    /// as a model file of this kind is checked.
+    ///
+    /// ```
+    /// use kern_core::Samples;
+    /// use kern_models::{kmat::SolvePath, krr::KernelRidge, ridge::{DualParts, Task}, Solver};
+    /// let parts = DualParts {
+    ///     kernel: "gaussian:sigma=1".parse()?,
+    ///     train: Samples::from_rows(&[[0.0], [1.0]])?,
+    ///     alpha: vec![0.5, -0.5],
+    ///     bias: vec![0.0],
+    ///     task: Task::Regression,
+    ///     lambda: 1.0,
+    ///     path: SolvePath::Dense,
+    ///     solver: Solver::Direct,
+    ///     pcg: None,
+    /// };
+    /// assert!(KernelRidge::from_parts(parts.clone()).is_ok());
+    /// let classes = DualParts { task: Task::Binary { names: ["a".into(), "b".into()] }, ..parts };
+    /// assert!(KernelRidge::from_parts(classes).is_err()); // kernel ridge regresses
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_parts(parts: crate::ridge::DualParts) -> Result<Self> {
+        let m = KernelRidge(parts.into_fitted());
+        m.validate().map_err(|e| crate::ModelsError::Input(format!("invalid kernel ridge model: {e}")))?;
+        Ok(m)
+    }
+}
+
 impl Persist for KernelRidge {
     const KIND: &'static str = "krr";
     /// Kernel ridge regression has no intercept and always regresses; an LS-SVM (whose payload has

@@ -94,6 +94,35 @@ impl LsSvmParams {
 #[serde(transparent)]
 pub struct LsSvm(Fitted);
 
+impl LsSvm {
+    /// The LS-SVM model of coefficients solved elsewhere (e.g. by a distributed solver), checked once
+    /// as a model file of this kind is checked.
+    ///
+    /// ```
+    /// use kern_core::Samples;
+    /// use kern_models::{kmat::SolvePath, lssvm::LsSvm, ridge::{DualParts, Task}, Solver};
+    /// let parts = DualParts {
+    ///     kernel: "gaussian:sigma=1".parse()?,
+    ///     train: Samples::from_rows(&[[0.0], [1.0]])?,
+    ///     alpha: vec![0.5, -0.5],
+    ///     bias: vec![0.1],
+    ///     task: Task::Binary { names: ["a".into(), "b".into()] },
+    ///     lambda: 1.0,
+    ///     path: SolvePath::Dense,
+    ///     solver: Solver::Direct,
+    ///     pcg: None,
+    /// };
+    /// assert_eq!(LsSvm::from_parts(parts.clone())?.alpha(0), &[0.5, -0.5]);
+    /// assert!(LsSvm::from_parts(DualParts { alpha: vec![1.0], ..parts }).is_err()); // one coefficient for two samples
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_parts(parts: crate::ridge::DualParts) -> Result<Self> {
+        let m = LsSvm(parts.into_fitted());
+        m.validate().map_err(|e| crate::ModelsError::Input(format!("invalid LS-SVM model: {e}")))?;
+        Ok(m)
+    }
+}
+
 impl Persist for LsSvm {
     const KIND: &'static str = "lssvm";
     fn validate(&self) -> std::result::Result<(), String> {

@@ -223,6 +223,69 @@ pub struct Selection {
     pub method: String,
 }
 
+/// The parts of a dual model `f_t(x) = b_t + Σ_i α_it k(x, x_i)` solved elsewhere (e.g. by a
+/// distributed solver), from which [`crate::lssvm::LsSvm::from_parts`] and
+/// [`crate::krr::KernelRidge::from_parts`] build the model — checked once, as a model file is.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_models::{kmat::SolvePath, krr::KernelRidge, ridge::{DualParts, Task}, Solver};
+/// let parts = DualParts {
+///     kernel: "gaussian:sigma=1".parse()?,
+///     train: Samples::from_rows(&[[0.0], [1.0]])?,
+///     alpha: vec![0.5, -0.5],
+///     bias: vec![0.0],
+///     task: Task::Regression,
+///     lambda: 1.0,
+///     path: SolvePath::Dense,
+///     solver: Solver::Direct,
+///     pcg: None,
+/// };
+/// let m = KernelRidge::from_parts(parts)?;
+/// assert_eq!(m.alpha(0), &[0.5, -0.5]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct DualParts {
+    /// The kernel.
+    pub kernel: KernelSpec,
+    /// The training samples (the expansion's points).
+    pub train: Samples,
+    /// The coefficients, `n × r` column-major (`r` outputs).
+    pub alpha: Vec<f64>,
+    /// The `r` intercepts (zeros without bias).
+    pub bias: Vec<f64>,
+    /// What the model predicts.
+    pub task: Task,
+    /// The regularisation λ.
+    pub lambda: f64,
+    /// The kernel-matrix path the model predicts with.
+    pub path: SolvePath,
+    /// The solver that produced the coefficients.
+    pub solver: Solver,
+    /// With the iterative solver, the worst report over the right-hand sides.
+    pub pcg: Option<PcgReport>,
+}
+
+impl DualParts {
+    /// The model payload (no λ selection, no timing); the model kind checks it.
+    pub(crate) fn into_fitted(self) -> Fitted {
+        Fitted {
+            kernel: self.kernel,
+            train: self.train,
+            alpha: self.alpha,
+            bias: self.bias,
+            task: self.task,
+            lambda: self.lambda,
+            path: self.path,
+            selection: None,
+            factor_seconds: 0.0,
+            solver: self.solver,
+            pcg: self.pcg,
+        }
+    }
+}
+
 /// A trained dual model `f_t(x) = b_t + Σ_i α_it k(x, x_i)`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Fitted {

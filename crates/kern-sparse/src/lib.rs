@@ -38,6 +38,7 @@
 //! ```
 
 pub mod cholesky;
+pub mod csc_ops;
 mod error;
 pub mod gram;
 pub mod kmatrix;

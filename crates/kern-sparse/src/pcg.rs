@@ -37,8 +37,6 @@ use serde::{Deserialize, Serialize};
 
 /// Entries per partial sum of the deterministic dot product.
 pub const DOT_CHUNK: usize = 4096;
-/// Rows per parallel task of the mat-vec.
-const MATVEC_CHUNK: usize = 512;
 /// Block size of `block-jacobi` without a size.
 pub const DEFAULT_BLOCK: usize = 256;
 
@@ -271,21 +269,11 @@ impl Pcg {
         Ok((x, reports[0]))
     }
 
-    /// `out = (B + sI) v`, one task per [`MATVEC_CHUNK`] rows (`B` symmetric: column `j` is row `j`).
+    /// `out = (B + sI) v` (`B` symmetric: column `j` is row `j`).
     fn matvec(&self, v: &[f64], out: &mut [f64]) {
         let (cp, ri, vals) = (self.b.col_offsets(), self.b.row_indices(), self.b.values());
-        let s = self.shift;
-        out.par_chunks_mut(MATVEC_CHUNK).enumerate().for_each(|(c, o)| {
-            let j0 = c * MATVEC_CHUNK;
-            for (k, oj) in o.iter_mut().enumerate() {
-                let j = j0 + k;
-                let mut acc = s * v[j];
-                for (&i, &a) in ri[cp[j]..cp[j + 1]].iter().zip(&vals[cp[j]..cp[j + 1]]) {
-                    acc += a * v[i];
-                }
-                *oj = acc;
-            }
-        });
+        crate::csc_ops::shifted_column_dots(cp, ri, vals, self.shift, v, out)
+            .expect("a square CscMatrix times a vector of its size");
     }
 
     /// `z = M⁻¹ r`.
