@@ -38,7 +38,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
 
     #[test]
-    fn dense_and_sparse_stores_train_the_same_models(rows in patterned(24, 10), test in patterned(6, 10)) {
+    fn dense_and_sparse_stores_train_the_same_models(rows in patterned(24, 13), test in patterned(6, 13)) {
         let dense = Samples::from_rows(&rows).unwrap();
         let sparse = dense.to_sparse();
         let td = Samples::from_rows(&test).unwrap();
@@ -50,7 +50,8 @@ proptest! {
         let bt = BinaryTargets::from_labels(&labels).unwrap();
         for spec in ["gaussian:sigma=1.5", "linear"] {
             let k: KernelSpec = spec.parse().unwrap();
-            // The default cache precomputes the Gram matrix (columns are gathers, the same kern-core
+            // The default cache precomputes the Gram matrix in d = 13 (above the dimension up to which
+            // the Gaussian's columns are computed on demand; columns are gathers, the same kern-core
             // Gram on both stores). Columns evaluated on demand are covered by
             // `models_train_on_a_sparse_store_too_large_to_densify`: there the dense and sparse
             // arithmetic differ in summation order, so on random real data SMO may take another path
