@@ -17,7 +17,13 @@ supernodal numeric factorization, each timed; the matrix construction is exclude
 from the peak RSS (kern's peak includes its own assembly as well). --reps repetitions per configuration
 (each a separate process); best, median and max seconds, largest peak RSS.
 
-Installation: scikit-sparse has no wheel; building it needs SuiteSparse's headers
+Installation that works on Debian 12 (SuiteSparse 5.12 from `apt-get install libsuitesparse-dev`),
+in a throw-away venv (delete it afterwards; it leaves the system Python alone):
+    python3 -m venv /tmp/ss && /tmp/ss/bin/pip install "numpy<2" "scipy<1.14" "cython<3" setuptools wheel
+    /tmp/ss/bin/pip install --no-build-isolation --no-binary :all: scikit-sparse==0.4.12
+    TMPDIR=/dev/shm /tmp/ss/bin/python bench/cholmod_compare.py --kern target/release/kern
+(Cython 0.29 regenerates the C file against numpy 1.26's headers.) Notes on what did not work:
+scikit-sparse has no wheel; building it needs SuiteSparse's headers
 (`apt-get install libsuitesparse-dev`). On the bench machine (Debian 12: SuiteSparse 5.12, numpy 2.4)
 that was not enough: the current scikit-sparse needs SuiteSparse 7 (its build fails on the missing
 `cholmod_common.nsbounds_hit`), and 0.4.12 builds but its shipped C file was generated for the old numpy

@@ -302,7 +302,8 @@ impl Pcg {
 /// with the residual replacement of the module docs; a converged column's direction is set to zero, so
 /// it no longer moves. Dot products are the deterministic chunked sums of the module docs. Returns `X`
 /// (column-major) and one report per column. [`cg_columns_with`] is the same loop with the caller's
-/// dot products (e.g. completed over processes).
+/// dot products (e.g. completed over processes), [`cg_columns_until`] the same loop with a test that may
+/// end it early.
 ///
 /// ```
 /// use kern_sparse::{PcgOptions, pcg::cg_columns};
@@ -331,20 +332,7 @@ where
     M: FnMut(&[f64], &mut [f64]),
     E: From<SparseError>,
 {
-    opts.validate()?;
-    if n == 0 || !b.len().is_multiple_of(n) {
-        return Err(SparseError::Dimension { what: "right-hand sides", expected: n, found: b.len() }.into());
-    }
-    if let Some(i) = b.iter().position(|v| !v.is_finite()) {
-        return Err(
-            SparseError::Param { name: "b", value: b[i], reason: "right-hand side must be finite" }.into()
-        );
-    }
-    let mut partials = vec![0.0; n.div_ceil(DOT_CHUNK)];
-    let dots = |pairs: &[(&[f64], &[f64])]| -> Vec<f64> {
-        pairs.iter().map(|(u, v)| dot(u, v, &mut partials)).collect()
-    };
-    cg_columns_with(b, n, b.len() / n, opts, apply, precondition, dots)
+    cg_columns_until(b, n, opts, apply, precondition, |_, _| false)
 }
 
 /// [`cg_columns`] with the caller's dot products: `dots(pairs)` returns `Σ_i u_i v_i` for every pair
@@ -377,14 +365,89 @@ pub fn cg_columns_with<A, M, D, E>(
     n: usize,
     c: usize,
     opts: &PcgOptions,
-    mut apply: A,
-    mut precondition: M,
-    mut dots: D,
+    apply: A,
+    precondition: M,
+    dots: D,
 ) -> std::result::Result<(Vec<f64>, Vec<PcgReport>), E>
 where
     A: FnMut(&[f64], &mut [f64]) -> std::result::Result<(), E>,
     M: FnMut(&[f64], &mut [f64]),
     D: FnMut(&[(&[f64], &[f64])]) -> Vec<f64>,
+    E: From<SparseError>,
+{
+    cg_loop(b, n, c, opts, apply, precondition, dots, |_, _| false)
+}
+
+/// [`cg_columns`] that may give up: after every iteration that leaves a column unconverged,
+/// `give_up(iterations, reports)` is asked (the reports hold each column's relative residual of the
+/// recurrence, or the true one where it was just checked); `true` ends the solve there and returns the
+/// iterate with those reports (`converged = false` for the unconverged columns, whose `residual` is
+/// then the recurrence's: no further product with `A` is spent on it). A caller with a cheaper
+/// alternative uses it to stop when the convergence rate seen so far predicts too many iterations.
+/// With a `give_up` that never says `true` it is [`cg_columns`], the same bytes.
+///
+/// ```
+/// use kern_sparse::{PcgOptions, pcg::cg_columns_until};
+/// // A = diag(1, …, 50): plain CG needs many iterations for 1e-12; give up after 5.
+/// let apply = |v: &[f64], out: &mut [f64]| {
+///     for (i, (o, x)) in out.iter_mut().zip(v).enumerate() { *o = (i + 1) as f64 * x; }
+///     Ok(())
+/// };
+/// let opts = PcgOptions { tol: 1e-12, ..PcgOptions::default() };
+/// let b = vec![1.0; 50];
+/// let (_, r) = cg_columns_until::<_, _, _, kern_sparse::SparseError>(
+///     &b, 50, &opts, apply, |r, z| z.copy_from_slice(r), |it, _| it >= 5)?;
+/// assert_eq!((r[0].iterations, r[0].converged), (5, false));
+/// assert!(r[0].residual > 1e-12 && r[0].residual < 1.0);
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
+pub fn cg_columns_until<A, M, G, E>(
+    b: &[f64],
+    n: usize,
+    opts: &PcgOptions,
+    apply: A,
+    precondition: M,
+    give_up: G,
+) -> std::result::Result<(Vec<f64>, Vec<PcgReport>), E>
+where
+    A: FnMut(&[f64], &mut [f64]) -> std::result::Result<(), E>,
+    M: FnMut(&[f64], &mut [f64]),
+    G: FnMut(usize, &[PcgReport]) -> bool,
+    E: From<SparseError>,
+{
+    opts.validate()?;
+    if n == 0 || !b.len().is_multiple_of(n) {
+        return Err(SparseError::Dimension { what: "right-hand sides", expected: n, found: b.len() }.into());
+    }
+    if let Some(i) = b.iter().position(|v| !v.is_finite()) {
+        return Err(
+            SparseError::Param { name: "b", value: b[i], reason: "right-hand side must be finite" }.into()
+        );
+    }
+    let mut partials = vec![0.0; n.div_ceil(DOT_CHUNK)];
+    let dots = |pairs: &[(&[f64], &[f64])]| -> Vec<f64> {
+        pairs.iter().map(|(u, v)| dot(u, v, &mut partials)).collect()
+    };
+    cg_loop(b, n, b.len() / n, opts, apply, precondition, dots, give_up)
+}
+
+/// The conjugate-gradient loop of [`cg_columns_with`] and [`cg_columns_until`].
+#[allow(clippy::too_many_arguments)]
+fn cg_loop<A, M, D, G, E>(
+    b: &[f64],
+    n: usize,
+    c: usize,
+    opts: &PcgOptions,
+    mut apply: A,
+    mut precondition: M,
+    mut dots: D,
+    mut give_up: G,
+) -> std::result::Result<(Vec<f64>, Vec<PcgReport>), E>
+where
+    A: FnMut(&[f64], &mut [f64]) -> std::result::Result<(), E>,
+    M: FnMut(&[f64], &mut [f64]),
+    D: FnMut(&[(&[f64], &[f64])]) -> Vec<f64>,
+    G: FnMut(usize, &[PcgReport]) -> bool,
     E: From<SparseError>,
 {
     let opts = opts.validate()?;
@@ -463,6 +526,9 @@ where
         }
         if !active.iter().any(|&a| a) {
             break;
+        }
+        if give_up(iterations, &reports) {
+            return Ok((x, reports));
         }
         precondition(&r, &mut z);
         let live: Vec<usize> = (0..c).filter(|&j| active[j]).collect();

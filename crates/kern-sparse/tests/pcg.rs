@@ -177,3 +177,60 @@ fn input_errors() {
     assert!("gauss-seidel".parse::<Preconditioner>().is_err());
     assert!("fast".parse::<Solver>().is_err());
 }
+
+/// `cg_columns_until`: with a test that never fires it is `cg_columns` (the same bytes and reports);
+/// a test that fires at iteration `k` ends the solve there, after exactly `k` products with the
+/// operator, with the iterate of `cg_columns` capped at `k` (the first `k` iterations are the same
+/// arithmetic) and unconverged reports.
+#[test]
+fn giving_up_ends_the_solve_where_asked_and_never_giving_up_changes_nothing() {
+    use kern_sparse::pcg::{cg_columns, cg_columns_until};
+    let x = common::uniform(1500, 2, 1.0, 21);
+    let a = sparse_gram(&common::cs_gauss(0.6, 0.06, 2), &x).unwrap().into_matrix();
+    let n = a.ncols();
+    let s = 0.05;
+    let mut b = rhs(n, 5);
+    b.extend(rhs(n, 6));
+    let products = std::cell::Cell::new(0usize);
+    let apply = |v: &[f64], out: &mut [f64]| -> Result<(), kern_sparse::SparseError> {
+        products.set(products.get() + 1);
+        for (vc, oc) in v.chunks(n).zip(out.chunks_mut(n)) {
+            let av = GramMatrix::Sparse(a.clone()).mul_vec(vc).unwrap();
+            for i in 0..n {
+                oc[i] = av[i] + s * vc[i];
+            }
+        }
+        Ok(())
+    };
+    let identity = |r: &[f64], z: &mut [f64]| z.copy_from_slice(r);
+    let o = opts(1e-10, Preconditioner::None);
+    let (want, want_r) = cg_columns(&b, n, &o, apply, identity).unwrap();
+    let (got, got_r) = cg_columns_until(&b, n, &o, apply, identity, |_, _| false).unwrap();
+    assert!(want_r.iter().all(|r| r.converged && r.iterations > 10), "{want_r:?}");
+    assert_eq!(
+        want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        got.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(want_r, got_r);
+    // Give up at iteration 7: 7 products (a 7-iteration cap spends an 8th on the true residual), the
+    // iterate of that cap, reports unconverged at 7 iterations.
+    let k = 7;
+    let mut asked = Vec::new();
+    products.set(0);
+    let (early, early_r) = cg_columns_until(&b, n, &o, apply, identity, |it, reps| {
+        asked.push((it, reps.len()));
+        it >= k
+    })
+    .unwrap();
+    assert_eq!(products.get(), k);
+    assert_eq!(asked, (1..=k).map(|it| (it, 2)).collect::<Vec<_>>());
+    assert!(
+        early_r.iter().all(|r| r.iterations == k && !r.converged && r.residual > 1e-10 && r.residual < 1.0)
+    );
+    let (capped, capped_r) = cg_columns(&b, n, &PcgOptions { max_iter: k, ..o }, apply, identity).unwrap();
+    assert_eq!(
+        early.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        capped.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    assert!(capped_r.iter().all(|r| r.iterations == k && !r.converged));
+}

@@ -36,12 +36,12 @@ mod ridge;
 mod stream;
 
 pub use kpca::{NystromKpca, NystromKpcaParams};
-#[cfg(test)]
-use ridge::SolvePlan;
 pub use ridge::{
     EXPECTED_ITERATIONS, KEPT_READ_FLOPS, NystromPreconditioner, NystromRidge, NystromRidgeParams,
-    NystromSolve, RowPart, solve_flops,
+    NystromSolve, RATE_WARMUP, RowPart, solve_flops,
 };
+#[cfg(test)]
+use ridge::{PROFILE_FLOPS, SolvePlan, predicted_iterations, rate_predicts_more_than};
 #[cfg(test)]
 use stream::KnmBlocks;
 pub use stream::{block_rows, stream, stream_blocks};

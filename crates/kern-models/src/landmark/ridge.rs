@@ -37,18 +37,21 @@
 //!   the direct solve factors `H` itself. Memory `O(m²)`, never `n × m`.
 //!
 //! [`NystromSolve::Auto`] counts both ([`solve_flops`]) in flop-equivalents. One iteration that
-//! recomputes `K_nm` costs `n·m·(2d + 24 + 4r)` (the kernel block's inner products, 24 for the norms
-//! formula and the exponential, two products with `r` columns); one that reads kept blocks costs
+//! recomputes `K_nm` costs `n·m·(2d + 150 + 4r)` (the kernel block's inner products, 150 for the norms
+//! formula and the exponential — measured, see `PROFILE_FLOPS` —, two products with `r` columns); one
+//! that reads kept blocks costs
 //! `n·m·(4r + 64)` — the two products stream the kept values from memory, which
 //! [`KEPT_READ_FLOPS`] = 64 prices against the arithmetic rate of the direct solve's matrix products
 //! (measured; see the constant). The direct solve costs `n·m(2m + 1) + 13m³/3` beyond the pass both need
 //! for the right-hand side. Blocks count as kept only when every part of the fit keeps them: each part
 //! says whether its own blocks fit ([`RowPart::max`], one number), so the choice is the same on every
-//! part. With `k* = ⌈direct / iteration⌉`: if `k* ≤` [`EXPECTED_ITERATIONS`] (20, the low end of what
-//! FALKON's CG needs at tol 1e-6 on our data: 80–152 iterations measured) the direct solve is taken at
-//! once; otherwise CG runs at most `k*` iterations and, not converged by then, the direct solve
-//! finishes — so Auto never costs more than about twice the better of the two. Without the
-//! preconditioner (`none`, kept for comparison) Auto is CG.
+//! part. With `k* = ⌈direct / iteration⌉`: if `k* ≤` [`EXPECTED_ITERATIONS`] (64, the fewest
+//! iterations FALKON's CG needed at tol 1e-6 on any of our sets: 64–152 measured) the direct solve is
+//! taken at once; otherwise CG runs at most `k*` iterations and, not converged by then, the direct
+//! solve finishes — so Auto never costs more than about twice the better of the two. From iteration
+//! [`RATE_WARMUP`] (8) on, CG is also given up as soon as its average rate so far predicts more than
+//! `k*` iterations in all, which brings that worst case down to about the direct solve plus a few
+//! iterations when CG is slow. Without the preconditioner (`none`, kept for comparison) Auto is CG.
 //!
 //! **Agreement.** Both solve `Mβ = b` (`b = Bᵀ K_nmᵀPy`); CG stops at the true relative residual
 //! `ρ_cg ≤ tol`, the direct solve reports its own `ρ_d` (rounding only). Then
@@ -77,7 +80,7 @@ use faer::linalg::solvers::Solve;
 use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
 use faer::{Accum, Col, Mat, MatMut, MatRef, Par, Side};
 use kern_core::{KernelSpec, Samples, Targets, memory, parallel::faer_par};
-use kern_sparse::pcg::cg_columns;
+use kern_sparse::pcg::cg_columns_until;
 use kern_sparse::{PcgOptions, PcgReport};
 use serde::{Deserialize, Serialize};
 
@@ -524,7 +527,11 @@ impl NystromRidgeParams {
                 }
                 Ok(out)
             };
-            let (alpha, reports) = cg_solve(&l, s, falkon.as_ref(), &rhs, &opts, &mut d_apply)?;
+            // Auto (`then_direct`) gives CG up as soon as its rate predicts more than `cap` iterations.
+            let mut give_up = |it: usize, reps: &[PcgReport]| {
+                then_direct && rate_predicts_more_than(cap, pcg.tol, it, reps)
+            };
+            let (alpha, reports) = cg_solve(&l, s, falkon.as_ref(), &rhs, &opts, &mut d_apply, &mut give_up)?;
             let converged = reports.iter().all(|rep| rep.converged);
             cg_iterations = reports.iter().map(|rep| rep.iterations).max().unwrap_or(0);
             if converged || !then_direct {
@@ -584,33 +591,100 @@ impl NystromRidgeParams {
 }
 
 /// Flop-equivalents of one kernel value beyond its inner product (the norms formulation and the
-/// kernel profile, an exponential): a fixed estimate, so that every process of a distributed fit
-/// makes the same choice.
-const PROFILE_FLOPS: f64 = 24.0;
+/// kernel profile, an exponential), on the scale of the direct solve's matrix products: a fixed
+/// number, so that every process of a distributed fit makes the same choice. Measured (session 11,
+/// preliminary, loaded machine; `bench/auto_calibrate.py`): one recomputing iteration cost as much time
+/// as `1/5.0` of the direct solve on HIGGS-like n = 50,000, m = 500, d = 28 (`n·m·206` of its flops,
+/// i.e. 146 beyond `2d + 4r`) and `1/5.3` on green-red n = 50,000, m = 1,000, d = 2 (`n·m·397`: 389
+/// beyond; below 9 features the kernel takes the pairwise-distance path, not a matrix product). The
+/// smaller, 150, is taken for all `d` (session 10 had 24 and measured `n·m·299` at d = 28). With it a
+/// fit whose blocks are recomputed solves directly at once up to about m = 4,900 centres (`k* ≤`
+/// [`EXPECTED_ITERATIONS`]), as every measurement says it should.
+pub(crate) const PROFILE_FLOPS: f64 = 150.0;
 
 /// Flop-equivalents of reading one kept kernel value in a conjugate-gradient iteration, beyond its
 /// `4r` flops: the two products `K_b U`, `K_bᵀV` with few columns stream the kept `n × m` values from
 /// memory (bandwidth-bound, a few flops per 8 bytes), where the direct solve's triangular solve and
 /// Gram run at the arithmetic rate of matrix products. Measured (session 10, HIGGS-like, n = 100,000,
 /// m = 1,000, r = 1): one kept iteration cost as much time as `1/31` of the direct solve, i.e.
-/// `n·m·66` of its flops. A fixed number, so that every process makes the same choice (module docs,
-/// "Solve").
+/// `n·m·66` of its flops; session 11 (`bench/auto_calibrate.py`, same loaded machine) measured
+/// `n·m·40.5` (HIGGS-like n = 50,000, m = 500: `1/25.3`) and `n·m·33` (green-red n = 50,000, m = 1,000,
+/// d = 2: `1/63`). Left at 64 (the measurements spread by 2×; a smaller value would make Auto try CG,
+/// then give it up by its rate, more often). A fixed number, so that every process makes the same
+/// choice (module docs, "Solve").
 pub const KEPT_READ_FLOPS: f64 = 64.0;
 
 /// The fewest conjugate-gradient iterations [`NystromSolve::Auto`] expects: when the direct solve costs
 /// no more than this many iterations it is taken at once (module docs, "Solve").
-pub const EXPECTED_ITERATIONS: usize = 20;
+///
+/// Measured: FALKON's CG at tol 1e-6 on every set we ran needed more than this many iterations
+/// (LS-SVM, `r = 1`, random centres; "> k" = not converged when stopped at `k`):
+///
+/// | data | n | m | d | iterations to 1e-6 |
+/// |---|---|---|---|---|
+/// | green-red, `gaussian:sigma=0.6`, λ = 1 | 200,000 | 1,000 | 2 | > 64 |
+/// | green-red, `gaussian:sigma=0.6`, λ = 1 | 50,000 | 1,000 | 2 | > 66 |
+/// | HIGGS-like, `gaussian:sigma=8.1`, λ = 1000 | 50,000 | 500 | 28 | 101–102 |
+/// | HIGGS-like, `gaussian:sigma=8.1`, λ = 1000 | 200,000 | 2,000 | 28 | 152 |
+///
+/// So a direct solve that costs at most 64 iterations is never slower than CG on these sets. Above
+/// that, CG runs and is given up as soon as its rate predicts more iterations than the direct solve
+/// costs ([`RATE_WARMUP`]).
+pub const EXPECTED_ITERATIONS: usize = 64;
+
+/// Conjugate-gradient iterations [`NystromSolve::Auto`] runs before it judges their rate: from then
+/// on, after every iteration, the average rate `q = ρ_k^{1/k}` of the relative residual `ρ_k` predicts
+/// `k·ln(tol)/ln(ρ_k)` iterations in all; when that exceeds the direct solve's cost in iterations
+/// (`k*`, module docs "Solve") CG is given up and the direct solve finishes. A residual still at or
+/// above 1 predicts no convergence. The prediction is not a bound (CG's residual need not fall at one
+/// rate): a pessimistic one gives up a CG that would have converged before `k*` (cost: the iterations
+/// run plus the direct solve), an optimistic one lets CG run on to `k*` at most (cost: at most about
+/// twice the direct solve, the rule without the prediction). Every part of a distributed fit sees the
+/// same residuals, so every part gives up at the same iteration.
+///
+/// ```
+/// use kern_models::landmark::{EXPECTED_ITERATIONS, RATE_WARMUP};
+/// assert!(RATE_WARMUP < EXPECTED_ITERATIONS);
+/// ```
+pub const RATE_WARMUP: usize = 8;
+
+/// Whether CG after `iterations` iterations, with these reports, predicts more than `cap` iterations
+/// to reach `tol` in some column ([`RATE_WARMUP`]); never before `RATE_WARMUP` iterations.
+pub(crate) fn rate_predicts_more_than(
+    cap: usize,
+    tol: f64,
+    iterations: usize,
+    reports: &[PcgReport],
+) -> bool {
+    iterations >= RATE_WARMUP
+        && reports
+            .iter()
+            .filter(|r| !r.converged)
+            .any(|r| predicted_iterations(iterations, r.residual, tol) > cap as f64)
+}
+
+/// `k·ln(tol)/ln(ρ)`: the iterations at which the average rate of the first `k` reaches `tol`
+/// (`∞` when `ρ ≥ 1` or is not a number).
+pub(crate) fn predicted_iterations(k: usize, rho: f64, tol: f64) -> f64 {
+    if rho <= tol {
+        k as f64
+    } else if rho < 1.0 {
+        k as f64 * tol.ln() / rho.ln()
+    } else {
+        f64::INFINITY
+    }
+}
 
 /// The costs [`NystromSolve::Auto`] compares, in flop-equivalents, for `n` rows, `m` centres, `d`
 /// features and `r` outputs: `(one CG iteration, the direct solve)` (module docs, "Solve"). With
 /// `kept` (the blocks of `K_nm` kept in memory on every part) an iteration reads them,
-/// `n·m·(4r + KEPT_READ_FLOPS)`; otherwise it computes them again, `n·m·(2d + 24 + 4r)`.
+/// `n·m·(4r + KEPT_READ_FLOPS)`; otherwise it computes them again, `n·m·(2d + 150 + 4r)`.
 ///
 /// ```
 /// use kern_models::landmark::{solve_flops, KEPT_READ_FLOPS};
 /// let (it, direct) = solve_flops(200_000, 2000, 28, 1, false);
-/// assert_eq!(it, 200_000.0 * 2000.0 * (2.0 * 28.0 + 24.0 + 4.0));
-/// assert!(direct / it > 45.0 && direct / it < 50.0);
+/// assert_eq!(it, 200_000.0 * 2000.0 * (2.0 * 28.0 + 150.0 + 4.0));
+/// assert!(direct / it > 19.0 && direct / it < 20.0);
 /// let (kept, same) = solve_flops(200_000, 2000, 28, 1, true);
 /// assert_eq!((kept, same), (200_000.0 * 2000.0 * (4.0 + KEPT_READ_FLOPS), direct));
 /// ```
@@ -731,12 +805,13 @@ fn cg_solve(
     rhs: &Mat<f64>,
     opts: &PcgOptions,
     d_apply: &mut dyn FnMut(MatRef<'_, f64>) -> Result<Mat<f64>>,
+    give_up: &mut dyn FnMut(usize, &[PcgReport]) -> bool,
 ) -> Result<(Mat<f64>, Vec<PcgReport>)> {
     let (m, r) = (rhs.nrows(), rhs.ncols());
     let identity = |r: &[f64], z: &mut [f64]| z.copy_from_slice(r);
     match falkon {
         None => {
-            let (a, reports) = cg_columns::<_, _, ModelsError>(
+            let (a, reports) = cg_columns_until::<_, _, _, ModelsError>(
                 flat(rhs.as_ref()).as_slice(),
                 m,
                 opts,
@@ -750,13 +825,14 @@ fn cg_solve(
                     Ok(())
                 },
                 identity,
+                &mut *give_up,
             )?;
             Ok((Mat::from_fn(m, r, |j, t| a[t * m + j]), reports))
         }
         Some(f) => {
             let mut brhs = rhs.clone();
             f.bt(brhs.as_mut());
-            let (beta, reports) = cg_columns::<_, _, ModelsError>(
+            let (beta, reports) = cg_columns_until::<_, _, _, ModelsError>(
                 flat(brhs.as_ref()).as_slice(),
                 m,
                 opts,
@@ -771,6 +847,7 @@ fn cg_solve(
                     Ok(())
                 },
                 identity,
+                &mut *give_up,
             )?;
             let mut a = Mat::from_fn(m, r, |j, t| beta[t * m + j]);
             f.b(a.as_mut());

@@ -7,6 +7,7 @@ use crate::persist;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatRef, Par};
 use kern_core::{BinaryTargets, RealTargets, Targets, cross_gram};
+use kern_sparse::PcgReport;
 use proptest::prelude::*;
 
 /// `n` points in the unit square from a fixed low-discrepancy sequence, and a smooth target.
@@ -417,7 +418,8 @@ fn kept_and_recomputed_blocks_give_the_same_model() {
 
 /// `Auto` by its documented rule: the direct solve at once when the break-even count of CG iterations
 /// `k* = ⌈direct / iteration⌉` (from [`solve_flops`]) is at most [`EXPECTED_ITERATIONS`]; otherwise
-/// CG, stopped at `k*` and finished directly when it has not converged.
+/// CG, given up (and finished directly) when its rate predicts more than `k*` iterations or when it
+/// reaches `k*` unconverged.
 #[test]
 fn auto_follows_the_documented_cost_rule() {
     let (x, y) = data(2000, 0.0);
@@ -440,15 +442,66 @@ fn auto_follows_the_documented_cost_rule() {
     let small = fit(30, 1e-6);
     assert_eq!((small.solved(), small.report().iterations), (Some(NystromSolve::Direct), 0));
     assert!(small.report().converged);
-    // Large m: CG first. A reachable tolerance stops it early; an unreachable one hits k* and the
-    // direct solve finishes (its residual is then reported).
-    let ks = kstar(600);
-    assert!(ks > EXPECTED_ITERATIONS, "{ks}");
-    let quick = fit(600, 1e-4);
+    // Large m (the fewest centres with k* above the expected iterations): CG first. A reachable
+    // tolerance stops it early; an unreachable one is given up at the first judged iteration (its rate
+    // predicts `8·ln(1e-300)/ln(ρ_8)` iterations, at most k* only if ρ_8 ≤ 1e-300^(8/k*), far below
+    // the 1e-16 of double precision — asserted) and the direct solve finishes.
+    let m = (30..x.n()).find(|&m| kstar(m) > EXPECTED_ITERATIONS).expect("k* grows with m");
+    let ks = kstar(m);
+    assert!(1e-300f64.powf(RATE_WARMUP as f64 / ks as f64) < 1e-16, "{ks}");
+    let quick = fit(m, 1e-4);
     assert_eq!(quick.solved(), Some(NystromSolve::Iterative));
     assert!(quick.report().converged && quick.report().iterations < ks, "{:?}", quick.report());
-    let hard = fit(600, 1e-300);
-    assert_eq!((hard.solved(), hard.report().iterations), (Some(NystromSolve::Direct), ks));
+    let hard = fit(m, 1e-300);
+    assert_eq!((hard.solved(), hard.report().iterations), (Some(NystromSolve::Direct), RATE_WARMUP));
+}
+
+/// The rate rule of `Auto` ([`RATE_WARMUP`]): the prediction `k·ln(tol)/ln(ρ_k)` is the iteration at
+/// which the average rate reaches `tol` — for residuals falling at one rate `q` it is `ln(tol)/ln(q)`
+/// whatever `k` — and CG is given up exactly when some unconverged column predicts more than `k*`,
+/// never before `RATE_WARMUP` iterations.
+#[test]
+fn auto_gives_up_when_the_rate_predicts_more_than_k_star() {
+    let rep = |residual: f64, converged: bool| PcgReport { iterations: 0, residual, converged };
+    let tol = 1e-6;
+    // q = 0.8: ln(1e-6)/ln(0.8) = 61.9 iterations.
+    let at = |k: usize| predicted_iterations(k, 0.8f64.powi(k as i32), tol);
+    for k in [RATE_WARMUP, 20, 50] {
+        assert!((at(k) - tol.ln() / 0.8f64.ln()).abs() < 1e-9, "{k}: {}", at(k));
+        assert!(!rate_predicts_more_than(62, tol, k, &[rep(0.8f64.powi(k as i32), false)]));
+        assert!(rate_predicts_more_than(61, tol, k, &[rep(0.8f64.powi(k as i32), false)]));
+    }
+    // Before the warm-up nothing is judged, not even a residual above 1.
+    assert!(!rate_predicts_more_than(10, tol, RATE_WARMUP - 1, &[rep(5.0, false)]));
+    // No convergence in sight: a residual at or above 1, or not a number.
+    for r in [1.0, 3.0, f64::NAN] {
+        assert_eq!(predicted_iterations(RATE_WARMUP, r, tol), f64::INFINITY);
+        assert!(rate_predicts_more_than(1000, tol, RATE_WARMUP, &[rep(r, false)]));
+    }
+    // Converged columns do not count; one slow unconverged column is enough.
+    assert!(!rate_predicts_more_than(10, tol, RATE_WARMUP, &[rep(2.0, true), rep(1e-9, true)]));
+    assert!(rate_predicts_more_than(100, tol, 40, &[rep(1e-7, true), rep(0.5, false)]));
+    // Reached: the prediction is the iterations done.
+    assert_eq!(predicted_iterations(30, 1e-7, tol), 30.0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// For residuals `ρ_k = q^k` the prediction is `ln(tol)/ln(q)` at every `k` (the only rounding is
+    /// that of `q^k` and two logarithms: relative error a few units of `1e-16/|ln q|` ≤ 1e-14 for
+    /// `q ≤ 0.99`, so 1e-9 cannot be reached by rounding).
+    #[test]
+    fn the_rate_prediction_of_a_geometric_residual_is_its_iteration_count(
+        q in 0.01f64..0.99, k in 1usize..200, e in 2.0f64..12.0
+    ) {
+        let tol = 10f64.powf(-e);
+        let rho = q.powi(k as i32);
+        prop_assume!(rho > tol);
+        let want = tol.ln() / q.ln();
+        let got = predicted_iterations(k, rho, tol);
+        prop_assert!((got - want).abs() <= 1e-9 * want, "{} vs {}", got, want);
+    }
 }
 
 /// An in-process allreduce over `p` threads (the `sum` and `max` of [`RowPart`] for parts fitted
@@ -561,7 +614,7 @@ fn parts_give_the_one_part_bytes_with_every_solve() {
 }
 
 /// The pricing rule of `Auto` (module docs of `ridge.rs`, "Solve") in both cases: an iteration that
-/// reads kept blocks costs `n·m·(4r + KEPT_READ_FLOPS)`, one that recomputes them `n·m·(2d + 24 + 4r)`;
+/// reads kept blocks costs `n·m·(4r + KEPT_READ_FLOPS)`, one that recomputes them `n·m·(2d + PROFILE_FLOPS + 4r)`;
 /// the direct solve costs the same either way, and the plan follows `k* = ⌈direct / iteration⌉`.
 #[test]
 fn auto_prices_kept_and_recomputed_blocks() {
@@ -570,10 +623,11 @@ fn auto_prices_kept_and_recomputed_blocks() {
     let (rec, direct) = solve_flops(n, m, d, r, false);
     let (kept, direct_kept) = solve_flops(n, m, d, r, true);
     let nm = (n * m) as f64;
-    assert_eq!(rec, nm * (2.0 * d as f64 + 24.0 + 4.0 * r as f64));
+    assert_eq!(rec, nm * (2.0 * d as f64 + PROFILE_FLOPS + 4.0 * r as f64));
     assert_eq!(kept, nm * (4.0 * r as f64 + KEPT_READ_FLOPS));
     assert_eq!(direct, direct_kept);
-    assert_eq!(direct, nm * (2.0 * m as f64 + 1.0) + 13.0 / 3.0 * (m as f64).powi(3));
+    let mf = m as f64;
+    assert_eq!(direct, nm * (2.0 * mf + 1.0) + 13.0 / 3.0 * mf * mf * mf);
     // More outputs cost both kinds of iteration alike; more features only the recomputed one.
     assert_eq!(solve_flops(n, m, d, 3, true).0 - kept, solve_flops(n, m, d, 3, false).0 - rec);
     assert_eq!(solve_flops(n, m, 2 * d, r, true).0, kept);
@@ -611,9 +665,10 @@ fn between_break_evens(n: usize, d: usize) -> usize {
 
 /// The parts agree on "kept everywhere" before choosing: with the sizes of
 /// `auto_prices_kept_and_recomputed_blocks` (28 features), a fit whose parts all keep their blocks runs
-/// CG up to the kept break-even count (an unreachable tolerance, so it stops exactly there and the
-/// direct solve finishes); one part that cannot keep its blocks makes every part solve directly at
-/// once. Either way every part has the bytes of the one-part fit with the same keeping.
+/// CG (an unreachable tolerance, so its rate gives it up after [`RATE_WARMUP`] iterations, on every
+/// part alike, and the direct solve finishes); one part that cannot keep its blocks makes every part
+/// solve directly at once. Either way every part has the bytes of the one-part fit with the same
+/// keeping.
 #[test]
 fn parts_agree_on_kept_blocks_before_choosing() {
     let (n, d) = (1000usize, 28usize);
@@ -622,7 +677,7 @@ fn parts_agree_on_kept_blocks_before_choosing() {
         Samples::from_flat((0..n * d).map(|i| (i as f64 * 0.618_033_988_7).fract()).collect(), n, d).unwrap();
     let y: Vec<f64> = x.rows().map(|r| (r[0] + r[1] * r[2]).sin()).collect();
     let t = real(&y);
-    let idx: Vec<usize> = (0..m).map(|i| i * 2).collect();
+    let idx: Vec<usize> = (0..m).map(|i| i * n / m).collect();
     let p = NystromRidgeParams::krr("gaussian:sigma=2".parse().unwrap(), 1e-3, Landmarks::Random { m })
         .tol(1e-300, 1000);
     let block = 64;
@@ -644,7 +699,8 @@ fn parts_agree_on_kept_blocks_before_choosing() {
     assert_eq!(recomputed.solved(), Some(NystromSolve::Direct));
     assert_eq!(recomputed.report().iterations, 0);
     if known {
-        assert_eq!((kept.solved(), kept.report().iterations), (Some(NystromSolve::Direct), k_kept));
+        assert!(k_kept > RATE_WARMUP);
+        assert_eq!((kept.solved(), kept.report().iterations), (Some(NystromSolve::Direct), RATE_WARMUP));
     }
     for keeps in [[true, true], [true, false], [false, true]] {
         let ar = Allreduce::new(2);
