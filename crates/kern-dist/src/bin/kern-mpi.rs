@@ -137,7 +137,9 @@ struct TrainArgs {
     landmarks: Option<String>,
     /// iterative: without --landmarks, conjugate gradients on the sparse kernel matrix of a compactly
     /// supported (cs-) kernel, as `kern train --solver iterative` (--tol, default 1e-6; --max-iter,
-    /// default 10000; no preconditioner). With --landmarks only iterative is available.
+    /// default 10000; no preconditioner). With --landmarks: auto (default; the cheaper of conjugate
+    /// gradients and the direct solve of the centres' system, by their cost), iterative or direct, as
+    /// `kern train --landmarks`.
     #[arg(long)]
     solver: Option<String>,
     /// Regularization: K + I/lambda (lssvm), K + lambda I (krr).
@@ -247,12 +249,8 @@ fn task_json(task: &kern_models::ridge::Task) -> Value {
 
 fn train(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     match (&a.landmarks, a.solver.as_deref()) {
-        (Some(_), None | Some("iterative")) => train_landmarks(comm, a),
+        (Some(_), _) => train_landmarks(comm, a),
         (None, Some("iterative")) => train_compact(comm, a),
-        (Some(_), Some(s)) => Err(format!(
-            "--solver {s:?} with --landmarks: kern-mpi solves by conjugate gradients (iterative)"
-        )
-        .into()),
         (None, _) => Err("kern-mpi train needs --landmarks (a Nyström / FVS model) or --solver iterative \
                           (conjugate gradients on a compactly supported cs- kernel)"
             .into()),
@@ -321,12 +319,13 @@ fn train_compact(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
 
 fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     use kern_models::fvs::Strategy;
-    use kern_models::landmark::{Landmarks, NystromPreconditioner, NystromRidgeParams};
+    use kern_models::landmark::{Landmarks, NystromPreconditioner, NystromRidgeParams, NystromSolve};
     kern_core::io::ensure_distinct(&a.out, &[&a.data.data])?;
     let kernel: KernelSpec = a.kernel.parse()?;
     let landmarks: Landmarks = a.landmarks.as_deref().unwrap_or_default().parse()?;
     let preconditioner: NystromPreconditioner = a.preconditioner.as_deref().unwrap_or("falkon").parse()?;
     let strategy: Strategy = a.fvs_strategy.parse()?;
+    let solve: NystromSolve = a.solver.as_deref().unwrap_or("auto").parse()?;
     let max_iter = match a.max_iter {
         Some(m) => usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?,
         None => 1000,
@@ -340,7 +339,8 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     .seed(a.seed)
     .tol(a.tol.unwrap_or(1e-6), max_iter)
     .preconditioner(preconditioner)
-    .fvs_strategy(strategy);
+    .fvs_strategy(strategy)
+    .solve(solve);
     let part = read_for_training(comm, &a)?;
     let counted = kern_dist::comm::Counted::new(comm);
     let t = Instant::now();
@@ -380,6 +380,7 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         "centres": m.centres().n(),
         "seed": m.seed(),
         "preconditioner": m.preconditioner().name(),
+        "solver": m.solved().map_or("unknown", NystromSolve::name),
         "iterations": r.iterations,
         "residual": r.residual,
         "converged": r.converged,
