@@ -30,12 +30,13 @@ Usage: python3 bench/svm_small_fits.py [--problems heart,cleveland,wisconsin,son
                                        [--kern-cache-mb 100] [--json out.json]
 Needs `pip install libsvm-official numpy`. One JSON line per (problem, C) on stdout, then a table.
 """
-import argparse, json, os, re, subprocess, sys, time
+import argparse, json, os, subprocess, sys, time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from svm_compare import write_libsvm  # noqa: E402
+from svm_scale import timed  # noqa: E402
 
 
 def scaled(x):
@@ -73,15 +74,6 @@ def problem(name):
         y = np.where(np.arange(n) % 2 == 0, 1, -1)
         return rng.normal(0.0, 1.0, (n, d)) + y[:, None] * (2.0 / np.sqrt(d)), y
     raise SystemExit(f"unknown problem {name}")
-
-
-def timed(cmd):
-    """Runs cmd under /usr/bin/time -v; returns (stdout, peak RSS in MiB)."""
-    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
-    return p.stdout, rss
 
 
 def harness():

@@ -160,7 +160,7 @@ impl SvcParams {
             }
         }
         let dense = if user.is_some() { None } else { self.shared_blocks(x, &groups, &jobs, scheme)? };
-        let fit = |job: &Job| self.fit_job(x, job, &groups, dense.as_deref(), nu, user);
+        let fit = |job: &Job| self.fit_job(x, job, dense.as_deref(), nu, user);
         // One machine (a binary problem) runs on the calling thread: handing it to the pool only adds
         // a wake-up and a cold cache to a small fit.
         let fits: Vec<(train::BinaryFit, Option<Sigmoid>)> = if jobs.len() == 1 {
@@ -315,13 +315,11 @@ impl SvcParams {
         &self,
         x: &Samples,
         job: &Job,
-        groups: &[Vec<usize>],
         blocks: Option<&[ClassBlock]>,
         nu: Option<f64>,
         user: Option<&super::KernelMatrix>,
     ) -> Result<(train::BinaryFit, Option<Sigmoid>)> {
         let budget = self.solver.cache_bytes();
-        let _ = groups;
         // With shared one-vs-one blocks the pair's Gram is assembled from them and the solver never
         // reads the samples (a dense source only gathers). Without a kernel matrix the solver reads the
         // caller's samples through the job's index map. The job's rows are copied only to compute a
