@@ -6,8 +6,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The error type of the command: any error, shown with its chain of causes.
-pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+pub use kern_cli::CliError;
 /// Result of a subcommand: the JSON summary.
 pub type CliResult = Result<serde_json::Value, CliError>;
 
@@ -119,16 +118,7 @@ impl DataArgs {
     }
 }
 
-/// The targets of a learner that classifies (±1 for two classes, class indices beyond) unless
-/// `regression`, when the labels are read as real values.
-pub fn targets(ds: &Dataset, regression: bool) -> Result<kern_core::Targets, CliError> {
-    use kern_core::Targets;
-    if regression {
-        return Ok(Targets::Real(ds.real()?));
-    }
-    let classes = ds.classes()?;
-    Ok(if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) })
-}
+pub use kern_cli::kinds::{check_classes, targets};
 
 /// Parses a kernel spec argument, listing the valid names on error.
 pub fn parse_kernel(spec: &str) -> Result<KernelSpec, CliError> {
@@ -225,35 +215,3 @@ pub fn check_dense(n: usize, copies: usize, what: &str, instead: &str) -> Result
 /// What to do instead of a dense kernel matrix that does not fit.
 pub const DENSE_INSTEAD: &str = "use a compactly supported kernel (cs-gaussian:...) with --path sparse, \
      a sample of the data, or raise --max-memory";
-
-/// The most classes `svc` trains without `--allow-many-classes`.
-pub const MAX_CLASSES: usize = 100;
-
-/// Refuses class labels that look like regression targets (non-integer numbers) or too many classes
-/// for one-vs-one / one-vs-rest, unless `allow`.
-pub fn check_classes(ds: &Dataset, allow: bool) -> Result<(), CliError> {
-    if allow {
-        return Ok(());
-    }
-    let classes = ds.classes()?;
-    let names = classes.names();
-    let fractional = names.iter().find(|n| n.trim().parse::<f64>().is_ok_and(|v| v.fract() != 0.0));
-    if let Some(v) = fractional {
-        return Err(format!(
-            "label {v:?} is not an integer: the labels look like real values ({} distinct); use --model svr \
-             for regression, or --allow-many-classes to classify anyway",
-            names.len()
-        )
-        .into());
-    }
-    if names.len() > MAX_CLASSES {
-        return Err(format!(
-            "{} classes (more than {MAX_CLASSES}) would train {} one-vs-one machines; use --model svr for \
-             regression, or --allow-many-classes to classify anyway",
-            names.len(),
-            names.len() * (names.len() - 1) / 2
-        )
-        .into());
-    }
-    Ok(())
-}

@@ -191,32 +191,58 @@ impl Comm for Counted<'_> {
 }
 
 /// Agrees on success: when any rank's `local` is an error, every rank returns
-/// [`DistError::RankFailed`] naming the lowest failing rank and its message (one allreduce-min of the
+/// [`DistError::RankFailed`] naming the failing rank and its message (one allreduce-min of the
 /// failing rank, then one broadcast of its message); otherwise every rank keeps its own value.
 ///
-/// This is how a rank that fails to read its part of a file stops all ranks with the same error
-/// instead of leaving them waiting in the next collective.
+/// The rank named is the lowest whose error is its own: a rank that only learned, in a collective,
+/// that another one failed (kern-models' `ModelsError::OtherPart`) yields to it, so every rank
+/// reports the cause. An error that is already agreed ([`DistError::RankFailed`]) keeps its rank
+/// and message (no "rank 0 failed: rank 1 failed: …").
+///
+/// This is how a rank that fails to read its part of a file, or fails a step of a distributed
+/// method between two collectives, stops all ranks with the same error instead of leaving them
+/// waiting in the next collective.
 ///
 /// ```
 /// use kern_dist::{agree, DistError, SingleProcess};
 /// assert_eq!(agree(&SingleProcess, Ok::<_, DistError>(3)).unwrap(), 3);
 /// let e = agree::<()>(&SingleProcess, Err(DistError::Invalid("bad line".into()))).unwrap_err();
 /// assert_eq!(e.to_string(), "rank 0 failed: bad line");
+/// let again = agree::<()>(&SingleProcess, Err(e)).unwrap_err();
+/// assert_eq!(again.to_string(), "rank 0 failed: bad line");
 /// ```
 pub fn agree<T>(comm: &dyn Comm, local: Result<T>) -> Result<T> {
-    let size = comm.size() as u64;
-    let mut first = [if local.is_err() { comm.rank() as u64 } else { size }];
+    let (rank, size) = (comm.rank() as u64, comm.size() as u64);
+    // Own errors first (rank), then errors caused elsewhere (size + rank), then success (2·size).
+    let mut first = [match &local {
+        Ok(_) => 2 * size,
+        Err(DistError::Models(kern_models::ModelsError::OtherPart(_))) => size + rank,
+        Err(_) => rank,
+    }];
     comm.allreduce_min_u64(&mut first);
-    if first[0] == size {
+    if first[0] == 2 * size {
         return local;
     }
-    let root = first[0] as usize;
+    let root = (first[0] % size) as usize;
     let mut msg = match &local {
-        Err(e) if comm.rank() == root => e.to_string().into_bytes(),
+        Err(DistError::RankFailed { rank, message }) if comm.rank() == root => {
+            let mut w = crate::wire::Writer::default();
+            w.u64(*rank as u64).str(message);
+            w.0
+        }
+        Err(e) if comm.rank() == root => {
+            let mut w = crate::wire::Writer::default();
+            w.u64(root as u64).str(&e.to_string());
+            w.0
+        }
         _ => Vec::new(),
     };
     comm.broadcast_bytes(root, &mut msg);
-    Err(DistError::RankFailed { rank: root, message: String::from_utf8_lossy(&msg).into_owned() })
+    let mut r = crate::wire::Reader(&msg);
+    match (r.u64(), r.str()) {
+        (Ok(rank), Ok(message)) => Err(DistError::RankFailed { rank: rank as usize, message }),
+        _ => Err(DistError::Message(format!("the error of rank {root} did not arrive whole"))),
+    }
 }
 
 /// Exclusive prefix sums of `x` over ranks (`offset` of this rank) and the total, on every rank.

@@ -312,6 +312,7 @@ fn redistribute(comm: &dyn Comm, rows: &DistRows, y: &[f64], w: usize, split: &K
         .as_ref()
         .map_or_else(Vec::new, |x| (0..x.n()).map(|i| split.rank_of(x.sample(i))).collect());
     let mut got: Vec<(usize, Row, Vec<f64>)> = Vec::new();
+    let mut failure: Option<DistError> = None;
     let take =
         |i: usize, x: &Samples| (rows.row_offset + i, own_row(x.sample(i)), y[i * w..(i + 1) * w].to_vec());
     if let Some(x) = &rows.samples {
@@ -330,15 +331,25 @@ fn redistribute(comm: &dyn Comm, rows: &DistRows, y: &[f64], w: usize, split: &K
         }
         let back = comm.exchange_bytes(to, &msg.0, (p + size - delta) % size);
         let mut r = Reader(&back);
-        while !r.is_empty() {
-            let g = r.u64()? as usize;
-            let t = r.f64s()?;
-            let row = read_row(&mut r, sparse)?;
-            if t.len() != w {
-                return Err(DistError::Message(format!("{} targets for a row, {w} expected", t.len())));
+        let mut receive = || -> Result<()> {
+            while !r.is_empty() {
+                let g = r.u64()? as usize;
+                let t = r.f64s()?;
+                let row = read_row(&mut r, sparse)?;
+                if t.len() != w {
+                    return Err(DistError::Message(format!("{} targets for a row, {w} expected", t.len())));
+                }
+                got.push((g, row, t));
             }
-            got.push((g, row, t));
+            Ok(())
+        };
+        // Kept while this rank takes part in the remaining shifts; the caller agrees on it.
+        if let Err(e) = receive() {
+            failure.get_or_insert(e);
         }
+    }
+    if let Some(e) = failure {
+        return Err(e);
     }
     got.sort_by_key(|r| r.0);
     let mut o = Owned { gid: Vec::with_capacity(got.len()), x: Vec::with_capacity(got.len()), y: Vec::new() };
@@ -474,6 +485,7 @@ fn operator(
     comm.allreduce_max_u64(&mut used);
     let mut halo_rows: Vec<Row> = Vec::new();
     let mut halo_gid: Vec<usize> = Vec::new();
+    let mut failure: Option<DistError> = None;
     let mut rounds = Vec::new();
     for delta in (1..size).filter(|&delta| used[delta] != 0) {
         let mut msg = Writer::default();
@@ -484,11 +496,21 @@ fn operator(
         let back = comm.exchange_bytes((p + delta) % size, &msg.0, (p + size - delta) % size);
         let mut r = Reader(&back);
         let start = halo_rows.len();
-        while !r.is_empty() {
-            halo_gid.push(r.u64()? as usize);
-            halo_rows.push(read_row(&mut r, sparse)?);
+        let mut receive = || -> Result<()> {
+            while !r.is_empty() {
+                halo_gid.push(r.u64()? as usize);
+                halo_rows.push(read_row(&mut r, sparse)?);
+            }
+            Ok(())
+        };
+        // Kept while this rank takes part in the remaining shifts; the caller agrees on it.
+        if let Err(e) = receive() {
+            failure.get_or_insert(e);
         }
         rounds.push((delta, sends[delta].clone(), start, halo_rows.len() - start));
+    }
+    if let Some(e) = failure {
+        return Err(e);
     }
     let n_halo = halo_rows.len();
     let mut gid: Vec<usize> = own.gid.clone();
@@ -537,6 +559,7 @@ impl Operator {
         let width = n + nh;
         full.clear();
         full.resize(width * cols, 0.0);
+        let mut failure: Option<DistError> = None;
         for t in 0..cols {
             full[t * width..t * width + n].copy_from_slice(&v[t * n..(t + 1) * n]);
         }
@@ -549,11 +572,13 @@ impl Operator {
             }
             let back = comm.exchange_bytes((p + delta) % size, &msg.0, (p + size - delta) % size);
             if back.len() != 8 * count * cols {
-                return Err(DistError::Message(format!(
+                // Kept while this rank takes part in the remaining shifts.
+                failure.get_or_insert(DistError::Message(format!(
                     "{} bytes of halo values, {} expected",
                     back.len(),
                     8 * count * cols
                 )));
+                continue;
             }
             let mut r = Reader(&back);
             for t in 0..cols {
@@ -561,6 +586,9 @@ impl Operator {
                     full[t * width + n + start + h] = r.f64()?;
                 }
             }
+        }
+        if let Some(e) = failure {
+            return Err(e);
         }
         for t in 0..cols {
             let vt = &full[t * width..(t + 1) * width];
@@ -669,19 +697,31 @@ pub fn fit_compact(
         acc.finish(&max, &sum).unwrap_or_else(|_| vec![f64::NAN; pairs.len()])
     };
     let mut full = Vec::new();
-    let apply = |v: &[f64], out: &mut [f64]| op.apply(comm, v, out, &mut full);
-    let (x, reports) = agree(
-        comm,
-        cg_columns_with::<_, _, _, DistError>(
-            &b,
-            n,
-            cols,
-            &params.pcg,
-            apply,
-            |r, z| z.copy_from_slice(r),
-            dots,
-        ),
-    )?;
+    // A product that fails on this rank (a halo message that does not decode) leaves NaN in its rows
+    // instead of returning early: every rank then sees the same (NaN) sums and takes the same steps,
+    // and the error is agreed on after the solve.
+    let apply_error: std::cell::RefCell<Option<DistError>> = std::cell::RefCell::new(None);
+    let apply = |v: &[f64], out: &mut [f64]| -> Result<()> {
+        if let Err(e) = op.apply(comm, v, out, &mut full) {
+            out.fill(f64::NAN);
+            apply_error.borrow_mut().get_or_insert(e);
+        }
+        Ok(())
+    };
+    let solved = cg_columns_with::<_, _, _, DistError>(
+        &b,
+        n,
+        cols,
+        &params.pcg,
+        apply,
+        |r, z| z.copy_from_slice(r),
+        dots,
+    );
+    let solved = match apply_error.into_inner() {
+        Some(e) => Err(e),
+        None => solved,
+    };
+    let (x, reports) = agree(comm, solved)?;
     let report = reports.iter().skip(1).fold(reports[0], |w, &rep| w.worst(rep));
     let (alpha, bias_v) = if bias {
         // The bordered elimination of eq. 14: b = 1ᵀη / 1ᵀν, α = η − b ν (sums exact over rows).

@@ -99,7 +99,9 @@ impl FvsParts for CommParts<'_> {
 
 /// This rank's share of the FVS pool `pool` (sorted global row indices): the rows at the pool
 /// positions of its blocks of [`PART_ROWS`] (module docs), sent by the ranks that read them (`P − 1`
-/// ring shifts), and the position of its first row. `None` when the rank holds no block. Collective.
+/// ring shifts), and the position of its first row. `None` when the rank holds no block. Collective;
+/// an error on one rank (a message that does not decode) is returned after every shift, so the
+/// caller can [`agree`] on it.
 ///
 /// ```
 /// use kern_dist::{fvs::pool_part, rows::read_part, SingleProcess};
@@ -123,6 +125,9 @@ pub fn pool_part(comm: &dyn Comm, rows: &DistRows, pool: &[usize]) -> Result<(Op
     let (q0, q1) = (pool.partition_point(|&g| g < g0), pool.partition_point(|&g| g < g1));
     let sparse = crate::compact::agreed_sparse(comm, rows);
     let mut slots: Vec<Option<Row>> = vec![None; hi - lo];
+    // A local failure is kept, and this rank still takes part in every shift (sending what it has),
+    // so that the caller can agree on it ([`agree`]) instead of leaving the others waiting.
+    let mut failure: Option<DistError> = None;
     let own = |q: usize| -> Result<Row> {
         let x =
             rows.samples.as_ref().ok_or_else(|| DistError::Message("pool rows without samples".into()))?;
@@ -132,34 +137,48 @@ pub fn pool_part(comm: &dyn Comm, rows: &DistRows, pool: &[usize]) -> Result<(Op
         })
     };
     for q in q0.max(lo)..q1.min(hi).max(q0.max(lo)) {
-        slots[q - lo] = Some(own(q)?);
+        match own(q) {
+            Ok(row) => slots[q - lo] = Some(row),
+            Err(e) => {
+                failure.get_or_insert(e);
+            }
+        }
     }
     for delta in 1..size {
         let to = (p + delta) % size;
         let mut msg = Writer::default();
         let a = q0.max(first(to));
-        for (q, &g) in pool.iter().enumerate().take(q1.min(first(to + 1)).max(a)).skip(a) {
-            msg.u64(q as u64);
-            let x = rows
-                .samples
-                .as_ref()
-                .ok_or_else(|| DistError::Message("pool rows without samples".into()))?;
-            write_row(&mut msg, x.sample(g - g0));
+        if let Some(x) = rows.samples.as_ref() {
+            for (q, &g) in pool.iter().enumerate().take(q1.min(first(to + 1)).max(a)).skip(a) {
+                msg.u64(q as u64);
+                write_row(&mut msg, x.sample(g - g0));
+            }
+        } else if q1.min(first(to + 1)) > a {
+            failure.get_or_insert(DistError::Message("pool rows without samples".into()));
         }
         let back = comm.exchange_bytes(to, &msg.0, (p + size - delta) % size);
         let mut r = Reader(&back);
-        while !r.is_empty() {
-            let q = r.u64()? as usize;
-            let row = read_row(&mut r, sparse)?;
-            match q.checked_sub(lo).and_then(|s| slots.get_mut(s)) {
-                Some(slot @ None) => *slot = Some(row),
-                _ => {
-                    return Err(DistError::Message(format!(
-                        "pool position {q} sent twice or to the wrong rank"
-                    )));
+        let mut receive = || -> Result<()> {
+            while !r.is_empty() {
+                let q = r.u64()? as usize;
+                let row = read_row(&mut r, sparse)?;
+                match q.checked_sub(lo).and_then(|s| slots.get_mut(s)) {
+                    Some(slot @ None) => *slot = Some(row),
+                    _ => {
+                        return Err(DistError::Message(format!(
+                            "pool position {q} sent twice or to the wrong rank"
+                        )));
+                    }
                 }
             }
+            Ok(())
+        };
+        if let Err(e) = receive() {
+            failure.get_or_insert(e);
         }
+    }
+    if let Some(e) = failure {
+        return Err(e);
     }
     if let Some(s) = slots.iter().position(Option::is_none) {
         return Err(DistError::Invalid(format!(
@@ -204,7 +223,7 @@ pub fn select_on_pool(
     m: usize,
     params: &FvsParams,
 ) -> Result<(Vec<usize>, Fvs)> {
-    let (x, first) = pool_part(comm, rows, pool)?;
+    let (x, first) = agree(comm, pool_part(comm, rows, pool))?;
     let params = FvsParams { max_fv: Some(m.min(pool.len())), ..params.clone() };
     let fvs = select_part(k, x.as_ref(), first, pool.len(), &params, &CommParts { comm, d: rows.d });
     let fvs = agree(comm, fvs.map_err(Into::into))?;

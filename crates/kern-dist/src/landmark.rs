@@ -207,7 +207,8 @@ pub(crate) fn build_samples(rows: Vec<Row>, d: usize, sparse: bool) -> Result<Sa
 /// of the sums over rows, [`RowPart::block`]): rank `p` then owns the rows `[a_p, a_{p+1})` with
 /// `a_p = ⌈first_p / block⌉·block`. Rows only move to lower ranks: at most `block − 1` rows leave a
 /// rank, by neighbour exchanges (one shift per distance rows travel; one when every rank holds at
-/// least `block` rows). Collective. Without anything to move, the rows are returned as they are.
+/// least `block` rows). Collective; a local error is returned after every shift, for the caller to
+/// [`agree`] on. Without anything to move, the rows are returned as they are.
 ///
 /// ```
 /// use kern_dist::{landmark::align_rows, rows::read_part, SingleProcess};
@@ -257,6 +258,8 @@ pub fn align_rows<'a>(comm: &dyn Comm, rows: &'a DistRows, block: usize) -> Resu
         out.push(own(i));
         labels.push(rows.labels[i - lo[p]].clone());
     }
+    // A local failure is kept while this rank takes part in every remaining shift; the caller agrees.
+    let mut failure: Option<DistError> = None;
     for delta in rounds {
         let send = moving(p, delta);
         let mut w = Writer::default();
@@ -267,23 +270,39 @@ pub fn align_rows<'a>(comm: &dyn Comm, rows: &'a DistRows, block: usize) -> Resu
         } else {
             DENSE
         });
-        for i in send {
-            w.str(&rows.labels[i - lo[p]]);
-            match rows.samples.as_ref() {
-                Some(x) => write_row(&mut w, x.sample(i - lo[p])),
-                None => return Err(DistError::Message("rows to send without samples".into())),
+        match rows.samples.as_ref() {
+            Some(x) => {
+                for i in send {
+                    w.str(&rows.labels[i - lo[p]]);
+                    write_row(&mut w, x.sample(i - lo[p]));
+                }
             }
+            None if !send.is_empty() => {
+                failure.get_or_insert(DistError::Message("rows to send without samples".into()));
+                w = Writer::default();
+                w.u64(NO_ROWS);
+            }
+            None => {}
         }
         let got = comm.exchange_bytes((p + size - delta) % size, &w.0, (p + delta) % size);
         let mut r = Reader(&got);
-        let tag = r.u64()?;
-        if tag != NO_ROWS {
-            storage = Some(tag == SPARSE);
-            while !r.is_empty() {
-                labels.push(r.str()?);
-                out.push(read_row(&mut r, tag == SPARSE)?);
+        let mut receive = || -> Result<()> {
+            let tag = r.u64()?;
+            if tag != NO_ROWS {
+                storage = Some(tag == SPARSE);
+                while !r.is_empty() {
+                    labels.push(r.str()?);
+                    out.push(read_row(&mut r, tag == SPARSE)?);
+                }
             }
+            Ok(())
+        };
+        if let Err(e) = receive() {
+            failure.get_or_insert(e);
         }
+    }
+    if let Some(e) = failure {
+        return Err(e);
     }
     if out.len() != a[p + 1] - a[p] {
         return Err(DistError::Message(format!(
@@ -400,7 +419,7 @@ pub fn fit_nystrom_blocks(
 ) -> Result<NystromRidge> {
     let (centres, idx) = choose_centres(comm, rows, params)?;
     let block = block.unwrap_or_else(|| block_rows(centres.n())).max(1);
-    let rows = align_rows(comm, rows, block)?;
+    let rows = agree(comm, align_rows(comm, rows, block))?;
     let (y, task) = targets_part(comm, &rows, regression || !params.bias)?;
     let sum = |v: &mut [f64]| comm.allreduce_sum(v);
     let max = |v: &mut [u64]| comm.allreduce_max_u64(v);

@@ -43,6 +43,11 @@ pub enum ModelsError {
         /// What is wrong.
         reason: String,
     },
+    /// Another part (process) of a computation spread over parts failed at the same step; that part
+    /// returns its own error and every other part this one, so that all stop together instead of
+    /// waiting for the failed part in the next collective.
+    #[error("another part of the spread computation failed in {0}; that part reports why")]
+    OtherPart(String),
     /// An I/O error with the path it concerns.
     #[error("{path}: {source}")]
     Io {

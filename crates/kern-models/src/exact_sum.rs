@@ -100,6 +100,8 @@ pub struct ExactSums {
     /// Per entry: the non-finite terms seen ([`POS_INF`], [`NEG_INF`], [`NAN`]).
     special: Vec<u8>,
     count: u64,
+    /// This part could not compute its terms ([`ExactSums::failed`]).
+    failed: bool,
 }
 
 /// A run of entries' windows, tops and flags, with the terms to add to them.
@@ -160,7 +162,28 @@ fn add_one(win: &mut [i64], top: &mut u8, special: &mut u8, x: f64) -> bool {
 impl ExactSums {
     /// `len` sums, all zero.
     pub fn new(len: usize) -> Self {
-        ExactSums { win: vec![0; len * KEEP], top: vec![0; len], special: vec![0; len], count: 0 }
+        ExactSums {
+            win: vec![0; len * KEEP],
+            top: vec![0; len],
+            special: vec![0; len],
+            count: 0,
+            failed: false,
+        }
+    }
+
+    /// The `len` sums of a part that could not compute its terms (e.g. its block of the kernel matrix
+    /// was refused by the memory check): its [`ExactSums::finish`] makes the same collective calls as
+    /// every other part's, and then every part's `finish` fails — with
+    /// [`ModelsError::OtherPart`] (the failing part reports its own error instead) — so that no part
+    /// is left waiting in a collective. Holds only the `len` tops (no accumulators): add no terms to it.
+    ///
+    /// ```
+    /// use kern_models::{exact_sum::ExactSums, ModelsError};
+    /// let e = ExactSums::failed(3).finish(&|_| {}, &|_| {}).unwrap_err();
+    /// assert!(matches!(e, ModelsError::OtherPart(_)));
+    /// ```
+    pub fn failed(len: usize) -> Self {
+        ExactSums { win: Vec::new(), top: vec![0; len], special: Vec::new(), count: 0, failed: true }
     }
 
     /// Bytes of the accumulators of `len` sums (`None` on overflow), to check against a memory
@@ -259,14 +282,18 @@ impl ExactSums {
     /// ```
     pub fn finish(self, max: &dyn Fn(&mut [u64]), sum: &dyn Fn(&mut [f64])) -> Result<Vec<f64>> {
         let len = self.len();
-        // The tops and, last, whether a part overflowed: one maximum.
+        // The tops and, last, whether a part overflowed (1) or failed (2): one maximum.
         let mut top: Vec<u64> = self.top.iter().map(|&t| u64::from(t)).collect();
-        top.push(u64::from(self.count > MAX_TERMS));
+        top.push(if self.failed { 2 } else { u64::from(self.count > MAX_TERMS) });
         max(&mut top);
-        if top.pop() != Some(0) {
-            return Err(ModelsError::Input(format!(
-                "more than {MAX_TERMS} terms in one exact sum: use larger blocks of rows"
-            )));
+        match top.pop() {
+            Some(0) => {}
+            Some(1) => {
+                return Err(ModelsError::Input(format!(
+                    "more than {MAX_TERMS} terms in one exact sum: use larger blocks of rows"
+                )));
+            }
+            _ => return Err(ModelsError::OtherPart("an exact sum over the rows".into())),
         }
         let mut msg = vec![0.0; len * (DIGITS + 1)];
         msg.par_chunks_mut(DIGITS + 1).enumerate().for_each(|(j, out)| {

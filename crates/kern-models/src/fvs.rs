@@ -703,32 +703,53 @@ impl Exact {
 ///
 /// The gains only rank the candidates: the chosen sample's residual column, hence `G`, the residuals
 /// and the fitness, are computed by [`Engine::residual_column`] from the kernel itself.
+///
+/// `failed`: this part could not compute its candidates' kernel columns; it sends only that flag
+/// (each part's message starts with its flag, 0 or 1), and every part then returns an error — the
+/// others [`ModelsError::OtherPart`] — instead of leaving the others waiting in the next collective.
 fn best_gain<K: Kernel, P: FvsParts + ?Sized>(
     e: &Engine<'_, K>,
     cands: &Fetched,
     kblock: impl Fn(usize, usize) -> Mat<f64> + Sync,
+    failed: bool,
     parts: &P,
 ) -> Result<Option<usize>> {
     let (n, m, l) = (e.n, cands.idx.len(), e.l());
     if m == 0 {
         return Ok(None);
     }
-    let gm = e.g_mat();
-    let gc = Mat::from_fn(m, l, |a, b| cands.gc[a * l + b]);
-    let blocks = n.div_ceil(CHUNK);
-    let partials: Vec<Vec<f64>> = (0..blocks)
-        .into_par_iter()
-        .map(|b| {
-            let i0 = b * CHUNK;
-            let h = CHUNK.min(n - i0);
-            let mut r = kblock(i0, h);
-            if l > 0 {
-                matmul(r.as_mut(), Accum::Add, gm.subrows(i0, h), gc.as_ref().transpose(), -1.0, Par::Seq);
-            }
-            (0..m).map(|c| (0..h).map(|ii| r[(ii, c)] * r[(ii, c)] * e.inv_diag[i0 + ii]).sum()).collect()
-        })
-        .collect();
-    let all: Vec<f64> = parts.allgather_f64(&partials.concat()).concat();
+    let mine: Vec<f64> = if failed {
+        vec![1.0]
+    } else {
+        let gm = e.g_mat();
+        let gc = Mat::from_fn(m, l, |a, b| cands.gc[a * l + b]);
+        let blocks = n.div_ceil(CHUNK);
+        let partials: Vec<Vec<f64>> = (0..blocks)
+            .into_par_iter()
+            .map(|b| {
+                let i0 = b * CHUNK;
+                let h = CHUNK.min(n - i0);
+                let mut r = kblock(i0, h);
+                if l > 0 {
+                    matmul(
+                        r.as_mut(),
+                        Accum::Add,
+                        gm.subrows(i0, h),
+                        gc.as_ref().transpose(),
+                        -1.0,
+                        Par::Seq,
+                    );
+                }
+                (0..m).map(|c| (0..h).map(|ii| r[(ii, c)] * r[(ii, c)] * e.inv_diag[i0 + ii]).sum()).collect()
+            })
+            .collect();
+        std::iter::once(0.0).chain(partials.into_iter().flatten()).collect()
+    };
+    let gathered = parts.allgather_f64(&mine);
+    if gathered.iter().any(|v| v.first() != Some(&0.0)) {
+        return Err(ModelsError::OtherPart("a step of the feature vector selection".into()));
+    }
+    let all: Vec<f64> = gathered.iter().flat_map(|v| v[1..].iter().copied()).collect();
     if !all.len().is_multiple_of(m) {
         return Err(ModelsError::Input(format!("{} partial sums for {m} candidates", all.len())));
     }
@@ -876,16 +897,25 @@ pub fn select_part<K: Kernel, P: FvsParts + ?Sized>(
                     rng.as_mut().ok_or_else(|| ModelsError::Input("sampled FVS without a seed".into()))?;
                 let mine = draw_candidates(&e, candidates, rng, parts);
                 let f = fetch(&e, &mine, parts)?;
-                let kc = match (e.x, &f.x) {
-                    (Some(x), Some(c)) => Some(cross_gram(e.k, x, c)?),
-                    _ => None,
+                // A part whose kernel columns fail (e.g. its memory check) tells every part in the
+                // gains' collective, then reports its own error (the others: `OtherPart`).
+                let (kc, own_error) = match (e.x, &f.x) {
+                    (Some(x), Some(c)) => match cross_gram(e.k, x, c) {
+                        Ok(kc) => (Some(kc), None),
+                        Err(err) => (None, Some(err)),
+                    },
+                    _ => (None, None),
                 };
                 let m = f.idx.len();
                 let kblock = |i0: usize, h: usize| match &kc {
                     Some(kc) => kc.as_ref().subrows(i0, h).to_owned(),
                     None => Mat::zeros(h, m),
                 };
-                match best_gain(&e, &f, kblock, parts)? {
+                let gain = best_gain(&e, &f, kblock, own_error.is_some(), parts);
+                if let Some(err) = own_error {
+                    return Err(err.into());
+                }
+                match gain? {
                     Some(c) => {
                         let q = f.idx.iter().position(|&i| i == c).unwrap_or(0);
                         Some((f, q))
@@ -1103,7 +1133,7 @@ mod tests {
             let by_pairs = |i0: usize, h: usize| {
                 Mat::from_fn(h, m, |ii, c| e.k.eval_ref(x.sample(i0 + ii), x.sample(pool[c])))
             };
-            let Some(c) = best_gain(&e, &f, by_pairs, &Whole).unwrap() else {
+            let Some(c) = best_gain(&e, &f, by_pairs, false, &Whole).unwrap() else {
                 break;
             };
             let rcol = residual_column_by_rows(&e, c);

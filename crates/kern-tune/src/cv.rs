@@ -1,5 +1,6 @@
 //! Cross-validation over any learner: k-fold (stratified for classes), repeated k-fold,
-//! leave-one-out and train/validation (hold-out) splits.
+//! leave-one-out, train/validation (hold-out) splits and user-given folds (scikit-learn's
+//! `PredefinedSplit`).
 //!
 //! Everything is generic over kern-core's learner traits ([`Fit`], [`Model`]) and over the target type
 //! through [`CvTargets`] (implemented for [`BinaryTargets`], [`ClassTargets`], [`RealTargets`] and
@@ -302,6 +303,15 @@ pub enum Validation {
         /// Number of repetitions, `≥ 1`.
         repeats: usize,
     },
+    /// User-given folds, as scikit-learn's `PredefinedSplit`: `test_fold[i]` is the fold in which
+    /// sample `i` is tested (any integer `≥ 0`), or `-1` for a sample that is always in the training
+    /// part. One fold per distinct value, in ascending order of the value (fold index 0, 1, …); at
+    /// least two. The seed and stratification do not apply. Build it with
+    /// [`Validation::predefined`] (which checks it) or read it with `"file:PATH"`.
+    Predefined {
+        /// The fold of every sample (`-1`: never tested).
+        test_fold: Vec<i64>,
+    },
 }
 
 impl Default for Validation {
@@ -318,13 +328,23 @@ impl fmt::Display for Validation {
             Validation::LeaveOneOut => write!(f, "loo"),
             Validation::Holdout { fraction, repeats: 1 } => write!(f, "holdout:{fraction}"),
             Validation::Holdout { fraction, repeats } => write!(f, "holdout:{fraction}:{repeats}"),
+            Validation::Predefined { test_fold } => write!(f, "predefined:{}", fold_ids(test_fold).len()),
         }
     }
 }
 
+/// The distinct test folds of a predefined assignment, ascending (`-1` excluded).
+fn fold_ids(test_fold: &[i64]) -> Vec<i64> {
+    let mut ids: Vec<i64> = test_fold.iter().copied().filter(|&f| f != -1).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
 impl std::str::FromStr for Validation {
     type Err = TuneError;
-    /// `K` or `kfold:K[:REPEATS]`, `loo`, `holdout:FRACTION[:REPEATS]`.
+    /// `K` or `kfold:K[:REPEATS]`, `loo`, `holdout:FRACTION[:REPEATS]`, or `file:PATH`: user-given
+    /// folds read from a file ([`Validation::read_predefined`]).
     ///
     /// ```
     /// use kern_tune::cv::Validation;
@@ -335,9 +355,12 @@ impl std::str::FromStr for Validation {
     /// # Ok::<(), kern_tune::TuneError>(())
     /// ```
     fn from_str(s: &str) -> Result<Self> {
+        if let Some(path) = s.trim().strip_prefix("file:") {
+            return Validation::read_predefined(std::path::Path::new(path));
+        }
         let bad = |why: &str| {
             TuneError::Validation(format!(
-                "{s:?}: {why}; valid: K, kfold:K[:REPEATS], loo, holdout:FRACTION[:REPEATS]"
+                "{s:?}: {why}; valid: K, kfold:K[:REPEATS], loo, holdout:FRACTION[:REPEATS], file:PATH"
             ))
         };
         let parts: Vec<&str> = s.trim().split(':').map(str::trim).collect();
@@ -360,6 +383,65 @@ impl std::str::FromStr for Validation {
 }
 
 impl Validation {
+    /// User-given folds ([`Validation::Predefined`]), checked: every value is `-1` or a fold number
+    /// `≥ 0`, and there are at least two test folds.
+    ///
+    /// ```
+    /// use kern_tune::cv::{make_folds, Validation};
+    /// // Samples 0 and 3 are tested in fold 0, 1 and 4 in fold 1; sample 2 always trains.
+    /// let v = Validation::predefined(vec![0, 1, -1, 0, 1])?;
+    /// let folds = make_folds(5, None, &v, 0)?;
+    /// assert_eq!((folds[0].test.clone(), folds[0].train.clone()), (vec![0, 3], vec![1, 2, 4]));
+    /// assert_eq!((folds[1].test.clone(), folds[1].train.clone()), (vec![1, 4], vec![0, 2, 3]));
+    /// assert!(Validation::predefined(vec![0, 0, -1]).is_err()); // one test fold only
+    /// # Ok::<(), kern_tune::TuneError>(())
+    /// ```
+    pub fn predefined(test_fold: Vec<i64>) -> Result<Self> {
+        let v = Validation::Predefined { test_fold };
+        v.check_params()?;
+        Ok(v)
+    }
+
+    /// Reads user-given folds from a text file: one integer per line, one line per sample in the
+    /// order of the data file (the fold in which the sample is tested, `-1` for always training).
+    /// Blank lines are not allowed (not even at the end, past the final newline), so that line
+    /// `i` is always sample `i`.
+    ///
+    /// ```
+    /// use kern_tune::cv::Validation;
+    /// let p = std::env::temp_dir().join("kern-doc-folds.txt");
+    /// std::fs::write(&p, "0\n1\n-1\n1\n0\n").unwrap();
+    /// let v = Validation::read_predefined(&p)?;
+    /// assert_eq!(v, Validation::Predefined { test_fold: vec![0, 1, -1, 1, 0] });
+    /// assert_eq!(format!("file:{}", p.display()).parse::<Validation>()?, v);
+    /// std::fs::write(&p, "0\n1\nx\n").unwrap();
+    /// assert!(Validation::read_predefined(&p).unwrap_err().to_string().contains("line 3"));
+    /// # Ok::<(), kern_tune::TuneError>(())
+    /// ```
+    pub fn read_predefined(path: &std::path::Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            TuneError::Validation(format!("cannot read the fold file {}: {e}", path.display()))
+        })?;
+        let body = text.strip_suffix('\n').unwrap_or(&text);
+        let mut test_fold = Vec::new();
+        for (i, line) in body.split('\n').enumerate() {
+            let v = line.trim_end_matches('\r').trim();
+            let f = v.parse::<i64>().map_err(|_| {
+                TuneError::Validation(format!(
+                    "{}: line {}: {v:?} is not an integer; the fold file holds one fold number per line \
+                     (-1: the sample always trains), one line per sample",
+                    path.display(),
+                    i + 1
+                ))
+            })?;
+            test_fold.push(f);
+        }
+        Validation::predefined(test_fold).map_err(|e| match e {
+            TuneError::Validation(m) => TuneError::Validation(format!("{}: {m}", path.display())),
+            e => e,
+        })
+    }
+
     fn check_params(&self) -> Result<()> {
         match *self {
             Validation::KFold { k, repeats } => {
@@ -381,6 +463,22 @@ impl Validation {
                 }
             }
             Validation::LeaveOneOut => {}
+            Validation::Predefined { ref test_fold } => {
+                if let Some(i) = test_fold.iter().position(|&f| f < -1) {
+                    return Err(TuneError::Validation(format!(
+                        "sample {} has fold {}: folds are numbers >= 0, or -1 for a sample that always trains",
+                        i + 1,
+                        test_fold[i]
+                    )));
+                }
+                let k = fold_ids(test_fold).len();
+                if k < 2 {
+                    return Err(TuneError::Validation(format!(
+                        "the fold assignment has {k} test fold{}; cross-validation needs at least 2",
+                        if k == 1 { "" } else { "s" }
+                    )));
+                }
+            }
         }
         Ok(())
     }
@@ -499,6 +597,19 @@ pub fn make_folds(
                 }
             }
         }
+        Validation::Predefined { ref test_fold } => {
+            if test_fold.len() != n {
+                return Err(TuneError::Validation(format!(
+                    "the fold assignment has {} entries for {n} samples; give one fold per sample, in the \
+                     order of the data",
+                    test_fold.len()
+                )));
+            }
+            for (index, id) in fold_ids(test_fold).into_iter().enumerate() {
+                let (test, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| test_fold[i] == id);
+                out.push(Fold { repeat: 0, index, train, test });
+            }
+        }
         Validation::LeaveOneOut => {
             for i in 0..n {
                 let train = (0..n).filter(|&j| j != i).collect();
@@ -578,7 +689,7 @@ pub(crate) fn strata_for<'a, T: CvTargets>(
     stratify: Stratify,
     validation: &Validation,
 ) -> Result<Option<Cow<'a, [usize]>>> {
-    if matches!(validation, Validation::LeaveOneOut) {
+    if matches!(validation, Validation::LeaveOneOut | Validation::Predefined { .. }) {
         return Ok(None);
     }
     match (stratify, y.strata()) {
@@ -741,8 +852,126 @@ mod tests {
         }
     }
 
+    /// Predicts the mean of the training targets (the score depends on the training part).
+    struct MeanOfTrain;
+    struct Constant(f64);
+    impl Model for Constant {
+        type Error = kern_core::CoreError;
+        fn predict(&self, x: &Samples) -> std::result::Result<Vec<f64>, kern_core::CoreError> {
+            Ok(vec![self.0; x.n()])
+        }
+    }
+    impl Fit<Targets> for MeanOfTrain {
+        type Model = Constant;
+        type Error = kern_core::CoreError;
+        fn fit(&self, _: &Samples, y: &Targets) -> std::result::Result<Constant, kern_core::CoreError> {
+            let t = y.truth();
+            let m = t.iter().sum::<f64>() / t.len() as f64;
+            Ok(Constant(if y.kind() == TargetKind::Real {
+                m
+            } else if m >= 0.0 {
+                1.0
+            } else {
+                -1.0
+            }))
+        }
+    }
+
+    /// The fold of every sample in the folds of repetition 0 (the assignment a file would hold).
+    fn assignment(folds: &[Fold], n: usize) -> Vec<i64> {
+        let mut a = vec![-1; n];
+        for f in folds.iter().filter(|f| f.repeat == 0) {
+            for &i in &f.test {
+                a[i] = f.index as i64;
+            }
+        }
+        a
+    }
+
+    #[test]
+    fn the_seeded_k_fold_assignment_given_as_predefined_folds_gives_the_same_scores() {
+        let n = 53;
+        let x = Samples::from_flat((0..n).map(|i| (i as f64 * 0.7).sin()).collect(), n, 1).unwrap();
+        let real = Targets::Real(RealTargets::new((0..n).map(|i| (i as f64 * 1.3).cos()).collect()).unwrap());
+        let labels: Vec<&str> = (0..n).map(|i| if (i * 7) % 5 < 2 { "a" } else { "b" }).collect();
+        let binary = Targets::Binary(BinaryTargets::from_labels(&labels).unwrap());
+        for (y, seed) in [(&real, 3), (&binary, 11)] {
+            let cfg =
+                CvConfig { validation: Validation::KFold { k: 5, repeats: 1 }, seed, ..Default::default() };
+            let folds = folds_for(y, &cfg).unwrap();
+            let v = Validation::predefined(assignment(&folds, n)).unwrap();
+            let given = CvConfig { validation: v.clone(), seed: 999, ..Default::default() };
+            // The same folds (test and training parts, in the same order) ...
+            assert_eq!(folds_for(y, &given).unwrap(), folds);
+            // ... hence the same fold scores, mean and spread.
+            let a = cross_validate(&MeanOfTrain, &x, y, &cfg).unwrap();
+            let b = cross_validate(&MeanOfTrain, &x, y, &given).unwrap();
+            assert_eq!((a.fold_scores, a.mean, a.std), (b.fold_scores, b.mean, b.std));
+            assert_eq!((b.validation.as_str(), b.stratified), ("predefined:5", false));
+        }
+    }
+
+    #[test]
+    fn bad_fold_assignments_are_errors_that_say_what_is_wrong() {
+        let msg = |v: Vec<i64>| Validation::predefined(v).unwrap_err().to_string();
+        assert!(msg(vec![0, 0, 0]).contains("1 test fold;"));
+        assert!(msg(vec![-1, -1]).contains("0 test folds"));
+        assert!(msg(vec![0, 1, -2]).contains("sample 3 has fold -2"));
+        let v = Validation::predefined(vec![0, 1, 0]).unwrap();
+        assert!(make_folds(4, None, &v, 0).unwrap_err().to_string().contains("3 entries for 4 samples"));
+        let dir = std::env::temp_dir().join(format!("kern-tune-folds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, text: &str| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).unwrap();
+            format!("file:{}", p.display())
+        };
+        let err = |spec: String| spec.parse::<Validation>().unwrap_err().to_string();
+        assert!(err(file("a", "0\n1\n1.5\n")).contains("line 3: \"1.5\" is not an integer"));
+        assert!(err(file("b", "0\n\n1\n")).contains("line 2"));
+        assert!(err(file("c", "0\n0\n")).contains("1 test fold"));
+        assert!(err(format!("file:{}", dir.join("missing").display())).contains("cannot read the fold file"));
+        // CRLF line ends and a missing final newline are fine.
+        assert_eq!(
+            file("d", "0\r\n1\r\n-1").parse::<Validation>().unwrap(),
+            Validation::Predefined { test_fold: vec![0, 1, -1] }
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(32))]
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// The law of `PredefinedSplit`: every sample with a fold is tested exactly once, in its own
+        /// fold, and never trained on there; every other fold trains on it; `-1` always trains.
+        #[test]
+        fn predefined_folds_test_each_sample_once_and_never_train_on_it(
+            raw in proptest::collection::vec(-1i64..6, 2..40),
+        ) {
+            let mut a = raw.clone();
+            // At least two test folds.
+            a[0] = 7;
+            a[1] = 9;
+            let n = a.len();
+            let folds = make_folds(n, None, &Validation::predefined(a.clone()).unwrap(), 0).unwrap();
+            let ids = fold_ids(&a);
+            prop_assert_eq!(folds.len(), ids.len());
+            let mut tested = vec![0usize; n];
+            for (f, &id) in folds.iter().zip(&ids) {
+                prop_assert_eq!(f.test.len() + f.train.len(), n);
+                for &i in &f.test {
+                    tested[i] += 1;
+                    prop_assert_eq!(a[i], id);
+                }
+                for &i in &f.train {
+                    prop_assert!(a[i] != id);
+                }
+                prop_assert!(f.test.windows(2).all(|w| w[0] < w[1]) && f.train.windows(2).all(|w| w[0] < w[1]));
+            }
+            for i in 0..n {
+                prop_assert_eq!(tested[i], usize::from(a[i] != -1));
+            }
+        }
+
         #[test]
         fn subsample_is_distinct_ascending_and_seeded(n in 1usize..300, frac in 0.0f64..1.0, seed in any::<u64>(), r in 0usize..5) {
             let m = ((n as f64 * frac) as usize).max(1);

@@ -15,7 +15,7 @@ use std::io::BufRead as _;
 
 /// Whether `--kernel` asks for a precomputed kernel.
 pub fn is_precomputed(kernel: &str) -> bool {
-    kernel.trim() == "precomputed"
+    kern_cli::cv_flags::is_precomputed(kernel)
 }
 
 /// Reads a precomputed-kernel file (`-`: standard input; a name ending in `.gz` is decompressed, as

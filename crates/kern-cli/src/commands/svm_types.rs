@@ -110,13 +110,7 @@ pub fn train(
 
 /// LIBSVM's name of an SVM type as `--type` spells it.
 pub(crate) fn type_name(t: SvmType) -> &'static str {
-    match t {
-        SvmType::CSvc => "c-svc",
-        SvmType::NuSvc => "nu-svc",
-        SvmType::OneClass => "one-class",
-        SvmType::EpsilonSvr => "epsilon-svr",
-        SvmType::NuSvr => "nu-svr",
-    }
+    t.name()
 }
 
 /// Predicts with a one-class model: `+1` inside the estimated support, `-1` for outliers (or the

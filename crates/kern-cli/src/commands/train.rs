@@ -13,47 +13,7 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// The model kinds `kern train` can fit.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ModelKind {
-    /// C-support vector classification (binary, one-vs-one or one-vs-rest).
-    Svc,
-    /// Epsilon-support vector regression.
-    Svr,
-    /// Kernel function approximation on selected feature vectors (Baudat & Anouar).
-    Kfa,
-    /// Least squares SVM, (K + I/lambda) alpha + b = y: classifier, or regressor with --regression.
-    Lssvm,
-    /// Kernel ridge regression, (K + lambda I) alpha = y.
-    Krr,
-}
-
-/// The SVM formulations, named as LIBSVM's `svm-train -s` types.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SvmType {
-    /// C-support vector classification (LIBSVM -s 0; same as --model svc).
-    CSvc,
-    /// nu-support vector classification (LIBSVM -s 1): --nu bounds the fraction of margin errors
-    /// from above and of support vectors from below; one-vs-one for more classes.
-    NuSvc,
-    /// One-class SVM (LIBSVM -s 2): estimates the support of the data; labels are ignored in training,
-    /// predictions are +1 (inside) or -1 (outlier).
-    OneClass,
-    /// Epsilon-support vector regression (LIBSVM -s 3; same as --model svr).
-    EpsilonSvr,
-    /// nu-support vector regression (LIBSVM -s 4): --nu replaces --epsilon-tube, whose width the
-    /// solver finds.
-    NuSvr,
-}
-
-/// Multi-class scheme of `--model svc`.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scheme {
-    /// One machine per pair, voting (LIBSVM).
-    Ovo,
-    /// One machine per class, largest decision value.
-    Ovr,
-}
+pub use kern_cli::kinds::{ModelKind, Scheme, SvmType};
 
 /// Arguments of `kern train`.
 #[derive(clap::Args, Debug)]

@@ -3,14 +3,11 @@
 //! "ranks"); an error on any rank is reported once, by rank 0, and every rank exits with status 1.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use kern_cli::cv_flags::CvFlags;
+use kern_core::KernelSpec;
 use kern_core::io::{CsvOptions, LabelColumn};
-use kern_core::{KernelSpec, Targets};
 use kern_dist::{Comm, DistError};
-use kern_models::krr::KernelRidgeParams;
-use kern_models::lssvm::LsSvmParams;
-use kern_models::svm::{SolverParams, SvcParams, SvrParams};
-use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
-use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
+use kern_tune::grid::ParamPoint;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -36,7 +33,8 @@ enum Command {
     Train(TrainArgs),
     /// Predict every row of a data file with a saved model; each rank reads and predicts its part.
     Predict(PredictArgs),
-    /// Grid search with k-fold cross-validation, the grid's cells spread over the ranks.
+    /// Grid search with cross-validation, the (cell, fold) fits spread over the ranks: the flags of
+    /// `kern cv`, every rank reading the whole file.
     Cv(CvArgs),
 }
 
@@ -69,48 +67,13 @@ struct PredictArgs {
     out: Option<PathBuf>,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum ModelKind {
-    Svc,
-    Svr,
-    Lssvm,
-    Krr,
-}
-
+/// `kern cv`'s flags (one definition, kern-cli's `CvFlags`), the data file and `--out`.
 #[derive(clap::Args, Debug)]
 struct CvArgs {
     #[command(flatten)]
     data: DataArgs,
-    /// Model kind.
-    #[arg(long, value_enum)]
-    model: ModelKind,
-    /// Kernel spec; grid names other than c, lambda, epsilon are set in it.
-    #[arg(long)]
-    kernel: String,
-    /// Number of folds (k-fold), or a validation spec (kfold:K[:REPEATS], loo, holdout:F).
-    #[arg(long, default_value = "5")]
-    folds: String,
-    /// The grid, e.g. c=2^-5..2^15:11,sigma=0.1..2:5.
-    #[arg(long)]
-    grid: String,
-    /// Scoring: auto (accuracy / negative MSE), accuracy, neg_mse, neg_mae.
-    #[arg(long, default_value = "auto")]
-    scoring: String,
-    /// Seed of the folds.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Regularization C when the grid does not set it.
-    #[arg(long, default_value_t = 1.0)]
-    c: f64,
-    /// SVR tube half-width when the grid does not set it.
-    #[arg(long, default_value_t = 0.1)]
-    epsilon_tube: f64,
-    /// Solver tolerance (svc, svr).
-    #[arg(long, default_value_t = 1e-3)]
-    tol: f64,
-    /// Real-valued targets for lssvm (krr and svr always regress).
-    #[arg(long)]
-    regression: bool,
+    #[command(flatten)]
+    cv: CvFlags,
     /// Write the full report (every cell) as JSON here, instead of printing the cells.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -174,41 +137,6 @@ struct TrainArgs {
     /// Where rank 0 writes the model (the file `kern predict` reads).
     #[arg(long)]
     out: PathBuf,
-}
-
-/// Writes `key=value` into a simple kernel spec `name[:k=v,...]`; a Gaussian width replaces the other
-/// width parameters.
-fn with_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, DistError> {
-    if spec.contains(['+', '*', '(']) {
-        return Err(DistError::Invalid(format!("cannot set {key:?} in the compound kernel spec {spec:?}")));
-    }
-    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
-    let widths = ["sigma", "beta", "gamma", "std"];
-    let gaussian = name.trim().trim_start_matches("cs-").starts_with(['g', 'r']);
-    let mut out: Vec<String> = params
-        .split(',')
-        .map(str::trim)
-        .filter(|kv| !kv.is_empty())
-        .filter(|kv| {
-            let k = kv.split('=').next().unwrap_or("").trim();
-            k != key && !(gaussian && widths.contains(&key) && widths.contains(&k))
-        })
-        .map(str::to_string)
-        .collect();
-    out.push(format!("{key}={value}"));
-    Ok(format!("{}:{}", name.trim(), out.join(",")))
-}
-
-/// The kernel of a grid point: every name but c, lambda and epsilon is a kernel parameter (`k.NAME`
-/// for a kernel parameter whose name is one of those).
-fn kernel_at(spec: &str, p: &ParamPoint) -> Result<KernelSpec, DistError> {
-    let mut s = spec.to_string();
-    for (name, v) in p.iter() {
-        if !["c", "lambda", "epsilon"].contains(&name) {
-            s = with_kernel_param(&s, name.strip_prefix("k.").unwrap_or(name), v)?;
-        }
-    }
-    Ok(s.parse::<KernelSpec>()?)
 }
 
 fn predict(comm: &dyn Comm, a: PredictArgs) -> CmdResult {
@@ -393,109 +321,53 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
 
 fn cv(comm: &dyn Comm, a: CvArgs) -> CmdResult {
     use kern_dist::grid::grid_search_dist;
-    let grid: ParamGrid = a.grid.parse()?;
-    let validation: Validation = a.folds.parse()?;
-    let scoring: Scoring = a.scoring.parse()?;
-    if let Some(p) = grid.points().first() {
-        kernel_at(&a.kernel, p)?;
+    let f = &a.cv;
+    // The same flags on every rank: the same plan, or the same error.
+    let plan = f.plan()?;
+    if plan.precomputed {
+        return Err("kern-mpi cv does not read precomputed kernels: the file is the n x n kernel matrix, \
+                    which every rank would hold whole (each fit trains on all but one fold), so spreading \
+                    the fits saves no memory; run kern cv --kernel precomputed"
+            .into());
     }
-    let t = Instant::now();
+    if let Some(out) = &a.out {
+        kern_core::io::ensure_distinct(out, &[&a.data.data])?;
+    }
+    set_threads(f.threads)?;
     // Every cell trains on all the rows, so every rank reads the whole file.
     let ds = kern_dist::agree(
         comm,
         kern_core::io::read_data(&a.data.data, &a.data.csv()).map_err(DistError::from),
     )?;
-    let cfg = GridSearchConfig {
-        cv: CvConfig { validation, stratify: Stratify::Auto, scoring, seed: a.seed },
-        refit: false,
-    };
-    let solver = SolverParams { tol: a.tol, ..SolverParams::default() };
-    let x = &ds.samples;
-    let report = match a.model {
-        ModelKind::Svc => {
-            let classes = ds.classes()?;
-            let y = if classes.n_classes() == 2 {
-                Targets::Binary(ds.binary()?)
-            } else {
-                Targets::Classes(classes)
-            };
-            let build = |p: &ParamPoint| -> Result<SvcParams, DistError> {
-                Ok(SvcParams::new(kernel_at(&a.kernel, p)?).c(p.get("c").unwrap_or(a.c)).solver(solver))
-            };
-            grid_search_dist(comm, &grid, build, x, &y, &cfg)?
-                .map(|r| serde_json::to_value(&r))
-                .transpose()?
-        }
-        ModelKind::Svr => {
-            let y = Targets::Real(ds.real()?);
-            let build = |p: &ParamPoint| -> Result<SvrParams, DistError> {
-                Ok(SvrParams::new(kernel_at(&a.kernel, p)?)
-                    .c(p.get("c").unwrap_or(a.c))
-                    .epsilon(p.get("epsilon").unwrap_or(a.epsilon_tube))
-                    .solver(solver))
-            };
-            grid_search_dist(comm, &grid, build, x, &y, &cfg)?
-                .map(|r| serde_json::to_value(&r))
-                .transpose()?
-        }
-        ModelKind::Lssvm => {
-            let y = if a.regression {
-                Targets::Real(ds.real()?)
-            } else {
-                let classes = ds.classes()?;
-                if classes.n_classes() == 2 {
-                    Targets::Binary(ds.binary()?)
-                } else {
-                    Targets::Classes(classes)
-                }
-            };
-            let build = |p: &ParamPoint| -> Result<LsSvmParams, DistError> {
-                let m = LsSvmParams::new(kernel_at(&a.kernel, p)?);
-                Ok(match p.get("lambda") {
-                    Some(l) => m.lambda(l),
-                    None => m,
-                })
-            };
-            grid_search_dist(comm, &grid, build, x, &y, &cfg)?
-                .map(|r| serde_json::to_value(&r))
-                .transpose()?
-        }
-        ModelKind::Krr => {
-            let y = Targets::Real(ds.real()?);
-            let build = |p: &ParamPoint| -> Result<KernelRidgeParams, DistError> {
-                let m = KernelRidgeParams::new(kernel_at(&a.kernel, p)?);
-                Ok(match p.get("lambda") {
-                    Some(l) => m.lambda(l),
-                    None => m,
-                })
-            };
-            grid_search_dist(comm, &grid, build, x, &y, &cfg)?
-                .map(|r| serde_json::to_value(&r))
-                .transpose()?
-        }
-    };
+    // The memory check depends on each rank's budget: agreed.
+    kern_dist::agree(
+        comm,
+        f.check_memory(&plan, &ds.samples).map_err(|e| DistError::Invalid(e.to_string())),
+    )?;
+    let y = f.targets(plan.learner, &ds)?;
+    if f.warm_c_path(&plan, ds.samples.n(), &y) {
+        return Err(
+            "kern-mpi cv spreads the (cell, fold) fits over the ranks, each fit from zero; kern cv's \
+                    default for a two-class svc grid over c fits each fold's values of c in a chain, each \
+                    from the previous solution, which cannot be spread that way. Give --no-warm-start (kern \
+                    cv --no-warm-start gives the same scores as kern-mpi cv)"
+                .into(),
+        );
+    }
+    let t = Instant::now();
+    let build = |p: &ParamPoint| f.cell(&plan, p);
+    let report = grid_search_dist(comm, &plan.grid, build, &ds.samples, &y, &plan.config)?
+        .map(|r| serde_json::to_value(&r))
+        .transpose()?;
     let Some(report) = report else { return Ok(None) };
     if let Some(out) = &a.out {
-        kern_core::io::ensure_distinct(out, &[&a.data.data])?;
         kern_core::io::write_atomic(out, serde_json::to_string_pretty(&report)?.as_bytes())?;
     }
-    let best = report["best"].as_u64().unwrap_or(0) as usize;
-    let cells = report["cells"].clone();
-    let best_cell = cells.get(best).cloned().unwrap_or(Value::Null);
-    let mut v = json!({
-        "model": format!("{:?}", a.model).to_ascii_lowercase(),
-        "n": x.n(),
-        "kernel": a.kernel,
-        "scoring": report["scoring"],
-        "validation": report["validation"],
-        "stratified": report["stratified"],
-        "seed": a.seed,
-        "best_params": best_cell["params"],
-        "best_score": best_cell["mean"],
-        "seconds": t.elapsed().as_secs_f64(),
-    });
-    if a.out.is_none() {
-        v["cells"] = cells;
+    let mut v = f.summary(plan.learner, ds.samples.n(), &report, t.elapsed().as_secs_f64());
+    if a.out.is_some()
+        && let Some(o) = v.as_object_mut()
+    {
+        o.remove("cells");
     }
     Ok(Some(v))
 }

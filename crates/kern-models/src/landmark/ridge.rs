@@ -417,8 +417,17 @@ impl NystromRidgeParams {
         let may_go_direct = !matches!(plan, SolvePlan::Cg { then_direct: false, .. });
         let width = if may_go_direct { m + r + 1 } else { r + 1 };
         let keep = can_keep && !matches!(plan, SolvePlan::Direct);
+        // A part whose blocks cannot be set up (its memory check) keeps its error and fails the first
+        // sum over rows on every part (`ExactSums::failed`), then reports it: no part waits for it.
+        let setup_error = std::cell::RefCell::new(None);
         let blocks = match &local {
-            Some((x, _)) => Some(KnmBlocks::new(k, x, &c, width, keep, block)?),
+            Some((x, _)) => match KnmBlocks::new(k, x, &c, width, keep, block) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    *setup_error.borrow_mut() = Some(e);
+                    None
+                }
+            },
             None => None,
         };
         // Σ over the blocks of this part of their `m × width` terms written by `g` (the first `tri`
@@ -432,17 +441,33 @@ impl NystromRidgeParams {
          -> Result<(Mat<f64>, Vec<f64>)> {
             let len = packed_len(m, width, tri);
             let e = extra.first().map_or(0, Vec::len);
-            memory::check_bytes(
-                ExactSums::bytes(len + e).map_or(u64::MAX, |b| b as u64),
-                "the exact sums over the rows",
-                "use fewer centres",
-            )?;
-            let mut acc = ExactSums::new(len + e);
-            if let Some(b) = &blocks {
-                b.each(width, g, |_, p| acc.add_at(0, &pack(p.as_ref(), tri)))?;
+            // This part's terms; a local failure (the memory checks, a kernel block) still takes part
+            // in the collectives of `finish`, which then fail on every part, and is reported here.
+            let local = || -> Result<ExactSums> {
+                if let Some(err) = setup_error.borrow_mut().take() {
+                    return Err(err);
+                }
+                memory::check_bytes(
+                    ExactSums::bytes(len + e).map_or(u64::MAX, |b| b as u64),
+                    "the exact sums over the rows",
+                    "use fewer centres",
+                )?;
+                let mut acc = ExactSums::new(len + e);
+                if let Some(b) = &blocks {
+                    b.each(width, g, |_, p| acc.add_at(0, &pack(p.as_ref(), tri)))?;
+                }
+                extra.iter().for_each(|t| acc.add_at(len, t));
+                Ok(acc)
+            };
+            let (acc, own_error) = match local() {
+                Ok(acc) => (acc, None),
+                Err(err) => (ExactSums::failed(len + e), Some(err)),
+            };
+            let v = acc.finish(part.max, part.sum);
+            if let Some(err) = own_error {
+                return Err(err);
             }
-            extra.iter().for_each(|t| acc.add_at(len, t));
-            let mut v = acc.finish(part.max, part.sum)?;
+            let mut v = v?;
             let tail = v.split_off(len);
             Ok((unpack(&v, m, width, tri), tail))
         };

@@ -1,0 +1,728 @@
+//! The flags of the cross-validation command and their translation into a grid search: one
+//! definition for `kern cv` and `kern-mpi cv` (kern-dist), which differ only in how the data file is
+//! read and where the (cell, fold) fits run.
+//!
+//! `--grid` names model parameters — `c`, `lambda` and `epsilon` (the SVR tube) for the SVMs, `nu` for
+//! the ν types (`--type nu-svc|nu-svr`), `lambda` (the regularization λ) for `lssvm` and `krr`,
+//! `max_fv` and `min_fitness` for `kfa` — and every other name is a parameter of the kernel spec,
+//! written into it (`--kernel gaussian --grid sigma=0.1..2:5` trains `gaussian:sigma=0.1`, …); a
+//! kernel key that collides with a model parameter takes the prefix `k.` (`k.c=1..3:3` is the support
+//! radius of a `cs-` kernel, `k.nu` its exponent under a ν type).
+//!
+//! ```
+//! use clap::Parser;
+//! use kern_cli::cv_flags::{CvFlags, Learner};
+//! use kern_cli::kinds::ModelKind;
+//! #[derive(Parser)]
+//! struct Cli {
+//!     #[command(flatten)]
+//!     cv: CvFlags,
+//! }
+//! let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "gaussian", "--grid", "lambda=0.1..1:2,sigma=1..2:2"])?;
+//! let plan = cli.cv.plan()?;
+//! assert_eq!((plan.learner, plan.grid.len()), (Learner::Model(ModelKind::Krr), 4));
+//! let cell = cli.cv.cell(&plan, &plan.grid.points()[3])?;
+//! let kern_cli::cv_flags::CellLearner::Krr(p) = cell else { panic!("a kernel ridge") };
+//! assert_eq!(p.kernel.to_string(), "gaussian:sigma=2");
+//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+//! ```
+
+use crate::CliError;
+use crate::kinds::{ModelKind, Scheme, SvmType, check_classes, targets};
+use kern_core::io::Dataset;
+use kern_core::learner::{Fit, Model};
+use kern_core::{KernelSpec, Samples, Targets};
+use kern_models::ModelsError;
+use kern_models::fvs::FvsParams;
+use kern_models::kfa::{BasisChoice, KfaModel, KfaParams};
+use kern_models::krr::{KernelRidge, KernelRidgeParams};
+use kern_models::lssvm::{LsSvm, LsSvmParams};
+use kern_models::svm::{
+    Multiclass, NuSvcParams, NuSvrParams, SharedGram, SolverBlock, SolverParams, Svc, SvcParams, Svr,
+    SvrParams,
+};
+use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
+use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
+use serde_json::{Value, json};
+
+/// The flags of the cross-validation command (all but the data file's).
+///
+/// ```
+/// use clap::Parser;
+/// #[derive(Parser)]
+/// struct Cli {
+///     #[command(flatten)]
+///     cv: kern_cli::cv_flags::CvFlags,
+/// }
+/// let cli = Cli::try_parse_from(["cv", "--type", "nu-svc", "--kernel", "gaussian", "--grid", "nu=0.1..0.5:3"])?;
+/// assert_eq!((cli.cv.folds.as_str(), cli.cv.seed), ("5", 0));
+/// # Ok::<(), clap::Error>(())
+/// ```
+#[derive(clap::Args, Debug, Clone)]
+pub struct CvFlags {
+    /// Model kind (or give --type for an SVM).
+    #[arg(long, value_enum, required_unless_present = "svm_type")]
+    pub model: Option<ModelKind>,
+    /// SVM type, LIBSVM's svm-train -s names: c-svc, nu-svc, epsilon-svr, nu-svr (one-class has no
+    /// labels to score). Replaces --model (svc = c-svc, svr = epsilon-svr).
+    #[arg(long = "type", value_enum, value_name = "SVM_TYPE")]
+    pub svm_type: Option<SvmType>,
+    /// nu of nu-svc and nu-svr when the grid does not set it (default 0.5).
+    #[arg(long)]
+    pub nu: Option<f64>,
+    /// Kernel spec; grid names other than the model's parameters are set in it. Or precomputed
+    /// (SVMs; LIBSVM -t 4): the data file then holds the kernel matrix of the training points, each
+    /// row LABEL 0:i 1:K(x_i,x_1) 2:K(x_i,x_2) ... for point i = 1, 2, ... in order; every fold
+    /// trains on the rows and columns of its training points and predicts its test points from their
+    /// rows, and the grid may only hold the model's parameters (c, lambda, epsilon, nu).
+    #[arg(long)]
+    pub kernel: String,
+    /// Number of folds (k-fold), a kern-tune validation spec (kfold:K[:REPEATS], loo, holdout:F), or
+    /// file:PATH: the folds given, one integer per line for each sample in file order (the fold in
+    /// which it is tested; -1: always trains), as scikit-learn's PredefinedSplit.
+    #[arg(long, default_value = "5")]
+    pub folds: String,
+    /// The grid, e.g. c=2^-5..2^15:11,sigma=0.1..2:5 (kern-tune grid syntax).
+    #[arg(long)]
+    pub grid: String,
+    /// Scoring: auto (accuracy / negative MSE), accuracy, neg_mse, neg_mae.
+    #[arg(long, default_value = "auto")]
+    pub scoring: String,
+    /// Seed of the folds (and of the probability CV, unused here).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Regularization C when the grid does not set it.
+    #[arg(long, default_value_t = 1.0)]
+    pub c: f64,
+    /// SVR tube half-width when the grid does not set it.
+    #[arg(long, default_value_t = 0.1)]
+    pub epsilon_tube: f64,
+    /// Solver tolerance.
+    #[arg(long, default_value_t = 1e-3)]
+    pub tol: f64,
+    /// Kernel cache in megabytes (per training run; runs go in parallel).
+    #[arg(long, default_value_t = 100.0)]
+    pub cache_mb: f64,
+    /// SMO working sets (svc, svr): auto, pair or a working-set size Q.
+    #[arg(long, default_value = "auto", value_name = "auto|pair|Q")]
+    pub solver_block: SolverBlock,
+    /// Multi-class scheme (svc).
+    #[arg(long, value_enum, default_value = "ovo")]
+    pub multiclass: Scheme,
+    /// Real-valued targets for lssvm and kfa (krr always regresses, svr always does).
+    #[arg(long)]
+    pub regression: bool,
+    /// Feature vectors of kfa when the grid does not set max_fv.
+    #[arg(long, default_value_t = 50)]
+    pub max_fv: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Refuse grids with more cells than this (every cell trains one model per fold).
+    #[arg(long, default_value_t = 10_000)]
+    pub max_cells: usize,
+    /// Train svc even on labels that look real-valued or on more than 100 classes.
+    #[arg(long)]
+    pub allow_many_classes: bool,
+    /// Fit every (cell, fold) of a two-class svc grid over c on its own, from zero. By default the
+    /// cells that share a kernel are fitted fold by fold in ascending c, each from the previous
+    /// solution, reading one kernel matrix of all samples (when it fits in --cache-mb).
+    #[arg(long)]
+    pub no_warm_start: bool,
+}
+
+/// What the cross-validation fits: an SVM of a LIBSVM type, or another model kind.
+///
+/// ```
+/// use kern_cli::{cv_flags::Learner, kinds::SvmType};
+/// assert_ne!(Learner::Svm(SvmType::CSvc), Learner::Svm(SvmType::NuSvc));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Learner {
+    /// An SVM (`--type`, or `--model svc|svr`).
+    Svm(SvmType),
+    /// Another model kind (`--model kfa|lssvm|krr`).
+    Model(ModelKind),
+}
+
+/// The checked translation of [`CvFlags`]: the grid, the learner, the folds and scoring.
+///
+/// ```
+/// use kern_cli::cv_flags::CvPlan;
+/// fn cells(p: &CvPlan) -> usize { p.grid.len() }
+/// ```
+#[derive(Clone, Debug)]
+pub struct CvPlan {
+    /// The grid.
+    pub grid: ParamGrid,
+    /// What each cell fits.
+    pub learner: Learner,
+    /// Folds (`--folds`, `--seed`, stratified for classes), scoring; no refit.
+    pub config: GridSearchConfig,
+    /// `--kernel precomputed`: the data file is the kernel matrix.
+    pub precomputed: bool,
+}
+
+/// Whether `--kernel` asks for a precomputed kernel.
+///
+/// ```
+/// assert!(kern_cli::cv_flags::is_precomputed(" precomputed"));
+/// ```
+pub fn is_precomputed(kernel: &str) -> bool {
+    kernel.trim() == "precomputed"
+}
+
+/// Writes `key=value` into a simple kernel spec `name[:k=v,...]`; a Gaussian width replaces the other
+/// width parameters.
+///
+/// ```
+/// use kern_cli::cv_flags::set_kernel_param;
+/// assert_eq!(set_kernel_param("gaussian:beta=2", "sigma", 0.5)?, "gaussian:sigma=0.5");
+/// assert!(set_kernel_param("linear + gaussian:beta=1", "beta", 1.0).is_err());
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub fn set_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, CliError> {
+    if spec.contains(['+', '*', '(']) {
+        return Err(format!(
+            "cannot set {key:?} in the compound kernel spec {spec:?}; grid over a simple kernel"
+        )
+        .into());
+    }
+    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    let mut kv: Vec<(String, String)> = params
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .filter_map(|s| s.split_once('=').map(|(k, v)| (k.trim().to_string(), v.trim().to_string())))
+        .collect();
+    // The Gaussian takes exactly one of sigma / beta / gamma / std: a grid over one replaces the others.
+    let width = ["sigma", "beta", "gamma", "std"];
+    if width.contains(&key) && name.trim().trim_start_matches("cs-").starts_with(['g', 'r']) {
+        kv.retain(|(k, _)| !width.contains(&k.as_str()));
+    }
+    match kv.iter_mut().find(|(k, _)| k == key) {
+        Some(e) => e.1 = format!("{value}"),
+        None => kv.push((key.to_string(), format!("{value}"))),
+    }
+    let body: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    Ok(format!("{}:{}", name.trim(), body.join(",")))
+}
+
+/// Grid names that are model parameters rather than kernel parameters (`nu` only under a ν type,
+/// where a kernel's `nu` is written `k.nu`).
+const MODEL_PARAMS: [&str; 5] = ["c", "lambda", "epsilon", "max_fv", "min_fitness"];
+
+/// Whether grid name `name` is a model parameter (`nu_model`: the model is a ν type).
+fn is_model_param(name: &str, nu_model: bool) -> bool {
+    MODEL_PARAMS.contains(&name) || (nu_model && name == "nu")
+}
+
+/// The kernel of a grid point: `spec` with every grid name that is not a model parameter written
+/// into it (`nu_model`: the model is a ν type, whose `nu` is a model parameter).
+///
+/// ```
+/// use kern_tune::grid::ParamGrid;
+/// let grid: ParamGrid = "c=1..2:2,sigma=[0.5]".parse()?;
+/// let k = kern_cli::cv_flags::kernel_at("gaussian", &grid.points()[0], false)?;
+/// assert_eq!(k.to_string(), "gaussian:sigma=0.5");
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub fn kernel_at(spec: &str, p: &ParamPoint, nu_model: bool) -> Result<KernelSpec, CliError> {
+    let mut s = spec.to_string();
+    for (name, v) in p.iter() {
+        if is_model_param(name, nu_model) {
+            continue;
+        }
+        s = set_kernel_param(&s, name.strip_prefix("k.").unwrap_or(name), v)?;
+    }
+    Ok(s.parse::<KernelSpec>()?)
+}
+
+/// The model parameters an SVM type takes from the grid; a grid axis naming another model parameter
+/// (or, for a precomputed kernel, anything else) is an error.
+fn check_axes(grid: &ParamGrid, l: Learner, precomputed: bool) -> Result<(), CliError> {
+    let (t, takes): (SvmType, &[&str]) = match l {
+        Learner::Svm(t @ SvmType::CSvc) => (t, &["c", "lambda"]),
+        Learner::Svm(t @ SvmType::NuSvc) => (t, &["nu"]),
+        Learner::Svm(t @ SvmType::EpsilonSvr) => (t, &["c", "lambda", "epsilon"]),
+        Learner::Svm(t @ SvmType::NuSvr) => (t, &["c", "lambda", "nu"]),
+        Learner::Svm(SvmType::OneClass) | Learner::Model(_) => return Ok(()),
+    };
+    let nu_model = matches!(t, SvmType::NuSvc | SvmType::NuSvr);
+    for name in grid.names() {
+        if takes.contains(&name) {
+            continue;
+        }
+        if is_model_param(name, nu_model) {
+            return Err(format!(
+                "the grid axis {name:?} is not a parameter of --type {} (it takes {})",
+                t.name(),
+                takes.join(", ")
+            )
+            .into());
+        }
+        if precomputed && name == "nu" {
+            return Err(format!(
+                "the grid axis \"nu\" is a parameter of --type nu-svc and nu-svr, not of --type {}, and a \
+                 precomputed kernel has no parameters",
+                t.name()
+            )
+            .into());
+        }
+        if precomputed {
+            return Err(format!(
+                "the grid axis {name:?} would be a kernel parameter, but a precomputed kernel has none (its \
+                 values are fixed in the file); grid over the model's parameters ({}), or compute one \
+                 kernel file per kernel parameter value",
+                takes.join(", ")
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+impl CvFlags {
+    /// Resolves `--model` and `--type` (which must agree when both are given) and checks `--nu`.
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
+    /// use kern_cli::{cv_flags::Learner, kinds::SvmType};
+    /// let cli = Cli::try_parse_from(["cv", "--model", "svr", "--kernel", "rbf", "--grid", "c=1..2:2"])?;
+    /// assert_eq!(cli.cv.learner()?, Learner::Svm(SvmType::EpsilonSvr));
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn learner(&self) -> Result<Learner, CliError> {
+        let l = match (self.model, self.svm_type) {
+            (Some(ModelKind::Svc), None) => Learner::Svm(SvmType::CSvc),
+            (Some(ModelKind::Svr), None) => Learner::Svm(SvmType::EpsilonSvr),
+            (Some(m), None) => Learner::Model(m),
+            (m, Some(t)) => {
+                let fits = match m {
+                    None => true,
+                    Some(ModelKind::Svc) => matches!(t, SvmType::CSvc | SvmType::NuSvc),
+                    Some(ModelKind::Svr) => matches!(t, SvmType::EpsilonSvr | SvmType::NuSvr),
+                    Some(_) => false,
+                };
+                if let (false, Some(m)) = (fits, m) {
+                    return Err(format!(
+                        "--model {} and --type {} name different models; give one of them",
+                        m.name(),
+                        t.name()
+                    )
+                    .into());
+                }
+                if t == SvmType::OneClass {
+                    return Err("kern cv scores predictions against the labels of held-out points; a one-class \
+                                SVM is trained without labels, so it is not cross-validated here (train it with \
+                                kern train --type one-class)"
+                        .into());
+                }
+                Learner::Svm(t)
+            }
+            (None, None) => return Err("give --model or --type".into()),
+        };
+        if self.nu.is_some() && !matches!(l, Learner::Svm(SvmType::NuSvc | SvmType::NuSvr)) {
+            return Err("--nu applies to --type nu-svc and nu-svr".into());
+        }
+        Ok(l)
+    }
+
+    /// Checks the flags and translates them: the grid (at most `--max-cells` cells), the folds,
+    /// the scoring, the learner, the grid's axes against it, and the kernel of the first cell.
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
+    /// let cli = Cli::try_parse_from(["cv", "--type", "nu-svc", "--kernel", "rbf", "--grid", "c=1..2:2"])?;
+    /// assert!(cli.cv.plan().unwrap_err().to_string().contains("not a parameter of --type nu-svc"));
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn plan(&self) -> Result<CvPlan, CliError> {
+        let grid: ParamGrid = self.grid.parse()?;
+        if grid.len() > self.max_cells {
+            return Err(format!(
+                "the grid has {} cells, more than --max-cells {}; use fewer points per axis or raise --max-cells",
+                grid.len(),
+                self.max_cells
+            )
+            .into());
+        }
+        let validation: Validation = self.folds.parse()?;
+        let scoring: Scoring = self.scoring.parse()?;
+        let learner = self.learner()?;
+        let precomputed = is_precomputed(&self.kernel);
+        check_axes(&grid, learner, precomputed)?;
+        if let (true, Learner::Model(m)) = (precomputed, learner) {
+            return Err(format!(
+                "--kernel precomputed cross-validates SVMs (--type c-svc|nu-svc|epsilon-svr|nu-svr, or --model \
+                 svc|svr), not --model {}",
+                m.name()
+            )
+            .into());
+        }
+        // Fail early on a kernel the grid cannot fill in.
+        if !precomputed && let Some(p) = grid.points().first() {
+            kernel_at(&self.kernel, p, is_nu(learner))?;
+        }
+        let config = GridSearchConfig {
+            cv: CvConfig { validation, stratify: Stratify::Auto, scoring, seed: self.seed },
+            refit: false,
+        };
+        Ok(CvPlan { grid, learner, config, precomputed })
+    }
+
+    /// Refuses, for `lssvm` and `krr` on the dense path, the dense kernel matrices of the folds fitted
+    /// at once (two per concurrent fit) when they do not fit in memory.
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
+    /// let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "rbf", "--grid", "lambda=1..2:2"])?;
+    /// let x = kern_core::Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
+    /// cli.cv.check_memory(&cli.cv.plan()?, &x)?;
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn check_memory(&self, plan: &CvPlan, x: &Samples) -> Result<(), CliError> {
+        if let Learner::Model(ModelKind::Lssvm | ModelKind::Krr) = plan.learner {
+            let kernel = kernel_at(&self.kernel, &plan.grid.points()[0], false)?;
+            let path = kern_models::kmat::PathChoice::Auto;
+            if kern_models::kmat::choose_path(&kernel, x, path)? == kern_models::kmat::SolvePath::Dense {
+                let concurrent = self.threads.unwrap_or_else(rayon::current_num_threads).max(1);
+                let what = "the dense kernel matrices of the folds fitted at once";
+                let bytes = kern_core::memory::bytes_for::<f64>(&[x.n(), x.n(), 2 * concurrent], what)?;
+                kern_core::memory::check_bytes(
+                    bytes,
+                    what,
+                    "use --threads 1, a compactly supported kernel (cs-gaussian:...), a sample of the data, or raise --max-memory",
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The targets the learner is scored on (after the checks of its labels).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
+    /// use kern_core::{io::Dataset, Samples, Targets};
+    /// let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "rbf", "--grid", "lambda=1..2:2"])?;
+    /// let labels = vec!["0.5".into(), "1.5".into()];
+    /// let ds = Dataset { samples: Samples::from_rows(&[[0.0], [1.0]])?, labels, feature_names: vec![] };
+    /// assert!(matches!(cli.cv.targets(cli.cv.learner()?, &ds)?, Targets::Real(_)));
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn targets(&self, l: Learner, ds: &Dataset) -> Result<Targets, CliError> {
+        match l {
+            Learner::Svm(SvmType::CSvc) => {
+                check_classes(ds, self.allow_many_classes)?;
+                targets(ds, false)
+            }
+            Learner::Svm(SvmType::NuSvc) => {
+                check_classes(ds, self.allow_many_classes)?;
+                if self.multiclass == Scheme::Ovr {
+                    return Err(
+                        "--multiclass ovr does not apply to --type nu-svc (one-vs-one, as LIBSVM)".into()
+                    );
+                }
+                targets(ds, false)
+            }
+            Learner::Svm(SvmType::EpsilonSvr | SvmType::NuSvr) | Learner::Model(ModelKind::Krr) => {
+                Ok(Targets::Real(ds.real()?))
+            }
+            Learner::Model(ModelKind::Lssvm | ModelKind::Kfa) => targets(ds, self.regression),
+            Learner::Svm(SvmType::OneClass) | Learner::Model(ModelKind::Svc | ModelKind::Svr) => {
+                Err("a one-class SVM, --model svc and --model svr are resolved into their SVM types first"
+                    .into())
+            }
+        }
+    }
+
+    fn solver(&self) -> SolverParams {
+        SolverParams {
+            tol: self.tol,
+            cache_mb: self.cache_mb,
+            block: self.solver_block,
+            ..SolverParams::default()
+        }
+    }
+
+    /// The kernel of grid point `p` (for a precomputed kernel a placeholder, never evaluated).
+    fn kernel_of(&self, plan: &CvPlan, p: &ParamPoint) -> Result<KernelSpec, CliError> {
+        if plan.precomputed {
+            Ok(KernelSpec::Linear(kern_core::Linear))
+        } else {
+            kernel_at(&self.kernel, p, is_nu(plan.learner))
+        }
+    }
+
+    /// The C-SVC of grid point `p` (its kernel, `c`, `lambda`, the solver and multi-class flags).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
+    /// let cli = Cli::try_parse_from(["cv", "--model", "svc", "--kernel", "linear", "--grid", "c=1..2:2"])?;
+    /// let plan = cli.cv.plan()?;
+    /// let m = cli.cv.svc_params(&plan, &plan.grid.points()[1])?;
+    /// assert_eq!(m, kern_models::svm::SvcParams::new("linear".parse()?).c(2.0));
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn svc_params(&self, plan: &CvPlan, p: &ParamPoint) -> Result<SvcParams, CliError> {
+        let mut m =
+            SvcParams::new(self.kernel_of(plan, p)?).c(p.get("c").unwrap_or(self.c)).solver(self.solver());
+        if let Some(l) = p.get("lambda") {
+            m = m.lambda(l);
+        }
+        let multiclass = match self.multiclass {
+            Scheme::Ovo => Multiclass::OneVsOne,
+            Scheme::Ovr => Multiclass::OneVsRest,
+        };
+        Ok(m.multiclass(multiclass))
+    }
+
+    /// The learner of grid point `p`: what one (cell, fold) fit trains.
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
+    /// use kern_cli::cv_flags::CellLearner;
+    /// let cli = Cli::try_parse_from(["cv", "--model", "kfa", "--kernel", "rbf", "--grid", "max_fv=[2.5]"])?;
+    /// let plan = cli.cv.plan()?;
+    /// assert!(cli.cv.cell(&plan, &plan.grid.points()[0]).unwrap_err().to_string().contains("positive integer"));
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn cell(&self, plan: &CvPlan, p: &ParamPoint) -> Result<CellLearner, CliError> {
+        let nu = self.nu.unwrap_or(0.5);
+        let solver = self.solver();
+        Ok(match plan.learner {
+            Learner::Svm(SvmType::CSvc) => CellLearner::Svc(self.svc_params(plan, p)?),
+            Learner::Svm(SvmType::NuSvc) => CellLearner::NuSvc(
+                NuSvcParams::new(self.kernel_of(plan, p)?).nu(p.get("nu").unwrap_or(nu)).solver(solver),
+            ),
+            Learner::Svm(SvmType::EpsilonSvr) => {
+                let mut m = SvrParams::new(self.kernel_of(plan, p)?)
+                    .c(p.get("c").unwrap_or(self.c))
+                    .epsilon(p.get("epsilon").unwrap_or(self.epsilon_tube))
+                    .solver(solver);
+                if let Some(l) = p.get("lambda") {
+                    m = m.lambda(l);
+                }
+                CellLearner::Svr(m)
+            }
+            Learner::Svm(SvmType::NuSvr) => {
+                let mut m = NuSvrParams::new(self.kernel_of(plan, p)?)
+                    .c(p.get("c").unwrap_or(self.c))
+                    .nu(p.get("nu").unwrap_or(nu))
+                    .solver(solver);
+                if let Some(l) = p.get("lambda") {
+                    m = m.lambda(l);
+                }
+                CellLearner::NuSvr(m)
+            }
+            Learner::Model(ModelKind::Lssvm) => {
+                let m = LsSvmParams::new(kernel_at(&self.kernel, p, false)?);
+                // Without a λ in the grid each fit chooses its own by leave-one-out (nested).
+                CellLearner::LsSvm(match p.get("lambda") {
+                    Some(l) => m.lambda(l),
+                    None => m,
+                })
+            }
+            Learner::Model(ModelKind::Krr) => {
+                let m = KernelRidgeParams::new(kernel_at(&self.kernel, p, false)?);
+                CellLearner::Krr(match p.get("lambda") {
+                    Some(l) => m.lambda(l),
+                    None => m,
+                })
+            }
+            Learner::Model(ModelKind::Kfa) => {
+                let max_fv = p.get("max_fv").unwrap_or(self.max_fv as f64);
+                if !(max_fv >= 1.0 && max_fv.fract() == 0.0) {
+                    return Err(format!("max_fv must be a positive integer, got {max_fv}").into());
+                }
+                let fvs = FvsParams {
+                    max_fv: Some(max_fv as usize),
+                    min_fitness: p.get("min_fitness"),
+                    ..Default::default()
+                };
+                CellLearner::Kfa(Box::new(
+                    KfaParams::new(kernel_at(&self.kernel, p, false)?).basis(BasisChoice::Fvs(fvs)),
+                ))
+            }
+            Learner::Svm(SvmType::OneClass) | Learner::Model(ModelKind::Svc | ModelKind::Svr) => {
+                return Err(
+                    "a one-class SVM, --model svc and --model svr are resolved into their SVM types first"
+                        .into(),
+                );
+            }
+        })
+    }
+
+    /// Whether the search takes the warm-started path over `c` (`kern cv`'s default for a two-class
+    /// C-SVC whose grid has `c` and not `lambda`, when the kernel matrix of all `n` samples fits in
+    /// `--cache-mb`): the cells that share a kernel are then fitted fold by fold in ascending `c`, each
+    /// fit from the previous solution.
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
+    /// use kern_core::{BinaryTargets, Targets};
+    /// let y = Targets::Binary(BinaryTargets::from_labels(&["a", "b", "a", "b"])?);
+    /// let cli = Cli::try_parse_from(["cv", "--model", "svc", "--kernel", "rbf", "--grid", "c=1..2:2"])?;
+    /// assert!(cli.cv.warm_c_path(&cli.cv.plan()?, 4, &y));
+    /// let cli = Cli::try_parse_from(["cv", "--model", "svc", "--kernel", "rbf", "--grid", "c=1..2:2", "--no-warm-start"])?;
+    /// assert!(!cli.cv.warm_c_path(&cli.cv.plan()?, 4, &y));
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn warm_c_path(&self, plan: &CvPlan, n: usize, y: &Targets) -> bool {
+        plan.learner == Learner::Svm(SvmType::CSvc)
+            && matches!(y, Targets::Binary(_))
+            && !self.no_warm_start
+            && plan.grid.names().contains(&"c")
+            && !plan.grid.names().contains(&"lambda")
+            && SharedGram::fits(n, (self.cache_mb * 1024.0 * 1024.0) as usize)
+    }
+
+    /// The command's JSON summary of a grid search report (`report`: the report as JSON; `n`
+    /// samples; `seconds` of the search).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
+    /// let cli = Cli::try_parse_from(["cv", "--type", "nu-svr", "--kernel", "rbf", "--grid", "nu=[0.5]"])?;
+    /// let report = serde_json::json!({"best": 0, "cells": [{"params": {"nu": 0.5}, "mean": -0.25}]});
+    /// let s = cli.cv.summary(cli.cv.learner()?, 10, &report, 1.5);
+    /// assert_eq!((s["model"].as_str(), s["type"].as_str(), s["best_score"].as_f64()), (Some("svr"), Some("nu-svr"), Some(-0.25)));
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn summary(&self, l: Learner, n: usize, report: &Value, seconds: f64) -> Value {
+        let best = report["best"].as_u64().unwrap_or(0) as usize;
+        let cells = report["cells"].clone();
+        let best_cell = cells.get(best).cloned().unwrap_or(Value::Null);
+        let (model, svm_type) = match l {
+            Learner::Svm(t @ (SvmType::CSvc | SvmType::NuSvc)) => ("svc", Some(t)),
+            Learner::Svm(t) => ("svr", Some(t)),
+            Learner::Model(m) => (m.name(), None),
+        };
+        json!({
+            "model": model,
+            "type": svm_type.map(SvmType::name),
+            "n": n,
+            "kernel": self.kernel,
+            "scoring": report["scoring"],
+            "validation": report["validation"],
+            "stratified": report["stratified"],
+            "seed": self.seed,
+            "best_params": best_cell["params"],
+            "best_score": best_cell["mean"],
+            "cells": cells,
+            "seconds": seconds,
+        })
+    }
+}
+
+/// Whether the learner is a ν type (its grid's `nu` is the model's).
+fn is_nu(l: Learner) -> bool {
+    matches!(l, Learner::Svm(SvmType::NuSvc | SvmType::NuSvr))
+}
+
+/// The learner of one grid cell ([`CvFlags::cell`]): one type for every model kind, so that one
+/// grid search (local, or spread over MPI ranks) runs any of them.
+///
+/// ```
+/// use kern_core::learner::Fit;
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_cli::cv_flags::CellLearner;
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+/// let y = Targets::Real(RealTargets::new(vec![0.0, 1.0, 2.0, 3.0])?);
+/// let cell = CellLearner::Krr(kern_models::krr::KernelRidgeParams::new("linear".parse()?).lambda(1e-6));
+/// let m = cell.fit(&x, &y)?;
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub enum CellLearner {
+    /// C-SVC.
+    Svc(SvcParams),
+    /// ν-SVC.
+    NuSvc(NuSvcParams),
+    /// ε-SVR.
+    Svr(SvrParams),
+    /// ν-SVR.
+    NuSvr(NuSvrParams),
+    /// LS-SVM.
+    LsSvm(LsSvmParams),
+    /// Kernel ridge regression.
+    Krr(KernelRidgeParams),
+    /// Kernel function approximation on selected feature vectors.
+    Kfa(Box<KfaParams<KernelSpec>>),
+}
+
+/// A model trained by a [`CellLearner`].
+///
+/// ```
+/// use kern_core::learner::{Fit, Model};
+/// use kern_core::{RealTargets, Samples, Targets};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
+/// let y = Targets::Real(RealTargets::new(vec![0.0, 2.0, 4.0])?);
+/// let cell = kern_cli::cv_flags::CellLearner::Krr(kern_models::krr::KernelRidgeParams::new("linear".parse()?).lambda(1e-9));
+/// let p = cell.fit(&x, &y)?.predict(&x)?;
+/// assert!((p[2] - 4.0).abs() < 1e-6);
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub enum CellModel {
+    /// An SVC (C or ν).
+    Svc(Box<Svc>),
+    /// An SVR (ε or ν).
+    Svr(Box<Svr>),
+    /// An LS-SVM.
+    LsSvm(Box<LsSvm>),
+    /// A kernel ridge regression.
+    Krr(Box<KernelRidge>),
+    /// A KFA model.
+    Kfa(Box<KfaModel<KernelSpec>>),
+}
+
+impl Model for CellModel {
+    type Error = ModelsError;
+    fn predict(&self, x: &Samples) -> Result<Vec<f64>, ModelsError> {
+        match self {
+            CellModel::Svc(m) => m.predict(x),
+            CellModel::Svr(m) => m.predict(x),
+            CellModel::LsSvm(m) => m.predict(x),
+            CellModel::Krr(m) => m.predict(x),
+            CellModel::Kfa(m) => m.predict(x),
+        }
+    }
+}
+
+impl Fit<Targets> for CellLearner {
+    type Model = CellModel;
+    type Error = ModelsError;
+    fn fit(&self, x: &Samples, y: &Targets) -> Result<CellModel, ModelsError> {
+        Ok(match self {
+            CellLearner::Svc(p) => CellModel::Svc(Box::new(p.fit(x, y)?)),
+            CellLearner::NuSvc(p) => CellModel::Svc(Box::new(p.fit(x, y)?)),
+            CellLearner::Svr(p) => CellModel::Svr(Box::new(p.fit(x, y)?)),
+            CellLearner::NuSvr(p) => CellModel::Svr(Box::new(p.fit(x, y)?)),
+            CellLearner::LsSvm(p) => CellModel::LsSvm(Box::new(p.fit(x, y)?)),
+            CellLearner::Krr(p) => CellModel::Krr(Box::new(p.fit(x, y)?)),
+            CellLearner::Kfa(p) => CellModel::Kfa(Box::new(p.fit(x, y)?)),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_parameters_are_written_into_the_spec() {
+        assert_eq!(set_kernel_param("gaussian", "sigma", 0.5).unwrap(), "gaussian:sigma=0.5");
+        assert_eq!(set_kernel_param("gaussian:beta=2", "sigma", 0.5).unwrap(), "gaussian:sigma=0.5");
+        assert_eq!(
+            set_kernel_param("cs-gaussian:sigma=1,c=2,nu=3", "c", 3.0).unwrap(),
+            "cs-gaussian:sigma=1,c=3,nu=3"
+        );
+        assert!(set_kernel_param("linear + gaussian:beta=1", "beta", 1.0).is_err());
+    }
+}

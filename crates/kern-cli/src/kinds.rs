@@ -1,0 +1,158 @@
+//! The model kinds and SVM types the commands name (`--model`, `--type`, `--multiclass`), and how
+//! class labels become targets (`kern train`, `kern cv`, `kern-mpi cv`).
+
+use crate::CliError;
+use kern_core::Targets;
+use kern_core::io::Dataset;
+
+/// The model kinds `kern train` can fit.
+///
+/// ```
+/// use clap::ValueEnum;
+/// use kern_cli::kinds::ModelKind;
+/// assert_eq!(ModelKind::from_str("lssvm", true), Ok(ModelKind::Lssvm));
+/// ```
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelKind {
+    /// C-support vector classification (binary, one-vs-one or one-vs-rest).
+    Svc,
+    /// Epsilon-support vector regression.
+    Svr,
+    /// Kernel function approximation on selected feature vectors (Baudat & Anouar).
+    Kfa,
+    /// Least squares SVM, (K + I/lambda) alpha + b = y: classifier, or regressor with --regression.
+    Lssvm,
+    /// Kernel ridge regression, (K + lambda I) alpha = y.
+    Krr,
+}
+
+impl ModelKind {
+    /// The name `--model` spells.
+    ///
+    /// ```
+    /// assert_eq!(kern_cli::kinds::ModelKind::Krr.name(), "krr");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelKind::Svc => "svc",
+            ModelKind::Svr => "svr",
+            ModelKind::Kfa => "kfa",
+            ModelKind::Lssvm => "lssvm",
+            ModelKind::Krr => "krr",
+        }
+    }
+}
+
+/// The SVM formulations, named as LIBSVM's `svm-train -s` types.
+///
+/// ```
+/// use clap::ValueEnum;
+/// use kern_cli::kinds::SvmType;
+/// assert_eq!(SvmType::from_str("nu-svr", true), Ok(SvmType::NuSvr));
+/// ```
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SvmType {
+    /// C-support vector classification (LIBSVM -s 0; same as --model svc).
+    CSvc,
+    /// nu-support vector classification (LIBSVM -s 1): --nu bounds the fraction of margin errors
+    /// from above and of support vectors from below; one-vs-one for more classes.
+    NuSvc,
+    /// One-class SVM (LIBSVM -s 2): estimates the support of the data; labels are ignored in training,
+    /// predictions are +1 (inside) or -1 (outlier).
+    OneClass,
+    /// Epsilon-support vector regression (LIBSVM -s 3; same as --model svr).
+    EpsilonSvr,
+    /// nu-support vector regression (LIBSVM -s 4): --nu replaces --epsilon-tube, whose width the
+    /// solver finds.
+    NuSvr,
+}
+
+impl SvmType {
+    /// LIBSVM's name of the type as `--type` spells it.
+    ///
+    /// ```
+    /// assert_eq!(kern_cli::kinds::SvmType::EpsilonSvr.name(), "epsilon-svr");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            SvmType::CSvc => "c-svc",
+            SvmType::NuSvc => "nu-svc",
+            SvmType::OneClass => "one-class",
+            SvmType::EpsilonSvr => "epsilon-svr",
+            SvmType::NuSvr => "nu-svr",
+        }
+    }
+}
+
+/// Multi-class scheme of `--model svc`.
+///
+/// ```
+/// use clap::ValueEnum;
+/// assert_eq!(kern_cli::kinds::Scheme::from_str("ovr", true), Ok(kern_cli::kinds::Scheme::Ovr));
+/// ```
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// One machine per pair, voting (LIBSVM).
+    Ovo,
+    /// One machine per class, largest decision value.
+    Ovr,
+}
+
+/// The targets of a learner that classifies (±1 for two classes, class indices beyond) unless
+/// `regression`, when the labels are read as real values.
+///
+/// ```
+/// use kern_core::{io::Dataset, Samples, Targets};
+/// let labels = vec!["a".into(), "b".into(), "a".into()];
+/// let ds = Dataset { samples: Samples::from_rows(&[[0.0], [1.0], [2.0]])?, labels, feature_names: vec![] };
+/// assert!(matches!(kern_cli::kinds::targets(&ds, false)?, Targets::Binary(_)));
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub fn targets(ds: &Dataset, regression: bool) -> Result<Targets, CliError> {
+    if regression {
+        return Ok(Targets::Real(ds.real()?));
+    }
+    let classes = ds.classes()?;
+    Ok(if classes.n_classes() == 2 { Targets::Binary(ds.binary()?) } else { Targets::Classes(classes) })
+}
+
+/// The most classes `svc` trains without `--allow-many-classes`.
+pub const MAX_CLASSES: usize = 100;
+
+/// Refuses class labels that look like regression targets (non-integer numbers) or too many classes
+/// for one-vs-one / one-vs-rest, unless `allow`.
+///
+/// ```
+/// use kern_core::{io::Dataset, Samples};
+/// let labels = vec!["0.5".into(), "1.5".into()];
+/// let ds = Dataset { samples: Samples::from_rows(&[[0.0], [1.0]])?, labels, feature_names: vec![] };
+/// assert!(kern_cli::kinds::check_classes(&ds, false).is_err());
+/// assert!(kern_cli::kinds::check_classes(&ds, true).is_ok());
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub fn check_classes(ds: &Dataset, allow: bool) -> Result<(), CliError> {
+    if allow {
+        return Ok(());
+    }
+    let classes = ds.classes()?;
+    let names = classes.names();
+    let fractional = names.iter().find(|n| n.trim().parse::<f64>().is_ok_and(|v| v.fract() != 0.0));
+    if let Some(v) = fractional {
+        return Err(format!(
+            "label {v:?} is not an integer: the labels look like real values ({} distinct); use --model svr \
+             for regression, or --allow-many-classes to classify anyway",
+            names.len()
+        )
+        .into());
+    }
+    if names.len() > MAX_CLASSES {
+        return Err(format!(
+            "{} classes (more than {MAX_CLASSES}) would train {} one-vs-one machines; use --model svr for \
+             regression, or --allow-many-classes to classify anyway",
+            names.len(),
+            names.len() * (names.len() - 1) / 2
+        )
+        .into());
+    }
+    Ok(())
+}

@@ -1,0 +1,20 @@
+//! The library part of the `kern` command: what its commands share with other front ends of kern.
+//!
+//! - [`kinds`]: the model kinds and SVM types the commands name, and how labels become targets;
+//! - [`cv_flags`]: the flags of the cross-validation command and their translation into a grid
+//!   search — one definition, used by `kern cv` and by `kern-mpi cv` (crate kern-dist), which
+//!   spreads the same (cell, fold) fits over MPI ranks.
+//!
+//! ```
+//! use kern_cli::kinds::SvmType;
+//! assert_eq!(SvmType::NuSvc.name(), "nu-svc");
+//! ```
+
+// The argument docs are clap's `--help` text, where `[:SEED]` is literal syntax, not a link.
+#![allow(rustdoc::broken_intra_doc_links)]
+
+pub mod cv_flags;
+pub mod kinds;
+
+/// The error type of the commands: any error, shown with its chain of causes.
+pub type CliError = Box<dyn std::error::Error + Send + Sync>;
