@@ -288,7 +288,7 @@ impl CvFlags {
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
     /// use kern_cli::{cv_flags::Learner, kinds::SvmType};
-    /// let cli = Cli::try_parse_from(["cv", "--model", "svr", "--kernel", "rbf", "--grid", "c=1..2:2"])?;
+    /// let cli = Cli::try_parse_from(["cv", "--model", "svr", "--kernel", "rbf:gamma=1", "--grid", "c=1..2:2"])?;
     /// assert_eq!(cli.cv.learner()?, Learner::Svm(SvmType::EpsilonSvr));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
@@ -334,7 +334,7 @@ impl CvFlags {
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
-    /// let cli = Cli::try_parse_from(["cv", "--type", "nu-svc", "--kernel", "rbf", "--grid", "c=1..2:2"])?;
+    /// let cli = Cli::try_parse_from(["cv", "--type", "nu-svc", "--kernel", "rbf:gamma=1", "--grid", "c=1..2:2"])?;
     /// assert!(cli.cv.plan().unwrap_err().to_string().contains("not a parameter of --type nu-svc"));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
@@ -378,7 +378,7 @@ impl CvFlags {
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
-    /// let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "rbf", "--grid", "lambda=1..2:2"])?;
+    /// let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "rbf:gamma=1", "--grid", "lambda=1..2:2"])?;
     /// let x = kern_core::Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
     /// cli.cv.check_memory(&cli.cv.plan()?, &x)?;
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
@@ -407,7 +407,7 @@ impl CvFlags {
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
     /// use kern_core::{io::Dataset, Samples, Targets};
-    /// let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "rbf", "--grid", "lambda=1..2:2"])?;
+    /// let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "rbf:gamma=1", "--grid", "lambda=1..2:2"])?;
     /// let labels = vec!["0.5".into(), "1.5".into()];
     /// let ds = Dataset { samples: Samples::from_rows(&[[0.0], [1.0]])?, labels, feature_names: vec![] };
     /// assert!(matches!(cli.cv.targets(cli.cv.learner()?, &ds)?, Targets::Real(_)));
@@ -487,7 +487,7 @@ impl CvFlags {
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
     /// use kern_cli::cv_flags::CellLearner;
-    /// let cli = Cli::try_parse_from(["cv", "--model", "kfa", "--kernel", "rbf", "--grid", "max_fv=[2.5]"])?;
+    /// let cli = Cli::try_parse_from(["cv", "--model", "kfa", "--kernel", "rbf:gamma=1", "--grid", "max_fv=[2.5]"])?;
     /// let plan = cli.cv.plan()?;
     /// assert!(cli.cv.cell(&plan, &plan.grid.points()[0]).unwrap_err().to_string().contains("positive integer"));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
@@ -568,9 +568,9 @@ impl CvFlags {
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
     /// use kern_core::{BinaryTargets, Targets};
     /// let y = Targets::Binary(BinaryTargets::from_labels(&["a", "b", "a", "b"])?);
-    /// let cli = Cli::try_parse_from(["cv", "--model", "svc", "--kernel", "rbf", "--grid", "c=1..2:2"])?;
+    /// let cli = Cli::try_parse_from(["cv", "--model", "svc", "--kernel", "rbf:gamma=1", "--grid", "c=1..2:2"])?;
     /// assert!(cli.cv.warm_c_path(&cli.cv.plan()?, 4, &y));
-    /// let cli = Cli::try_parse_from(["cv", "--model", "svc", "--kernel", "rbf", "--grid", "c=1..2:2", "--no-warm-start"])?;
+    /// let cli = Cli::try_parse_from(["cv", "--model", "svc", "--kernel", "rbf:gamma=1", "--grid", "c=1..2:2", "--no-warm-start"])?;
     /// assert!(!cli.cv.warm_c_path(&cli.cv.plan()?, 4, &y));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
@@ -589,7 +589,7 @@ impl CvFlags {
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
-    /// let cli = Cli::try_parse_from(["cv", "--type", "nu-svr", "--kernel", "rbf", "--grid", "nu=[0.5]"])?;
+    /// let cli = Cli::try_parse_from(["cv", "--type", "nu-svr", "--kernel", "rbf:gamma=1", "--grid", "nu=[0.5]"])?;
     /// let report = serde_json::json!({"best": 0, "cells": [{"params": {"nu": 0.5}, "mean": -0.25}]});
     /// let s = cli.cv.summary(cli.cv.learner()?, 10, &report, 1.5);
     /// assert_eq!((s["model"].as_str(), s["type"].as_str(), s["best_score"].as_f64()), (Some("svr"), Some("nu-svr"), Some(-0.25)));

@@ -108,7 +108,7 @@ fn a_bad_fold_file_is_an_error_that_says_what_is_wrong() {
             "--model",
             "svc",
             "--kernel",
-            "gaussian",
+            "gaussian:sigma=1",
             "--grid",
             "c=1..2:2",
             "--folds",
