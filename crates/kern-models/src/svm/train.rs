@@ -296,7 +296,10 @@ pub(crate) fn check_on_demand(
 
 /// The sparse Gram matrix of a compactly supported kernel (kern-sparse's neighbour index).
 #[cfg(test)]
-pub(crate) fn sparse_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Arc<nalgebra_sparse::CscMatrix<f64>>> {
+pub(crate) fn sparse_gram(
+    kernel: &KernelSpec,
+    x: &Samples,
+) -> crate::Result<Arc<nalgebra_sparse::CscMatrix<f64>>> {
     match kernel_gram(kernel, x, true)? {
         GramMatrix::Sparse(m) => Ok(Arc::new(m)),
         GramMatrix::Dense(_) => unreachable!("a sparse Gram was asked for"),
