@@ -258,10 +258,8 @@ fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetri
     let ncols = queries.n();
     let radial = k.profile() == Profile::SqDist;
     let points = index.points();
-    let value = |nb: &Neighbor, q: SampleRef<'_>| {
-        if radial { k.of_sq_dist(nb.sq_dist) } else { k.eval_ref(points.sample(nb.index), q) }
-    };
-    let stored = |v: f64, nb: &Neighbor, j: usize| v != 0.0 || (symmetric && nb.index == j);
+    let value = |nb: &Neighbor, q: SampleRef<'_>| entry_value(k, radial, points, nb, q);
+    let stored = |v: f64, nb: &Neighbor, j: usize| is_stored(v, nb, j, symmetric);
     let ranges = index.task_ranges(ncols);
     // Pass 1: entries per column.
     let counts: Vec<Vec<usize>> = ranges
@@ -312,4 +310,44 @@ fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetri
     });
     CscMatrix::try_from_csc_data(nrows, ncols, col_ptr, row_idx, values)
         .expect("assembled CSC data is valid: sorted unique rows per column")
+}
+
+/// The value `k(x_i, q)` of the assembly's entry for neighbour `nb` (`x_i`) of query `q`: the kernel
+/// of the exact squared distance for a radial kernel, else the kernel on the two samples.
+#[inline]
+fn entry_value<K: Kernel>(k: &K, radial: bool, points: &Samples, nb: &Neighbor, q: SampleRef<'_>) -> f64 {
+    if radial { k.of_sq_dist(nb.sq_dist) } else { k.eval_ref(points.sample(nb.index), q) }
+}
+
+/// Whether the assembly stores an entry of value `v` (neighbour `nb` of query `j`): non-zero, or on
+/// the diagonal of a symmetric matrix.
+#[inline]
+fn is_stored(v: f64, nb: &Neighbor, j: usize, symmetric: bool) -> bool {
+    v != 0.0 || (symmetric && nb.index == j)
+}
+
+/// Column `j` of `K_C(X, X)` over an index of `X` into `rows`/`vals` (cleared first; `nbs` is
+/// scratch): the entries the symmetric assembly stores in that column, same rows, same values, bit
+/// for bit (the same search and the same value function), for columns computed on demand.
+pub(crate) fn gram_column_into<K: Kernel>(
+    k: &K,
+    index: &NeighborIndex,
+    j: usize,
+    nbs: &mut Vec<Neighbor>,
+    rows: &mut Vec<usize>,
+    vals: &mut Vec<f64>,
+) {
+    let radial = k.profile() == Profile::SqDist;
+    let points = index.points();
+    index.point_neighbors_into(j, nbs);
+    let q = points.sample(j);
+    rows.clear();
+    vals.clear();
+    for nb in nbs.iter() {
+        let v = entry_value(k, radial, points, nb, q);
+        if is_stored(v, nb, j, true) {
+            rows.push(nb.index);
+            vals.push(v);
+        }
+    }
 }

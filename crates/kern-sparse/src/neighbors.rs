@@ -376,6 +376,41 @@ impl NeighborIndex {
         Ok(blocks.into_iter().flatten().collect())
     }
 
+    /// The neighbours of indexed point `q` into `out` (cleared first, sorted by index): the list
+    /// [`Self::block_neighbors`] gives for it as a query, by the same search, without a buffer of its
+    /// own (a column of `K_C` computed on demand).
+    pub(crate) fn point_neighbors_into(&self, q: usize, out: &mut Vec<Neighbor>) {
+        if self.method == SearchMethod::Scan {
+            out.clear();
+            self.scan_block(&self.points, q..q + 1, &mut |_, nbs| out.extend_from_slice(nbs));
+        } else {
+            self.neighbors_into(self.points.row(q), out);
+        }
+    }
+
+    /// Bytes held by the index: the copy of the points, their norms and the cell grid.
+    ///
+    /// ```
+    /// let x = kern_core::Samples::from_rows(&[[0.0, 1.0], [2.0, 3.0]])?;
+    /// assert!(kern_sparse::NeighborIndex::new(&x, 1.0)?.bytes() >= 2 * 2 * 8);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn bytes(&self) -> usize {
+        let points = if self.points.is_sparse() {
+            16 * self.points.nnz()
+        } else {
+            8 * self.points.n() * self.points.d()
+        };
+        let grid = self.grid.as_ref().map_or(0, |g| {
+            8 * (g.origin.capacity()
+                + g.keys.capacity()
+                + g.starts.capacity()
+                + g.order.capacity()
+                + g.pts.capacity())
+        });
+        points + 8 * self.norms.capacity() + grid
+    }
+
     /// Splits `0..nq` into the ranges handled by one parallel task.
     pub(crate) fn task_ranges(&self, nq: usize) -> Vec<Range<usize>> {
         let b = if self.method == SearchMethod::Scan { SCAN_QUERY_BLOCK } else { TASK_BLOCK };

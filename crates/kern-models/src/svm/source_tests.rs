@@ -74,6 +74,7 @@ fn the_rule_chooses_by_dimension_kernel_and_budget() {
             None => "demand",
             Some(Precomputed::Dense(_)) => "dense",
             Some(Precomputed::Sparse(_)) => "sparse",
+            Some(Precomputed::OnDemand { .. }) => "on demand",
         }
     };
     for d in [1, 8, 9, ON_DEMAND_MAX_DIM] {

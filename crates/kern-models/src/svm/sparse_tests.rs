@@ -4,7 +4,7 @@
 
 use super::block_tests::kkt;
 use super::solver::wss_tree::{TREE_SELECTIONS, TREE_WSS, use_trees};
-use super::train::SPARSE_COLUMNS;
+use super::train::{ON_DEMAND, SPARSE_COLUMNS};
 use super::*;
 use kern_core::learner::Fit;
 use kern_core::{BinaryTargets, KernelSpec, RealTargets};
@@ -26,6 +26,14 @@ fn with_selection<T>(tree: bool, f: impl FnOnce() -> T) -> (T, u64) {
     let out = with_columns(true, f);
     TREE_WSS.with(|c| c.set(None));
     (out, TREE_SELECTIONS.with(|c| c.get()))
+}
+
+/// Runs `f` with a compact kernel's columns computed on demand (`true`) or from the precomputed `K_C`.
+fn with_source<T>(on_demand: bool, f: impl FnOnce() -> T) -> T {
+    ON_DEMAND.with(|c| c.set(Some(on_demand)));
+    let out = f();
+    ON_DEMAND.with(|c| c.set(None));
+    out
 }
 
 fn bytes<M: serde::Serialize>(m: &M) -> Vec<u8> {
@@ -206,4 +214,81 @@ fn trees_are_chosen_by_density() {
     assert!(!use_trees(3200, 3200 * 101));
     assert!(use_trees(1_000_000, 1_000_000 * 1900));
     assert!(!use_trees(100, 100 * 50));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Columns of `K_C` computed on demand against the precomputed `K_C`: C-SVC on sparse and on dense
+    /// columns (the dense scatter of an on-demand column), ε-SVR (two copies of each sample) and
+    /// one-class (a nonzero start), with shrinking on or off and column caches from nothing (every
+    /// column computed again) through a few columns (evictions) to everything: the models serialize
+    /// to the same bytes.
+    #[test]
+    fn on_demand_and_precomputed_columns_give_the_same_models(n in 4usize..120, d in 1usize..4,
+                                                              seed in 0u64..10_000, radius in 0.2f64..2.0,
+                                                              sigma in 0.3f64..1.5, logc in -1.0f64..3.0,
+                                                              tol_exp in 2i32..6, shrinking: bool,
+                                                              cache_mb in prop::sample::select(vec![0.0001, 0.01, 0.05, 100.0]),
+                                                              nu in 0.05f64..0.95) {
+        let (x, y) = super::tests::random_problem(n, d, seed);
+        let k = compact(sigma, radius);
+        let c = 10f64.powf(logc);
+        let s = SolverParams { tol: 10f64.powi(-tol_exp), shrinking, cache_mb, ..SolverParams::default() };
+        for sparse in [true, false] {
+            let svc = |od| with_source(od, || with_columns(sparse, || {
+                let t = BinaryTargets::from_f64(&y).unwrap();
+                bytes(&SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
+            }));
+            prop_assert_eq!(svc(true), svc(false));
+        }
+        let t: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * x.row(i)[d - 1]).collect();
+        let targets = RealTargets::new(t).unwrap();
+        let svr = |od| with_source(od, || {
+            bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &targets).unwrap())
+        });
+        prop_assert_eq!(svr(true), svr(false));
+        let oc = |od| with_source(od, || {
+            bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap())
+        });
+        prop_assert_eq!(oc(true), oc(false));
+    }
+}
+
+/// The medium problem of the selection test (4,000 points, about 30 neighbours per point), with a
+/// 0.5 MB budget (the cache holds a fraction of the columns, so columns are evicted and computed
+/// again): on-demand and precomputed columns give the same model bytes and objective bits, at a
+/// small and a large `C`, with the trees selecting.
+#[test]
+fn on_demand_and_precomputed_columns_agree_on_a_medium_problem() {
+    let n = 4000;
+    let (x, y) = super::tests::random_problem(n, 2, 7);
+    let t = BinaryTargets::from_f64(&y).unwrap();
+    let k = compact(0.6, 0.2);
+    for c in [1.0, 100.0] {
+        let s = SolverParams { tol: 1e-3, cache_mb: 0.5, ..SolverParams::default() };
+        let fit = |od| with_source(od, || SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
+        let (a, b) = (fit(true), fit(false));
+        assert!(!a.stats()[0].hit_cap);
+        assert_eq!(a.stats()[0].objective.to_bits(), b.stats()[0].objective.to_bits());
+        assert_eq!(bytes(&a), bytes(&b));
+    }
+}
+
+/// The source rule: the precomputed `K_C` while its predicted bytes take at most half the memory
+/// budget (always when the budget is unknown); on demand beyond; and the refusal when even on-demand
+/// columns do not fit, with what they need and how many samples would.
+#[test]
+fn compact_sources_are_chosen_by_memory() {
+    use super::train::{ON_DEMAND_BYTES_PER_SAMPLE, check_on_demand, kc_fits};
+    use kern_core::memory::Budget;
+    assert!(kc_fits(500, Some(1000)));
+    assert!(!kc_fits(501, Some(1000)));
+    assert!(kc_fits(u64::MAX, None));
+    let per = kern_sparse::kmatrix::LRU_BYTES_PER_SAMPLE as u64 + ON_DEMAND_BYTES_PER_SAMPLE;
+    let budget = |bytes| Budget { bytes: Some(bytes), source: "--max-memory" };
+    assert!(check_on_demand(1000, 1 << 40, budget(1000 * per)).is_ok());
+    assert!(check_on_demand(1000, 1 << 40, Budget { bytes: None, source: "unknown" }).is_ok());
+    let e = check_on_demand(1001, 1 << 40, budget(1000 * per)).unwrap_err().to_string();
+    assert!(e.contains("computed on demand") && e.contains("at most 1000 samples"), "{e}");
 }

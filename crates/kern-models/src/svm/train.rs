@@ -3,8 +3,9 @@
 use super::params::SolverParams;
 use super::solver::{Solution, Solver, SolverOptions};
 use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples};
-use kern_sparse::kmatrix::{self, GramMatrix, Precomputed, SignedColumns};
-use nalgebra_sparse::CscMatrix;
+use kern_sparse::kmatrix::{
+    self, GramMatrix, LRU_BYTES_PER_SAMPLE, Precomputed, SignedColumns, SparseOnDemand,
+};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -133,6 +134,23 @@ thread_local! {
 }
 
 #[cfg(test)]
+thread_local! {
+    /// Tests force the source of a compact kernel's columns (`Some(true)`: on demand, `Some(false)`:
+    /// the precomputed `K_C`) to compare the two on the same fits.
+    pub(crate) static ON_DEMAND: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+fn on_demand_override() -> Option<bool> {
+    ON_DEMAND.with(|c| c.get())
+}
+
+#[cfg(not(test))]
+fn on_demand_override() -> Option<bool> {
+    None
+}
+
+#[cfg(test)]
 fn sparse_override() -> Option<bool> {
     SPARSE_COLUMNS.with(|c| c.get())
 }
@@ -202,8 +220,86 @@ pub(crate) fn cross(kernel: &KernelSpec, y: &Samples, x: &Samples) -> crate::Res
     kernel.visit(V(y, x)).map_err(|e| crate::ModelsError::Numerical(format!("cross Gram matrix: {e}")))
 }
 
+/// Whether the precomputed `K_C` of a compactly supported kernel fits: its predicted bytes
+/// ([`SparseOnDemand::predicted_gram_bytes`], from the neighbour counts of a sample of the points) take
+/// at most half of the memory this process may still use (`kern_core::memory::budget`; the other
+/// half is the margin for the prediction's error, the solver's state and the rest of the program).
+/// An unknown budget keeps the precomputed matrix.
+pub(crate) fn kc_fits(predicted_bytes: u64, budget: Option<u64>) -> bool {
+    budget.is_none_or(|b| predicted_bytes <= b / 2)
+}
+
+/// Bytes of solver state per training sample when the columns are computed on demand: the solver's
+/// vectors (about 12 doubles per variable, the two selection trees and the position maps), counted
+/// for the two variables per sample of ε-SVR.
+pub(crate) const ON_DEMAND_BYTES_PER_SAMPLE: u64 = 2 * 192;
+
+/// The source of a compactly supported kernel's columns on `x`: the precomputed sparse `K_C` when it
+/// fits ([`kc_fits`]), else its columns computed on demand through the same neighbour index, with
+/// values bit-identical to the precomputed matrix's (so the same iterates and model), recent columns
+/// held in a cache of the remaining column budget (`cache_bytes` less the index). When even that
+/// cannot run (the cache's bookkeeping and the solver's state do not fit in the memory left), the
+/// problem is refused with what it needs.
+pub(crate) fn compact_source(
+    kernel: &KernelSpec,
+    x: &Samples,
+    cache_bytes: usize,
+) -> crate::Result<Precomputed> {
+    struct V<'a>(&'a Samples, usize);
+    impl KernelVisitor for V<'_> {
+        type Output = crate::Result<Precomputed>;
+        fn visit<K: Kernel>(self, k: &K) -> Self::Output {
+            let (x, cache_bytes) = (self.0, self.1);
+            let gram_err = |e| crate::ModelsError::Numerical(format!("Gram matrix: {e}"));
+            let od = SparseOnDemand::new(k, x).map_err(gram_err)?;
+            let budget = kern_core::memory::budget().bytes;
+            let on_demand =
+                on_demand_override().unwrap_or_else(|| !kc_fits(od.predicted_gram_bytes(), budget));
+            if !on_demand {
+                return Ok(Precomputed::Sparse(Arc::new(od.gram(k).map_err(gram_err)?)));
+            }
+            check_on_demand(x.n(), od.predicted_gram_bytes(), kern_core::memory::budget())?;
+            let cache_bytes = cache_bytes.saturating_sub(od.bytes());
+            Ok(Precomputed::OnDemand { kc: Arc::new(od), cache_bytes })
+        }
+    }
+    kernel.visit(V(x, cache_bytes))
+}
+
+/// Refuses columns on demand for `n` samples when the cache's bookkeeping and the solver's state
+/// ([`LRU_BYTES_PER_SAMPLE`] + [`ON_DEMAND_BYTES_PER_SAMPLE`] per sample) do not fit in `budget`: the
+/// error says what that needs, what the precomputed `K_C` would have needed, and how many samples
+/// would fit.
+pub(crate) fn check_on_demand(
+    n: usize,
+    gram_bytes: u64,
+    budget: kern_core::memory::Budget,
+) -> crate::Result<()> {
+    let per = LRU_BYTES_PER_SAMPLE as u64 + ON_DEMAND_BYTES_PER_SAMPLE;
+    let needed = (n as u64).saturating_mul(per);
+    match budget.bytes {
+        Some(available) if needed > available => Err(kern_core::CoreError::Memory {
+            what: format!(
+                "training on {n} samples with the kernel columns computed on demand (the precomputed \
+                 sparse kernel matrix would need {})",
+                kern_core::memory::human(gram_bytes)
+            ),
+            needed,
+            available,
+            source_name: budget.source,
+            instead: format!("train on a subsample of at most {} samples", available / per),
+        }
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 /// The sparse Gram matrix of a compactly supported kernel (kern-sparse's neighbour index).
-pub(crate) fn sparse_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Arc<CscMatrix<f64>>> {
+#[cfg(test)]
+pub(crate) fn sparse_gram(
+    kernel: &KernelSpec,
+    x: &Samples,
+) -> crate::Result<Arc<nalgebra_sparse::CscMatrix<f64>>> {
     match kernel_gram(kernel, x, true)? {
         GramMatrix::Sparse(m) => Ok(Arc::new(m)),
         GramMatrix::Dense(_) => unreachable!("a sparse Gram was asked for"),
@@ -211,8 +307,8 @@ pub(crate) fn sparse_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Arc
 }
 
 /// The precomputation policy for a problem on `x`: the user's kernel matrix restricted to `x`'s serial
-/// numbers when the kernel is precomputed (`user`), the sparse Gram for compactly supported kernels,
-/// nothing for cheap columns, the dense Gram when it fits in half the cache budget, else nothing
+/// numbers when the kernel is precomputed (`user`), for compactly supported kernels the sparse Gram
+/// or its columns on demand ([`compact_source`]), nothing for cheap columns, the dense Gram when it fits in half the cache budget, else nothing
 /// (columns on demand).
 pub(crate) fn precompute(
     kernel: &KernelSpec,
@@ -227,7 +323,7 @@ pub(crate) fn precompute(
         return Ok(Some(k.restrict(x)));
     }
     if kernel.support_radius().is_some() {
-        return Ok(Some(Precomputed::Sparse(sparse_gram(kernel, x)?)));
+        return compact_source(kernel, x, cache_bytes).map(Some);
     }
     Ok(Some(Precomputed::Dense(dense_gram(kernel, x)?)))
 }

@@ -17,6 +17,7 @@
 //! - **scatters** from a precomputed sparse Gram matrix (compact support: only the neighbours within
 //!   the support radius are non-zero).
 
+use super::on_demand::{ColumnLru, KcColumn, SparseOnDemand};
 use faer::Mat;
 use kern_core::{InvertedIndex, Kernel, Profile, Samples};
 use nalgebra_sparse::CscMatrix;
@@ -36,6 +37,14 @@ pub enum Precomputed {
     Dense(Arc<Mat<f64>>),
     /// Sparse symmetric `K_C(X, X)` (full symmetric pattern) of a compactly supported kernel.
     Sparse(Arc<CscMatrix<f64>>),
+    /// The columns of `K_C(X, X)` computed on demand ([`SparseOnDemand`]), each problem's recent
+    /// columns held in a cache of at most `cache_bytes` bytes: for a `K_C` that would not fit.
+    OnDemand {
+        /// The neighbour index of `X` (shared).
+        kc: Arc<SparseOnDemand>,
+        /// The column cache's budget, per problem built on it.
+        cache_bytes: usize,
+    },
 }
 
 impl Precomputed {
@@ -44,6 +53,7 @@ impl Precomputed {
         match self {
             Precomputed::Dense(g) => g.nrows() * g.ncols() * 8,
             Precomputed::Sparse(g) => g.nnz() * 16 + (g.ncols() + 1) * 8,
+            Precomputed::OnDemand { kc, .. } => kc.bytes(),
         }
     }
 }
@@ -56,7 +66,33 @@ enum Source {
     Dense(Arc<Mat<f64>>),
     /// Scatter the neighbours of the column's sample (zeros elsewhere). `pos[v]` is the position of
     /// variable `v`; variable `v` refers to sample `v mod n`.
-    Sparse { g: Arc<CscMatrix<f64>>, pos: Vec<usize>, var: Vec<usize> },
+    Sparse { kc: Kc, pos: Vec<usize>, var: Vec<usize> },
+}
+
+/// Where the columns of a sparse `K_C` come from.
+enum Kc {
+    /// The precomputed matrix.
+    Stored(Arc<CscMatrix<f64>>),
+    /// Computed on demand, recent columns cached.
+    OnDemand { od: Arc<SparseOnDemand>, lru: Mutex<ColumnLru> },
+}
+
+impl Kc {
+    /// Samples `n` (columns of `K_C`).
+    fn n(&self) -> usize {
+        match self {
+            Kc::Stored(g) => g.ncols(),
+            Kc::OnDemand { od, .. } => od.n(),
+        }
+    }
+
+    /// Stored entries of `K_C` (predicted when on demand).
+    fn nnz(&self) -> usize {
+        match self {
+            Kc::Stored(g) => g.nnz(),
+            Kc::OnDemand { od, .. } => od.predicted_nnz(),
+        }
+    }
 }
 
 /// Entries per parallel task when a column is split across threads.
@@ -135,7 +171,15 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         let source = match pre {
             Some(Precomputed::Dense(g)) => Source::Dense(g),
             Some(Precomputed::Sparse(g)) => {
-                Source::Sparse { g, pos: (0..l).collect(), var: (0..l).collect() }
+                Source::Sparse { kc: Kc::Stored(g), pos: (0..l).collect(), var: (0..l).collect() }
+            }
+            Some(Precomputed::OnDemand { kc, cache_bytes }) => {
+                let lru = Mutex::new(ColumnLru::new(kc.n(), cache_bytes));
+                Source::Sparse {
+                    kc: Kc::OnDemand { od: kc, lru },
+                    pos: (0..l).collect(),
+                    var: (0..l).collect(),
+                }
             }
             None => Source::Eval,
         };
@@ -260,14 +304,14 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
                     *o = self.sign[p] * sj * self.k_eval(p, j);
                 }
             }
-            Source::Sparse { g, pos, .. } => {
+            Source::Sparse { kc, pos, .. } => {
                 out.fill(0.0);
-                let n = g.ncols();
+                let n = kc.n();
                 let s = self.sample[j];
                 let copies = self.sign.len() / n;
                 let to = from + len;
-                let col = g.col(s);
-                for (&r, &v) in col.row_indices().iter().zip(col.values()) {
+                let col = self.kc_column(kc, s, false);
+                for (&r, &v) in col.rows().iter().zip(col.vals()) {
                     for c in 0..copies {
                         let p = pos[r + c * n];
                         if p >= from && p < to {
@@ -401,15 +445,12 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
     /// Column `j` as its nonzeros ([`SparseColumn`]) when the columns come from a precomputed sparse
     /// `K_C`, else `None`.
     pub fn sparse_column(&self, j: usize) -> Option<SparseColumn<'_>> {
-        let Source::Sparse { g, pos, var } = &self.source else {
+        let Source::Sparse { kc, pos, var } = &self.source else {
             return None;
         };
-        let n = g.ncols();
-        let s = self.sample[j];
-        let (a, b) = (g.col_offsets()[s], g.col_offsets()[s + 1]);
+        let n = kc.n();
         Some(SparseColumn {
-            rows: &g.row_indices()[a..b],
-            vals: &g.values()[a..b],
+            entries: self.kc_column(kc, self.sample[j], true),
             pos,
             var,
             sign: &self.sign,
@@ -422,11 +463,35 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
     /// Structural nonzeros of the whole `Q` when the columns come from a precomputed sparse `K_C`
     /// (each sample's copies count), else `None`.
     pub fn sparse_nnz(&self) -> Option<usize> {
-        let Source::Sparse { g, .. } = &self.source else {
+        let Source::Sparse { kc, .. } = &self.source else {
             return None;
         };
-        let copies = self.sign.len() / g.ncols().max(1);
-        Some(g.nnz() * copies * copies)
+        let copies = self.sign.len() / kc.n().max(1);
+        Some(kc.nnz() * copies * copies)
+    }
+
+    /// Column `s` of `K_C`: a view of the precomputed matrix, or the cached column, or the column
+    /// computed now (and cached when `keep`). The values are the same whichever way.
+    fn kc_column<'s>(&'s self, kc: &'s Kc, s: usize, keep: bool) -> Entries<'s> {
+        match kc {
+            Kc::Stored(g) => {
+                let (a, b) = (g.col_offsets()[s], g.col_offsets()[s + 1]);
+                Entries::View(&g.row_indices()[a..b], &g.values()[a..b])
+            }
+            Kc::OnDemand { od, lru } => {
+                let mut lru = lru.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(col) = lru.get(s) {
+                    return Entries::Shared(col);
+                }
+                let ColumnLru { nbs, rows, vals, .. } = &mut *lru;
+                od.column_into(self.kernel, s, nbs, rows, vals);
+                let col = Arc::new(KcColumn { rows: rows.clone(), vals: vals.clone() });
+                if keep {
+                    lru.insert(s, &col);
+                }
+                Entries::Shared(col)
+            }
+        }
     }
 
     /// True when a column entry is cheaper to recompute than to keep (the kernel's fast vectorized
@@ -470,8 +535,9 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
 
 /// One column of `Q` from a sparse `K_C` (compact support), as its nonzeros: the neighbours of the
 /// column's sample within the support radius, in the row order of `K_C`, mapped to solver positions.
-/// Memory is `O(nnz)` of the column (a view into the shared `K_C`, nothing copied); every value is
-/// `s_p s_j K_C[r, s_j]`, the same product the dense scatter of [`SignedColumns::fill_column`] writes.
+/// Memory is `O(nnz)` of the column (a view into the shared `K_C`, nothing copied, or a shared column
+/// computed on demand); every value is `s_p s_j K_C[r, s_j]`, the same product the dense scatter of
+/// [`SignedColumns::fill_column`] writes.
 ///
 /// ```
 /// use kern_core::{CompactlySupported, Gaussian, Samples};
@@ -491,10 +557,9 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
 /// assert_eq!(col.at(2), 0.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct SparseColumn<'c> {
-    rows: &'c [usize],
-    vals: &'c [f64],
+    entries: Entries<'c>,
     pos: &'c [usize],
     var: &'c [usize],
     sign: &'c [f64],
@@ -504,16 +569,43 @@ pub struct SparseColumn<'c> {
     copies: usize,
 }
 
+/// The rows and values of a column of `K_C`.
+#[derive(Clone)]
+enum Entries<'c> {
+    /// A view of the precomputed matrix.
+    View(&'c [usize], &'c [f64]),
+    /// A column computed on demand.
+    Shared(Arc<KcColumn>),
+}
+
+impl Entries<'_> {
+    #[inline]
+    fn rows(&self) -> &[usize] {
+        match self {
+            Entries::View(r, _) => r,
+            Entries::Shared(c) => &c.rows,
+        }
+    }
+
+    #[inline]
+    fn vals(&self) -> &[f64] {
+        match self {
+            Entries::View(_, v) => v,
+            Entries::Shared(c) => &c.vals,
+        }
+    }
+}
+
 impl SparseColumn<'_> {
     /// Structural nonzeros of the column (over every copy of the samples).
     pub fn nnz(&self) -> usize {
-        self.rows.len() * self.copies
+        self.entries.rows().len() * self.copies
     }
 
     /// Calls `f(p, Q[p][j])` for every nonzero, in the row order of `K_C` (copies innermost).
     #[inline]
     pub fn for_each(&self, mut f: impl FnMut(usize, f64)) {
-        for (&r, &v) in self.rows.iter().zip(self.vals) {
+        for (&r, &v) in self.entries.rows().iter().zip(self.entries.vals()) {
             for c in 0..self.copies {
                 let p = self.pos[r + c * self.n];
                 f(p, self.sign[p] * self.sj * v);
@@ -524,8 +616,8 @@ impl SparseColumn<'_> {
     /// `Q[p][j]` (zero outside the support), by binary search in the column's rows.
     pub fn at(&self, p: usize) -> f64 {
         let r = self.var[p] % self.n;
-        match self.rows.binary_search(&r) {
-            Ok(k) => self.sign[p] * self.sj * self.vals[k],
+        match self.entries.rows().binary_search(&r) {
+            Ok(k) => self.sign[p] * self.sj * self.entries.vals()[k],
             Err(_) => 0.0,
         }
     }
@@ -550,19 +642,20 @@ impl SparseColumn<'_> {
                 }
             }
         };
+        let (ar, av, br, bv) = (a.entries.rows(), a.entries.vals(), b.entries.rows(), b.entries.vals());
         let (mut s, mut t) = (0, 0);
-        while s < a.rows.len() || t < b.rows.len() {
-            let ra = a.rows.get(s).copied().unwrap_or(usize::MAX);
-            let rb = b.rows.get(t).copied().unwrap_or(usize::MAX);
+        while s < ar.len() || t < br.len() {
+            let ra = ar.get(s).copied().unwrap_or(usize::MAX);
+            let rb = br.get(t).copied().unwrap_or(usize::MAX);
             if ra == rb {
-                add(ra, Some(a.vals[s]), Some(b.vals[t]));
+                add(ra, Some(av[s]), Some(bv[t]));
                 s += 1;
                 t += 1;
             } else if ra < rb {
-                add(ra, Some(a.vals[s]), None);
+                add(ra, Some(av[s]), None);
                 s += 1;
             } else {
-                add(rb, None, Some(b.vals[t]));
+                add(rb, None, Some(bv[t]));
                 t += 1;
             }
         }

@@ -19,8 +19,10 @@
 //! radius search of [`crate::neighbors`].
 
 mod columns;
+mod on_demand;
 
 pub use columns::{NORMS_MIN_DIM, Precomputed, SignedColumns, SparseColumn};
+pub use on_demand::{LRU_BYTES_PER_SAMPLE, NNZ_SAMPLE, SparseOnDemand};
 
 use crate::error::{Result, SparseError};
 use crate::gram::{sparse_cross_gram_indexed, sparse_gram};
