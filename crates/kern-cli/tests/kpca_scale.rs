@@ -46,6 +46,21 @@ fn auto_path_falls_back_to_the_sparse_krylov_solver_when_dense_does_not_fit() {
         let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
         assert!((x - y).abs() <= (rho + 2.0 * 600.0 * f64::EPSILON) * top, "{x} vs {y} (residual {rho:e})");
     }
+    // --block and --basis reach the solver: a small basis forces restarts, the answer is the same.
+    let mut tight = args.to_vec();
+    tight.extend_from_slice(&["--path", "sparse", "--solver", "krylov", "--block", "4", "--basis", "16"]);
+    let small_basis = kpca(&tight);
+    assert!(small_basis["restarts"].as_u64().unwrap() > 0, "{small_basis}");
+    let rho2 = small_basis["residual"].as_f64().unwrap() + dense["residual"].as_f64().unwrap();
+    for (x, y) in a.iter().zip(small_basis["eigenvalues"].as_array().unwrap()) {
+        let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+        assert!((x - y).abs() <= (rho2 + 2.0 * 600.0 * f64::EPSILON) * top, "{x} vs {y} (residual {rho2:e})");
+    }
+    // A basis too small for the block is an error, not a panic.
+    let mut bad = args.to_vec();
+    bad.extend_from_slice(&["--solver", "krylov", "--block", "8", "--basis", "10"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(&bad).output().unwrap();
+    assert!(!out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("panicked"));
     // Without a compactly supported kernel there is no sparse path to fall back to: an error.
     let gauss = Command::new(env!("CARGO_BIN_EXE_kern"))
         .args(["--max-memory", "4M", "kpca", "--data", d, "--kernel", "gaussian:sigma=0.5"])

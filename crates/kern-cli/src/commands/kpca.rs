@@ -37,6 +37,14 @@ pub struct Args {
     /// Krylov relative residual tolerance.
     #[arg(long, default_value_t = 1e-10)]
     tol: f64,
+    /// Krylov block size (vectors per pass over the kernel matrix; default max(components, 8), at
+    /// most 32).
+    #[arg(long)]
+    block: Option<usize>,
+    /// Krylov basis size before a restart (default max(6 (components + block), 96), made smaller when
+    /// the basis would not fit in memory).
+    #[arg(long)]
+    basis: Option<usize>,
     /// Seed of the Krylov start block.
     #[arg(long, default_value_t = 0x4b50_4341)]
     seed: u64,
@@ -116,7 +124,14 @@ pub fn run(a: Args) -> CliResult {
             other => other?,
         }
     }
-    let params = KernelPcaParams::new(kernel, a.components).path(path).solver(solver).tol(a.tol).seed(a.seed);
+    let mut params =
+        KernelPcaParams::new(kernel, a.components).path(path).solver(solver).tol(a.tol).seed(a.seed);
+    if let Some(b) = a.block {
+        params = params.block(b);
+    }
+    if let Some(m) = a.basis {
+        params = params.basis(m);
+    }
     let t = Instant::now();
     let model = with_threads(a.threads, || params.fit(&ds.samples))??;
     let seconds = t.elapsed().as_secs_f64();

@@ -19,8 +19,8 @@
 //! points are first put in a spatial order (cells of width `c` of the first coordinate, then the
 //! second): the sparse products then read neighbouring rows from cache. Memory of the sparse path:
 //! `K_C` (`16·nnz` bytes) plus the Krylov basis and its image (`2·n·basis` doubles, basis
-//! `max(6(k + block), 96)`, shrunk to fit three quarters of the memory left, never below `k + 2·block`),
-//! i.e. `O(nnz + n·k)`.
+//! `max(6(k + block), 96)`, shrunk to fit three quarters of the memory left, never below `k + 2·block`;
+//! the solver's restarts work in place), i.e. `O(nnz + n·k)`.
 //!
 //! **Explained variance.** `tr(K̃) = tr(K) − 1ᵀK1/n` is the total feature-space variance times `n`,
 //! so the ratio of component `k` is `μ_k / tr(K̃)`, computed without the other eigenvalues.
@@ -49,6 +49,7 @@ use faer::{Mat, Side};
 use kern_core::{Kernel, KernelSpec, Samples};
 use kern_sparse::GramMatrix;
 use op::{Centred, GramOp};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Which eigensolver [`KernelPcaParams::fit`] uses.
@@ -201,7 +202,16 @@ impl KernelPcaParams {
         };
         let trace_k = match &gram {
             GramMatrix::Dense(m) => (0..n).map(|i| m[(i, i)]).sum::<f64>(),
-            GramMatrix::Sparse(m) => m.triplet_iter().filter(|(i, j, _)| i == j).map(|(_, _, v)| *v).sum(),
+            GramMatrix::Sparse(m) => {
+                // The diagonal entry of each column by binary search (rows are sorted), summed in
+                // column order.
+                let (cp, ri, vals) = m.csc_data();
+                let diag: Vec<f64> = (0..n)
+                    .into_par_iter()
+                    .map(|j| ri[cp[j]..cp[j + 1]].binary_search(&j).map_or(0.0, |p| vals[cp[j] + p]))
+                    .collect();
+                diag.iter().sum()
+            }
         };
         let centred = Centred::new(GramOp(&gram));
         let nf = n as f64;
