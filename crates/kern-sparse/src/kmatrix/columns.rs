@@ -74,7 +74,8 @@ enum Kc {
     /// The precomputed matrix.
     Stored(Arc<CscMatrix<f64>>),
     /// Computed on demand, recent columns cached.
-    OnDemand { od: Arc<SparseOnDemand>, lru: Mutex<ColumnLru> },
+    /// The cache is boxed: it is large beside the other sources, and built once per solver.
+    OnDemand { od: Arc<SparseOnDemand>, lru: Box<Mutex<ColumnLru>> },
 }
 
 impl Kc {
@@ -174,7 +175,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
                 Source::Sparse { kc: Kc::Stored(g), pos: (0..l).collect(), var: (0..l).collect() }
             }
             Some(Precomputed::OnDemand { kc, cache_bytes }) => {
-                let lru = Mutex::new(ColumnLru::new(kc.n(), cache_bytes));
+                let lru = Box::new(Mutex::new(ColumnLru::new(kc.n(), cache_bytes)));
                 Source::Sparse {
                     kc: Kc::OnDemand { od: kc, lru },
                     pos: (0..l).collect(),
