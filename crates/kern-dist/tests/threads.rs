@@ -11,7 +11,7 @@ use kern_dist::landmark::{fit_nystrom_blocks, gather_rows};
 use kern_dist::rows::{PartOptions, read_part};
 use kern_dist::threads::run_threads;
 use kern_dist::{Comm, DistError, SingleProcess};
-use kern_models::landmark::NystromRidgeParams;
+use kern_models::landmark::{NystromRidgeParams, NystromSolve};
 use kern_models::lssvm::LsSvmParams;
 use kern_models::persist;
 use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
@@ -93,10 +93,14 @@ fn a_bad_line_fails_every_rank_with_the_same_error() {
 fn landmark_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
     let reals = lattice(300, |_, x, y| format!("{:.6}", (x * y).sin()));
     let three = lattice(300, |i, _, _| format!("{}", i % 3 + 1));
-    for (name, text, lssvm, landmarks, regression) in [
-        ("nys-real.svm", &reals, false, "random:30", true),
-        ("nys-fvs.svm", &reals, true, "fvs:20", true),
-        ("nys-three.svm", &three, true, "random:25", false),
+    // Auto takes the direct solve at these sizes; the iterative rows run the conjugate gradients,
+    // one allreduce of the m·r products per iteration.
+    for (name, text, lssvm, landmarks, regression, solve) in [
+        ("nys-real.svm", &reals, false, "random:30", true, NystromSolve::Auto),
+        ("nys-fvs.svm", &reals, true, "fvs:20", true, NystromSolve::Auto),
+        ("nys-three.svm", &three, true, "random:25", false, NystromSolve::Auto),
+        ("nys-real-cg.svm", &reals, false, "random:30", true, NystromSolve::Iterative),
+        ("nys-three-cg.svm", &three, true, "fvs:25", false, NystromSolve::Iterative),
     ] {
         let p = temp(name, text.as_bytes());
         let k = "gaussian:sigma=0.8".parse().unwrap();
@@ -107,6 +111,7 @@ fn landmark_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
         }
         .seed(5)
         .tol(1e-9, 200);
+        let params = NystromRidgeParams { solve, ..params };
         let fit = |c: &dyn Comm| {
             let part = read_part(c, &p, &PartOptions::default()).unwrap();
             let m = fit_nystrom_blocks(c, &part, &params, regression && lssvm, Some(16)).unwrap();
