@@ -7,7 +7,7 @@ use super::solver::wss_tree::{TREE_SELECTIONS, TREE_WSS, use_trees};
 use super::train::{ON_DEMAND, SPARSE_COLUMNS};
 use super::*;
 use kern_core::learner::Fit;
-use kern_core::{BinaryTargets, KernelSpec, RealTargets};
+use kern_core::{BinaryTargets, Kernel, KernelSpec, RealTargets, Samples};
 use kern_sparse::kmatrix::{Precomputed, SignedColumns};
 use proptest::prelude::*;
 
@@ -291,4 +291,127 @@ fn compact_sources_are_chosen_by_memory() {
     assert!(check_on_demand(1000, 1 << 40, Budget { bytes: None, source: "unknown" }).is_ok());
     let e = check_on_demand(1001, 1 << 40, budget(1000 * per)).unwrap_err().to_string();
     assert!(e.contains("computed on demand") && e.contains("at most 1000 samples"), "{e}");
+}
+
+/// Runs `f` with a compact kernel's problem solved in the cells' order (`true`) or the data's.
+fn with_spatial<T>(spatial: bool, f: impl FnOnce() -> T) -> T {
+    super::train::SPATIAL.with(|c| c.set(Some(spatial)));
+    let out = f();
+    super::train::SPATIAL.with(|c| c.set(None));
+    out
+}
+
+/// `α` in data order from a binary C-SVC model: each support vector's row found among the data's
+/// (random continuous points, so distinct), `α_t = y_t · coef`; also whether the support vectors
+/// are listed in increasing data order (the order convention of a fit in the data's order).
+fn alpha_of(m: &Svc, x: &Samples, y: &[f64]) -> (Vec<f64>, bool) {
+    let (rows, coef) = m.machine_coefficients(0);
+    let sv = m.support_vectors();
+    let mut alpha = vec![0.0; x.n()];
+    let mut at = Vec::new();
+    for (&r, &cf) in rows.iter().zip(&coef) {
+        let t = (0..x.n()).find(|&t| x.row(t) == sv.row(r)).expect("a support vector is a training row");
+        alpha[t] = y[t] * cf;
+        at.push(t);
+    }
+    let mut listed: Vec<usize> =
+        (0..sv.n()).map(|r| (0..x.n()).find(|&t| x.row(t) == sv.row(r)).unwrap()).collect();
+    let sorted = listed.windows(2).all(|w| w[0] < w[1]);
+    listed.sort_unstable();
+    at.sort_unstable();
+    (alpha, sorted && listed == at)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// The cells' order against the data's. On data already in the cells' order (the permutation is
+    /// the identity), C-SVC models (precomputed or on-demand columns) are the same bytes either way: the reordering and the
+    /// mapping back change nothing else. On data in random order the two solves are the same dual in
+    /// two orders: the model from the cells' order, mapped back, lists its support vectors in data
+    /// order, satisfies KKT on the dense `Q` of the data's order at the tolerance, and its objective
+    /// is within `ε/2 · Σ C_t` (+1e-9 relative rounding) of the data-order solve (the a-priori bound
+    /// of `sparse_columns_are_optimal_on_the_dense_q`, each solve stopping at violation `ε`).
+    #[test]
+    fn the_cells_order_solves_the_same_dual(n in 4usize..120, d in 1usize..4, seed in 0u64..10_000,
+                                            radius in 0.2f64..2.0, sigma in 0.3f64..1.5,
+                                            logc in -1.0f64..3.0, tol_exp in 2i32..6, shrinking: bool,
+                                            on_demand: bool) {
+        let (x, y) = super::tests::random_problem(n, d, seed);
+        let k = compact(sigma, radius);
+        let c = 10f64.powf(logc);
+        let tol = 10f64.powi(-tol_exp);
+        let s = SolverParams { tol, shrinking, ..SolverParams::default() };
+        let order = kern_sparse::neighbors::cell_order(&x, k.support_radius().unwrap()).unwrap();
+        let (xo, yo) = (x.select(&order).unwrap(), order.iter().map(|&t| y[t]).collect::<Vec<f64>>());
+        let svc = |spatial, x: &Samples, y: &[f64]| with_source(on_demand, || with_spatial(spatial, || {
+            SvcParams::new(k.clone()).c(c).solver(s).fit(x, &BinaryTargets::from_f64(y).unwrap()).unwrap()
+        }));
+        prop_assert_eq!(bytes(&svc(true, &xo, &yo)), bytes(&svc(false, &xo, &yo)));
+
+        let (a, b) = (svc(true, &x, &y), svc(false, &x, &y));
+        prop_assert!(!a.stats()[0].hit_cap && !b.stats()[0].hit_cap);
+        let (alpha, listed) = alpha_of(&a, &x, &y);
+        prop_assert!(listed, "support vectors not listed in data order");
+        let qm = super::tests::dense_q(&k, &x, &(0..n).collect::<Vec<_>>(), &y);
+        let v = kkt(&qm, &vec![-1.0; n], &y, &vec![c; n], &alpha);
+        prop_assert!(v <= tol * (1.0 + 1e-6) + 1e-12, "violation {} > tol {}", v, tol);
+        let (fa, fb) = (a.stats()[0].objective, b.stats()[0].objective);
+        let bound = tol / 2.0 * c * n as f64 + 1e-9 * (1.0 + fb.abs());
+        prop_assert!((fa - fb).abs() <= bound, "objectives {} (cells' order) and {} (data order)", fa, fb);
+    }
+}
+
+/// A medium problem (4,000 points in random order, about 30 neighbours each) at tolerance `1e-6`,
+/// where both orders reach the (unique: `K_C` is positive definite on distinct points) optimum
+/// closely: objectives within `1e-3` relative (LIBSVM's agreement target), support-vector counts
+/// within 2 %, decision values on the training points within `1e-3`, and the cells' order's model,
+/// mapped back, lists its support vectors in data order.
+#[test]
+fn the_cells_order_agrees_on_a_medium_problem() {
+    let n = 4000;
+    let (x, y) = super::tests::random_problem(n, 2, 11);
+    let t = BinaryTargets::from_f64(&y).unwrap();
+    let k = compact(0.6, 0.2);
+    for c in [1.0, 100.0] {
+        let s = SolverParams { tol: 1e-6, ..SolverParams::default() };
+        let fit =
+            |spatial| with_spatial(spatial, || SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
+        let (a, b) = (fit(true), fit(false));
+        let (sa, sb) = (&a.stats()[0], &b.stats()[0]);
+        assert!(!sa.hit_cap && !sb.hit_cap);
+        assert!(
+            (sa.objective - sb.objective).abs() <= 1e-3 * sb.objective.abs(),
+            "{} {}",
+            sa.objective,
+            sb.objective
+        );
+        assert!(sa.n_sv.abs_diff(sb.n_sv) as f64 <= 0.02 * sb.n_sv as f64, "{} {}", sa.n_sv, sb.n_sv);
+        let (da, db) = (a.decision_function(&x).unwrap(), b.decision_function(&x).unwrap());
+        let worst = da.iter().zip(&db).map(|(u, v)| (u[0] - v[0]).abs()).fold(0.0, f64::max);
+        assert!(worst <= 1e-3, "decision values differ by {worst}");
+        assert!(alpha_of(&a, &x, &y).1);
+    }
+}
+
+/// The order rule: compact kernels from `SPATIAL_MIN_N` samples on, in the grid's dimensions; never
+/// for other kernels, smaller problems or higher dimension.
+#[test]
+fn the_cells_order_is_chosen_by_size() {
+    use super::train::{SPATIAL_MIN_N, spatial_order};
+    let rows = |n: usize, d: usize| {
+        Samples::from_rows(
+            &(0..n)
+                .map(|i| (0..d).map(|k| ((i * 7 + k * 13) % 101) as f64).collect())
+                .collect::<Vec<Vec<f64>>>(),
+        )
+        .unwrap()
+    };
+    let k = compact(0.6, 0.2);
+    let big = rows(SPATIAL_MIN_N, 2);
+    let order = spatial_order(&k, &big).expect("a compact kernel at the threshold");
+    assert_eq!(order, kern_sparse::neighbors::cell_order(&big, k.support_radius().unwrap()).unwrap());
+    assert!(spatial_order(&k, &rows(SPATIAL_MIN_N - 1, 2)).is_none());
+    assert!(spatial_order(&"gaussian:sigma=1".parse().unwrap(), &big).is_none());
+    assert!(spatial_order(&k, &rows(SPATIAL_MIN_N, kern_sparse::neighbors::GRID_MAX_DIM + 1)).is_none());
 }

@@ -334,6 +334,19 @@ impl SvcParams {
         let gram =
             shared.is_none() && train::precomputes(&self.kernel, x, job.idx.len(), budget, user.is_some());
         let xs = if gram || self.probability { Some(x.select(&job.idx)?) } else { None };
+        // A compact kernel's large problem is solved in the cells' order and its `α` mapped back, so
+        // the machine lists its support vectors as it would in the data's order.
+        if let (None, Some(xs), None, false) = (&shared, &xs, user, self.probability)
+            && let Some(order) = train::spatial_order(&self.kernel, xs)
+        {
+            let xo = xs.select(&order)?;
+            let y: Vec<f64> = order.iter().map(|&t| job.y[t]).collect();
+            let c: Vec<f64> = order.iter().map(|&t| job.c[t]).collect();
+            let pre = train::precompute(&self.kernel, &xo, budget, None)?;
+            let fit = super::nu::solve_binary(&self.kernel, Rows::all(&xo), &y, c, nu, &self.solver, pre)?;
+            let alpha = train::unpermute(&order, &fit.alpha);
+            return Ok((train::BinaryFit { alpha, ..fit }, None));
+        }
         let (rows, pre) = match (&shared, &xs) {
             (Some((_, g)), Some(xs)) => (Rows::all(xs), Some(Precomputed::Dense(g.clone()))),
             // Placeholder samples (fewer rows than the job): not read by a dense source, which maps
