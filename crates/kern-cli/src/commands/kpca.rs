@@ -6,11 +6,12 @@
 //! model, which `kern predict` applies to new points ([`predict_kpca`], [`predict_nystrom_kpca`]).
 
 use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
-use kern_core::Kernel;
 use kern_core::io::Dataset;
+use kern_core::{Kernel, Samples};
 use kern_models::kmat::{PathChoice, SolvePath};
 use kern_models::kpca::{EigenSolver, KernelPca, KernelPcaParams};
 use kern_models::landmark::NystromKpca;
+use kern_models::widen::WidenFeatures;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -181,9 +182,8 @@ fn write_scores(out: &std::path::Path, z: faer::MatRef<'_, f64>) -> Result<(), c
 }
 
 /// `kern predict` on a `kpca` model: the projections of the data's points ([`KernelPca::transform`],
-/// with the test-kernel centring) to `out` as [`write_scores`] writes them. A LIBSVM file's features
-/// beyond the training ones are zeros in the training samples (LIBSVM's rule), missing ones zeros in
-/// the data; a CSV file must have the training column count.
+/// with the test-kernel centring) to `out` as [`write_scores`] writes them; the data read by
+/// [`project`].
 pub fn predict_kpca(
     mut m: KernelPca,
     ds: &Dataset,
@@ -191,11 +191,7 @@ pub fn predict_kpca(
     out: Option<&std::path::Path>,
     csv: bool,
 ) -> CliResult {
-    let x = crate::commands::predict::fit_dim(&ds.samples, &mut m, csv)?;
-    let t = Instant::now();
-    let z = with_threads(threads, || m.transform(&x))??;
-    let seconds = t.elapsed().as_secs_f64();
-    let mut v = projected(out, z.as_ref(), ds, seconds)?;
+    let mut v = project(&mut m, KernelPca::transform, ds, threads, out, csv)?;
     v["model"] = json!("kpca");
     v["kernel"] = json!(m.kernel().to_string());
     v["path"] = json!(m.path().name());
@@ -203,8 +199,7 @@ pub fn predict_kpca(
 }
 
 /// `kern predict` on a `nystrom-kpca` model (`kern kpca --landmarks ... --save`): the projections
-/// of the data's points ([`NystromKpca::transform`]), as [`predict_kpca`] writes them; the same
-/// reading of the data's features.
+/// of the data's points ([`NystromKpca::transform`]), as [`predict_kpca`] writes them.
 pub fn predict_nystrom_kpca(
     mut m: NystromKpca,
     ds: &Dataset,
@@ -212,11 +207,7 @@ pub fn predict_nystrom_kpca(
     out: Option<&std::path::Path>,
     csv: bool,
 ) -> CliResult {
-    let x = crate::commands::predict::fit_dim(&ds.samples, &mut m, csv)?;
-    let t = Instant::now();
-    let z = with_threads(threads, || m.transform(&x))??;
-    let seconds = t.elapsed().as_secs_f64();
-    let mut v = projected(out, z.as_ref(), ds, seconds)?;
+    let mut v = project(&mut m, NystromKpca::transform, ds, threads, out, csv)?;
     v["model"] = json!("nystrom-kpca");
     v["kernel"] = json!(m.kernel().to_string());
     v["landmarks"] = json!(m.landmarks().to_string());
@@ -224,15 +215,24 @@ pub fn predict_nystrom_kpca(
     Ok(v)
 }
 
-/// Writes the projections (when asked) and the summary common to both kernel PCA kinds.
-fn projected(
-    out: Option<&std::path::Path>,
-    z: faer::MatRef<'_, f64>,
+/// Projects the data's points with a kernel PCA model's `transform`, writes them to `out` (when asked)
+/// and returns the summary common to both kinds. A LIBSVM file's features beyond the training ones are
+/// zeros in the stored samples (LIBSVM's rule), missing ones zeros in the data; a CSV file must have
+/// the training column count ([`crate::commands::predict::fit_dim`]).
+fn project<M: WidenFeatures + Sync>(
+    m: &mut M,
+    transform: fn(&M, &Samples) -> kern_models::Result<faer::Mat<f64>>,
     ds: &Dataset,
-    seconds: f64,
+    threads: Option<usize>,
+    out: Option<&std::path::Path>,
+    csv: bool,
 ) -> CliResult {
+    let x = crate::commands::predict::fit_dim(&ds.samples, m, csv)?;
+    let t = Instant::now();
+    let z = with_threads(threads, || transform(m, &x))??;
+    let seconds = t.elapsed().as_secs_f64();
     if let Some(out) = out {
-        write_scores(out, z)?;
+        write_scores(out, z.as_ref())?;
     }
     Ok(json!({
         "n": ds.samples.n(),
