@@ -10,6 +10,7 @@ use kern_models::fvs::FvsParams;
 use kern_models::kfa::{BasisChoice, FvsLayer, Projection};
 use kern_models::kpca::{EigenSolver, KernelPcaParams};
 use kern_models::krr::KernelRidgeParams;
+use kern_models::landmark::{Landmarks, NystromKpcaParams, select_landmarks};
 use kern_models::lssvm::LsSvmParams;
 use kern_models::railway::{AreaParams, GammaChoice, RailwaySvc, ZoneMap, locate_areas};
 use kern_models::svm::{
@@ -292,6 +293,32 @@ pub fn fit_kpca(
     let p = KernelPcaParams::new(kernel(kernel_spec)?, k).solver(solver).tol(tol).seed(seed);
     let m = run(py, n_jobs, || p.fit(&x))?;
     Ok(Model { inner: Inner::Kpca(m) })
+}
+
+/// Trains a Nyström kernel PCA: centres chosen by `landmarks` (`random:M` or `fvs:M[:POOL]`, seeded by
+/// `seed`), then `min(k, centres)` components (feature vector selection may keep fewer than `M` centres
+/// when the data's span in feature space has a smaller dimension).
+#[pyfunction]
+#[pyo3(signature = (x, kernel_spec, k, landmarks, seed, n_jobs))]
+pub fn fit_nystrom_kpca(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    kernel_spec: &str,
+    k: usize,
+    landmarks: &str,
+    seed: u64,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let x = samples(x)?;
+    let choice: Landmarks = landmarks.parse().map_err(value_error)?;
+    let kernel = kernel(kernel_spec)?;
+    let m = run(py, n_jobs, || {
+        let centres = select_landmarks(&kernel, &x, choice, seed, Default::default())?;
+        NystromKpcaParams::new(kernel.clone(), k.min(centres.len()), choice)
+            .seed(seed)
+            .fit_with_centres(&x, &centres)
+    })?;
+    Ok(Model { inner: Inner::NystromKpca(m) })
 }
 
 /// Selects feature vectors (`basis = "fvs"`) or random landmarks (`"random"`) and keeps the feature map

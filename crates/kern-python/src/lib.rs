@@ -25,6 +25,7 @@ fn _kern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::fit_krr, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_lssvm, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_kpca, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_nystrom_kpca, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_fvs, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_railway, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::gram, m)?)?;

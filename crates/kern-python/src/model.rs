@@ -6,6 +6,7 @@ use kern_core::{Kernel, KernelSpec, Samples};
 use kern_models::kfa::FvsLayer;
 use kern_models::kpca::KernelPca;
 use kern_models::krr::KernelRidge;
+use kern_models::landmark::NystromKpca;
 use kern_models::lssvm::LsSvm;
 use kern_models::persist::{self, Persist};
 use kern_models::railway::RailwaySvc;
@@ -30,6 +31,8 @@ pub enum Inner {
     LsSvm(LsSvm),
     /// Kernel PCA.
     Kpca(KernelPca),
+    /// Nyström kernel PCA (on centres chosen among the training samples).
+    NystromKpca(NystromKpca),
     /// Feature vector selection feature map (orthonormal coordinates of the span of the selected vectors).
     Fvs(FvsLayer<KernelSpec>),
     /// Railway-kernel SVC.
@@ -92,6 +95,7 @@ impl Model {
             Inner::Krr(_) => "krr",
             Inner::LsSvm(_) => "lssvm",
             Inner::Kpca(_) => "kpca",
+            Inner::NystromKpca(_) => "nystrom-kpca",
             Inner::Fvs(_) => "fvs",
             Inner::Railway(_) => "railway-svc",
         }
@@ -124,6 +128,7 @@ impl Model {
             Inner::Krr(m) => m.training_samples().d(),
             Inner::LsSvm(m) => m.training_samples().d(),
             Inner::Kpca(m) => m.training_samples().d(),
+            Inner::NystromKpca(m) => m.centres().d(),
             Inner::Fvs(m) => m.basis().d(),
             Inner::Railway(m) => m.map.kernel().areas().first().map_or(0, |a| a.center().len()),
         }
@@ -132,7 +137,8 @@ impl Model {
 
 #[pymethods]
 impl Model {
-    /// The model kind: `svc`, `svr`, `one-class`, `krr`, `lssvm`, `kpca`, `fvs` or `railway-svc`.
+    /// The model kind: `svc`, `svr`, `one-class`, `krr`, `lssvm`, `kpca`, `nystrom-kpca`, `fvs` or
+    /// `railway-svc`.
     fn kind(&self) -> &'static str {
         self.kind_name()
     }
@@ -151,6 +157,7 @@ impl Model {
             Inner::Krr(m) => m.kernel().to_string(),
             Inner::LsSvm(m) => m.kernel().to_string(),
             Inner::Kpca(m) => m.kernel().to_string(),
+            Inner::NystromKpca(m) => m.kernel().to_string(),
             Inner::Fvs(m) => m.kernel().to_string(),
             Inner::Railway(_) => "railway".to_string(),
         }
@@ -223,6 +230,7 @@ impl Model {
         let x = samples(x)?;
         match &self.inner {
             Inner::Kpca(m) => mat(py, run(py, n_jobs, || m.transform(&x))?.as_ref()),
+            Inner::NystromKpca(m) => mat(py, run(py, n_jobs, || m.transform(&x))?.as_ref()),
             Inner::Fvs(m) => mat(py, run(py, n_jobs, || m.transform(&x))?.as_ref()),
             _ => Err(wrong(self.kind_name(), "transform")),
         }
@@ -337,6 +345,15 @@ impl Model {
         }
     }
 
+    /// Nyström kernel PCA: eigenvalues `mu_k` of the centred Nyström Gram matrix, indices of the centres
+    /// among the training samples, and the jitter added to the centres' kernel matrix.
+    fn nystrom_kpca_parts(&self) -> PyResult<(Vec<f64>, Vec<usize>, f64)> {
+        match &self.inner {
+            Inner::NystromKpca(m) => Ok((m.eigenvalues().to_vec(), m.centre_indices().to_vec(), m.jitter())),
+            _ => Err(wrong(self.kind_name(), "Nyström kernel PCA eigenvalues")),
+        }
+    }
+
     /// FVS: indices of the selected vectors among the training samples, and the fitness after each step.
     fn fvs_parts(&self) -> PyResult<(Vec<usize>, Vec<f64>)> {
         match &self.inner {
@@ -362,6 +379,7 @@ impl Model {
             Inner::Krr(m) => persist::to_bytes(m),
             Inner::LsSvm(m) => persist::to_bytes(m),
             Inner::Kpca(m) => persist::to_bytes(m),
+            Inner::NystromKpca(m) => persist::to_bytes(m),
             Inner::Railway(m) => persist::to_bytes(m),
             Inner::Fvs(m) => {
                 let mut out = FVS_MAGIC.to_vec();
@@ -395,6 +413,9 @@ impl Model {
                 KernelRidge::KIND => Inner::Krr(persist::from_bytes(bytes, from).map_err(value_error)?),
                 LsSvm::KIND => Inner::LsSvm(persist::from_bytes(bytes, from).map_err(value_error)?),
                 KernelPca::KIND => Inner::Kpca(persist::from_bytes(bytes, from).map_err(value_error)?),
+                NystromKpca::KIND => {
+                    Inner::NystromKpca(persist::from_bytes(bytes, from).map_err(value_error)?)
+                }
                 RailwaySvc::KIND => Inner::Railway(persist::from_bytes(bytes, from).map_err(value_error)?),
                 k => {
                     return Err(value_error(format!(

@@ -33,6 +33,8 @@ ESTIMATORS = [
     kern.LSSVC(lam=10.0),
     kern.LSSVR(lam=10.0),
     kern.KernelPCA(n_components=2),
+    kern.NystroemKernelPCA(n_components=2, n_landmarks=20, random_state=0),
+    kern.NystroemKernelPCA(n_components=2, n_landmarks=20, landmarks="random", kernel="rbf", random_state=0),
     kern.FeatureVectorSelection(n_components=10),
 ]
 

@@ -2,7 +2,8 @@
 //!
 //! Dispatches on the model file's kind tag ([`kern_models::persist::peek_kind`]), one match arm per kind;
 //! LIBSVM model files (text starting with `svm_type`) are predicted as LIBSVM does
-//! ([`kern_models::libsvm_model`]).
+//! ([`kern_models::libsvm_model`]). Kernel PCA models (`kpca`, `nystrom-kpca`) project the data
+//! instead: `--out` gets their scores, as `kern kpca --out` writes the training points' scores.
 
 use crate::common::{CliResult, DataArgs, with_threads};
 use kern_core::Samples;
@@ -22,11 +23,14 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// A model file written by `kern train`, or a LIBSVM model file (svm-train's output).
+    /// A model file written by `kern train` or `kern kpca --save`, or a LIBSVM model file (svm-train's
+    /// output).
     #[arg(long)]
     model: PathBuf,
     /// Write one prediction per line (`-`: standard output): label names for classifiers, with
-    /// probabilities when the model has them; values for regressors. See --values.
+    /// probabilities when the model has them; values for regressors. See --values. For a kernel PCA
+    /// model (kern kpca --save): the projections of the points, as CSV with a pc1,...,pcK header and
+    /// one row per point, as kern kpca --out writes the training scores.
     #[arg(long)]
     out: Option<PathBuf>,
     /// What --out holds: label (one label or value per line), decision (the decision values, one column
@@ -85,7 +89,10 @@ pub fn run(a: Args) -> CliResult {
     // Kernel expansions (SVMs, LS-SVM, KRR, landmark models, KFA) predict on either sample store (a sparse
     // file stays sparse); the other models, and scaled samples (scaling moves zeros), are dense.
     let sparse = envelope.is_none()
-        && matches!(kind.as_str(), "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom" | "kfa");
+        && matches!(
+            kind.as_str(),
+            "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom" | "kfa" | "kpca" | "nystrom-kpca"
+        );
     let precomputed = envelope.is_none() && is_precomputed(&kind, &bytes, &path)?;
     let mut ds = if precomputed {
         crate::commands::precomputed::read(&a.data, false)?
@@ -152,9 +159,23 @@ pub fn run(a: Args) -> CliResult {
             a.out.as_deref(),
             a.data.is_csv(),
         ),
+        "kpca" => crate::commands::kpca::predict_kpca(
+            persist::from_bytes(&bytes, &path)?,
+            &ds,
+            a.threads,
+            a.out.as_deref(),
+            a.data.is_csv(),
+        ),
+        "nystrom-kpca" => crate::commands::kpca::predict_nystrom_kpca(
+            persist::from_bytes(&bytes, &path)?,
+            &ds,
+            a.threads,
+            a.out.as_deref(),
+            a.data.is_csv(),
+        ),
         other => Err(format!(
             "{path}: model kind {other:?} is not supported by this kern (known: svc, svr, one-class, lssvm, \
-             krr, nystrom, kfa, railway-svc)"
+             krr, nystrom, kfa, railway-svc, kpca, nystrom-kpca)"
         )
         .into()),
     }?;

@@ -390,6 +390,17 @@ impl Persist for KernelPca {
     }
 }
 
+/// Test samples with features the training samples lack: zeros there, by LIBSVM's rule
+/// ([`crate::widen`]); the centring statistics are sums over the training points, unchanged.
+impl crate::widen::WidenFeatures for KernelPca {
+    fn n_features(&self) -> usize {
+        self.train.d()
+    }
+    fn widen_features(&mut self, d: usize) -> Result<()> {
+        crate::widen::widen_store(&mut self.train, d)
+    }
+}
+
 impl KernelPca {
     /// The model fitted on `x.select(perm)`, expressed on `x`: per-point vectors go back to the order
     /// of `x` (sums over the points are unchanged).

@@ -184,6 +184,16 @@ impl Persist for NystromKpca {
     }
 }
 
+/// Test samples with features the centres lack: zeros there, by LIBSVM's rule ([`crate::widen`]).
+impl crate::widen::WidenFeatures for NystromKpca {
+    fn n_features(&self) -> usize {
+        self.centres.d()
+    }
+    fn widen_features(&mut self, d: usize) -> Result<()> {
+        crate::widen::widen_store(&mut self.centres, d)
+    }
+}
+
 impl NystromKpca {
     /// The kernel.
     pub fn kernel(&self) -> &KernelSpec {

@@ -1,7 +1,7 @@
 """kern for Python: scikit-learn-compatible kernel estimators over the kern Rust crates.
 
 Estimators: `SVC`, `NuSVC`, `SVR`, `NuSVR`, `OneClassSVM`, `RailwaySVC`, `KernelRidge`, `LSSVC`, `LSSVR`, `KernelPCA`,
-`FeatureVectorSelection`. Helpers: `gram`, `bandwidth`, `support_radius`.
+`NystroemKernelPCA`, `FeatureVectorSelection`. Helpers: `gram`, `bandwidth`, `support_radius`.
 
 Kernels are given as in scikit-learn (``kernel="rbf", gamma=0.5``; "linear", "poly", "sigmoid") or as
 kern kernel specs (``kernel="cs-gaussian:sigma=0.6,c=2.2,nu=3"``). Inputs are NumPy arrays (read-only
@@ -10,7 +10,7 @@ and memory-mapped too) or SciPy CSR/CSC matrices; fitting and prediction release
 """
 
 from ._helpers import bandwidth, gram, support_radius
-from .decomposition import FeatureVectorSelection, KernelPCA
+from .decomposition import FeatureVectorSelection, KernelPCA, NystroemKernelPCA
 from .ridge import LSSVC, LSSVR, KernelRidge
 from .svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM, RailwaySVC
 
@@ -25,6 +25,7 @@ __all__ = [
     "LSSVC",
     "LSSVR",
     "KernelPCA",
+    "NystroemKernelPCA",
     "FeatureVectorSelection",
     "gram",
     "bandwidth",

@@ -1,4 +1,4 @@
-"""Transformers: `KernelPCA` and `FeatureVectorSelection`."""
+"""Transformers: `KernelPCA`, `NystroemKernelPCA` and `FeatureVectorSelection`."""
 
 import numbers
 
@@ -88,11 +88,7 @@ class KernelPCA(_Transformer):
         )
         mu, alphas, _ = self._model.kpca_parts()
         mu = np.asarray(mu)
-        keep = mu > (mu.max(initial=0.0) * n * np.finfo(float).eps if everything else 0.0)
-        if everything or not keep.all():
-            self._keep = np.flatnonzero(keep)
-        else:
-            self._keep = None
+        self._keep = _positive_components(mu, everything, n)
         if self._keep is not None:
             mu, alphas = mu[self._keep], alphas[:, self._keep]
         self.kernel_spec_ = spec
@@ -103,6 +99,92 @@ class KernelPCA(_Transformer):
 
     def fit_transform(self, X, y=None):
         """Fits and returns the training scores."""
+        return self.fit(X).transform(X)
+
+
+def _positive_components(mu, everything, n):
+    """Which components to keep: all with a positive eigenvalue, or with `everything` (no
+    `n_components`) those above rounding, `max(mu) * n * eps` (as `KernelPCA`)."""
+    keep = mu > (mu.max(initial=0.0) * n * np.finfo(float).eps if everything else 0.0)
+    return None if not everything and keep.all() else np.flatnonzero(keep)
+
+
+class NystroemKernelPCA(_Transformer):
+    """Nyström kernel PCA: kernel PCA of the Nyström approximation of the kernel on `n_landmarks`
+    centres chosen among the training samples, with projection of new points. Fitting costs
+    `O(n m (m + d))` time and `O(m^2)` memory (no `n x n` matrix), transforming `O(m)` kernel
+    evaluations per point; with `m = n` centres it is `KernelPCA` (the Nyström approximation is then
+    the kernel itself, up to a jitter of `m * eps * max k(c, c)` on the centres' diagonal).
+
+    A separate estimator rather than a `KernelPCA(eigen_solver="nystrom")` option: scikit-learn's
+    `eigen_solver` chooses how the same model is computed, whereas this is a different model (the
+    PCA of an approximate kernel, which depends on the centres), with its own parameters and fitted
+    attributes. It is what scikit-learn users write as ``make_pipeline(Nystroem(...), PCA(...))``, in
+    one estimator that centres in feature space and keeps only the `m` centres.
+
+    `landmarks` is ``"fvs"`` (feature vector selection on a random pool of training samples, which may
+    keep fewer than `n_landmarks` centres when the data spans fewer dimensions in feature space) or
+    ``"random"`` (uniformly drawn samples); both are seeded by `random_state`. `n_landmarks` is capped
+    at the number of samples, `n_components` at the number of centres; `n_components=None` keeps every
+    component with a positive eigenvalue. Kernels as in `KernelPCA`. Fitted attributes: `eigenvalues_`
+    (of the centred Nyström Gram matrix, descending), `components_` (the centres),
+    `component_indices_` (their rows in the training data), `n_features_in_`, `kernel_spec_`.
+
+    The model is a kern `nystrom-kpca` model: pickled, its bytes are a kern model file, which the
+    command line's ``kern predict`` applies to new points.
+    """
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        n_landmarks=100,
+        landmarks="fvs",
+        kernel="linear",
+        gamma=None,
+        degree=3,
+        coef0=1,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.n_components = n_components
+        self.n_landmarks = n_landmarks
+        self.landmarks = landmarks
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y=None):
+        """Chooses the centres and computes the leading eigenpairs of the centred Nyström Gram matrix."""
+        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64)
+        n = X.shape[0]
+        m = min(_count(self.n_landmarks, "n_landmarks"), n)
+        k = _count(self.n_components, "n_components", allow_none=True)
+        everything = k is None
+        k = m if everything else min(k, m)
+        if self.landmarks not in ("fvs", "random"):
+            raise ValueError(f"landmarks must be 'fvs' or 'random', got {self.landmarks!r}")
+        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X, gamma_default="auto")
+        self._model = _kern.fit_nystrom_kpca(
+            samples_arg(X), spec, k, f"{self.landmarks}:{m}", seed(self.random_state), n_jobs_arg(self.n_jobs)
+        )
+        mu, idx, _ = self._model.nystrom_kpca_parts()
+        mu = np.asarray(mu)
+        self._keep = _positive_components(mu, everything, n)
+        if self._keep is not None:
+            mu = mu[self._keep]
+        self.kernel_spec_ = spec
+        self.eigenvalues_ = mu
+        self.component_indices_ = np.asarray(idx, dtype=np.int64)
+        self.components_ = X[self.component_indices_]
+        self._n_features_out = len(mu)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fits and returns the projections of the training samples."""
         return self.fit(X).transform(X)
 
 
@@ -161,4 +243,4 @@ class FeatureVectorSelection(_Transformer):
         return self
 
 
-__all__ = ["KernelPCA", "FeatureVectorSelection"]
+__all__ = ["KernelPCA", "NystroemKernelPCA", "FeatureVectorSelection"]
