@@ -908,7 +908,7 @@ impl ScoreRows {
         parts: &P,
     ) -> Result<Vec<f64>> {
         let h = self.global.len();
-        let l = if h == 0 { 0 } else { self.g.len() / h };
+        let l = self.g.len().checked_div(h).unwrap_or(0);
         let g = MatRef::from_column_major_slice(&self.g, h, l);
         let (kc, own_error) = match (&self.x, &cands.x) {
             (Some(x), Some(c)) => match cross_gram(e.k, x, c) {

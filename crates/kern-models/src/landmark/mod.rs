@@ -8,8 +8,8 @@
 //! random pool of the training points (default `max(5·M, 10 000)`, all of them when `n` is smaller), so
 //! its cost and memory (`pool × M` doubles for the incomplete Cholesky factor) do not grow with `n`.
 //! The pool is 5 per centre because each greedy step reads the whole `pool × L` factor once (the
-//! residual update, `4·pool·M²` bytes over a selection: memory-bound); at `M = 2000` a pool of 10,000
-//! keeps the selection near 20 s, where 10 per centre took twice that.
+//! residual update, `4·pool·M²` bytes over a selection: memory-bound), so the pool sets the
+//! selection's cost; `fvs:M:POOL` takes a larger pool for a slower, finer selection.
 //!
 //! **Never `n × m` in memory.** Every product with `K_nm = K(X, C)` streams the rows of `X` in blocks
 //! ([`stream`]): each block of `K_nm` is computed by kern-core's cross Gram ([`kern_core::cross_gram`]),
