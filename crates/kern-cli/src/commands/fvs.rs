@@ -20,7 +20,7 @@ pub struct Args {
     /// Stop once the fitness J_S reaches this value, in (0, 1].
     #[arg(long)]
     min_fitness: Option<f64>,
-    /// Candidate scoring: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]].
+    /// Candidate scoring: auto, exact, max-residual, stochastic[:SEED], sampled[:CANDIDATES[:SEED]].
     #[arg(long, default_value = "auto")]
     strategy: String,
     /// Normalised residual below which a sample is in the span (basis found when none is above).
@@ -61,6 +61,7 @@ pub fn run(a: Args) -> CliResult {
         Strategy::Exact => "exact".to_string(),
         Strategy::MaxResidual => "max-residual".to_string(),
         Strategy::Sampled { candidates, seed } => format!("sampled:{candidates}:{seed}"),
+        Strategy::Stochastic { seed } => format!("stochastic:{seed}"),
         Strategy::Auto => "auto".to_string(),
     };
     Ok(json!({

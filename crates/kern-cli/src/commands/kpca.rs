@@ -65,7 +65,8 @@ pub struct Args {
     /// Seed of the landmark choice.
     #[arg(long, default_value_t = 0)]
     landmark_seed: u64,
-    /// FVS candidate scoring for --landmarks fvs:M: auto, exact, sampled[:CANDIDATES[:SEED]],
+    /// FVS candidate scoring for --landmarks fvs:M: auto, exact, stochastic[:SEED],
+    /// sampled[:CANDIDATES[:SEED]],
     /// max-residual.
     #[arg(long, default_value = "auto")]
     fvs_strategy: String,

@@ -117,7 +117,8 @@ pub struct Args {
     /// Stop feature vector selection once the fitness reaches this value (kfa).
     #[arg(long)]
     pub min_fitness: Option<f64>,
-    /// FVS candidate scoring: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]] (kfa).
+    /// FVS candidate scoring: auto, exact, max-residual, stochastic[:SEED],
+    /// sampled[:CANDIDATES[:SEED]] (kfa).
     #[arg(long, default_value = "auto")]
     pub fvs_strategy: String,
     /// Projection on the feature vectors: dot, orthogonal, coordinates (kfa).

@@ -5,8 +5,11 @@
 //!
 //! **Centres** ([`Landmarks`]): `random:M` draws `M` distinct training points with a seeded generator;
 //! `fvs:M` runs feature vector selection ([`crate::fvs::select`], Baudat & Anouar eqs. 3–8) on a seeded
-//! random pool of the training points (default `max(10·M, 10 000)`, all of them when `n` is smaller), so
+//! random pool of the training points (default `max(5·M, 10 000)`, all of them when `n` is smaller), so
 //! its cost and memory (`pool × M` doubles for the incomplete Cholesky factor) do not grow with `n`.
+//! The pool is 5 per centre because each greedy step reads the whole `pool × L` factor once (the
+//! residual update, `4·pool·M²` bytes over a selection: memory-bound), so the pool sets the
+//! selection's cost; `fvs:M:POOL` takes a larger pool for a slower, finer selection.
 //!
 //! **Never `n × m` in memory.** Every product with `K_nm = K(X, C)` streams the rows of `X` in blocks
 //! ([`stream`]): each block of `K_nm` is computed by kern-core's cross Gram ([`kern_core::cross_gram`]),
@@ -55,7 +58,7 @@ use serde::{Deserialize, Serialize};
 /// The smallest default FVS pool.
 pub const MIN_POOL: usize = 10_000;
 /// The default FVS pool is this many times the number of centres (at least [`MIN_POOL`]).
-pub const POOL_PER_CENTRE: usize = 10;
+pub const POOL_PER_CENTRE: usize = 5;
 
 /// How the `m` centres are chosen.
 ///
