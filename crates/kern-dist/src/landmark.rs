@@ -15,8 +15,9 @@
 //!
 //! **Centres.** The candidates are drawn from the seed over global row indices, identically on every
 //! rank ([`landmark_candidates`]): the `M` centres for `random:M`, the FVS pool for `fvs:M[:POOL]`.
-//! Random centres' rows are gathered to every rank (one allgather). FVS with the sampled or
-//! max-residual strategy runs on the pool spread over the ranks ([`crate::fvs`]: each rank scores and
+//! Random centres' rows are gathered to every rank (one allgather). FVS with the stochastic (the
+//! default above 2,000 pool rows), sampled or max-residual strategy runs on the pool spread over the
+//! ranks ([`crate::fvs`]: each rank scores and
 //! updates its own pool rows, the next vector by one allreduce-maxloc and one allgather of the
 //! candidates); the exact strategy (the default for pools up to 2,000 rows: an `n × n` product per
 //! step) gathers the pool to every rank and runs FVS alike on each ([`fvs_on_pool`]). Either way the

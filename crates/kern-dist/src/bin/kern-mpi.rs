@@ -120,7 +120,7 @@ struct TrainArgs {
     /// With --landmarks: falkon (the default) or none. Without: none (the only one).
     #[arg(long)]
     preconditioner: Option<String>,
-    /// FVS candidate scoring: auto, exact, max-residual, sampled[:CANDIDATES[:SEED]].
+    /// FVS candidate scoring: auto, exact, max-residual, stochastic[:SEED], sampled[:CANDIDATES[:SEED]].
     #[arg(long, default_value = "auto")]
     fvs_strategy: String,
     /// Real-valued targets for lssvm (krr always regresses).
