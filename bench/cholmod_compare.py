@@ -22,7 +22,12 @@ in a throw-away venv (delete it afterwards; it leaves the system Python alone):
     python3 -m venv /tmp/ss && /tmp/ss/bin/pip install "numpy<2" "scipy<1.14" "cython<3" setuptools wheel
     /tmp/ss/bin/pip install --no-build-isolation --no-binary :all: scikit-sparse==0.4.12
     TMPDIR=/dev/shm /tmp/ss/bin/python bench/cholmod_compare.py --kern target/release/kern
-(Cython 0.29 regenerates the C file against numpy 1.26's headers.) Notes on what did not work:
+(Cython 0.29 regenerates the C file against numpy 1.26's headers.) CHOLMOD's supernodal factorization runs
+its dense blocks through the system BLAS: on Debian that is the unoptimized reference BLAS (libblas3)
+unless an optimized one is installed, which makes CHOLMOD several times slower than it is for its users.
+Install OpenBLAS first (`apt-get install libopenblas0-pthread`; `update-alternatives --display
+libblas.so.3-x86_64-linux-gnu` must point into openblas-pthread) — the comparison is against CHOLMOD as
+people run it. Notes on what did not work:
 scikit-sparse has no wheel; building it needs SuiteSparse's headers
 (`apt-get install libsuitesparse-dev`). On the bench machine (Debian 12: SuiteSparse 5.12, numpy 2.4)
 that was not enough: the current scikit-sparse needs SuiteSparse 7 (its build fails on the missing

@@ -254,6 +254,34 @@ impl CholeskyPlan {
         }
     }
 
+    /// Bytes the numeric factorization allocates: `(factor, scratch)` — the values of `L` (8 bytes per
+    /// stored entry; `8·n²` dense) and faer's working space (the update matrices of the supernodes
+    /// on the sparse path, the blocked workspace on the dense one). Both are checked against the
+    /// memory budget before [`CholeskyPlan::factor`] allocates them; a caller can read them first to
+    /// report what a factorization will need.
+    ///
+    /// ```
+    /// use kern_sparse::{CholeskyPlan, Ordering};
+    /// let a = nalgebra_sparse::CscMatrix::<f64>::identity(4);
+    /// let (factor, _scratch) = CholeskyPlan::sparse(&a, Ordering::Amd)?.factor_bytes();
+    /// assert_eq!(factor, 8 * 4);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn factor_bytes(&self) -> (u64, u64) {
+        let par = kern_core::parallel::faer_par();
+        match &self.kind {
+            PlanKind::Dense(m) => {
+                let n = m.ncols();
+                let req = llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
+                (8 * (n as u64) * (n as u64), req.size_bytes() as u64)
+            }
+            PlanKind::Sparse(p) => {
+                let req = p.symbolic.factorize_numeric_llt_scratch::<f64>(par, Default::default());
+                (8 * p.symbolic.len_val() as u64, req.size_bytes() as u64)
+            }
+        }
+    }
+
     /// Factors `A + shift·I` (e.g. `shift = 1/λ` for LS-SVM, eq. 14).
     ///
     /// ```
@@ -319,13 +347,13 @@ fn factor_sparse(p: &Arc<SparsePlan>, shift: f64) -> Result<SparseCholesky> {
         SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, &p.col_ptr, None, &p.row_idx), &vals);
     let par = kern_core::parallel::faer_par();
     let symb = &p.symbolic;
-    let mut l_values = kern_core::memory::try_filled(
-        symb.len_val(),
-        0.0,
-        "sparse Cholesky factor",
-        "try another --order (amd usually fills least), a smaller support radius, or raise --max-memory",
-    )?;
+    const INSTEAD: &str =
+        "try another --order (amd usually fills least), a smaller support radius, or raise --max-memory";
     let req = symb.factorize_numeric_llt_scratch::<f64>(par, Default::default());
+    // The factor and faer's working space are alive together: both count against the budget.
+    let need = 8 * symb.len_val() as u64 + req.size_bytes() as u64;
+    kern_core::memory::check_bytes(need, "sparse Cholesky factor and its working space", INSTEAD)?;
+    let mut l_values = kern_core::memory::try_filled(symb.len_val(), 0.0, "sparse Cholesky factor", INSTEAD)?;
     let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
     symb.factorize_numeric_llt::<f64>(
         &mut l_values,

@@ -61,6 +61,7 @@ pub fn run(a: Args) -> CliResult {
         let g = sparse_gram_with(&kernel, &x, GramOptions { search })?;
         let assemble_seconds = t0.elapsed().as_secs_f64();
         let stats = g.stats();
+        let radius = g.radius();
         let before = bandwidth(g.matrix());
         let t = Instant::now();
         let perm = kern_sparse::order(g.matrix(), ordering)?;
@@ -68,11 +69,16 @@ pub fn run(a: Args) -> CliResult {
         let after = bandwidth_permuted(g.matrix(), &perm)?;
         let (mut factor_seconds, mut factor_nnz, mut log_det) = (None, None, None);
         let (mut symbolic_seconds, mut numeric_seconds) = (None, None);
+        let (mut factor_bytes, mut scratch_bytes) = (None, None);
         if !a.no_factor {
             let t = Instant::now();
             // The permutation found above (not ordered a second time).
             let plan = CholeskyPlan::sparse_with_permutation(g.matrix(), perm)?;
             symbolic_seconds = Some(t.elapsed().as_secs_f64());
+            // The plan holds the lower triangle it factors; the full matrix is not needed any more.
+            drop(g);
+            let (f, s) = plan.factor_bytes();
+            (factor_bytes, scratch_bytes) = (Some(f), Some(s));
             let tn = Instant::now();
             let chol = plan.factor(1.0 / a.lambda)?;
             numeric_seconds = Some(tn.elapsed().as_secs_f64());
@@ -84,7 +90,7 @@ pub fn run(a: Args) -> CliResult {
             "n": stats.n,
             "d": x.d(),
             "kernel": kernel.to_string(),
-            "radius": g.radius(),
+            "radius": radius,
             "order": ordering.name(),
             "nnz": stats.nnz,
             "sparsity": stats.sparsity,
@@ -104,6 +110,8 @@ pub fn run(a: Args) -> CliResult {
             "symbolic_seconds": symbolic_seconds,
             "numeric_seconds": numeric_seconds,
             "factor_nnz": factor_nnz,
+            "factor_bytes": factor_bytes,
+            "scratch_bytes": scratch_bytes,
             "log_det": log_det,
             "threads": rayon::current_num_threads(),
             "seconds": t0.elapsed().as_secs_f64(),

@@ -1,0 +1,66 @@
+//! The numeric factorization counts both of its allocations — the factor's values and faer's working
+//! space — against the memory budget (`--max-memory`), and refuses with a message that names them.
+//! Its own test binary: the budget is process-wide.
+
+use kern_core::memory;
+use kern_sparse::{CholeskyPlan, Ordering, SparseError};
+use nalgebra_sparse::{CooMatrix, CscMatrix};
+
+/// The five-point Laplacian of an `m × m` grid plus `shift·I` (positive definite for `shift > 0`).
+fn grid(m: usize, shift: f64) -> CscMatrix<f64> {
+    let mut coo = CooMatrix::new(m * m, m * m);
+    for v in 0..m * m {
+        coo.push(v, v, 4.0 + shift);
+        if v % m + 1 < m {
+            coo.push(v, v + 1, -1.0);
+            coo.push(v + 1, v, -1.0);
+        }
+        if v + m < m * m {
+            coo.push(v, v + m, -1.0);
+            coo.push(v + m, v, -1.0);
+        }
+    }
+    CscMatrix::from(&coo)
+}
+
+#[test]
+fn the_factor_and_its_working_space_are_checked_together() {
+    let a = grid(60, 0.5);
+    for ordering in [Ordering::Amd, Ordering::NestedDissection] {
+        let plan = CholeskyPlan::sparse(&a, ordering).unwrap();
+        let (factor, scratch) = plan.factor_bytes();
+        // The factor's bytes are those of its stored entries: at least the predicted non-zeros.
+        assert!(factor >= 8 * plan.factor_nnz() as u64, "{factor} < 8 × {}", plan.factor_nnz());
+        assert!(scratch > 0);
+
+        // A budget that holds the factor but not its working space is refused, before allocating.
+        memory::set_limit(Some(factor + scratch - 1));
+        let err = plan.factor(1.0).unwrap_err();
+        memory::set_limit(None);
+        match &err {
+            SparseError::Core(kern_core::CoreError::Memory { needed, what, .. }) => {
+                assert_eq!(*needed, factor + scratch);
+                assert!(what.contains("working space"), "{what}");
+            }
+            e => panic!("expected a memory error, got {e:?}"),
+        }
+
+        // Exactly enough passes, and the factor solves the system.
+        memory::set_limit(Some(factor + scratch));
+        let chol = plan.factor(1.0);
+        memory::set_limit(None);
+        let chol = chol.unwrap();
+        let b: Vec<f64> = (0..a.nrows()).map(|i| (i % 7) as f64 - 3.0).collect();
+        let x = chol.solve(&b).unwrap();
+        let mut r = b.clone();
+        for (j, col) in (0..a.ncols()).map(|j| (j, a.col(j))) {
+            for (&i, &v) in col.row_indices().iter().zip(col.values()) {
+                r[i] -= v * x[j];
+            }
+            r[j] -= 1.0 * x[j];
+        }
+        let rn = r.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let bn = b.iter().map(|v| v * v).sum::<f64>().sqrt();
+        assert!(rn <= 1e-12 * bn, "relative residual {}", rn / bn);
+    }
+}
