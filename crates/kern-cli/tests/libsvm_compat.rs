@@ -16,20 +16,11 @@ fn fixture(name: &str) -> String {
 
 #[test]
 fn predicts_with_a_model_written_by_libsvm() {
-    let (ok, j, stdout, err) = kern_io(
-        &[
-            "predict",
-            "--model",
-            &fixture("csvc_rbf_3class_prob.model"),
-            "--data",
-            &fixture("test.txt"),
-            "--out",
-            "-",
-            "--values",
-            "decision",
-        ],
-        None,
-    );
+    let (model, test) = (fixture("csvc_rbf_3class_prob.model"), fixture("test.txt"));
+    let predict = |values: &str| {
+        kern_io(&["predict", "--model", &model, "--data", &test, "--out", "-", "--values", values], None)
+    };
+    let (ok, j, stdout, err) = predict("decision");
     assert!(ok, "{err}");
     assert_eq!(j["model"], "libsvm");
     assert_eq!(j["schema"], 1);
@@ -50,20 +41,7 @@ fn predicts_with_a_model_written_by_libsvm() {
             assert!((a - b).abs() <= 1e-12, "{a} vs {b}");
         }
     }
-    let (ok, _, stdout, err) = kern_io(
-        &[
-            "predict",
-            "--model",
-            &fixture("csvc_rbf_3class_prob.model"),
-            "--data",
-            &fixture("test.txt"),
-            "--out",
-            "-",
-            "--values",
-            "probability",
-        ],
-        None,
-    );
+    let (ok, _, stdout, err) = predict("probability");
     assert!(ok, "{err}");
     assert!(stdout.starts_with("labels 3 1 2\n"), "{stdout}");
 }

@@ -18,6 +18,13 @@ fn fixture(dir: &str, name: &str) -> String {
         .to_string()
 }
 
+/// Runs `kern train --type c-svc --kernel precomputed` on `data` into `out`, with `extra` flags.
+fn train_c_svc(data: &str, out: &str, extra: &[&str]) -> (bool, Value, String) {
+    let mut args = vec!["train", "--type", "c-svc", "--kernel", "precomputed", "--data", data, "--out", out];
+    args.extend_from_slice(extra);
+    kern(&args)
+}
+
 fn lines(path: &Path) -> Vec<f64> {
     std::fs::read_to_string(path).unwrap().lines().map(|l| l.trim().parse().unwrap()).collect()
 }
@@ -100,15 +107,13 @@ fn malformed_precomputed_files_are_named_errors() {
     ];
     for (name, text, want) in cases {
         let data = write(name, text);
-        let (ok, _, err) =
-            kern(&["train", "--type", "c-svc", "--kernel", "precomputed", "--data", &data, "--out", &out]);
+        let (ok, _, err) = train_c_svc(&data, &out, &[]);
         assert!(!ok && err.contains(want), "{name}: {err}");
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
     // A good model, then test rows too short for its support vectors.
     let data = write("good", "1 0:1 1:1 2:0.1 3:0\n-1 0:2 1:0.1 2:1 3:0.1\n1 0:3 1:0 2:0.1 3:1\n");
-    let (ok, _, err) =
-        kern(&["train", "--type", "c-svc", "--kernel", "precomputed", "--data", &data, "--out", &out]);
+    let (ok, _, err) = train_c_svc(&data, &out, &[]);
     assert!(ok, "{err}");
     let test = write("test_short", "1 0:1 1:1\n");
     let (ok, _, err) = kern(&["predict", "--model", &out, "--data", &test]);
@@ -117,18 +122,7 @@ fn malformed_precomputed_files_are_named_errors() {
     let (ok, _, err) =
         kern(&["train", "--model", "krr", "--kernel", "precomputed", "--data", &data, "--out", &out]);
     assert!(!ok && err.contains("trains SVMs"), "{err}");
-    let (ok, _, err) = kern(&[
-        "train",
-        "--type",
-        "c-svc",
-        "--kernel",
-        "precomputed",
-        "--scale",
-        "--data",
-        &data,
-        "--out",
-        &out,
-    ]);
+    let (ok, _, err) = train_c_svc(&data, &out, &["--scale"]);
     assert!(!ok && err.contains("--scale"), "{err}");
 }
 
@@ -266,16 +260,6 @@ fn precomputed_files_from_standard_input_and_gzip_read_as_the_plain_file() {
     let bad = d.join("bad.txt.gz");
     std::fs::write(&bad, "1 0:1 1:1\n").unwrap();
     let out = d.join("bad.kern").display().to_string();
-    let (ok, _, err) = kern(&[
-        "train",
-        "--type",
-        "c-svc",
-        "--kernel",
-        "precomputed",
-        "--data",
-        bad.to_str().unwrap(),
-        "--out",
-        &out,
-    ]);
+    let (ok, _, err) = train_c_svc(bad.to_str().unwrap(), &out, &[]);
     assert!(!ok && err.contains("bad.txt.gz") && !err.contains("panicked"), "{err}");
 }
