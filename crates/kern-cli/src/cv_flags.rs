@@ -247,7 +247,7 @@ fn check_axes(grid: &ParamGrid, l: Learner, precomputed: bool) -> Result<(), Cli
         Learner::Svm(t @ SvmType::NuSvr) => (t, &["c", "lambda", "nu"]),
         Learner::Svm(SvmType::OneClass) | Learner::Model(_) => return Ok(()),
     };
-    let nu_model = matches!(t, SvmType::NuSvc | SvmType::NuSvr);
+    let nu_model = t.is_nu();
     for name in grid.names() {
         if takes.contains(&name) {
             continue;
@@ -298,13 +298,9 @@ impl CvFlags {
             (Some(ModelKind::Svr), None) => Learner::Svm(SvmType::EpsilonSvr),
             (Some(m), None) => Learner::Model(m),
             (m, Some(t)) => {
-                let fits = match m {
-                    None => true,
-                    Some(ModelKind::Svc) => matches!(t, SvmType::CSvc | SvmType::NuSvc),
-                    Some(ModelKind::Svr) => matches!(t, SvmType::EpsilonSvr | SvmType::NuSvr),
-                    Some(_) => false,
-                };
-                if let (false, Some(m)) = (fits, m) {
+                if let Some(m) = m
+                    && t.model() != Some(m)
+                {
                     return Err(format!(
                         "--model {} and --type {} name different models; give one of them",
                         m.name(),
@@ -322,7 +318,7 @@ impl CvFlags {
             }
             (None, None) => return Err("give --model or --type".into()),
         };
-        if self.nu.is_some() && !matches!(l, Learner::Svm(SvmType::NuSvc | SvmType::NuSvr)) {
+        if self.nu.is_some() && !is_nu(l) {
             return Err("--nu applies to --type nu-svc and nu-svr".into());
         }
         Ok(l)
@@ -600,8 +596,7 @@ impl CvFlags {
         let cells = report["cells"].clone();
         let best_cell = cells.get(best).cloned().unwrap_or(Value::Null);
         let (model, svm_type) = match l {
-            Learner::Svm(t @ (SvmType::CSvc | SvmType::NuSvc)) => ("svc", Some(t)),
-            Learner::Svm(t) => ("svr", Some(t)),
+            Learner::Svm(t) => (t.model().map_or("one-class", ModelKind::name), Some(t)),
             Learner::Model(m) => (m.name(), None),
         };
         json!({
@@ -623,7 +618,7 @@ impl CvFlags {
 
 /// Whether the learner is a ν type (its grid's `nu` is the model's).
 fn is_nu(l: Learner) -> bool {
-    matches!(l, Learner::Svm(SvmType::NuSvc | SvmType::NuSvr))
+    matches!(l, Learner::Svm(t) if t.is_nu())
 }
 
 /// The learner of one grid cell ([`CvFlags::cell`]): one type for every model kind, so that one

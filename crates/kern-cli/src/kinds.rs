@@ -4,6 +4,7 @@
 use crate::CliError;
 use kern_core::Targets;
 use kern_core::io::Dataset;
+use kern_models::libsvm_model::SvmType as LibsvmType;
 
 /// The model kinds `kern train` can fit.
 ///
@@ -68,18 +69,59 @@ pub enum SvmType {
 }
 
 impl SvmType {
-    /// LIBSVM's name of the type as `--type` spells it.
+    /// LIBSVM's name of the type as `--type` spells it (the value clap parses).
     ///
     /// ```
     /// assert_eq!(kern_cli::kinds::SvmType::EpsilonSvr.name(), "epsilon-svr");
     /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            SvmType::CSvc => "c-svc",
-            SvmType::NuSvc => "nu-svc",
-            SvmType::OneClass => "one-class",
-            SvmType::EpsilonSvr => "epsilon-svr",
-            SvmType::NuSvr => "nu-svr",
+    pub fn name(self) -> String {
+        use clap::ValueEnum;
+        self.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+    }
+
+    /// The `--model` the type is a formulation of: `svc` for c-svc and nu-svc, `svr` for epsilon-svr
+    /// and nu-svr, none for one-class.
+    ///
+    /// ```
+    /// use kern_cli::kinds::{ModelKind, SvmType};
+    /// assert_eq!(SvmType::NuSvc.model(), Some(ModelKind::Svc));
+    /// assert_eq!(SvmType::OneClass.model(), None);
+    /// ```
+    pub fn model(self) -> Option<ModelKind> {
+        match LibsvmType::from(self) {
+            t if t.is_classifier() => Some(ModelKind::Svc),
+            LibsvmType::OneClass => None,
+            _ => Some(ModelKind::Svr),
+        }
+    }
+
+    /// Whether the type is a ν formulation, whose `--nu` replaces C (nu-svc) or the tube width ε
+    /// (nu-svr).
+    ///
+    /// ```
+    /// use kern_cli::kinds::SvmType;
+    /// assert!(SvmType::NuSvr.is_nu() && !SvmType::OneClass.is_nu());
+    /// ```
+    pub fn is_nu(self) -> bool {
+        matches!(self, SvmType::NuSvc | SvmType::NuSvr)
+    }
+}
+
+/// The type as LIBSVM's model files name it: the one mapping between the two enums (the command's
+/// carries clap's `--type` help text; kern-models does not depend on clap).
+///
+/// ```
+/// use kern_models::libsvm_model::SvmType as LibsvmType;
+/// assert_eq!(LibsvmType::from(kern_cli::kinds::SvmType::OneClass).name(), "one_class");
+/// ```
+impl From<SvmType> for LibsvmType {
+    fn from(t: SvmType) -> LibsvmType {
+        match t {
+            SvmType::CSvc => LibsvmType::CSvc,
+            SvmType::NuSvc => LibsvmType::NuSvc,
+            SvmType::OneClass => LibsvmType::OneClass,
+            SvmType::EpsilonSvr => LibsvmType::EpsilonSvr,
+            SvmType::NuSvr => LibsvmType::NuSvr,
         }
     }
 }
@@ -155,4 +197,26 @@ pub fn check_classes(ds: &Dataset, allow: bool) -> Result<(), CliError> {
         .into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    #[test]
+    fn each_type_maps_to_the_libsvm_type_of_its_name() {
+        let mut words = Vec::new();
+        for &t in SvmType::value_variants() {
+            let l = LibsvmType::from(t);
+            // LIBSVM's file word is the `--type` value with `_` for `-`, and that value parses back.
+            assert_eq!(l.name(), t.name().replace('-', "_"));
+            assert_eq!(SvmType::from_str(&t.name(), false), Ok(t));
+            assert_eq!(t.model() == Some(ModelKind::Svc), l.is_classifier(), "{t:?}");
+            words.push(l.name());
+        }
+        words.sort_unstable();
+        words.dedup();
+        assert_eq!(words.len(), 5, "five distinct LIBSVM types");
+    }
 }

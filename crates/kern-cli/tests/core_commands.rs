@@ -1,28 +1,13 @@
 //! `kern info` and `kern gram` end to end: exit codes, the one-JSON-line contract, error messages.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn kern(args: &[&str]) -> (bool, serde_json::Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("run kern");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let json =
-        stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(serde_json::Value::Null);
-    (out.status.success(), json, stderr)
-}
-
-fn file(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kern-cli-core-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
+use common::{kern, scratch, write};
 
 #[test]
 fn info_reports_shape_labels_and_ranges() {
-    let p = file("a.svm", "1 1:0.5 2:-1\n-1 2:3\n1 1:2\n");
+    let d = scratch("info");
+    let p = write(&d, "a.svm", "1 1:0.5 2:-1\n-1 2:3\n1 1:2\n");
     let (ok, j, err) = kern(&["info", "--data", p.to_str().unwrap()]);
     assert!(ok, "{err}");
     assert_eq!(j["n"], 3);
@@ -35,7 +20,8 @@ fn info_reports_shape_labels_and_ranges() {
 
 #[test]
 fn gram_runs_every_kernel_family() {
-    let p = file("g.csv", "x,y,label\n0,0,a\n1,0,b\n0,2,a\n3,1,b\n");
+    let d = scratch("gram");
+    let p = write(&d, "g.csv", "x,y,label\n0,0,a\n1,0,b\n0,2,a\n3,1,b\n");
     for spec in [
         "gaussian:sigma=0.6",
         "laplacian:sigma=1",
@@ -55,12 +41,13 @@ fn gram_runs_every_kernel_family() {
 
 #[test]
 fn errors_go_to_stderr_with_nonzero_exit() {
-    let p = file("bad.svm", "1 1:0.5\n1 0:1\n");
+    let d = scratch("errors");
+    let p = write(&d, "bad.svm", "1 1:0.5\n1 0:1\n");
     let (ok, j, err) = kern(&["info", "--data", p.to_str().unwrap()]);
     assert!(!ok);
     assert!(j.is_null());
     assert!(err.contains("bad.svm:2:"), "{err}");
-    let good = file("good.svm", "1 1:0.5\n");
+    let good = write(&d, "good.svm", "1 1:0.5\n");
     let (ok, _, err) = kern(&["gram", "--data", good.to_str().unwrap(), "--kernel", "gausian:sigma=1"]);
     assert!(!ok);
     assert!(err.contains("unknown kernel") && err.contains("gaussian"), "{err}");

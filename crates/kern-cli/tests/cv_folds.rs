@@ -5,24 +5,12 @@
 //! the same folds in the same order train the same models, so every cell's fold scores are equal
 //! (compared exactly) and so is the best cell.
 
+mod common;
+
+use common::{kern, scratch};
 use kern_tune::cv::{CvConfig, Stratify, Validation, folds_for};
 use serde_json::Value;
 use std::fmt::Write as _;
-use std::path::PathBuf;
-use std::process::Command;
-
-fn kern(args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("kern runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, String::from_utf8_lossy(&out.stderr).to_string())
-}
-
-fn tmp() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-cli-cv-folds-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// A two-class LIBSVM file of `n` 2-D points in two overlapping clusters (unequal classes).
 fn data(n: usize) -> String {
@@ -38,7 +26,7 @@ fn data(n: usize) -> String {
 
 #[test]
 fn the_seeded_k_fold_assignment_as_a_fold_file_gives_the_same_report() {
-    let dir = tmp();
+    let dir = scratch("same-report");
     let path = dir.join("d.svm");
     std::fs::write(&path, data(120)).unwrap();
     let ds = kern_core::io::read_data(&path, &Default::default()).unwrap();
@@ -82,13 +70,11 @@ fn the_seeded_k_fold_assignment_as_a_fold_file_gives_the_same_report() {
         );
         assert_eq!(b["stratified"], Value::Bool(false));
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_bad_fold_file_is_an_error_that_says_what_is_wrong() {
-    let dir = tmp().join("bad");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("bad");
     let path = dir.join("d.svm");
     std::fs::write(&path, data(30)).unwrap();
     let cases: [(&str, String, &str); 4] = [
@@ -117,5 +103,4 @@ fn a_bad_fold_file_is_an_error_that_says_what_is_wrong() {
         assert!(!ok && err.contains(says), "{name}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

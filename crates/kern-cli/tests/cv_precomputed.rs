@@ -13,23 +13,12 @@
 //! flip only for a decision value within that rounding of 0, and regression scores (negative MSE) are
 //! compared within 1e-9 relative, far above `n_sv · 2⁻⁵²` relative rounding of each prediction.
 
+mod common;
+
+use common::{kern, scratch};
 use serde_json::Value;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn kern(args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("kern runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, String::from_utf8_lossy(&out.stderr).to_string())
-}
-
-fn tmp() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-cli-cv-precomputed-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
 
 /// `n` 2-D points in three overlapping clusters (deterministic), their class (0, 1, 2) and a
 /// real-valued target.
@@ -82,7 +71,7 @@ fn fold_scores(j: &Value) -> Vec<Vec<f64>> {
 
 #[test]
 fn cv_on_the_matrix_of_a_kernel_gives_the_folds_of_that_kernel() {
-    let dir = tmp();
+    let dir = scratch("folds-of-kernel");
     let n = 90;
     let (x, class, target) = points(n);
     let beta = 0.7;
@@ -192,7 +181,7 @@ fn precomputed_cv_and_tune_refuse_what_a_kernel_matrix_cannot_give() {
     let (ok, _, err) = kern(&["tune", "support", "--data", &sinc, "--base", "precomputed", "--gamma", "1"]);
     assert!(!ok && err.contains("--base precomputed"), "{err}");
     // The same files' samples are still tuned when they are samples (the refusal reads the format).
-    let d = tmp();
+    let d = scratch("refuse");
     let plain = d.join("plain.txt");
     std::fs::write(&plain, "1 1:0.5 2:1\n-1 1:1.5 2:0\n1 1:2 2:2\n-1 1:0 2:3\n").unwrap();
     let (ok, j, err) = kern(&["tune", "bandwidth", "--data", plain.to_str().unwrap(), "--method", "median"]);
@@ -201,7 +190,7 @@ fn precomputed_cv_and_tune_refuse_what_a_kernel_matrix_cannot_give() {
 
 #[test]
 fn malformed_precomputed_files_are_named_errors_in_cv() {
-    let d = tmp();
+    let d = scratch("malformed");
     for (name, text, want) in [
         ("no_serial.txt", "1 1:1 2:0.5\n-1 1:0.5 2:1\n", "0:SERIAL"),
         ("order.txt", "1 0:2 1:1 2:0.5\n-1 0:1 1:0.5 2:1\n", "in order"),
@@ -234,7 +223,7 @@ fn malformed_precomputed_files_are_named_errors_in_cv() {
 /// into the kernel spec (the base spec's own values, very different, are overridden).
 #[test]
 fn kernel_keys_colliding_with_model_parameters_take_the_k_prefix() {
-    let d = tmp();
+    let d = scratch("k-prefix");
     let (x, class, _) = points(36);
     let text: String = x
         .iter()

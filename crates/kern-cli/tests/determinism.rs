@@ -1,15 +1,10 @@
 //! Same answer at any thread count: every model kind saved by `kern` is byte-identical when trained
 //! with 1, 2 and 8 worker threads.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-determinism-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{output, scratch};
+use std::path::{Path, PathBuf};
 
 /// `n` rows in `d` dimensions; labels two classes or a smooth real function of the features.
 fn data(dir: &Path, n: usize, d: usize, real: bool) -> PathBuf {
@@ -46,7 +41,7 @@ fn saved(dir: &Path, args: &[&str], out_flag: &str, threads: usize) -> Vec<u8> {
     let t = threads.to_string();
     let mut all: Vec<&str> = args.to_vec();
     all.extend_from_slice(&["--threads", &t, out_flag, out.to_str().unwrap()]);
-    let o = Command::new(env!("CARGO_BIN_EXE_kern")).args(&all).output().expect("run kern");
+    let o = output(&all);
     assert!(o.status.success(), "{all:?}: {}", String::from_utf8_lossy(&o.stderr));
     std::fs::read(&out).unwrap()
 }

@@ -2,40 +2,10 @@
 //! `--scale-file`), outputs that are devices or symbolic links, CSV column counts at prediction for
 //! every model kind, and progress bars (`--progress`, `--quiet`).
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
-fn kern(args: &[&str]) -> (bool, Value, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("kern runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, stdout, stderr)
-}
-
-fn ok(args: &[&str]) -> Value {
-    let (ok, j, _, err) = kern(args);
-    assert!(ok, "{args:?} failed:\n{err}");
-    j
-}
-
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-cli-eco-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{kern, kern_io, output, s, scratch, succeeds};
+use std::path::Path;
 
 /// A deterministic two-class problem in LIBSVM format whose features have very different ranges
 /// (feature 2 is in the thousands), so that scaling changes the model. Every value is nonzero.
@@ -64,13 +34,13 @@ fn values(p: &Path) -> Vec<f64> {
 
 #[test]
 fn a_scaled_model_predicts_raw_data_as_scaling_then_predicting() {
-    let d = dir("scaled-svc");
+    let d = scratch("scaled-svc");
     let (train, test) = (d.join("train.svm"), d.join("test.svm"));
     std::fs::write(&train, two_class(120, 0.0)).unwrap();
     // Test data partly outside the training ranges (scaled beyond [-1, 1], as svm-scale does).
     std::fs::write(&test, two_class(40, 0.15)).unwrap();
     let (scaled_model, params) = (d.join("scaled.kern"), d.join("params.txt"));
-    let j = ok(&[
+    let j = succeeds(&[
         "train",
         "--model",
         "svc",
@@ -89,9 +59,9 @@ fn a_scaled_model_predicts_raw_data_as_scaling_then_predicting() {
     assert_eq!(j["scaling"]["lower"], -1.0);
     assert_eq!(j["scaling"]["features"], 3);
     let (p1, v1) = (d.join("p1.txt"), d.join("v1.txt"));
-    let j = ok(&["predict", "--model", s(&scaled_model), "--data", s(&test), "--out", s(&p1)]);
+    let j = succeeds(&["predict", "--model", s(&scaled_model), "--data", s(&test), "--out", s(&p1)]);
     assert_eq!(j["scaled"], true);
-    ok(&[
+    succeeds(&[
         "predict",
         "--model",
         s(&scaled_model),
@@ -105,9 +75,9 @@ fn a_scaled_model_predicts_raw_data_as_scaling_then_predicting() {
 
     // The same by hand: svm-scale's parameters, scaled files, a model on the scaled data.
     let (train_s, test_s, plain) = (d.join("train.scaled"), d.join("test.scaled"), d.join("plain.kern"));
-    ok(&["scale", "-s", s(&params), "--data", s(&train), "--out", s(&train_s)]);
-    ok(&["scale", "-r", s(&params), "--data", s(&test), "--out", s(&test_s)]);
-    ok(&[
+    succeeds(&["scale", "-s", s(&params), "--data", s(&train), "--out", s(&train_s)]);
+    succeeds(&["scale", "-r", s(&params), "--data", s(&test), "--out", s(&test_s)]);
+    succeeds(&[
         "train",
         "--model",
         "svc",
@@ -123,9 +93,19 @@ fn a_scaled_model_predicts_raw_data_as_scaling_then_predicting() {
         "1",
     ]);
     let (p2, v2) = (d.join("p2.txt"), d.join("v2.txt"));
-    let j = ok(&["predict", "--model", s(&plain), "--data", s(&test_s), "--out", s(&p2)]);
+    let j = succeeds(&["predict", "--model", s(&plain), "--data", s(&test_s), "--out", s(&p2)]);
     assert_eq!(j["scaled"], false);
-    ok(&["predict", "--model", s(&plain), "--data", s(&test_s), "--out", s(&v2), "--values", "decision"]);
+    succeeds(&[
+        "predict",
+        "--model",
+        s(&plain),
+        "--data",
+        s(&test_s),
+        "--out",
+        s(&v2),
+        "--values",
+        "decision",
+    ]);
 
     assert_eq!(lines(&p1), lines(&p2));
     let (a, b) = (values(&v1), values(&v2));
@@ -136,7 +116,7 @@ fn a_scaled_model_predicts_raw_data_as_scaling_then_predicting() {
     }
     // The scaling matters here: without it the predictions differ.
     let (unscaled, p3) = (d.join("unscaled.kern"), d.join("p3.txt"));
-    ok(&[
+    succeeds(&[
         "train",
         "--model",
         "svc",
@@ -151,12 +131,12 @@ fn a_scaled_model_predicts_raw_data_as_scaling_then_predicting() {
         "--threads",
         "1",
     ]);
-    ok(&["predict", "--model", s(&unscaled), "--data", s(&test), "--out", s(&p3)]);
+    succeeds(&["predict", "--model", s(&unscaled), "--data", s(&test), "--out", s(&p3)]);
     assert_ne!(lines(&p3), lines(&p1), "the test problem does not depend on scaling");
 
     // --scale-file with the same parameters gives the same model file, byte for byte.
     let from_file = d.join("from_file.kern");
-    ok(&[
+    succeeds(&[
         "train",
         "--model",
         "svc",
@@ -178,7 +158,7 @@ fn a_scaled_model_predicts_raw_data_as_scaling_then_predicting() {
 
 #[test]
 fn scaled_regression_and_lssvm_models_apply_their_scaling_too() {
-    let d = dir("scaled-krr");
+    let d = scratch("scaled-krr");
     let (train, params, train_s) = (d.join("train.svm"), d.join("params.txt"), d.join("train.scaled"));
     // Targets: a smooth function of the features.
     let mut t = String::new();
@@ -187,7 +167,7 @@ fn scaled_regression_and_lssvm_models_apply_their_scaling_too() {
         t += &format!("{} 1:{} 2:{}\n", (3.0 * u).sin() + v / 3000.0, u + 0.01, v + 1.0);
     }
     std::fs::write(&train, t).unwrap();
-    ok(&["scale", "-s", s(&params), "--data", s(&train), "--out", s(&train_s)]);
+    succeeds(&["scale", "-s", s(&params), "--data", s(&train), "--out", s(&train_s)]);
     for (model, extra) in
         [("krr", vec!["--lambda", "0.01"]), ("lssvm", vec!["--lambda", "10", "--regression"])]
     {
@@ -196,13 +176,13 @@ fn scaled_regression_and_lssvm_models_apply_their_scaling_too() {
             vec!["train", "--model", model, "--kernel", "gaussian:sigma=1", "--scale", "--data", s(&train)];
         a.extend(["--out", s(&m1), "--threads", "1"]);
         a.extend(extra.iter().copied());
-        ok(&a);
+        succeeds(&a);
         let mut b = vec!["train", "--model", model, "--kernel", "gaussian:sigma=1", "--data", s(&train_s)];
         b.extend(["--out", s(&m2), "--threads", "1"]);
         b.extend(extra.iter().copied());
-        ok(&b);
-        ok(&["predict", "--model", s(&m1), "--data", s(&train), "--out", s(&o1)]);
-        ok(&["predict", "--model", s(&m2), "--data", s(&train_s), "--out", s(&o2)]);
+        succeeds(&b);
+        succeeds(&["predict", "--model", s(&m1), "--data", s(&train), "--out", s(&o1)]);
+        succeeds(&["predict", "--model", s(&m2), "--data", s(&train_s), "--out", s(&o2)]);
         let (x, y) = (values(&o1), values(&o2));
         assert_eq!(x.len(), 60, "{model}");
         for (p, q) in x.iter().zip(&y) {
@@ -213,11 +193,11 @@ fn scaled_regression_and_lssvm_models_apply_their_scaling_too() {
 
 #[test]
 fn scalings_a_model_cannot_store_are_refused_before_training() {
-    let d = dir("scale-refused");
+    let d = scratch("scale-refused");
     let train = d.join("train.svm");
     std::fs::write(&train, two_class(30, 0.0)).unwrap();
     let out = d.join("m.txt");
-    let (okk, _, _, err) = kern(&[
+    let (okk, _, err) = kern(&[
         "train",
         "--model",
         "svc",
@@ -234,7 +214,7 @@ fn scalings_a_model_cannot_store_are_refused_before_training() {
     assert!(!okk && err.contains("cannot store a scaling"), "{err}");
     let params = d.join("y.txt");
     std::fs::write(&params, "y\n0 1\n-1 1\nx\n-1 1\n1 0 1\n").unwrap();
-    let (okk, _, _, err) = kern(&[
+    let (okk, _, err) = kern(&[
         "train",
         "--model",
         "svc",
@@ -253,22 +233,29 @@ fn scalings_a_model_cannot_store_are_refused_before_training() {
 
 #[test]
 fn out_dev_stdout_prints_the_predictions() {
-    let d = dir("devstdout");
+    let d = scratch("devstdout");
     let (train, model) = (d.join("train.svm"), d.join("m.kern"));
     std::fs::write(&train, two_class(30, 0.0)).unwrap();
-    ok(&["train", "--model", "svc", "--kernel", "linear", "--data", s(&train), "--out", s(&model)]);
+    succeeds(&["train", "--model", "svc", "--kernel", "linear", "--data", s(&train), "--out", s(&model)]);
     let (okk, j, stdout, err) =
-        kern(&["predict", "--model", s(&model), "--data", s(&train), "--out", "/dev/stdout"]);
+        kern_io(&["predict", "--model", s(&model), "--data", s(&train), "--out", "/dev/stdout"], None);
     assert!(okk, "{err}");
     let printed: Vec<&str> = stdout.lines().collect();
     assert_eq!(printed.len(), 31, "30 predictions, then the JSON summary:\n{stdout}");
     assert!(printed[..30].iter().all(|l| *l == "1" || *l == "-1"), "{stdout}");
     assert_eq!(j["n"], 30);
     // A model written to /dev/stdout is the model file's bytes on standard output.
-    let out = Command::new(env!("CARGO_BIN_EXE_kern"))
-        .args(["train", "--model", "svc", "--kernel", "linear", "--data", s(&train), "--out", "/dev/stdout"])
-        .output()
-        .unwrap();
+    let out = output(&[
+        "train",
+        "--model",
+        "svc",
+        "--kernel",
+        "linear",
+        "--data",
+        s(&train),
+        "--out",
+        "/dev/stdout",
+    ]);
     assert!(out.status.success());
     assert!(out.stdout.starts_with(b"KERNMODL"));
     assert_eq!(
@@ -279,29 +266,29 @@ fn out_dev_stdout_prints_the_predictions() {
 
 #[test]
 fn a_symlinked_out_keeps_its_link_and_writes_the_target() {
-    let d = dir("symlink");
+    let d = scratch("symlink");
     let (train, model) = (d.join("train.svm"), d.join("m.kern"));
     std::fs::write(&train, two_class(30, 0.0)).unwrap();
-    ok(&["train", "--model", "svc", "--kernel", "linear", "--data", s(&train), "--out", s(&model)]);
+    succeeds(&["train", "--model", "svc", "--kernel", "linear", "--data", s(&train), "--out", s(&model)]);
     std::fs::create_dir_all(d.join("real")).unwrap();
     let (target, link) = (d.join("real/pred.txt"), d.join("pred-link.txt"));
     std::fs::write(&target, "old\n").unwrap();
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    ok(&["predict", "--model", s(&model), "--data", s(&train), "--out", s(&link)]);
+    succeeds(&["predict", "--model", s(&model), "--data", s(&train), "--out", s(&link)]);
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
     assert_eq!(std::fs::read_link(&link).unwrap(), target);
     assert_eq!(lines(&target).len(), 30);
     // The same for a model file behind a link.
     let (mt, ml) = (d.join("real/model.kern"), d.join("model-link.kern"));
     std::os::unix::fs::symlink(&mt, &ml).unwrap();
-    ok(&["train", "--model", "svc", "--kernel", "linear", "--data", s(&train), "--out", s(&ml)]);
+    succeeds(&["train", "--model", "svc", "--kernel", "linear", "--data", s(&train), "--out", s(&ml)]);
     assert!(std::fs::symlink_metadata(&ml).unwrap().file_type().is_symlink());
     assert_eq!(std::fs::read(&mt).unwrap(), std::fs::read(&model).unwrap());
 }
 
 #[test]
 fn lssvm_and_krr_refuse_a_csv_with_another_column_count() {
-    let d = dir("csv-dual");
+    let d = scratch("csv-dual");
     let (train, m) = (d.join("tr.csv"), d.join("m.kern"));
     std::fs::write(&train, "a,b,y\n0,0,1\n1,0.5,1\n3,3,-1\n4,3.5,-1\n0.5,0,1\n3.5,3,-1\n").unwrap();
     for (model, extra) in [("lssvm", None), ("krr", Some("--lambda"))] {
@@ -310,30 +297,30 @@ fn lssvm_and_krr_refuse_a_csv_with_another_column_count() {
         if let Some(e) = extra {
             a.extend([e, "0.1"]);
         }
-        ok(&a);
+        succeeds(&a);
         for (name, text) in [("fewer.csv", "a,y\n0,1\n"), ("more.csv", "a,b,c,y\n0,0,0,1\n")] {
             let test = d.join(name);
             std::fs::write(&test, text).unwrap();
-            let (okk, _, _, err) = kern(&["predict", "--model", s(&m), "--data", s(&test)]);
+            let (okk, _, err) = kern(&["predict", "--model", s(&m), "--data", s(&test)]);
             assert!(!okk && err.contains("feature columns"), "{model} {name}: {err}");
         }
         // The right column count predicts.
         let same = d.join("same.csv");
         std::fs::write(&same, "a,b,y\n0,0,1\n").unwrap();
-        ok(&["predict", "--model", s(&m), "--data", s(&same)]);
+        succeeds(&["predict", "--model", s(&m), "--data", s(&same)]);
     }
 }
 
 #[test]
 fn progress_bars_follow_progress_and_quiet() {
-    let d = dir("progress");
+    let d = scratch("progress");
     let train = d.join("train.svm");
     std::fs::write(&train, two_class(40, 0.0)).unwrap();
     let cv = |flags: &[&str]| -> String {
         let mut a = vec!["cv", "--model", "svc", "--kernel", "gaussian", "--grid", "c=1..4:2,sigma=0.5..1:2"];
         a.extend(["--folds", "3", "--data", s(&train), "--threads", "1"]);
         a.extend_from_slice(flags);
-        let (okk, j, _, err) = kern(&a);
+        let (okk, j, err) = kern(&a);
         assert!(okk, "{err}");
         assert_eq!(j["cells"].as_array().unwrap().len(), 4);
         err
@@ -347,7 +334,7 @@ fn progress_bars_follow_progress_and_quiet() {
 
 #[test]
 fn work_without_its_own_progress_gets_a_spinner() {
-    let d = dir("spinner");
+    let d = scratch("spinner");
     let train = d.join("train.svm");
     std::fs::write(&train, two_class(40, 0.0)).unwrap();
     let z = d.join("z.csv");
@@ -355,7 +342,7 @@ fn work_without_its_own_progress_gets_a_spinner() {
     let run = |args: &[&str], flags: &[&str]| -> String {
         let mut a: Vec<&str> = flags.to_vec();
         a.extend_from_slice(args);
-        let (okk, _, _, err) = kern(&a);
+        let (okk, _, err) = kern(&a);
         assert!(okk, "{err}");
         err
     };

@@ -4,13 +4,15 @@
 #[path = "../../../fuzz/src/targets.rs"]
 mod targets;
 
+mod common;
+
+use common::scratch;
 use std::path::Path;
 
 #[test]
 fn every_saved_fuzz_input_runs_without_panicking() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
-    let scratch = std::env::temp_dir().join(format!("kern-fuzz-corpus-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).unwrap();
+    let tmp = scratch("corpus");
     let mut count = 0;
     for target in targets::TARGETS {
         let dir = corpus.join(target);
@@ -19,11 +21,10 @@ fn every_saved_fuzz_input_runs_without_panicking() {
         files.sort();
         for f in files {
             let input = std::fs::read(&f).unwrap();
-            let r = std::panic::catch_unwind(|| targets::run(target, &input, &scratch));
+            let r = std::panic::catch_unwind(|| targets::run(target, &input, &tmp));
             assert!(r.is_ok(), "fuzz input {} of {target} panics", f.display());
             count += 1;
         }
     }
-    let _ = std::fs::remove_dir_all(&scratch);
     assert!(count >= 10, "only {count} corpus inputs found under {}", corpus.display());
 }

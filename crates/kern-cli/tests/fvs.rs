@@ -1,21 +1,12 @@
 //! `kern fvs`, and `kern train --model kfa` / `kern predict` on a kfa model.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn kern(args: &[&str]) -> (bool, serde_json::Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("run kern");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let json =
-        stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(serde_json::Value::Null);
-    (out.status.success(), json, stderr)
-}
+use common::{kern, scratch};
+use std::path::{Path, PathBuf};
 
 /// Two circles of radius 1 and 0.5 (Baudat & Anouar §5.1) as a CSV file with a label column.
-fn circles_csv(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kern-cli-fvs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+fn circles_csv(dir: &Path, name: &str) -> PathBuf {
     let p = dir.join(name);
     let mut s = String::from("x1,x2,label\n");
     for t in 0..40 {
@@ -30,7 +21,8 @@ fn circles_csv(name: &str) -> PathBuf {
 
 #[test]
 fn fvs_finds_the_three_vector_basis_of_a_degree_two_kernel() {
-    let data = circles_csv("c1.csv");
+    let dir = scratch("basis");
+    let data = circles_csv(&dir, "c1.csv");
     let d = data.to_str().unwrap();
     let (ok, j, err) = kern(&["fvs", "--data", d, "--kernel", "poly:degree=2"]);
     assert!(ok, "{err}");
@@ -60,7 +52,8 @@ fn fvs_finds_the_three_vector_basis_of_a_degree_two_kernel() {
 
 #[test]
 fn kfa_trains_saves_and_predicts() {
-    let data = circles_csv("c2.csv");
+    let dir = scratch("kfa");
+    let data = circles_csv(&dir, "c2.csv");
     let d = data.to_str().unwrap();
     let model = data.with_extension("kern");
     let m = model.to_str().unwrap();
@@ -96,8 +89,7 @@ fn kfa_trains_saves_and_predicts() {
 #[test]
 fn svc_with_railway_auto_trains_and_predicts() {
     // The modified XOR of the railway paper's §3.3 (deterministic jitter instead of normal draws).
-    let dir = std::env::temp_dir().join(format!("kern-cli-fvs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("railway");
     let data = dir.join("xor.csv");
     let mut s = String::from("x1,x2,y\n");
     let groups = [

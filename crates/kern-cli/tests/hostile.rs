@@ -2,31 +2,11 @@
 //! `kern: error:` line naming the problem, no panic, no abort) and must change no file other than the
 //! intended output. Cases whose fix lives in the data layer are marked `#[ignore]` with the reason.
 
+mod common;
+
+use common::{output, s, scratch, succeeds, write};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// A scratch directory per test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-hostile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("run kern")
-}
 
 /// Every file under `dir` (name → bytes), symlinks as their target text.
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -50,7 +30,7 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 /// insensitive), and no change to any file in `dir`.
 fn fails(dir: &Path, args: &[&str], needle: &str) -> String {
     let before = snapshot(dir);
-    let out = run(args);
+    let out = output(args);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(1), "exit status {:?} for {args:?}; stderr:\n{stderr}", out.status);
     assert!(!stderr.contains("panicked"), "panic for {args:?}:\n{stderr}");
@@ -61,15 +41,6 @@ fn fails(dir: &Path, args: &[&str], needle: &str) -> String {
     );
     assert_eq!(snapshot(dir), before, "files changed by the failing {args:?}");
     stderr
-}
-
-/// Runs `kern args` expecting success; returns the JSON line.
-fn succeeds(args: &[&str]) -> serde_json::Value {
-    let out = run(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?} failed:\n{stderr}");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.lines().last().unwrap_or("null")).unwrap()
 }
 
 /// `n` rows of a two-class problem in `d` dimensions, deterministic.
@@ -1124,7 +1095,7 @@ fn predict_out_to_dev_stdout_writes_to_stdout() {
     let d = scratch("out-dev-stdout");
     let data = write(&d, "x.svm", two_class(20, 2));
     let m = train(&d, &data, &["--model", "svc", "--kernel", "linear"]);
-    let out = run(&["predict", "--model", s(&m), "--data", s(&data), "--out", "/dev/stdout"]);
+    let out = output(&["predict", "--model", s(&m), "--data", s(&data), "--out", "/dev/stdout"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     // 20 prediction lines, then the JSON summary.
@@ -1139,7 +1110,7 @@ fn train_out_to_a_fifo_writes_in_place() {
     let d = scratch("out-fifo");
     let data = write(&d, "x.svm", two_class(20, 2));
     let fifo = d.join("pipe");
-    let made = Command::new("mkfifo").arg(&fifo).status();
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     if !made.is_ok_and(|s| s.success()) {
         return; // no mkfifo here
     }

@@ -2,31 +2,15 @@
 //! projections of the training file equal `kern kpca --out`'s scores, the data file is read as for the
 //! other kinds, and wrong inputs are errors.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn kern() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kern"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-kpca-predict-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn run(args: &[&str]) -> serde_json::Value {
-    let out = kern().args(args).output().expect("run kern");
-    assert!(out.status.success(), "{args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.trim().lines().last().expect("a JSON line")).expect("JSON")
-}
+use common::{kern, scratch, succeeds};
+use std::path::Path;
 
 /// Runs a command that must fail cleanly, and returns its standard error.
 fn fails(args: &[&str]) -> String {
-    let out = kern().args(args).output().expect("run kern");
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!out.status.success(), "{args:?} succeeded");
+    let (ok, _, stderr) = kern(args);
+    assert!(!ok, "{args:?} succeeded");
     assert!(!stderr.contains("panicked"), "{args:?} panicked:\n{stderr}");
     stderr
 }
@@ -70,7 +54,7 @@ fn max_abs(z: &[Vec<f64>]) -> f64 {
 
 #[test]
 fn exact_kpca_projects_the_training_file_onto_its_training_scores() {
-    let d = tmp("exact");
+    let d = scratch("exact");
     let train = d.join("train.svm");
     std::fs::write(&train, libsvm(&points(240, 0.0), None)).unwrap();
     let t = train.to_str().unwrap();
@@ -79,7 +63,7 @@ fn exact_kpca_projects_the_training_file_onto_its_training_scores() {
     for (kernel, path) in [("gaussian:sigma=0.4", "dense"), ("cs-gaussian:sigma=0.4,c=0.7,nu=3", "sparse")] {
         let (model, out, proj) = (d.join("m.kern"), d.join("scores.csv"), d.join("proj.csv"));
         let (m, o, p) = (model.to_str().unwrap(), out.to_str().unwrap(), proj.to_str().unwrap());
-        let fit = run(&[
+        let fit = succeeds(&[
             "kpca",
             "--data",
             t,
@@ -95,7 +79,7 @@ fn exact_kpca_projects_the_training_file_onto_its_training_scores() {
             m,
         ]);
         assert_eq!(fit["path"], path);
-        let v = run(&["predict", "--model", m, "--data", t, "--out", p]);
+        let v = succeeds(&["predict", "--model", m, "--data", t, "--out", p]);
         assert_eq!(v["model"], "kpca");
         assert_eq!(v["n"], 240);
         assert_eq!(v["components"], 3);
@@ -112,12 +96,11 @@ fn exact_kpca_projects_the_training_file_onto_its_training_scores() {
             }
         }
     }
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
 fn nystrom_kpca_projects_the_training_file_bit_for_bit() {
-    let d = tmp("nystrom");
+    let d = scratch("nystrom");
     let (train, test) = (d.join("train.svm"), d.join("test.svm"));
     std::fs::write(&train, libsvm(&points(400, 0.0), None)).unwrap();
     std::fs::write(&test, libsvm(&points(50, 9191.5), None)).unwrap();
@@ -125,7 +108,7 @@ fn nystrom_kpca_projects_the_training_file_bit_for_bit() {
     for landmarks in ["random:40", "fvs:30"] {
         let (model, out, proj) = (d.join("m.kern"), d.join("scores.csv"), d.join("proj.csv"));
         let (m, o, p) = (model.to_str().unwrap(), out.to_str().unwrap(), proj.to_str().unwrap());
-        run(&[
+        succeeds(&[
             "kpca",
             "--data",
             t,
@@ -140,7 +123,7 @@ fn nystrom_kpca_projects_the_training_file_bit_for_bit() {
             "--save",
             m,
         ]);
-        let v = run(&["predict", "--model", m, "--data", t, "--out", p]);
+        let v = succeeds(&["predict", "--model", m, "--data", t, "--out", p]);
         assert_eq!(v["model"], "nystrom-kpca");
         assert_eq!(v["landmarks"], landmarks);
         assert_eq!(v["components"], 4);
@@ -148,17 +131,16 @@ fn nystrom_kpca_projects_the_training_file_bit_for_bit() {
         assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&proj).unwrap(), "{landmarks}");
         // New points: one row each, at any thread count the same bytes.
         let (p1, p2) = (d.join("t1.csv"), d.join("t2.csv"));
-        run(&["predict", "--model", m, "--data", s, "--out", p1.to_str().unwrap(), "--threads", "1"]);
-        run(&["predict", "--model", m, "--data", s, "--out", p2.to_str().unwrap(), "--threads", "2"]);
+        succeeds(&["predict", "--model", m, "--data", s, "--out", p1.to_str().unwrap(), "--threads", "1"]);
+        succeeds(&["predict", "--model", m, "--data", s, "--out", p2.to_str().unwrap(), "--threads", "2"]);
         assert_eq!(scores(&p1, 4).len(), 50);
         assert_eq!(std::fs::read(&p1).unwrap(), std::fs::read(&p2).unwrap());
     }
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
 fn the_data_file_is_read_as_for_the_other_kinds() {
-    let d = tmp("read");
+    let d = scratch("read");
     let pts = points(150, 0.0);
     let (train, csv) = (d.join("train.svm"), d.join("train.csv"));
     std::fs::write(&train, libsvm(&pts, None)).unwrap();
@@ -175,10 +157,18 @@ fn the_data_file_is_read_as_for_the_other_kinds() {
         // A linear kernel: a feature the training points lack has inner product 0 with all of them.
         let mut fit = vec!["kpca", "--data", t, "--kernel", "linear", "--components", "2", "--save", m];
         fit.extend(landmarks.iter().flat_map(|l| ["--landmarks", *l]));
-        run(&fit);
+        succeeds(&fit);
         let project = |data: &Path, name: &str| {
             let out = d.join(name);
-            run(&["predict", "--model", m, "--data", data.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+            succeeds(&[
+                "predict",
+                "--model",
+                m,
+                "--data",
+                data.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ]);
             scores(&out, 2)
         };
         let base = project(&train, "base.csv");
@@ -231,5 +221,4 @@ fn the_data_file_is_read_as_for_the_other_kinds() {
         ]);
         assert!(err.contains("--values"), "{err}");
     }
-    std::fs::remove_dir_all(&d).unwrap();
 }

@@ -1,21 +1,14 @@
 //! `kern kpca --path auto` on a compactly supported kernel takes the sparse K_C and the block Krylov
 //! solver when the dense matrix does not fit in memory, and gets the same eigenvalues.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn kpca(args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("run kern");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?} failed:\n{stderr}");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.trim().lines().last().expect("a JSON line")).expect("JSON")
-}
+use common::{output, scratch, succeeds};
+use std::path::PathBuf;
 
 #[test]
 fn auto_path_falls_back_to_the_sparse_krylov_solver_when_dense_does_not_fit() {
-    let dir = std::env::temp_dir().join(format!("kern-kpca-scale-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("auto");
     let data: PathBuf = dir.join("x.csv");
     // 600 points on a scrambled grid in [0, 1]²: with c = 0.35 about a third of the pairs are within
     // the support, above the 20 % density up to which --path auto takes the sparse path by itself.
@@ -28,12 +21,12 @@ fn auto_path_falls_back_to_the_sparse_krylov_solver_when_dense_does_not_fit() {
     std::fs::write(&data, s).unwrap();
     let d = data.to_str().unwrap();
     let args = ["kpca", "--data", d, "--kernel", "cs-gaussian:sigma=0.5,c=0.35,nu=3", "--components", "4"];
-    let dense = kpca(&args);
+    let dense = succeeds(&args);
     assert_eq!(dense["path"], "dense");
     // The dense path needs 2 × 600² doubles = 5.8 MB; 4 MB leaves room for the sparse K_C (≈ 2 MB) only.
     let mut small = vec!["--max-memory", "4M"];
     small.extend_from_slice(&args);
-    let sparse = kpca(&small);
+    let sparse = succeeds(&small);
     assert_eq!(sparse["path"], "sparse");
     assert_eq!(sparse["solver"], "krylov");
     // Same matrix, so the same eigenvalues: each run's Ritz values are within its reported residual
@@ -49,7 +42,7 @@ fn auto_path_falls_back_to_the_sparse_krylov_solver_when_dense_does_not_fit() {
     // --block and --basis reach the solver: a small basis forces restarts, the answer is the same.
     let mut tight = args.to_vec();
     tight.extend_from_slice(&["--path", "sparse", "--solver", "krylov", "--block", "4", "--basis", "16"]);
-    let small_basis = kpca(&tight);
+    let small_basis = succeeds(&tight);
     assert!(small_basis["restarts"].as_u64().unwrap() > 0, "{small_basis}");
     let rho2 = small_basis["residual"].as_f64().unwrap() + dense["residual"].as_f64().unwrap();
     for (x, y) in a.iter().zip(small_basis["eigenvalues"].as_array().unwrap()) {
@@ -59,13 +52,9 @@ fn auto_path_falls_back_to_the_sparse_krylov_solver_when_dense_does_not_fit() {
     // A basis too small for the block is an error, not a panic.
     let mut bad = args.to_vec();
     bad.extend_from_slice(&["--solver", "krylov", "--block", "8", "--basis", "10"]);
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(&bad).output().unwrap();
+    let out = output(&bad);
     assert!(!out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("panicked"));
     // Without a compactly supported kernel there is no sparse path to fall back to: an error.
-    let gauss = Command::new(env!("CARGO_BIN_EXE_kern"))
-        .args(["--max-memory", "4M", "kpca", "--data", d, "--kernel", "gaussian:sigma=0.5"])
-        .output()
-        .unwrap();
+    let gauss = output(&["--max-memory", "4M", "kpca", "--data", d, "--kernel", "gaussian:sigma=0.5"]);
     assert!(!gauss.status.success());
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,17 +1,8 @@
 //! `kern train --landmarks`, `kern predict` on landmark models, `kern kpca --landmarks`.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn kern() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kern"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-landmark-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{kern_command, scratch};
 
 /// Two noisy moons-like classes in LIBSVM format.
 fn write_data(path: &std::path::Path, n: usize, shift: f64) {
@@ -32,12 +23,12 @@ fn json(out: &std::process::Output) -> serde_json::Value {
 
 #[test]
 fn landmark_models_train_predict_and_project() {
-    let d = tmp("cli");
+    let d = scratch("cli");
     let (train, test, model) = (d.join("train.svm"), d.join("test.svm"), d.join("m.kern"));
     write_data(&train, 1500, 0.0);
     write_data(&test, 500, 7777.5);
     for (model_kind, landmarks) in [("lssvm", "fvs:60"), ("lssvm", "random:60"), ("krr", "random:40")] {
-        let mut cmd = kern();
+        let mut cmd = kern_command();
         cmd.args(["train", "--data"]).arg(&train).args([
             "--model",
             model_kind,
@@ -64,7 +55,7 @@ fn landmark_models_train_predict_and_project() {
         assert!(v["residual"].as_f64().unwrap() <= 1e-6 && v["converged"].as_bool().unwrap(), "{v}");
         // Both solvers on request, each as accurate as the bound below asks of the default.
         for solver in ["direct", "iterative"] {
-            let mut c = kern();
+            let mut c = kern_command();
             c.args(["train", "--data"]).arg(&train).args([
                 "--model",
                 model_kind,
@@ -83,7 +74,13 @@ fn landmark_models_train_predict_and_project() {
             assert_eq!(w["solver"], solver, "{w}");
             assert!(w["converged"].as_bool().unwrap(), "{w}");
             let p = json(
-                &kern().args(["predict", "--model"]).arg(&file).arg("--data").arg(&test).output().unwrap(),
+                &kern_command()
+                    .args(["predict", "--model"])
+                    .arg(&file)
+                    .arg("--data")
+                    .arg(&test)
+                    .output()
+                    .unwrap(),
             );
             if model_kind == "lssvm" {
                 assert!(p["accuracy"].as_f64().unwrap() > 0.9, "{solver} {landmarks}: {p}");
@@ -91,8 +88,15 @@ fn landmark_models_train_predict_and_project() {
                 assert!(p["rmse"].as_f64().unwrap() < 0.6, "{solver}: {p}");
             }
         }
-        let p =
-            json(&kern().args(["predict", "--model"]).arg(&model).arg("--data").arg(&test).output().unwrap());
+        let p = json(
+            &kern_command()
+                .args(["predict", "--model"])
+                .arg(&model)
+                .arg("--data")
+                .arg(&test)
+                .output()
+                .unwrap(),
+        );
         if model_kind == "lssvm" {
             assert!(p["accuracy"].as_f64().unwrap() > 0.9, "{landmarks}: {p}");
         } else {
@@ -101,7 +105,7 @@ fn landmark_models_train_predict_and_project() {
     }
     // Without --lambda, or with a bad spec: an error, not a panic.
     for bad in [vec!["--landmarks", "fvs:10"], vec!["--landmarks", "kmeans:5", "--lambda", "1"]] {
-        let out = kern()
+        let out = kern_command()
             .args(["train", "--data"])
             .arg(&train)
             .args(["--model", "lssvm", "--kernel", "gaussian:sigma=0.2", "--out"])
@@ -113,7 +117,7 @@ fn landmark_models_train_predict_and_project() {
     }
     let scores = d.join("scores.csv");
     let v = json(
-        &kern()
+        &kern_command()
             .args(["kpca", "--data"])
             .arg(&train)
             .args([
@@ -134,5 +138,4 @@ fn landmark_models_train_predict_and_project() {
     assert!(ev.windows(2).all(|w| w[0] >= w[1]) && ev[2] > 0.0);
     let text = std::fs::read_to_string(&scores).unwrap();
     assert_eq!(text.lines().count(), 1501);
-    std::fs::remove_dir_all(&d).unwrap();
 }

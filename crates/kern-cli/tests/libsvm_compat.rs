@@ -1,38 +1,10 @@
 //! LIBSVM compatibility of the command line: `kern train --format libsvm`, `kern export --libsvm`,
 //! `kern predict` on LIBSVM model files and with `--values`, and `-` for standard input and output.
 
-use serde_json::Value;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
-fn kern_stdin(args: &[&str], stdin: Option<&[u8]>) -> (bool, Value, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kern"))
-        .args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kern runs");
-    if let Some(bytes) = stdin {
-        child.stdin.take().unwrap().write_all(bytes).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, stdout, stderr)
-}
-
-fn kern(args: &[&str]) -> (bool, Value, String, String) {
-    kern_stdin(args, None)
-}
-
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-cli-libsvm-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{kern, kern_io, s, scratch};
+use std::path::Path;
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -42,23 +14,13 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 #[test]
 fn predicts_with_a_model_written_by_libsvm() {
-    let (ok, j, stdout, err) = kern(&[
-        "predict",
-        "--model",
-        &fixture("csvc_rbf_3class_prob.model"),
-        "--data",
-        &fixture("test.txt"),
-        "--out",
-        "-",
-        "--values",
-        "decision",
-    ]);
+    let (model, test) = (fixture("csvc_rbf_3class_prob.model"), fixture("test.txt"));
+    let predict = |values: &str| {
+        kern_io(&["predict", "--model", &model, "--data", &test, "--out", "-", "--values", values], None)
+    };
+    let (ok, j, stdout, err) = predict("decision");
     assert!(ok, "{err}");
     assert_eq!(j["model"], "libsvm");
     assert_eq!(j["schema"], 1);
@@ -79,32 +41,22 @@ fn predicts_with_a_model_written_by_libsvm() {
             assert!((a - b).abs() <= 1e-12, "{a} vs {b}");
         }
     }
-    let (ok, _, stdout, err) = kern(&[
-        "predict",
-        "--model",
-        &fixture("csvc_rbf_3class_prob.model"),
-        "--data",
-        &fixture("test.txt"),
-        "--out",
-        "-",
-        "--values",
-        "probability",
-    ]);
+    let (ok, _, stdout, err) = predict("probability");
     assert!(ok, "{err}");
     assert!(stdout.starts_with("labels 3 1 2\n"), "{stdout}");
 }
 
 #[test]
 fn train_format_libsvm_and_export_give_the_same_file() {
-    let d = dir("export");
+    let d = scratch("export");
     let (kmodel, lmodel, exported) = (d.join("m.kern"), d.join("m.libsvm"), d.join("e.libsvm"));
     let train = fixture("train.txt");
     let base = ["train", "--model", "svc", "--kernel", "gaussian:beta=0.7", "--c", "4", "--data", &train];
-    let (ok, _, _, err) = kern(&[&base[..], &["--out", s(&kmodel)]].concat());
+    let (ok, _, err) = kern(&[&base[..], &["--out", s(&kmodel)]].concat());
     assert!(ok, "{err}");
-    let (ok, _, _, err) = kern(&[&base[..], &["--out", s(&lmodel), "--format", "libsvm"]].concat());
+    let (ok, _, err) = kern(&[&base[..], &["--out", s(&lmodel), "--format", "libsvm"]].concat());
     assert!(ok, "{err}");
-    let (ok, j, _, err) = kern(&["export", "--libsvm", s(&kmodel), s(&exported)]);
+    let (ok, j, err) = kern(&["export", "--libsvm", s(&kmodel), s(&exported)]);
     assert!(ok, "{err}");
     assert_eq!(j["svm_type"], "c_svc");
     let text = std::fs::read_to_string(&lmodel).unwrap();
@@ -116,10 +68,10 @@ fn train_format_libsvm_and_export_give_the_same_file() {
     // kern predicts the same from its own file and from the LIBSVM file.
     let test = fixture("test.txt");
     let (o1, o2) = (d.join("p1.txt"), d.join("p2.txt"));
-    let (ok, j1, _, err) =
+    let (ok, j1, err) =
         kern(&["predict", "--model", s(&kmodel), "--data", &test, "--out", s(&o1), "--values", "decision"]);
     assert!(ok, "{err}");
-    let (ok, j2, _, err) =
+    let (ok, j2, err) =
         kern(&["predict", "--model", s(&lmodel), "--data", &test, "--out", s(&o2), "--values", "decision"]);
     assert!(ok, "{err}");
     assert_eq!(j1["accuracy"], j2["accuracy"]);
@@ -133,7 +85,7 @@ fn train_format_libsvm_and_export_give_the_same_file() {
 
 #[test]
 fn libsvm_format_refuses_what_libsvm_cannot_hold_before_training() {
-    let d = dir("refuse");
+    let d = scratch("refuse");
     let train = fixture("train.txt");
     let out = d.join("m");
     for (args, why) in [
@@ -141,7 +93,7 @@ fn libsvm_format_refuses_what_libsvm_cannot_hold_before_training() {
         (vec!["--model", "krr", "--kernel", "linear"], "LIBSVM holds support vector machines"),
         (vec!["--model", "svc", "--kernel", "linear", "--multiclass", "ovr"], "one-vs-one"),
     ] {
-        let (ok, _, _, err) =
+        let (ok, _, err) =
             kern(&[&["train", "--data", &train, "--out", s(&out), "--format", "libsvm"][..], &args].concat());
         assert!(!ok && err.contains(why), "{args:?}: {err}");
         assert!(!out.exists());
@@ -151,16 +103,16 @@ fn libsvm_format_refuses_what_libsvm_cannot_hold_before_training() {
 #[test]
 fn dash_means_standard_input_and_output() {
     let train = std::fs::read(fixture("bin_train.txt")).unwrap();
-    let d = dir("dash");
+    let d = scratch("dash");
     let model = d.join("m.kern");
-    let (ok, _, _, err) = kern_stdin(
+    let (ok, _, _, err) = kern_io(
         &["train", "--model", "svc", "--kernel", "linear", "--data", "-", "--out", s(&model)],
         Some(&train),
     );
     assert!(ok, "{err}");
     let test = std::fs::read(fixture("bin_test.txt")).unwrap();
     let (ok, j, stdout, err) =
-        kern_stdin(&["predict", "--model", s(&model), "--data", "-", "--out", "-"], Some(&test));
+        kern_io(&["predict", "--model", s(&model), "--data", "-", "--out", "-"], Some(&test));
     assert!(ok, "{err}");
     let n = test.iter().filter(|&&b| b == b'\n').count();
     let lines: Vec<&str> = stdout.lines().collect();
@@ -169,7 +121,7 @@ fn dash_means_standard_input_and_output() {
     assert_eq!(j["n"], n);
     assert!(!d.join("-").exists(), "no file named '-'");
     // A LIBSVM model straight to standard output.
-    let (ok, _, stdout, err) = kern_stdin(
+    let (ok, _, stdout, err) = kern_io(
         &["train", "--model", "svc", "--kernel", "linear", "--data", "-", "--out", "-", "--format", "libsvm"],
         Some(&train),
     );
@@ -179,18 +131,18 @@ fn dash_means_standard_input_and_output() {
 
 #[test]
 fn every_summary_has_a_schema_version() {
-    let (ok, j, _, err) = kern(&["info", "--data", &fixture("train.txt")]);
+    let (ok, j, err) = kern(&["info", "--data", &fixture("train.txt")]);
     assert!(ok, "{err}");
     assert_eq!(j["schema"], 1);
 }
 
 #[test]
 fn scale_saves_and_restores_svm_scale_parameters() {
-    let d = dir("scale");
+    let d = scratch("scale");
     let data = d.join("a.svm");
     std::fs::write(&data, "1 1:0 2:10 3:5\n-1 1:4 2:10 3:7\n1 1:2 2:10\n").unwrap();
     let (range, out1, out2) = (d.join("a.range"), d.join("a.scaled"), d.join("b.scaled"));
-    let (ok, j, _, err) =
+    let (ok, j, err) =
         kern(&["scale", "-l", "0", "-u", "1", "-s", s(&range), "--data", s(&data), "--out", s(&out1)]);
     assert!(ok, "{err}");
     assert_eq!(j["nonzeros_before"], 7);
@@ -198,15 +150,15 @@ fn scale_saves_and_restores_svm_scale_parameters() {
     assert_eq!(std::fs::read_to_string(&range).unwrap(), "x\n0 1\n1 0 4\n3 0 7\n");
     let scaled = std::fs::read_to_string(&out1).unwrap();
     assert_eq!(scaled, format!("1 3:{}\n-1 1:1 3:1\n1 1:0.5\n", 5.0 / 7.0));
-    let (ok, _, _, err) = kern(&["scale", "-r", s(&range), "--data", s(&data), "--out", s(&out2)]);
+    let (ok, _, err) = kern(&["scale", "-r", s(&range), "--data", s(&data), "--out", s(&out2)]);
     assert!(ok, "{err}");
     assert_eq!(std::fs::read_to_string(&out2).unwrap(), scaled);
     // A parameter file in svm-scale's format with a target section.
     std::fs::write(&range, "y\n0 1\n-1 1\nx\n-1 1\n1 0 4\n").unwrap();
-    let (ok, _, stdout, err) = kern(&["scale", "-r", s(&range), "--data", s(&data), "--out", "-"]);
+    let (ok, _, stdout, err) = kern_io(&["scale", "-r", s(&range), "--data", s(&data), "--out", "-"], None);
     assert!(ok, "{err}");
     assert!(stdout.starts_with("1 1:-1\n0 1:1\n1\n"), "{stdout}");
-    let (ok, _, _, err) = kern(&["scale", "-l", "1", "-u", "0", "--data", s(&data), "--out", s(&out2)]);
+    let (ok, _, err) = kern(&["scale", "-l", "1", "-u", "0", "--data", s(&data), "--out", s(&out2)]);
     assert!(!ok && err.contains("lower"), "{err}");
 }
 
@@ -215,7 +167,7 @@ fn scale_saves_and_restores_svm_scale_parameters() {
 /// with the memory it needs instead of being attempted.
 #[test]
 fn scale_keeps_a_wide_sparse_file_sparse() {
-    let d = dir("scale-wide");
+    let d = scratch("scale-wide");
     let data = d.join("wide.svm");
     let mut text = String::new();
     for i in 0..200 {
@@ -229,7 +181,7 @@ fn scale_keeps_a_wide_sparse_file_sparse() {
     }
     std::fs::write(&data, &text).unwrap();
     let out = d.join("wide.scaled");
-    let (ok, j, _, err) = kern(&["scale", "-l", "0", "-u", "1", "--data", s(&data), "--out", s(&out)]);
+    let (ok, j, err) = kern(&["scale", "-l", "0", "-u", "1", "--data", s(&data), "--out", s(&out)]);
     assert!(ok, "{err}");
     assert_eq!(j["d"], 1_000_000);
     // Feature 999999 is constant (dropped); 1000000 is 0, 1 or 2 (the zeros are not written).
@@ -238,19 +190,19 @@ fn scale_keeps_a_wide_sparse_file_sparse() {
     assert_eq!(j["nonzeros_after"], nz_in);
     let first = std::fs::read_to_string(&out).unwrap().lines().nth(1).unwrap().to_string();
     assert_eq!(first, "-1 18:1 1000000:0.5");
-    let (ok, _, _, err) = kern(&["scale", "--max-memory", "100M", "--data", s(&data), "--out", s(&out)]);
+    let (ok, _, err) = kern(&["scale", "--max-memory", "100M", "--data", s(&data), "--out", s(&out)]);
     assert!(!ok && err.contains("dense"), "{err}");
 }
 
 #[test]
 fn csv_with_another_column_count_at_predict_time_is_an_error() {
-    let d = dir("csvdim");
+    let d = scratch("csvdim");
     let (train, test, model) = (d.join("tr.csv"), d.join("te.csv"), d.join("m.kern"));
     std::fs::write(&train, "a,b,y\n0,0,1\n1,0.5,1\n3,3,-1\n4,3.5,-1\n").unwrap();
     std::fs::write(&test, "a,b,c,y\n0,0,1,1\n").unwrap();
-    let (ok, _, _, err) =
+    let (ok, _, err) =
         kern(&["train", "--model", "svc", "--kernel", "linear", "--data", s(&train), "--out", s(&model)]);
     assert!(ok, "{err}");
-    let (ok, _, _, err) = kern(&["predict", "--model", s(&model), "--data", s(&test)]);
+    let (ok, _, err) = kern(&["predict", "--model", s(&model), "--data", s(&test)]);
     assert!(!ok && err.contains("feature columns"), "{err}");
 }

@@ -1,18 +1,14 @@
 //! `kern train/predict --model lssvm|krr` (direct and iterative solvers), `kern sparse --order nd` and
 //! `kern kpca` on small temporary files.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-cli-lssvm-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{kern, scratch};
+use std::path::{Path, PathBuf};
 
 /// Two separated classes ("neg", "pos") plus a smooth real target in column `y`.
-fn temp_csv(name: &str, n: usize, regression: bool) -> PathBuf {
-    let p = dir().join(name);
+fn temp_csv(dir: &Path, name: &str, n: usize, regression: bool) -> PathBuf {
+    let p = dir.join(name);
     let mut s = String::from("x1,x2,label\n");
     for i in 0..n {
         let c = i % 2;
@@ -28,22 +24,15 @@ fn temp_csv(name: &str, n: usize, regression: bool) -> PathBuf {
     p
 }
 
-fn run(args: &[&str]) -> (bool, serde_json::Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let last = stdout.lines().last().unwrap_or("null");
-    (out.status.success(), serde_json::from_str(last).unwrap_or(serde_json::Value::Null), stderr)
-}
-
 #[test]
 fn lssvm_train_predict_with_loo_and_fixed_lambda() {
-    let f = temp_csv("cls.csv", 200, false);
+    let dir = scratch("lssvm-train-predict-with-loo-and-fixed-lambda");
+    let f = temp_csv(&dir, "cls.csv", 200, false);
     let f = f.to_str().unwrap();
-    let m = dir().join("m.lssvm");
+    let m = dir.join("m.lssvm");
     let m = m.to_str().unwrap();
     // λ by leave-one-out (no --lambda), sparse path on a compact kernel.
-    let (ok, j, err) = run(&[
+    let (ok, j, err) = kern(&[
         "train",
         "--data",
         f,
@@ -61,15 +50,15 @@ fn lssvm_train_predict_with_loo_and_fixed_lambda() {
     assert_eq!(j["selection"]["grid"].as_array().unwrap().len(), 17);
     assert!(j["lambda"].as_f64().unwrap() > 0.0 && j["factor_seconds"].as_f64().unwrap() >= 0.0);
     assert!(j["seconds"].as_f64().unwrap() >= 0.0);
-    let (ok, p, err) = run(&["predict", "--data", f, "--model", m]);
+    let (ok, p, err) = kern(&["predict", "--data", f, "--model", m]);
     assert!(ok, "{err}");
     assert_eq!(p["model"], "lssvm");
     assert_eq!(p["path"], "sparse");
     assert!(p["accuracy"].as_f64().unwrap() > 0.95, "{p}");
     assert_eq!(p["lambda"], j["lambda"]);
     // Fixed λ, dense Gaussian; predictions written with the label names.
-    let out = dir().join("pred.txt");
-    let (ok, j, err) = run(&[
+    let out = dir.join("pred.txt");
+    let (ok, j, err) = kern(&[
         "train",
         "--data",
         f,
@@ -85,13 +74,13 @@ fn lssvm_train_predict_with_loo_and_fixed_lambda() {
     assert!(ok, "{err}");
     assert_eq!((j["path"].as_str(), j["lambda"].as_f64()), (Some("dense"), Some(10.0)));
     assert!(j["selection"].is_null());
-    let (ok, _, err) = run(&["predict", "--data", f, "--model", m, "--out", out.to_str().unwrap()]);
+    let (ok, _, err) = kern(&["predict", "--data", f, "--model", m, "--out", out.to_str().unwrap()]);
     assert!(ok, "{err}");
     let lines = std::fs::read_to_string(&out).unwrap();
     assert_eq!(lines.lines().count(), 200);
     assert!(lines.lines().all(|l| l == "neg" || l == "pos"));
     // Errors: bad λ, sparse path with a global kernel.
-    let (ok, _, _) = run(&[
+    let (ok, _, _) = kern(&[
         "train",
         "--data",
         f,
@@ -105,7 +94,7 @@ fn lssvm_train_predict_with_loo_and_fixed_lambda() {
         m,
     ]);
     assert!(!ok);
-    let (ok, _, err) = run(&[
+    let (ok, _, err) = kern(&[
         "train",
         "--data",
         f,
@@ -123,17 +112,18 @@ fn lssvm_train_predict_with_loo_and_fixed_lambda() {
 
 #[test]
 fn krr_regression() {
-    let f = temp_csv("reg.csv", 150, true);
+    let dir = scratch("krr-regression");
+    let f = temp_csv(&dir, "reg.csv", 150, true);
     let f = f.to_str().unwrap();
-    let m = dir().join("m.krr");
+    let m = dir.join("m.krr");
     let m = m.to_str().unwrap();
     let (ok, j, err) =
-        run(&["train", "--data", f, "--model", "krr", "--kernel", "gaussian:sigma=0.5", "--out", m]);
+        kern(&["train", "--data", f, "--model", "krr", "--kernel", "gaussian:sigma=0.5", "--out", m]);
     assert!(ok, "{err}");
     assert_eq!(j["model"], "krr");
     assert_eq!(j["task"]["kind"], "regression");
     assert_eq!(j["selection"]["method"], "eigen");
-    let (ok, p, err) = run(&["predict", "--data", f, "--model", m]);
+    let (ok, p, err) = kern(&["predict", "--data", f, "--model", m]);
     assert!(ok, "{err}");
     assert!(p["rmse"].as_f64().unwrap() < 0.1, "{p}");
     assert!(p["mae"].as_f64().unwrap() <= p["rmse"].as_f64().unwrap());
@@ -141,10 +131,11 @@ fn krr_regression() {
 
 #[test]
 fn kpca_command() {
-    let f = temp_csv("kpca.csv", 120, false);
+    let dir = scratch("kpca-command");
+    let f = temp_csv(&dir, "kpca.csv", 120, false);
     let f = f.to_str().unwrap();
-    let out = dir().join("proj.csv");
-    let (ok, j, err) = run(&[
+    let out = dir.join("proj.csv");
+    let (ok, j, err) = kern(&[
         "kpca",
         "--data",
         f,
@@ -176,7 +167,7 @@ fn kpca_command() {
     }
     assert!(sums.iter().all(|s| s.abs() < 1e-8), "{sums:?}");
     // Sparse path, Krylov solver.
-    let (ok, j, err) = run(&[
+    let (ok, j, err) = kern(&[
         "kpca",
         "--data",
         f,
@@ -191,7 +182,7 @@ fn kpca_command() {
     ]);
     assert!(ok, "{err}");
     assert_eq!((j["path"].as_str(), j["solver"].as_str()), (Some("sparse"), Some("krylov")));
-    let (ok, _, _) = run(&["kpca", "--data", f, "--kernel", "gaussian:sigma=0.7", "--components", "0"]);
+    let (ok, _, _) = kern(&["kpca", "--data", f, "--kernel", "gaussian:sigma=0.7", "--components", "0"]);
     assert!(!ok);
 }
 
@@ -200,12 +191,13 @@ fn kpca_command() {
 const SOLVER_KERNEL: &str = "cs-gaussian:sigma=0.6,c=0.3,nu=3";
 
 fn train_with_solver(
+    dir: &Path,
     data: &str,
     model: &str,
     solver: &str,
     extra: &[&str],
 ) -> (bool, serde_json::Value, String) {
-    let out = dir().join(format!("{model}-{solver}.model"));
+    let out = dir.join(format!("{model}-{solver}.model"));
     let mut args = vec![
         "train",
         "--data",
@@ -225,22 +217,23 @@ fn train_with_solver(
     let out = out.to_str().unwrap().to_string();
     args.push(&out);
     args.extend_from_slice(extra);
-    run(&args)
+    kern(&args)
 }
 
 #[test]
 fn iterative_and_direct_solvers_predict_alike() {
-    let f = temp_csv("solver-cls.csv", 600, false);
+    let dir = scratch("iterative-and-direct-solvers-predict-alike");
+    let f = temp_csv(&dir, "solver-cls.csv", 600, false);
     let f = f.to_str().unwrap();
     for model in ["lssvm", "krr"] {
-        let f = if model == "krr" { temp_csv("solver-reg.csv", 600, true) } else { PathBuf::from(f) };
+        let f = if model == "krr" { temp_csv(&dir, "solver-reg.csv", 600, true) } else { PathBuf::from(f) };
         let f = f.to_str().unwrap();
-        let (ok, d, err) = train_with_solver(f, model, "direct", &[]);
+        let (ok, d, err) = train_with_solver(&dir, f, model, "direct", &[]);
         assert!(ok, "{err}");
         assert_eq!(d["solver"], "direct");
         assert!(d["iterations"].is_null() && d["residual"].is_null());
         let (ok, it, err) =
-            train_with_solver(f, model, "iterative", &["--tol", "1e-10", "--max-iter", "5000"]);
+            train_with_solver(&dir, f, model, "iterative", &["--tol", "1e-10", "--max-iter", "5000"]);
         assert!(ok, "{err}");
         assert_eq!(it["solver"], "iterative");
         assert!(it["iterations"].as_u64().unwrap() > 0);
@@ -248,8 +241,8 @@ fn iterative_and_direct_solvers_predict_alike() {
         assert_eq!(it["converged"], true);
         // Predictions of both model files agree.
         let pred = |solver: &str| {
-            let m = dir().join(format!("{model}-{solver}.model"));
-            let (ok, j, err) = run(&["predict", "--data", f, "--model", m.to_str().unwrap()]);
+            let m = dir.join(format!("{model}-{solver}.model"));
+            let (ok, j, err) = kern(&["predict", "--data", f, "--model", m.to_str().unwrap()]);
             assert!(ok, "{err}");
             j
         };
@@ -262,6 +255,7 @@ fn iterative_and_direct_solvers_predict_alike() {
     }
     // The iteration cap is reported, with a warning, not hidden.
     let (ok, j, err) = train_with_solver(
+        &dir,
         f,
         "lssvm",
         "iterative",
@@ -274,20 +268,21 @@ fn iterative_and_direct_solvers_predict_alike() {
     assert!(err.contains("conjugate gradients stopped"), "{err}");
     // Bad settings are errors.
     for bad in [&["--tol", "0"][..], &["--max-iter", "0"], &["--preconditioner", "ilu"]] {
-        let (ok, _, _) = train_with_solver(f, "lssvm", "iterative", bad);
+        let (ok, _, _) = train_with_solver(&dir, f, "lssvm", "iterative", bad);
         assert!(!ok, "{bad:?}");
     }
-    let (ok, _, _) = train_with_solver(f, "lssvm", "fastest", &[]);
+    let (ok, _, _) = train_with_solver(&dir, f, "lssvm", "fastest", &[]);
     assert!(!ok);
 }
 
 #[test]
 fn sparse_reports_nested_dissection() {
-    let f = temp_csv("solver-nd.csv", 800, false);
+    let dir = scratch("sparse-reports-nested-dissection");
+    let f = temp_csv(&dir, "solver-nd.csv", 800, false);
     let f = f.to_str().unwrap();
     let mut fills = Vec::new();
     for order in ["amd", "rcm", "nd", "auto"] {
-        let (ok, j, err) = run(&["sparse", "--data", f, "--kernel", SOLVER_KERNEL, "--order", order]);
+        let (ok, j, err) = kern(&["sparse", "--data", f, "--kernel", SOLVER_KERNEL, "--order", order]);
         assert!(ok, "{err}");
         assert_eq!(j["order"], order);
         assert!(j["symbolic_seconds"].as_f64().is_some() && j["numeric_seconds"].as_f64().is_some());

@@ -2,30 +2,12 @@
 //! `--type`, `kern predict` on kernel rows with kern and LIBSVM model files, and the named errors of
 //! malformed files. Also `--type c-svc` and `--type epsilon-svr`, which the `--type` test does not cover.
 
+mod common;
+
+use common::{kern, kern_io, scratch};
 use serde_json::Value;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn kern(args: &[&str]) -> (bool, Value, String) {
-    kern_with_stdin(args, &[])
-}
-
-/// Runs `kern` with `stdin` as its standard input.
-fn kern_with_stdin(args: &[&str], stdin: &[u8]) -> (bool, Value, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kern"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kern runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, String::from_utf8_lossy(&out.stderr).to_string())
-}
+use std::path::Path;
 
 fn fixture(dir: &str, name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -36,10 +18,11 @@ fn fixture(dir: &str, name: &str) -> String {
         .to_string()
 }
 
-fn tmp() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-cli-precomputed-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// Runs `kern train --type c-svc --kernel precomputed` on `data` into `out`, with `extra` flags.
+fn train_c_svc(data: &str, out: &str, extra: &[&str]) -> (bool, Value, String) {
+    let mut args = vec!["train", "--type", "c-svc", "--kernel", "precomputed", "--data", data, "--out", out];
+    args.extend_from_slice(extra);
+    kern(&args)
 }
 
 fn lines(path: &Path) -> Vec<f64> {
@@ -48,7 +31,7 @@ fn lines(path: &Path) -> Vec<f64> {
 
 #[test]
 fn every_type_trains_on_a_precomputed_file_and_predicts_kernel_rows() {
-    let d = tmp();
+    let d = scratch("every-type");
     let (gr, gr_test) = (fixture("precomputed", "gr_train.txt"), fixture("precomputed", "gr_test.txt"));
     let (sinc, sinc_test) =
         (fixture("precomputed", "sinc_train.txt"), fixture("precomputed", "sinc_test.txt"));
@@ -108,7 +91,7 @@ fn every_type_trains_on_a_precomputed_file_and_predicts_kernel_rows() {
 
 #[test]
 fn malformed_precomputed_files_are_named_errors() {
-    let d = tmp();
+    let d = scratch("malformed");
     let write = |name: &str, text: &str| {
         let p = d.join(name);
         std::fs::write(&p, text).unwrap();
@@ -124,15 +107,13 @@ fn malformed_precomputed_files_are_named_errors() {
     ];
     for (name, text, want) in cases {
         let data = write(name, text);
-        let (ok, _, err) =
-            kern(&["train", "--type", "c-svc", "--kernel", "precomputed", "--data", &data, "--out", &out]);
+        let (ok, _, err) = train_c_svc(&data, &out, &[]);
         assert!(!ok && err.contains(want), "{name}: {err}");
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
     // A good model, then test rows too short for its support vectors.
     let data = write("good", "1 0:1 1:1 2:0.1 3:0\n-1 0:2 1:0.1 2:1 3:0.1\n1 0:3 1:0 2:0.1 3:1\n");
-    let (ok, _, err) =
-        kern(&["train", "--type", "c-svc", "--kernel", "precomputed", "--data", &data, "--out", &out]);
+    let (ok, _, err) = train_c_svc(&data, &out, &[]);
     assert!(ok, "{err}");
     let test = write("test_short", "1 0:1 1:1\n");
     let (ok, _, err) = kern(&["predict", "--model", &out, "--data", &test]);
@@ -141,24 +122,13 @@ fn malformed_precomputed_files_are_named_errors() {
     let (ok, _, err) =
         kern(&["train", "--model", "krr", "--kernel", "precomputed", "--data", &data, "--out", &out]);
     assert!(!ok && err.contains("trains SVMs"), "{err}");
-    let (ok, _, err) = kern(&[
-        "train",
-        "--type",
-        "c-svc",
-        "--kernel",
-        "precomputed",
-        "--scale",
-        "--data",
-        &data,
-        "--out",
-        &out,
-    ]);
+    let (ok, _, err) = train_c_svc(&data, &out, &["--scale"]);
     assert!(!ok && err.contains("--scale"), "{err}");
 }
 
 #[test]
 fn c_svc_and_epsilon_svr_types_train_predict_and_refuse_foreign_flags() {
-    let d = tmp();
+    let d = scratch("c-svc-epsilon-svr");
     let out = d.join("t.model").display().to_string();
     let (gr, sinc) = (fixture("nu", "gr_train.txt"), fixture("nu", "sinc_train.txt"));
     let (ok, j, err) =
@@ -197,8 +167,7 @@ fn c_svc_and_epsilon_svr_types_train_predict_and_refuse_foreign_flags() {
 /// `kern predict` and `kern cv`: the same model bytes, the same predictions, the same folds.
 #[test]
 fn precomputed_files_from_standard_input_and_gzip_read_as_the_plain_file() {
-    let d = tmp().join("inputs");
-    std::fs::create_dir_all(&d).unwrap();
+    let d = scratch("inputs");
     let gzip = |src: &str| -> String {
         let p = d.join(format!("{}.gz", Path::new(src).file_name().unwrap().to_str().unwrap()));
         let mut z = flate2::write::GzEncoder::new(std::fs::File::create(&p).unwrap(), Default::default());
@@ -232,7 +201,7 @@ fn precomputed_files_from_standard_input_and_gzip_read_as_the_plain_file() {
                         &model,
                     ];
                     args.extend(&extra);
-                    let (ok, j, err) = kern_with_stdin(&args, stdin.map_or(&[][..], |b| &b[..]));
+                    let (ok, j, _, err) = kern_io(&args, stdin.map(|b| &b[..]));
                     assert!(ok, "{t} train on {data}: {err}");
                     assert_eq!(j["kernel"], "precomputed", "{t}");
                     std::fs::read(&model).unwrap()
@@ -247,7 +216,7 @@ fn precomputed_files_from_standard_input_and_gzip_read_as_the_plain_file() {
             .map(|(i, (data, stdin))| {
                 let out = d.join(format!("{t}.{i}.pred")).display().to_string();
                 let args = ["predict", "--model", &model, "--data", data, "--out", &out];
-                let (ok, _, err) = kern_with_stdin(&args, stdin.map_or(&[][..], |b| &b[..]));
+                let (ok, _, _, err) = kern_io(&args, stdin.map(|b| &b[..]));
                 assert!(ok, "{t} predict on {data}: {err}");
                 std::fs::read(&out).unwrap()
             })
@@ -275,7 +244,7 @@ fn precomputed_files_from_standard_input_and_gzip_read_as_the_plain_file() {
                     grid,
                     "-q",
                 ];
-                let (ok, mut j, err) = kern_with_stdin(&args, stdin.map_or(&[][..], |b| &b[..]));
+                let (ok, mut j, _, err) = kern_io(&args, stdin.map(|b| &b[..]));
                 assert!(ok, "{t} cv on {data}: {err}");
                 j.as_object_mut().unwrap().remove("seconds");
                 for c in j["cells"].as_array_mut().unwrap() {
@@ -291,16 +260,6 @@ fn precomputed_files_from_standard_input_and_gzip_read_as_the_plain_file() {
     let bad = d.join("bad.txt.gz");
     std::fs::write(&bad, "1 0:1 1:1\n").unwrap();
     let out = d.join("bad.kern").display().to_string();
-    let (ok, _, err) = kern(&[
-        "train",
-        "--type",
-        "c-svc",
-        "--kernel",
-        "precomputed",
-        "--data",
-        bad.to_str().unwrap(),
-        "--out",
-        &out,
-    ]);
+    let (ok, _, err) = train_c_svc(bad.to_str().unwrap(), &out, &[]);
     assert!(!ok && err.contains("bad.txt.gz") && !err.contains("panicked"), "{err}");
 }

@@ -4,21 +4,11 @@
 //! Gaussian kernels and for models trained on a dense and on a sparse store. A CSV file with a
 //! different column count stays an error.
 
-use serde_json::Value;
+mod common;
+
+use common::{kern, s, scratch};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
-
-fn kern(args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, String::from_utf8_lossy(&out.stderr).to_string())
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 type Row = BTreeMap<usize, f64>;
 
@@ -90,8 +80,7 @@ fn libsvm_decision(model: &str, x: &Row) -> f64 {
 
 #[test]
 fn predict_keeps_unseen_features_as_libsvm_does() {
-    let dir = std::env::temp_dir().join(format!("kern-cli-unseen-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("unseen");
     // A dense training file (4 features, most present) and a sparse one (200 features, 3 per row);
     // the test files reach 40 and 260 features.
     for (name, d_train, per_row, d_test) in [("dense", 4, 4, 40), ("sparse", 200, 3, 260)] {
@@ -155,5 +144,4 @@ fn predict_keeps_unseen_features_as_libsvm_does() {
     let (ok, _, err) = kern(&["predict", "--model", s(&km), "--data", s(&csv_test)]);
     assert!(!ok);
     assert!(err.contains("CSV data has 3 feature columns, the model was trained on 2"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,20 +2,13 @@
 //! (within `tol/2 · Σ C`, the bound of two ε-optimal points of the same dual, derived in kern-models'
 //! blocked-solver tests), `kern cv` accepts it, and a bad value is an error.
 
-use serde_json::Value;
-use std::process::Command;
+mod common;
 
-fn kern(args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("kern runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, String::from_utf8_lossy(&out.stderr).to_string())
-}
+use common::{kern, scratch};
 
 #[test]
 fn blocked_and_pair_training_agree() {
-    let dir = std::env::temp_dir().join(format!("kern-cli-solver-block-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("agree");
     let data = dir.join("d.svm");
     let mut text = String::new();
     let n = 200;
@@ -82,5 +75,4 @@ fn blocked_and_pair_training_agree() {
         model,
     ]);
     assert!(!ok && err.contains("solver block"), "{err}");
-    std::fs::remove_dir_all(&dir).ok();
 }

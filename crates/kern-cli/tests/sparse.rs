@@ -1,11 +1,11 @@
 //! `kern sparse` on a small temporary file.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn temp_csv(name: &str, n: usize) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kern-cli-sparse-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+use common::{kern, scratch};
+use std::path::{Path, PathBuf};
+
+fn temp_csv(dir: &Path, name: &str, n: usize) -> PathBuf {
     let p = dir.join(name);
     let mut s = String::from("x1,x2,label\n");
     for i in 0..n {
@@ -18,23 +18,16 @@ fn temp_csv(name: &str, n: usize) -> PathBuf {
     p
 }
 
-fn run(args: &[&str]) -> (bool, serde_json::Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let last = stdout.lines().last().unwrap_or("null");
-    (out.status.success(), serde_json::from_str(last).unwrap_or(serde_json::Value::Null), stderr)
-}
-
 #[test]
 fn reports_sparsity_bandwidth_and_factorization() {
-    let f = temp_csv("pts.csv", 400);
+    let dir = scratch("reports-sparsity-bandwidth-and-factorization");
+    let f = temp_csv(&dir, "pts.csv", 400);
     let f = f.to_str().unwrap();
     let kernel = "cs-gaussian:sigma=0.6,c=0.4,nu=3";
     let mut nnz = None;
     for order in ["rcm", "amd", "none"] {
         let (ok, j, err) =
-            run(&["sparse", "--data", f, "--kernel", kernel, "--order", order, "--lambda", "2"]);
+            kern(&["sparse", "--data", f, "--kernel", kernel, "--order", order, "--lambda", "2"]);
         assert!(ok, "{order}: {err}");
         let n = j["n"].as_u64().unwrap();
         assert_eq!(n, 400);
@@ -68,14 +61,15 @@ fn reports_sparsity_bandwidth_and_factorization() {
 
 #[test]
 fn errors_are_reported() {
-    let f = temp_csv("err.csv", 50);
+    let dir = scratch("errors-are-reported");
+    let f = temp_csv(&dir, "err.csv", 50);
     let f = f.to_str().unwrap();
-    let (ok, _, err) = run(&["sparse", "--data", f, "--kernel", "gaussian:sigma=1"]);
+    let (ok, _, err) = kern(&["sparse", "--data", f, "--kernel", "gaussian:sigma=1"]);
     assert!(!ok && err.contains("compact support"), "{err}");
     let (ok, _, err) =
-        run(&["sparse", "--data", f, "--kernel", "cs-gaussian:sigma=1,c=1,nu=3", "--order", "bogus"]);
+        kern(&["sparse", "--data", f, "--kernel", "cs-gaussian:sigma=1,c=1,nu=3", "--order", "bogus"]);
     assert!(!ok && err.contains("ordering"), "{err}");
     let (ok, _, _) =
-        run(&["sparse", "--data", f, "--kernel", "cs-gaussian:sigma=1,c=1,nu=3", "--lambda", "0"]);
+        kern(&["sparse", "--data", f, "--kernel", "cs-gaussian:sigma=1,c=1,nu=3", "--lambda", "0"]);
     assert!(!ok);
 }

@@ -2,19 +2,10 @@
 //! store, each summary reports `"storage": "sparse"` and the nonzero count, and the results equal
 //! those of the same data written densely enough to be read as a dense store.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn kern(args: &[&str]) -> (bool, serde_json::Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let last = stdout.lines().last().unwrap_or("null");
-    (
-        out.status.success(),
-        serde_json::from_str(last).unwrap_or(serde_json::Value::Null),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
+use common::{kern, scratch};
+use std::path::PathBuf;
 
 /// 60 documents over 200 features, three nonzeros each; the class decides which half of the
 /// features they use. Returns the file and its nonzero count.
@@ -43,8 +34,7 @@ fn write_sparse(dir: &std::path::Path) -> (PathBuf, usize) {
 
 #[test]
 fn every_command_runs_on_a_sparse_file() {
-    let dir = std::env::temp_dir().join(format!("kern-cli-sparse-data-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("every-command");
     let (p, nnz) = write_sparse(&dir);
     let f = p.to_str().unwrap();
     let model = dir.join("m.kern");

@@ -1,22 +1,10 @@
 //! `kern train`, `kern predict` and `kern cv` on small temporary files (issue 5).
 
+mod common;
+
+use common::{kern, scratch};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn kern(args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("kern runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, stderr)
-}
-
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-cli-svm-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
 
 /// A deterministic two-class / three-class / regression file in LIBSVM format.
 fn write_data(path: &Path, kind: &str, n: usize, phase: f64) {
@@ -54,7 +42,7 @@ fn write_data(path: &Path, kind: &str, n: usize, phase: f64) {
 
 #[test]
 fn train_predict_svc_binary_and_multiclass() {
-    let d = dir();
+    let d = scratch("train-predict-svc-binary-and-multiclass");
     for (kind, machines) in [("binary", 1), ("multi", 3)] {
         let (train, test, model) =
             (d.join(format!("{kind}.svm")), d.join(format!("{kind}_t.svm")), d.join(format!("{kind}.kern")));
@@ -99,7 +87,7 @@ fn train_predict_svc_binary_and_multiclass() {
 
 #[test]
 fn probability_lambda_weights_and_svr() {
-    let d = dir();
+    let d = scratch("probability-lambda-weights-and-svr");
     let (train, model) = (d.join("b.svm"), d.join("b.kern"));
     write_data(&train, "binary", 200, 0.1);
     let (ok, j, err) = kern(&[
@@ -165,7 +153,7 @@ fn probability_lambda_weights_and_svr() {
 
 #[test]
 fn bad_models_and_arguments_fail_cleanly() {
-    let d = dir();
+    let d = scratch("bad-models-and-arguments-fail-cleanly");
     let (train, model) = (d.join("c.svm"), d.join("c.kern"));
     write_data(&train, "binary", 100, 0.3);
     let (ok, _, err) = kern(&[
@@ -221,7 +209,7 @@ fn bad_models_and_arguments_fail_cleanly() {
 
 #[test]
 fn cv_grid_reports_best_parameters_and_table() {
-    let d = dir();
+    let d = scratch("cv-grid-reports-best-parameters-and-table");
     let train = d.join("cv.svm");
     write_data(&train, "binary", 150, 0.5);
     let (ok, j, err) = kern(&[
@@ -251,7 +239,7 @@ fn cv_grid_reports_best_parameters_and_table() {
 /// the same grid, in the same order, with the same folds and report fields.
 #[test]
 fn cv_warm_started_path_reports_the_same_grid_as_cold_fits() {
-    let d = dir();
+    let d = scratch("cv-warm-started-path-reports-the-same-grid-as-cold-fits");
     let train = d.join("cv-warm.svm");
     write_data(&train, "binary", 150, 0.5);
     let run = |extra: &[&str]| {
@@ -282,7 +270,7 @@ fn cv_warm_started_path_reports_the_same_grid_as_cold_fits() {
 
 #[test]
 fn cv_grid_covers_lssvm_krr_and_kfa() {
-    let d = dir();
+    let d = scratch("cv-grid-covers-lssvm-krr-and-kfa");
     let cls = d.join("cv-cls.svm");
     let reg = d.join("cv-reg.svm");
     write_data(&cls, "binary", 120, 0.3);

@@ -1,16 +1,10 @@
 //! `kern train --type` (LIBSVM's `-s` names) and `--nu`: ν-SVC, ν-SVR and one-class models trained,
 //! saved in both formats, exported and predicted; flags a type does not use are refused.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn kern(args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("kern runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, String::from_utf8_lossy(&out.stderr).to_string())
-}
+use common::{kern, scratch};
+use std::path::Path;
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,15 +14,9 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-cli-svm-types-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 #[test]
 fn every_svm_type_trains_saves_exports_and_predicts() {
-    let d = dir();
+    let d = scratch("every-type");
     let (gr, gr_test, sinc) = (fixture("gr_train.txt"), fixture("gr_test.txt"), fixture("sinc_train.txt"));
     let cases = [
         ("nu-svc", &gr, "gaussian:gamma=2.7777777777777777", "nu_svc"),
@@ -69,13 +57,13 @@ fn every_svm_type_trains_saves_exports_and_predicts() {
             assert!(fa.iter().all(|&v| v == 1.0 || v == -1.0), "one-class predicts +1/-1");
         }
     }
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
 fn flags_a_type_does_not_use_are_refused() {
     let gr = fixture("gr_train.txt");
-    let out = std::env::temp_dir().join(format!("kern-cli-svm-types-refused-{}", std::process::id()));
+    let d = scratch("refused");
+    let out = d.join("m.kern");
     let o = out.display().to_string();
     for (args, msg) in [
         (vec!["--model", "svc", "--nu", "0.2"], "--nu applies"),

@@ -1,11 +1,11 @@
 //! `kern tune bandwidth` and `kern tune support` on small temporary files.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn temp_csv(name: &str, n: usize) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kern-cli-tune-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+use common::{kern, scratch};
+use std::path::{Path, PathBuf};
+
+fn temp_csv(dir: &Path, name: &str, n: usize) -> PathBuf {
     let p = dir.join(name);
     let mut s = String::from("x1,x2,label\n");
     for i in 0..n {
@@ -18,20 +18,13 @@ fn temp_csv(name: &str, n: usize) -> PathBuf {
     p
 }
 
-fn run(args: &[&str]) -> (bool, serde_json::Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let last = stdout.lines().last().unwrap_or("null");
-    (out.status.success(), serde_json::from_str(last).unwrap_or(serde_json::Value::Null), stderr)
-}
-
 #[test]
 fn bandwidth_methods() {
-    let f = temp_csv("bw.csv", 120);
+    let dir = scratch("bandwidth-methods");
+    let f = temp_csv(&dir, "bw.csv", 120);
     let f = f.to_str().unwrap();
     for m in ["mean-to-half", "max-variance", "ahn", "median", "scale"] {
-        let (ok, j, err) = run(&["tune", "bandwidth", "--data", f, "--method", m]);
+        let (ok, j, err) = kern(&["tune", "bandwidth", "--data", f, "--method", m]);
         assert!(ok, "{m}: {err}");
         let beta = j["beta"].as_f64().unwrap();
         let sigma = j["sigma"].as_f64().unwrap();
@@ -43,7 +36,7 @@ fn bandwidth_methods() {
             assert!(j["sampling"].as_str().unwrap().starts_with("all"));
         }
     }
-    let (ok, j, _) = run(&[
+    let (ok, j, _) = kern(&[
         "tune",
         "bandwidth",
         "--data",
@@ -57,7 +50,7 @@ fn bandwidth_methods() {
     ]);
     assert!(ok);
     assert!(j["sampling"].as_str().unwrap().contains("subsample of 50 of 120"), "{j}");
-    let (ok, j, _) = run(&[
+    let (ok, j, _) = kern(&[
         "tune",
         "bandwidth",
         "--data",
@@ -78,7 +71,7 @@ fn bandwidth_methods() {
     assert!((j["beta"].as_f64().unwrap() - mean).abs() < 1e-12 * mean);
     assert!(j["beta_variance"].as_f64().unwrap() > 0.0);
     // same seed, same betas
-    let (_, j2, _) = run(&[
+    let (_, j2, _) = kern(&[
         "tune",
         "bandwidth",
         "--data",
@@ -93,19 +86,20 @@ fn bandwidth_methods() {
         "2",
     ]);
     assert_eq!(j["betas"], j2["betas"]);
-    let (ok, _, err) = run(&["tune", "bandwidth", "--data", f, "--method", "nope"]);
+    let (ok, _, err) = kern(&["tune", "bandwidth", "--data", f, "--method", "nope"]);
     assert!(!ok && err.contains("mean-to-half"));
 }
 
 #[test]
 fn support_procedures() {
-    let f = temp_csv("sup.csv", 150);
+    let dir = scratch("support-procedures");
+    let f = temp_csv(&dir, "sup.csv", 150);
     let f = f.to_str().unwrap();
     let base = ["tune", "support", "--data", f, "--base", "gaussian:sigma=0.6", "--nu", "3"];
     let with = |extra: &[&str]| {
         let mut v: Vec<&str> = base.to_vec();
         v.extend_from_slice(extra);
-        run(&v)
+        kern(&v)
     };
     let (ok, j, err) = with(&["--min-alignment", "0.95"]);
     assert!(ok, "{err}");
@@ -131,6 +125,6 @@ fn support_procedures() {
     assert!(!ok, "a procedure is required");
     let (ok, _, _) = with(&["--min-alignment", "2"]);
     assert!(!ok);
-    let (ok, _, _) = run(&["tune", "support", "--data", f, "--base", "linear", "--gamma", "1"]);
+    let (ok, _, _) = kern(&["tune", "support", "--data", f, "--base", "linear", "--gamma", "1"]);
     assert!(!ok);
 }

@@ -1,29 +1,15 @@
 //! `kern train --weights FILE`: weight 1 on every row saves the unweighted model byte for byte, weight
 //! 0 saves the model of the data without those rows, and bad weight files are refused.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn kern(args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kern")).args(args).output().expect("kern runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    (out.status.success(), json, String::from_utf8_lossy(&out.stderr).to_string())
-}
+use common::{kern, scratch};
+use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../kern-models/tests/fixtures/libsvm/nu").join(name)
 }
 
-/// A scratch directory of its own for each test (tests run in parallel and each removes its own).
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kern-cli-weights-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Trains with `args` on `data` (optionally `--weights`) and returns the saved model's bytes.
 fn train(d: &Path, tag: &str, args: &[&str], data: &Path, weights: Option<&Path>) -> Vec<u8> {
     let out = d.join(format!("{tag}.model"));
     let mut all: Vec<String> =
@@ -71,7 +57,7 @@ fn unit_weights_change_nothing(d: &Path, tag: &str, args: &[&str], data: &Path) 
 
 #[test]
 fn unit_weights_and_zero_weights() {
-    let d = dir("unit-zero");
+    let d = scratch("unit-zero");
     let (gr, sinc) = (fixture("gr_train.txt"), fixture("sinc_train.txt"));
     let gamma = "gaussian:gamma=2.7777777777777777";
     let cases: [(&str, &Path, Vec<&str>); 6] = [
@@ -100,12 +86,11 @@ fn unit_weights_and_zero_weights() {
             "{tag}: weight 0"
         );
     }
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
 fn bad_weight_files_are_refused() {
-    let d = dir("bad");
+    let d = scratch("bad");
     let gr = fixture("gr_train.txt").display().to_string();
     let n = rows(Path::new(&gr)).len();
     let out = d.join("m.model").display().to_string();
@@ -152,7 +137,6 @@ fn bad_weight_files_are_refused() {
     ]);
     assert!(!ok && err.contains("--weights applies to"), "lssvm: {err}");
     assert!(!Path::new(&out).exists());
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 /// A precomputed-kernel file (`LABEL 0:SERIAL 1:K1 2:K2 ...`) restricted to the rows `rows` (`None`: all)
@@ -181,7 +165,7 @@ fn restrict(text: &str, rows: Option<&[usize]>, cols: &[usize]) -> String {
 /// test rows (restricted to the same columns for the second model); no support vector has weight 0.
 #[test]
 fn precomputed_files_take_weights() {
-    let d = dir("precomputed");
+    let d = scratch("precomputed");
     let pre = |name: &str| {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../kern-models/tests/fixtures/libsvm/precomputed")
@@ -249,5 +233,4 @@ fn precomputed_files_take_weights() {
             "{t}: weight 0 = the point left out"
         );
     }
-    std::fs::remove_dir_all(&d).unwrap();
 }

@@ -2,7 +2,7 @@
 //! and the line-boundary laws of reading a file in parts (checked for every part count and split).
 
 mod common;
-use common::two_blobs;
+use common::{build_lssvm, grid_config, lssvm_grid, two_blobs};
 
 use kern_core::Targets;
 use kern_core::io::{CsvOptions, LibsvmOptions, read_csv, read_libsvm_with};
@@ -11,8 +11,7 @@ use kern_dist::rows::{PartOptions, read_part};
 use kern_dist::split::{byte_range, for_each_line};
 use kern_dist::{DistError, SingleProcess};
 use kern_models::lssvm::LsSvmParams;
-use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
-use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint, grid_search};
+use kern_tune::grid::grid_search;
 use proptest::prelude::*;
 use std::path::PathBuf;
 
@@ -135,25 +134,13 @@ fn a_bad_line_is_a_named_error_with_the_file_line() {
 fn grid_search_over_one_rank_equals_grid_search() {
     let (x, y) = two_blobs(60);
     let y = Targets::Binary(y);
-    let grid: ParamGrid = "lambda=1e-4..1:3,sigma=0.3..3:2".parse().unwrap();
-    // sigma = 3 is built; a negative lambda cannot be: that cell fails in both searches alike.
-    let build = |p: &ParamPoint| -> Result<LsSvmParams, kern_core::CoreError> {
-        let k = format!("gaussian:sigma={}", p["sigma"]).parse()?;
-        Ok(LsSvmParams::new(k).lambda(if p["lambda"] > 0.5 { -1.0 } else { p["lambda"] }))
-    };
+    let grid = lssvm_grid();
     for refit in [false, true] {
-        let cfg = GridSearchConfig {
-            cv: CvConfig {
-                validation: Validation::KFold { k: 4, repeats: 1 },
-                stratify: Stratify::Auto,
-                scoring: Scoring::Auto,
-                seed: 3,
-            },
-            refit,
-        };
-        let one = grid_search(&grid, build, &x, &y, &cfg).unwrap();
-        let dist =
-            kern_dist::grid::grid_search_dist(&SingleProcess, &grid, build, &x, &y, &cfg).unwrap().unwrap();
+        let cfg = grid_config(refit);
+        let one = grid_search(&grid, build_lssvm, &x, &y, &cfg).unwrap();
+        let dist = kern_dist::grid::grid_search_dist(&SingleProcess, &grid, build_lssvm, &x, &y, &cfg)
+            .unwrap()
+            .unwrap();
         assert_eq!(serde_json::to_string(&dist).unwrap(), serde_json::to_string(&one).unwrap());
         assert!(dist.cells.iter().any(|c| c.error.is_some()));
         assert_eq!(dist.model.is_some(), refit);

@@ -2,7 +2,7 @@
 //! result: the same rows, the same error on every rank, the same model and report bytes.
 
 mod common;
-use common::two_blobs;
+use common::{build_lssvm, grid_config, lssvm_grid, two_blobs};
 
 use kern_core::io::{CsvOptions, LibsvmOptions, read_libsvm_with};
 use kern_core::{Samples, Targets};
@@ -14,8 +14,6 @@ use kern_dist::{Comm, DistError, SingleProcess};
 use kern_models::landmark::{NystromRidgeParams, NystromSolve};
 use kern_models::lssvm::LsSvmParams;
 use kern_models::persist;
-use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
-use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
 use std::path::PathBuf;
 
 fn temp(name: &str, content: &[u8]) -> PathBuf {
@@ -167,22 +165,9 @@ fn grid_search_and_prediction_equal_one_process_on_any_number_of_ranks() {
     let (x, y) = two_blobs(60);
     let labels: Vec<&str> = y.y().iter().map(|&v| if v > 0.0 { "2" } else { "1" }).collect();
     let y = Targets::Binary(y);
-    let grid: ParamGrid = "lambda=1e-4..1:3,sigma=0.3..3:2".parse().unwrap();
-    let build = |p: &ParamPoint| -> Result<LsSvmParams, kern_core::CoreError> {
-        let k = format!("gaussian:sigma={}", p["sigma"]).parse()?;
-        Ok(LsSvmParams::new(k).lambda(if p["lambda"] > 0.5 { -1.0 } else { p["lambda"] }))
-    };
-    let cfg = GridSearchConfig {
-        cv: CvConfig {
-            validation: Validation::KFold { k: 4, repeats: 1 },
-            stratify: Stratify::Auto,
-            scoring: Scoring::Auto,
-            seed: 3,
-        },
-        refit: false,
-    };
-    let one =
-        serde_json::to_string(&kern_tune::grid::grid_search(&grid, build, &x, &y, &cfg).unwrap()).unwrap();
+    let (grid, cfg) = (lssvm_grid(), grid_config(false));
+    let one = serde_json::to_string(&kern_tune::grid::grid_search(&grid, build_lssvm, &x, &y, &cfg).unwrap())
+        .unwrap();
     let data = temp("pred.svm", b"");
     kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
     let m = kern_core::learner::Fit::fit(
@@ -199,7 +184,7 @@ fn grid_search_and_prediction_equal_one_process_on_any_number_of_ranks() {
     for size in RANKS {
         let out = temp(&format!("pred-{size}.out"), b"");
         let got = run_threads(size, |c| {
-            let r = kern_dist::grid::grid_search_dist(c, &grid, build, &x, &y, &cfg).unwrap();
+            let r = kern_dist::grid::grid_search_dist(c, &grid, build_lssvm, &x, &y, &cfg).unwrap();
             let s = kern_dist::predict::predict_file(c, &model, &data, &CsvOptions::default(), Some(&out))
                 .unwrap();
             (r.map(|r| serde_json::to_string(&r).unwrap()), s.rows_per_rank)

@@ -119,7 +119,7 @@ pub fn train(a: &Args) -> CliResult {
             return Err(format!(
                 "--kernel precomputed trains SVMs (--type c-svc|nu-svc|one-class|epsilon-svr|nu-svr, or \
                  --model svc|svr), not --model {}",
-                format!("{m:?}").to_lowercase()
+                m.name()
             )
             .into());
         }

@@ -27,7 +27,7 @@ pub fn train(
 ) -> CliResult {
     let nu = a.nu.unwrap_or(DEFAULT_NU);
     let unused = |flag: &str| -> Result<(), CliError> {
-        Err(format!("{flag} does not apply to --type {}", type_name(t)).into())
+        Err(format!("{flag} does not apply to --type {}", t.name()).into())
     };
     if t != SvmType::NuSvr && (a.c.is_some() || a.lambda.is_some()) {
         unused(if a.c.is_some() { "--c" } else { "--lambda" })?;
@@ -106,11 +106,6 @@ pub fn train(
         }
         SvmType::CSvc | SvmType::EpsilonSvr => unreachable!("trained by `train` itself"),
     }
-}
-
-/// LIBSVM's name of an SVM type as `--type` spells it.
-pub(crate) fn type_name(t: SvmType) -> &'static str {
-    t.name()
 }
 
 /// Predicts with a one-class model: `+1` inside the estimated support, `-1` for outliers (or the

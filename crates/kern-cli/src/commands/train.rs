@@ -279,16 +279,11 @@ pub fn target(a: &Args) -> Result<Target, CliError> {
         (Some(m), None) => Target::Model(m),
         (None, Some(t)) => Target::Svm(t),
         (Some(m), Some(t)) => {
-            let fits = matches!(
-                (m, t),
-                (ModelKind::Svc, SvmType::CSvc | SvmType::NuSvc)
-                    | (ModelKind::Svr, SvmType::EpsilonSvr | SvmType::NuSvr)
-            );
-            if !fits {
+            if t.model() != Some(m) {
                 return Err(format!(
                     "--model {} and --type {} name different models; give one of them",
-                    format!("{m:?}").to_lowercase(),
-                    crate::commands::svm_types::type_name(t)
+                    m.name(),
+                    t.name()
                 )
                 .into());
             }
@@ -296,7 +291,7 @@ pub fn target(a: &Args) -> Result<Target, CliError> {
         }
         (None, None) => return Err("give --model or --type".into()),
     };
-    let nu_type = matches!(t, Target::Svm(SvmType::NuSvc | SvmType::NuSvr | SvmType::OneClass));
+    let nu_type = matches!(t, Target::Svm(t) if t.is_nu() || t == SvmType::OneClass);
     if a.nu.is_some() && !nu_type {
         return Err("--nu applies to --type nu-svc, nu-svr and one-class".into());
     }
@@ -316,12 +311,10 @@ fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
         return Ok(());
     }
     let kind = match target(a)? {
-        Target::Svm(SvmType::CSvc | SvmType::NuSvc) => "svc".to_string(),
-        Target::Svm(SvmType::EpsilonSvr | SvmType::NuSvr) => "svr".to_string(),
-        Target::Svm(SvmType::OneClass) => "one-class".to_string(),
-        Target::Model(m) => format!("{m:?}").to_lowercase(),
+        Target::Svm(t) => t.model().map_or("one-class", ModelKind::name),
+        Target::Model(m) => m.name(),
     };
-    check_format(a.format, &kind)?;
+    check_format(a.format, kind)?;
     if a.kernel.trim_start().starts_with("railway") {
         return Err("--format libsvm: railway kernels are located from the training labels and have no \
                     LIBSVM counterpart"

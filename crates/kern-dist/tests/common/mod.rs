@@ -1,6 +1,9 @@
 //! Data shared by the test files of kern-dist.
 
 use kern_core::{BinaryTargets, Samples};
+use kern_models::lssvm::LsSvmParams;
+use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
+use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
 
 /// `n` points of two interleaved blobs in 2-D with labels "1" and "2" (even rows are class 1).
 pub fn two_blobs(n: usize) -> (Samples, BinaryTargets) {
@@ -13,4 +16,29 @@ pub fn two_blobs(n: usize) -> (Samples, BinaryTargets) {
         labels.push(if s > 0.0 { "1" } else { "2" });
     }
     (Samples::from_rows(&rows).unwrap(), BinaryTargets::from_labels(&labels).unwrap())
+}
+
+/// The grid of the grid-search tests: three `lambda`s by two `sigma`s.
+pub fn lssvm_grid() -> ParamGrid {
+    "lambda=1e-4..1:3,sigma=0.3..3:2".parse().unwrap()
+}
+
+/// The LS-SVM of a grid point. Every `sigma` is built; a `lambda` above 0.5 becomes -1, which cannot
+/// be: those cells fail in every search alike.
+pub fn build_lssvm(p: &ParamPoint) -> Result<LsSvmParams, kern_core::CoreError> {
+    let k = format!("gaussian:sigma={}", p["sigma"]).parse()?;
+    Ok(LsSvmParams::new(k).lambda(if p["lambda"] > 0.5 { -1.0 } else { p["lambda"] }))
+}
+
+/// Seeded, stratified 4-fold cross-validation; the best cell refitted if `refit`.
+pub fn grid_config(refit: bool) -> GridSearchConfig {
+    GridSearchConfig {
+        cv: CvConfig {
+            validation: Validation::KFold { k: 4, repeats: 1 },
+            stratify: Stratify::Auto,
+            scoring: Scoring::Auto,
+            seed: 3,
+        },
+        refit,
+    }
 }
