@@ -51,7 +51,11 @@ fn reports_sparsity_bandwidth_and_factorization() {
         if order == "none" {
             assert_eq!(before, after);
         }
-        assert!(j["factor_nnz"].as_u64().unwrap() >= z.div_ceil(2));
+        let factor_nnz = j["factor_nnz"].as_u64().unwrap();
+        assert!(factor_nnz >= z.div_ceil(2));
+        // The factor's bytes hold at least its non-zeros; the working space is reported beside them.
+        assert!(j["factor_bytes"].as_u64().unwrap() >= 8 * factor_nnz, "{j}");
+        assert!(j["scratch_bytes"].as_u64().is_some(), "{j}");
         for key in ["assemble_seconds", "order_seconds", "factor_seconds", "seconds"] {
             assert!(j[key].as_f64().unwrap() >= 0.0, "{key}");
         }
@@ -69,6 +73,22 @@ fn errors_are_reported() {
     let (ok, _, err) =
         kern(&["sparse", "--data", f, "--kernel", "cs-gaussian:sigma=1,c=1,nu=3", "--order", "bogus"]);
     assert!(!ok && err.contains("ordering"), "{err}");
+    // A budget that holds the matrix but not the factor with its working space is refused, by name.
+    // (400 points, about 3 % of pairs within c = 0.4: a matrix of ~80 KB; unordered, the factor fills
+    // most of its ~640 KB triangle.)
+    let big = temp_csv(&dir, "big.csv", 400);
+    let (ok, _, err) = kern(&[
+        "--max-memory",
+        "300K",
+        "sparse",
+        "--data",
+        big.to_str().unwrap(),
+        "--kernel",
+        "cs-gaussian:sigma=0.6,c=0.4,nu=3",
+        "--order",
+        "none",
+    ]);
+    assert!(!ok && err.contains("working space"), "{err}");
     let (ok, _, _) =
         kern(&["sparse", "--data", f, "--kernel", "cs-gaussian:sigma=1,c=1,nu=3", "--lambda", "0"]);
     assert!(!ok);
