@@ -86,7 +86,11 @@ fn par_override() -> Option<bool> {
 }
 
 /// Average neighbours per column from which the tree updates are split across two threads.
-pub(crate) const PAR_MIN_NEIGHBOURS: u128 = 256;
+///
+/// Measured (preliminary, loaded machine): on green-red n = 200,000 (≈ 380 neighbours) two threads
+/// took more CPU and more wall time than one, so that size stays serial; n = 1,000,000 (≈ 1,900)
+/// splits. Between the two the threshold is not measured.
+pub(crate) const PAR_MIN_NEIGHBOURS: u128 = 1024;
 
 /// Whether a tree selection on `l` variables with `nnz` structural nonzeros splits its updates across
 /// two threads ([`Trees::par`]): with at least two threads in the pool and at least
