@@ -586,12 +586,40 @@ impl Grid {
         &self.keys[c * d..(c + 1) * d]
     }
 
+    /// Appends the points with `r2 < c2` to `out`, in the order of [`Grid::visit`]. Each candidate is
+    /// written and kept by advancing the length on the comparison, without a branch on it: about
+    /// two candidates in three are rejected in no predictable pattern.
     fn query(&self, x: &[f64], c2: f64, out: &mut Vec<Neighbor>) {
-        self.visit(x, c2, |i, r2| out.push(Neighbor { index: i, sq_dist: r2 }));
+        let d = self.origin.len();
+        self.runs(x, |run| {
+            let mut k = out.len();
+            out.resize(k + run.len(), Neighbor { index: 0, sq_dist: 0.0 });
+            for pos in run {
+                let r2 = sq_dist(x, &self.pts[pos * d..(pos + 1) * d]);
+                out[k] = Neighbor { index: self.order[pos], sq_dist: r2 };
+                k += usize::from(r2 < c2);
+            }
+            out.truncate(k);
+        });
     }
 
     /// Calls `f(original index, r2)` for every point with `r2 < c2`.
     fn visit(&self, x: &[f64], c2: f64, mut f: impl FnMut(usize, f64)) {
+        let d = self.origin.len();
+        self.runs(x, |run| {
+            for pos in run {
+                let r2 = sq_dist(x, &self.pts[pos * d..(pos + 1) * d]);
+                if r2 < c2 {
+                    f(self.order[pos], r2);
+                }
+            }
+        });
+    }
+
+    /// Calls `f` with the sorted positions of the candidates of `x`: the `3^d` cells around its own,
+    /// one run of consecutive positions per row of cells along the last coordinate (its three cells
+    /// are adjacent in the sorted order), rows in increasing order.
+    fn runs(&self, x: &[f64], mut f: impl FnMut(Range<usize>)) {
         let d = self.origin.len();
         let mut qc = [0i64; GRID_HARD_MAX_DIM];
         for k in 0..d {
@@ -610,19 +638,17 @@ impl Grid {
             lo[last] = qc[last] - 1;
             let hi_last = qc[last] + 1;
             let lo = &lo[..d];
-            let mut cell = self.lower_bound(lo);
+            let first = self.lower_bound(lo);
+            let mut cell = first;
             while cell < self.ncells() {
                 let key = self.key(cell);
                 if key[..last] != lo[..last] || key[last] > hi_last {
                     break;
                 }
-                for pos in self.starts[cell]..self.starts[cell + 1] {
-                    let r2 = sq_dist(x, &self.pts[pos * d..(pos + 1) * d]);
-                    if r2 < c2 {
-                        f(self.order[pos], r2);
-                    }
-                }
                 cell += 1;
+            }
+            if cell > first {
+                f(self.starts[first]..self.starts[cell]);
             }
             // Odometer over the {-1, 0, 1}^(d-1) prefix offsets.
             let mut k = 0;

@@ -8,8 +8,9 @@
 use kern_core::Kernel;
 use kern_sparse::kmatrix::{SignedColumns, SparseColumn};
 
-/// Access to the columns of `Q` in solver order.
-pub(crate) trait QMatrix: Sync {
+/// Access to the columns of `Q` in solver order (`Send`: a solver may run its loop on a worker of the
+/// rayon pool, see `wss_tree::use_two_threads`).
+pub(crate) trait QMatrix: Sync + Send {
     /// Number of variables.
     fn l(&self) -> usize;
     /// The diagonal `Q_pp` in solver order.

@@ -364,7 +364,17 @@ impl<Q: QMatrix> Solver<Q> {
         self.opts.max_iter.unwrap_or_else(|| (100 * self.l as u64).max(10_000_000))
     }
 
-    fn run(mut self) -> Solution {
+    fn run(self) -> Solution {
+        if self.trees.as_ref().is_some_and(|t| t.par) {
+            // The tree updates are split across two threads (`wss_tree`): the loop runs on a worker
+            // of the pool, so that each split hands half to the other worker instead of waking this
+            // thread twice per iteration. (On a worker already, the loop stays there.)
+            return rayon::scope(move |_| self.run_loop());
+        }
+        self.run_loop()
+    }
+
+    fn run_loop(mut self) -> Solution {
         let max_iter = self.max_iter();
         let mut iter: u64 = 0;
         let mut counter = self.l.min(1000) + 1;

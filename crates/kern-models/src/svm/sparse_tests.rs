@@ -415,3 +415,100 @@ fn the_cells_order_is_chosen_by_size() {
     assert!(spatial_order(&"gaussian:sigma=1".parse().unwrap(), &big).is_none());
     assert!(spatial_order(&k, &rows(SPATIAL_MIN_N, kern_sparse::neighbors::GRID_MAX_DIM + 1)).is_none());
 }
+
+/// Runs `f` on a rayon pool of `threads` threads with the tree selection forced, its updates split
+/// across two threads (`par`) or not, and a compact kernel's columns on demand (`od`) or precomputed;
+/// returns `f`'s result and the tree selections made (the solver loop runs on the pool's thread that
+/// calls `f`).
+fn on_pool<T: Send>(threads: usize, par: bool, od: bool, f: impl FnOnce() -> T + Send) -> (T, u64) {
+    use super::solver::wss_tree::TREE_PAR;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| {
+        TREE_PAR.with(|c| c.set(Some(par)));
+        let out = with_source(od, || with_selection(true, f));
+        TREE_PAR.with(|c| c.set(None));
+        out
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The tree updates split across two threads against the serial updates, on pools of one and two
+    /// threads: C-SVC with the columns precomputed or on demand (the up tree's side then computes the
+    /// next `i`'s column ahead, through caches from nothing to everything), ε-SVR (two copies of each
+    /// sample) and one-class (a nonzero start), shrinking on or off: the models serialize to the same
+    /// bytes, and every run selected by the trees.
+    #[test]
+    fn split_tree_updates_give_the_same_models(n in 4usize..160, d in 1usize..3, seed in 0u64..10_000,
+                                               radius in 0.2f64..2.0, sigma in 0.3f64..1.5,
+                                               logc in -1.0f64..3.0, tol_exp in 2i32..6, shrinking: bool,
+                                               cache_mb in prop::sample::select(vec![0.0001, 0.01, 100.0]),
+                                               nu in 0.05f64..0.95) {
+        let (x, y) = super::tests::random_problem(n, d, seed);
+        let k = compact(sigma, radius);
+        let c = 10f64.powf(logc);
+        let s = SolverParams { tol: 10f64.powi(-tol_exp), shrinking, cache_mb, ..SolverParams::default() };
+        let t: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * x.row(i)[d - 1]).collect();
+        let targets = RealTargets::new(t).unwrap();
+        let fits = |threads, par, od| {
+            let (svc, a) = on_pool(threads, par, od, || {
+                let t = BinaryTargets::from_f64(&y).unwrap();
+                bytes(&SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
+            });
+            let (svr, b) = on_pool(threads, par, od, || {
+                bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &targets).unwrap())
+            });
+            let (oc, _) = on_pool(threads, par, od, || {
+                bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap())
+            });
+            ((svc, svr, oc), a > 0 && b > 0)
+        };
+        for od in [false, true] {
+            let (serial, used) = fits(1, false, od);
+            prop_assert!(used);
+            for threads in [1, 2] {
+                let (split, used) = fits(threads, true, od);
+                prop_assert!(used);
+                prop_assert!(split == serial, "{} threads, on demand {}: the models differ", threads, od);
+            }
+        }
+    }
+}
+
+/// A medium compact problem with wide columns (4,000 points in `[−2, 2]²`, radius 0.5: about 190
+/// neighbours per point; thousands of iterations with shrinking and unshrinking), columns on demand
+/// through a 0.5 MB cache (columns evicted and computed again, some ahead of their selection): the
+/// split tree updates on two threads give the serial run's model bytes and objective bits, at a small
+/// and a large `C`, every pair selected by the trees.
+#[test]
+fn split_tree_updates_agree_on_a_medium_problem() {
+    let n = 4000;
+    let (x, y) = super::tests::random_problem(n, 2, 11);
+    let t = BinaryTargets::from_f64(&y).unwrap();
+    let k = compact(0.6, 0.5);
+    for c in [1.0, 100.0] {
+        let s = SolverParams { tol: 1e-3, cache_mb: 0.5, ..SolverParams::default() };
+        let fit = |threads, par| {
+            on_pool(threads, par, true, || SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
+        };
+        let ((a, used), (b, _)) = (fit(2, true), fit(1, false));
+        let st = &a.stats()[0];
+        assert!(!st.hit_cap);
+        assert!(used >= st.iterations, "tree selections {used}; {} iterations", st.iterations);
+        assert_eq!(st.objective.to_bits(), b.stats()[0].objective.to_bits());
+        assert_eq!(bytes(&a), bytes(&b));
+    }
+}
+
+/// The split rule: two threads or more, and at least `PAR_MIN_NEIGHBOURS` neighbours per column on
+/// average.
+#[test]
+fn split_tree_updates_are_chosen_by_width() {
+    use super::solver::wss_tree::{PAR_MIN_NEIGHBOURS, use_two_threads};
+    let w = PAR_MIN_NEIGHBOURS as usize;
+    assert!(use_two_threads(2, 1000, 1000 * w));
+    assert!(!use_two_threads(2, 1000, 1000 * w - 1));
+    assert!(!use_two_threads(1, 1000, 1000 * w));
+    assert!(use_two_threads(2, 1_000_000, 1_000_000 * 1900));
+}

@@ -484,9 +484,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
                 if let Some(col) = lru.get(s) {
                     return Entries::Shared(col);
                 }
-                let ColumnLru { nbs, rows, vals, .. } = &mut *lru;
-                od.column_into(self.kernel, s, nbs, rows, vals);
-                let col = Arc::new(KcColumn { rows: rows.clone(), vals: vals.clone() });
+                let col = lru.compute(od, self.kernel, s);
                 if keep {
                     lru.insert(s, &col);
                 }

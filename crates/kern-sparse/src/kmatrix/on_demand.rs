@@ -124,6 +124,9 @@ const NIL: usize = usize::MAX;
 /// A least-recently-used cache of [`KcColumn`]s by sample, whose allocated bytes (capacities, counted
 /// as [`KcColumn::bytes`]) never exceed its budget; a column larger than the budget is not kept.
 /// Columns are shared: a column evicted while a caller still holds it lives until it is dropped.
+/// A column evicted while no caller holds it is kept aside (one, outside the budget) and the next
+/// column is computed into its buffers ([`ColumnLru::compute`]): no allocation per column once the
+/// cache is full.
 pub(crate) struct ColumnLru {
     slot: Vec<Option<Arc<KcColumn>>>,
     prev: Vec<usize>,
@@ -135,9 +138,9 @@ pub(crate) struct ColumnLru {
     used: usize,
     budget: usize,
     /// Scratch of the column computation.
-    pub(crate) nbs: Vec<Neighbor>,
-    pub(crate) rows: Vec<usize>,
-    pub(crate) vals: Vec<f64>,
+    nbs: Vec<Neighbor>,
+    /// The buffers of an evicted column nobody holds, for the next column computed.
+    spare: Option<Arc<KcColumn>>,
 }
 
 impl ColumnLru {
@@ -152,9 +155,18 @@ impl ColumnLru {
             used: 0,
             budget,
             nbs: Vec::new(),
-            rows: Vec::new(),
-            vals: Vec::new(),
+            spare: None,
         }
+    }
+
+    /// Column `s` of `K_C` computed now (not looked up, not inserted), into the spare column's
+    /// buffers when there is one.
+    pub(crate) fn compute<K: Kernel>(&mut self, od: &SparseOnDemand, k: &K, s: usize) -> Arc<KcColumn> {
+        let mut col =
+            self.spare.take().unwrap_or_else(|| Arc::new(KcColumn { rows: Vec::new(), vals: Vec::new() }));
+        let c = Arc::get_mut(&mut col).expect("the spare column is held by nobody else");
+        od.column_into(k, s, &mut self.nbs, &mut c.rows, &mut c.vals);
+        col
     }
 
     fn unlink(&mut self, s: usize) {
@@ -205,8 +217,11 @@ impl ColumnLru {
         while self.used + b > self.budget && self.tail != NIL {
             let t = self.tail;
             self.unlink(t);
-            if let Some(old) = self.slot[t].take() {
+            if let Some(mut old) = self.slot[t].take() {
                 self.used -= old.bytes();
+                if self.spare.is_none() && Arc::get_mut(&mut old).is_some() {
+                    self.spare = Some(old);
+                }
             }
         }
         self.slot[s] = Some(col.clone());
@@ -261,9 +276,7 @@ mod tests {
                 let col = match lru.get(s) {
                     Some(col) => col,
                     None => {
-                        let ColumnLru { nbs, rows, vals, .. } = &mut lru;
-                        od.column_into(&k, s, nbs, rows, vals);
-                        let col = Arc::new(KcColumn { rows: rows.clone(), vals: vals.clone() });
+                        let col = lru.compute(&od, &k, s);
                         lru.insert(s, &col);
                         if col.bytes() <= budget {
                             prop_assert!(lru.get(s).is_some());

@@ -24,12 +24,16 @@
 //! non-neighbours together (the scan's `<=`). So the selected pair equals the scan's bit for bit, and
 //! so do the iterates.
 //!
-//! An update walks from the leaf towards the root and stops at the first node whose winner (key and
-//! position) is unchanged: a leaf that is not the maximum of its subtree before or after costs a few
-//! levels, not `log l`.
+//! The leaves a step changes (the neighbours of `i` and `j`; in the cells' order a few runs of
+//! consecutive positions) are written first and their ancestors recomputed level by level, a node
+//! passing the change up only when its winner (key and position) changed: a leaf that is not the
+//! maximum of its subtree before or after costs a few levels, not `log l`, and written siblings share
+//! their parents' work. On wide columns ([`use_two_threads`]) the two trees are updated on two threads,
+//! and the columns the next selection and step will most likely read are computed meanwhile.
 
 use super::{Solver, TAU, gain, sparse_col};
 use crate::svm::qmatrix::QMatrix;
+use kern_sparse::kmatrix::SparseColumn;
 
 /// The tree selection is used when the average column of `Q` has at most `l/`[`TREE_MAX_INV_DENSITY`]
 /// nonzeros (see [`use_trees`]).
@@ -65,6 +69,40 @@ thread_local! {
 }
 
 #[cfg(test)]
+thread_local! {
+    /// Tests force the split of the tree updates across two threads (`Some(true)`: at any size and
+    /// thread count, `Some(false)`: never) to compare it with the serial updates.
+    pub(crate) static TREE_PAR: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+fn par_override() -> Option<bool> {
+    TREE_PAR.with(|c| c.get())
+}
+
+#[cfg(not(test))]
+fn par_override() -> Option<bool> {
+    None
+}
+
+/// Average neighbours per column from which the tree updates are split across two threads.
+///
+/// Measured (preliminary, loaded machine): on green-red n = 200,000 (≈ 380 neighbours) two threads
+/// took more CPU and more wall time than one, so that size stays serial; n = 1,000,000 (≈ 1,900)
+/// splits. Between the two the threshold is not measured.
+pub(crate) const PAR_MIN_NEIGHBOURS: u128 = 1024;
+
+/// Whether a tree selection on `l` variables with `nnz` structural nonzeros splits its updates across
+/// two threads ([`Trees::par`]): with at least two threads in the pool and at least
+/// [`PAR_MIN_NEIGHBOURS`] neighbours per column on average. Each split is a hand-off to the other
+/// worker (a few microseconds, more when it has gone to sleep); the halves are about
+/// `neighbours × levels` dependent tree steps each, so small columns keep the serial updates. The
+/// trees, and so the pairs and the iterates, are the same either way.
+pub(crate) fn use_two_threads(threads: usize, l: usize, nnz: usize) -> bool {
+    threads >= 2 && (nnz as u128) >= PAR_MIN_NEIGHBOURS * (l as u128)
+}
+
+#[cfg(test)]
 fn tree_override() -> Option<bool> {
     TREE_WSS.with(|c| c.get())
 }
@@ -85,6 +123,9 @@ pub(super) struct Trees {
     masked: Option<usize>,
     /// The constant diagonal `Q_tt`.
     k0: f64,
+    /// Split each selection's masking and each step's tree updates across two threads of the rayon
+    /// pool ([`use_two_threads`]); the solver then runs its loop on a worker of the pool.
+    pub(super) par: bool,
 }
 
 impl Trees {
@@ -103,8 +144,33 @@ impl Trees {
             dirty: true,
             masked: None,
             k0,
+            par: par_override().unwrap_or_else(|| use_two_threads(rayon::current_num_threads(), l, nnz)),
         })
     }
+}
+
+/// Writes `key(t)` at the active positions (`t < n`) among the nonzeros of `cols` and at `ends`, then
+/// settles the tree.
+fn refresh(
+    tree: &mut MaxTree,
+    cols: [&SparseColumn<'_>; 2],
+    ends: [usize; 2],
+    n: usize,
+    key: impl Fn(usize) -> f64,
+) {
+    for col in cols {
+        col.for_each(|p, _| {
+            if p < n {
+                tree.write(p, key(p));
+            }
+        });
+    }
+    for t in ends {
+        if t < n {
+            tree.write(t, key(t));
+        }
+    }
+    tree.settle();
 }
 
 /// The keys of position `t` below the active length `n`: `u_t − y_t G_t` (up tree) and
@@ -123,25 +189,49 @@ impl<Q: QMatrix> Solver<Q> {
     }
 
     /// After the step on `(i, j)`: `G` changed at the neighbours of `i` and `j`, the statuses at `i`
-    /// and `j`; their leaves (and the masked neighbours of `i`, a subset) take their keys again.
+    /// and `j`; their leaves (and the masked neighbours of `i`, a subset) take their keys again, in
+    /// one batch per tree. With [`Trees::par`] the two trees are updated on two threads (disjoint
+    /// data, the same writes: the trees do not depend on the split), and the up tree's side then
+    /// computes the column of its new root — the next selection's `i` — while the low tree settles.
     pub(super) fn trees_after_step(&mut self, i: usize, j: usize) {
         let Some(tr) = &mut self.trees else { return };
         tr.masked = None;
         if tr.dirty {
             return;
         }
-        let (y, g, up, low, n) = (&self.y, &self.g, &self.up_pen, &self.low_pen, self.active);
-        let mut refresh = |t: usize| {
-            if t < n {
-                let (ku, kl) = keys(y, g, up, low, n, t);
-                tr.up.set(t, ku);
-                tr.low.set(t, kl);
-            }
-        };
-        sparse_col(&self.q, i).for_each(|p, _| refresh(p));
-        sparse_col(&self.q, j).for_each(|p, _| refresh(p));
-        refresh(i);
-        refresh(j);
+        let (y, g, up_pen, low_pen, n) = (&self.y, &self.g, &self.up_pen, &self.low_pen, self.active);
+        let q = &self.q;
+        let (qi, qj) = (sparse_col(q, i), sparse_col(q, j));
+        let Trees { up, low, par, .. } = tr;
+        let key = |t: usize| keys(y, g, up_pen, low_pen, n, t);
+        if *par {
+            rayon::join(
+                || {
+                    refresh(up, [&qi, &qj], [i, j], n, |t| key(t).0);
+                    let (v, next) = up.max();
+                    if v > f64::NEG_INFINITY {
+                        // Computed (and cached) now; the selection finds it in the cache.
+                        drop(sparse_col(q, next));
+                    }
+                },
+                || refresh(low, [&qi, &qj], [i, j], n, |t| key(t).1),
+            );
+        } else {
+            // One pass for both trees.
+            let mut both = |t: usize| {
+                if t < n {
+                    let (ku, kl) = key(t);
+                    up.write(t, ku);
+                    low.write(t, kl);
+                }
+            };
+            qi.for_each(|p, _| both(p));
+            qj.for_each(|p, _| both(p));
+            both(i);
+            both(j);
+            up.settle();
+            low.settle();
+        }
     }
 
     /// WSS 2 ([`Solver::select_working_set`]) from the trees: the same pair as the scans (see the
@@ -157,9 +247,10 @@ impl<Q: QMatrix> Solver<Q> {
         {
             sparse_col(&self.q, m).for_each(|p, _| {
                 if p < n {
-                    tr.low.set(p, keys(y, g, up, low, n, p).1);
+                    tr.low.write(p, keys(y, g, up, low, n, p).1);
                 }
             });
+            tr.low.settle();
         }
         if tr.dirty {
             tr.up.rebuild(n, |t| keys(y, g, up, low, n, t).0);
@@ -172,18 +263,42 @@ impl<Q: QMatrix> Solver<Q> {
         }
         let gmax2 = tr.low.max().0;
         let (yi, qdi) = (y[i], qd[i]);
-        // The neighbours of `i`, exactly as the scan evaluates them; then masked out of the low tree.
-        let (mut bo, mut bi) = (f64::INFINITY, usize::MAX);
-        sparse_col(&self.q, i).for_each(|p, v| {
-            if p < n {
-                let (_, o) = gain(gmax, qdi, yi, y[p], g[p], qd[p], low[p], v);
-                if o < f64::INFINITY && (o < bo || (o == bo && p > bi)) {
-                    bo = o;
-                    bi = p;
+        // The neighbours of `i`, exactly as the scan evaluates them; and, on the other thread with
+        // [`Trees::par`], masked out of the low tree. The best neighbour is `j` whenever `j` is a
+        // neighbour: with `par`, its column is computed (and cached) while the other thread masks.
+        let (q, par) = (&self.q, tr.par);
+        let col = sparse_col(q, i);
+        let gains = || {
+            let (mut bo, mut bi) = (f64::INFINITY, usize::MAX);
+            col.for_each(|p, v| {
+                if p < n {
+                    let (_, o) = gain(gmax, qdi, yi, y[p], g[p], qd[p], low[p], v);
+                    if o < f64::INFINITY && (o < bo || (o == bo && p > bi)) {
+                        bo = o;
+                        bi = p;
+                    }
                 }
-                tr.low.set(p, f64::NEG_INFINITY);
+            });
+            if par && bi != usize::MAX {
+                drop(sparse_col(q, bi));
             }
-        });
+            (bo, bi)
+        };
+        let low_tree = &mut tr.low;
+        let mut mask = || {
+            col.for_each(|p, _| {
+                if p < n {
+                    low_tree.write(p, f64::NEG_INFINITY);
+                }
+            });
+            low_tree.settle();
+        };
+        let (mut bo, mut bi) = if par {
+            rayon::join(gains, mask).0
+        } else {
+            mask();
+            gains()
+        };
         tr.masked = Some(i);
         // Every other position has `Q_it = 0`: `a = Q_ii + k(0)` (the scan's `− 2 y_i y_t · 0` leaves
         // the nonzero sum unchanged), and the gain is a non-increasing function of the key.
@@ -210,83 +325,177 @@ impl<Q: QMatrix> Solver<Q> {
 }
 
 /// A max-tree over `f64` keys with the position of the maximum; equal keys go to the larger position.
+///
+/// Keys change one at a time (`MaxTree::set`, the tests' reference) or in batches: [`MaxTree::write`] the leaves,
+/// then [`MaxTree::settle`] recomputes their ancestors level by level. The tree is a function of its
+/// leaves (every inner node is the winner of its children), so both give the same tree, bit for bit.
 pub(super) struct MaxTree {
     /// Leaves: a power of two ≥ the number of keys (padding leaves hold `−∞`).
     size: usize,
-    /// Node `k`'s maximum (`1` is the root, `2k` and `2k + 1` its children, leaf `p` at `size + p`).
-    val: Vec<f64>,
-    /// Position of node `k`'s maximum.
-    at: Vec<u32>,
+    /// The nodes by sibling pairs: node `k` (`1` is the root, leaf `p` is `size + p`) is
+    /// `pairs[k / 2].0[k % 2]`, so node `k`'s two children are `pairs[k]` — one aligned 32-byte
+    /// block, never split across cache lines, read in one load when the winner is recomputed.
+    pairs: Vec<Pair>,
+    /// Parents of the leaves written since the last [`MaxTree::settle`] (repeats allowed).
+    pending: Vec<u32>,
+    /// The next level's nodes during [`MaxTree::settle`] (kept for its capacity).
+    next: Vec<u32>,
 }
+
+/// A node: the maximum of its subtree and the position attaining it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Node {
+    v: f64,
+    at: u32,
+}
+
+impl Node {
+    /// The same key bits and position (`−0.0` and `0.0` differ, as the scan's stored values may).
+    #[inline]
+    fn same(self, o: Node) -> bool {
+        self.v.to_bits() == o.v.to_bits() && self.at == o.at
+    }
+}
+
+/// Two sibling nodes.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
+struct Pair([Node; 2]);
 
 impl MaxTree {
     /// A tree of `l` keys, all `−∞`.
     pub(super) fn new(l: usize) -> Self {
         let size = l.max(1).next_power_of_two();
-        let mut at = vec![0u32; 2 * size];
+        let blank = Node { v: f64::NEG_INFINITY, at: 0 };
+        let mut t =
+            MaxTree { size, pairs: vec![Pair([blank; 2]); size], pending: Vec::new(), next: Vec::new() };
         for p in 0..size {
-            at[size + p] = p as u32;
+            t.node_mut(size + p).at = p as u32;
         }
-        let mut t = MaxTree { size, val: vec![f64::NEG_INFINITY; 2 * size], at };
         for k in (1..size).rev() {
             t.pull(k);
         }
         t
     }
 
+    #[inline]
+    fn node(&self, k: usize) -> Node {
+        self.pairs[k >> 1].0[k & 1]
+    }
+
+    #[inline]
+    fn node_mut(&mut self, k: usize) -> &mut Node {
+        &mut self.pairs[k >> 1].0[k & 1]
+    }
+
     /// The winner of node `k`'s children: the right one on equal keys.
     #[inline]
-    fn winner(&self, k: usize) -> (f64, u32) {
-        let (l, r) = (2 * k, 2 * k + 1);
-        if self.val[r] >= self.val[l] { (self.val[r], self.at[r]) } else { (self.val[l], self.at[l]) }
+    fn winner(&self, k: usize) -> Node {
+        let [l, r] = self.pairs[k].0;
+        if r.v >= l.v { r } else { l }
     }
 
     #[inline]
     fn pull(&mut self, k: usize) {
-        let (v, a) = self.winner(k);
-        self.val[k] = v;
-        self.at[k] = a;
+        *self.node_mut(k) = self.winner(k);
     }
 
     /// Sets every key from `key(p)` for `p < l` (the others `−∞`) in `O(size)`.
     pub(super) fn rebuild(&mut self, l: usize, key: impl Fn(usize) -> f64) {
+        self.pending.clear();
         for p in 0..self.size {
-            self.val[self.size + p] = if p < l { key(p) } else { f64::NEG_INFINITY };
+            let k = self.size + p;
+            self.node_mut(k).v = if p < l { key(p) } else { f64::NEG_INFINITY };
         }
         for k in (1..self.size).rev() {
             self.pull(k);
         }
     }
 
-    /// Sets key `p` to `v`, updating the ancestors until one's winner is unchanged.
+    /// Sets key `p` to `v` without updating its ancestors: [`MaxTree::settle`] does, for every key
+    /// written since the last one, before the tree is read again.
     #[inline]
-    pub(super) fn set(&mut self, p: usize, v: f64) {
-        let mut k = self.size + p;
-        if self.val[k].to_bits() == v.to_bits() {
+    pub(super) fn write(&mut self, p: usize, v: f64) {
+        let k = self.size + p;
+        let leaf = self.node_mut(k);
+        if leaf.v.to_bits() == v.to_bits() {
             return;
         }
-        self.val[k] = v;
+        leaf.v = v;
+        // Consecutive leaves share parents: a repeat right behind is dropped here, a repeat further
+        // back costs one comparison in `settle` (its winner is then already up to date).
+        let parent = (k >> 1) as u32;
+        if k > 1 && self.pending.last() != Some(&parent) {
+            self.pending.push(parent);
+        }
+    }
+
+    /// Brings the ancestors of the keys written since the last call up to date, one level at a time:
+    /// a node is recomputed once its children are final, and only a node whose winner (key bits and
+    /// position) changed passes the change to its parent — the nodes a `MaxTree::set` per key
+    /// would visit, each parent shared by written siblings visited once, and no walk waiting on the
+    /// one before it.
+    pub(super) fn settle(&mut self) {
+        let mut cur = std::mem::take(&mut self.pending);
+        let mut next = std::mem::take(&mut self.next);
+        while !cur.is_empty() {
+            next.clear();
+            for &k in &cur {
+                let k = k as usize;
+                let w = self.winner(k);
+                let node = self.node_mut(k);
+                if w.same(*node) {
+                    continue;
+                }
+                *node = w;
+                let parent = (k >> 1) as u32;
+                if k > 1 && next.last() != Some(&parent) {
+                    next.push(parent);
+                }
+            }
+            std::mem::swap(&mut cur, &mut next);
+        }
+        self.pending = cur;
+        self.next = next;
+    }
+
+    /// Sets key `p` to `v`, updating the ancestors until one's winner is unchanged (the reference of
+    /// the batched [`MaxTree::write`] / [`MaxTree::settle`]).
+    #[cfg(test)]
+    pub(super) fn set(&mut self, p: usize, v: f64) {
+        let mut k = self.size + p;
+        if self.node(k).v.to_bits() == v.to_bits() {
+            return;
+        }
+        self.node_mut(k).v = v;
         while k > 1 {
             k >>= 1;
-            let (v, a) = self.winner(k);
-            if v.to_bits() == self.val[k].to_bits() && a == self.at[k] {
+            let w = self.winner(k);
+            if w.same(self.node(k)) {
                 break;
             }
-            self.val[k] = v;
-            self.at[k] = a;
+            *self.node_mut(k) = w;
         }
     }
 
     /// The key of position `p`.
     #[cfg(test)]
     pub(super) fn get(&self, p: usize) -> f64 {
-        self.val[self.size + p]
+        self.node(self.size + p).v
+    }
+
+    /// Every node (tests compare whole trees).
+    #[cfg(test)]
+    fn nodes(&self) -> Vec<(u64, u32)> {
+        (1..2 * self.size).map(|k| (self.node(k).v.to_bits(), self.node(k).at)).collect()
     }
 
     /// The largest key and its position (the last position among equal keys).
     #[inline]
     pub(super) fn max(&self) -> (f64, usize) {
-        (self.val[1], self.at[1] as usize)
+        debug_assert!(self.pending.is_empty(), "a written key is not settled");
+        let root = self.node(1);
+        (root.v, root.at as usize)
     }
 
     /// The last position whose key satisfies `pred`, for a `pred` that holds on an upper set of keys
@@ -295,12 +504,13 @@ impl MaxTree {
     /// A subtree holds such a key exactly when its maximum satisfies `pred`, so one descent that
     /// prefers the right child finds it in `log l` steps.
     pub(super) fn last_where(&self, pred: impl Fn(f64) -> bool) -> Option<usize> {
-        if !pred(self.val[1]) {
+        debug_assert!(self.pending.is_empty(), "a written key is not settled");
+        if !pred(self.node(1).v) {
             return None;
         }
         let mut k = 1;
         while k < self.size {
-            k = if pred(self.val[2 * k + 1]) { 2 * k + 1 } else { 2 * k };
+            k = if pred(self.node(2 * k + 1).v) { 2 * k + 1 } else { 2 * k };
         }
         Some(k - self.size)
     }
@@ -325,6 +535,31 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Batches of writes (runs of consecutive positions, as a column's neighbours in the cells'
+        /// order, and single positions; keys from a few values and `−∞`, so ties are common; a
+        /// position may be written twice in a batch, or back to its old key) settled at once give the
+        /// tree that one `set` per write gives: every node's key bits and position.
+        #[test]
+        fn batched_writes_give_the_tree_of_single_sets(l in 1usize..130,
+                                                       batches in prop::collection::vec(
+                                                           prop::collection::vec((0usize..130, 1usize..24, 0u8..6), 0..12), 1..10)) {
+            let key = |c: u8| if c == 0 { f64::NEG_INFINITY } else { f64::from(c) - 3.0 };
+            let (mut one, mut batched) = (MaxTree::new(l), MaxTree::new(l));
+            for batch in &batches {
+                for &(start, len, c) in batch {
+                    for o in 0..len {
+                        let (p, v) = ((start + o) % l, key((c + o as u8 / 3) % 6));
+                        one.set(p, v);
+                        batched.write(p, v);
+                    }
+                }
+                batched.settle();
+                prop_assert_eq!(batched.nodes(), one.nodes());
+                prop_assert_eq!(batched.max().0.to_bits(), one.max().0.to_bits());
+                prop_assert_eq!(batched.max().1, one.max().1);
+            }
+        }
 
         /// After any sequence of point updates and rebuilds (keys drawn from a few values, so ties are
         /// common, and `−∞`), the root is the scan's maximum at the scan's position, and `last_where`
