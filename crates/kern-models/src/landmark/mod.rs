@@ -44,7 +44,7 @@ pub use ridge::{
     NystromSolve, RATE_WARMUP, RowPart, solve_flops,
 };
 #[cfg(test)]
-use ridge::{PROFILE_FLOPS, SolvePlan, predicted_iterations, rate_predicts_more_than};
+use ridge::{Falkon, PROFILE_FLOPS, SolvePlan, predicted_iterations, rate_predicts_more_than};
 #[cfg(test)]
 use stream::KnmBlocks;
 pub use stream::{block_rows, stream, stream_blocks};

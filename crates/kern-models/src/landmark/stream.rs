@@ -83,13 +83,14 @@ where
     F: Fn(usize, MatRef<'_, f64>) -> Mat<f64> + Sync,
     S: FnMut(usize, Mat<f64>),
 {
+    let mut sink = sink;
     KnmBlocks::new(k, x, centres, c, false, rows)?.each(
         c,
         |i0, kb, out| {
             let v = f(i0, kb);
             matmul(out, Accum::Replace, kb.transpose(), v.as_ref(), 1.0, Par::Seq);
         },
-        sink,
+        |i0, p| sink(i0, p.to_owned()),
     )
 }
 
@@ -168,31 +169,36 @@ impl<'a> KnmBlocks<'a> {
     }
 
     /// `sink(i0_b, T_b)` for every block `b` in block order, where `g` writes the block's `m × width`
-    /// term `T_b` into a zeroed matrix given `K_b` (kept or computed): blocks in fixed groups of
-    /// [`GROUP`] in parallel. Each term is computed by one sequential call on one block, so the terms
+    /// term `T_b` given `K_b` (kept or computed): blocks in fixed groups of [`GROUP`] in parallel.
+    /// The `GROUP` output matrices are allocated once per call and reused by the groups, not zeroed
+    /// between blocks: `g` must overwrite every entry the sink reads (the callers' products all
+    /// replace their outputs). Each term is computed by one sequential call on one block, so the terms
     /// are the same bytes at any thread count, kept or not, and for any split of the blocks over
     /// processes; the callers add them exactly ([`crate::exact_sum::ExactSums`]) or in block order.
     pub(crate) fn each<G, S>(&self, width: usize, g: G, mut sink: S) -> Result<()>
     where
         G: Fn(usize, MatRef<'_, f64>, MatMut<'_, f64>) + Sync,
-        S: FnMut(usize, Mat<f64>),
+        S: FnMut(usize, MatRef<'_, f64>),
     {
         let m = self.centres.n();
+        let mut outs: Vec<Mat<f64>> =
+            (0..GROUP.min(self.starts.len())).map(|_| Mat::<f64>::zeros(m, width)).collect();
         for (gi, group) in self.starts.chunks(GROUP).enumerate() {
-            let parts: Vec<Result<Mat<f64>>> = group
+            let done: Vec<Result<()>> = group
                 .par_iter()
+                .zip(outs.par_iter_mut())
                 .enumerate()
-                .map(|(j, &i0)| {
-                    let mut out = Mat::<f64>::zeros(m, width);
+                .map(|(j, (&i0, out))| {
                     match &self.kept {
                         Some(kept) => g(i0, kept[gi * GROUP + j].as_ref(), out.as_mut()),
                         None => g(i0, self.compute(i0)?.as_ref(), out.as_mut()),
                     }
-                    Ok(out)
+                    Ok(())
                 })
                 .collect();
-            for (&i0, p) in group.iter().zip(parts) {
-                sink(i0, p?);
+            for ((&i0, d), out) in group.iter().zip(done).zip(&outs) {
+                d?;
+                sink(i0, out.as_ref());
             }
         }
         Ok(())
