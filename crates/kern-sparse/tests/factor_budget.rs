@@ -2,30 +2,16 @@
 //! space — against the memory budget (`--max-memory`), and refuses with a message that names them.
 //! Its own test binary: the budget is process-wide.
 
-use kern_core::memory;
-use kern_sparse::{CholeskyPlan, Ordering, SparseError};
-use nalgebra_sparse::{CooMatrix, CscMatrix};
+mod common;
 
-/// The five-point Laplacian of an `m × m` grid plus `shift·I` (positive definite for `shift > 0`).
-fn grid(m: usize, shift: f64) -> CscMatrix<f64> {
-    let mut coo = CooMatrix::new(m * m, m * m);
-    for v in 0..m * m {
-        coo.push(v, v, 4.0 + shift);
-        if v % m + 1 < m {
-            coo.push(v, v + 1, -1.0);
-            coo.push(v + 1, v, -1.0);
-        }
-        if v + m < m * m {
-            coo.push(v, v + m, -1.0);
-            coo.push(v + m, v, -1.0);
-        }
-    }
-    CscMatrix::from(&coo)
-}
+use common::{cs_gauss, uniform};
+use kern_core::memory;
+use kern_sparse::{CholeskyPlan, Ordering, SparseError, sparse_gram};
 
 #[test]
 fn the_factor_and_its_working_space_are_checked_together() {
-    let a = grid(60, 0.5);
+    // K_C of 2,000 points in the unit square (about 60 neighbours each); K_C + I is positive definite.
+    let a = sparse_gram(&cs_gauss(0.3, 0.1, 2), &uniform(2000, 2, 1.0, 7)).unwrap().into_matrix();
     for ordering in [Ordering::Amd, Ordering::NestedDissection] {
         let plan = CholeskyPlan::sparse(&a, ordering).unwrap();
         let (factor, scratch) = plan.factor_bytes();
