@@ -110,7 +110,7 @@ fn main() {
     }
     // Phases of the sparse Cholesky (kern-sparse): ordering + symbolic analysis, then numeric.
     let t = Instant::now();
-    let plan = kern_sparse::CholeskyPlan::new(gram, kern_sparse::Ordering::Amd).unwrap();
+    let mut plan = kern_sparse::CholeskyPlan::new(gram, kern_sparse::Ordering::Amd).unwrap();
     let plan_seconds = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let chol = plan.factor(0.1).unwrap();

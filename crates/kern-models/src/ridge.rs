@@ -486,7 +486,7 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
         Lambda::Fixed(l) => {
             let l = check_lambda(*l)?;
             let t0 = Instant::now();
-            let plan = match gram {
+            let mut plan = match gram {
                 GramMatrix::Sparse(m) if p.solver.solver != Solver::Direct => {
                     let plan = match p.solver.solver {
                         Solver::Auto => Some(CholeskyPlan::sparse(&m, p.ordering)?),
@@ -685,7 +685,7 @@ fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Res
         }
         _ => {
             let t0 = Instant::now();
-            let plan = CholeskyPlan::new(gram, p.ordering)?;
+            let mut plan = CholeskyPlan::new(gram, p.ordering)?;
             factor_seconds += t0.elapsed().as_secs_f64();
             for (gi, &l) in grid.iter().enumerate() {
                 let t0 = Instant::now();

@@ -20,16 +20,16 @@ use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_inverse::invert_lower_triangular;
 use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use faer::sparse::linalg::cholesky::{SymbolicCholesky, SymbolicCholeskyRaw};
-use faer::{Accum, Mat, MatRef, Par};
-use kern_sparse::Cholesky;
+use faer::{Accum, Index, Mat, MatRef, Par};
+use kern_sparse::{Cholesky, RawFactor};
 
 /// The diagonal of `A⁻¹` for a factorization `A + sI = LLᵀ` from kern-sparse.
 pub(crate) fn inverse_diagonal(chol: &Cholesky) -> Result<Vec<f64>> {
     match chol {
-        Cholesky::Sparse(c) => {
-            let (symbolic, values) = c.raw_factor();
-            selected_inverse_diagonal(symbolic, values)
-        }
+        Cholesky::Sparse(c) => match c.raw_factor() {
+            RawFactor::U32(symbolic, values) => selected_inverse_diagonal(symbolic, values),
+            RawFactor::Usize(symbolic, values) => selected_inverse_diagonal(symbolic, values),
+        },
         Cholesky::Dense(_) => Err(ModelsError::Input("selected inversion needs a sparse factor".into())),
     }
 }
@@ -37,25 +37,29 @@ pub(crate) fn inverse_diagonal(chol: &Cholesky) -> Result<Vec<f64>> {
 /// One block column of the factor, in faer's value layout: `(width + pattern.len()) × width`
 /// column-major values at `offset` (diagonal block first, then the pattern rows).
 #[derive(Clone, Copy)]
-struct Block<'a> {
+struct Block<'a, I> {
     start: usize,
     width: usize,
-    pattern: &'a [usize],
+    pattern: &'a [I],
     offset: usize,
 }
 
 /// The diagonal of `A⁻¹` in the caller's numbering, from faer's symbolic Cholesky of `P A Pᵀ` and the
 /// numeric values of `L`.
-pub fn selected_inverse_diagonal(symbolic: &SymbolicCholesky<usize>, values: &[f64]) -> Result<Vec<f64>> {
+pub fn selected_inverse_diagonal<I: Index>(
+    symbolic: &SymbolicCholesky<I>,
+    values: &[f64],
+) -> Result<Vec<f64>> {
     let n = symbolic.nrows();
-    let blocks: Vec<Block<'_>> = match symbolic.raw() {
+    let blocks: Vec<Block<'_, I>> = match symbolic.raw() {
         SymbolicCholeskyRaw::Simplicial(s) => {
             let cp = s.col_ptr();
             let ri = s.row_idx();
             (0..n)
                 .map(|j| {
-                    debug_assert_eq!(ri[cp[j]], j, "simplicial columns start with the diagonal");
-                    Block { start: j, width: 1, pattern: &ri[cp[j] + 1..cp[j + 1]], offset: cp[j] }
+                    let (c0, c1) = (cp[j].zx(), cp[j + 1].zx());
+                    debug_assert_eq!(ri[c0].zx(), j, "simplicial columns start with the diagonal");
+                    Block { start: j, width: 1, pattern: &ri[c0 + 1..c1], offset: c0 }
                 })
                 .collect()
         }
@@ -65,10 +69,10 @@ pub fn selected_inverse_diagonal(symbolic: &SymbolicCholesky<usize>, values: &[f
             let vptr = s.col_ptr_for_val();
             (0..s.n_supernodes())
                 .map(|k| Block {
-                    start: begin[k],
-                    width: end[k] - begin[k],
+                    start: begin[k].zx(),
+                    width: end[k].zx() - begin[k].zx(),
                     pattern: s.supernode(k).pattern(),
-                    offset: vptr[k],
+                    offset: vptr[k].zx(),
                 })
                 .collect()
         }
@@ -120,7 +124,7 @@ pub fn selected_inverse_diagonal(symbolic: &SymbolicCholesky<usize>, values: &[f
         Some(perm) => {
             let (fwd, _) = perm.arrays();
             for i in 0..n {
-                diag[fwd[i]] = zdiag[i];
+                diag[fwd[i].zx()] = zdiag[i];
             }
         }
         None => diag.copy_from_slice(&zdiag),
@@ -135,11 +139,11 @@ pub fn selected_inverse_diagonal(symbolic: &SymbolicCholesky<usize>, values: &[f
 }
 
 /// `Z_SS` (`p × p`, both triangles) for the sorted row set `s`, read from the computed blocks.
-fn gather(blocks: &[Block<'_>], col_block: &[usize], z: &[f64], s: &[usize]) -> Mat<f64> {
+fn gather<I: Index>(blocks: &[Block<'_, I>], col_block: &[usize], z: &[f64], s: &[I]) -> Mat<f64> {
     let p = s.len();
     let mut out = Mat::<f64>::zeros(p, p);
     for c in 0..p {
-        let kcol = s[c];
+        let kcol = s[c].zx();
         let b = &blocks[col_block[kcol]];
         let rows = b.width + b.pattern.len();
         let lc = kcol - b.start;
@@ -147,14 +151,14 @@ fn gather(blocks: &[Block<'_>], col_block: &[usize], z: &[f64], s: &[usize]) -> 
         let end = b.start + b.width;
         let mut from = 0usize; // search position in the pattern
         for r in c..p {
-            let i = s[r];
+            let i = s[r].zx();
             let v = if i < end {
                 col[i - b.start]
             } else {
                 let rest = &b.pattern[from..];
-                let pos = from + rest.partition_point(|&x| x < i);
+                let pos = from + rest.partition_point(|&x| x.zx() < i);
                 debug_assert!(
-                    b.pattern.get(pos) == Some(&i),
+                    b.pattern.get(pos).map(|v| v.zx()) == Some(i),
                     "row {i} missing from the pattern of column {kcol}"
                 );
                 from = pos + 1;

@@ -105,7 +105,7 @@ fn lssvm5000(export_dir: Option<String>) {
         for _ in 0..reps {
             let (g, t) = time(|| sparse_gram(&k, &x).unwrap());
             asm.push(t);
-            let (plan, t) =
+            let (mut plan, t) =
                 time(|| CholeskyPlan::new(GramMatrix::Sparse(g.matrix().clone()), Ordering::Amd).unwrap());
             plan_t.push(t);
             let (chol, t) = time(|| plan.factor(1.0 / lambda).unwrap());
@@ -143,7 +143,7 @@ fn lssvm5000(export_dir: Option<String>) {
     for _ in 0..3 {
         let (g, t) = time(|| kern_core::gram(&k, &x).unwrap());
         gram_t.push(t);
-        let plan = CholeskyPlan::dense(g).unwrap();
+        let mut plan = CholeskyPlan::dense(g).unwrap();
         let (chol, t) = time(|| plan.factor(1.0 / lambda).unwrap());
         fac.push(t);
         let (s, t) = time(|| LsSvmSolver::from_cholesky(chol).unwrap().solve(&y).unwrap());
@@ -197,7 +197,7 @@ fn lssvm50k() {
     let (g, t_asm) = time(|| sparse_gram(&k, &x).unwrap());
     let sparsity = g.sparsity();
     let nnz = g.nnz();
-    let (plan, t_plan) =
+    let (mut plan, t_plan) =
         time(|| CholeskyPlan::new(GramMatrix::Sparse(g.into_matrix()), Ordering::Amd).unwrap());
     let (chol, t_fac) = time(|| plan.factor(1.0).unwrap());
     let (s, t_sol) = time(|| LsSvmSolver::from_cholesky(chol).unwrap().solve(&y).unwrap());

@@ -5,21 +5,29 @@
 //! done once per pattern; [`CholeskyPlan::factor`] then factors `A + s·I` for any shift `s` (for
 //! LS-SVM `s = 1/λ`, eq. 14), reusing the analysis. A non-positive pivot is reported as
 //! [`SparseError::NotPositiveDefinite`] with its position in the caller's numbering.
+//!
+//! **Memory of the sparse path.** Beside the factor, the numeric step needs only one copy of a triangle
+//! of `A`: the plan stores it already permuted, in the layout faer's numeric step reads (`P A Pᵀ`,
+//! lower for a supernodal factor, upper for a simplicial one), so faer's working space holds no second,
+//! permuted copy; the shift is added to the plan's own diagonal for the duration of the step and the
+//! saved diagonal written back afterwards (no shifted copy of the values, unless the plan is shared);
+//! and the indices are 32-bit whenever every count fits (see [`CholeskyPlan::index_bytes`]).
+
+mod triangle;
 
 use crate::error::{Result, SparseError};
 use crate::kmatrix::GramMatrix;
 use crate::ordering::{Ordering, Permutation, check_square, order};
+use faer::Index;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt;
-use faer::perm::PermRef;
 use faer::sparse::linalg::cholesky::{
-    CholeskySymbolicParams, LltRef, SymbolicCholesky, SymbolicCholeskyRaw, SymmetricOrdering,
-    factorize_symbolic_cholesky, supernodal::SupernodalLltRef,
+    LltRef, SymbolicCholesky, SymbolicCholeskyRaw, supernodal::SupernodalLltRef,
 };
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, Mat, MatMut, Side};
+use faer::{Conj, Mat, MatMut, Par};
 use nalgebra_sparse::CscMatrix;
 use std::sync::Arc;
+use triangle::{Analysis, Csc, ShiftedDiagonal, Triangle, numeric, numeric_scratch};
 
 /// [`Ordering::Auto`] tries nested dissection only when the better of AMD and RCM predicts at least this
 /// many non-zeros in `L`: METIS's ordering costs seconds on large patterns, so it pays only when the
@@ -29,15 +37,26 @@ use std::sync::Arc;
 /// 3.9 s + 23.6 s for 52 M entries, nested dissection 22 s + 11.7 s for 48 M: about even.
 pub const AUTO_ND_MIN_FACTOR_NNZ: usize = 100_000_000;
 
+/// The largest count — the order `n`, the stored entries of the lower triangle, the stored values of
+/// the factor — for which the sparse path indexes with `u32`: faer's 32-bit index arithmetic goes
+/// through `i32`, and its symbolic analysis refuses a factor of more values.
+const NARROW_INDEX_MAX: usize = i32::MAX as usize;
+
 /// The reusable part of a Cholesky factorization of `A + s·I`: the matrix, and on the sparse path the
 /// fill-reducing ordering and faer's symbolic analysis (computed once, shared by every shift).
+///
+/// Factoring takes the plan mutably: on the sparse path the shift is added to the plan's own diagonal
+/// for the duration of the numeric step, and the saved diagonal entries are written back afterwards (bit
+/// for bit, also when the step fails), so every factorization of one plan sees exactly `A + s·I`. A plan
+/// that is *shared* — cloned, with the clone still alive — is not modified: its factorizations work on a
+/// shifted copy of the values (the same bytes, one more copy of the values in memory).
 ///
 /// ```
 /// use kern_core::{CompactlySupported, Gaussian, Samples};
 /// use kern_sparse::{CholeskyPlan, GramMatrix, Ordering};
 /// let x = Samples::from_rows(&[[0.0], [0.4], [0.9], [3.0]])?;
 /// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
-/// let plan = CholeskyPlan::new(GramMatrix::build(&k, &x)?, Ordering::Amd)?;
+/// let mut plan = CholeskyPlan::new(GramMatrix::build(&k, &x)?, Ordering::Amd)?;
 /// for lambda in [0.1, 1.0, 10.0] {
 ///     let chol = plan.factor(1.0 / lambda)?;          // K + I/λ, symbolic analysis reused
 ///     let x = chol.solve(&[1.0, 0.0, 0.0, 0.0])?;
@@ -53,20 +72,32 @@ pub struct CholeskyPlan {
 #[derive(Clone, Debug)]
 enum PlanKind {
     Dense(Mat<f64>),
-    Sparse(Arc<SparsePlan>),
+    /// Sparse, 32-bit indices (every count fits [`NARROW_INDEX_MAX`]).
+    Narrow(Arc<SparsePlan<u32>>),
+    /// Sparse, `usize` indices.
+    Wide(Arc<SparsePlan<usize>>),
 }
 
 #[derive(Debug)]
-struct SparsePlan {
+struct SparsePlan<I: Index> {
     n: usize,
     perm: Permutation,
-    /// Lower triangle of A (diagonal always present), CSC.
-    col_ptr: Vec<usize>,
-    row_idx: Vec<usize>,
-    values: Vec<f64>,
-    /// Position of the diagonal entry of each column in `values`.
-    diag_pos: Vec<usize>,
-    symbolic: Arc<SymbolicCholesky<usize>>,
+    /// The triangle of `P A Pᵀ` that faer's numeric step reads (see [`Csc::permute`]).
+    input: Csc<I>,
+    symbolic: Arc<SymbolicCholesky<I>>,
+}
+
+impl<I: Index> SparsePlan<I> {
+    fn new(perm: Permutation, lower: Csc<I>, symbolic: SymbolicCholesky<I>) -> Result<Arc<Self>> {
+        let n = lower.n();
+        let input = lower.permute(&symbolic)?;
+        Ok(Arc::new(SparsePlan { n, perm, input, symbolic: Arc::new(symbolic) }))
+    }
+
+    /// `(factor, scratch)` bytes of the numeric step (see [`CholeskyPlan::factor_bytes`]).
+    fn factor_bytes(&self, par: Par) -> (u64, u64) {
+        (8 * self.symbolic.len_val() as u64, numeric_scratch(&self.symbolic, par).size_bytes() as u64)
+    }
 }
 
 impl CholeskyPlan {
@@ -140,100 +171,99 @@ impl CholeskyPlan {
     /// The sparse plan for a given permutation, or for the least-fill of AMD, RCM and nested
     /// dissection (`None`, `Auto`; see [`AUTO_ND_MIN_FACTOR_NNZ`]).
     fn sparse_ordered(a: &CscMatrix<f64>, perm: Option<Permutation>) -> Result<Self> {
-        Self::sparse_ordered_with(a, perm, AUTO_ND_MIN_FACTOR_NNZ)
+        Self::sparse_ordered_with(a, perm, AUTO_ND_MIN_FACTOR_NNZ, NARROW_INDEX_MAX)
     }
 
-    /// [`CholeskyPlan::sparse_ordered`] with the nested-dissection threshold of `Auto` as a parameter.
+    /// [`CholeskyPlan::sparse_ordered`] with the nested-dissection threshold of `Auto` and the largest
+    /// count indexed with `u32` as parameters.
     fn sparse_ordered_with(
         a: &CscMatrix<f64>,
         perm: Option<Permutation>,
         nd_min_factor_nnz: usize,
+        narrow_max: usize,
     ) -> Result<Self> {
-        let n = check_square(a)?;
-        // Lower triangle with an explicit diagonal.
-        let mut col_ptr = Vec::with_capacity(n + 1);
-        let mut row_idx = Vec::with_capacity(a.nnz() / 2 + n);
-        let mut values = Vec::with_capacity(a.nnz() / 2 + n);
-        let mut diag_pos = Vec::with_capacity(n);
-        col_ptr.push(0);
-        for j in 0..n {
-            let col = a.col(j);
-            let (ri, vals) = (col.row_indices(), col.values());
-            let start = ri.partition_point(|&i| i < j);
-            diag_pos.push(row_idx.len());
-            if ri.get(start) != Some(&j) {
-                row_idx.push(j);
-                values.push(0.0);
-            }
-            row_idx.extend_from_slice(&ri[start..]);
-            values.extend_from_slice(&vals[start..]);
-            col_ptr.push(row_idx.len());
-        }
-        let sym = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-        let analyse = |perm: &Permutation| {
-            factorize_symbolic_cholesky(
-                sym,
-                Side::Lower,
-                SymmetricOrdering::Custom(PermRef::new_checked(perm.perm(), perm.inv(), n)),
-                CholeskySymbolicParams::default(),
-            )
-            .map_err(|e| SparseError::Faer(format!("symbolic Cholesky: {e:?}")))
-        };
-        let (perm, symbolic) = match perm {
+        check_square(a)?;
+        let mut lower = Triangle::new(a, narrow_max);
+        let (perm, analysis) = match perm {
             Some(p) => {
-                let s = analyse(&p)?;
+                let s = lower.analyse(&p, narrow_max)?;
                 (p, s)
             }
             // Ordering::Auto: the ordering with the smallest predicted factor (ties: the earlier one);
             // nested dissection only when the factor is large enough to repay METIS's ordering time.
             None => {
-                let mut best: Option<(Permutation, SymbolicCholesky<usize>)> = None;
+                let mut best: Option<(Permutation, Analysis)> = None;
                 for o in [Ordering::Amd, Ordering::Rcm, Ordering::NestedDissection] {
                     if o == Ordering::NestedDissection
-                        && best.as_ref().is_some_and(|(_, b)| symbolic_nnz(b) < nd_min_factor_nnz)
+                        && best.as_ref().is_some_and(|(_, b)| b.nnz() < nd_min_factor_nnz)
                     {
                         continue;
                     }
                     let p = order(a, o)?;
-                    let s = analyse(&p)?;
-                    if best.as_ref().is_none_or(|(_, b)| symbolic_nnz(&s) < symbolic_nnz(b)) {
+                    let s = lower.analyse(&p, narrow_max)?;
+                    if best.as_ref().is_none_or(|(_, b)| s.nnz() < b.nnz()) {
                         best = Some((p, s));
                     }
                 }
                 best.expect("AMD and RCM are always analysed")
             }
         };
-        Ok(CholeskyPlan {
-            kind: PlanKind::Sparse(Arc::new(SparsePlan {
-                n,
-                perm,
-                col_ptr,
-                row_idx,
-                values,
-                diag_pos,
-                symbolic: Arc::new(symbolic),
-            })),
-        })
+        // Auto may have widened the triangle after analysing its best ordering with 32-bit indices.
+        let analysis = if matches!((&lower, &analysis), (Triangle::Wide(_), Analysis::Narrow(_))) {
+            lower.analyse(&perm, narrow_max)?
+        } else {
+            analysis
+        };
+        let kind = match (lower, analysis) {
+            (Triangle::Narrow(l), Analysis::Narrow(s)) => PlanKind::Narrow(SparsePlan::new(perm, l, s)?),
+            (Triangle::Wide(l), Analysis::Wide(s)) => PlanKind::Wide(SparsePlan::new(perm, l, s)?),
+            // Not reached: a triangle is only ever widened, and a narrow analysis of a widened one was
+            // redone above.
+            _ => return Err(SparseError::Faer("symbolic analysis and matrix differ in index type".into())),
+        };
+        Ok(CholeskyPlan { kind })
     }
 
     /// Matrix size `n`.
     pub fn n(&self) -> usize {
         match &self.kind {
             PlanKind::Dense(m) => m.ncols(),
-            PlanKind::Sparse(p) => p.n,
+            PlanKind::Narrow(p) => p.n,
+            PlanKind::Wide(p) => p.n,
         }
     }
 
     /// Whether this is the sparse path.
     pub fn is_sparse(&self) -> bool {
-        matches!(self.kind, PlanKind::Sparse(_))
+        !matches!(self.kind, PlanKind::Dense(_))
+    }
+
+    /// Bytes of one index of the sparse path's matrix and symbolic factorization (`None` dense): 4 when
+    /// the order, the stored entries of the lower triangle and the stored values of the factor are all at
+    /// most `i32::MAX` (faer's 32-bit index limit), 8 otherwise. Chosen when the plan is built, before
+    /// anything of the numeric factorization is allocated.
+    ///
+    /// ```
+    /// use kern_sparse::{CholeskyPlan, Ordering};
+    /// let a = nalgebra_sparse::CscMatrix::<f64>::identity(4);
+    /// assert_eq!(CholeskyPlan::sparse(&a, Ordering::Amd)?.index_bytes(), Some(4));
+    /// assert_eq!(CholeskyPlan::dense(faer::Mat::<f64>::identity(4, 4))?.index_bytes(), None);
+    /// # Ok::<(), kern_sparse::SparseError>(())
+    /// ```
+    pub fn index_bytes(&self) -> Option<usize> {
+        match &self.kind {
+            PlanKind::Dense(_) => None,
+            PlanKind::Narrow(_) => Some(size_of::<u32>()),
+            PlanKind::Wide(_) => Some(size_of::<usize>()),
+        }
     }
 
     /// The fill-reducing permutation of the sparse path (`None` for dense).
     pub fn permutation(&self) -> Option<&Permutation> {
         match &self.kind {
             PlanKind::Dense(_) => None,
-            PlanKind::Sparse(p) => Some(&p.perm),
+            PlanKind::Narrow(p) => Some(&p.perm),
+            PlanKind::Wide(p) => Some(&p.perm),
         }
     }
 
@@ -250,15 +280,17 @@ impl CholeskyPlan {
     pub fn factor_nnz(&self) -> usize {
         match &self.kind {
             PlanKind::Dense(m) => m.ncols() * (m.ncols() + 1) / 2,
-            PlanKind::Sparse(p) => symbolic_nnz(&p.symbolic),
+            PlanKind::Narrow(p) => symbolic_nnz(&p.symbolic),
+            PlanKind::Wide(p) => symbolic_nnz(&p.symbolic),
         }
     }
 
     /// Bytes the numeric factorization allocates: `(factor, scratch)` — the values of `L` (8 bytes per
-    /// stored entry; `8·n²` dense) and faer's working space (the update matrices of the supernodes
-    /// on the sparse path, the blocked workspace on the dense one). Both are checked against the
-    /// memory budget before [`CholeskyPlan::factor`] allocates them; a caller can read them first to
-    /// report what a factorization will need.
+    /// stored entry; `8·n²` dense) and faer's working space (on the sparse path the update matrices of
+    /// the supernodes, on the dense one the blocked workspace). Both are checked against the memory budget before [`CholeskyPlan::factor`] allocates
+    /// them, together with what the shift needs on the sparse path (the `n` saved diagonal entries, or
+    /// a shifted copy of the values when the plan is shared); a caller can read them first to report
+    /// what a factorization will need.
     ///
     /// ```
     /// use kern_sparse::{CholeskyPlan, Ordering};
@@ -275,30 +307,31 @@ impl CholeskyPlan {
                 let req = llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
                 (8 * (n as u64) * (n as u64), req.size_bytes() as u64)
             }
-            PlanKind::Sparse(p) => {
-                let req = p.symbolic.factorize_numeric_llt_scratch::<f64>(par, Default::default());
-                (8 * p.symbolic.len_val() as u64, req.size_bytes() as u64)
-            }
+            PlanKind::Narrow(p) => p.factor_bytes(par),
+            PlanKind::Wide(p) => p.factor_bytes(par),
         }
     }
 
-    /// Factors `A + shift·I` (e.g. `shift = 1/λ` for LS-SVM, eq. 14).
+    /// Factors `A + shift·I` (e.g. `shift = 1/λ` for LS-SVM, eq. 14). The plan is unchanged afterwards
+    /// (see [`CholeskyPlan`] for how the shift is applied), so one plan serves any number of shifts.
     ///
     /// ```
     /// use kern_sparse::{CholeskyPlan, SparseError};
     /// let a = faer::Mat::from_fn(2, 2, |i, j| if i == j { 1.0 } else { 2.0 });   // eigenvalues 3, -1
-    /// let plan = CholeskyPlan::dense(a)?;
+    /// let mut plan = CholeskyPlan::dense(a)?;
     /// assert!(matches!(plan.factor(0.0), Err(SparseError::NotPositiveDefinite { pivot: 1, .. })));
     /// assert!(plan.factor(1.5).is_ok());
     /// # Ok::<(), SparseError>(())
     /// ```
-    pub fn factor(&self, shift: f64) -> Result<Cholesky> {
+    pub fn factor(&mut self, shift: f64) -> Result<Cholesky> {
         if !shift.is_finite() {
             return Err(SparseError::Param { name: "shift", value: shift, reason: "must be finite" });
         }
-        match &self.kind {
+        let sparse = |n, factor| Cholesky::Sparse(SparseCholesky { n, factor, shift });
+        match &mut self.kind {
             PlanKind::Dense(a) => factor_dense(a, shift).map(Cholesky::Dense),
-            PlanKind::Sparse(p) => factor_sparse(p, shift).map(Cholesky::Sparse),
+            PlanKind::Narrow(p) => factor_sparse(p, shift).map(|f| sparse(p.n, SparseFactor::Narrow(f))),
+            PlanKind::Wide(p) => factor_sparse(p, shift).map(|f| sparse(p.n, SparseFactor::Wide(f))),
         }
     }
 }
@@ -337,48 +370,62 @@ fn factor_dense(a: &Mat<f64>, shift: f64) -> Result<DenseCholesky> {
     Ok(DenseCholesky { l, shift })
 }
 
-fn factor_sparse(p: &Arc<SparsePlan>, shift: f64) -> Result<SparseCholesky> {
-    let n = p.n;
-    let mut vals = p.values.clone();
-    for &d in &p.diag_pos {
-        vals[d] += shift;
-    }
-    let a =
-        SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, &p.col_ptr, None, &p.row_idx), &vals);
+/// Factors `A + shift·I` over the plan's symbolic analysis: in place on the plan's values when the plan
+/// is uniquely owned, on a shifted copy when it is shared (see [`CholeskyPlan`]).
+fn factor_sparse<I: Index>(plan: &mut Arc<SparsePlan<I>>, shift: f64) -> Result<Factor<I>> {
+    let symbolic = Arc::clone(&plan.symbolic);
     let par = kern_core::parallel::faer_par();
-    let symb = &p.symbolic;
     const INSTEAD: &str =
         "try another --order (amd usually fills least), a smaller support radius, or raise --max-memory";
-    let req = symb.factorize_numeric_llt_scratch::<f64>(par, Default::default());
-    // The factor and faer's working space are alive together: both count against the budget.
-    let need = 8 * symb.len_val() as u64 + req.size_bytes() as u64;
+    let req = numeric_scratch(&symbolic, par);
+    let shared = Arc::get_mut(plan).is_none();
+    // Alive together through the numeric step, beside the plan: the factor, faer's working space and
+    // what the shift needs — the n saved diagonal entries, or a shifted copy of the values of a shared
+    // plan. All of it counts against the budget.
+    let shift_values = if shared { plan.input.values.len() } else { plan.n };
+    let need = 8 * (symbolic.len_val() as u64 + shift_values as u64) + req.size_bytes() as u64;
     kern_core::memory::check_bytes(need, "sparse Cholesky factor and its working space", INSTEAD)?;
-    let mut l_values = kern_core::memory::try_filled(symb.len_val(), 0.0, "sparse Cholesky factor", INSTEAD)?;
+    let mut l_values =
+        kern_core::memory::try_filled(symbolic.len_val(), 0.0, "sparse Cholesky factor", INSTEAD)?;
     let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
-    symb.factorize_numeric_llt::<f64>(
-        &mut l_values,
-        a,
-        Side::Lower,
-        Default::default(),
-        par,
-        MemStack::new(&mut mem),
-        Default::default(),
-    )
-    .map_err(|e| {
+    let outcome = match Arc::get_mut(plan) {
+        Some(p) => {
+            let Csc { col_ptr, row_idx, values, diag_pos } = &mut p.input;
+            let shifted = ShiftedDiagonal::new(values, diag_pos, shift);
+            numeric(
+                &symbolic,
+                (&col_ptr[..], &row_idx[..], &shifted.values[..]),
+                &mut l_values,
+                &mut mem,
+                par,
+            )
+        }
+        None => {
+            let l = &plan.input;
+            let mut copy =
+                kern_core::memory::try_with_capacity(l.values.len(), "shifted copy of the matrix", INSTEAD)?;
+            copy.extend_from_slice(&l.values);
+            for &d in &l.diag_pos {
+                copy[d] += shift;
+            }
+            numeric(&symbolic, (&l.col_ptr, &l.row_idx, &copy), &mut l_values, &mut mem, par)
+        }
+    };
+    outcome.map_err(|e| {
         let llt::factor::LltError::NonPositivePivot { index } = e;
         // faer 0.24 reports the simplicial step 1-based and the supernodal one 0-based.
-        let step = match symb.raw() {
+        let step = match symbolic.raw() {
             SymbolicCholeskyRaw::Simplicial(_) => index.saturating_sub(1),
             SymbolicCholeskyRaw::Supernodal(_) => index,
         };
         SparseError::NotPositiveDefinite {
-            pivot: p.perm.perm().get(step).copied().unwrap_or(step),
+            pivot: plan.perm.perm().get(step).copied().unwrap_or(step),
             step,
             shift,
             pivot_value: None,
         }
     })?;
-    Ok(SparseCholesky { plan: Arc::clone(p), values: l_values, shift })
+    Ok(Factor { symbolic, values: l_values })
 }
 
 /// A dense factor `A + s·I = L Lᵀ`.
@@ -398,17 +445,91 @@ impl DenseCholesky {
 /// A sparse factor `P (A + s·I) Pᵀ = L Lᵀ` (faer's numeric values over the plan's symbolic analysis).
 #[derive(Clone, Debug)]
 pub struct SparseCholesky {
-    plan: Arc<SparsePlan>,
-    values: Vec<f64>,
+    n: usize,
+    factor: SparseFactor,
     shift: f64,
 }
 
+/// The numeric factor over a symbolic analysis with 32-bit or `usize` indices.
+#[derive(Clone, Debug)]
+enum SparseFactor {
+    Narrow(Factor<u32>),
+    Wide(Factor<usize>),
+}
+
+/// faer's symbolic factorization and the numeric values of `L` in its layout.
+#[derive(Clone, Debug)]
+struct Factor<I: Index> {
+    symbolic: Arc<SymbolicCholesky<I>>,
+    values: Vec<f64>,
+}
+
+/// The factor of a [`SparseCholesky`] as faer stores it: the symbolic factorization (it carries the
+/// fill-reducing permutation, `L Lᵀ = P (A + s·I) Pᵀ`) and the numeric values of `L` in faer's layout,
+/// with the index type the plan chose ([`CholeskyPlan::index_bytes`]).
+///
+/// ```
+/// use kern_sparse::{CholeskyPlan, Cholesky, Ordering, RawFactor};
+/// let a = nalgebra_sparse::CscMatrix::<f64>::identity(3);
+/// let Cholesky::Sparse(c) = CholeskyPlan::sparse(&a, Ordering::Amd)?.factor(3.0)? else { unreachable!() };
+/// match c.raw_factor() {
+///     RawFactor::U32(symbolic, values) => assert_eq!((symbolic.nrows(), values.len()), (3, 3)),
+///     RawFactor::Usize(..) => unreachable!("three entries fit 32-bit indices"),
+/// }
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum RawFactor<'a> {
+    /// 32-bit indices.
+    U32(&'a SymbolicCholesky<u32>, &'a [f64]),
+    /// `usize` indices.
+    Usize(&'a SymbolicCholesky<usize>, &'a [f64]),
+}
+
 impl SparseCholesky {
-    /// faer's symbolic factorization (it carries the fill-reducing permutation: `L Lᵀ = P (A + s·I) Pᵀ`)
-    /// and the numeric values of `L` in faer's layout, for algorithms on the factor itself (e.g. the
-    /// selected inversion behind kern-models' exact leave-one-out residuals).
-    pub fn raw_factor(&self) -> (&SymbolicCholesky<usize>, &[f64]) {
-        (&self.plan.symbolic, &self.values)
+    /// faer's symbolic factorization and the numeric values of `L`, for algorithms on the factor itself
+    /// (e.g. the selected inversion behind kern-models' exact leave-one-out residuals); see
+    /// [`RawFactor`].
+    pub fn raw_factor(&self) -> RawFactor<'_> {
+        match &self.factor {
+            SparseFactor::Narrow(f) => RawFactor::U32(&f.symbolic, &f.values),
+            SparseFactor::Wide(f) => RawFactor::Usize(&f.symbolic, &f.values),
+        }
+    }
+}
+
+impl<I: Index> Factor<I> {
+    fn solve_in_place(&self, b: MatMut<'_, f64>, par: Par) -> Result<()> {
+        let req: StackReq = self.symbolic.solve_in_place_scratch::<f64>(b.ncols(), par);
+        let mut mem = MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
+        LltRef::new(&self.symbolic, &self.values).solve_in_place_with_conj(
+            Conj::No,
+            b,
+            par,
+            MemStack::new(&mut mem),
+        );
+        Ok(())
+    }
+
+    /// `Σ log L_jj`.
+    fn log_diag_sum(&self) -> f64 {
+        match self.symbolic.raw() {
+            SymbolicCholeskyRaw::Simplicial(s) => {
+                let cp = s.col_ptr();
+                (0..s.nrows()).map(|j| self.values[cp[j].zx()].ln()).sum::<f64>()
+            }
+            SymbolicCholeskyRaw::Supernodal(s) => {
+                let lref = SupernodalLltRef::new(s, &self.values);
+                let mut sum = 0.0;
+                for k in 0..s.n_supernodes() {
+                    let val = lref.supernode(k).val();
+                    for j in 0..val.ncols() {
+                        sum += val[(j, j)].ln();
+                    }
+                }
+                sum
+            }
+        }
     }
 }
 
@@ -437,7 +558,7 @@ impl Cholesky {
     pub fn n(&self) -> usize {
         match self {
             Cholesky::Dense(c) => c.l.ncols(),
-            Cholesky::Sparse(c) => c.plan.n,
+            Cholesky::Sparse(c) => c.n,
         }
     }
 
@@ -458,7 +579,10 @@ impl Cholesky {
     pub fn factor_nnz(&self) -> usize {
         match self {
             Cholesky::Dense(c) => c.l.ncols() * (c.l.ncols() + 1) / 2,
-            Cholesky::Sparse(c) => CholeskyPlan { kind: PlanKind::Sparse(Arc::clone(&c.plan)) }.factor_nnz(),
+            Cholesky::Sparse(c) => match &c.factor {
+                SparseFactor::Narrow(f) => symbolic_nnz(&f.symbolic),
+                SparseFactor::Wide(f) => symbolic_nnz(&f.symbolic),
+            },
         }
     }
 
@@ -510,58 +634,34 @@ impl Cholesky {
                     par,
                     MemStack::new(&mut mem),
                 );
+                Ok(())
             }
-            Cholesky::Sparse(c) => {
-                let symb = &c.plan.symbolic;
-                let req: StackReq = symb.solve_in_place_scratch::<f64>(k, par);
-                let mut mem =
-                    MemBuffer::try_new(req).map_err(|_| SparseError::Faer("out of memory".into()))?;
-                LltRef::new(symb, &c.values).solve_in_place_with_conj(
-                    Conj::No,
-                    b.as_mut(),
-                    par,
-                    MemStack::new(&mut mem),
-                );
-            }
+            Cholesky::Sparse(c) => match &c.factor {
+                SparseFactor::Narrow(f) => f.solve_in_place(b, par),
+                SparseFactor::Wide(f) => f.solve_in_place(b, par),
+            },
         }
-        Ok(())
     }
 
     /// `log det(A + s·I) = 2 Σ log L_jj`.
     pub fn log_det(&self) -> f64 {
         match self {
             Cholesky::Dense(c) => 2.0 * (0..c.l.ncols()).map(|j| c.l[(j, j)].ln()).sum::<f64>(),
-            Cholesky::Sparse(c) => {
-                let symb = &c.plan.symbolic;
-                match symb.raw() {
-                    SymbolicCholeskyRaw::Simplicial(s) => {
-                        let cp = s.col_ptr();
-                        2.0 * (0..c.plan.n).map(|j| c.values[cp[j]].ln()).sum::<f64>()
-                    }
-                    SymbolicCholeskyRaw::Supernodal(s) => {
-                        let lref = SupernodalLltRef::new(s, &c.values);
-                        let mut sum = 0.0;
-                        for k in 0..s.n_supernodes() {
-                            let val = lref.supernode(k).val();
-                            for j in 0..val.ncols() {
-                                sum += val[(j, j)].ln();
-                            }
-                        }
-                        2.0 * sum
-                    }
-                }
-            }
+            Cholesky::Sparse(c) => match &c.factor {
+                SparseFactor::Narrow(f) => 2.0 * f.log_diag_sum(),
+                SparseFactor::Wide(f) => 2.0 * f.log_diag_sum(),
+            },
         }
     }
 }
 
 /// Structural nonzeros of `L` predicted by a symbolic analysis (supernodes counted as dense trapezoids).
-fn symbolic_nnz(s: &SymbolicCholesky<usize>) -> usize {
+fn symbolic_nnz<I: Index>(s: &SymbolicCholesky<I>) -> usize {
     match s.raw() {
         SymbolicCholeskyRaw::Simplicial(s) => s.len_val(),
         SymbolicCholeskyRaw::Supernodal(s) => (0..s.n_supernodes())
             .map(|k| {
-                let w = s.supernode_end()[k] - s.supernode_begin()[k];
+                let w = s.supernode_end()[k].zx() - s.supernode_begin()[k].zx();
                 w * (w + 1) / 2 + s.supernode(k).pattern().len() * w
             })
             .sum(),
@@ -570,11 +670,11 @@ fn symbolic_nnz(s: &SymbolicCholesky<usize>) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::triangle::lower_nnz;
     use super::*;
 
-    #[test]
-    fn auto_weighs_nested_dissection_above_the_threshold() {
-        // A 40 × 40 five-point grid: with the threshold at 0, Auto keeps the least fill of all three.
+    /// A 40 × 40 five-point grid (SPD).
+    fn grid() -> CscMatrix<f64> {
         let m = 40;
         let mut coo = nalgebra_sparse::CooMatrix::new(m * m, m * m);
         for v in 0..m * m {
@@ -588,13 +688,104 @@ mod tests {
                 coo.push(v + m, v, -1.0);
             }
         }
-        let a = CscMatrix::from(&coo);
+        CscMatrix::from(&coo)
+    }
+
+    /// The factor's values, bit patterns.
+    fn factor_bits(plan: &mut CholeskyPlan, shift: f64) -> Vec<u64> {
+        let Cholesky::Sparse(c) = plan.factor(shift).unwrap() else { panic!("sparse plan, dense factor") };
+        let values = match c.raw_factor() {
+            RawFactor::U32(_, v) | RawFactor::Usize(_, v) => v,
+        };
+        values.iter().map(|v| v.to_bits()).collect()
+    }
+
+    #[test]
+    fn auto_weighs_nested_dissection_above_the_threshold() {
+        // With the threshold at 0, Auto keeps the least fill of all three.
+        let a = grid();
         let fill = |o| CholeskyPlan::sparse(&a, o).unwrap().factor_nnz();
         let (amd, rcm, nd) = (fill(Ordering::Amd), fill(Ordering::Rcm), fill(Ordering::NestedDissection));
-        let all = CholeskyPlan::sparse_ordered_with(&a, None, 0).unwrap().factor_nnz();
-        assert_eq!(all, amd.min(rcm).min(nd));
-        let cheap = CholeskyPlan::sparse_ordered_with(&a, None, usize::MAX).unwrap().factor_nnz();
+        let auto = |nd_min| CholeskyPlan::sparse_ordered_with(&a, None, nd_min, NARROW_INDEX_MAX).unwrap();
+        assert_eq!(auto(0).factor_nnz(), amd.min(rcm).min(nd));
+        let cheap = auto(usize::MAX).factor_nnz();
         assert_eq!(cheap, amd.min(rcm));
-        assert_eq!(fill(Ordering::Auto), if amd.min(rcm) >= AUTO_ND_MIN_FACTOR_NNZ { all } else { cheap });
+        assert_eq!(
+            fill(Ordering::Auto),
+            if amd.min(rcm) >= AUTO_ND_MIN_FACTOR_NNZ { auto(0).factor_nnz() } else { cheap }
+        );
+    }
+
+    #[test]
+    fn index_width_is_chosen_at_each_count_boundary() {
+        // The largest count is the factor's stored values, then the triangle's entries, then n.
+        let a = grid();
+        let p = order(&a, Ordering::Amd).unwrap();
+        let plan = |max| CholeskyPlan::sparse_ordered_with(&a, Some(p.clone()), 0, max).unwrap();
+        let (n, nnz) = (a.ncols(), lower_nnz(&a));
+        let len_val = (plan(NARROW_INDEX_MAX).factor_bytes().0 / 8) as usize;
+        assert!(n < nnz && nnz < len_val, "{n} {nnz} {len_val}");
+        assert_eq!(nnz, n + (a.nnz() - n) / 2);
+        // The factor's values decide, after the analysis, before anything numeric is allocated.
+        assert_eq!(plan(len_val).index_bytes(), Some(4));
+        assert_eq!(plan(len_val - 1).index_bytes(), Some(8));
+        // The triangle's entries and n decide before the analysis.
+        assert_eq!(plan(nnz - 1).index_bytes(), Some(8));
+        assert_eq!(plan(n - 1).index_bytes(), Some(8));
+        // Auto (all three orderings) widens when an ordering's factor does not fit — also after its best
+        // ordering was analysed with 32-bit indices (AMD here, RCM fills more) — and keeps the same one.
+        let auto = |max| CholeskyPlan::sparse_ordered_with(&a, None, 0, max).unwrap();
+        let rcm =
+            CholeskyPlan::sparse_ordered_with(&a, Some(order(&a, Ordering::Rcm).unwrap()), 0, usize::MAX);
+        assert!((rcm.unwrap().factor_bytes().0 / 8) as usize > len_val);
+        let narrow = auto(NARROW_INDEX_MAX);
+        assert_eq!(narrow.index_bytes(), Some(4));
+        for max in [len_val, len_val - 1] {
+            let wide = auto(max);
+            assert_eq!(wide.index_bytes(), Some(8));
+            assert_eq!(wide.permutation(), narrow.permutation());
+            assert_eq!(wide.factor_bytes().0, narrow.factor_bytes().0);
+        }
+    }
+
+    #[test]
+    fn narrow_and_wide_indices_factor_bit_identically() {
+        let a = grid();
+        for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity] {
+            let p = order(&a, o).unwrap();
+            let mut narrow =
+                CholeskyPlan::sparse_ordered_with(&a, Some(p.clone()), 0, NARROW_INDEX_MAX).unwrap();
+            let mut wide = CholeskyPlan::sparse_ordered_with(&a, Some(p), 0, 0).unwrap();
+            assert_eq!((narrow.index_bytes(), wide.index_bytes()), (Some(4), Some(8)));
+            assert_eq!(narrow.factor_nnz(), wide.factor_nnz());
+            for shift in [0.0, 0.5, 1e-3] {
+                assert_eq!(factor_bits(&mut narrow, shift), factor_bits(&mut wide, shift), "{o:?} {shift}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_diagonal_is_restored_bit_for_bit_also_after_a_failed_factorization() {
+        let a = grid();
+        let mut plan = CholeskyPlan::sparse(&a, Ordering::Amd).unwrap();
+        let before = |plan: &CholeskyPlan| match &plan.kind {
+            PlanKind::Narrow(p) => p.input.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            _ => panic!("a small sparse plan is narrow"),
+        };
+        let original = before(&plan);
+        // The diagonal is 4: a restore by subtracting the shift would not give it back.
+        assert_ne!((4.0f64 + 0.1) - 0.1, 4.0);
+        plan.factor(0.1).unwrap();
+        assert_eq!(before(&plan), original);
+        assert!(matches!(plan.factor(-10.0), Err(SparseError::NotPositiveDefinite { .. })));
+        assert_eq!(before(&plan), original);
+        // A shared plan is left alone, and factors the same bytes.
+        let shared = plan.clone();
+        let mut other = plan.clone();
+        let (a_bits, b_bits) = (factor_bits(&mut plan, 0.3), factor_bits(&mut other, 0.3));
+        assert_eq!(a_bits, b_bits);
+        drop((shared, other));
+        assert_eq!(factor_bits(&mut plan, 0.3), a_bits);
+        assert_eq!(before(&plan), original);
     }
 }

@@ -31,8 +31,8 @@
 //! assert!(g.sparsity() > 0.5);
 //! let p = rcm(g.matrix())?;
 //! assert!(bandwidth_permuted(g.matrix(), &p)?.max_row <= bandwidth(g.matrix()).max_row);
-//! let plan = CholeskyPlan::new(GramMatrix::Sparse(g.into_matrix()), Ordering::Amd)?;
-//! let sol = lssvm_solve(&plan, 10.0, &[1.0, 1.0, 1.0, -1.0, -1.0])?;
+//! let mut plan = CholeskyPlan::new(GramMatrix::Sparse(g.into_matrix()), Ordering::Amd)?;
+//! let sol = lssvm_solve(&mut plan, 10.0, &[1.0, 1.0, 1.0, -1.0, -1.0])?;
 //! assert!(sol.alpha.iter().sum::<f64>().abs() < 1e-12);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -49,7 +49,9 @@ pub mod ordering;
 pub mod pcg;
 pub mod solver;
 
-pub use cholesky::{AUTO_ND_MIN_FACTOR_NNZ, Cholesky, CholeskyPlan, DenseCholesky, SparseCholesky};
+pub use cholesky::{
+    AUTO_ND_MIN_FACTOR_NNZ, Cholesky, CholeskyPlan, DenseCholesky, RawFactor, SparseCholesky,
+};
 pub use error::{Result, SparseError};
 pub use gram::{
     GramOptions, SparseGram, SparsityStats, sparse_cross_gram, sparse_cross_gram_indexed, sparse_gram,

@@ -48,8 +48,8 @@ impl From<LsSvmSolution> for (f64, Vec<f64>) {
 /// use kern_sparse::{CholeskyPlan, GramMatrix, LsSvmSolver, Ordering};
 /// let x = Samples::from_rows(&[[0.0], [0.3], [0.6], [2.0], [2.3]])?;
 /// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
-/// let plan = CholeskyPlan::new(GramMatrix::build(&k, &x)?, Ordering::Amd)?;
-/// let solver = LsSvmSolver::new(&plan, 10.0)?;
+/// let mut plan = CholeskyPlan::new(GramMatrix::build(&k, &x)?, Ordering::Amd)?;
+/// let solver = LsSvmSolver::new(&mut plan, 10.0)?;
 /// let s = solver.solve(&[1.0, 1.0, 1.0, -1.0, -1.0])?;
 /// assert!(s.alpha.iter().sum::<f64>().abs() < 1e-12);   // first row of eq. 14
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -62,8 +62,9 @@ pub struct LsSvmSolver {
 }
 
 impl LsSvmSolver {
-    /// Factors `K + I/λ` (`λ > 0`, the paper's regularization in eq. 13–14) and solves against `1`.
-    pub fn new(plan: &CholeskyPlan, lambda: f64) -> Result<Self> {
+    /// Factors `K + I/λ` (`λ > 0`, the paper's regularization in eq. 13–14) and solves against `1`
+    /// (the plan is unchanged afterwards, see [`CholeskyPlan::factor`]).
+    pub fn new(plan: &mut CholeskyPlan, lambda: f64) -> Result<Self> {
         let lambda = positive("lambda", lambda)?;
         Self::from_cholesky(plan.factor(1.0 / lambda)?)
     }
@@ -128,7 +129,7 @@ fn bordered(mut eta: Vec<f64>, nu: &[f64], sum_nu: f64) -> LsSvmSolution {
 /// let it = LsSvmIterative::new(a.clone(), 10.0, &PcgOptions { tol: 1e-11, ..Default::default() })?;
 /// let (s, report) = it.solve(&y)?;
 /// assert!(report.converged && s.alpha.iter().sum::<f64>().abs() < 1e-8);
-/// let d = LsSvmSolver::new(&CholeskyPlan::new(GramMatrix::Sparse(a), Ordering::Amd)?, 10.0)?.solve(&y)?;
+/// let d = LsSvmSolver::new(&mut CholeskyPlan::new(GramMatrix::Sparse(a), Ordering::Amd)?, 10.0)?.solve(&y)?;
 /// assert!((s.b - d.b).abs() < 1e-8);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -179,12 +180,12 @@ impl LsSvmIterative {
 /// let y = [1.0, 1.0, -1.0, -1.0];
 /// let g = Gaussian::with_sigma(1.0)?;
 /// let cs = CompactlySupported::new(g.clone(), 100.0, 1.0)?;   // C beyond every distance: taper only
-/// let dense = lssvm_solve(&CholeskyPlan::new(GramMatrix::build(&g, &x)?, Ordering::Amd)?, 2.0, &y)?;
-/// let sparse = lssvm_solve(&CholeskyPlan::new(GramMatrix::build(&cs, &x)?, Ordering::Amd)?, 2.0, &y)?;
+/// let dense = lssvm_solve(&mut CholeskyPlan::new(GramMatrix::build(&g, &x)?, Ordering::Amd)?, 2.0, &y)?;
+/// let sparse = lssvm_solve(&mut CholeskyPlan::new(GramMatrix::build(&cs, &x)?, Ordering::Amd)?, 2.0, &y)?;
 /// assert!(dense.alpha.iter().sum::<f64>().abs() < 1e-12 && sparse.alpha.iter().sum::<f64>().abs() < 1e-12);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn lssvm_solve(plan: &CholeskyPlan, lambda: f64, y: &[f64]) -> Result<LsSvmSolution> {
+pub fn lssvm_solve(plan: &mut CholeskyPlan, lambda: f64, y: &[f64]) -> Result<LsSvmSolution> {
     LsSvmSolver::new(plan, lambda)?.solve(y)
 }
 
@@ -203,6 +204,6 @@ pub fn lssvm_fit<K: Kernel>(k: &K, x: &Samples, y: &[f64], lambda: f64) -> Resul
     if y.len() != x.n() {
         return Err(SparseError::Dimension { what: "targets", expected: x.n(), found: y.len() });
     }
-    let plan = CholeskyPlan::new(GramMatrix::build(k, x)?, Ordering::Auto)?;
-    lssvm_solve(&plan, lambda, y)
+    let mut plan = CholeskyPlan::new(GramMatrix::build(k, x)?, Ordering::Auto)?;
+    lssvm_solve(&mut plan, lambda, y)
 }

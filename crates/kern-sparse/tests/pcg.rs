@@ -126,7 +126,7 @@ fn lssvm_iterative_equals_direct() {
         .collect();
     let a = sparse_gram(&common::cs_gauss(0.6, 0.1, 2), &x).unwrap().into_matrix();
     for lambda in [0.1, 1.0, 100.0] {
-        let direct = LsSvmSolver::new(&CholeskyPlan::sparse(&a, Ordering::Auto).unwrap(), lambda)
+        let direct = LsSvmSolver::new(&mut CholeskyPlan::sparse(&a, Ordering::Auto).unwrap(), lambda)
             .unwrap()
             .solve(&y)
             .unwrap();

@@ -73,7 +73,7 @@ pub fn run(a: Args) -> CliResult {
         if !a.no_factor {
             let t = Instant::now();
             // The permutation found above (not ordered a second time).
-            let plan = CholeskyPlan::sparse_with_permutation(g.matrix(), perm)?;
+            let mut plan = CholeskyPlan::sparse_with_permutation(g.matrix(), perm)?;
             symbolic_seconds = Some(t.elapsed().as_secs_f64());
             // The plan holds the lower triangle it factors; the full matrix is not needed any more.
             drop(g);
