@@ -277,8 +277,14 @@ pub(crate) fn assemble_parts<K: Kernel, I: RowIndex + Default>(
     let radial = k.profile() == Profile::SqDist;
     let points = index.points();
     let value = |nb: &Neighbor, q: SampleRef<'_>| entry_value(k, radial, points, nb, q);
-    let stored =
-        |v: f64, nb: &Neighbor, j: usize| is_stored(v, nb, j, symmetric) && (!lower || nb.index >= j);
+    // In the lower mode the triangle is tested first, so the kernel is evaluated for half the pairs.
+    let stored = |nb: &Neighbor, q: SampleRef<'_>, j: usize| -> Option<f64> {
+        if lower && nb.index < j {
+            return None;
+        }
+        let v = value(nb, q);
+        is_stored(v, nb, j, symmetric).then_some(v)
+    };
     let ranges = index.task_ranges(ncols);
     // Pass 1: entries per column.
     let counts: Vec<Vec<usize>> = ranges
@@ -287,7 +293,7 @@ pub(crate) fn assemble_parts<K: Kernel, I: RowIndex + Default>(
             let mut counts = Vec::with_capacity(range.len());
             index.block_neighbors(queries, range.clone(), &mut |j, nbs| {
                 let q = queries.sample(j);
-                counts.push(nbs.iter().filter(|nb| stored(value(nb, q), nb, j)).count());
+                counts.push(nbs.iter().filter(|nb| stored(nb, q, j).is_some()).count());
             });
             counts
         })
@@ -316,8 +322,7 @@ pub(crate) fn assemble_parts<K: Kernel, I: RowIndex + Default>(
         index.block_neighbors(queries, range, &mut |j, nbs| {
             let q = queries.sample(j);
             for nb in nbs {
-                let v = value(nb, q);
-                if stored(v, nb, j) {
+                if let Some(v) = stored(nb, q, j) {
                     rows[at] = I::from_usize(nb.index);
                     vals[at] = v;
                     at += 1;

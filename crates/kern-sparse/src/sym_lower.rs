@@ -279,7 +279,9 @@ impl SymLower {
         }
         let (cp, rows, vals) = (&self.col_ptr, &self.rows, &self.vals);
         let scratch = &mut scratch[..self.hi.len() * stride];
-        // Phase 1: each chunk of columns gathers its rows of Lᵀv and scatters Lv into its band.
+        // Phase 1: each chunk of columns gathers its rows of Lᵀv and scatters Lv into its band (a
+        // column's entries are read from memory once; the passes for further vectors find them in
+        // cache).
         scratch.par_chunks_mut(stride).enumerate().for_each(|(ch, buf)| {
             buf.fill(0.0);
             let lo = ch * SYM_CHUNK;
