@@ -35,18 +35,77 @@ pub fn shifted_column_dots(
     v: &[f64],
     out: &mut [f64],
 ) -> Result<()> {
-    if col_ptr.len() != out.len() + 1 {
+    shifted_column_dots_k(col_ptr, row_idx, values, shift, v, out, 1, &[true])
+}
+
+/// A row index of compressed columns: `usize` (`nalgebra_sparse`'s) or `u32` (the symmetric lower
+/// storage of [`crate::sym_lower`], which refuses `n ≥ 2³²`).
+pub(crate) trait RowIndex: Copy + Send + Sync {
+    /// The index as `usize`.
+    fn at(self) -> usize;
+    /// From a `usize` the caller knows to fit.
+    fn from_usize(i: usize) -> Self;
+}
+
+impl RowIndex for usize {
+    #[inline]
+    fn at(self) -> usize {
+        self
+    }
+    #[inline]
+    fn from_usize(i: usize) -> Self {
+        i
+    }
+}
+
+impl RowIndex for u32 {
+    #[inline]
+    fn at(self) -> usize {
+        self as usize
+    }
+    #[inline]
+    fn from_usize(i: usize) -> Self {
+        debug_assert!(i <= u32::MAX as usize);
+        i as u32
+    }
+}
+
+/// [`shifted_column_dots`] for `k` vectors at once, interleaved (`v[i·k + t]` is entry `i` of vector
+/// `t`, and likewise `out`): every stored entry is read once per output entry for all `k` vectors,
+/// and vector `t`'s sums are the same operations in the same order as [`shifted_column_dots`] on
+/// that vector alone (so the same bytes). Vectors with `active[t] = false` are skipped and get `0`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn shifted_column_dots_k<I: RowIndex>(
+    col_ptr: &[usize],
+    row_idx: &[I],
+    values: &[f64],
+    shift: f64,
+    v: &[f64],
+    out: &mut [f64],
+    k: usize,
+    active: &[bool],
+) -> Result<()> {
+    if k == 0 || active.len() != k || !out.len().is_multiple_of(k) || !v.len().is_multiple_of(k) {
+        return Err(SparseError::Dimension {
+            what: "interleaved vectors (a multiple of their count)",
+            expected: k,
+            found: out.len(),
+        });
+    }
+    let ncols = out.len() / k;
+    let nv = v.len() / k;
+    if col_ptr.len() != ncols + 1 {
         return Err(SparseError::Dimension {
             what: "column offsets (columns + 1)",
-            expected: out.len() + 1,
+            expected: ncols + 1,
             found: col_ptr.len(),
         });
     }
-    if v.len() < out.len() {
+    if nv < ncols {
         return Err(SparseError::Dimension {
             what: "vector length (at least the columns)",
-            expected: out.len(),
-            found: v.len(),
+            expected: ncols,
+            found: nv,
         });
     }
     if row_idx.len() != values.len() {
@@ -57,20 +116,29 @@ pub fn shifted_column_dots(
         });
     }
     let bad = |what, expected, found| SparseError::Dimension { what, expected, found };
-    out.par_chunks_mut(CHUNK).enumerate().try_for_each(|(c, o)| {
+    out.par_chunks_mut(CHUNK * k).enumerate().try_for_each(|(c, o)| {
         let j0 = c * CHUNK;
-        for (k, oj) in o.iter_mut().enumerate() {
-            let j = j0 + k;
+        for (jj, oj) in o.chunks_exact_mut(k).enumerate() {
+            let j = j0 + jj;
             let (a, b) = (col_ptr[j], col_ptr[j + 1]);
             let (Some(ri), Some(vals)) = (row_idx.get(a..b), values.get(a..b)) else {
                 return Err(bad("column range end (stored entries)", values.len(), b));
             };
-            let mut acc = shift * v[j];
-            for (&i, &x) in ri.iter().zip(vals) {
-                let Some(&vi) = v.get(i) else { return Err(bad("row index (vector length)", v.len(), i)) };
-                acc += x * vi;
+            for (t, ot) in oj.iter_mut().enumerate() {
+                if !active[t] {
+                    *ot = 0.0;
+                    continue;
+                }
+                let mut acc = shift * v[j * k + t];
+                for (&i, &x) in ri.iter().zip(vals) {
+                    let i = i.at();
+                    if i >= nv {
+                        return Err(bad("row index (vector length)", nv, i));
+                    }
+                    acc += x * v[i * k + t];
+                }
+                *ot = acc;
             }
-            *oj = acc;
         }
         Ok(())
     })

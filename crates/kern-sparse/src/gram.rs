@@ -6,6 +6,7 @@
 //! data give the same matrix at any thread count. Entries whose kernel value is exactly `0.0`
 //! (pairs at distance `≥ C`, or values that underflow) are not stored, except on the diagonal.
 
+use crate::csc_ops::RowIndex;
 use crate::error::{Result, SparseError};
 use crate::neighbors::{Neighbor, NeighborIndex, SearchMethod};
 use kern_core::{Kernel, Profile, SampleRef, Samples};
@@ -247,19 +248,43 @@ fn check_index_radius<K: Kernel>(k: &K, index: &NeighborIndex) -> Result<f64> {
 
 /// Assembles `K[i, j] = k(x_i, q_j)` for the neighbours `i` of every query `q_j`. With `symmetric`,
 /// the queries are the indexed points and the diagonal is always stored.
-///
-/// Two passes over the neighbour search, so that the only allocation of the size of the matrix is the
-/// matrix itself (`16·nnz` bytes): the first counts the stored entries of every column, the second
-/// writes each task's columns straight into its own slice of the final arrays. Collecting per-task
-/// lists and concatenating them (the earlier assembly) held both copies at once, `32·nnz` bytes at
-/// its peak; the price is a second search.
 fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetric: bool) -> CscMatrix<f64> {
     let nrows = index.len();
+    let ncols = queries.n();
+    let (col_ptr, row_idx, values) = assemble_parts::<K, usize>(k, index, queries, symmetric, false);
+    CscMatrix::try_from_csc_data(nrows, ncols, col_ptr, row_idx, values)
+        .expect("assembled CSC data is valid: sorted unique rows per column")
+}
+
+/// The compressed columns (offsets, sorted row indices of type `I`, values) of [`assemble`]'s
+/// matrix; with `lower`, only the entries on or below the diagonal (row `i ≥` column `j`: the lower
+/// triangle of the symmetric `K_C` of [`crate::sym_lower`]). The caller makes sure every row index
+/// fits in `I`.
+///
+/// Two passes over the neighbour search, so that the only allocation of the size of the matrix is the
+/// matrix itself (`16·nnz` bytes with `usize` indices, `12·nnz` with `u32`): the first counts the
+/// stored entries of every column, the second writes each task's columns straight into its own slice
+/// of the final arrays. Collecting per-task lists and concatenating them (the earlier assembly) held
+/// both copies at once, `32·nnz` bytes at its peak; the price is a second search.
+pub(crate) fn assemble_parts<K: Kernel, I: RowIndex + Default>(
+    k: &K,
+    index: &NeighborIndex,
+    queries: &Samples,
+    symmetric: bool,
+    lower: bool,
+) -> (Vec<usize>, Vec<I>, Vec<f64>) {
     let ncols = queries.n();
     let radial = k.profile() == Profile::SqDist;
     let points = index.points();
     let value = |nb: &Neighbor, q: SampleRef<'_>| entry_value(k, radial, points, nb, q);
-    let stored = |v: f64, nb: &Neighbor, j: usize| is_stored(v, nb, j, symmetric);
+    // In the lower mode the triangle is tested first, so the kernel is evaluated for half the pairs.
+    let stored = |nb: &Neighbor, q: SampleRef<'_>, j: usize| -> Option<f64> {
+        if lower && nb.index < j {
+            return None;
+        }
+        let v = value(nb, q);
+        is_stored(v, nb, j, symmetric).then_some(v)
+    };
     let ranges = index.task_ranges(ncols);
     // Pass 1: entries per column.
     let counts: Vec<Vec<usize>> = ranges
@@ -268,7 +293,7 @@ fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetri
             let mut counts = Vec::with_capacity(range.len());
             index.block_neighbors(queries, range.clone(), &mut |j, nbs| {
                 let q = queries.sample(j);
-                counts.push(nbs.iter().filter(|nb| stored(value(nb, q), nb, j)).count());
+                counts.push(nbs.iter().filter(|nb| stored(nb, q, j).is_some()).count());
             });
             counts
         })
@@ -280,7 +305,7 @@ fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetri
     }
     drop(counts);
     let nnz = col_ptr[ncols];
-    let mut row_idx = vec![0usize; nnz];
+    let mut row_idx = vec![I::default(); nnz];
     let mut values = vec![0.0f64; nnz];
     // Pass 2: each task fills its columns' disjoint slice.
     let mut slices = Vec::with_capacity(ranges.len());
@@ -297,9 +322,8 @@ fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetri
         index.block_neighbors(queries, range, &mut |j, nbs| {
             let q = queries.sample(j);
             for nb in nbs {
-                let v = value(nb, q);
-                if stored(v, nb, j) {
-                    rows[at] = nb.index;
+                if let Some(v) = stored(nb, q, j) {
+                    rows[at] = I::from_usize(nb.index);
                     vals[at] = v;
                     at += 1;
                 }
@@ -308,8 +332,7 @@ fn assemble<K: Kernel>(k: &K, index: &NeighborIndex, queries: &Samples, symmetri
         // The search and the kernel are deterministic: the second pass stores what the first counted.
         assert_eq!(at, rows.len(), "the two passes of the sparse assembly disagree");
     });
-    CscMatrix::try_from_csc_data(nrows, ncols, col_ptr, row_idx, values)
-        .expect("assembled CSC data is valid: sorted unique rows per column")
+    (col_ptr, row_idx, values)
 }
 
 /// The value `k(x_i, q)` of the assembly's entry for neighbour `nb` (`x_i`) of query `q`: the kernel

@@ -19,7 +19,8 @@
 //! - [`lssvm`]: the bordered solve of eq. 14, [`lssvm_solve`] / [`LsSvmSolver`] / [`lssvm_fit`], and
 //!   its iterative counterpart [`LsSvmIterative`].
 //! - [`pcg`]: preconditioned conjugate gradients for `K_C + s·I` ([`Pcg`]; plain, or block Jacobi over
-//!   the nested-dissection order); [`solver`]: [`Solver`] `Auto | Direct | Iterative` and the
+//!   the nested-dissection order; several right-hand sides in lockstep), on the full storage or on
+//!   [`sym_lower`]'s lower triangle ([`SymLower`], [`sparse_gram_lower`]); [`solver`]: [`Solver`] `Auto | Direct | Iterative` and the
 //!   predicted-memory rule.
 //!
 //! ```
@@ -48,6 +49,7 @@ pub mod neighbors;
 pub mod ordering;
 pub mod pcg;
 pub mod solver;
+pub mod sym_lower;
 
 pub use cholesky::{
     AUTO_ND_MIN_FACTOR_NNZ, Cholesky, CholeskyPlan, DenseCholesky, RawFactor, SparseCholesky,
@@ -64,6 +66,7 @@ pub use neighbors::{Neighbor, NeighborIndex, SearchMethod};
 pub use ordering::{Ordering, Permutation, amd_order, nd_order, order, permute_symmetric, rcm};
 pub use pcg::{Pcg, PcgOptions, PcgReport, Preconditioner};
 pub use solver::{SolveOptions, Solver};
+pub use sym_lower::{SymLower, sparse_gram_lower};
 
 /// The crate README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -146,10 +146,50 @@ impl LsSvmIterative {
     /// `λ > 0`) and solves against `1`.
     pub fn new(a: CscMatrix<f64>, lambda: f64, opts: &PcgOptions) -> Result<Self> {
         let lambda = positive("lambda", lambda)?;
-        let pcg = Pcg::new(a, 1.0 / lambda, opts)?;
-        let (nu, nu_report) = pcg.solve(&vec![1.0; pcg.n()])?;
+        Ok(Self::with_targets(Pcg::new(a, 1.0 / lambda, opts)?, &[])?.0)
+    }
+
+    /// From a conjugate-gradient solver of `H = K_C + I/λ` (its shift is `1/λ`; full or lower
+    /// storage), solves `ν = H⁻¹1` and `η = H⁻¹y` for every target vector of `y` (column-major
+    /// `n × r`, `r ≥ 0`) in lockstep ([`Pcg::solve_many`]: one pass over the matrix per iteration for
+    /// all of them; each solve the same bytes as alone). Returns the solver (for further targets) and
+    /// each target's solution with the report of its `η` solve.
+    ///
+    /// ```
+    /// use kern_core::{CompactlySupported, Gaussian, Samples};
+    /// use kern_sparse::{sparse_gram, LsSvmIterative, Pcg, PcgOptions};
+    /// let x = Samples::from_flat((0..300).map(|v| ((v * 41) % 97) as f64 / 20.0).collect(), 150, 2)?;
+    /// let y: Vec<f64> = (0..150).map(|i| if x.row(i)[0] > 2.4 { 1.0 } else { -1.0 }).collect();
+    /// let k = CompactlySupported::new(Gaussian::with_sigma(0.6)?, 0.9, 3.0)?;
+    /// let a = sparse_gram(&k, &x)?.into_matrix();
+    /// let opts = PcgOptions { tol: 1e-11, ..Default::default() };
+    /// let (it, sols) = LsSvmIterative::with_targets(Pcg::new(a.clone(), 0.1, &opts)?, &y)?;
+    /// let alone = LsSvmIterative::new(a, 10.0, &opts)?;
+    /// assert_eq!(sols[0], alone.solve(&y)?);          // the same bytes in lockstep
+    /// assert_eq!(it.nu_report(), alone.nu_report());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_targets(pcg: Pcg, y: &[f64]) -> Result<(Self, Vec<(LsSvmSolution, PcgReport)>)> {
+        let n = pcg.n();
+        if n == 0 || !y.len().is_multiple_of(n) {
+            return Err(SparseError::Dimension {
+                what: "targets (a multiple of the number of points)",
+                expected: n,
+                found: y.len(),
+            });
+        }
+        check_targets(y)?;
+        let mut rhs = vec![1.0; n];
+        rhs.extend_from_slice(y);
+        let (x, reports) = pcg.solve_many(&rhs)?;
+        let nu = x[..n].to_vec();
         let sum_nu = check_sum_nu(&nu)?;
-        Ok(LsSvmIterative { pcg, nu, sum_nu, nu_report })
+        let sols = x[n..]
+            .chunks_exact(n)
+            .zip(&reports[1..])
+            .map(|(eta, &rep)| (bordered(eta.to_vec(), &nu, sum_nu), rep))
+            .collect();
+        Ok((LsSvmIterative { pcg, nu, sum_nu, nu_report: reports[0] }, sols))
     }
 
     /// The report of the solve `ν = H⁻¹1` done by [`LsSvmIterative::new`].

@@ -1,11 +1,13 @@
 //! Conjugate gradients: agreement with the direct solve, honest residuals, the CG iteration bound on a
-//! well-conditioned system, the same bytes at any thread count, LS-SVM iterative = direct.
+//! well-conditioned system, the same bytes at any thread count, LS-SVM iterative = direct; several
+//! right-hand sides in lockstep = each alone (bytes); the lower-triangle storage: the same entries,
+//! products equal to rounding and the same bytes at any thread count.
 
 mod common;
 
 use kern_sparse::{
     CholeskyPlan, GramMatrix, LsSvmIterative, LsSvmSolver, Ordering, Pcg, PcgOptions, Preconditioner, Solver,
-    sparse_gram,
+    permute_symmetric, sparse_gram, sparse_gram_lower,
 };
 use nalgebra_sparse::CscMatrix;
 use proptest::prelude::*;
@@ -46,6 +48,74 @@ proptest! {
             prop_assert!(report.converged, "{pre:?}: {report:?}");
             prop_assert!(report.residual <= 1e-10);
             prop_assert!(common::rel_err(&got, &want) < 1e-8, "{pre:?}: rel err {}", common::rel_err(&got, &want));
+        }
+        // The lower-triangle storage (plain CG): the same tolerance argument.
+        let lower = sparse_gram_lower(&common::cs_gauss(0.6, c, d), &x).unwrap();
+        let (got, report) = Pcg::from_lower(lower, shift, &opts(1e-10, Preconditioner::None)).unwrap().solve(&b).unwrap();
+        prop_assert!(report.converged && report.residual <= 1e-10, "lower: {report:?}");
+        prop_assert!(common::rel_err(&got, &want) < 1e-8, "lower: rel err {}", common::rel_err(&got, &want));
+    }
+
+    /// `solve_many` is `solve` on each column, bit for bit and report for report: full storage (plain
+    /// and block Jacobi) and lower storage, `k = 1..4` columns of different scales (converging at
+    /// different iterations), a zero column now and then, tolerances down to 1e-13 (where the
+    /// residual replacement restarts recurrences) and iteration caps that stop some columns early.
+    #[test]
+    fn lockstep_solves_are_the_solo_solves(
+        n in 2usize..250, d in 1usize..4, c in 0.1f64..1.0, shift in 0.01f64..3.0, k in 1usize..5,
+        tol_exp in 6i32..14, cap in 2usize..60, block in 1usize..40, zero in 0usize..6, seed in any::<u64>()
+    ) {
+        let x = common::uniform(n, d, 1.0, seed);
+        let kern = common::cs_gauss(0.6, c, d);
+        let a = sparse_gram(&kern, &x).unwrap().into_matrix();
+        let mut b = Vec::new();
+        for t in 0..k {
+            let scale = 10f64.powi(t as i32 * 2 - 2);
+            b.extend(rhs(n, seed ^ (t as u64 + 1)).iter().map(|v| if zero == t { 0.0 } else { v * scale }));
+        }
+        let o = PcgOptions { tol: 10f64.powi(-tol_exp), max_iter: if tol_exp % 3 == 0 { cap } else { 10_000 }, preconditioner: Preconditioner::None };
+        let solvers = [
+            Pcg::new(a.clone(), shift, &o).unwrap(),
+            Pcg::new(a.clone(), shift, &PcgOptions { preconditioner: Preconditioner::BlockJacobi { block }, ..o }).unwrap(),
+            Pcg::from_lower(sparse_gram_lower(&kern, &x).unwrap(), shift, &o).unwrap(),
+        ];
+        for (si, pcg) in solvers.iter().enumerate() {
+            let (all, reports) = pcg.solve_many(&b).unwrap();
+            prop_assert_eq!(reports.len(), k);
+            for t in 0..k {
+                let (alone, report) = pcg.solve(&b[t * n..(t + 1) * n]).unwrap();
+                prop_assert_eq!(report, reports[t], "solver {} column {}", si, t);
+                prop_assert!(
+                    all[t * n..(t + 1) * n].iter().zip(&alone).all(|(u, v)| u.to_bits() == v.to_bits()),
+                    "solver {} column {}: lockstep differs from alone", si, t
+                );
+            }
+        }
+    }
+
+    /// The lower-triangle storage holds exactly the entries of the full storage in its cell order,
+    /// and its product `(L + Lᵀ − D + sI)v` agrees with the full storage's column sums to the rounding
+    /// of two sums of the same terms in different orders: `|Δ_i| ≤ 2 γ_{m_i + 1} Σ_j |a_ij v_j| + s|v_i|`
+    /// (Higham, *Accuracy and Stability*, eq. 3.5; `m_i` stored entries in row `i`).
+    #[test]
+    fn lower_storage_is_the_full_matrix(
+        n in 1usize..400, d in 1usize..4, c in 0.05f64..1.0, shift in 0.0f64..2.0, seed in any::<u64>()
+    ) {
+        let x = common::uniform(n, d, 1.0, seed);
+        let kern = common::cs_gauss(0.6, c, d);
+        let full = sparse_gram(&kern, &x).unwrap().into_matrix();
+        let lower = sparse_gram_lower(&kern, &x).unwrap();
+        prop_assert_eq!(lower.nnz(), (full.nnz() + n) / 2);
+        prop_assert_eq!(&lower.to_full(), &permute_symmetric(&full, lower.permutation()).unwrap());
+        let v = rhs(n, seed ^ 9);
+        let got = lower.mul_shifted(shift, &v).unwrap();
+        for (j, gj) in got.iter().enumerate() {
+            let col = full.col(j);
+            let want: f64 = shift * v[j] + col.row_indices().iter().zip(col.values()).map(|(&i, &a)| a * v[i]).sum::<f64>();
+            let abs: f64 = shift * v[j].abs() + col.row_indices().iter().zip(col.values()).map(|(&i, &a)| (a * v[i]).abs()).sum::<f64>();
+            let m = col.nnz() as f64 + 1.0;
+            let gamma = m * f64::EPSILON / (1.0 - m * f64::EPSILON);
+            prop_assert!((gj - want).abs() <= 2.0 * gamma * abs, "row {}: {} vs {}", j, gj, want);
         }
     }
 }
@@ -233,4 +303,72 @@ fn giving_up_ends_the_solve_where_asked_and_never_giving_up_changes_nothing() {
         capped.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
     );
     assert!(capped_r.iter().all(|r| r.iterations == k && !r.converged));
+}
+
+/// The lower-triangle product and the lockstep solve on it are the same bytes at 1, 2 and 3 threads
+/// (several chunks of columns, so several bands summed per row).
+#[test]
+fn lower_storage_same_bytes_at_any_thread_count() {
+    let x = common::uniform(9000, 2, 1.0, 13);
+    let lower = sparse_gram_lower(&common::cs_gauss(0.6, 0.03, 2), &x).unwrap();
+    assert!(lower.n() > 3 * kern_sparse::sym_lower::SYM_CHUNK);
+    let mut b = rhs(9000, 3);
+    b.extend(rhs(9000, 4).iter().map(|v| 100.0 * v));
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let y = lower.mul_shifted(0.5, &b[..9000]).unwrap();
+            let pcg = Pcg::from_lower(lower.clone(), 0.5, &opts(1e-10, Preconditioner::None)).unwrap();
+            let (x, r) = pcg.solve_many(&b).unwrap();
+            (y.iter().chain(&x).map(|v| v.to_bits()).collect::<Vec<u64>>(), r)
+        })
+    };
+    let (one, r1) = run(1);
+    for threads in [2, 3] {
+        let (many, r) = run(threads);
+        assert!(one == many, "{threads} threads");
+        assert_eq!(r1, r);
+    }
+    assert!(r1.iter().all(|r| r.converged));
+}
+
+/// The LS-SVM's `ν` and targets in lockstep are the solo solves, and agree with the direct solve on
+/// the lower-triangle storage.
+#[test]
+fn lssvm_lockstep_on_the_lower_storage() {
+    let x = common::uniform(1500, 2, 1.0, 31);
+    let kern = common::cs_gauss(0.6, 0.1, 2);
+    let ys: Vec<f64> = (0..3)
+        .flat_map(|t| {
+            let x = &x;
+            (0..1500).map(move |i| if x.row(i)[1] > 0.3 + 0.2 * t as f64 { 1.0 } else { -1.0 })
+        })
+        .collect();
+    let a = sparse_gram(&kern, &x).unwrap().into_matrix();
+    let o = opts(1e-11, Preconditioner::None);
+    let lambda = 10.0;
+    let (it, sols) = LsSvmIterative::with_targets(
+        Pcg::from_lower(sparse_gram_lower(&kern, &x).unwrap(), 0.1, &o).unwrap(),
+        &ys,
+    )
+    .unwrap();
+    let direct = LsSvmSolver::new(&CholeskyPlan::sparse(&a, Ordering::Auto).unwrap(), lambda).unwrap();
+    assert!(it.nu_report().converged);
+    for (t, (s, r)) in sols.iter().enumerate() {
+        let y = &ys[t * 1500..(t + 1) * 1500];
+        assert_eq!((s, r), (&it.solve(y).unwrap().0, &it.solve(y).unwrap().1), "target {t}");
+        let d = direct.solve(y).unwrap();
+        assert!(r.converged && (s.b - d.b).abs() < 1e-8 * (1.0 + d.b.abs()), "{t}: {} vs {}", s.b, d.b);
+        assert!(common::rel_err(&s.alpha, &d.alpha) < 1e-8, "{t}: {}", common::rel_err(&s.alpha, &d.alpha));
+    }
+    assert!(LsSvmIterative::with_targets(Pcg::new(a.clone(), 0.1, &o).unwrap(), &[1.0; 7]).is_err());
+    assert!(
+        Pcg::from_lower(
+            sparse_gram_lower(&kern, &x).unwrap(),
+            0.1,
+            &opts(1e-6, Preconditioner::BlockJacobi { block: 8 })
+        )
+        .is_err()
+    );
+    assert!(Pcg::new(a, 0.1, &o).unwrap().solve_many(&[1.0; 1501]).is_err());
 }

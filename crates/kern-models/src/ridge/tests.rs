@@ -322,3 +322,39 @@ fn regression_and_bad_input() {
             .is_err()
     );
 }
+
+/// One-vs-rest with the iterative solver: `ν` and the four classes' targets solved in lockstep on the
+/// lower-triangle storage give the direct solve's coefficients and intercepts (tol 1e-11: agreement to
+/// 1e-8, the argument of kern-sparse's `tests/pcg.rs`), and the same predictions.
+#[test]
+fn one_vs_rest_iterative_equals_direct() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
+    let centres = [[0.0, 0.0], [2.0, 0.0], [0.0, 2.0], [2.0, 2.0]];
+    let (mut rows, mut labels) = (Vec::new(), Vec::new());
+    for i in 0..400 {
+        let c = i % 4;
+        rows.push([centres[c][0] + 0.6 * normal(&mut rng), centres[c][1] + 0.6 * normal(&mut rng)]);
+        labels.push(["a", "b", "c", "d"][c]);
+    }
+    let x = Samples::from_rows(&rows).unwrap();
+    let y = ClassTargets::from_labels(&labels).unwrap();
+    let params = LsSvmParams::new("cs-gaussian:sigma=1,c=1.2,nu=3".parse().unwrap())
+        .lambda(5.0)
+        .path(PathChoice::Sparse);
+    let solve = |solver| SolveOptions {
+        solver,
+        pcg: kern_sparse::PcgOptions { tol: 1e-11, ..Default::default() },
+        ..SolveOptions::default()
+    };
+    let d = params.clone().solver(solve(Solver::Direct)).fit(&x, &y).unwrap();
+    let it = params.solver(solve(Solver::Iterative)).fit(&x, &y).unwrap();
+    assert_eq!((it.outputs(), it.solver()), (4, Solver::Iterative));
+    assert!(it.pcg_report().unwrap().converged);
+    for t in 0..4 {
+        assert!((it.bias(t) - d.bias(t)).abs() < 1e-8 * d.bias(t).abs().max(1.0), "class {t}");
+        for (a, b) in it.alpha(t).iter().zip(d.alpha(t)) {
+            assert!((a - b).abs() < 1e-8 * b.abs().max(1.0), "class {t}: {a} vs {b}");
+        }
+    }
+    assert_eq!(it.predict(&x).unwrap(), d.predict(&x).unwrap());
+}
