@@ -5,6 +5,7 @@ use crate::CliError;
 use kern_core::Targets;
 use kern_core::io::Dataset;
 use kern_models::libsvm_model::SvmType as LibsvmType;
+use kern_models::svm::Multiclass;
 
 /// The model kinds `kern train` can fit.
 ///
@@ -138,6 +139,21 @@ pub enum Scheme {
     Ovo,
     /// One machine per class, largest decision value.
     Ovr,
+}
+
+/// The multi-class scheme of the SVC a [`Scheme`] names.
+///
+/// ```
+/// use kern_models::svm::Multiclass;
+/// assert_eq!(Multiclass::from(kern_cli::kinds::Scheme::Ovr), Multiclass::OneVsRest);
+/// ```
+impl From<Scheme> for Multiclass {
+    fn from(s: Scheme) -> Multiclass {
+        match s {
+            Scheme::Ovo => Multiclass::OneVsOne,
+            Scheme::Ovr => Multiclass::OneVsRest,
+        }
+    }
 }
 
 /// The targets of a learner that classifies (±1 for two classes, class indices beyond) unless
