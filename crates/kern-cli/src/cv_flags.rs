@@ -11,8 +11,8 @@
 //!
 //! ```
 //! use clap::Parser;
-//! use kern_cli::cv_flags::{CvFlags, Learner};
-//! use kern_cli::kinds::ModelKind;
+//! use kern_cli::cv_flags::CvFlags;
+//! use kern_cli::kinds::{Learner, ModelKind};
 //! #[derive(Parser)]
 //! struct Cli {
 //!     #[command(flatten)]
@@ -28,7 +28,7 @@
 //! ```
 
 use crate::CliError;
-use crate::kinds::{ModelKind, Scheme, SvmType, check_classes, targets};
+use crate::kinds::{Learner, ModelKind, Scheme, SvmType, check_classes, targets};
 use crate::learner_flags::LearnerFlags;
 use kern_core::io::Dataset;
 use kern_core::learner::{Fit, Model};
@@ -86,20 +86,6 @@ pub struct CvFlags {
     /// solution, reading one kernel matrix of all samples (when it fits in --cache-mb).
     #[arg(long)]
     pub no_warm_start: bool,
-}
-
-/// What the cross-validation fits: an SVM of a LIBSVM type, or another model kind.
-///
-/// ```
-/// use kern_cli::{cv_flags::Learner, kinds::SvmType};
-/// assert_ne!(Learner::Svm(SvmType::CSvc), Learner::Svm(SvmType::NuSvc));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Learner {
-    /// An SVM (`--type`, or `--model svc|svr`).
-    Svm(SvmType),
-    /// Another model kind (`--model kfa|lssvm|krr`).
-    Model(ModelKind),
 }
 
 /// The checked translation of [`CvFlags`]: the grid, the learner, the folds and scoring.
@@ -239,44 +225,26 @@ fn check_axes(grid: &ParamGrid, l: Learner, precomputed: bool) -> Result<(), Cli
 }
 
 impl CvFlags {
-    /// Resolves `--model` and `--type` (which must agree when both are given) and checks `--nu`.
+    /// What the cross-validation fits: the learner's flags resolved ([`LearnerFlags::resolve`]), a
+    /// one-class SVM refused (it learns no labels to score).
     ///
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
-    /// use kern_cli::{cv_flags::Learner, kinds::SvmType};
+    /// use kern_cli::kinds::{Learner, SvmType};
     /// let cli = Cli::try_parse_from(["cv", "--model", "svr", "--kernel", "rbf:gamma=1", "--grid", "c=1..2:2"])?;
     /// assert_eq!(cli.cv.learner()?, Learner::Svm(SvmType::EpsilonSvr));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     pub fn learner(&self) -> Result<Learner, CliError> {
-        let l = match (self.learner.model, self.learner.svm_type) {
-            (Some(ModelKind::Svc), None) => Learner::Svm(SvmType::CSvc),
-            (Some(ModelKind::Svr), None) => Learner::Svm(SvmType::EpsilonSvr),
-            (Some(m), None) => Learner::Model(m),
-            (m, Some(t)) => {
-                if let Some(m) = m
-                    && t.model() != Some(m)
-                {
-                    return Err(format!(
-                        "--model {} and --type {} name different models; give one of them",
-                        m.name(),
-                        t.name()
-                    )
-                    .into());
-                }
-                if t == SvmType::OneClass {
-                    return Err("kern cv scores predictions against the labels of held-out points; a one-class \
-                                SVM is trained without labels, so it is not cross-validated here (train it with \
-                                kern train --type one-class)"
-                        .into());
-                }
-                Learner::Svm(t)
-            }
-            (None, None) => return Err("give --model or --type".into()),
-        };
-        if self.learner.nu.is_some() && !is_nu(l) {
-            return Err("--nu applies to --type nu-svc and nu-svr".into());
+        let l = self.learner.resolve()?;
+        if l == Learner::Svm(SvmType::OneClass) {
+            return Err(
+                "kern cv scores predictions against the labels of held-out points; a one-class SVM is \
+                        trained without labels, so it is not cross-validated here (train it with kern train \
+                        --type one-class)"
+                    .into(),
+            );
         }
         Ok(l)
     }
@@ -661,6 +629,38 @@ impl Fit<Targets> for CellLearner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cv_refuses_one_class_and_resolves_the_rest_as_train_does() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            cv: CvFlags,
+        }
+        let cv = |args: &[&str]| {
+            let mut a = vec!["cv", "--kernel", "linear", "--grid", "c=[1]"];
+            a.extend(args);
+            Cli::try_parse_from(a).expect("flags parse").cv
+        };
+        for args in [&["--type", "one-class"][..], &["--type", "one-class", "--nu", "0.3"]] {
+            let e = cv(args).learner().unwrap_err().to_string();
+            assert!(e.contains("one-class SVM is trained without labels"), "{args:?}: {e}");
+        }
+        for args in [
+            &["--model", "svc"][..],
+            &["--model", "svr", "--type", "nu-svr"],
+            &["--type", "nu-svc", "--nu", "0.2"],
+            &["--model", "krr"],
+            &["--model", "svc", "--nu", "0.2"],
+            &["--model", "kfa", "--type", "c-svc"],
+            &["--type", "nu-svc", "--c", "2"],
+        ] {
+            let f = cv(args);
+            let (got, want) = (f.learner(), f.learner.resolve());
+            assert_eq!(got.map_err(|e| e.to_string()), want.map_err(|e| e.to_string()), "{args:?}");
+        }
+    }
 
     #[test]
     fn kernel_parameters_are_written_into_the_spec() {

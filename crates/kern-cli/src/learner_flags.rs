@@ -16,7 +16,8 @@
 //! # Ok::<(), clap::Error>(())
 //! ```
 
-use crate::kinds::{ModelKind, Scheme, SvmType};
+use crate::CliError;
+use crate::kinds::{Learner, ModelKind, Scheme, SvmType, resolve};
 use kern_models::svm::{SolverBlock, SolverParams};
 
 /// LIBSVM's default ν (`svm-train -n`), of nu-svc, nu-svr and one-class when `--nu` is not given.
@@ -97,6 +98,33 @@ pub struct LearnerFlags {
 }
 
 impl LearnerFlags {
+    /// What the flags fit: `--model` and `--type` resolved by [`resolve`] (the one resolution),
+    /// `--nu` refused unless the SVM type takes a ν, `--c` refused where ν replaces it.
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// use kern_cli::kinds::{Learner, SvmType};
+    /// let cli = Cli::try_parse_from(["train", "--model", "svc", "--kernel", "linear"])?;
+    /// assert_eq!(cli.learner.resolve()?, Learner::Svm(SvmType::CSvc));
+    /// let cli = Cli::try_parse_from(["train", "--model", "svc", "--kernel", "linear", "--nu", "0.2"])?;
+    /// assert!(cli.learner.resolve().unwrap_err().to_string().contains("--nu applies"));
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn resolve(&self) -> Result<Learner, CliError> {
+        let l = resolve(self.model, self.svm_type)?;
+        let takes_nu = matches!(l, Learner::Svm(t) if t.is_nu() || t == SvmType::OneClass);
+        if self.nu.is_some() && !takes_nu {
+            return Err("--nu applies to --type nu-svc, nu-svr and one-class".into());
+        }
+        // ν replaces C in nu-svc and one-class (LIBSVM ignores -c there; scikit-learn's NuSVC and
+        // OneClassSVM have no C): refused rather than ignored, in every command.
+        if let (Some(_), Learner::Svm(t @ (SvmType::NuSvc | SvmType::OneClass))) = (self.c, l) {
+            return Err(format!("--c does not apply to --type {}", t.name()).into());
+        }
+        Ok(l)
+    }
+
     /// `--nu`, or LIBSVM's default [`DEFAULT_NU`].
     ///
     /// ```
@@ -129,5 +157,80 @@ impl LearnerFlags {
             block: self.solver_block,
             ..d
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        learner: LearnerFlags,
+    }
+
+    fn flags(args: &[&str]) -> LearnerFlags {
+        let mut a = vec!["kern", "--kernel", "linear"];
+        a.extend(args);
+        Cli::try_parse_from(a).expect("flags parse").learner
+    }
+
+    #[test]
+    fn nu_is_taken_by_the_nu_types_and_one_class_only() {
+        for (args, takes) in [
+            (&["--type", "nu-svc"][..], true),
+            (&["--type", "nu-svr"], true),
+            (&["--type", "one-class"], true),
+            (&["--model", "svc", "--type", "nu-svc"], true),
+            (&["--type", "c-svc"], false),
+            (&["--type", "epsilon-svr"], false),
+            (&["--model", "svc"], false),
+            (&["--model", "svr"], false),
+            (&["--model", "kfa"], false),
+            (&["--model", "lssvm"], false),
+            (&["--model", "krr"], false),
+        ] {
+            let f = flags(args);
+            let (got, want) = (f.resolve(), resolve(f.model, f.svm_type));
+            assert_eq!(
+                got.map_err(|e| e.to_string()),
+                want.map_err(|e| e.to_string()),
+                "{args:?} without --nu"
+            );
+            let mut with_nu = args.to_vec();
+            with_nu.extend(["--nu", "0.2"]);
+            let r = flags(&with_nu).resolve();
+            assert_eq!(r.is_ok(), takes, "{with_nu:?}");
+            if let Err(e) = r {
+                assert!(e.to_string().contains("--nu applies"), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn c_is_refused_where_nu_replaces_it() {
+        for (t, takes) in [
+            ("c-svc", true),
+            ("nu-svc", false),
+            ("one-class", false),
+            ("epsilon-svr", true),
+            ("nu-svr", true),
+        ] {
+            let r = flags(&["--type", t, "--c", "2"]).resolve();
+            assert_eq!(r.is_ok(), takes, "--type {t} --c 2");
+            if let Err(e) = r {
+                assert_eq!(e.to_string(), format!("--c does not apply to --type {t}"));
+            }
+        }
+    }
+
+    #[test]
+    fn absent_flags_take_libsvm_defaults() {
+        let f = flags(&["--type", "nu-svr"]);
+        assert_eq!((f.nu_value(), f.c, f.epsilon_tube, f.cache_mb), (DEFAULT_NU, None, 0.1, 100.0));
+        assert_eq!(f.solver(), SolverParams::default());
+        assert_eq!((f.multiclass, f.max_fv, f.regression), (Scheme::Ovo, None, false));
     }
 }

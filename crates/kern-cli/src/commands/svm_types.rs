@@ -26,8 +26,9 @@ pub fn train(
     let unused = |flag: &str| -> Result<(), CliError> {
         Err(format!("{flag} does not apply to --type {}", t.name()).into())
     };
-    if t != SvmType::NuSvr && (a.learner.c.is_some() || a.lambda.is_some()) {
-        unused(if a.learner.c.is_some() { "--c" } else { "--lambda" })?;
+    // `--c` where ν replaces it is refused with the flags (`LearnerFlags::resolve`).
+    if t != SvmType::NuSvr && a.lambda.is_some() {
+        unused("--lambda")?;
     }
     if !a.class_weight.is_empty() {
         unused("--class-weight")?;

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Instant;
 
-pub use kern_cli::kinds::{ModelKind, Scheme, SvmType};
+pub use kern_cli::kinds::{Learner, ModelKind, Scheme, SvmType};
 
 /// Arguments of `kern train`.
 #[derive(clap::Args, Debug)]
@@ -190,25 +190,28 @@ pub fn run(a: Args) -> CliResult {
         return crate::commands::railway::train_railway_svc(&a, &ds);
     }
     let kernel = parse_kernel(&a.learner.kernel)?;
-    let target = target(&a)?;
+    let target = a.learner.resolve()?;
     // SVMs, LS-SVM, KRR and KFA compute on either sample store (a sparse file's samples stay O(nnz)).
-    let sparse =
-        matches!(target, Target::Svm(_) | Target::Model(ModelKind::Lssvm | ModelKind::Krr | ModelKind::Kfa));
+    let sparse = matches!(
+        target,
+        Learner::Svm(_) | Learner::Model(ModelKind::Lssvm | ModelKind::Krr | ModelKind::Kfa)
+    );
     let ds = load_scaled(&a, sparse)?;
-    let weighted = matches!(target, Target::Svm(_) | Target::Model(ModelKind::Krr)) && a.landmarks.is_none();
+    let weighted =
+        matches!(target, Learner::Svm(_) | Learner::Model(ModelKind::Krr)) && a.landmarks.is_none();
     if a.weights.is_some() && !weighted {
         return Err(
             "--weights applies to svc, svr, nu-svc, nu-svr, one-class and krr (without --landmarks)".into()
         );
     }
     let model = match target {
-        Target::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds, None),
-        Target::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds, None),
-        Target::Svm(t) => return crate::commands::svm_types::train(&a, t, kernel, &ds, None),
-        Target::Model(m) => m,
+        Learner::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds, None),
+        Learner::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds, None),
+        Learner::Svm(t) => return crate::commands::svm_types::train(&a, t, kernel, &ds, None),
+        Learner::Model(m) => m,
     };
     match model {
-        ModelKind::Svc | ModelKind::Svr => unreachable!("resolved to an SVM type by `target`"),
+        ModelKind::Svc | ModelKind::Svr => unreachable!("resolved to an SVM type by `kinds::resolve`"),
         ModelKind::Kfa => crate::commands::fvs::train_kfa(&a, kernel, &ds),
         ModelKind::Lssvm | ModelKind::Krr if a.landmarks.is_some() => {
             crate::commands::landmark::train_landmark(&a, kernel, &ds, model == ModelKind::Lssvm)
@@ -222,46 +225,10 @@ pub fn run(a: Args) -> CliResult {
     }
 }
 
-/// What `kern train` fits: an SVM of a LIBSVM type, or another model kind.
-pub enum Target {
-    /// An SVM (`--model svc|svr` or `--type`).
-    Svm(SvmType),
-    /// Another model kind.
-    Model(ModelKind),
-}
-
-/// Resolves `--model` and `--type` (which must agree when both are given) and checks that `--nu` is
-/// used by the SVM type.
-pub fn target(a: &Args) -> Result<Target, CliError> {
-    let t = match (a.learner.model, a.learner.svm_type) {
-        (Some(ModelKind::Svc), None) => Target::Svm(SvmType::CSvc),
-        (Some(ModelKind::Svr), None) => Target::Svm(SvmType::EpsilonSvr),
-        (Some(m), None) => Target::Model(m),
-        (None, Some(t)) => Target::Svm(t),
-        (Some(m), Some(t)) => {
-            if t.model() != Some(m) {
-                return Err(format!(
-                    "--model {} and --type {} name different models; give one of them",
-                    m.name(),
-                    t.name()
-                )
-                .into());
-            }
-            Target::Svm(t)
-        }
-        (None, None) => return Err("give --model or --type".into()),
-    };
-    let nu_type = matches!(t, Target::Svm(t) if t.is_nu() || t == SvmType::OneClass);
-    if a.learner.nu.is_some() && !nu_type {
-        return Err("--nu applies to --type nu-svc, nu-svr and one-class".into());
-    }
-    Ok(t)
-}
-
 /// Whether the fit reports its own progress line (the SVM solvers do, through
 /// `kern_models::svm::observe_progress`); the other model kinds get the command's spinner.
 pub fn draws_solver_progress(a: &Args) -> bool {
-    matches!(target(a), Ok(Target::Svm(_)))
+    matches!(a.learner.resolve(), Ok(Learner::Svm(_)))
 }
 
 /// Refuses before training what a LIBSVM model file cannot hold.
@@ -270,9 +237,9 @@ fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
     if a.format != ModelFormat::Libsvm {
         return Ok(());
     }
-    let kind = match target(a)? {
-        Target::Svm(t) => t.model().map_or("one-class", ModelKind::name),
-        Target::Model(m) => m.name(),
+    let kind = match a.learner.resolve()? {
+        Learner::Svm(t) => t.model().map_or("one-class", ModelKind::name),
+        Learner::Model(m) => m.name(),
     };
     check_format(a.format, kind)?;
     if a.learner.kernel.trim_start().starts_with("railway") {
