@@ -11,8 +11,8 @@
 //!
 //! ```
 //! use clap::Parser;
-//! use kern_cli::cv_flags::{CvFlags, Learner};
-//! use kern_cli::kinds::ModelKind;
+//! use kern_cli::cv_flags::CvFlags;
+//! use kern_cli::kinds::{Learner, ModelKind};
 //! #[derive(Parser)]
 //! struct Cli {
 //!     #[command(flatten)]
@@ -28,7 +28,8 @@
 //! ```
 
 use crate::CliError;
-use crate::kinds::{ModelKind, Scheme, SvmType, check_classes, targets};
+use crate::kinds::{Learner, ModelKind, Scheme, SvmType, check_classes, targets};
+use crate::learner_flags::LearnerFlags;
 use kern_core::io::Dataset;
 use kern_core::learner::{Fit, Model};
 use kern_core::{KernelSpec, Samples, Targets};
@@ -37,10 +38,7 @@ use kern_models::fvs::FvsParams;
 use kern_models::kfa::{BasisChoice, KfaModel, KfaParams};
 use kern_models::krr::{KernelRidge, KernelRidgeParams};
 use kern_models::lssvm::{LsSvm, LsSvmParams};
-use kern_models::svm::{
-    Multiclass, NuSvcParams, NuSvrParams, SharedGram, SolverBlock, SolverParams, Svc, SvcParams, Svr,
-    SvrParams,
-};
+use kern_models::svm::{NuSvcParams, NuSvrParams, SharedGram, Svc, SvcParams, Svr, SvrParams};
 use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
 use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
 use serde_json::{Value, json};
@@ -60,23 +58,9 @@ use serde_json::{Value, json};
 /// ```
 #[derive(clap::Args, Debug, Clone)]
 pub struct CvFlags {
-    /// Model kind (or give --type for an SVM).
-    #[arg(long, value_enum, required_unless_present = "svm_type")]
-    pub model: Option<ModelKind>,
-    /// SVM type, LIBSVM's svm-train -s names: c-svc, nu-svc, epsilon-svr, nu-svr (one-class has no
-    /// labels to score). Replaces --model (svc = c-svc, svr = epsilon-svr).
-    #[arg(long = "type", value_enum, value_name = "SVM_TYPE")]
-    pub svm_type: Option<SvmType>,
-    /// nu of nu-svc and nu-svr when the grid does not set it (default 0.5).
-    #[arg(long)]
-    pub nu: Option<f64>,
-    /// Kernel spec; grid names other than the model's parameters are set in it. Or precomputed
-    /// (SVMs; LIBSVM -t 4): the data file then holds the kernel matrix of the training points, each
-    /// row LABEL 0:i 1:K(x_i,x_1) 2:K(x_i,x_2) ... for point i = 1, 2, ... in order; every fold
-    /// trains on the rows and columns of its training points and predicts its test points from their
-    /// rows, and the grid may only hold the model's parameters (c, lambda, epsilon, nu).
-    #[arg(long)]
-    pub kernel: String,
+    /// The learner's flags, as `kern train`'s (`--model`, `--type`, `--kernel`, `--c`, `--nu`, …).
+    #[command(flatten)]
+    pub learner: LearnerFlags,
     /// Number of folds (k-fold), a kern-tune validation spec (kfold:K[:REPEATS], loo, holdout:F), or
     /// file:PATH: the folds given, one integer per line for each sample in file order (the fold in
     /// which it is tested; -1: always trains), as scikit-learn's PredefinedSplit.
@@ -91,58 +75,17 @@ pub struct CvFlags {
     /// Seed of the folds (and of the probability CV, unused here).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Regularization C when the grid does not set it.
-    #[arg(long, default_value_t = 1.0)]
-    pub c: f64,
-    /// SVR tube half-width when the grid does not set it.
-    #[arg(long, default_value_t = 0.1)]
-    pub epsilon_tube: f64,
-    /// Solver tolerance.
-    #[arg(long, default_value_t = 1e-3)]
-    pub tol: f64,
-    /// Kernel cache in megabytes (per training run; runs go in parallel).
-    #[arg(long, default_value_t = 100.0)]
-    pub cache_mb: f64,
-    /// SMO working sets (svc, svr): auto, pair or a working-set size Q.
-    #[arg(long, default_value = "auto", value_name = "auto|pair|Q")]
-    pub solver_block: SolverBlock,
-    /// Multi-class scheme (svc).
-    #[arg(long, value_enum, default_value = "ovo")]
-    pub multiclass: Scheme,
-    /// Real-valued targets for lssvm and kfa (krr always regresses, svr always does).
-    #[arg(long)]
-    pub regression: bool,
-    /// Feature vectors of kfa when the grid does not set max_fv.
-    #[arg(long, default_value_t = 50)]
-    pub max_fv: usize,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Refuse grids with more cells than this (every cell trains one model per fold).
     #[arg(long, default_value_t = 10_000)]
     pub max_cells: usize,
-    /// Train svc even on labels that look real-valued or on more than 100 classes.
-    #[arg(long)]
-    pub allow_many_classes: bool,
     /// Fit every (cell, fold) of a two-class svc grid over c on its own, from zero. By default the
     /// cells that share a kernel are fitted fold by fold in ascending c, each from the previous
     /// solution, reading one kernel matrix of all samples (when it fits in --cache-mb).
     #[arg(long)]
     pub no_warm_start: bool,
-}
-
-/// What the cross-validation fits: an SVM of a LIBSVM type, or another model kind.
-///
-/// ```
-/// use kern_cli::{cv_flags::Learner, kinds::SvmType};
-/// assert_ne!(Learner::Svm(SvmType::CSvc), Learner::Svm(SvmType::NuSvc));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Learner {
-    /// An SVM (`--type`, or `--model svc|svr`).
-    Svm(SvmType),
-    /// Another model kind (`--model kfa|lssvm|krr`).
-    Model(ModelKind),
 }
 
 /// The checked translation of [`CvFlags`]: the grid, the learner, the folds and scoring.
@@ -282,44 +225,26 @@ fn check_axes(grid: &ParamGrid, l: Learner, precomputed: bool) -> Result<(), Cli
 }
 
 impl CvFlags {
-    /// Resolves `--model` and `--type` (which must agree when both are given) and checks `--nu`.
+    /// What the cross-validation fits: the learner's flags resolved ([`LearnerFlags::resolve`]), a
+    /// one-class SVM refused (it learns no labels to score).
     ///
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
-    /// use kern_cli::{cv_flags::Learner, kinds::SvmType};
+    /// use kern_cli::kinds::{Learner, SvmType};
     /// let cli = Cli::try_parse_from(["cv", "--model", "svr", "--kernel", "rbf:gamma=1", "--grid", "c=1..2:2"])?;
     /// assert_eq!(cli.cv.learner()?, Learner::Svm(SvmType::EpsilonSvr));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     pub fn learner(&self) -> Result<Learner, CliError> {
-        let l = match (self.model, self.svm_type) {
-            (Some(ModelKind::Svc), None) => Learner::Svm(SvmType::CSvc),
-            (Some(ModelKind::Svr), None) => Learner::Svm(SvmType::EpsilonSvr),
-            (Some(m), None) => Learner::Model(m),
-            (m, Some(t)) => {
-                if let Some(m) = m
-                    && t.model() != Some(m)
-                {
-                    return Err(format!(
-                        "--model {} and --type {} name different models; give one of them",
-                        m.name(),
-                        t.name()
-                    )
-                    .into());
-                }
-                if t == SvmType::OneClass {
-                    return Err("kern cv scores predictions against the labels of held-out points; a one-class \
-                                SVM is trained without labels, so it is not cross-validated here (train it with \
-                                kern train --type one-class)"
-                        .into());
-                }
-                Learner::Svm(t)
-            }
-            (None, None) => return Err("give --model or --type".into()),
-        };
-        if self.nu.is_some() && !is_nu(l) {
-            return Err("--nu applies to --type nu-svc and nu-svr".into());
+        let l = self.learner.resolve()?;
+        if l == Learner::Svm(SvmType::OneClass) {
+            return Err(
+                "kern cv scores predictions against the labels of held-out points; a one-class SVM is \
+                        trained without labels, so it is not cross-validated here (train it with kern train \
+                        --type one-class)"
+                    .into(),
+            );
         }
         Ok(l)
     }
@@ -347,7 +272,7 @@ impl CvFlags {
         let validation: Validation = self.folds.parse()?;
         let scoring: Scoring = self.scoring.parse()?;
         let learner = self.learner()?;
-        let precomputed = is_precomputed(&self.kernel);
+        let precomputed = is_precomputed(&self.learner.kernel);
         check_axes(&grid, learner, precomputed)?;
         if let (true, Learner::Model(m)) = (precomputed, learner) {
             return Err(format!(
@@ -359,7 +284,7 @@ impl CvFlags {
         }
         // Fail early on a kernel the grid cannot fill in.
         if !precomputed && let Some(p) = grid.points().first() {
-            kernel_at(&self.kernel, p, is_nu(learner))?;
+            kernel_at(&self.learner.kernel, p, is_nu(learner))?;
         }
         let config = GridSearchConfig {
             cv: CvConfig { validation, stratify: Stratify::Auto, scoring, seed: self.seed },
@@ -381,7 +306,7 @@ impl CvFlags {
     /// ```
     pub fn check_memory(&self, plan: &CvPlan, x: &Samples) -> Result<(), CliError> {
         if let Learner::Model(ModelKind::Lssvm | ModelKind::Krr) = plan.learner {
-            let kernel = kernel_at(&self.kernel, &plan.grid.points()[0], false)?;
+            let kernel = kernel_at(&self.learner.kernel, &plan.grid.points()[0], false)?;
             let path = kern_models::kmat::PathChoice::Auto;
             if kern_models::kmat::choose_path(&kernel, x, path)? == kern_models::kmat::SolvePath::Dense {
                 let concurrent = self.threads.unwrap_or_else(rayon::current_num_threads).max(1);
@@ -412,12 +337,12 @@ impl CvFlags {
     pub fn targets(&self, l: Learner, ds: &Dataset) -> Result<Targets, CliError> {
         match l {
             Learner::Svm(SvmType::CSvc) => {
-                check_classes(ds, self.allow_many_classes)?;
+                check_classes(ds, self.learner.allow_many_classes)?;
                 targets(ds, false)
             }
             Learner::Svm(SvmType::NuSvc) => {
-                check_classes(ds, self.allow_many_classes)?;
-                if self.multiclass == Scheme::Ovr {
+                check_classes(ds, self.learner.allow_many_classes)?;
+                if self.learner.multiclass == Scheme::Ovr {
                     return Err(
                         "--multiclass ovr does not apply to --type nu-svc (one-vs-one, as LIBSVM)".into()
                     );
@@ -427,7 +352,7 @@ impl CvFlags {
             Learner::Svm(SvmType::EpsilonSvr | SvmType::NuSvr) | Learner::Model(ModelKind::Krr) => {
                 Ok(Targets::Real(ds.real()?))
             }
-            Learner::Model(ModelKind::Lssvm | ModelKind::Kfa) => targets(ds, self.regression),
+            Learner::Model(ModelKind::Lssvm | ModelKind::Kfa) => targets(ds, self.learner.regression),
             Learner::Svm(SvmType::OneClass) | Learner::Model(ModelKind::Svc | ModelKind::Svr) => {
                 Err("a one-class SVM, --model svc and --model svr are resolved into their SVM types first"
                     .into())
@@ -435,13 +360,9 @@ impl CvFlags {
         }
     }
 
-    fn solver(&self) -> SolverParams {
-        SolverParams {
-            tol: self.tol,
-            cache_mb: self.cache_mb,
-            block: self.solver_block,
-            ..SolverParams::default()
-        }
+    /// The regularization `C` of grid point `p`: the grid's, else `--c` (else the model's default).
+    fn c_at(&self, p: &ParamPoint) -> Option<f64> {
+        p.get("c").or(self.learner.c)
     }
 
     /// The kernel of grid point `p` (for a precomputed kernel a placeholder, never evaluated).
@@ -449,7 +370,7 @@ impl CvFlags {
         if plan.precomputed {
             Ok(KernelSpec::Linear(kern_core::Linear))
         } else {
-            kernel_at(&self.kernel, p, is_nu(plan.learner))
+            kernel_at(&self.learner.kernel, p, is_nu(plan.learner))
         }
     }
 
@@ -465,16 +386,14 @@ impl CvFlags {
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     pub fn svc_params(&self, plan: &CvPlan, p: &ParamPoint) -> Result<SvcParams, CliError> {
-        let mut m =
-            SvcParams::new(self.kernel_of(plan, p)?).c(p.get("c").unwrap_or(self.c)).solver(self.solver());
+        let mut m = SvcParams::new(self.kernel_of(plan, p)?).solver(self.learner.solver());
+        if let Some(c) = self.c_at(p) {
+            m = m.c(c);
+        }
         if let Some(l) = p.get("lambda") {
             m = m.lambda(l);
         }
-        let multiclass = match self.multiclass {
-            Scheme::Ovo => Multiclass::OneVsOne,
-            Scheme::Ovr => Multiclass::OneVsRest,
-        };
-        Ok(m.multiclass(multiclass))
+        Ok(m.multiclass(self.learner.multiclass.into()))
     }
 
     /// The learner of grid point `p`: what one (cell, fold) fit trains.
@@ -489,8 +408,8 @@ impl CvFlags {
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     pub fn cell(&self, plan: &CvPlan, p: &ParamPoint) -> Result<CellLearner, CliError> {
-        let nu = self.nu.unwrap_or(0.5);
-        let solver = self.solver();
+        let nu = self.learner.nu_value();
+        let solver = self.learner.solver();
         Ok(match plan.learner {
             Learner::Svm(SvmType::CSvc) => CellLearner::Svc(self.svc_params(plan, p)?),
             Learner::Svm(SvmType::NuSvc) => CellLearner::NuSvc(
@@ -498,26 +417,29 @@ impl CvFlags {
             ),
             Learner::Svm(SvmType::EpsilonSvr) => {
                 let mut m = SvrParams::new(self.kernel_of(plan, p)?)
-                    .c(p.get("c").unwrap_or(self.c))
-                    .epsilon(p.get("epsilon").unwrap_or(self.epsilon_tube))
+                    .epsilon(p.get("epsilon").unwrap_or(self.learner.epsilon_tube))
                     .solver(solver);
+                if let Some(c) = self.c_at(p) {
+                    m = m.c(c);
+                }
                 if let Some(l) = p.get("lambda") {
                     m = m.lambda(l);
                 }
                 CellLearner::Svr(m)
             }
             Learner::Svm(SvmType::NuSvr) => {
-                let mut m = NuSvrParams::new(self.kernel_of(plan, p)?)
-                    .c(p.get("c").unwrap_or(self.c))
-                    .nu(p.get("nu").unwrap_or(nu))
-                    .solver(solver);
+                let mut m =
+                    NuSvrParams::new(self.kernel_of(plan, p)?).nu(p.get("nu").unwrap_or(nu)).solver(solver);
+                if let Some(c) = self.c_at(p) {
+                    m = m.c(c);
+                }
                 if let Some(l) = p.get("lambda") {
                     m = m.lambda(l);
                 }
                 CellLearner::NuSvr(m)
             }
             Learner::Model(ModelKind::Lssvm) => {
-                let m = LsSvmParams::new(kernel_at(&self.kernel, p, false)?);
+                let m = LsSvmParams::new(kernel_at(&self.learner.kernel, p, false)?);
                 // Without a λ in the grid each fit chooses its own by leave-one-out (nested).
                 CellLearner::LsSvm(match p.get("lambda") {
                     Some(l) => m.lambda(l),
@@ -525,24 +447,22 @@ impl CvFlags {
                 })
             }
             Learner::Model(ModelKind::Krr) => {
-                let m = KernelRidgeParams::new(kernel_at(&self.kernel, p, false)?);
+                let m = KernelRidgeParams::new(kernel_at(&self.learner.kernel, p, false)?);
                 CellLearner::Krr(match p.get("lambda") {
                     Some(l) => m.lambda(l),
                     None => m,
                 })
             }
             Learner::Model(ModelKind::Kfa) => {
-                let max_fv = p.get("max_fv").unwrap_or(self.max_fv as f64);
-                if !(max_fv >= 1.0 && max_fv.fract() == 0.0) {
-                    return Err(format!("max_fv must be a positive integer, got {max_fv}").into());
-                }
-                let fvs = FvsParams {
-                    max_fv: Some(max_fv as usize),
-                    min_fitness: p.get("min_fitness"),
-                    ..Default::default()
+                // Without max_fv in the grid or --max-fv, the selection has no limit, as in `kern train`.
+                let max_fv = match p.get("max_fv") {
+                    Some(v) if v >= 1.0 && v.fract() == 0.0 => Some(v as usize),
+                    Some(v) => return Err(format!("max_fv must be a positive integer, got {v}").into()),
+                    None => self.learner.max_fv,
                 };
+                let fvs = FvsParams { max_fv, min_fitness: p.get("min_fitness"), ..Default::default() };
                 CellLearner::Kfa(Box::new(
-                    KfaParams::new(kernel_at(&self.kernel, p, false)?).basis(BasisChoice::Fvs(fvs)),
+                    KfaParams::new(kernel_at(&self.learner.kernel, p, false)?).basis(BasisChoice::Fvs(fvs)),
                 ))
             }
             Learner::Svm(SvmType::OneClass) | Learner::Model(ModelKind::Svc | ModelKind::Svr) => {
@@ -576,7 +496,7 @@ impl CvFlags {
             && !self.no_warm_start
             && plan.grid.names().contains(&"c")
             && !plan.grid.names().contains(&"lambda")
-            && SharedGram::fits(n, (self.cache_mb * 1024.0 * 1024.0) as usize)
+            && SharedGram::fits(n, (self.learner.cache_mb * 1024.0 * 1024.0) as usize)
     }
 
     /// The command's JSON summary of a grid search report (`report`: the report as JSON; `n`
@@ -603,7 +523,7 @@ impl CvFlags {
             "model": model,
             "type": svm_type.map(SvmType::name),
             "n": n,
-            "kernel": self.kernel,
+            "kernel": self.learner.kernel,
             "scoring": report["scoring"],
             "validation": report["validation"],
             "stratified": report["stratified"],
@@ -709,6 +629,38 @@ impl Fit<Targets> for CellLearner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cv_refuses_one_class_and_resolves_the_rest_as_train_does() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            cv: CvFlags,
+        }
+        let cv = |args: &[&str]| {
+            let mut a = vec!["cv", "--kernel", "linear", "--grid", "c=[1]"];
+            a.extend(args);
+            Cli::try_parse_from(a).expect("flags parse").cv
+        };
+        for args in [&["--type", "one-class"][..], &["--type", "one-class", "--nu", "0.3"]] {
+            let e = cv(args).learner().unwrap_err().to_string();
+            assert!(e.contains("one-class SVM is trained without labels"), "{args:?}: {e}");
+        }
+        for args in [
+            &["--model", "svc"][..],
+            &["--model", "svr", "--type", "nu-svr"],
+            &["--type", "nu-svc", "--nu", "0.2"],
+            &["--model", "krr"],
+            &["--model", "svc", "--nu", "0.2"],
+            &["--model", "kfa", "--type", "c-svc"],
+            &["--type", "nu-svc", "--c", "2"],
+        ] {
+            let f = cv(args);
+            let (got, want) = (f.learner(), f.learner.resolve());
+            assert_eq!(got.map_err(|e| e.to_string()), want.map_err(|e| e.to_string()), "{args:?}");
+        }
+    }
 
     #[test]
     fn kernel_parameters_are_written_into_the_spec() {

@@ -5,6 +5,7 @@ use crate::CliError;
 use kern_core::Targets;
 use kern_core::io::Dataset;
 use kern_models::libsvm_model::SvmType as LibsvmType;
+use kern_models::svm::Multiclass;
 
 /// The model kinds `kern train` can fit.
 ///
@@ -126,6 +127,48 @@ impl From<SvmType> for LibsvmType {
     }
 }
 
+/// What a command fits: an SVM of a LIBSVM type, or another model kind ([`resolve`]).
+///
+/// ```
+/// use kern_cli::kinds::{Learner, SvmType};
+/// assert_ne!(Learner::Svm(SvmType::CSvc), Learner::Svm(SvmType::NuSvc));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Learner {
+    /// An SVM (`--type`, or `--model svc|svr`).
+    Svm(SvmType),
+    /// Another model kind (`--model kfa|lssvm|krr`).
+    Model(ModelKind),
+}
+
+/// Resolves `--model` and `--type` into what is fitted, for every command that takes them:
+/// `--model svc` alone is c-svc and `--model svr` alone epsilon-svr (LIBSVM's default types, `-s 0`
+/// and `-s 3`), `--type` alone is that SVM, both must name the same model (`--model svc --type nu-svc`
+/// is nu-svc), and one of them is needed.
+///
+/// ```
+/// use kern_cli::kinds::{Learner, ModelKind, SvmType, resolve};
+/// assert_eq!(resolve(Some(ModelKind::Svr), None)?, Learner::Svm(SvmType::EpsilonSvr));
+/// assert_eq!(resolve(Some(ModelKind::Krr), None)?, Learner::Model(ModelKind::Krr));
+/// assert!(resolve(Some(ModelKind::Svr), Some(SvmType::NuSvc)).is_err());
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub fn resolve(model: Option<ModelKind>, svm_type: Option<SvmType>) -> Result<Learner, CliError> {
+    match (model, svm_type) {
+        (Some(ModelKind::Svc), None) => Ok(Learner::Svm(SvmType::CSvc)),
+        (Some(ModelKind::Svr), None) => Ok(Learner::Svm(SvmType::EpsilonSvr)),
+        (Some(m), None) => Ok(Learner::Model(m)),
+        (Some(m), Some(t)) if t.model() != Some(m) => Err(format!(
+            "--model {} and --type {} name different models; give one of them",
+            m.name(),
+            t.name()
+        )
+        .into()),
+        (_, Some(t)) => Ok(Learner::Svm(t)),
+        (None, None) => Err("give --model or --type".into()),
+    }
+}
+
 /// Multi-class scheme of `--model svc`.
 ///
 /// ```
@@ -138,6 +181,21 @@ pub enum Scheme {
     Ovo,
     /// One machine per class, largest decision value.
     Ovr,
+}
+
+/// The multi-class scheme of the SVC a [`Scheme`] names.
+///
+/// ```
+/// use kern_models::svm::Multiclass;
+/// assert_eq!(Multiclass::from(kern_cli::kinds::Scheme::Ovr), Multiclass::OneVsRest);
+/// ```
+impl From<Scheme> for Multiclass {
+    fn from(s: Scheme) -> Multiclass {
+        match s {
+            Scheme::Ovo => Multiclass::OneVsOne,
+            Scheme::Ovr => Multiclass::OneVsRest,
+        }
+    }
 }
 
 /// The targets of a learner that classifies (±1 for two classes, class indices beyond) unless
@@ -203,6 +261,66 @@ pub fn check_classes(ds: &Dataset, allow: bool) -> Result<(), CliError> {
 mod tests {
     use super::*;
     use clap::ValueEnum;
+
+    /// Every combination of `--model` (or none) and `--type` (or none): what it resolves to, or the
+    /// words of its refusal.
+    #[test]
+    fn every_model_and_type_combination_resolves_or_is_refused() {
+        use Learner::{Model, Svm};
+        use ModelKind::{Kfa, Krr, Lssvm, Svc, Svr};
+        use SvmType::{CSvc, EpsilonSvr, NuSvc, NuSvr, OneClass};
+        let differ = "name different models";
+        // Columns: no --type, c-svc, nu-svc, one-class, epsilon-svr, nu-svr.
+        let types = [None, Some(CSvc), Some(NuSvc), Some(OneClass), Some(EpsilonSvr), Some(NuSvr)];
+        // Per --model: the outcome of each column.
+        type Row = [Result<Learner, &'static str>; 6];
+        let table: [(Option<ModelKind>, Row); 6] = [
+            (
+                None,
+                [
+                    Err("give --model or --type"),
+                    Ok(Svm(CSvc)),
+                    Ok(Svm(NuSvc)),
+                    Ok(Svm(OneClass)),
+                    Ok(Svm(EpsilonSvr)),
+                    Ok(Svm(NuSvr)),
+                ],
+            ),
+            (
+                Some(Svc),
+                [Ok(Svm(CSvc)), Ok(Svm(CSvc)), Ok(Svm(NuSvc)), Err(differ), Err(differ), Err(differ)],
+            ),
+            (
+                Some(Svr),
+                [
+                    Ok(Svm(EpsilonSvr)),
+                    Err(differ),
+                    Err(differ),
+                    Err(differ),
+                    Ok(Svm(EpsilonSvr)),
+                    Ok(Svm(NuSvr)),
+                ],
+            ),
+            (Some(Kfa), [Ok(Model(Kfa)), Err(differ), Err(differ), Err(differ), Err(differ), Err(differ)]),
+            (
+                Some(Lssvm),
+                [Ok(Model(Lssvm)), Err(differ), Err(differ), Err(differ), Err(differ), Err(differ)],
+            ),
+            (Some(Krr), [Ok(Model(Krr)), Err(differ), Err(differ), Err(differ), Err(differ), Err(differ)]),
+        ];
+        // The table covers every value clap can parse.
+        assert_eq!(table.len(), ModelKind::value_variants().len() + 1);
+        assert_eq!(types.len(), SvmType::value_variants().len() + 1);
+        for (model, row) in table {
+            for (t, want) in types.into_iter().zip(row) {
+                match (resolve(model, t), want) {
+                    (Ok(got), Ok(want)) => assert_eq!(got, want, "{model:?} {t:?}"),
+                    (Err(e), Err(words)) => assert!(e.to_string().contains(words), "{model:?} {t:?}: {e}"),
+                    (got, want) => panic!("{model:?} {t:?}: got {got:?}, want {want:?}"),
+                }
+            }
+        }
+    }
 
     #[test]
     fn each_type_maps_to_the_libsvm_type_of_its_name() {

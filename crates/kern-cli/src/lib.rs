@@ -1,6 +1,8 @@
 //! The library part of the `kern` command: what its commands share with other front ends of kern.
 //!
 //! - [`kinds`]: the model kinds and SVM types the commands name, and how labels become targets;
+//! - [`learner_flags`]: the flags that name a learner and set its parameters, one definition for
+//!   `kern train`, `kern cv` and `kern-mpi cv`;
 //! - [`cv_flags`]: the flags of the cross-validation command and their translation into a grid
 //!   search — one definition, used by `kern cv` and by `kern-mpi cv` (crate kern-dist), which
 //!   spreads the same (cell, fold) fits over MPI ranks.
@@ -15,6 +17,7 @@
 
 pub mod cv_flags;
 pub mod kinds;
+pub mod learner_flags;
 
 /// The error type of the commands: any error, shown with its chain of causes.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;

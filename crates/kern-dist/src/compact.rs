@@ -260,6 +260,7 @@ fn extent(x: &Samples, pts: &[usize]) -> Vec<(f64, f64)> {
 /// let part = read_part(&SingleProcess, &p, &Default::default())?;
 /// let s = spatial_split(&SingleProcess, &part)?;
 /// assert_eq!(s.rank_of(part.samples.unwrap().sample(2)), 0);
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_dist::DistError>(())
 /// ```
 pub fn spatial_split(comm: &dyn Comm, rows: &DistRows) -> Result<KdSplit> {
@@ -644,6 +645,7 @@ fn encode(t: Option<&Targets>, n_local: usize, task: &Task) -> Vec<f64> {
 /// let fit = fit_compact(&SingleProcess, &part, &params, false)?;
 /// assert!(fit.report.converged && fit.rows == (0..50).collect::<Vec<_>>());
 /// assert!(fit.alpha.iter().sum::<f64>().abs() < 1e-6); // first row of eq. 14
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn fit_compact(
@@ -769,6 +771,7 @@ pub fn fit_compact(
 /// let bytes = model_bytes(&SingleProcess, &part, &fit, &params)?.unwrap();
 /// let model: KernelRidge = persist::from_bytes(&bytes, "<bytes>")?;
 /// assert_eq!(model.alpha(0), &fit.alpha[..]);
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn model_bytes(

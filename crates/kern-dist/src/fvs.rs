@@ -110,6 +110,7 @@ impl FvsParts for CommParts<'_> {
 /// let part = read_part(&SingleProcess, &p, &Default::default())?;
 /// let (x, first) = pool_part(&SingleProcess, &part, &[1, 3])?;
 /// assert_eq!((x.unwrap(), first), (part.samples.unwrap().select(&[1, 3])?, 0));
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_dist::DistError>(())
 /// ```
 pub fn pool_part(comm: &dyn Comm, rows: &DistRows, pool: &[usize]) -> Result<(Option<Samples>, usize)> {
@@ -213,6 +214,7 @@ pub fn pool_part(comm: &dyn Comm, rows: &DistRows, pool: &[usize]) -> Result<(Op
 /// let (idx, _) = select_on_pool(&SingleProcess, &part, &pool, &k, 5, &FvsParams { strategy: s, ..Default::default() })?;
 /// let x = part.samples.unwrap().select(&pool)?;
 /// assert_eq!(idx, fvs_on_pool(&k, &x, &pool, 5, s)?);
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn select_on_pool(

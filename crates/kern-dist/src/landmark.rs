@@ -49,6 +49,7 @@ use std::borrow::Cow;
 /// let (y, task) = targets_part(&SingleProcess, &part, false)?;
 /// assert_eq!(task, kern_models::ridge::Task::Binary { names: ["2".into(), "4".into()] });
 /// assert_eq!(y.unwrap().len(), 3);
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_dist::DistError>(())
 /// ```
 pub fn targets_part(comm: &dyn Comm, rows: &DistRows, regression: bool) -> Result<(Option<Targets>, Task)> {
@@ -114,6 +115,7 @@ const SPARSE: u64 = 2;
 /// let part = read_part(&SingleProcess, &p, &Default::default())?;
 /// let c = gather_rows(&SingleProcess, &part, &[2, 1])?;
 /// assert_eq!(c, part.samples.unwrap().select(&[2, 1])?);
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_dist::DistError>(())
 /// ```
 pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Samples> {
@@ -217,6 +219,7 @@ pub(crate) fn build_samples(rows: Vec<Row>, d: usize, sparse: bool) -> Result<Sa
 /// std::fs::write(&p, "1 1:1\n-1 2:1\n1 1:2\n").unwrap();
 /// let part = read_part(&SingleProcess, &p, &Default::default())?;
 /// assert_eq!(*align_rows(&SingleProcess, &part, 2)?, part);
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_dist::DistError>(())
 /// ```
 pub fn align_rows<'a>(comm: &dyn Comm, rows: &'a DistRows, block: usize) -> Result<Cow<'a, DistRows>> {
@@ -335,6 +338,7 @@ pub fn align_rows<'a>(comm: &dyn Comm, rows: &'a DistRows, block: usize) -> Resu
 /// let x = part.samples.unwrap();
 /// assert_eq!(idx, select_landmarks(&params.kernel, &x, params.landmarks, 4, params.fvs_strategy)?);
 /// assert_eq!(c, x.select(&idx)?);
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn choose_centres(
@@ -382,6 +386,7 @@ pub fn choose_centres(
 /// let params = NystromRidgeParams::krr("gaussian:sigma=0.5".parse()?, 1e-6, "random:12".parse()?);
 /// let model = fit_nystrom(&SingleProcess, &part, &params, true)?;
 /// assert_eq!(model.centres().n(), 12);
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn fit_nystrom(
@@ -409,6 +414,7 @@ pub fn fit_nystrom(
 /// let params = NystromRidgeParams::krr("gaussian:sigma=0.5".parse()?, 1e-6, "random:12".parse()?);
 /// let model = fit_nystrom_blocks(&SingleProcess, &part, &params, true, Some(7))?;
 /// assert_eq!(model.centres().n(), 12);
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn fit_nystrom_blocks(

@@ -16,6 +16,7 @@
 //! std::fs::write(&p, "1 1:1\n-1 2:1\n1 1:2\n").unwrap();
 //! let part = read_part(&SingleProcess, &p, &Default::default())?;
 //! assert_eq!((part.n_total, part.d), (3, 2));
+//! # std::fs::remove_file(&p).unwrap();
 //! # Ok::<(), kern_dist::DistError>(())
 //! ```
 

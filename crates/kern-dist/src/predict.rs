@@ -162,6 +162,7 @@ pub struct PredictSummary {
 ///     &dir.join("d.svm"), &Default::default(), Some(&dir.join("p.txt")))?;
 /// assert_eq!((s.n, s.accuracy), (4, Some(1.0)));
 /// assert_eq!(std::fs::read_to_string(dir.join("p.txt")).unwrap(), "1\n2\n1\n2\n");
+/// # std::fs::remove_dir_all(&dir).unwrap();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn predict_file(

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 /// std::fs::write(&p, "1 1:0.5\n-1 2:2\n").unwrap();
 /// let part = read_part(&SingleProcess, &p, &Default::default())?;
 /// assert_eq!((part.n_total, part.d, part.row_offset, part.labels.len()), (2, 2, 0, 2));
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_dist::DistError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -43,6 +44,7 @@ impl DistRows {
     /// # let p = std::env::temp_dir().join("kern-doc-rows-n.svm");
     /// # std::fs::write(&p, "1 1:0.5\n").unwrap();
     /// assert_eq!(read_part(&SingleProcess, &p, &Default::default())?.n_local(), 1);
+    /// # std::fs::remove_file(&p).unwrap();
     /// # Ok::<(), kern_dist::DistError>(())
     /// ```
     pub fn n_local(&self) -> usize {
@@ -57,6 +59,7 @@ impl DistRows {
     /// # std::fs::write(&p, "2 1:0.5\n1 1:1\n2 1:3\n").unwrap();
     /// let part = read_part(&SingleProcess, &p, &Default::default())?;
     /// assert_eq!(part.global_labels(&SingleProcess)?, vec!["1", "2"]);
+    /// # std::fs::remove_file(&p).unwrap();
     /// # Ok::<(), kern_dist::DistError>(())
     /// ```
     pub fn global_labels(&self, comm: &dyn Comm) -> Result<Vec<String>> {

@@ -38,6 +38,7 @@ pub enum LineError {
 /// let mut seen = Vec::new();
 /// let n = kern_dist::split::for_each_line(&p, 3, 10, |_, _, l| { seen.push(l.to_string()); Ok(()) }).unwrap();
 /// assert_eq!((n, seen), (2, vec!["cdef".to_string(), String::new()]));
+/// # std::fs::remove_file(&p).unwrap();
 /// ```
 pub fn for_each_line(
     path: &Path,

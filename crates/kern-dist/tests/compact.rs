@@ -1,6 +1,9 @@
 //! The distributed compact-kernel PCG fit against kern-models' one-process iterative fit (P = 1 here;
 //! P = 2 and 4 under mpirun in the `mpi_check` example).
 
+mod common;
+use common::{lattice, scratch, write};
+
 use kern_core::io::{CsvOptions, read_data};
 use kern_core::{KernelSpec, Samples, Targets};
 use kern_dist::SingleProcess;
@@ -11,25 +14,6 @@ use kern_models::kmat::PathChoice;
 use kern_models::krr::{KernelRidge, KernelRidgeParams};
 use kern_models::lssvm::{LsSvm, LsSvmParams};
 use kern_models::persist;
-use std::path::PathBuf;
-
-fn temp(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kern-dist-compact-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
-
-/// `n` scrambled lattice points in `[0, 4]²`, labels from `label(i, x, y)`.
-fn data(n: usize, label: impl Fn(usize, f64, f64) -> String) -> String {
-    (0..n)
-        .map(|i| {
-            let (x, y) = (((i * 37) % 101) as f64 / 25.0, ((i * 53) % 97) as f64 / 24.0);
-            format!("{} 1:{x} 2:{y}\n", label(i, x, y))
-        })
-        .collect()
-}
 
 const TOL: f64 = 1e-12;
 
@@ -63,7 +47,9 @@ fn solve_gap(kappa: f64, xnorm: f64) -> f64 {
 
 #[test]
 fn one_rank_equals_the_one_process_iterative_kernel_ridge() {
-    let path = temp("krr.svm", &data(300, |i, x, y| format!("{:.6}", (x * y).sin() + 0.01 * i as f64)));
+    let dir = scratch("one_rank_equals_the_one_process_iterative_kernel_ridge");
+    let path =
+        write(&dir, "krr.svm", lattice(300, |i, x, y| format!("{:.6}", (x * y).sin() + 0.01 * i as f64)));
     let kernel: KernelSpec = "cs-gaussian:sigma=0.5,c=0.8".parse().unwrap();
     let lambda = 1.0;
     let ds = read_data(&path, &CsvOptions::default()).unwrap();
@@ -104,12 +90,13 @@ fn one_rank_equals_the_one_process_iterative_kernel_ridge() {
 /// (`n·ε·Σ|terms|`), all computed from the one-process solution.
 #[test]
 fn one_rank_equals_the_one_process_iterative_lssvm() {
+    let dir = scratch("one_rank_equals_the_one_process_iterative_lssvm");
     let binary = |_: usize, x: f64, y: f64| {
         if (x - 2.0).powi(2) + (y - 2.0).powi(2) < 1.5 { "1" } else { "-1" }.to_string()
     };
     let three = |_: usize, x: f64, y: f64| format!("{}", ((x + y) as usize) % 3);
-    for (name, text) in [("binary", data(300, binary)), ("three", data(300, three))] {
-        let path = temp(&format!("lssvm-{name}.svm"), &text);
+    for (name, text) in [("binary", lattice(300, binary)), ("three", lattice(300, three))] {
+        let path = write(&dir, &format!("lssvm-{name}.svm"), &text);
         let kernel: KernelSpec = "cs-gaussian:sigma=0.5,c=0.8".parse().unwrap();
         let lambda = 1.0;
         let ds = read_data(&path, &CsvOptions::default()).unwrap();
@@ -166,7 +153,8 @@ fn one_rank_equals_the_one_process_iterative_lssvm() {
 
 #[test]
 fn wrong_kernels_preconditioners_and_lambdas_are_errors() {
-    let path = temp("err.svm", &data(40, |i, _, _| format!("{}", i % 2)));
+    let dir = scratch("wrong_kernels_preconditioners_and_lambdas_are_errors");
+    let path = write(&dir, "err.svm", lattice(40, |i, _, _| format!("{}", i % 2)));
     let part = read_part(&SingleProcess, &path, &Default::default()).unwrap();
     let gauss = CompactParams::new(Dual::LsSvm, "gaussian:sigma=1".parse().unwrap(), 1.0);
     let e = fit_compact(&SingleProcess, &part, &gauss, false).unwrap_err().to_string();

@@ -1,6 +1,9 @@
 //! The distributed landmark (Nyström / FVS) fit on one rank is kern-models' one-process fit on the
 //! whole file, bit for bit (the MPI runs on 2 and 4 ranks are in the `mpi_check` example).
 
+mod common;
+use common::{scratch, write};
+
 use kern_core::io::read_libsvm;
 use kern_core::{BinaryTargets, ClassTargets, RealTargets, Targets};
 use kern_dist::SingleProcess;
@@ -8,15 +11,6 @@ use kern_dist::landmark::{fit_nystrom, gather_rows};
 use kern_dist::rows::read_part;
 use kern_models::landmark::NystromRidgeParams;
 use kern_models::persist;
-use std::path::PathBuf;
-
-fn temp(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kern-dist-landmark-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
 
 /// `n` rows: dense 3-D points, or sparse rows (2 of 40 features), labels from `label(i, x0)`.
 fn data(n: usize, sparse: bool, label: impl Fn(usize, f64) -> String) -> String {
@@ -49,6 +43,7 @@ fn one_process_targets(labels: &[String], regression: bool) -> Targets {
 
 #[test]
 fn one_rank_fits_the_one_process_model_bit_for_bit() {
+    let dir = scratch("one_rank_fits_the_one_process_model_bit_for_bit");
     let binary = |_: usize, x0: f64| if x0 > 0.1 { "7".to_string() } else { "3".to_string() };
     let three = |i: usize, _: f64| format!("{}", i % 3 + 1);
     let real = |i: usize, x0: f64| format!("{:.6}", x0 * x0 + 0.01 * i as f64);
@@ -61,7 +56,7 @@ fn one_rank_fits_the_one_process_model_bit_for_bit() {
         ("lssvm-regression-fvs", data(300, true, real), true, "fvs:15", true),
     ];
     for (name, text, lssvm, landmarks, regression) in cases {
-        let p = temp(&format!("{name}.svm"), &text);
+        let p = write(&dir, &format!("{name}.svm"), &text);
         let k = "gaussian:sigma=0.8".parse().unwrap();
         let params = if lssvm {
             NystromRidgeParams::lssvm(k, 10.0, landmarks.parse().unwrap())
@@ -81,8 +76,9 @@ fn one_rank_fits_the_one_process_model_bit_for_bit() {
 
 #[test]
 fn gathered_rows_are_the_selected_rows_and_bad_indices_are_errors() {
+    let dir = scratch("gathered_rows_are_the_selected_rows_and_bad_indices_are_errors");
     for sparse in [false, true] {
-        let p = temp(&format!("gather-{sparse}.svm"), &data(50, sparse, |i, _| format!("{}", i % 2)));
+        let p = write(&dir, &format!("gather-{sparse}.svm"), data(50, sparse, |i, _| format!("{}", i % 2)));
         let part = read_part(&SingleProcess, &p, &Default::default()).unwrap();
         let x = part.samples.clone().unwrap();
         assert_eq!(x.is_sparse(), sparse);
@@ -94,12 +90,13 @@ fn gathered_rows_are_the_selected_rows_and_bad_indices_are_errors() {
 
 #[test]
 fn bad_targets_and_parameters_are_errors() {
-    let p = temp("one-class.svm", &data(40, false, |_, _| "4".to_string()));
+    let dir = scratch("bad_targets_and_parameters_are_errors");
+    let p = write(&dir, "one-class.svm", data(40, false, |_, _| "4".to_string()));
     let part = read_part(&SingleProcess, &p, &Default::default()).unwrap();
     let params =
         NystromRidgeParams::lssvm("gaussian:sigma=1".parse().unwrap(), 1.0, "random:5".parse().unwrap());
     assert!(fit_nystrom(&SingleProcess, &part, &params, false).is_err(), "one class");
-    let p = temp("reals.svm", &data(40, false, |i, _| format!("{i}.5")));
+    let p = write(&dir, "reals.svm", data(40, false, |i, _| format!("{i}.5")));
     let part = read_part(&SingleProcess, &p, &Default::default()).unwrap();
     let bad = NystromRidgeParams::krr("gaussian:sigma=1".parse().unwrap(), -1.0, "random:5".parse().unwrap());
     assert!(fit_nystrom(&SingleProcess, &part, &bad, true).is_err(), "negative lambda");

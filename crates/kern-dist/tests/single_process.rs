@@ -2,7 +2,7 @@
 //! and the line-boundary laws of reading a file in parts (checked for every part count and split).
 
 mod common;
-use common::{build_lssvm, grid_config, lssvm_grid, two_blobs};
+use common::{build_lssvm, grid_config, lssvm_grid, scratch, two_blobs, write};
 
 use kern_core::Targets;
 use kern_core::io::{CsvOptions, LibsvmOptions, read_csv, read_libsvm_with};
@@ -13,15 +13,6 @@ use kern_dist::{DistError, SingleProcess};
 use kern_models::lssvm::LsSvmParams;
 use kern_tune::grid::grid_search;
 use proptest::prelude::*;
-use std::path::PathBuf;
-
-fn temp(name: &str, content: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kern-dist-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
 
 /// The lines a one-process reader sees (`BufRead::lines`: `\n` and `\r\n` endings removed).
 fn all_lines(content: &[u8]) -> Vec<String> {
@@ -47,6 +38,7 @@ fn lines_in_parts(p: &std::path::Path, len: u64, cuts: &[u64]) -> Vec<String> {
 
 #[test]
 fn every_two_part_split_yields_each_line_once() {
+    let dir = scratch("every_two_part_split_yields_each_line_once");
     // CRLF, a row longer than any part, blank lines, an empty trailing line, no final newline.
     let cases: [&[u8]; 5] = [
         b"1 1:1\r\n-1 2:2\r\n1 3:3\r\n",
@@ -56,7 +48,7 @@ fn every_two_part_split_yields_each_line_once() {
         b"\n\r\n1 1:1\r\n",
     ];
     for (k, c) in cases.iter().enumerate() {
-        let p = temp(&format!("two-part-{k}.svm"), c);
+        let p = write(&dir, &format!("two-part-{k}.svm"), c);
         let len = c.len() as u64;
         for cut in 0..=len {
             assert_eq!(lines_in_parts(&p, len, &[cut]), all_lines(c), "case {k}, cut at {cut}");
@@ -72,6 +64,7 @@ proptest! {
         last_newline in any::<bool>(),
         parts in 1usize..9,
     ) {
+        let dir = scratch("parts_partition_the_lines");
         let mut content = Vec::new();
         for (i, (r, crlf)) in rows.iter().enumerate() {
             content.extend_from_slice(r.as_bytes());
@@ -79,7 +72,7 @@ proptest! {
                 content.extend_from_slice(if *crlf { b"\r\n" } else { b"\n" });
             }
         }
-        let p = temp(&format!("prop-{parts}.txt"), &content);
+        let p = write(&dir, &format!("prop-{parts}.txt"), &content);
         let len = content.len() as u64;
         let cuts: Vec<u64> = (1..parts).map(|q| byte_range(len, q, parts).0).collect();
         prop_assert_eq!(lines_in_parts(&p, len, &cuts), all_lines(&content));
@@ -88,8 +81,9 @@ proptest! {
 
 #[test]
 fn libsvm_part_of_one_equals_the_whole_file_reader() {
+    let dir = scratch("libsvm_part_of_one_equals_the_whole_file_reader");
     let content = b"# comment\n2 1:0.5 4:-1\r\n\n1 2:3 qid:4\n3 1:1 3:2 # note\n";
-    let p = temp("whole.svm", content);
+    let p = write(&dir, "whole.svm", content);
     for storage in
         [kern_core::StoragePolicy::Auto, kern_core::StoragePolicy::Dense, kern_core::StoragePolicy::Sparse]
     {
@@ -103,8 +97,9 @@ fn libsvm_part_of_one_equals_the_whole_file_reader() {
 
 #[test]
 fn csv_part_of_one_equals_the_whole_file_reader() {
+    let dir = scratch("csv_part_of_one_equals_the_whole_file_reader");
     let content = b"a;b;y\r\n1;\"2.5\";x\n?;1;y\n\n0;-3;\"1.0\"\n";
-    let p = temp("whole.csv", content);
+    let p = write(&dir, "whole.csv", content);
     let opts = CsvOptions::default();
     let part =
         read_part(&SingleProcess, &p, &PartOptions { csv: opts.clone(), ..Default::default() }).unwrap();
@@ -116,14 +111,15 @@ fn csv_part_of_one_equals_the_whole_file_reader() {
 
 #[test]
 fn a_bad_line_is_a_named_error_with_the_file_line() {
-    let p = temp("bad.svm", b"1 1:1\n-1 2:2\n1 3:x\n");
+    let dir = scratch("a_bad_line_is_a_named_error_with_the_file_line");
+    let p = write(&dir, "bad.svm", b"1 1:1\n-1 2:2\n1 3:x\n");
     match read_part(&SingleProcess, &p, &PartOptions::default()) {
         Err(DistError::RankFailed { rank: 0, message }) => {
             assert!(message.contains("bad.svm:3:") && message.contains("\"x\""), "{message}")
         }
         other => panic!("expected a rank failure, got {other:?}"),
     }
-    let gz = temp("data.svm.gz", b"");
+    let gz = write(&dir, "data.svm.gz", b"");
     assert!(matches!(
         read_part(&SingleProcess, &gz, &PartOptions::default()),
         Err(DistError::RankFailed { .. })
@@ -149,14 +145,15 @@ fn grid_search_over_one_rank_equals_grid_search() {
 
 #[test]
 fn batch_prediction_equals_the_model_on_the_whole_file() {
+    let dir = scratch("batch_prediction_equals_the_model_on_the_whole_file");
     let (x, y) = two_blobs(40);
     let labels: Vec<&str> = y.y().iter().map(|&v| if v > 0.0 { "2" } else { "1" }).collect();
-    let data = temp("pred.svm", b"");
+    let data = write(&dir, "pred.svm", b"");
     kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
     let m = LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).lambda(1e-2).fit(&x, &y).unwrap();
-    let model = temp("pred.kern", b"");
+    let model = write(&dir, "pred.kern", b"");
     kern_models::persist::save(&model, &m).unwrap();
-    let out = temp("pred.out", b"");
+    let out = write(&dir, "pred.out", b"");
     let s =
         kern_dist::predict::predict_file(&SingleProcess, &model, &data, &CsvOptions::default(), Some(&out))
             .unwrap();

@@ -2,7 +2,7 @@
 //! result: the same rows, the same error on every rank, the same model and report bytes.
 
 mod common;
-use common::{build_lssvm, grid_config, lssvm_grid, two_blobs};
+use common::{build_lssvm, grid_config, lattice, lssvm_grid, scratch, two_blobs, write};
 
 use kern_core::io::{CsvOptions, LibsvmOptions, read_libsvm_with};
 use kern_core::{Samples, Targets};
@@ -14,30 +14,12 @@ use kern_dist::{Comm, DistError, SingleProcess};
 use kern_models::landmark::{NystromRidgeParams, NystromSolve};
 use kern_models::lssvm::LsSvmParams;
 use kern_models::persist;
-use std::path::PathBuf;
-
-fn temp(name: &str, content: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kern-dist-threads-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
 
 const RANKS: [usize; 2] = [2, 4];
 
-/// `n` scrambled lattice points in `[0, 4]²`, labels from `label(i, x, y)`.
-fn lattice(n: usize, label: impl Fn(usize, f64, f64) -> String) -> String {
-    (0..n)
-        .map(|i| {
-            let (x, y) = (((i * 37) % 101) as f64 / 25.0, ((i * 53) % 97) as f64 / 24.0);
-            format!("{} 1:{x} 2:{y}\n", label(i, x, y))
-        })
-        .collect()
-}
-
 #[test]
 fn parts_on_every_rank_are_the_whole_file() {
+    let dir = scratch("parts_on_every_rank_are_the_whole_file");
     let long: String = (1..=200).map(|j| format!(" {j}:{j}.5")).collect();
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("crlf.svm", b"1 1:1\r\n-1 2:2\r\n1 3:3\r\n-1 1:4\r\n".to_vec()),
@@ -46,7 +28,7 @@ fn parts_on_every_rank_are_the_whole_file() {
         ("lattice.svm", lattice(97, |i, _, _| format!("{}", i % 3)).into_bytes()),
     ];
     for (name, content) in cases {
-        let p = temp(name, &content);
+        let p = write(&dir, name, &content);
         let whole = read_libsvm_with(&p, &LibsvmOptions::default()).unwrap();
         for size in RANKS {
             let got = run_threads(size, |c| {
@@ -73,9 +55,10 @@ fn parts_on_every_rank_are_the_whole_file() {
 
 #[test]
 fn a_bad_line_fails_every_rank_with_the_same_error() {
+    let dir = scratch("a_bad_line_fails_every_rank_with_the_same_error");
     let mut text = lattice(60, |i, _, _| format!("{}", i % 2));
     text.push_str("1 1:oops\n");
-    let p = temp("bad.svm", text.as_bytes());
+    let p = write(&dir, "bad.svm", text.as_bytes());
     for size in RANKS {
         let errs = run_threads(size, |c| match read_part(c, &p, &PartOptions::default()) {
             Err(DistError::RankFailed { rank, message }) => (rank, message),
@@ -89,6 +72,7 @@ fn a_bad_line_fails_every_rank_with_the_same_error() {
 
 #[test]
 fn landmark_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
+    let dir = scratch("landmark_models_have_the_one_rank_bytes_on_any_number_of_ranks");
     let reals = lattice(300, |_, x, y| format!("{:.6}", (x * y).sin()));
     let three = lattice(300, |i, _, _| format!("{}", i % 3 + 1));
     // Auto takes the direct solve at these sizes; the iterative rows run the conjugate gradients,
@@ -100,7 +84,7 @@ fn landmark_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
         ("nys-real-cg.svm", &reals, false, "random:30", true, NystromSolve::Iterative),
         ("nys-three-cg.svm", &three, true, "fvs:25", false, NystromSolve::Iterative),
     ] {
-        let p = temp(name, text.as_bytes());
+        let p = write(&dir, name, text.as_bytes());
         let k = "gaussian:sigma=0.8".parse().unwrap();
         let params = if lssvm {
             NystromRidgeParams::lssvm(k, 10.0, landmarks.parse().unwrap())
@@ -126,6 +110,7 @@ fn landmark_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
 
 #[test]
 fn compact_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
+    let dir = scratch("compact_models_have_the_one_rank_bytes_on_any_number_of_ranks");
     let binary =
         lattice(300, |_, x, y| if (x - 2.0).powi(2) + (y - 2.0).powi(2) < 1.5 { "1" } else { "-1" }.into());
     let three = lattice(300, |_, x, y| format!("{}", ((x + y) as usize) % 3));
@@ -136,7 +121,7 @@ fn compact_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
         ("cs-three.svm", &three, Dual::LsSvm, false),
         ("cs-real.svm", &reals, Dual::Krr, true),
     ] {
-        let p = temp(name, text.as_bytes());
+        let p = write(&dir, name, text.as_bytes());
         let mut params = CompactParams::new(dual, kernel.clone(), 1.0);
         params.pcg.tol = 1e-10;
         let fit = |c: &dyn Comm| {
@@ -162,13 +147,14 @@ fn compact_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
 
 #[test]
 fn grid_search_and_prediction_equal_one_process_on_any_number_of_ranks() {
+    let dir = scratch("grid_search_and_prediction_equal_one_process_on_any_number_of_ranks");
     let (x, y) = two_blobs(60);
     let labels: Vec<&str> = y.y().iter().map(|&v| if v > 0.0 { "2" } else { "1" }).collect();
     let y = Targets::Binary(y);
     let (grid, cfg) = (lssvm_grid(), grid_config(false));
     let one = serde_json::to_string(&kern_tune::grid::grid_search(&grid, build_lssvm, &x, &y, &cfg).unwrap())
         .unwrap();
-    let data = temp("pred.svm", b"");
+    let data = write(&dir, "pred.svm", b"");
     kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
     let m = kern_core::learner::Fit::fit(
         &LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).lambda(1e-2),
@@ -176,13 +162,13 @@ fn grid_search_and_prediction_equal_one_process_on_any_number_of_ranks() {
         &y,
     )
     .unwrap();
-    let model = temp("pred.kern", b"");
+    let model = write(&dir, "pred.kern", b"");
     persist::save(&model, &m).unwrap();
-    let want = temp("pred-one.out", b"");
+    let want = write(&dir, "pred-one.out", b"");
     kern_dist::predict::predict_file(&SingleProcess, &model, &data, &CsvOptions::default(), Some(&want))
         .unwrap();
     for size in RANKS {
-        let out = temp(&format!("pred-{size}.out"), b"");
+        let out = write(&dir, &format!("pred-{size}.out"), b"");
         let got = run_threads(size, |c| {
             let r = kern_dist::grid::grid_search_dist(c, &grid, build_lssvm, &x, &y, &cfg).unwrap();
             let s = kern_dist::predict::predict_file(c, &model, &data, &CsvOptions::default(), Some(&out))
@@ -209,13 +195,14 @@ fn scattered(n: usize) -> String {
 
 #[test]
 fn spread_fvs_selects_the_one_process_centres_on_any_number_of_ranks() {
+    let dir = scratch("spread_fvs_selects_the_one_process_centres_on_any_number_of_ranks");
     use kern_core::StoragePolicy;
     use kern_dist::landmark::choose_centres;
     use kern_models::fvs::Strategy;
     use kern_models::landmark::select_landmarks;
     // 2,600 rows: a whole-file pool spans three blocks of kern_models::fvs::PART_ROWS, so on four
     // ranks one rank holds no pool row; a random pool of 2,200 rows spreads over every rank.
-    let p = temp("fvs-spread.svm", scattered(2600).as_bytes());
+    let p = write(&dir, "fvs-spread.svm", scattered(2600).as_bytes());
     let k: kern_core::KernelSpec = "gaussian:sigma=0.7".parse().unwrap();
     let cases = [
         ("fvs:25:2600", Strategy::Sampled { candidates: 16, seed: 5 }),

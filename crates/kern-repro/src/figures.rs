@@ -158,6 +158,7 @@ fn finite_bounds<'a>(pts: impl Iterator<Item = &'a (f64, f64)>) -> Option<(f64, 
 /// let s = Series { name: "y = x".into(), points: vec![(0.0, 0.0), (1.0, 1.0)] };
 /// line_chart(&p, "demo", "x", "y", &[s])?;
 /// assert!(std::fs::read_to_string(&p).unwrap().contains("<svg"));
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_repro::ReproError>(())
 /// ```
 pub fn line_chart(path: &Path, title: &str, xlabel: &str, ylabel: &str, series: &[Series]) -> Result<()> {
@@ -218,6 +219,7 @@ pub fn line_chart(path: &Path, title: &str, xlabel: &str, ylabel: &str, series: 
 /// let s = Series { name: "method".into(), points: vec![(1.0, 0.9), (2.0, 0.8)] };
 /// category_chart(&p, "accuracy", &["wisconsin".into(), "heart".into()], "accuracy", &[s])?;
 /// assert!(std::fs::read_to_string(&p).unwrap().contains("heart"));
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_repro::ReproError>(())
 /// ```
 pub fn category_chart(
@@ -288,6 +290,7 @@ pub fn category_chart(
 /// let p = std::env::temp_dir().join("kern-doc-spy.svg");
 /// kern_repro::figures::spy(&p, "spy", &[1.0, 0.0, 0.5, 1.0], 2)?;
 /// assert!(std::fs::read_to_string(&p).unwrap().contains("<svg"));
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_repro::ReproError>(())
 /// ```
 pub fn spy(path: &Path, title: &str, density: &[f64], cells: usize) -> Result<()> {
@@ -366,6 +369,7 @@ fn padded<'a>(pts: impl Iterator<Item = &'a (f64, f64)>) -> Option<(f64, f64, f6
 /// let a = Group { name: "|a_i|".into(), points: vec![(0.0, 0.0), (1.0, 1.0)], sizes: vec![0.5, 2.0] };
 /// scatter(&p, "bubbles", "x1", "x2", &[a, Group::points("b", vec![(0.5, 0.2)])])?;
 /// assert!(std::fs::read_to_string(&p).unwrap().contains("<circle"));
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_repro::ReproError>(())
 /// ```
 pub fn scatter(path: &Path, title: &str, xlabel: &str, ylabel: &str, groups: &[Group]) -> Result<()> {
@@ -544,6 +548,7 @@ pub struct Contour<'a> {
 /// let g = Grid::sample((-1.0, 1.0), (-1.0, 1.0), 20, |x, y| x * x + y * y - 0.5);
 /// field(&p, "circle", &g, true, &[&g], &[Group::points("o", vec![(0.0, 0.0)])])?;
 /// assert!(std::fs::read_to_string(&p).unwrap().contains("<svg"));
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_repro::ReproError>(())
 /// ```
 pub fn field(
@@ -581,6 +586,7 @@ pub fn field(
 /// let c = [Contour { grid: &g, label: "f = 0", dashed: false }];
 /// field_with(&p, "plane", ("a", "b", "f"), &g, true, &c, &[])?;
 /// assert!(std::fs::read_to_string(&p).unwrap().contains("f = 0"));
+/// # std::fs::remove_file(&p).unwrap();
 /// # Ok::<(), kern_repro::ReproError>(())
 /// ```
 pub fn field_with(

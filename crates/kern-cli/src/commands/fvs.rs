@@ -87,14 +87,14 @@ pub fn train_kfa(
     use kern_core::learner::Fit;
     use kern_models::kfa::{BasisChoice, KfaParams, Projection};
     let fvs = FvsParams {
-        max_fv: a.max_fv,
+        max_fv: a.learner.max_fv,
         min_fitness: a.min_fitness,
         strategy: a.fvs_strategy.parse()?,
         ..Default::default()
     };
     let projection: Projection = a.projection.parse()?;
     let params = KfaParams::new(kernel).basis(BasisChoice::Fvs(fvs)).projection(projection);
-    let targets = crate::common::targets(ds, a.regression)?;
+    let targets = crate::common::targets(ds, a.learner.regression)?;
     let t = Instant::now();
     let m = with_threads(a.threads, || params.fit(&ds.samples, &targets))??;
     let seconds = t.elapsed().as_secs_f64();

@@ -38,11 +38,11 @@ pub fn train_landmark(a: &Args, kernel: KernelSpec, ds: &Dataset, lssvm: bool) -
         NystromRidgeParams::krr(kernel, lambda, landmarks)
     }
     .seed(a.seed)
-    .tol(a.tol.unwrap_or(1e-6), max_iter)
+    .tol(a.learner.tol.unwrap_or(1e-6), max_iter)
     .preconditioner(preconditioner)
     .solve(solve)
     .fvs_strategy(strategy);
-    let y = crate::common::targets(ds, a.regression || !lssvm)?;
+    let y = crate::common::targets(ds, a.learner.regression || !lssvm)?;
     let t = Instant::now();
     let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
     let seconds = t.elapsed().as_secs_f64();

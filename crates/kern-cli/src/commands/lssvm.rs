@@ -57,7 +57,7 @@ fn solve_options(a: &Args) -> Result<SolveOptions, crate::common::CliError> {
         kern_core::memory::budget().bytes.unwrap_or(kern_sparse::solver::DEFAULT_FACTOR_BUDGET);
     let mut o = SolveOptions { solver: a.solver.parse()?, factor_budget, ..SolveOptions::default() };
     o.pcg.preconditioner = a.preconditioner.as_deref().unwrap_or("none").parse()?;
-    if let Some(t) = a.tol {
+    if let Some(t) = a.learner.tol {
         o.pcg.tol = t;
     }
     if let Some(m) = a.max_iter {
@@ -87,7 +87,7 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
     let path: PathChoice = a.path.parse()?;
     let ordering: kern_sparse::Ordering = a.order.parse()?;
     let solver = solve_options(a)?;
-    let y = crate::common::targets(ds, a.regression || which == Dual::Krr)?;
+    let y = crate::common::targets(ds, a.learner.regression || which == Dual::Krr)?;
     if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == kern_models::kmat::SolvePath::Dense {
         // K, and its factor or eigenvectors.
         crate::common::check_dense(

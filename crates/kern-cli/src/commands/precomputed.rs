@@ -6,7 +6,7 @@
 //! is not used (any number from 1) and row `r` holds the kernel values of test point `r` against the
 //! training points; it needs at least as many columns as the model's largest support-vector serial.
 
-use crate::commands::train::{Args, Scheme, Target, target};
+use crate::commands::train::{Args, Learner, Scheme};
 use crate::common::{CliError, CliResult, DataArgs};
 use kern_core::Samples;
 use kern_core::io::Dataset;
@@ -113,9 +113,9 @@ pub fn train(a: &Args) -> CliResult {
                     do not apply to"
             .into());
     }
-    let t = match target(a)? {
-        Target::Svm(t) => t,
-        Target::Model(m) => {
+    let t = match a.learner.resolve()? {
+        Learner::Svm(t) => t,
+        Learner::Model(m) => {
             return Err(format!(
                 "--kernel precomputed trains SVMs (--type c-svc|nu-svc|one-class|epsilon-svr|nu-svr, or \
                  --model svc|svr), not --model {}",
@@ -124,7 +124,7 @@ pub fn train(a: &Args) -> CliResult {
             .into());
         }
     };
-    if a.format == crate::commands::export::ModelFormat::Libsvm && a.multiclass == Scheme::Ovr {
+    if a.format == crate::commands::export::ModelFormat::Libsvm && a.learner.multiclass == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
     }
     let ds = read(&a.data, true)?;

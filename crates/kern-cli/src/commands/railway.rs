@@ -57,10 +57,10 @@ fn parse_spec(spec: &str, seed: u64) -> Result<(AreaParams, KernelSpec, String),
 
 /// `kern train --model svc --kernel railway:auto[,...]`.
 pub fn train_railway_svc(a: &crate::commands::train::Args, ds: &Dataset) -> CliResult {
-    if a.model != Some(crate::commands::train::ModelKind::Svc) {
+    if a.learner.model != Some(crate::commands::train::ModelKind::Svc) {
         return Err("--kernel railway:auto works with --model svc".into());
     }
-    let (params, local, local_name) = parse_spec(&a.kernel, a.seed)?;
+    let (params, local, local_name) = parse_spec(&a.learner.kernel, a.seed)?;
     let classes = ds.classes()?;
     let targets = if classes.n_classes() == 2 {
         Targets::Binary(ds.binary()?)
@@ -81,7 +81,7 @@ pub fn train_railway_svc(a: &crate::commands::train::Args, ds: &Dataset) -> CliR
     crate::common::save_model(&a.out, &model)?;
     Ok(json!({
         "model": "svc",
-        "kernel": a.kernel,
+        "kernel": a.learner.kernel,
         "local": local_name,
         "n": ds.samples.n(),
         "d": ds.samples.d(),

@@ -13,9 +13,6 @@ use kern_models::weights::FitWeighted;
 use serde_json::json;
 use std::time::Instant;
 
-/// LIBSVM's default `nu`.
-const DEFAULT_NU: f64 = 0.5;
-
 /// Trains a nu-SVC, nu-SVR or one-class SVM (C-SVC and epsilon-SVR are `train`'s own) on the data, or
 /// on the precomputed kernel matrix `gram` (then `ds` holds its rows).
 pub fn train(
@@ -25,17 +22,18 @@ pub fn train(
     ds: &Dataset,
     gram: Option<&KernelMatrix>,
 ) -> CliResult {
-    let nu = a.nu.unwrap_or(DEFAULT_NU);
+    let nu = a.learner.nu_value();
     let unused = |flag: &str| -> Result<(), CliError> {
         Err(format!("{flag} does not apply to --type {}", t.name()).into())
     };
-    if t != SvmType::NuSvr && (a.c.is_some() || a.lambda.is_some()) {
-        unused(if a.c.is_some() { "--c" } else { "--lambda" })?;
+    // `--c` where ν replaces it is refused with the flags (`LearnerFlags::resolve`).
+    if t != SvmType::NuSvr && a.lambda.is_some() {
+        unused("--lambda")?;
     }
     if !a.class_weight.is_empty() {
         unused("--class-weight")?;
     }
-    if a.multiclass == Scheme::Ovr {
+    if a.learner.multiclass == Scheme::Ovr {
         unused("--multiclass ovr")?;
     }
     if a.probability && t != SvmType::NuSvc {
@@ -44,7 +42,7 @@ pub fn train(
     let w = sample_weights(a, ds.samples.n())?;
     match t {
         SvmType::NuSvc => {
-            crate::common::check_classes(ds, a.allow_many_classes)?;
+            crate::common::check_classes(ds, a.learner.allow_many_classes)?;
             let p =
                 NuSvcParams::new(kernel).nu(nu).probability(a.probability, a.seed).solver(solver_params(a));
             let targets = crate::common::targets(ds, false)?;
@@ -57,7 +55,7 @@ pub fn train(
         }
         SvmType::NuSvr => {
             let mut p = NuSvrParams::new(kernel).nu(nu).solver(solver_params(a));
-            if let Some(c) = a.c {
+            if let Some(c) = a.learner.c {
                 p = p.c(c);
             }
             if let Some(l) = a.lambda {

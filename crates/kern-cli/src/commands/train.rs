@@ -5,6 +5,7 @@
 //! in the help text). The model file's kind tag is what `kern predict` dispatches on.
 
 use crate::common::{CliError, CliResult, DataArgs, parse_kernel, with_threads};
+use kern_cli::learner_flags::LearnerFlags;
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_models::svm::{KernelMatrix, MachineStats, Multiclass, SolverParams, SvcParams, SvrParams};
@@ -13,35 +14,20 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Instant;
 
-pub use kern_cli::kinds::{ModelKind, Scheme, SvmType};
+pub use kern_cli::kinds::{Learner, ModelKind, Scheme, SvmType};
 
 /// Arguments of `kern train`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
     pub data: DataArgs,
-    /// Model kind (or give --type for an SVM).
-    #[arg(long, value_enum, required_unless_present = "svm_type")]
-    pub model: Option<ModelKind>,
-    /// SVM type, LIBSVM's svm-train -s: c-svc (-s 0), nu-svc (-s 1), one-class (-s 2),
-    /// epsilon-svr (-s 3), nu-svr (-s 4). Replaces --model (svc = c-svc, svr = epsilon-svr).
-    #[arg(long = "type", value_enum, value_name = "SVM_TYPE")]
-    pub svm_type: Option<SvmType>,
-    /// nu of nu-svc, nu-svr and one-class, in (0, 1] (LIBSVM -n, default 0.5).
-    #[arg(long)]
-    pub nu: Option<f64>,
-    /// Kernel spec, e.g. gaussian:sigma=0.6 (grammar: kern help kernels), or precomputed (SVMs; LIBSVM
-    /// -t 4): the data file then holds kernel values, each row LABEL 0:i 1:K(x_i,x_1) 2:K(x_i,x_2) ...
-    /// for training point i = 1, 2, ... in order.
-    #[arg(long)]
-    pub kernel: String,
-    /// Regularization C (svc, svr; default 1).
-    #[arg(long, conflicts_with = "lambda")]
-    pub c: Option<f64>,
+    /// The learner's flags, as `kern cv`'s (`--model`, `--type`, `--kernel`, `--c`, `--nu`, …).
+    #[command(flatten)]
+    pub learner: LearnerFlags,
     /// Regularization lambda instead of C: C = 1/(2 n lambda) (svc, svr);
     /// K + I/lambda (lssvm); ridge lambda, K + lambda I (krr). For lssvm/krr, absent
     /// means: chosen by exact leave-one-out over the default grid.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "c")]
     pub lambda: Option<f64>,
     /// Gram matrix path: auto (by kernel support and density), dense or sparse (lssvm, krr).
     #[arg(long, default_value = "auto")]
@@ -69,32 +55,15 @@ pub struct Args {
     /// FALKON's preconditioner (--tol, default 1e-6; --max-iter, default 1000); needs --lambda.
     #[arg(long, value_name = "fvs:M|random:M")]
     pub landmarks: Option<String>,
-    /// Half-width of the epsilon-insensitive tube (svr; LIBSVM -p, default 0.1).
-    #[arg(long, default_value_t = 0.1)]
-    pub epsilon_tube: f64,
-    /// Stopping tolerance: on the KKT violation (svc, svr; LIBSVM -e; default 1e-3), on the relative
-    /// residual of the iterative solver (lssvm, krr; default 1e-6).
-    #[arg(long)]
-    pub tol: Option<f64>,
-    /// Kernel cache in megabytes (svc, svr; LIBSVM -m).
-    #[arg(long, default_value_t = 100.0)]
-    pub cache_mb: f64,
     /// Turn the shrinking heuristic off (svc, svr).
     #[arg(long)]
     pub no_shrinking: bool,
     /// Iteration cap of the solver (svc, svr: default max(1e7, 100 n); lssvm, krr iterative: 10000).
     #[arg(long)]
     pub max_iter: Option<u64>,
-    /// SMO working sets (svc, svr): auto (chosen by the problem; today one pair), pair (one pair of
-    /// variables per iteration, as LIBSVM) or a working-set size Q (blocked, Q variables per block).
-    #[arg(long, default_value = "auto", value_name = "auto|pair|Q")]
-    pub solver_block: kern_models::svm::SolverBlock,
     /// Class weight LABEL:W, repeatable: class LABEL gets C*W (svc; LIBSVM -wLABEL W).
     #[arg(long = "class-weight", value_name = "LABEL:W")]
     pub class_weight: Vec<String>,
-    /// Multi-class scheme (svc).
-    #[arg(long, value_enum, default_value = "ovo")]
-    pub multiclass: Scheme,
     /// Fit Platt probabilities by internal 5-fold CV (svc; LIBSVM -b 1).
     #[arg(long)]
     pub probability: bool,
@@ -111,9 +80,6 @@ pub struct Args {
     /// LIBSVM's svm-predict reads it).
     #[arg(long, value_enum, default_value = "kern")]
     pub format: crate::commands::export::ModelFormat,
-    /// Stop feature vector selection after this many vectors (kfa).
-    #[arg(long)]
-    pub max_fv: Option<usize>,
     /// Stop feature vector selection once the fitness reaches this value (kfa).
     #[arg(long)]
     pub min_fitness: Option<f64>,
@@ -124,12 +90,6 @@ pub struct Args {
     /// Projection on the feature vectors: dot, orthogonal, coordinates (kfa).
     #[arg(long, default_value = "dot")]
     pub projection: String,
-    /// Real-valued targets: least-squares regression instead of classification (kfa, lssvm; krr always regresses).
-    #[arg(long)]
-    pub regression: bool,
-    /// Train svc even on labels that look real-valued or on more than 100 classes.
-    #[arg(long)]
-    pub allow_many_classes: bool,
     /// Scale every feature onto [--scale-lower, --scale-upper] by its training range (as svm-scale
     /// does) and store the scaling in the model: `kern predict` then scales raw data the same way.
     #[arg(long, conflicts_with = "scale_file")]
@@ -205,11 +165,11 @@ fn load_scaled(a: &Args, sparse: bool) -> Result<Dataset, CliError> {
 /// Runs `kern train`.
 pub fn run(a: Args) -> CliResult {
     crate::common::check_out(&a.out, &[&a.data.data])?;
-    if crate::commands::precomputed::is_precomputed(&a.kernel) {
+    if crate::commands::precomputed::is_precomputed(&a.learner.kernel) {
         return crate::commands::precomputed::train(&a);
     }
     check_libsvm_format(&a)?;
-    if a.kernel.trim_start().starts_with("railway") {
+    if a.learner.kernel.trim_start().starts_with("railway") {
         let mut ds = load_scaled(&a, true)?;
         if ds.samples.is_sparse() {
             // The railway kernel's areas are located by k-means in the full feature space and its
@@ -229,26 +189,29 @@ pub fn run(a: Args) -> CliResult {
         }
         return crate::commands::railway::train_railway_svc(&a, &ds);
     }
-    let kernel = parse_kernel(&a.kernel)?;
-    let target = target(&a)?;
+    let kernel = parse_kernel(&a.learner.kernel)?;
+    let target = a.learner.resolve()?;
     // SVMs, LS-SVM, KRR and KFA compute on either sample store (a sparse file's samples stay O(nnz)).
-    let sparse =
-        matches!(target, Target::Svm(_) | Target::Model(ModelKind::Lssvm | ModelKind::Krr | ModelKind::Kfa));
+    let sparse = matches!(
+        target,
+        Learner::Svm(_) | Learner::Model(ModelKind::Lssvm | ModelKind::Krr | ModelKind::Kfa)
+    );
     let ds = load_scaled(&a, sparse)?;
-    let weighted = matches!(target, Target::Svm(_) | Target::Model(ModelKind::Krr)) && a.landmarks.is_none();
+    let weighted =
+        matches!(target, Learner::Svm(_) | Learner::Model(ModelKind::Krr)) && a.landmarks.is_none();
     if a.weights.is_some() && !weighted {
         return Err(
             "--weights applies to svc, svr, nu-svc, nu-svr, one-class and krr (without --landmarks)".into()
         );
     }
     let model = match target {
-        Target::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds, None),
-        Target::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds, None),
-        Target::Svm(t) => return crate::commands::svm_types::train(&a, t, kernel, &ds, None),
-        Target::Model(m) => m,
+        Learner::Svm(SvmType::CSvc) => return train_svc(&a, kernel, &ds, None),
+        Learner::Svm(SvmType::EpsilonSvr) => return train_svr(&a, kernel, &ds, None),
+        Learner::Svm(t) => return crate::commands::svm_types::train(&a, t, kernel, &ds, None),
+        Learner::Model(m) => m,
     };
     match model {
-        ModelKind::Svc | ModelKind::Svr => unreachable!("resolved to an SVM type by `target`"),
+        ModelKind::Svc | ModelKind::Svr => unreachable!("resolved to an SVM type by `kinds::resolve`"),
         ModelKind::Kfa => crate::commands::fvs::train_kfa(&a, kernel, &ds),
         ModelKind::Lssvm | ModelKind::Krr if a.landmarks.is_some() => {
             crate::commands::landmark::train_landmark(&a, kernel, &ds, model == ModelKind::Lssvm)
@@ -262,46 +225,10 @@ pub fn run(a: Args) -> CliResult {
     }
 }
 
-/// What `kern train` fits: an SVM of a LIBSVM type, or another model kind.
-pub enum Target {
-    /// An SVM (`--model svc|svr` or `--type`).
-    Svm(SvmType),
-    /// Another model kind.
-    Model(ModelKind),
-}
-
-/// Resolves `--model` and `--type` (which must agree when both are given) and checks that `--nu` is
-/// used by the SVM type.
-pub fn target(a: &Args) -> Result<Target, CliError> {
-    let t = match (a.model, a.svm_type) {
-        (Some(ModelKind::Svc), None) => Target::Svm(SvmType::CSvc),
-        (Some(ModelKind::Svr), None) => Target::Svm(SvmType::EpsilonSvr),
-        (Some(m), None) => Target::Model(m),
-        (None, Some(t)) => Target::Svm(t),
-        (Some(m), Some(t)) => {
-            if t.model() != Some(m) {
-                return Err(format!(
-                    "--model {} and --type {} name different models; give one of them",
-                    m.name(),
-                    t.name()
-                )
-                .into());
-            }
-            Target::Svm(t)
-        }
-        (None, None) => return Err("give --model or --type".into()),
-    };
-    let nu_type = matches!(t, Target::Svm(t) if t.is_nu() || t == SvmType::OneClass);
-    if a.nu.is_some() && !nu_type {
-        return Err("--nu applies to --type nu-svc, nu-svr and one-class".into());
-    }
-    Ok(t)
-}
-
 /// Whether the fit reports its own progress line (the SVM solvers do, through
 /// `kern_models::svm::observe_progress`); the other model kinds get the command's spinner.
 pub fn draws_solver_progress(a: &Args) -> bool {
-    matches!(target(a), Ok(Target::Svm(_)))
+    matches!(a.learner.resolve(), Ok(Learner::Svm(_)))
 }
 
 /// Refuses before training what a LIBSVM model file cannot hold.
@@ -310,17 +237,17 @@ fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
     if a.format != ModelFormat::Libsvm {
         return Ok(());
     }
-    let kind = match target(a)? {
-        Target::Svm(t) => t.model().map_or("one-class", ModelKind::name),
-        Target::Model(m) => m.name(),
+    let kind = match a.learner.resolve()? {
+        Learner::Svm(t) => t.model().map_or("one-class", ModelKind::name),
+        Learner::Model(m) => m.name(),
     };
     check_format(a.format, kind)?;
-    if a.kernel.trim_start().starts_with("railway") {
+    if a.learner.kernel.trim_start().starts_with("railway") {
         return Err("--format libsvm: railway kernels are located from the training labels and have no \
                     LIBSVM counterpart"
             .into());
     }
-    if a.multiclass == Scheme::Ovr {
+    if a.learner.multiclass == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
     }
     if a.scale || a.scale_file.is_some() {
@@ -329,18 +256,14 @@ fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
                     with `kern scale -r PARAMS`"
             .into());
     }
-    kern_models::libsvm_model::LibsvmKernel::from_spec(&parse_kernel(&a.kernel)?)?;
+    kern_models::libsvm_model::LibsvmKernel::from_spec(&parse_kernel(&a.learner.kernel)?)?;
     Ok(())
 }
 
+/// The SMO solver's parameters: the shared ones of [`LearnerFlags::solver`], with `--no-shrinking`
+/// and `--max-iter`.
 pub(crate) fn solver_params(a: &Args) -> SolverParams {
-    SolverParams {
-        tol: a.tol.unwrap_or(1e-3),
-        cache_mb: a.cache_mb,
-        shrinking: !a.no_shrinking,
-        max_iter: a.max_iter,
-        block: a.solver_block,
-    }
+    SolverParams { shrinking: !a.no_shrinking, max_iter: a.max_iter, ..a.learner.solver() }
 }
 
 pub(crate) fn machine_json(s: &MachineStats) -> Value {
@@ -361,7 +284,7 @@ pub(crate) fn warn_caps(stats: &[MachineStats]) -> Vec<String> {
 /// Builds C-SVC params from the command line (shared with `kern cv`).
 pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
     let mut p = SvcParams::new(kernel).solver(solver_params(a));
-    if let Some(c) = a.c {
+    if let Some(c) = a.learner.c {
         p = p.c(c);
     }
     if let Some(l) = a.lambda {
@@ -373,10 +296,7 @@ pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
         let w: f64 = w.parse().map_err(|_| format!("--class-weight {cw:?}: {w:?} is not a number"))?;
         p = p.class_weight(label, w);
     }
-    p = p.multiclass(match a.multiclass {
-        Scheme::Ovo => Multiclass::OneVsOne,
-        Scheme::Ovr => Multiclass::OneVsRest,
-    });
+    p = p.multiclass(a.learner.multiclass.into());
     Ok(p.probability(a.probability, a.seed))
 }
 
@@ -387,7 +307,7 @@ pub(crate) fn train_svc(
     ds: &Dataset,
     gram: Option<&KernelMatrix>,
 ) -> CliResult {
-    crate::common::check_classes(ds, a.allow_many_classes)?;
+    crate::common::check_classes(ds, a.learner.allow_many_classes)?;
     let p = svc_params(a, kernel)?;
     let targets = crate::common::targets(ds, false)?;
     let w = sample_weights(a, ds.samples.n())?;
@@ -433,8 +353,8 @@ pub(crate) fn train_svr(
     ds: &Dataset,
     gram: Option<&KernelMatrix>,
 ) -> CliResult {
-    let mut p = SvrParams::new(kernel).epsilon(a.epsilon_tube).solver(solver_params(a));
-    if let Some(c) = a.c {
+    let mut p = SvrParams::new(kernel).epsilon(a.learner.epsilon_tube).solver(solver_params(a));
+    if let Some(c) = a.learner.c {
         p = p.c(c);
     }
     if let Some(l) = a.lambda {

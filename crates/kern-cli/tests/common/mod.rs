@@ -6,12 +6,14 @@
 // Every test binary compiles this module and uses only some of its helpers.
 #![allow(dead_code)]
 
+mod scratch;
+#[allow(unused_imports)] // each test binary uses some of them
+pub use scratch::{Scratch, scratch, write};
+
 use serde_json::Value;
 use std::io::Write as _;
-use std::ops::Deref;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The `kern` binary of this build, as a command to add arguments to.
 pub fn kern_command() -> Command {
@@ -62,49 +64,6 @@ pub fn succeeds(args: &[&str]) -> Value {
     let (ok, _, stdout, stderr) = kern_io(args, None);
     assert!(ok, "{args:?} failed:\n{stderr}");
     serde_json::from_str(stdout.trim().lines().last().expect("a JSON line")).expect("JSON")
-}
-
-/// A scratch directory of one test, removed with everything in it when dropped (also when the test
-/// fails). It derefs to its [`Path`].
-pub struct Scratch(PathBuf);
-
-impl Deref for Scratch {
-    type Target = Path;
-
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for Scratch {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A new, empty scratch directory named after `name`, the test binary's process and a counter, so
-/// that tests running in parallel (or one test asking twice) never share one.
-pub fn scratch(name: &str) -> Scratch {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let crate_name = env!("CARGO_CRATE_NAME");
-    let d = std::env::temp_dir().join(format!("kern-cli-{crate_name}-{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch directory created");
-    Scratch(d)
-}
-
-/// Writes `content` to the file `name` in `dir` and returns its path.
-pub fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, content).expect("file written");
-    p
 }
 
 /// A path as the `&str` an argument list takes.

@@ -1,4 +1,17 @@
-//! Data shared by the test files of kern-dist.
+//! What the test files of kern-dist share: scratch directories that leave nothing behind, data and
+//! the grid search of the grid-search tests.
+//!
+//! Each test file includes this module with `mod common;` (Cargo's convention for shared test code).
+
+// Every test binary compiles this module and uses only some of its helpers.
+#![allow(dead_code)]
+
+// The one definition of the scratch directories, kern-cli's (integration tests of two crates share a
+// module by its path).
+#[path = "../../../kern-cli/tests/common/scratch.rs"]
+mod scratch;
+#[allow(unused_imports)] // each test binary uses some of them
+pub use scratch::{Scratch, scratch, write};
 
 use kern_core::{BinaryTargets, Samples};
 use kern_models::lssvm::LsSvmParams;
@@ -16,6 +29,16 @@ pub fn two_blobs(n: usize) -> (Samples, BinaryTargets) {
         labels.push(if s > 0.0 { "1" } else { "2" });
     }
     (Samples::from_rows(&rows).unwrap(), BinaryTargets::from_labels(&labels).unwrap())
+}
+
+/// `n` scrambled lattice points in `[0, 4]²`, labels from `label(i, x, y)`.
+pub fn lattice(n: usize, label: impl Fn(usize, f64, f64) -> String) -> String {
+    (0..n)
+        .map(|i| {
+            let (x, y) = (((i * 37) % 101) as f64 / 25.0, ((i * 53) % 97) as f64 / 24.0);
+            format!("{} 1:{x} 2:{y}\n", label(i, x, y))
+        })
+        .collect()
 }
 
 /// The grid of the grid-search tests: three `lambda`s by two `sigma`s.

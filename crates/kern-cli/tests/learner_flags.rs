@@ -1,0 +1,117 @@
+//! The learner's flags are declared once for `kern train` and `kern cv`: the same help text, the same
+//! defaults and the same parsing in both commands; what each command adds stays its own.
+
+mod common;
+
+use common::{kern, output, scratch, write};
+use std::collections::BTreeMap;
+
+/// The flags `kern train` and `kern cv` share (kern-cli's `LearnerFlags`).
+const SHARED: [&str; 13] = [
+    "--model",
+    "--type",
+    "--nu",
+    "--kernel",
+    "--c",
+    "--epsilon-tube",
+    "--tol",
+    "--cache-mb",
+    "--solver-block",
+    "--multiclass",
+    "--regression",
+    "--max-fv",
+    "--allow-many-classes",
+];
+
+/// The long help of `kern COMMAND`, cut into the block of each flag: its line (`--flag <VALUE>`) and
+/// the indented text under it, by the flag's long name.
+fn help_blocks(command: &str) -> BTreeMap<String, String> {
+    let out = output(&[command, "--help"]);
+    assert!(out.status.success(), "kern {command} --help");
+    let text = String::from_utf8(out.stdout).expect("UTF-8 help");
+    let mut blocks = BTreeMap::new();
+    let mut current: Option<(String, Vec<&str>)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        // A flag's line is indented by 2 (with a short name) or 6; its text by 10.
+        let flag = (indent <= 6).then(|| trimmed.split([' ', ',']).find(|w| w.starts_with("--"))).flatten();
+        if let Some(flag) = flag {
+            if let Some((name, body)) = current.take() {
+                blocks.insert(name, body.join("\n").trim_end().to_string());
+            }
+            current = Some((flag.to_string(), vec![line]));
+        } else if let Some((_, body)) = current.as_mut() {
+            body.push(line);
+        }
+    }
+    if let Some((name, body)) = current {
+        blocks.insert(name, body.join("\n").trim_end().to_string());
+    }
+    blocks
+}
+
+#[test]
+fn the_shared_flags_have_one_help_text_in_both_commands() {
+    let (train, cv) = (help_blocks("train"), help_blocks("cv"));
+    for flag in SHARED {
+        let t = train.get(flag).unwrap_or_else(|| panic!("kern train --help has {flag}"));
+        let c = cv.get(flag).unwrap_or_else(|| panic!("kern cv --help has {flag}"));
+        assert_eq!(t, c, "the help of {flag} differs between kern train and kern cv");
+    }
+    // What each command adds is its own.
+    for flag in ["--lambda", "--out", "--no-shrinking", "--max-iter", "--probability", "--weights"] {
+        assert!(train.contains_key(flag) && !cv.contains_key(flag), "{flag} is kern train's");
+    }
+    for flag in ["--grid", "--folds", "--scoring", "--max-cells", "--no-warm-start"] {
+        assert!(cv.contains_key(flag) && !train.contains_key(flag), "{flag} is kern cv's");
+    }
+}
+
+#[test]
+fn c_and_lambda_still_exclude_each_other_in_kern_train() {
+    let d = scratch("c-lambda");
+    let data = write(&d, "d.svm", "1 1:0\n-1 1:1\n1 1:0.1\n-1 1:0.9\n");
+    let out = d.join("m.kern");
+    let (data, out) = (data.display().to_string(), out.display().to_string());
+    for order in [["--c", "2", "--lambda", "0.1"], ["--lambda", "0.1", "--c", "2"]] {
+        let mut a = vec!["train", "--model", "svc", "--kernel", "linear", "--data", &data, "--out", &out];
+        a.extend(order);
+        let (ok, _, err) = kern(&a);
+        assert!(!ok && err.contains("cannot be used with"), "{a:?}: {err}");
+    }
+}
+
+/// The two commands disagreed on `--max-fv`: `kern cv` capped the feature vectors of kfa at 50 by
+/// default, `kern train` did not cap them. Now both read the one flag, absent meaning no cap (a
+/// cross-validation scores what `kern train` with the same flags trains, as scikit-learn's
+/// `cross_val_score` scores the estimator as given): on 60 points the selection goes past 50.
+#[test]
+fn kfa_without_max_fv_selects_as_many_vectors_in_cv_as_in_train() {
+    let d = scratch("kfa-max-fv");
+    let rows: String = (0..60)
+        .map(|i| {
+            let t = i as f64 * 0.37;
+            format!("{:.6} 1:{:.6} 2:{:.6}\n", (2.0 * t).sin(), t.cos(), (1.7 * t).sin())
+        })
+        .collect();
+    let data = write(&d, "d.svm", rows).display().to_string();
+    let out = d.join("m.kern").display().to_string();
+    let kfa = ["--model", "kfa", "--regression", "--kernel", "gaussian:sigma=0.05", "--data", &data];
+    let mut train = vec!["train", "--out", &out];
+    train.extend(kfa);
+    let (ok, j, err) = kern(&train);
+    assert!(ok, "{err}");
+    let n_fv = j["n_fv"].as_u64().expect("n_fv");
+    assert!(n_fv > 50, "a narrow kernel on 60 points selects more than 50 vectors, got {n_fv}");
+    // In kern cv, without --max-fv, the leave-one-out fits select as kern train does; with
+    // --max-fv 50 the training folds are cut at 50 vectors and score differently.
+    let mut cv = vec!["cv", "--folds", "loo", "--grid", "min_fitness=[1]"];
+    cv.extend(kfa);
+    let (ok, free, err) = kern(&cv);
+    assert!(ok, "{err}");
+    cv.extend(["--max-fv", "50"]);
+    let (ok, capped, err) = kern(&cv);
+    assert!(ok, "{err}");
+    assert_ne!(free["best_score"], capped["best_score"], "cv without --max-fv is not capped at 50");
+}
