@@ -5,9 +5,11 @@
 //! Three methods, all exact — every candidate is confirmed with the same direct squared distance
 //! ([`kern_core::sq_dist`]) that the kernels evaluate, so the neighbour sets agree bit for bit with a
 //! brute-force scan:
-//! - [`SearchMethod::Grid`]: a cell grid of edge slightly above `C`; a query visits the `3^d` cells
-//!   around its own, found by binary search in the sorted list of occupied cells (the last
-//!   coordinate's three cells are contiguous, so only `3^(d−1)` searches). Best in low dimension.
+//! - [`SearchMethod::Grid`]: a cell grid of edge slightly above `C/m` (`m` = [`cells_per_radius`]:
+//!   2 in `d ≤ 2`, else 1); a query visits, row by row along the last coordinate, the cells that
+//!   can hold a point within `C` of it — the rows within `m` cells of its own, in each only the
+//!   cells the ball reaches — each row's cells one run of the sorted list of occupied cells, found
+//!   by one binary search. Best in low dimension.
 //! - [`SearchMethod::Scan`]: a blocked scan in which distances come from one GEMM per block
 //!   (`‖q‖² + ‖p‖² − 2⟨q, p⟩`, faer); candidates within `C²` plus a rounding slack are then confirmed
 //!   exactly. Best in high dimension.
@@ -26,7 +28,7 @@ use std::ops::Range;
 /// Dimension up to which [`SearchMethod::Auto`] uses the cell grid.
 pub const GRID_MAX_DIM: usize = 4;
 
-/// Largest dimension the grid accepts when forced (it visits `3^d` cells per query).
+/// Largest dimension the grid accepts when forced (it visits up to `3^d` cells per query).
 pub const GRID_HARD_MAX_DIM: usize = 12;
 
 /// Queries per block of the GEMM scan.
@@ -35,8 +37,8 @@ const SCAN_QUERY_BLOCK: usize = 256;
 const SCAN_POINT_BLOCK: usize = 1024;
 /// Queries per parallel task for the grid and brute-force paths.
 const TASK_BLOCK: usize = 512;
-/// Relative enlargement of the grid cell edge over `C`, so that floating-point rounding of the cell
-/// coordinates can never put two points closer than `C` more than one cell apart.
+/// Relative enlargement of the grid cell edge over `C/m`, so that floating-point rounding of the cell
+/// coordinates can never put two points closer than `C` more than `m` cells apart.
 const CELL_SLACK: f64 = 1e-9;
 /// Largest cell coordinate the grid accepts (extent / cell edge); beyond, `Auto` falls back to the scan.
 const MAX_CELL_COORD: f64 = (1u64 << 50) as f64;
@@ -128,6 +130,9 @@ pub struct NeighborIndex {
 #[derive(Clone, Debug)]
 struct Grid {
     h: f64,
+    /// Cells per support radius ([`cells_per_radius`]): points within `C` lie fewer than `m` cell
+    /// edges apart along every axis.
+    m: usize,
     origin: Vec<f64>,
     /// Cell coordinates, `d` per occupied cell.
     keys: Vec<i64>,
@@ -512,10 +517,10 @@ impl NeighborIndex {
 /// of `points`; `None` when that index would not use a grid (a sparse store, `d > GRID_MAX_DIM`, an
 /// extent over `2^50` cell edges).
 ///
-/// Points within `c` of each other lie in adjacent cells, so in this order the neighbours of a
-/// point form at most `3^(d−1)` runs of consecutive positions (one per row of cells along the last
-/// coordinate; in `d ≤ 2` an index built on the reordered points visits them in increasing order).
-/// Solvers whose
+/// Points within `c` of each other lie fewer than `m` cells apart along every axis (`m` =
+/// [`cells_per_radius`]), so in this order the neighbours of a point form at most `(2m + 1)^(d−1)`
+/// runs of consecutive positions (one per row of cells along the last coordinate: 5 in 2-D), and an
+/// index built on the reordered points visits them in increasing order. Solvers whose
 /// per-variable arrays are visited at a point's neighbours (compact kernels) then touch a few
 /// contiguous stretches of memory instead of `O(neighbours)` scattered places.
 ///
@@ -529,14 +534,37 @@ pub fn cell_order(points: &Samples, c: f64) -> Option<Vec<usize>> {
     if points.is_sparse() || points.d() > GRID_MAX_DIM || c.is_nan() || c <= 0.0 {
         return None;
     }
-    Grid::cells(points, c * (1.0 + CELL_SLACK)).map(|(_, _, order)| order)
+    Grid::cells(points, cell_edge(c, points.d())).map(|(_, _, order)| order)
+}
+
+/// Cells per support radius of the grid in dimension `d`: the cell edge is `C/m` (slightly above).
+///
+/// **The rule.** A query visits the cells its ball of radius `C` reaches: about `(2m + 1)^(d−1)`
+/// rows of cells (one binary search each) and in them a volume of candidates that shrinks towards
+/// the ball's as `m` grows — in 2-D about `9 C²` with `m = 1` (every row three cells of `C`) and
+/// about `5.3 C²` with `m = 2` (five rows, each trimmed to the cells the ball reaches), against
+/// `π C² ≈ 3.1 C²` of neighbours. Each candidate costs a distance; each row a search. In `d ≤ 2`
+/// the rows are few (5) and `m = 2` removes about 40 % of the candidates; in `d ≥ 3` the rows grow
+/// as `5^(d−1)` and `m = 1` is kept.
+///
+/// ```
+/// use kern_sparse::neighbors::cells_per_radius;
+/// assert_eq!((cells_per_radius(1), cells_per_radius(2), cells_per_radius(3)), (2, 2, 1));
+/// ```
+pub fn cells_per_radius(d: usize) -> usize {
+    if d <= 2 { 2 } else { 1 }
+}
+
+/// The grid's cell edge for radius `c` in dimension `d`: `c/m` enlarged by [`CELL_SLACK`].
+fn cell_edge(c: f64, d: usize) -> f64 {
+    c * (1.0 + CELL_SLACK) / cells_per_radius(d) as f64
 }
 
 impl Grid {
     /// Builds the grid, or `None` when the extent is too large for 64-bit cell coordinates.
     fn build(points: &Samples, c: f64) -> Option<Grid> {
         let (n, d) = (points.n(), points.d());
-        let h = c * (1.0 + CELL_SLACK);
+        let h = cell_edge(c, d);
         let (origin, coords, order) = Self::cells(points, h)?;
         let mut keys = Vec::new();
         let mut starts = Vec::new();
@@ -550,7 +578,7 @@ impl Grid {
             pts.extend_from_slice(points.row(i));
         }
         starts.push(n);
-        Some(Grid { h, origin, keys, starts, order, pts })
+        Some(Grid { h, m: cells_per_radius(d), origin, keys, starts, order, pts })
     }
 
     /// The origin, the cell coordinates (`d` per point) and the points' order by cell
@@ -616,59 +644,79 @@ impl Grid {
         });
     }
 
-    /// Calls `f` with the sorted positions of the candidates of `x`: the `3^d` cells around its own,
-    /// one run of consecutive positions per row of cells along the last coordinate (its three cells
-    /// are adjacent in the sorted order), rows in increasing order.
+    /// Calls `f` with the sorted positions of the candidates of `x`, one run of consecutive positions
+    /// per row of cells along the last coordinate, rows in increasing order (so positions increase).
+    ///
+    /// In cell units (`u = (x − origin)/h`, the cell of a point being `⌊u⌋`), two points within `C`
+    /// are less than `m` apart (`C/h = m/(1 + CELL_SLACK)`). So the rows are the prefixes `j` with
+    /// `⌊u_k − m⌋ ≤ j_k ≤ ⌈u_k + m⌉ − 1` (the cells `j_k` with `j_k + 1 > u_k − m` and `j_k < u_k + m`);
+    /// a point of row `j` is at least `g_k` from `u` along axis `k`
+    /// (`g_k` the gap between `u_k` and `[j_k, j_k + 1]`), so the row holds none when
+    /// `Σ g_k² ≥ m²`, and otherwise only in the cells `⌊u_last − w⌋ ..= ⌈u_last + w⌉ − 1` of its last
+    /// coordinate, `w = √(m² − Σ g_k²)`. The slack of the cell edge covers the rounding of `u`,
+    /// `g` and `w` (far below `1e-9` cells for coordinates under `2^20` cells).
     fn runs(&self, x: &[f64], mut f: impl FnMut(Range<usize>)) {
         let d = self.origin.len();
-        let mut qc = [0i64; GRID_HARD_MAX_DIM];
-        for k in 0..d {
-            // Clamp far-away queries: real cells lie in [0, 2^50], so ±1 around a clamped coordinate
-            // never matches a cell the query could reach.
-            let v = ((x[k] - self.origin[k]) / self.h).floor().clamp(-(2f64.powi(52)), 2f64.powi(52));
-            qc[k] = v as i64;
-        }
-        let mut off = [-1i64; GRID_HARD_MAX_DIM];
-        let mut lo = [0i64; GRID_HARD_MAX_DIM];
         let last = d - 1;
+        let m = self.m as f64;
+        let mut u = [0.0f64; GRID_HARD_MAX_DIM];
+        let mut lo = [0i64; GRID_HARD_MAX_DIM];
+        let mut hi = [0i64; GRID_HARD_MAX_DIM];
+        for k in 0..d {
+            // Clamp far-away queries: real cells lie in [0, 2^50], so a range around a clamped
+            // coordinate never matches a cell the query could reach.
+            u[k] = ((x[k] - self.origin[k]) / self.h).clamp(-(2f64.powi(52)), 2f64.powi(52));
+            lo[k] = (u[k] - m).floor() as i64;
+            hi[k] = (u[k] + m).ceil() as i64 - 1;
+        }
+        let mut key = lo;
+        // Rows come in increasing order, so each search starts where the previous row ended.
+        let mut from = 0;
         loop {
+            let mut g2 = 0.0;
             for k in 0..last {
-                lo[k] = qc[k] + off[k];
+                let j = key[k] as f64;
+                let g = (j - u[k]).max(u[k] - (j + 1.0)).max(0.0);
+                g2 += g * g;
             }
-            lo[last] = qc[last] - 1;
-            let hi_last = qc[last] + 1;
-            let lo = &lo[..d];
-            let first = self.lower_bound(lo);
-            let mut cell = first;
-            while cell < self.ncells() {
-                let key = self.key(cell);
-                if key[..last] != lo[..last] || key[last] > hi_last {
+            if g2 < m * m {
+                let w = (m * m - g2).sqrt();
+                key[last] = (u[last] - w).floor() as i64;
+                let hi_last = (u[last] + w).ceil() as i64 - 1;
+                let first = self.lower_bound(from, &key[..d]);
+                let mut cell = first;
+                while cell < self.ncells() {
+                    let kc = self.key(cell);
+                    if kc[..last] != key[..last] || kc[last] > hi_last {
+                        break;
+                    }
+                    cell += 1;
+                }
+                if cell > first {
+                    f(self.starts[first]..self.starts[cell]);
+                }
+                from = cell;
+            }
+            // Odometer over the prefix ranges, the last prefix coordinate fastest (increasing rows).
+            let mut k = last;
+            loop {
+                if k == 0 {
+                    return;
+                }
+                k -= 1;
+                if key[k] < hi[k] {
+                    key[k] += 1;
                     break;
                 }
-                cell += 1;
-            }
-            if cell > first {
-                f(self.starts[first]..self.starts[cell]);
-            }
-            // Odometer over the {-1, 0, 1}^(d-1) prefix offsets.
-            let mut k = 0;
-            while k < last {
-                if off[k] < 1 {
-                    off[k] += 1;
-                    break;
-                }
-                off[k] = -1;
-                k += 1;
-            }
-            if k == last {
-                break;
+                key[k] = lo[k];
             }
         }
     }
 
-    /// First occupied cell whose key is `>= target` (lexicographic).
-    fn lower_bound(&self, target: &[i64]) -> usize {
-        let (mut lo, mut hi) = (0, self.ncells());
+    /// First occupied cell at or after `from` whose key is `>= target` (lexicographic); the cells
+    /// before `from` must be below `target`.
+    fn lower_bound(&self, from: usize, target: &[i64]) -> usize {
+        let (mut lo, mut hi) = (from, self.ncells());
         while lo < hi {
             let mid = (lo + hi) / 2;
             if self.key(mid).cmp(target) == CmpOrdering::Less {
@@ -704,8 +752,8 @@ mod tests {
 
         /// `cell_order` is a permutation along which the points' cells are non-decreasing
         /// (lexicographically, within a cell by index); the index of the reordered points finds, for
-        /// each point, its neighbours (by brute force) mapped through the order, and in `d ≤ 2` its
-        /// grid visits them in increasing position (one sorted run per row of cells, rows in order).
+        /// each point, its neighbours (by brute force) mapped through the order, and its grid visits
+        /// them in increasing position (one sorted run per row of cells, rows in order).
         #[test]
         fn cell_order_sorts_by_cell(n in 1usize..150, d in 1usize..5, seed in 0u64..10_000, c in 0.05f64..3.0) {
             let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -716,7 +764,7 @@ mod tests {
             let mut seen = order.clone();
             seen.sort_unstable();
             proptest::prop_assert_eq!(&seen, &(0..n).collect::<Vec<_>>());
-            let h = c * (1.0 + CELL_SLACK);
+            let h = cell_edge(c, d);
             let origin: Vec<f64> = x.feature_ranges().iter().map(|r| r.0).collect();
             let cell = |i: usize| -> Vec<i64> { (0..d).map(|k| ((x.row(i)[k] - origin[k]) / h).floor() as i64).collect() };
             for w in order.windows(2) {
@@ -728,11 +776,45 @@ mod tests {
                 let mut got: Vec<usize> = idx.query(xo.row(p)).unwrap().iter().map(|nb| order[nb.index]).collect();
                 got.sort_unstable();
                 proptest::prop_assert_eq!(got, brute(&x, x.row(order[p]), c));
-                if d <= 2 {
-                    let mut raw = Vec::new();
-                    idx.grid.as_ref().unwrap().query(xo.row(p), c * c, &mut raw);
-                    proptest::prop_assert!(raw.windows(2).all(|w| w[0].index < w[1].index));
-                }
+                let mut raw = Vec::new();
+                idx.grid.as_ref().unwrap().query(xo.row(p), c * c, &mut raw);
+                proptest::prop_assert!(raw.windows(2).all(|w| w[0].index < w[1].index));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// The grid visits only cells its query's ball reaches: the cell of every candidate lies, in
+        /// cell units, less than `m` (the cells per radius) from the query; and its candidates are
+        /// the brute-force neighbours plus points of those cells only.
+        #[test]
+        fn the_grid_visits_only_cells_the_ball_reaches(n in 1usize..200, d in 1usize..5, seed in 0u64..10_000,
+                                                       c in 0.05f64..2.0) {
+            let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+            let mut next = || { s ^= s << 13; s ^= s >> 7; s ^= s << 17; (s >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0 };
+            let rows: Vec<Vec<f64>> = (0..n).map(|_| (0..d).map(|_| next()).collect()).collect();
+            let x = Samples::from_rows(&rows).unwrap();
+            let g = Grid::build(&x, c).unwrap();
+            let m = cells_per_radius(d) as f64;
+            for q in 0..n.min(40) {
+                let u: Vec<f64> = (0..d).map(|k| (x.row(q)[k] - g.origin[k]) / g.h).collect();
+                let mut found = Vec::new();
+                g.runs(x.row(q), |run| {
+                    for pos in run {
+                        let gap2: f64 = (0..d).map(|k| {
+                            let j = ((g.pts[pos * d + k] - g.origin[k]) / g.h).floor();
+                            let gap = (j - u[k]).max(u[k] - (j + 1.0)).max(0.0);
+                            gap * gap
+                        }).sum();
+                        assert!(gap2 < m * m, "a candidate's cell is {} cells away", gap2.sqrt());
+                        found.push(g.order[pos]);
+                    }
+                });
+                found.sort_unstable();
+                let want = brute(&x, x.row(q), c);
+                proptest::prop_assert!(want.iter().all(|i| found.binary_search(i).is_ok()));
             }
         }
     }

@@ -47,6 +47,8 @@ mod train;
 #[cfg(test)]
 mod block_tests;
 #[cfg(test)]
+mod cells_order_tests;
+#[cfg(test)]
 mod nu_tests;
 #[cfg(test)]
 mod path_tests;

@@ -9,7 +9,7 @@
 //! `f(x) = Σ α_i k(x_i, x) − ρ`; `f(x) > 0` marks `x` inside the estimated support (+1), else −1.
 
 use super::params::OneClassParams;
-use super::train::{self, Dual, MachineStats};
+use super::train::{self, MachineStats};
 use crate::error::{ModelsError, Result};
 use crate::persist::Persist;
 use kern_core::learner::Model;
@@ -111,16 +111,15 @@ impl OneClassParams {
         if n == 0 {
             return Err(ModelsError::Input("one-class SVM needs at least one training sample".into()));
         }
-        let mut budget = self.solver.cache_bytes();
-        let pre = train::precompute(&self.kernel, x, budget, user)?;
-        if let Some(g) = &pre {
-            budget = budget.saturating_sub(g.bytes());
-        }
-        let dense_used = matches!(pre, Some(kern_sparse::kmatrix::Precomputed::Dense(_)));
         let alpha0 = one_class_start(&c, self.nu);
-        let dual =
-            Dual { x, sample: (0..n).collect(), sign: vec![1.0; n], p: vec![0.0; n], c: c.clone(), pre };
-        let sol = train::solve_from(&self.kernel, dual, Some(alpha0), false, &self.solver, budget);
+        let dual = train::SampleDual {
+            sign: vec![1.0; n],
+            p: vec![0.0; n],
+            c: c.clone(),
+            alpha: Some(alpha0),
+            nu: false,
+        };
+        let (sol, dense_used) = train::solve_samples(&self.kernel, x, dual, &self.solver, user)?;
         let stats = train::stats_of(&sol, &c, n, dense_used);
         let idx: Vec<usize> = (0..n).filter(|&i| sol.alpha[i] > 0.0).collect();
         crate::validate::trained(OneClass {

@@ -29,18 +29,18 @@ fn with_selection<T>(tree: bool, f: impl FnOnce() -> T) -> (T, u64) {
 }
 
 /// Runs `f` with a compact kernel's columns computed on demand (`true`) or from the precomputed `K_C`.
-fn with_source<T>(on_demand: bool, f: impl FnOnce() -> T) -> T {
+pub(super) fn with_source<T>(on_demand: bool, f: impl FnOnce() -> T) -> T {
     ON_DEMAND.with(|c| c.set(Some(on_demand)));
     let out = f();
     ON_DEMAND.with(|c| c.set(None));
     out
 }
 
-fn bytes<M: serde::Serialize>(m: &M) -> Vec<u8> {
+pub(super) fn bytes<M: serde::Serialize>(m: &M) -> Vec<u8> {
     bincode::serde::encode_to_vec(m, bincode::config::standard()).unwrap()
 }
 
-fn compact(sigma: f64, radius: f64) -> KernelSpec {
+pub(super) fn compact(sigma: f64, radius: f64) -> KernelSpec {
     format!("cs-gaussian:sigma={sigma},c={radius},nu=3").parse().unwrap()
 }
 
@@ -294,7 +294,7 @@ fn compact_sources_are_chosen_by_memory() {
 }
 
 /// Runs `f` with a compact kernel's problem solved in the cells' order (`true`) or the data's.
-fn with_spatial<T>(spatial: bool, f: impl FnOnce() -> T) -> T {
+pub(super) fn with_spatial<T>(spatial: bool, f: impl FnOnce() -> T) -> T {
     super::train::SPATIAL.with(|c| c.set(Some(spatial)));
     let out = f();
     super::train::SPATIAL.with(|c| c.set(None));

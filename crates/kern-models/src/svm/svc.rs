@@ -337,14 +337,13 @@ impl SvcParams {
         // A compact kernel's large problem is solved in the cells' order and its `α` mapped back, so
         // the machine lists its support vectors as it would in the data's order.
         if let (None, Some(xs), None, false) = (&shared, &xs, user, self.probability)
-            && let Some(order) = train::spatial_order(&self.kernel, xs)
+            && let Some(cells) = train::CellOrder::of(&self.kernel, xs)?
         {
-            let xo = xs.select(&order)?;
-            let y: Vec<f64> = order.iter().map(|&t| job.y[t]).collect();
-            let c: Vec<f64> = order.iter().map(|&t| job.c[t]).collect();
-            let pre = train::precompute(&self.kernel, &xo, budget, None)?;
-            let fit = super::nu::solve_binary(&self.kernel, Rows::all(&xo), &y, c, nu, &self.solver, pre)?;
-            let alpha = train::unpermute(&order, &fit.alpha);
+            let (y, c) = (cells.permute(&job.y), cells.permute(&job.c));
+            let pre = train::precompute(&self.kernel, &cells.x, budget, None)?;
+            let fit =
+                super::nu::solve_binary(&self.kernel, Rows::all(&cells.x), &y, c, nu, &self.solver, pre)?;
+            let alpha = cells.unpermute(&fit.alpha);
             return Ok((train::BinaryFit { alpha, ..fit }, None));
         }
         let (rows, pre) = match (&shared, &xs) {

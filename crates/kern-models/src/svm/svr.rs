@@ -3,7 +3,7 @@
 //! `Q = [K −K; −K K]`. The regression function is `f(x) = Σ_i (α_i − α_i*) k(x_i, x) − ρ`.
 
 use super::params::{NuSvrParams, SvrParams};
-use super::train::{self, Dual, MachineStats};
+use super::train::{self, MachineStats};
 use crate::error::{ModelsError, Result};
 use crate::persist::Persist;
 use crate::weights::SampleWeights;
@@ -162,7 +162,8 @@ impl NuSvrParams {
 
 /// Solves the `2n`-variable regression dual (signs `+1` then `−1`, bounds `c_i` on both `α_i` and
 /// `α_i*`, linear term `p`) from `alpha` (`Some`: the ν variant) and builds the model; `tube(r)` gives
-/// `(ε, ν)` to store.
+/// `(ε, ν)` to store. A compact kernel's large problem is solved in the cells' order
+/// ([`train::solve_samples`]).
 #[allow(clippy::too_many_arguments)] // the dual's data, start, solver settings and the kernel source
 fn fit_regression(
     kernel: &KernelSpec,
@@ -175,18 +176,11 @@ fn fit_regression(
     tube: impl Fn(f64) -> (f64, Option<f64>),
 ) -> Result<Svr> {
     let n = x.n();
-    let mut budget = solver.cache_bytes();
-    let pre = train::precompute(kernel, x, budget, user)?;
-    if let Some(g) = &pre {
-        budget = budget.saturating_sub(g.bytes());
-    }
-    let dense_used = matches!(pre, Some(kern_sparse::kmatrix::Precomputed::Dense(_)));
-    let sample: Vec<usize> = (0..n).chain(0..n).collect();
     let sign: Vec<f64> = (0..2 * n).map(|i| if i < n { 1.0 } else { -1.0 }).collect();
     let nu = alpha.is_some();
     let c2: Vec<f64> = c.iter().chain(&c).copied().collect();
-    let sol =
-        train::solve_from(kernel, Dual { x, sample, sign, p, c: c2.clone(), pre }, alpha, nu, solver, budget);
+    let dual = train::SampleDual { sign, p, c: c2.clone(), alpha, nu };
+    let (sol, dense_used) = train::solve_samples(kernel, x, dual, solver, user)?;
     let mut stats = train::stats_of(&sol, &c2, n, dense_used);
     let beta: Vec<f64> = (0..n).map(|i| sol.alpha[i] - sol.alpha[i + n]).collect();
     let idx: Vec<usize> = (0..n).filter(|&i| beta[i] != 0.0).collect();

@@ -321,8 +321,8 @@ pub(crate) fn check_on_demand(
 /// nothing, and the iterates stay those of the data's order (LIBSVM's, tie for tie).
 pub(crate) const SPATIAL_MIN_N: usize = 16_384;
 
-/// The order in which a C-SVC or ν-SVC problem on `x` is solved, as indices of `x`, when it is not
-/// the data's own: for a compactly supported kernel on at least [`SPATIAL_MIN_N`] samples, the order
+/// The order in which an SVM problem on `x` (C-SVC, ν-SVC, ε-SVR, ν-SVR, one-class) is solved, as
+/// indices of `x`, when it is not the data's own: for a compactly supported kernel on at least [`SPATIAL_MIN_N`] samples, the order
 /// of the cells of the neighbour grid ([`kern_sparse::neighbors::cell_order`]), so that the
 /// neighbours of every variable (the entries of its column of `K_C`) sit in a few runs of
 /// consecutive positions. The dual is the same problem in any order; only ties in the working-set
@@ -336,13 +336,94 @@ pub(crate) fn spatial_order(kernel: &KernelSpec, x: &Samples) -> Option<Vec<usiz
     kern_sparse::neighbors::cell_order(x, radius)
 }
 
-/// `α` in the data's order from `α` solved in `order` (`order[t]`: the data index of position `t`).
-pub(crate) fn unpermute(order: &[usize], alpha: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; alpha.len()];
-    for (&i, &a) in order.iter().zip(alpha) {
-        out[i] = a;
+/// A problem on the samples of `x` moved into the cells' order ([`spatial_order`]): the samples in
+/// that order, and the map of per-variable vectors there ([`CellOrder::permute`]) and back
+/// ([`CellOrder::unpermute`]). Every problem solved in the cells' order (C-SVC and ν-SVC in
+/// `svc.rs`, the duals of [`solve_samples`]) goes through it.
+pub(crate) struct CellOrder {
+    /// `order[t]`: the data index of the sample at position `t`.
+    order: Vec<usize>,
+    /// The samples in the cells' order.
+    pub(crate) x: Samples,
+}
+
+impl CellOrder {
+    /// The cells' order of a problem on `x` ([`spatial_order`]) with the samples in it; `None` where
+    /// the problem stays in the data's order.
+    pub(crate) fn of(kernel: &KernelSpec, x: &Samples) -> crate::Result<Option<Self>> {
+        match spatial_order(kernel, x) {
+            Some(order) => Ok(Some(CellOrder { x: x.select(&order)?, order })),
+            None => Ok(None),
+        }
     }
-    out
+
+    /// `v` in the cells' order. `v` holds one entry per sample, or several blocks of one entry per
+    /// sample (the `(α, α*)` of regression), each block permuted alike.
+    pub(crate) fn permute<T: Copy>(&self, v: &[T]) -> Vec<T> {
+        let n = self.order.len();
+        debug_assert_eq!(v.len() % n, 0, "one entry per sample, in whole blocks");
+        v.chunks(n).flat_map(|b| self.order.iter().map(move |&i| b[i])).collect()
+    }
+
+    /// `v` in the data's order from `v` in the cells' order (the inverse of [`Self::permute`]).
+    pub(crate) fn unpermute<T: Copy + Default>(&self, v: &[T]) -> Vec<T> {
+        let n = self.order.len();
+        debug_assert_eq!(v.len() % n, 0, "one entry per sample, in whole blocks");
+        let mut out = vec![T::default(); v.len()];
+        for (o, b) in out.chunks_mut(n).zip(v.chunks(n)) {
+            for (&i, &a) in self.order.iter().zip(b) {
+                o[i] = a;
+            }
+        }
+        out
+    }
+}
+
+/// A dual over the samples of a problem, given in the data's order: variable `t` is sample `t mod n`
+/// (one variable per sample — one-class —, or the `2n` variables `(α, α*)` of regression), with its
+/// sign, linear term, bound and (`Some`) feasible start.
+pub(crate) struct SampleDual {
+    pub(crate) sign: Vec<f64>,
+    pub(crate) p: Vec<f64>,
+    pub(crate) c: Vec<f64>,
+    pub(crate) alpha: Option<Vec<f64>>,
+    /// The ν variant of the solver (see `solver::nu`).
+    pub(crate) nu: bool,
+}
+
+/// Solves `dual` over the samples of `x` (or the serial numbers of a user's kernel matrix, `user`)
+/// with the kernel matrix of [`precompute`]; for a compactly supported kernel's large problem in the
+/// cells' order ([`CellOrder`]; never with a user's matrix), `α` mapped back to the data's order.
+/// The start is permuted with the rest, so on data already in the cells' order both orders give
+/// the same iterates. Returns the solution and whether a dense Gram was used.
+pub(crate) fn solve_samples(
+    kernel: &KernelSpec,
+    x: &Samples,
+    dual: SampleDual,
+    solver: &SolverParams,
+    user: Option<&super::KernelMatrix>,
+) -> crate::Result<(Solution, bool)> {
+    let cells = if user.is_none() { CellOrder::of(kernel, x)? } else { None };
+    let xs = cells.as_ref().map_or(x, |o| &o.x);
+    let mut budget = solver.cache_bytes();
+    let pre = precompute(kernel, xs, budget, user)?;
+    if let Some(g) = &pre {
+        budget = budget.saturating_sub(g.bytes());
+    }
+    let dense = matches!(pre, Some(Precomputed::Dense(_)));
+    let n = x.n();
+    let SampleDual { sign, p, c, alpha, nu } = dual;
+    let sample = (0..sign.len()).map(|t| t % n).collect();
+    let to = |v: Vec<f64>| match &cells {
+        Some(o) => o.permute(&v),
+        None => v,
+    };
+    let dual = Dual { x: xs, sample, sign: to(sign), p: to(p), c: to(c), pre };
+    let mut sol = solve_from(kernel, dual, alpha.map(to), nu, solver, budget);
+    if let Some(o) = &cells {
+        sol.alpha = o.unpermute(&sol.alpha);
+    }
+    Ok((sol, dense))
 }
 
 /// The sparse Gram matrix of a compactly supported kernel (kern-sparse's neighbour index).
