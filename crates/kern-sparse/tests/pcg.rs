@@ -352,7 +352,7 @@ fn lssvm_lockstep_on_the_lower_storage() {
         &ys,
     )
     .unwrap();
-    let direct = LsSvmSolver::new(&CholeskyPlan::sparse(&a, Ordering::Auto).unwrap(), lambda).unwrap();
+    let direct = LsSvmSolver::new(&mut CholeskyPlan::sparse(&a, Ordering::Auto).unwrap(), lambda).unwrap();
     assert!(it.nu_report().converged);
     for (t, (s, r)) in sols.iter().enumerate() {
         let y = &ys[t * 1500..(t + 1) * 1500];
