@@ -4,7 +4,7 @@
 //! a-priori bound of `block_tests.rs` (`ε/2 · Σ C_t`), as `sparse_tests.rs` checks for C-SVC.
 
 use super::block_tests::kkt;
-use super::sparse_tests::{bytes, compact, with_source, with_spatial};
+use super::sparse_tests::{bytes, compact, rows_in, with_source, with_spatial};
 use super::train::{self, SampleDual};
 use super::*;
 use kern_core::learner::{Fit, Model};
@@ -36,13 +36,6 @@ fn one_class_dual(n: usize, nu: f64) -> SampleDual {
     let c = vec![1.0; n];
     let alpha = Some(super::one_class::one_class_start(&c, nu));
     SampleDual { sign: vec![1.0; n], p: vec![0.0; n], c, alpha, nu: false }
-}
-
-/// Data indices of the rows of `sv` among the rows of `x` (random continuous points: distinct).
-fn rows_in(sv: &Samples, x: &Samples) -> Vec<usize> {
-    (0..sv.n())
-        .map(|r| (0..x.n()).find(|&t| x.row(t) == sv.row(r)).expect("a support vector is a training row"))
-        .collect()
 }
 
 proptest! {

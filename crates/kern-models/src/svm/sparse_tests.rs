@@ -301,21 +301,26 @@ pub(super) fn with_spatial<T>(spatial: bool, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Data indices of the rows of `sv` among the rows of `x` (random continuous points: distinct).
+pub(super) fn rows_in(sv: &Samples, x: &Samples) -> Vec<usize> {
+    (0..sv.n())
+        .map(|r| (0..x.n()).find(|&t| x.row(t) == sv.row(r)).expect("a support vector is a training row"))
+        .collect()
+}
+
 /// `α` in data order from a binary C-SVC model: each support vector's row found among the data's
 /// (random continuous points, so distinct), `α_t = y_t · coef`; also whether the support vectors
 /// are listed in increasing data order (the order convention of a fit in the data's order).
 fn alpha_of(m: &Svc, x: &Samples, y: &[f64]) -> (Vec<f64>, bool) {
     let (rows, coef) = m.machine_coefficients(0);
-    let sv = m.support_vectors();
+    let mut listed = rows_in(m.support_vectors(), x);
     let mut alpha = vec![0.0; x.n()];
     let mut at = Vec::new();
     for (&r, &cf) in rows.iter().zip(&coef) {
-        let t = (0..x.n()).find(|&t| x.row(t) == sv.row(r)).expect("a support vector is a training row");
+        let t = listed[r];
         alpha[t] = y[t] * cf;
         at.push(t);
     }
-    let mut listed: Vec<usize> =
-        (0..sv.n()).map(|r| (0..x.n()).find(|&t| x.row(t) == sv.row(r)).unwrap()).collect();
     let sorted = listed.windows(2).all(|w| w[0] < w[1]);
     listed.sort_unstable();
     at.sort_unstable();
