@@ -154,6 +154,32 @@ impl ColumnCache {
         s.filled = s.filled.max(len);
     }
 
+    /// The first `len` entries of column `i` and, writable, of column `j` (`i ≠ j`; both requested to
+    /// at least `len`).
+    pub(crate) fn pair_mut(&mut self, i: usize, j: usize, len: usize) -> (&[f64], &mut [f64]) {
+        debug_assert_ne!(i, j);
+        if i < j {
+            let (lo, hi) = self.slots.split_at_mut(j);
+            (&lo[i].data[..len], &mut hi[0].data[..len])
+        } else {
+            let (lo, hi) = self.slots.split_at_mut(i);
+            (&hi[0].data[..len], &mut lo[j].data[..len])
+        }
+    }
+
+    /// The first `len` entries of column `j` if the cache holds them (without touching the LRU order).
+    #[inline]
+    pub(crate) fn cached(&self, j: usize, len: usize) -> Option<&[f64]> {
+        let s = &self.slots[j];
+        (s.filled >= len).then(|| &s.data[..len])
+    }
+
+    /// The first `len` entries of column `j`, writable (requested to at least `len`).
+    #[inline]
+    pub(crate) fn column_mut(&mut self, j: usize, len: usize) -> &mut [f64] {
+        &mut self.slots[j].data[..len]
+    }
+
     /// The first `len` entries of column `j`, which must have been requested to at least `len`.
     #[inline]
     pub(crate) fn column(&self, j: usize, len: usize) -> &[f64] {

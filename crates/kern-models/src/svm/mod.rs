@@ -59,6 +59,8 @@ mod source_tests;
 #[cfg(test)]
 mod sparse_tests;
 #[cfg(test)]
+mod split_tests;
+#[cfg(test)]
 mod tests;
 
 pub use block::SolverBlock;

@@ -17,6 +17,16 @@ pub(crate) trait QMatrix: Sync + Send {
     fn diag(&self) -> Vec<f64>;
     /// Computes `out[k] = Q[from + k][j]`.
     fn fill_column(&self, j: usize, from: usize, out: &mut [f64]);
+    /// Computes `out[k] = Q[from + k][j]` on the calling thread (the same values as
+    /// [`QMatrix::fill_column`]), for a solver that splits a column's positions across threads.
+    fn fill_column_seq(&self, j: usize, from: usize, out: &mut [f64]) {
+        self.fill_column(j, from, out)
+    }
+    /// True when any range of a column costs in proportion to its length, so that ranges of one column
+    /// may be computed on different threads at no extra cost ([`QMatrix::fill_column_seq`]).
+    fn splits_evenly(&self) -> bool {
+        false
+    }
     /// Swaps positions `i` and `j`.
     fn swap_index(&mut self, i: usize, j: usize);
     /// True when a column entry is cheaper to recompute than to keep: the solver then caps its cache
@@ -62,6 +72,12 @@ impl<K: Kernel> QMatrix for SignedColumns<'_, K> {
     }
     fn fill_column(&self, j: usize, from: usize, out: &mut [f64]) {
         SignedColumns::fill_column(self, j, from, out)
+    }
+    fn fill_column_seq(&self, j: usize, from: usize, out: &mut [f64]) {
+        SignedColumns::fill_column_seq(self, j, from, out)
+    }
+    fn splits_evenly(&self) -> bool {
+        SignedColumns::splits_evenly(self)
     }
     fn swap_index(&mut self, i: usize, j: usize) {
         SignedColumns::swap_index(self, i, j)

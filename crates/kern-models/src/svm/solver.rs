@@ -21,6 +21,39 @@ mod nu;
 pub(super) mod wss_tree;
 
 const TAU: f64 = 1e-12;
+
+/// Active-set length from which the dense pair solver splits its passes across two threads
+/// ([`Solver::par`]). Each split is a hand-off to the other worker of the pool (a few microseconds);
+/// a pass over 8,192 positions (two columns of a low-dimensional Gaussian, the scans, the update)
+/// costs tens of microseconds, so shorter passes stay on one thread.
+pub(crate) const SPLIT_MIN: usize = 8192;
+
+/// The rule of [`Solver::par`] for a dense problem of `l` variables: at least [`SPLIT_MIN`] of them and
+/// at least two threads in the pool.
+pub(crate) fn splits_by_rule(l: usize) -> bool {
+    l >= SPLIT_MIN && rayon::current_num_threads() >= 2
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests force the split passes (`Some(true)`: at any length and thread count, `Some(false)`:
+    /// never) to compare them with the serial passes.
+    pub(crate) static SPLIT: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Solves that took the split passes (tests check that a forced split was taken).
+#[cfg(test)]
+pub(crate) static SPLIT_SOLVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+#[cfg(test)]
+fn split_override() -> Option<bool> {
+    SPLIT.with(|c| c.get())
+}
+
+#[cfg(not(test))]
+fn split_override() -> Option<bool> {
+    None
+}
 const LOWER: u8 = 0;
 const UPPER: u8 = 1;
 const FREE: u8 = 2;
@@ -85,10 +118,11 @@ fn gain(gmax: f64, qdi: f64, yi: f64, y: f64, g: f64, qd: f64, low: f64, qi: f64
 }
 
 impl pulp::WithSimd for Gains<'_> {
-    type Output = (f64, usize);
+    /// `(max_{I_low} v_t, min −b²/a, its index)` (`usize::MAX` when no position qualifies).
+    type Output = (f64, f64, usize);
 
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) -> (f64, usize) {
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> (f64, f64, usize) {
         let n = self.y.len();
         let (yc, yr) = self.y.as_chunks::<4>();
         let (gc, gr) = self.g.as_chunks::<4>();
@@ -126,7 +160,7 @@ impl pulp::WithSimd for Gains<'_> {
                 bi = a;
             }
         }
-        (mm, bi)
+        (mm, bo, bi)
     }
 }
 
@@ -175,6 +209,52 @@ impl pulp::WithSimd for MaxUp<'_> {
         }
         (bv, bi)
     }
+}
+
+/// The result of a scan over `a..b` (`index` relative to `a`, `usize::MAX` for none) in `0..n` terms.
+#[inline]
+fn shifted(index: usize, a: usize) -> usize {
+    if index == usize::MAX { index } else { a + index }
+}
+
+/// Joins the results of a scan's two halves as one scan over the whole range would have found them:
+/// the later half's candidate wins when it is at least as good (`takes(later, earlier)`), which keeps
+/// the last index among ties. `None` stands for "no candidate" (index `usize::MAX`).
+#[inline]
+fn later_if<T: Copy>(lo: (T, usize), hi: (T, usize), takes: impl Fn(T, T) -> bool) -> (T, usize) {
+    if hi.1 != usize::MAX && (lo.1 == usize::MAX || takes(hi.0, lo.0)) { hi } else { lo }
+}
+
+/// Where a pass over `0..n` splits across two threads (half of the range).
+#[inline]
+fn half(n: usize) -> usize {
+    n / 2
+}
+
+/// `b += c·q` elementwise (the update of `Ḡ`; one implementation for the serial and split passes).
+#[inline]
+fn add_scaled(b: &mut [f64], q: &[f64], c: f64) {
+    for (b, &v) in b.iter_mut().zip(q) {
+        *b += c * v;
+    }
+}
+
+/// Positions per block of the split passes: the block's slices of every array the pass reads stay in
+/// L1 between the column fill, the update and the scan.
+const PASS_BLOCK: usize = 512;
+
+/// The gradient update of a pair step, `G_t += Q_ti Δα_i + Q_tj Δα_j` (one implementation for the
+/// serial and the split passes, so that both give the same bits).
+#[inline]
+fn add_pair_terms(arch: pulp::Arch, g: &mut [f64], qi: &[f64], qj: &[f64], dai: f64, daj: f64) {
+    arch.dispatch(
+        #[inline(always)]
+        || {
+            for ((g, &a), &b) in g.iter_mut().zip(qi).zip(qj) {
+                *g += a * dai + b * daj;
+            }
+        },
+    )
 }
 
 /// What the solver returns, in the caller's variable order.
@@ -230,6 +310,15 @@ pub(crate) struct Solver<Q: QMatrix> {
     /// The working-set selection by tournament trees instead of scans (sparse columns with a
     /// constant diagonal; see [`wss_tree`] and [`wss_tree::use_trees`]).
     trees: Option<wss_tree::Trees>,
+    /// The dense loop's `O(active)` passes are split across two threads of the pool while the active
+    /// set has at least [`SPLIT_MIN`] positions (set by [`Solver::run`]); the halves' results are
+    /// joined exactly as one pass finds them, so the iterates do not depend on it.
+    par: bool,
+    /// [`SPLIT_MIN`] (1 when a test forces the split).
+    split_min: usize,
+    /// The first pass of the next selection, `(active length, max_{I_up} −y_t G_t, index)`, when the
+    /// split update computed it; dropped by anything that changes the active set or `G` besides a step.
+    next_up: Option<(usize, f64, usize)>,
     arch: pulp::Arch,
 }
 
@@ -283,8 +372,19 @@ impl<Q: QMatrix> Solver<Q> {
             sparse,
             scratch: if sparse && trees.is_none() { vec![0.0; l] } else { Vec::new() },
             trees,
+            par: false,
+            split_min: SPLIT_MIN,
+            next_up: None,
             arch: pulp::Arch::new(),
         };
+        (s.par, s.split_min) = match split_override() {
+            Some(forced) => (forced, 1),
+            None => (s.split(), SPLIT_MIN),
+        };
+        #[cfg(test)]
+        if s.par {
+            SPLIT_SOLVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         for i in 0..l {
             s.update_status(i);
         }
@@ -360,12 +460,149 @@ impl<Q: QMatrix> Solver<Q> {
         }
     }
 
+    /// Whether the loop's `O(l)` passes (scans, column fills, gradient updates) are split across two
+    /// threads of the pool ([`SPLIT_MIN`]).
+    fn split(&self) -> bool {
+        !self.sparse && !self.opts.nu && splits_by_rule(self.l)
+    }
+
+    /// Whether a pass over `0..n` is split ([`Solver::par`]).
+    #[inline]
+    fn splits(&self, n: usize) -> bool {
+        self.par && n >= self.split_min
+    }
+
+    /// WSS 2's first pass over `0..n` ([`MaxUp`]), in two halves when [`Solver::splits`].
+    fn max_up(&self, n: usize) -> (f64, usize) {
+        let scan = |a: usize, b: usize| {
+            let (v, t) =
+                self.arch.dispatch(MaxUp { y: &self.y[a..b], g: &self.g[a..b], up: &self.up_pen[a..b] });
+            (v, shifted(t, a))
+        };
+        if !self.splits(n) {
+            return scan(0, n);
+        }
+        let h = half(n);
+        let (lo, hi) = rayon::join(|| scan(0, h), || scan(h, n));
+        later_if(lo, hi, |later, earlier| later >= earlier)
+    }
+
+    /// WSS 2's second pass over `0..n` against `i` ([`Gains`]; `qi` is `Q`'s column of `i` over
+    /// `0..n`): `(max_{I_low} v_t, argmin −b²/a)`.
+    fn gains(&self, n: usize, qi: &[f64], i: usize, gmax: f64) -> (f64, usize) {
+        let (y, g, qd, low) = (&self.y[..n], &self.g[..n], &self.qd[..n], &self.low_pen[..n]);
+        let (m, _, t) =
+            self.arch.dispatch(Gains { y, g, qd, low, qi: &qi[..n], gmax, qdi: self.qd[i], yi: self.y[i] });
+        (m, t)
+    }
+
+    /// Requests column `j` to `need` entries (never evicting `keep`) and returns how many of them are
+    /// valid: the rest, within the active set, is computed by the caller's split pass
+    /// ([`QMatrix::fill_column_seq`]). Entries a split pass would not reach (beyond the active set when
+    /// the whole column is kept) and columns whose ranges do not split evenly are computed here.
+    fn request_for_pass(&mut self, j: usize, need: usize, keep: Option<usize>) -> usize {
+        let (buf, filled) = self.cache.request(j, need, keep);
+        let filled = if filled < need && (self.whole || !self.q.splits_evenly()) {
+            self.q.fill_column(j, filled, &mut buf[filled..need]);
+            need
+        } else {
+            filled
+        };
+        self.cache.set_filled(j, need);
+        filled
+    }
+
+    /// The split form of WSS 2's second pass ([`Solver::par`]): each thread computes its half of the
+    /// column of `i` (the part not cached) block by block and scans the block while it is in cache.
+    fn gains_filling(&mut self, i: usize, gmax: f64, n: usize) -> (f64, usize) {
+        let need = if self.whole { self.l } else { n };
+        let filled = self.request_for_pass(i, need, None);
+        let (yi, qdi) = (self.y[i], self.qd[i]);
+        let (q, y, g, qd, low, arch) = (&self.q, &self.y, &self.g, &self.qd, &self.low_pen, self.arch);
+        let pass = |a: usize, col: &mut [f64]| {
+            let mut m = f64::NEG_INFINITY;
+            let mut best = (f64::INFINITY, usize::MAX);
+            for (b, qi) in col.chunks_mut(PASS_BLOCK).enumerate() {
+                let lo = a + b * PASS_BLOCK;
+                let hi = lo + qi.len();
+                if hi > filled {
+                    let from = lo.max(filled);
+                    q.fill_column_seq(i, from, &mut qi[from - lo..]);
+                }
+                let (y, g, qd, low) = (&y[lo..hi], &g[lo..hi], &qd[lo..hi], &low[lo..hi]);
+                let (mb, o, t) = arch.dispatch(Gains { y, g, qd, low, qi, gmax, qdi, yi });
+                m = if mb > m { mb } else { m };
+                best = later_if(best, (o, shifted(t, lo)), |later, earlier| later <= earlier);
+            }
+            (m, best)
+        };
+        let col = self.cache.column_mut(i, n);
+        let h = half(n);
+        let (c0, c1) = col.split_at_mut(h);
+        let ((m0, lo), (m1, hi)) = rayon::join(|| pass(0, c0), || pass(h, c1));
+        let (_, t) = later_if(lo, hi, |later, earlier| later <= earlier);
+        (if m1 > m0 { m1 } else { m0 }, t)
+    }
+
+    /// The split form of the gradient update ([`Solver::par`]): each thread computes its half of the
+    /// column of `j` (the part not cached) block by block, adds both columns' terms to `G` and runs
+    /// WSS 2's first pass of the next iteration on the block while it is in cache. The statuses of `i`
+    /// and `j` must already be updated. Returns that pass's `(max_{I_up} −y_t G_t, index)`.
+    ///
+    /// `bar` ([`Solver::bar_changes`], only on the unshrunk problem): the changes of `Ḡ` for `i` and
+    /// `j`, added in the same pass, `i`'s before `j`'s as the serial loop adds them.
+    fn update_filling(
+        &mut self,
+        i: usize,
+        j: usize,
+        dai: f64,
+        daj: f64,
+        len: usize,
+        bar: [Option<f64>; 2],
+    ) -> (f64, usize) {
+        let need = if self.whole { self.l } else { len };
+        let filled = self.request_for_pass(j, need, Some(i));
+        let (q, y, up, arch) = (&self.q, &self.y, &self.up_pen, self.arch);
+        let (qi, qj) = self.cache.pair_mut(i, j, len);
+        let pass = |a: usize, g: &mut [f64], gb: &mut [f64], qi: &[f64], qj: &mut [f64]| {
+            let mut best = (f64::NEG_INFINITY, usize::MAX);
+            let blocks = g
+                .chunks_mut(PASS_BLOCK)
+                .zip(gb.chunks_mut(PASS_BLOCK))
+                .zip(qi.chunks(PASS_BLOCK))
+                .zip(qj.chunks_mut(PASS_BLOCK));
+            for (b, (((g, gb), qi), qj)) in blocks.enumerate() {
+                let lo = a + b * PASS_BLOCK;
+                let hi = lo + g.len();
+                if hi > filled {
+                    let from = lo.max(filled);
+                    q.fill_column_seq(j, from, &mut qj[from - lo..]);
+                }
+                add_pair_terms(arch, g, qi, qj, dai, daj);
+                for (ck, qk) in [(bar[0], qi), (bar[1], &*qj)] {
+                    if let Some(ck) = ck {
+                        add_scaled(gb, qk, ck);
+                    }
+                }
+                let (v, t) = arch.dispatch(MaxUp { y: &y[lo..hi], g, up: &up[lo..hi] });
+                best = later_if(best, (v, shifted(t, lo)), |later, earlier| later >= earlier);
+            }
+            best
+        };
+        let h = half(len);
+        let (g0, g1) = self.g[..len].split_at_mut(h);
+        let (gb0, gb1) = self.g_bar[..len].split_at_mut(h);
+        let ((qi0, qi1), (qj0, qj1)) = (qi.split_at(h), qj.split_at_mut(h));
+        let (lo, hi) = rayon::join(|| pass(0, g0, gb0, qi0, qj0), || pass(h, g1, gb1, qi1, qj1));
+        later_if(lo, hi, |later, earlier| later >= earlier)
+    }
+
     fn max_iter(&self) -> u64 {
         self.opts.max_iter.unwrap_or_else(|| (100 * self.l as u64).max(10_000_000))
     }
 
     fn run(self) -> Solution {
-        if self.trees.as_ref().is_some_and(|t| t.par) {
+        if self.trees.as_ref().is_some_and(|t| t.par) || self.par {
             // The tree updates are split across two threads (`wss_tree`): the loop runs on a worker
             // of the pool, so that each split hands half to the other worker instead of waking this
             // thread twice per iteration. (On a worker already, the loop stays there.)
@@ -435,6 +672,7 @@ impl<Q: QMatrix> Solver<Q> {
     /// free variables, columns beyond the cache) keeps its shrunk problem and pays no gradient
     /// reconstruction. Returns whether the problem was unshrunk.
     fn face_step(&mut self) -> bool {
+        self.next_up = None;
         if !face::affordable(&self.alpha, &self.c, self.opts.cache_bytes) {
             return false;
         }
@@ -476,6 +714,10 @@ impl<Q: QMatrix> Solver<Q> {
         let len = self.active;
         let qij = if self.sparse {
             sparse_col(&self.q, i).at(j)
+        } else if self.splits(len) {
+            // The column of `i` was computed by the selection; that of `j` by the update below.
+            self.column(i, len, None);
+            self.cache.column(i, len)[j]
         } else {
             self.column(i, len, None);
             self.column(j, len, Some(i));
@@ -557,23 +799,26 @@ impl<Q: QMatrix> Solver<Q> {
             self.trees_after_step(i, j);
             return;
         }
-        {
-            let qi = self.cache.column(i, len);
-            let qj = self.cache.column(j, len);
-            let g = &mut self.g[..len];
-            self.arch.dispatch(
-                #[inline(always)]
-                || {
-                    for ((g, &a), &b) in g.iter_mut().zip(qi).zip(qj) {
-                        *g += a * dai + b * daj;
-                    }
-                },
-            );
+        let (ui, uj) = (self.status[i] == UPPER, self.status[j] == UPPER);
+        if self.splits(len) {
+            self.update_status(i);
+            self.update_status(j);
+            // On the unshrunk problem the step's columns are whole, and the pass adds the changes of
+            // `Ḡ` too; otherwise they are added below from full columns.
+            let bar = self.bar_changes(i, j, [ui, uj]);
+            let fused = len == self.l && bar.iter().any(Option::is_some);
+            let (v, t) = self.update_filling(i, j, dai, daj, len, if fused { bar } else { [None, None] });
+            self.next_up = Some((len, v, t));
+            if fused {
+                return;
+            }
+        } else {
+            let (qi, qj) = (self.cache.column(i, len), self.cache.column(j, len));
+            add_pair_terms(self.arch, &mut self.g[..len], qi, qj, dai, daj);
+            self.update_status(i);
+            self.update_status(j);
         }
         // Ḡ when a variable enters or leaves its upper bound (needs full columns).
-        let (ui, uj) = (self.status[i] == UPPER, self.status[j] == UPPER);
-        self.update_status(i);
-        self.update_status(j);
         let l = self.l;
         for (k, was_upper) in [(i, ui), (j, uj)] {
             if was_upper != (self.status[k] == UPPER) {
@@ -581,11 +826,24 @@ impl<Q: QMatrix> Solver<Q> {
                 self.column(k, l, keep);
                 let qk = self.cache.column(k, l);
                 let ck = if was_upper { -self.c[k] } else { self.c[k] };
-                for (gb, &qv) in self.g_bar.iter_mut().zip(qk) {
-                    *gb += ck * qv;
+                if self.splits(l) {
+                    let h = half(l);
+                    let (b0, b1) = self.g_bar.split_at_mut(h);
+                    rayon::join(|| add_scaled(b0, &qk[..h], ck), || add_scaled(b1, &qk[h..], ck));
+                } else {
+                    add_scaled(&mut self.g_bar, qk, ck);
                 }
             }
         }
+    }
+
+    /// The change of `Ḡ` a step makes for `i` and `j` (`±C_k` where `k` entered or left its upper
+    /// bound, `None` otherwise); `was_upper` are their statuses before the step, the current ones after.
+    fn bar_changes(&self, i: usize, j: usize, was_upper: [bool; 2]) -> [Option<f64>; 2] {
+        let change = |k: usize, was: bool| {
+            (was != (self.status[k] == UPPER)).then(|| if was { -self.c[k] } else { self.c[k] })
+        };
+        [change(i, was_upper[0]), change(j, was_upper[1])]
     }
 
     /// WSS 2 of Fan, Chen & Lin (2005); `None` when the violation is below `ε`.
@@ -605,8 +863,10 @@ impl<Q: QMatrix> Solver<Q> {
             return self.select_working_set_tree();
         }
         let n = self.active;
-        let (gmax, gmax_idx) =
-            self.arch.dispatch(MaxUp { y: &self.y[..n], g: &self.g[..n], up: &self.up_pen[..n] });
+        let (gmax, gmax_idx) = match self.next_up.take() {
+            Some((at, v, t)) if at == n => (v, t),
+            _ => self.max_up(n),
+        };
         if gmax_idx == usize::MAX || gmax == f64::NEG_INFINITY {
             return None;
         }
@@ -620,15 +880,17 @@ impl<Q: QMatrix> Solver<Q> {
                     self.scratch[p] = v;
                 }
             });
+        } else if self.splits(n) {
+            let (gmax2, gmin_idx) = self.gains_filling(i, gmax, n);
+            if gmax + gmax2 < self.opts.eps || gmin_idx == usize::MAX {
+                return None;
+            }
+            return Some((i, gmin_idx));
         } else {
             self.column(i, n, None);
         }
         let qi = if self.sparse { &self.scratch[..n] } else { self.cache.column(i, n) };
-        let yi = self.y[i];
-        let qdi = self.qd[i];
-        let (y, g, qd, low) = (&self.y[..n], &self.g[..n], &self.qd[..n], &self.low_pen[..n]);
-        let qi = &qi[..n];
-        let (gmax2, gmin_idx) = self.arch.dispatch(Gains { y, g, qd, low, qi, gmax, qdi, yi });
+        let (gmax2, gmin_idx) = self.gains(n, qi, i, gmax);
         if self.sparse {
             sparse_col(&self.q, i).for_each(|p, _| {
                 if p < n {
@@ -694,6 +956,7 @@ impl<Q: QMatrix> Solver<Q> {
     }
 
     fn do_shrinking(&mut self) {
+        self.next_up = None;
         if self.opts.nu {
             return self.do_shrinking_nu();
         }
@@ -753,6 +1016,7 @@ impl<Q: QMatrix> Solver<Q> {
 
     /// Swaps positions `i` and `j`; the cache follows in one batch at the end of the shrinking pass.
     fn swap_index(&mut self, i: usize, j: usize) {
+        self.next_up = None;
         self.q.swap_index(i, j);
         if !self.sparse {
             self.pending.push((i, j));
@@ -773,6 +1037,7 @@ impl<Q: QMatrix> Solver<Q> {
     /// Rebuilds `G` of the inactive positions from `Ḡ` and the free variables.
     #[allow(clippy::needless_range_loop)]
     fn reconstruct_gradient(&mut self) {
+        self.next_up = None;
         let (l, n) = (self.l, self.active);
         if n == l {
             return;
@@ -784,6 +1049,9 @@ impl<Q: QMatrix> Solver<Q> {
         let nr_free = (0..n).filter(|&t| self.status[t] == FREE).count();
         if self.sparse {
             return self.reconstruct_sparse(nr_free * l > 2 * n * (l - n));
+        }
+        if self.splits(l - n) {
+            return self.reconstruct_split(nr_free * l > 2 * n * (l - n));
         }
         if nr_free * l > 2 * n * (l - n) {
             for i in n..l {
@@ -808,6 +1076,60 @@ impl<Q: QMatrix> Solver<Q> {
                     }
                 }
             }
+        }
+    }
+
+    /// [`Solver::reconstruct_gradient`] with the inactive positions split across two threads
+    /// ([`Solver::par`]), by the same branch and with the same sums as the serial loops: each `G_i` of
+    /// an inactive `i` is the serial sum over the free columns in position order. Columns the cache
+    /// holds are read from it; the others are computed on the thread that needs them (only the range
+    /// it owns, for the free columns) and not cached.
+    fn reconstruct_split(&mut self, by_inactive: bool) {
+        let (l, n) = (self.l, self.active);
+        let (q, cache, status, alpha) = (&self.q, &self.cache, &self.status, &self.alpha);
+        let h = half(l - n);
+        let (g0, g1) = self.g[n..l].split_at_mut(h);
+        if by_inactive {
+            let sums = |from: usize, g: &mut [f64]| {
+                let mut scratch = Vec::new();
+                for (k, gi) in g.iter_mut().enumerate() {
+                    let i = from + k;
+                    let qi = match cache.cached(i, n) {
+                        Some(col) => col,
+                        None => {
+                            scratch.resize(n, 0.0);
+                            q.fill_column_seq(i, 0, &mut scratch);
+                            &scratch[..]
+                        }
+                    };
+                    let mut acc = 0.0;
+                    for j in 0..n {
+                        if status[j] == FREE {
+                            acc += alpha[j] * qi[j];
+                        }
+                    }
+                    *gi += acc;
+                }
+            };
+            rayon::join(|| sums(n, g0), || sums(n + h, g1));
+        } else {
+            let adds = |from: usize, g: &mut [f64]| {
+                let mut scratch = vec![0.0; g.len()];
+                for i in (0..n).filter(|&i| status[i] == FREE) {
+                    let qi = match cache.cached(i, from + g.len()) {
+                        Some(col) => &col[from..],
+                        None => {
+                            q.fill_column_seq(i, from, &mut scratch);
+                            &scratch[..]
+                        }
+                    };
+                    let a = alpha[i];
+                    for (g, &qv) in g.iter_mut().zip(qi) {
+                        *g += a * qv;
+                    }
+                }
+            };
+            rayon::join(|| adds(n, g0), || adds(n + h, g1));
         }
     }
 

@@ -99,6 +99,130 @@ impl Kc {
 /// Entries per parallel task when a column is split across threads.
 const PAR_CHUNK: usize = 1024;
 
+/// Entries per block of the feature-major column pass (8 KB: the block stays in L1 across its passes).
+const XT_BLOCK: usize = 1024;
+
+/// `out[k] = Σ_f (xt[f·l + at + k] − xt[f·l + j])²`: squared distances of positions `at..` to `j` on
+/// the feature-major copy, compiled for the CPU's SIMD level (`pulp`).
+struct SqDists<'a> {
+    xt: &'a [f64],
+    l: usize,
+    d: usize,
+    j: usize,
+    at: usize,
+    out: &'a mut [f64],
+}
+
+impl pulp::WithSimd for SqDists<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let SqDists { xt, l, d, j, at, out } = self;
+        let len = out.len();
+        for f in 0..d {
+            let c = xt[f * l + j];
+            let col = &xt[f * l + at..f * l + at + len];
+            if f == 0 {
+                for (o, &v) in out.iter_mut().zip(col) {
+                    let t = v - c;
+                    *o = t * t;
+                }
+            } else {
+                for (o, &v) in out.iter_mut().zip(col) {
+                    let t = v - c;
+                    *o += t * t;
+                }
+            }
+        }
+    }
+}
+
+/// `out[k] = max(0, ‖x_{at+k}‖² + ‖x_j‖² − 2⟨x_{at+k}, x_j⟩)` on the feature-major copy (radial kernels
+/// by norms), compiled for the CPU's SIMD level. The inner products are summed exactly as [`dot`] sums
+/// them (eight accumulators over the features, combined in its order, then the tail), so the values
+/// are bit for bit those of the row-major evaluation; here the loops run across positions instead.
+struct NormDists<'a> {
+    xt: &'a [f64],
+    l: usize,
+    d: usize,
+    j: usize,
+    at: usize,
+    norms: &'a [f64],
+    nj: f64,
+    out: &'a mut [f64],
+}
+
+/// Positions per pass of [`NormDists`] (its eight accumulator rows take 16 KB of the stack and of L1).
+const NORM_BLOCK: usize = 256;
+
+impl pulp::WithSimd for NormDists<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let NormDists { xt, l, d, j, at, norms, nj, out } = self;
+        let chunks = d / 8;
+        let mut acc = [[0.0f64; NORM_BLOCK]; 8];
+        for (b, (out, norms)) in out.chunks_mut(NORM_BLOCK).zip(norms.chunks(NORM_BLOCK)).enumerate() {
+            let (at, len) = (at + b * NORM_BLOCK, out.len());
+            for c in 0..chunks {
+                for (t, row) in acc.iter_mut().enumerate() {
+                    let f = c * 8 + t;
+                    let xf = xt[f * l + j];
+                    let col = &xt[f * l + at..f * l + at + len];
+                    if c == 0 {
+                        // `dot` starts its accumulators at 0: 0 + v·x_f is v·x_f except for the sign
+                        // of a zero, which the `max(0, …)` below removes.
+                        for (a, &v) in row[..len].iter_mut().zip(col) {
+                            *a = v * xf;
+                        }
+                    } else {
+                        for (a, &v) in row[..len].iter_mut().zip(col) {
+                            *a += v * xf;
+                        }
+                    }
+                }
+            }
+            if chunks == 0 {
+                out.fill(0.0);
+            } else {
+                for (k, o) in out.iter_mut().enumerate() {
+                    let a = |t: usize| acc[t][k];
+                    *o = ((a(0) + a(4)) + (a(1) + a(5))) + ((a(2) + a(6)) + (a(3) + a(7)));
+                }
+            }
+            for f in chunks * 8..d {
+                let xf = xt[f * l + j];
+                for (o, &v) in out.iter_mut().zip(&xt[f * l + at..f * l + at + len]) {
+                    *o += v * xf;
+                }
+            }
+            for (o, &np) in out.iter_mut().zip(norms) {
+                *o = (np + nj - 2.0 * *o).max(0.0);
+            }
+        }
+    }
+}
+
+/// `out[k] ← out[k] · (sign[k] · sj)`, compiled for the CPU's SIMD level.
+struct Signs<'a> {
+    sign: &'a [f64],
+    sj: f64,
+    out: &'a mut [f64],
+}
+
+impl pulp::WithSimd for Signs<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        for (o, &s) in self.out.iter_mut().zip(self.sign) {
+            *o *= s * self.sj;
+        }
+    }
+}
+
 /// Dimension above which radial kernels use the norms formulation `‖x‖² + ‖y‖² − 2⟨x, y⟩` (a dot
 /// product vectorizes better than differences).
 pub const NORMS_MIN_DIM: usize = 8;
@@ -124,8 +248,9 @@ pub struct SignedColumns<'a, K: Kernel> {
     d: usize,
     /// Permuted dense samples, row-major `l × d` (dense store, general evaluation).
     x: Vec<f64>,
-    /// Feature-major permuted dense samples (`xt[k·l + p]`), for kernels with a fast vectorized
-    /// column in low dimension: a column's squared distances are then contiguous sweeps.
+    /// Feature-major permuted dense samples (`xt[k·l + p]`), for radial kernels with a fast vectorized
+    /// profile: a column's squared distances (low dimension) or inner products (by norms) are then
+    /// contiguous sweeps across positions.
     xt: Vec<f64>,
     /// Squared norms of the permuted samples (radial kernels by norms).
     norms: Vec<f64>,
@@ -141,6 +266,8 @@ pub struct SignedColumns<'a, K: Kernel> {
     /// Sparse store, dot-product or radial-by-norms kernel: the feature index of the variables (the
     /// positions at construction) and the column pieces it computes.
     inverted: Option<Inverted>,
+    /// The SIMD level of this CPU, for the column passes (elementwise: the same values at any level).
+    arch: pulp::Arch,
 }
 
 /// The inverted-index column source of a sparse store (see the module documentation).
@@ -186,7 +313,9 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         };
         let eval = matches!(source, Source::Eval);
         let by_norms = profile == Profile::SqDist && d > NORMS_MIN_DIM;
-        let fast = eval && !x.is_sparse() && !by_norms && kernel.fast_sq_dist() && profile == Profile::SqDist;
+        // Feature-major copy: direct differences in low dimension, inner products (by norms) above,
+        // for a kernel whose profile is applied to whole slices.
+        let fast = eval && !x.is_sparse() && kernel.fast_sq_dist() && profile == Profile::SqDist;
         let (mut xs, mut xt) = (Vec::new(), Vec::new());
         if fast {
             xt = vec![0.0; l * d];
@@ -229,6 +358,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
             by_norms,
             par_min: 1 << 15,
             inverted,
+            arch: pulp::Arch::new(),
         }
     }
 
@@ -281,17 +411,20 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
                 }
             }
             Source::Eval if !self.xt.is_empty() => {
-                let l = self.sign.len();
-                out.fill(0.0);
-                for k in 0..self.d {
-                    let c = self.xt[k * l + j];
-                    let col = &self.xt[k * l + from..k * l + from + len];
-                    for (o, &v) in out.iter_mut().zip(col) {
-                        let t = v - c;
-                        *o += t * t;
+                // In blocks that stay in L1 while the squared distances, the kernel and the signs
+                // pass over them.
+                let (l, d, xt) = (self.sign.len(), self.d, &self.xt[..]);
+                for (b, block) in out.chunks_mut(XT_BLOCK).enumerate() {
+                    let at = from + b * XT_BLOCK;
+                    if self.by_norms {
+                        let norms = &self.norms[at..at + block.len()];
+                        let nj = self.norms[j];
+                        self.arch.dispatch(NormDists { xt, l, d, j, at, norms, nj, out: &mut *block });
+                    } else {
+                        self.arch.dispatch(SqDists { xt, l, d, j, at, out: &mut *block });
                     }
+                    self.signed_of_sq_dist(block, at, sj);
                 }
-                self.signed_of_sq_dist(out, from, sj);
             }
             Source::Eval if self.profile == Profile::SqDist && self.kernel.fast_sq_dist() => {
                 for (k, o) in out.iter_mut().enumerate() {
@@ -347,9 +480,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
     fn signed_of_sq_dist(&self, out: &mut [f64], from: usize, sj: f64) {
         self.kernel.apply_sq_dist(out);
         let len = out.len();
-        for (o, &s) in out.iter_mut().zip(&self.sign[from..from + len]) {
-            *o *= s * sj;
-        }
+        self.arch.dispatch(Signs { sign: &self.sign[from..from + len], sj, out });
     }
 
     /// The diagonal `Q_pp` in position order.
@@ -434,12 +565,62 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
             Source::Eval if self.kernel.fast_sq_dist() => out.len() * (cost + 4),
             Source::Eval => out.len() * (cost + 8),
         };
-        if work < self.par_min || rayon::current_num_threads() < 2 {
+        let threads = rayon::current_num_threads();
+        if work < self.par_min || threads < 2 {
             self.fill_serial(j, from, out);
         } else {
-            out.par_chunks_mut(PAR_CHUNK)
+            // One piece per thread (at least `PAR_CHUNK` entries): the pieces cost the same, so finer
+            // pieces would only add scheduling.
+            let chunk = out.len().div_ceil(threads).max(PAR_CHUNK);
+            out.par_chunks_mut(chunk)
                 .enumerate()
-                .for_each(|(c, chunk)| self.fill_serial(j, from + c * PAR_CHUNK, chunk));
+                .for_each(|(c, piece)| self.fill_serial(j, from + c * chunk, piece));
+        }
+    }
+
+    /// `out[k] = Q[from + k][j]` on the calling thread (for callers that split the positions across
+    /// threads themselves; see [`SignedColumns::splits_evenly`]). The values are those of
+    /// [`SignedColumns::fill_column`].
+    ///
+    /// ```
+    /// use kern_core::{Gaussian, Samples};
+    /// use kern_sparse::kmatrix::SignedColumns;
+    /// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+    /// let k = Gaussian::with_sigma(1.0)?;
+    /// let q = SignedColumns::new(&k, &x, vec![0, 1, 2], vec![1.0, -1.0, 1.0], None);
+    /// let (mut whole, mut tail) = (vec![0.0; 3], vec![0.0; 2]);
+    /// q.fill_column(0, 0, &mut whole);
+    /// q.fill_column_seq(0, 1, &mut tail);
+    /// assert_eq!(&whole[1..], &tail[..]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill_column_seq(&self, j: usize, from: usize, out: &mut [f64]) {
+        if let Some(inv) = &self.inverted
+            && self.inverted_pays(inv, j, out.len())
+        {
+            return self.fill_inverted(inv, j, from, out);
+        }
+        self.fill_serial(j, from, out);
+    }
+
+    /// True when any range of a column costs in proportion to its length (evaluation without the
+    /// inverted index, gathers from a dense Gram), so that a caller may compute the ranges of one
+    /// column on different threads at no extra cost; false for the inverted index and for scatters
+    /// from a sparse `K_C`, which pay for the whole column whatever the range.
+    ///
+    /// ```
+    /// use kern_core::{Gaussian, Samples};
+    /// use kern_sparse::kmatrix::SignedColumns;
+    /// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+    /// let k = Gaussian::with_sigma(1.0)?;
+    /// assert!(SignedColumns::new(&k, &x, vec![0, 1, 2], vec![1.0; 3], None).splits_evenly());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn splits_evenly(&self) -> bool {
+        match self.source {
+            Source::Eval => self.inverted.is_none(),
+            Source::Dense(_) => true,
+            Source::Sparse { .. } => false,
         }
     }
 
@@ -496,7 +677,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
     /// True when a column entry is cheaper to recompute than to keep (the kernel's fast vectorized
     /// column on the feature-major copy): a solver then caps its cache.
     pub fn cheap_columns(&self) -> bool {
-        !self.xt.is_empty()
+        !self.xt.is_empty() && !self.by_norms
     }
 
     /// Swaps positions `i` and `j`.
