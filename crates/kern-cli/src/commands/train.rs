@@ -165,6 +165,9 @@ fn load_scaled(a: &Args, sparse: bool) -> Result<Dataset, CliError> {
 /// Runs `kern train`.
 pub fn run(a: Args) -> CliResult {
     crate::common::check_out(&a.out, &[&a.data.data])?;
+    // The learner's flags are checked before any data is read, on every path (precomputed and railway
+    // kernels too): a flag given to a learner it does not apply to is refused.
+    let target = a.learner.resolve()?;
     if crate::commands::precomputed::is_precomputed(&a.learner.kernel) {
         return crate::commands::precomputed::train(&a);
     }
@@ -190,7 +193,6 @@ pub fn run(a: Args) -> CliResult {
         return crate::commands::railway::train_railway_svc(&a, &ds);
     }
     let kernel = parse_kernel(&a.learner.kernel)?;
-    let target = a.learner.resolve()?;
     // SVMs, LS-SVM, KRR and KFA compute on either sample store (a sparse file's samples stay O(nnz)).
     let sparse = matches!(
         target,
@@ -247,7 +249,7 @@ fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
                     LIBSVM counterpart"
             .into());
     }
-    if a.learner.multiclass == Scheme::Ovr {
+    if a.learner.scheme() == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
     }
     if a.scale || a.scale_file.is_some() {
@@ -296,7 +298,7 @@ pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
         let w: f64 = w.parse().map_err(|_| format!("--class-weight {cw:?}: {w:?} is not a number"))?;
         p = p.class_weight(label, w);
     }
-    p = p.multiclass(a.learner.multiclass.into());
+    p = p.multiclass(a.learner.scheme().into());
     Ok(p.probability(a.probability, a.seed))
 }
 
@@ -353,7 +355,7 @@ pub(crate) fn train_svr(
     ds: &Dataset,
     gram: Option<&KernelMatrix>,
 ) -> CliResult {
-    let mut p = SvrParams::new(kernel).epsilon(a.learner.epsilon_tube).solver(solver_params(a));
+    let mut p = SvrParams::new(kernel).epsilon(a.learner.epsilon_value()).solver(solver_params(a));
     if let Some(c) = a.learner.c {
         p = p.c(c);
     }
