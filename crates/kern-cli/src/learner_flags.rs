@@ -200,8 +200,17 @@ impl LearnerFlags {
         Ok(l)
     }
 
-    /// The learner `l` as the user named it: by `--type` when given, else by `--model`.
-    fn named(&self, l: Learner) -> String {
+    /// The learner `l` as the user named it: by `--type` when given, else by `--model` (the words of
+    /// the refusals).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// let cli = Cli::try_parse_from(["train", "--model", "svr", "--kernel", "linear"])?;
+    /// assert_eq!(cli.learner.named(cli.learner.resolve()?), "--model svr");
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn named(&self, l: Learner) -> String {
         match (self.svm_type, l) {
             (Some(t), _) => format!("--type {}", t.name()),
             (None, Learner::Svm(t)) => match t.model() {
