@@ -32,6 +32,15 @@ pub const DEFAULT_EPSILON_TUBE: f64 = 0.1;
 /// given.
 pub const DEFAULT_CACHE_MB: f64 = 100.0;
 
+/// One flag's check by [`LearnerFlags::refuse_unused`]: its name (as the user wrote it), whether it
+/// was given, whether it applies to the learner, and the learners it applies to (for the message).
+///
+/// ```
+/// let check: kern_cli::learner_flags::FlagCheck = ("--max-fv", true, false, "--model kfa");
+/// assert_eq!(check.0, "--max-fv");
+/// ```
+pub type FlagCheck<'a> = (&'a str, bool, bool, &'a str);
+
 /// The flags of a learner that `kern train` and `kern cv` share (each command adds its own: `kern
 /// train` the output and the solvers of the other model kinds, `kern cv` the grid and the folds).
 ///
@@ -190,14 +199,34 @@ impl LearnerFlags {
                 "--type c-svc and nu-svc (--model svc)",
             ),
         ];
-        for (flag, given, applies, to) in checks {
-            if given && !applies {
-                return Err(
-                    format!("{flag} does not apply to {}; {flag} applies to {to}", self.named(l)).into()
-                );
-            }
-        }
+        self.refuse_unused(l, &checks)?;
         Ok(l)
+    }
+
+    /// Refuses the first flag of `checks` given to learner `l` that it does not apply to, naming the
+    /// flag, the learner as the user named it, and where the flag applies: the one wording of every
+    /// such refusal (`resolve` for the shared flags, `kern train` for its own).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// let cli = Cli::try_parse_from(["train", "--model", "krr", "--kernel", "linear"])?;
+    /// let l = cli.learner.resolve()?;
+    /// let e = cli.learner.refuse_unused(l, &[("--probability", true, false, "--type c-svc and nu-svc")]);
+    /// assert_eq!(
+    ///     e.unwrap_err().to_string(),
+    ///     "--probability does not apply to --model krr; --probability applies to --type c-svc and nu-svc"
+    /// );
+    /// assert!(cli.learner.refuse_unused(l, &[("--probability", false, false, "svc")]).is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn refuse_unused(&self, l: Learner, checks: &[FlagCheck<'_>]) -> Result<(), CliError> {
+        match checks.iter().find(|(_, given, applies, _)| *given && !*applies) {
+            Some((flag, _, _, to)) => {
+                Err(format!("{flag} does not apply to {}; {flag} applies to {to}", self.named(l)).into())
+            }
+            None => Ok(()),
+        }
     }
 
     /// The learner `l` as the user named it: by `--type` when given, else by `--model` (the words of

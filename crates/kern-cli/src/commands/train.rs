@@ -269,13 +269,7 @@ fn check_train_flags(a: &Args, l: Learner) -> Result<(), CliError> {
         ),
         ("--projection", a.projection != "dot", l == Model(Kfa), "--model kfa"),
     ];
-    for (flag, given, applies, to) in checks {
-        if given && !applies {
-            let named = a.learner.named(l);
-            return Err(format!("{flag} does not apply to {named}; {flag} applies to {to}").into());
-        }
-    }
-    Ok(())
+    a.learner.refuse_unused(l, &checks)
 }
 
 /// Whether the fit reports its own progress line (the SVM solvers do, through
