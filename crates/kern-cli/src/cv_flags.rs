@@ -28,7 +28,7 @@
 //! ```
 
 use crate::CliError;
-use crate::kinds::{Learner, ModelKind, Scheme, SvmType, check_classes, targets};
+use crate::kinds::{Learner, ModelKind, SvmType, check_classes, targets};
 use crate::learner_flags::LearnerFlags;
 use kern_core::io::Dataset;
 use kern_core::learner::{Fit, Model};
@@ -39,6 +39,7 @@ use kern_models::kfa::{BasisChoice, KfaModel, KfaParams};
 use kern_models::krr::{KernelRidge, KernelRidgeParams};
 use kern_models::lssvm::{LsSvm, LsSvmParams};
 use kern_models::svm::{NuSvcParams, NuSvrParams, SharedGram, Svc, SvcParams, Svr, SvrParams};
+use kern_sparse::pcg::PcgOptions;
 use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
 use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
 use serde_json::{Value, json};
@@ -340,13 +341,9 @@ impl CvFlags {
                 check_classes(ds, self.learner.allow_many_classes)?;
                 targets(ds, false)
             }
+            // `--multiclass ovr` is refused with nu-svc by `LearnerFlags::resolve`.
             Learner::Svm(SvmType::NuSvc) => {
                 check_classes(ds, self.learner.allow_many_classes)?;
-                if self.learner.multiclass == Scheme::Ovr {
-                    return Err(
-                        "--multiclass ovr does not apply to --type nu-svc (one-vs-one, as LIBSVM)".into()
-                    );
-                }
                 targets(ds, false)
             }
             Learner::Svm(SvmType::EpsilonSvr | SvmType::NuSvr) | Learner::Model(ModelKind::Krr) => {
@@ -358,6 +355,13 @@ impl CvFlags {
                     .into())
             }
         }
+    }
+
+    /// The conjugate gradients' settings of lssvm and krr (used where the solver is iterative: on the
+    /// sparse path when the direct factor would not fit, as in `kern train --solver auto`): `--tol`
+    /// over the model's default.
+    fn pcg(&self, d: PcgOptions) -> Result<PcgOptions, CliError> {
+        Ok(PcgOptions { tol: self.learner.tol.unwrap_or(d.tol), ..d }.validate()?)
     }
 
     /// The regularization `C` of grid point `p`: the grid's, else `--c` (else the model's default).
@@ -393,7 +397,7 @@ impl CvFlags {
         if let Some(l) = p.get("lambda") {
             m = m.lambda(l);
         }
-        Ok(m.multiclass(self.learner.multiclass.into()))
+        Ok(m.multiclass(self.learner.scheme().into()))
     }
 
     /// The learner of grid point `p`: what one (cell, fold) fit trains.
@@ -417,7 +421,7 @@ impl CvFlags {
             ),
             Learner::Svm(SvmType::EpsilonSvr) => {
                 let mut m = SvrParams::new(self.kernel_of(plan, p)?)
-                    .epsilon(p.get("epsilon").unwrap_or(self.learner.epsilon_tube))
+                    .epsilon(p.get("epsilon").unwrap_or(self.learner.epsilon_value()))
                     .solver(solver);
                 if let Some(c) = self.c_at(p) {
                     m = m.c(c);
@@ -439,7 +443,8 @@ impl CvFlags {
                 CellLearner::NuSvr(m)
             }
             Learner::Model(ModelKind::Lssvm) => {
-                let m = LsSvmParams::new(kernel_at(&self.learner.kernel, p, false)?);
+                let mut m = LsSvmParams::new(kernel_at(&self.learner.kernel, p, false)?);
+                m.solver.pcg = self.pcg(m.solver.pcg)?;
                 // Without a λ in the grid each fit chooses its own by leave-one-out (nested).
                 CellLearner::LsSvm(match p.get("lambda") {
                     Some(l) => m.lambda(l),
@@ -447,7 +452,8 @@ impl CvFlags {
                 })
             }
             Learner::Model(ModelKind::Krr) => {
-                let m = KernelRidgeParams::new(kernel_at(&self.learner.kernel, p, false)?);
+                let mut m = KernelRidgeParams::new(kernel_at(&self.learner.kernel, p, false)?);
+                m.solver.pcg = self.pcg(m.solver.pcg)?;
                 CellLearner::Krr(match p.get("lambda") {
                     Some(l) => m.lambda(l),
                     None => m,
@@ -496,7 +502,7 @@ impl CvFlags {
             && !self.no_warm_start
             && plan.grid.names().contains(&"c")
             && !plan.grid.names().contains(&"lambda")
-            && SharedGram::fits(n, (self.learner.cache_mb * 1024.0 * 1024.0) as usize)
+            && SharedGram::fits(n, (self.learner.cache_mb_value() * 1024.0 * 1024.0) as usize)
     }
 
     /// The command's JSON summary of a grid search report (`report`: the report as JSON; `n`
@@ -629,19 +635,14 @@ impl Fit<Targets> for CellLearner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kern_models::svm::SolverParams;
 
     #[test]
     fn cv_refuses_one_class_and_resolves_the_rest_as_train_does() {
-        use clap::Parser;
-        #[derive(Parser)]
-        struct Cli {
-            #[command(flatten)]
-            cv: CvFlags,
-        }
         let cv = |args: &[&str]| {
-            let mut a = vec!["cv", "--kernel", "linear", "--grid", "c=[1]"];
+            let mut a = vec!["--grid", "c=[1]"];
             a.extend(args);
-            Cli::try_parse_from(a).expect("flags parse").cv
+            cv(&a)
         };
         for args in [&["--type", "one-class"][..], &["--type", "one-class", "--nu", "0.3"]] {
             let e = cv(args).learner().unwrap_err().to_string();
@@ -660,6 +661,65 @@ mod tests {
             let (got, want) = (f.learner(), f.learner.resolve());
             assert_eq!(got.map_err(|e| e.to_string()), want.map_err(|e| e.to_string()), "{args:?}");
         }
+    }
+
+    fn cv(args: &[&str]) -> CvFlags {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            cv: CvFlags,
+        }
+        let mut a = vec!["cv", "--kernel", "gaussian:sigma=1"];
+        a.extend(args);
+        Cli::try_parse_from(a).expect("flags parse").cv
+    }
+
+    /// `kern cv` (and `kern-mpi cv`) refuse in `plan`, before reading data, every learner flag that
+    /// `kern train` refuses, with the same message; the flags that apply reach the cells.
+    #[test]
+    fn cv_refuses_the_flags_train_refuses_and_passes_on_the_rest() {
+        for args in [
+            &["--type", "nu-svr", "--grid", "nu=[0.5]", "--epsilon-tube", "0.2"][..],
+            &["--type", "c-svc", "--grid", "c=[1]", "--epsilon-tube", "0.2"],
+            &["--model", "krr", "--grid", "lambda=[1]", "--epsilon-tube", "0.2"],
+            &["--model", "krr", "--grid", "lambda=[1]", "--c", "2"],
+            &["--model", "kfa", "--grid", "max_fv=[3]", "--tol", "1e-4"],
+            &["--model", "lssvm", "--grid", "lambda=[1]", "--cache-mb", "8"],
+            &["--model", "krr", "--grid", "lambda=[1]", "--solver-block", "pair"],
+            &["--model", "svr", "--grid", "c=[1]", "--multiclass", "ovo"],
+            &["--type", "nu-svc", "--grid", "nu=[0.5]", "--multiclass", "ovr"],
+            &["--model", "svc", "--grid", "c=[1]", "--regression"],
+            &["--model", "lssvm", "--grid", "lambda=[1]", "--max-fv", "3"],
+            &["--model", "krr", "--grid", "lambda=[1]", "--allow-many-classes"],
+        ] {
+            let f = cv(args);
+            let want = f.learner.resolve().expect_err("train refuses").to_string();
+            assert!(want.contains(" does not apply to "), "{args:?}: {want}");
+            assert_eq!(f.plan().expect_err("cv refuses").to_string(), want, "{args:?}");
+        }
+        // Given where they apply, the flags reach the cell's learner; absent, the defaults do.
+        let f = cv(&["--model", "svr", "--grid", "c=[1]", "--epsilon-tube", "0.25", "--cache-mb", "8"]);
+        let plan = f.plan().expect("plan");
+        let CellLearner::Svr(m) = f.cell(&plan, &plan.grid.points()[0]).expect("cell") else { panic!("svr") };
+        let want = SvrParams::new("gaussian:sigma=1".parse().expect("spec"))
+            .c(1.0)
+            .epsilon(0.25)
+            .solver(SolverParams { cache_mb: 8.0, ..SolverParams::default() });
+        assert_eq!(m, want);
+        for (tol, want) in [(Some("1e-9"), 1e-9), (None, PcgOptions::default().tol)] {
+            let mut a = vec!["--model", "krr", "--grid", "lambda=[1]"];
+            a.extend(tol.map(|t| ["--tol", t]).iter().flatten());
+            let f = cv(&a);
+            let plan = f.plan().expect("plan");
+            let CellLearner::Krr(m) = f.cell(&plan, &plan.grid.points()[0]).expect("cell") else {
+                panic!("krr")
+            };
+            assert_eq!(m.solver.pcg.tol, want, "{a:?}");
+        }
+        let f = cv(&["--model", "lssvm", "--grid", "lambda=[1]", "--tol", "2"]);
+        let plan = f.plan().expect("plan");
+        assert!(f.cell(&plan, &plan.grid.points()[0]).is_err(), "--tol 2 is out of (0, 1)");
     }
 
     #[test]

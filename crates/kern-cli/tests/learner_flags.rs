@@ -115,3 +115,65 @@ fn kfa_without_max_fv_selects_as_many_vectors_in_cv_as_in_train() {
     assert!(ok, "{err}");
     assert_ne!(free["best_score"], capped["best_score"], "cv without --max-fv is not capped at 50");
 }
+
+/// A learner flag given to a learner it does not apply to is refused by `kern train` (on every path:
+/// data, precomputed and railway kernels) and by `kern cv`, with the same message, before the data
+/// file is read (here it does not exist).
+#[test]
+fn flags_that_do_not_apply_are_refused_before_reading_data() {
+    let d = scratch("refused-flags");
+    let (data, out) = (d.join("missing.svm"), d.join("m.kern"));
+    let (data, out) = (data.display().to_string(), out.display().to_string());
+    for (learner, flag, words) in [
+        (
+            &["--type", "nu-svr"][..],
+            &["--epsilon-tube", "0.2"][..],
+            "--epsilon-tube does not apply to --type nu-svr",
+        ),
+        (&["--model", "svc"], &["--epsilon-tube", "0.2"], "--epsilon-tube does not apply to --model svc"),
+        (&["--model", "krr"], &["--c", "2"], "--c does not apply to --model krr"),
+        (&["--model", "kfa"], &["--tol", "1e-4"], "--tol does not apply to --model kfa"),
+        (&["--model", "lssvm"], &["--cache-mb", "8"], "--cache-mb does not apply to --model lssvm"),
+        (&["--model", "svr"], &["--multiclass", "ovr"], "--multiclass ovr does not apply to --model svr"),
+        (&["--model", "svc"], &["--regression"], "--regression does not apply to --model svc"),
+        (&["--model", "krr"], &["--max-fv", "3"], "--max-fv does not apply to --model krr"),
+    ] {
+        for kernel in ["gaussian:sigma=1", "precomputed"] {
+            let mut train = vec!["train", "--data", &data, "--out", &out, "--kernel", kernel];
+            train.extend(learner.iter().chain(flag));
+            let (ok, _, err) = kern(&train);
+            assert!(!ok && err.contains(words), "{train:?}: {err}");
+        }
+        let grid = if learner.contains(&"nu-svr") { "nu=[0.5]" } else { "sigma=[1]" };
+        let mut cv = vec!["cv", "--data", &data, "--kernel", "gaussian", "--grid", grid];
+        cv.extend(learner.iter().chain(flag));
+        let (ok, _, err) = kern(&cv);
+        assert!(!ok && err.contains(words), "{cv:?}: {err}");
+    }
+    // The railway kernel's path (an svc) checks the flags too.
+    let railway = ["train", "--data", &data, "--out", &out, "--model", "svc", "--kernel", "railway:auto"];
+    let mut a = railway.to_vec();
+    a.extend(["--max-fv", "3"]);
+    let (ok, _, err) = kern(&a);
+    assert!(!ok && err.contains("--max-fv does not apply to --model svc"), "{a:?}: {err}");
+}
+
+/// `--epsilon-tube` takes LIBSVM's default 0.1 where it applies (epsilon-svr), and the value given.
+#[test]
+fn epsilon_tube_defaults_to_libsvm_s_where_it_applies() {
+    let d = scratch("epsilon-default");
+    let rows: String =
+        (0..20).map(|i| format!("{:.3} 1:{:.3}\n", (i as f64 * 0.3).sin(), i as f64 * 0.1)).collect();
+    let data = write(&d, "d.svm", rows).display().to_string();
+    let out = d.join("m.kern").display().to_string();
+    for (extra, want) in [(&[][..], 0.1), (&["--epsilon-tube", "0.25"][..], 0.25)] {
+        let mut a = vec!["train", "--model", "svr", "--kernel", "linear", "--data", &data, "--out", &out];
+        a.extend(extra);
+        let (ok, j, err) = kern(&a);
+        assert!(ok, "{err}");
+        assert_eq!(j["epsilon"].as_f64(), Some(want), "{a:?}");
+    }
+    let help = String::from_utf8(output(&["train", "--help"]).stdout).expect("UTF-8 help");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("LIBSVM -p, default 0.1"), "the default is stated in the help");
+}

@@ -409,13 +409,17 @@ impl Validation {
     ///
     /// ```
     /// use kern_tune::cv::Validation;
-    /// let p = std::env::temp_dir().join("kern-doc-folds.txt");
+    /// let p = std::env::temp_dir().join(format!("kern-doc-folds-{}.txt", std::process::id()));
     /// std::fs::write(&p, "0\n1\n-1\n1\n0\n").unwrap();
-    /// let v = Validation::read_predefined(&p)?;
-    /// assert_eq!(v, Validation::Predefined { test_fold: vec![0, 1, -1, 1, 0] });
-    /// assert_eq!(format!("file:{}", p.display()).parse::<Validation>()?, v);
+    /// let v = Validation::read_predefined(&p);
+    /// let spec = format!("file:{}", p.display()).parse::<Validation>();
     /// std::fs::write(&p, "0\n1\nx\n").unwrap();
-    /// assert!(Validation::read_predefined(&p).unwrap_err().to_string().contains("line 3"));
+    /// let bad = Validation::read_predefined(&p);
+    /// std::fs::remove_file(&p).unwrap();
+    /// let v = v?;
+    /// assert_eq!(v, Validation::Predefined { test_fold: vec![0, 1, -1, 1, 0] });
+    /// assert_eq!(spec?, v);
+    /// assert!(bad.unwrap_err().to_string().contains("line 3"));
     /// # Ok::<(), kern_tune::TuneError>(())
     /// ```
     pub fn read_predefined(path: &std::path::Path) -> Result<Self> {
@@ -919,8 +923,8 @@ mod tests {
         assert!(msg(vec![0, 1, -2]).contains("sample 3 has fold -2"));
         let v = Validation::predefined(vec![0, 1, 0]).unwrap();
         assert!(make_folds(4, None, &v, 0).unwrap_err().to_string().contains("3 entries for 4 samples"));
-        let dir = std::env::temp_dir().join(format!("kern-tune-folds-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = Scratch::new("kern-tune-folds");
+        let dir = &scratch.0;
         let file = |name: &str, text: &str| {
             let p = dir.join(name);
             std::fs::write(&p, text).unwrap();
@@ -936,7 +940,33 @@ mod tests {
             file("d", "0\r\n1\r\n-1").parse::<Validation>().unwrap(),
             Validation::Predefined { test_fold: vec![0, 1, -1] }
         );
-        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A scratch directory of one test, removed when dropped (also when the test fails).
+    struct Scratch(std::path::PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn scratch_dirs_are_removed_when_dropped() {
+        let scratch = Scratch::new("kern-tune-scratch");
+        let p = scratch.0.clone();
+        std::fs::write(p.join("f"), "1\n").unwrap();
+        assert!(p.join("f").exists());
+        drop(scratch);
+        assert!(!p.exists());
     }
 
     proptest! {

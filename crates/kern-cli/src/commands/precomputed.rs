@@ -124,7 +124,7 @@ pub fn train(a: &Args) -> CliResult {
             .into());
         }
     };
-    if a.format == crate::commands::export::ModelFormat::Libsvm && a.learner.multiclass == Scheme::Ovr {
+    if a.format == crate::commands::export::ModelFormat::Libsvm && a.learner.scheme() == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
     }
     let ds = read(&a.data, true)?;

@@ -33,7 +33,7 @@ pub fn train(
     if !a.class_weight.is_empty() {
         unused("--class-weight")?;
     }
-    if a.learner.multiclass == Scheme::Ovr {
+    if a.learner.multiclass == Some(Scheme::Ovr) {
         unused("--multiclass ovr")?;
     }
     if a.probability && t != SvmType::NuSvc {

@@ -165,6 +165,10 @@ fn load_scaled(a: &Args, sparse: bool) -> Result<Dataset, CliError> {
 /// Runs `kern train`.
 pub fn run(a: Args) -> CliResult {
     crate::common::check_out(&a.out, &[&a.data.data])?;
+    // The learner's flags are checked before any data is read, on every path (precomputed and railway
+    // kernels too): a flag given to a learner it does not apply to is refused.
+    let target = a.learner.resolve()?;
+    check_train_flags(&a, target)?;
     if crate::commands::precomputed::is_precomputed(&a.learner.kernel) {
         return crate::commands::precomputed::train(&a);
     }
@@ -190,7 +194,6 @@ pub fn run(a: Args) -> CliResult {
         return crate::commands::railway::train_railway_svc(&a, &ds);
     }
     let kernel = parse_kernel(&a.learner.kernel)?;
-    let target = a.learner.resolve()?;
     // SVMs, LS-SVM, KRR and KFA compute on either sample store (a sparse file's samples stay O(nnz)).
     let sparse = matches!(
         target,
@@ -225,6 +228,50 @@ pub fn run(a: Args) -> CliResult {
     }
 }
 
+/// Refuses `kern train`'s own flags given to a learner they do not apply to (as
+/// `LearnerFlags::resolve` refuses the shared ones, with the same words). The flags with a string
+/// default (`--path`, `--order`, `--solver`, `--fvs-strategy`, `--projection`) are refused when they
+/// name another value than their default.
+fn check_train_flags(a: &Args, l: Learner) -> Result<(), CliError> {
+    use Learner::{Model, Svm};
+    use ModelKind::{Kfa, Krr, Lssvm};
+    use SvmType::{CSvc, EpsilonSvr, NuSvc, NuSvr};
+    let svm = matches!(l, Svm(_));
+    let dual = matches!(l, Model(Lssvm | Krr));
+    let landmarks = a.landmarks.is_some();
+    let checks = [
+        (
+            "--lambda",
+            a.lambda.is_some(),
+            matches!(l, Svm(CSvc | EpsilonSvr | NuSvr)) || dual,
+            "--type c-svc, epsilon-svr and nu-svr, --model lssvm and krr",
+        ),
+        ("--landmarks", landmarks, dual, "--model lssvm and krr"),
+        ("--path", a.path != "auto", dual && !landmarks, "--model lssvm and krr without --landmarks"),
+        ("--order", a.order != "auto", dual && !landmarks, "--model lssvm and krr without --landmarks"),
+        ("--solver", a.solver != "auto", dual, "--model lssvm and krr"),
+        ("--preconditioner", a.preconditioner.is_some(), dual, "--model lssvm and krr"),
+        ("--no-shrinking", a.no_shrinking, svm, "the SVMs (--model svc, svr, or --type)"),
+        ("--max-iter", a.max_iter.is_some(), svm || dual, "the SVMs, lssvm and krr"),
+        ("--class-weight", !a.class_weight.is_empty(), l == Svm(CSvc), "--type c-svc (--model svc)"),
+        (
+            "--probability",
+            a.probability,
+            matches!(l, Svm(CSvc | NuSvc)),
+            "--type c-svc and nu-svc (--model svc)",
+        ),
+        ("--min-fitness", a.min_fitness.is_some(), l == Model(Kfa), "--model kfa"),
+        (
+            "--fvs-strategy",
+            a.fvs_strategy != "auto",
+            l == Model(Kfa) || (dual && landmarks),
+            "--model kfa, and lssvm and krr with --landmarks",
+        ),
+        ("--projection", a.projection != "dot", l == Model(Kfa), "--model kfa"),
+    ];
+    a.learner.refuse_unused(l, &checks)
+}
+
 /// Whether the fit reports its own progress line (the SVM solvers do, through
 /// `kern_models::svm::observe_progress`); the other model kinds get the command's spinner.
 pub fn draws_solver_progress(a: &Args) -> bool {
@@ -247,7 +294,7 @@ fn check_libsvm_format(a: &Args) -> Result<(), CliError> {
                     LIBSVM counterpart"
             .into());
     }
-    if a.learner.multiclass == Scheme::Ovr {
+    if a.learner.scheme() == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
     }
     if a.scale || a.scale_file.is_some() {
@@ -296,7 +343,7 @@ pub fn svc_params(a: &Args, kernel: KernelSpec) -> Result<SvcParams, CliError> {
         let w: f64 = w.parse().map_err(|_| format!("--class-weight {cw:?}: {w:?} is not a number"))?;
         p = p.class_weight(label, w);
     }
-    p = p.multiclass(a.learner.multiclass.into());
+    p = p.multiclass(a.learner.scheme().into());
     Ok(p.probability(a.probability, a.seed))
 }
 
@@ -353,7 +400,7 @@ pub(crate) fn train_svr(
     ds: &Dataset,
     gram: Option<&KernelMatrix>,
 ) -> CliResult {
-    let mut p = SvrParams::new(kernel).epsilon(a.learner.epsilon_tube).solver(solver_params(a));
+    let mut p = SvrParams::new(kernel).epsilon(a.learner.epsilon_value()).solver(solver_params(a));
     if let Some(c) = a.learner.c {
         p = p.c(c);
     }
@@ -394,4 +441,78 @@ pub(crate) fn report_svr(a: &Args, ds: &Dataset, m: &kern_models::svm::Svr, seco
         "out": a.out.display().to_string(),
         "seconds": seconds,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        train: Args,
+    }
+
+    fn check(args: &[&str]) -> Result<(), String> {
+        let mut a = vec!["train", "--data", "d.svm", "--out", "m.kern", "--kernel", "linear"];
+        a.extend(args);
+        let a = Cli::try_parse_from(a).expect("flags parse").train;
+        let l = a.learner.resolve().map_err(|e| e.to_string())?;
+        check_train_flags(&a, l).map_err(|e| e.to_string())
+    }
+
+    /// Every flag of `kern train`'s own that applies to some learners only, with every learner:
+    /// accepted exactly where it applies, refused elsewhere naming the flag and the learner.
+    #[test]
+    fn train_s_own_flags_are_refused_where_they_do_not_apply() {
+        let learners: [&[&str]; 10] = [
+            &["--type", "c-svc"],
+            &["--type", "nu-svc"],
+            &["--type", "one-class"],
+            &["--type", "epsilon-svr"],
+            &["--type", "nu-svr"],
+            &["--model", "kfa"],
+            &["--model", "lssvm"],
+            &["--model", "krr"],
+            &["--model", "lssvm", "--landmarks", "random:5"],
+            &["--model", "krr", "--landmarks", "random:5"],
+        ];
+        // Per flag: the indices (in `learners`) that take it.
+        let table: [(&[&str], &[usize]); 13] = [
+            (&["--lambda", "0.1"], &[0, 3, 4, 6, 7, 8, 9]),
+            (&["--landmarks", "fvs:3"], &[6, 7]),
+            (&["--path", "dense"], &[6, 7]),
+            (&["--order", "amd"], &[6, 7]),
+            (&["--solver", "iterative"], &[6, 7, 8, 9]),
+            (&["--preconditioner", "none"], &[6, 7, 8, 9]),
+            (&["--no-shrinking"], &[0, 1, 2, 3, 4]),
+            (&["--max-iter", "10"], &[0, 1, 2, 3, 4, 6, 7, 8, 9]),
+            (&["--class-weight", "1:2"], &[0]),
+            (&["--probability"], &[0, 1]),
+            (&["--min-fitness", "0.9"], &[5]),
+            (&["--fvs-strategy", "exact"], &[5, 8, 9]),
+            (&["--projection", "orthogonal"], &[5]),
+        ];
+        for (flag, takers) in table {
+            // (`--landmarks` is given once: the learners with it already are left out of its row.)
+            for (i, learner) in learners.iter().enumerate().filter(|(_, l)| !l.contains(&flag[0])) {
+                let mut a = learner.to_vec();
+                a.extend(flag);
+                let r = check(&a);
+                assert_eq!(r.is_ok(), takers.contains(&i), "{a:?}: {r:?}");
+                if let Err(e) = r {
+                    let want = format!("{} does not apply to {} {}; ", flag[0], learner[0], learner[1]);
+                    assert!(e.starts_with(&want), "{a:?}: {e}");
+                }
+            }
+        }
+        // The defaults, given or not, are accepted everywhere.
+        for learner in learners {
+            let mut a = learner.to_vec();
+            a.extend(["--path", "auto", "--order", "auto", "--solver", "auto", "--fvs-strategy", "auto"]);
+            a.extend(["--projection", "dot"]);
+            assert_eq!(check(&a), Ok(()), "{a:?}");
+        }
+    }
 }

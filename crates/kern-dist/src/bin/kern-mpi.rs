@@ -3,7 +3,8 @@
 //! "ranks"); an error on any rank is reported once, by rank 0, and every rank exits with status 1.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use kern_cli::cv_flags::CvFlags;
+use kern_cli::cv_flags::{CvFlags, is_precomputed};
+use kern_cli::kinds::ModelKind;
 use kern_core::KernelSpec;
 use kern_core::io::{CsvOptions, LabelColumn};
 use kern_dist::{Comm, DistError};
@@ -79,20 +80,32 @@ struct CvArgs {
     out: Option<PathBuf>,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum LandmarkModel {
-    Lssvm,
-    Krr,
+/// The model kinds `kern-mpi train` fits: `kern train`'s lssvm and krr, whose names and help texts
+/// are kern-cli's `ModelKind` (the one declaration); the other kinds of `kern train --model` (svc, svr,
+/// kfa) have no distributed solver, so clap offers only these two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LandmarkModel(ModelKind);
+
+impl ValueEnum for LandmarkModel {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[LandmarkModel(ModelKind::Lssvm), LandmarkModel(ModelKind::Krr)]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        self.0.to_possible_value()
+    }
 }
 
 #[derive(clap::Args, Debug)]
 struct TrainArgs {
     #[command(flatten)]
     data: DataArgs,
-    /// Model kind: lssvm (with an intercept, shift 1/lambda) or krr (shift lambda).
+    /// Model kind, as kern train's --model: lssvm or krr (the kinds with a distributed solver).
     #[arg(long, value_enum)]
     model: LandmarkModel,
-    /// Kernel spec, e.g. gaussian:beta=0.05 (with --landmarks) or cs-gaussian:sigma=1,c=2 (--solver iterative).
+    /// Kernel spec, as kern train's --kernel (grammar: kern help kernels), e.g. gaussian:beta=0.05
+    /// (with --landmarks) or cs-gaussian:sigma=1,c=2 (--solver iterative); computed from the rows
+    /// each rank reads, so not precomputed.
     #[arg(long)]
     kernel: String,
     /// Centres: random:M (uniform, by --seed) or fvs:M[:POOL] (feature vector selection on a seeded pool).
@@ -175,6 +188,20 @@ fn task_json(task: &kern_models::ridge::Task) -> Value {
     }
 }
 
+/// The kernel of `--kernel`: a spec, parsed as `kern train` parses it; a precomputed kernel refused as
+/// `kern train --model lssvm|krr` refuses it.
+fn train_kernel(a: &TrainArgs) -> Result<KernelSpec, Box<dyn std::error::Error + Send + Sync>> {
+    if is_precomputed(&a.kernel) {
+        return Err(format!(
+            "--kernel precomputed trains SVMs (kern train --type c-svc|nu-svc|one-class|epsilon-svr|nu-svr, \
+             or --model svc|svr), not --model {}",
+            a.model.0.name()
+        )
+        .into());
+    }
+    Ok(a.kernel.parse()?)
+}
+
 fn train(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     match (&a.landmarks, a.solver.as_deref()) {
         (Some(_), _) => train_landmarks(comm, a),
@@ -188,8 +215,8 @@ fn train(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
 fn train_compact(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     use kern_dist::compact::{CompactParams, Dual, fit_compact, model_bytes};
     kern_core::io::ensure_distinct(&a.out, &[&a.data.data])?;
-    let kernel: KernelSpec = a.kernel.parse()?;
-    let dual = if a.model == LandmarkModel::Lssvm { Dual::LsSvm } else { Dual::Krr };
+    let kernel = train_kernel(&a)?;
+    let dual = if a.model.0 == ModelKind::Lssvm { Dual::LsSvm } else { Dual::Krr };
     let mut params = CompactParams::new(dual, kernel, a.lambda);
     params.pcg.preconditioner = a.preconditioner.as_deref().unwrap_or("none").parse()?;
     if let Some(t) = a.tol {
@@ -225,7 +252,7 @@ fn train_compact(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         );
     }
     Ok(Some(json!({
-        "model": if dual == Dual::LsSvm { "lssvm" } else { "krr" },
+        "model": a.model.0.name(),
         "kernel": params.kernel.to_string(),
         "lambda": params.lambda,
         "n": part.n_total,
@@ -249,7 +276,7 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     use kern_models::fvs::Strategy;
     use kern_models::landmark::{Landmarks, NystromPreconditioner, NystromRidgeParams, NystromSolve};
     kern_core::io::ensure_distinct(&a.out, &[&a.data.data])?;
-    let kernel: KernelSpec = a.kernel.parse()?;
+    let kernel = train_kernel(&a)?;
     let landmarks: Landmarks = a.landmarks.as_deref().unwrap_or_default().parse()?;
     let preconditioner: NystromPreconditioner = a.preconditioner.as_deref().unwrap_or("falkon").parse()?;
     let strategy: Strategy = a.fvs_strategy.parse()?;
@@ -258,7 +285,7 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         Some(m) => usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?,
         None => 1000,
     };
-    let lssvm = a.model == LandmarkModel::Lssvm;
+    let lssvm = a.model.0 == ModelKind::Lssvm;
     let p = if lssvm {
         NystromRidgeParams::lssvm(kernel, a.lambda, landmarks)
     } else {
@@ -297,7 +324,7 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     }
     let task = task_json(m.task());
     Ok(Some(json!({
-        "model": if lssvm { "lssvm" } else { "krr" },
+        "model": a.model.0.name(),
         "kernel": m.kernel().to_string(),
         "lambda": m.lambda(),
         "n": part.n_total,
@@ -426,4 +453,50 @@ fn main() {
         std::process::exit(1);
     }
     std::process::exit(run(&kern_dist::SingleProcess, cli));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn train_args(args: &[&str]) -> Result<TrainArgs, clap::Error> {
+        let mut a = vec!["kern-mpi", "train", "--data", "d.svm", "--lambda", "1", "--out", "m.kern"];
+        a.extend(args);
+        match Cli::try_parse_from(a)?.command {
+            Command::Train(t) => Ok(t),
+            c => panic!("not train: {c:?}"),
+        }
+    }
+
+    /// `--model` takes kern train's names and value help for lssvm and krr, and refuses the kinds
+    /// without a distributed solver (clap lists the two it takes).
+    #[test]
+    fn model_is_kern_train_s_lssvm_or_krr() {
+        for kind in [ModelKind::Lssvm, ModelKind::Krr] {
+            let a = train_args(&["--model", kind.name(), "--kernel", "linear"]).expect("parses");
+            assert_eq!(a.model.0, kind);
+            assert_eq!(a.model.to_possible_value(), kind.to_possible_value(), "the same name and help");
+        }
+        for kind in ["svc", "svr", "kfa"] {
+            let e = train_args(&["--model", kind, "--kernel", "linear"]).expect_err("refused").to_string();
+            assert!(e.contains("invalid value") && e.contains("[possible values: lssvm, krr]"), "{e}");
+        }
+    }
+
+    /// `--kernel` parses as kern train's does; precomputed is refused with kern train's message for
+    /// lssvm and krr.
+    #[test]
+    fn kernel_is_parsed_as_kern_train_s() {
+        let a = train_args(&["--model", "krr", "--kernel", "gaussian:beta=0.05"]).expect("parses");
+        assert_eq!(
+            train_kernel(&a).expect("spec"),
+            "gaussian:beta=0.05".parse::<KernelSpec>().expect("spec")
+        );
+        let a = train_args(&["--model", "lssvm", "--kernel", "precomputed"]).expect("parses");
+        let e = train_kernel(&a).expect_err("refused").to_string();
+        assert!(e.starts_with("--kernel precomputed trains SVMs") && e.ends_with("not --model lssvm"), "{e}");
+        let a = train_args(&["--model", "krr", "--kernel", "gaussian:nope=1"]).expect("parses");
+        let want = "gaussian:nope=1".parse::<KernelSpec>().expect_err("bad spec").to_string();
+        assert_eq!(train_kernel(&a).expect_err("refused").to_string(), want);
+    }
 }
