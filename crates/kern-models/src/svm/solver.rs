@@ -239,6 +239,19 @@ fn add_scaled(b: &mut [f64], q: &[f64], c: f64) {
     }
 }
 
+/// `Σ_{t free} α_t q_t` in position order over the positions of `status` (the gradient reconstruction's
+/// sum over an inactive column; one implementation for the serial and split passes).
+#[inline]
+fn free_sum(status: &[u8], alpha: &[f64], q: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for (t, &st) in status.iter().enumerate() {
+        if st == FREE {
+            acc += alpha[t] * q[t];
+        }
+    }
+    acc
+}
+
 /// Positions per block of the split passes: the block's slices of every array the pass reads stay in
 /// L1 between the column fill, the update and the scan.
 const PASS_BLOCK: usize = 512;
@@ -311,8 +324,9 @@ pub(crate) struct Solver<Q: QMatrix> {
     /// constant diagonal; see [`wss_tree`] and [`wss_tree::use_trees`]).
     trees: Option<wss_tree::Trees>,
     /// The dense loop's `O(active)` passes are split across two threads of the pool while the active
-    /// set has at least [`SPLIT_MIN`] positions (set by [`Solver::run`]); the halves' results are
-    /// joined exactly as one pass finds them, so the iterates do not depend on it.
+    /// set has at least [`SPLIT_MIN`] positions (standard duals on dense columns, [`splits_by_rule`]);
+    /// the halves' results are joined exactly as one pass finds them, so the iterates do not depend
+    /// on it.
     par: bool,
     /// [`SPLIT_MIN`] (1 when a test forces the split).
     split_min: usize,
@@ -379,7 +393,7 @@ impl<Q: QMatrix> Solver<Q> {
         };
         (s.par, s.split_min) = match split_override() {
             Some(forced) => (forced, 1),
-            None => (s.split(), SPLIT_MIN),
+            None => (!s.sparse && !s.opts.nu && splits_by_rule(s.l), SPLIT_MIN),
         };
         #[cfg(test)]
         if s.par {
@@ -460,12 +474,6 @@ impl<Q: QMatrix> Solver<Q> {
         }
     }
 
-    /// Whether the loop's `O(l)` passes (scans, column fills, gradient updates) are split across two
-    /// threads of the pool ([`SPLIT_MIN`]).
-    fn split(&self) -> bool {
-        !self.sparse && !self.opts.nu && splits_by_rule(self.l)
-    }
-
     /// Whether a pass over `0..n` is split ([`Solver::par`]).
     #[inline]
     fn splits(&self, n: usize) -> bool {
@@ -496,11 +504,13 @@ impl<Q: QMatrix> Solver<Q> {
         (m, t)
     }
 
-    /// Requests column `j` to `need` entries (never evicting `keep`) and returns how many of them are
-    /// valid: the rest, within the active set, is computed by the caller's split pass
+    /// Requests column `j` to `len` entries (all `l` when the cache keeps whole columns; never evicting
+    /// `keep`) and returns how many of them are valid: the rest, within the active set, is computed by
+    /// the caller's split pass
     /// ([`QMatrix::fill_column_seq`]). Entries a split pass would not reach (beyond the active set when
     /// the whole column is kept) and columns whose ranges do not split evenly are computed here.
-    fn request_for_pass(&mut self, j: usize, need: usize, keep: Option<usize>) -> usize {
+    fn request_for_pass(&mut self, j: usize, len: usize, keep: Option<usize>) -> usize {
+        let need = if self.whole { self.l } else { len };
         let (buf, filled) = self.cache.request(j, need, keep);
         let filled = if filled < need && (self.whole || !self.q.splits_evenly()) {
             self.q.fill_column(j, filled, &mut buf[filled..need]);
@@ -515,8 +525,7 @@ impl<Q: QMatrix> Solver<Q> {
     /// The split form of WSS 2's second pass ([`Solver::par`]): each thread computes its half of the
     /// column of `i` (the part not cached) block by block and scans the block while it is in cache.
     fn gains_filling(&mut self, i: usize, gmax: f64, n: usize) -> (f64, usize) {
-        let need = if self.whole { self.l } else { n };
-        let filled = self.request_for_pass(i, need, None);
+        let filled = self.request_for_pass(i, n, None);
         let (yi, qdi) = (self.y[i], self.qd[i]);
         let (q, y, g, qd, low, arch) = (&self.q, &self.y, &self.g, &self.qd, &self.low_pen, self.arch);
         let pass = |a: usize, col: &mut [f64]| {
@@ -560,8 +569,7 @@ impl<Q: QMatrix> Solver<Q> {
         len: usize,
         bar: [Option<f64>; 2],
     ) -> (f64, usize) {
-        let need = if self.whole { self.l } else { len };
-        let filled = self.request_for_pass(j, need, Some(i));
+        let filled = self.request_for_pass(j, len, Some(i));
         let (q, y, up, arch) = (&self.q, &self.y, &self.up_pen, self.arch);
         let (qi, qj) = self.cache.pair_mut(i, j, len);
         let pass = |a: usize, g: &mut [f64], gb: &mut [f64], qi: &[f64], qj: &mut [f64]| {
@@ -603,9 +611,10 @@ impl<Q: QMatrix> Solver<Q> {
 
     fn run(self) -> Solution {
         if self.trees.as_ref().is_some_and(|t| t.par) || self.par {
-            // The tree updates are split across two threads (`wss_tree`): the loop runs on a worker
-            // of the pool, so that each split hands half to the other worker instead of waking this
-            // thread twice per iteration. (On a worker already, the loop stays there.)
+            // The tree updates or the dense passes are split across two threads (`wss_tree`,
+            // `Solver::par`): the loop runs on a worker of the pool, so that each split hands half to
+            // the other worker instead of waking this thread twice per iteration. (On a worker
+            // already, the loop stays there.)
             return rayon::scope(move |_| self.run_loop());
         }
         self.run_loop()
@@ -714,13 +723,12 @@ impl<Q: QMatrix> Solver<Q> {
         let len = self.active;
         let qij = if self.sparse {
             sparse_col(&self.q, i).at(j)
-        } else if self.splits(len) {
-            // The column of `i` was computed by the selection; that of `j` by the update below.
-            self.column(i, len, None);
-            self.cache.column(i, len)[j]
         } else {
             self.column(i, len, None);
-            self.column(j, len, Some(i));
+            // Split passes compute the column of `j` inside the update below.
+            if !self.splits(len) {
+                self.column(j, len, Some(i));
+            }
             self.cache.column(i, len)[j]
         };
         let (ci, cj) = (self.c[i], self.c[j]);
@@ -1050,30 +1058,21 @@ impl<Q: QMatrix> Solver<Q> {
         if self.sparse {
             return self.reconstruct_sparse(nr_free * l > 2 * n * (l - n));
         }
-        if self.splits(l - n) {
-            return self.reconstruct_split(nr_free * l > 2 * n * (l - n));
+        let by_inactive = nr_free * l > 2 * n * (l - n);
+        // Over the free columns each half would compute whole columns where ranges do not split evenly.
+        if self.splits(l - n) && (by_inactive || self.q.splits_evenly()) {
+            return self.reconstruct_split(by_inactive);
         }
-        if nr_free * l > 2 * n * (l - n) {
+        if by_inactive {
             for i in n..l {
                 self.column(i, n, None);
-                let qi = self.cache.column(i, n);
-                let mut acc = 0.0;
-                for j in 0..n {
-                    if self.status[j] == FREE {
-                        acc += self.alpha[j] * qi[j];
-                    }
-                }
-                self.g[i] += acc;
+                self.g[i] += free_sum(&self.status[..n], &self.alpha, self.cache.column(i, n));
             }
         } else {
             for i in 0..n {
                 if self.status[i] == FREE {
                     self.column(i, l, None);
-                    let qi = self.cache.column(i, l);
-                    let a = self.alpha[i];
-                    for (g, &qv) in self.g[n..l].iter_mut().zip(&qi[n..l]) {
-                        *g += a * qv;
-                    }
+                    add_scaled(&mut self.g[n..l], &self.cache.column(i, l)[n..l], self.alpha[i]);
                 }
             }
         }
@@ -1102,13 +1101,7 @@ impl<Q: QMatrix> Solver<Q> {
                             &scratch[..]
                         }
                     };
-                    let mut acc = 0.0;
-                    for j in 0..n {
-                        if status[j] == FREE {
-                            acc += alpha[j] * qi[j];
-                        }
-                    }
-                    *gi += acc;
+                    *gi += free_sum(&status[..n], alpha, qi);
                 }
             };
             rayon::join(|| sums(n, g0), || sums(n + h, g1));
@@ -1123,10 +1116,7 @@ impl<Q: QMatrix> Solver<Q> {
                             &scratch[..]
                         }
                     };
-                    let a = alpha[i];
-                    for (g, &qv) in g.iter_mut().zip(qi) {
-                        *g += a * qv;
-                    }
+                    add_scaled(g, qi, alpha[i]);
                 }
             };
             rayon::join(|| adds(n, g0), || adds(n + h, g1));

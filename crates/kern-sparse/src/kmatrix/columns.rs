@@ -417,8 +417,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
                 for (b, block) in out.chunks_mut(XT_BLOCK).enumerate() {
                     let at = from + b * XT_BLOCK;
                     if self.by_norms {
-                        let norms = &self.norms[at..at + block.len()];
-                        let nj = self.norms[j];
+                        let (norms, nj) = (&self.norms[at..at + block.len()], self.norms[j]);
                         self.arch.dispatch(NormDists { xt, l, d, j, at, norms, nj, out: &mut *block });
                     } else {
                         self.arch.dispatch(SqDists { xt, l, d, j, at, out: &mut *block });
@@ -460,18 +459,9 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
     /// Squared distance between positions `p` and `q` (evaluation source).
     #[inline]
     fn sq_dist_at(&self, p: usize, q: usize) -> f64 {
-        if self.by_norms {
-            let dot = if self.x.is_empty() {
-                self.samples.sample(self.sample[p]).dot(self.samples.sample(self.sample[q]))
-            } else {
-                dot(self.row(p), self.row(q))
-            };
-            (self.norms[p] + self.norms[q] - 2.0 * dot).max(0.0)
-        } else if self.x.is_empty() {
-            self.samples.sample(self.sample[p]).sq_dist(self.samples.sample(self.sample[q]))
-        } else {
-            sq_dist(self.row(p), self.row(q))
-        }
+        // Only a sparse store gets here: a dense one with a fast profile sweeps the feature-major copy.
+        let (a, b) = (self.samples.sample(self.sample[p]), self.samples.sample(self.sample[q]));
+        if self.by_norms { (self.norms[p] + self.norms[q] - 2.0 * a.dot(b)).max(0.0) } else { a.sq_dist(b) }
     }
 
     /// `out[k] ← s_{from+k} s_j k(r²)` for the squared distances in `out`, through the kernel's
@@ -549,10 +539,8 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
 
     /// `out[k] = Q[from + k][j]`, split across the rayon pool when long enough.
     pub fn fill_column(&self, j: usize, from: usize, out: &mut [f64]) {
-        if let Some(inv) = &self.inverted
-            && self.inverted_pays(inv, j, out.len())
-        {
-            return self.fill_inverted(inv, j, from, out);
+        if self.inverted.as_ref().is_some_and(|inv| self.inverted_pays(inv, j, out.len())) {
+            return self.fill_column_seq(j, from, out);
         }
         let cost = if self.samples.is_sparse() {
             self.samples.nnz() / self.samples.n().max(1) * 2 + 8
