@@ -78,5 +78,33 @@ fn columns(cr: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, columns);
+/// Dense Gaussian columns by norms (d = 20, twonorm-like): one thread, a column that stays in L2
+/// (10,000 positions, 1.6 MB of samples) against one that streams from memory (100,000 positions).
+fn dense_columns(cr: &mut Criterion) {
+    let d = 20;
+    let mut g = cr.benchmark_group("dense_columns_d20");
+    g.sample_size(20);
+    for n in [10_000usize, 100_000] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let rows: Vec<Vec<f64>> =
+            (0..n).map(|_| (0..d).map(|_| rng.random_range(-2.0..2.0)).collect()).collect();
+        let x = Samples::from_rows(&rows).unwrap();
+        let sign: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+        let gauss = Gaussian::with_beta(0.05).unwrap();
+        let q = SignedColumns::new(&gauss, &x, (0..n).collect(), sign, None);
+        let mut out = vec![0.0; n];
+        g.throughput(criterion::Throughput::Elements(n as u64));
+        g.bench_function(format!("gaussian_seq_n{n}"), |b| {
+            let mut j = 0;
+            b.iter(|| {
+                j = (j + 7919) % n;
+                q.fill_column_seq(j, 0, &mut out);
+                black_box(&out);
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, columns, dense_columns);
 criterion_main!(benches);

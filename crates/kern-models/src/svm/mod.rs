@@ -55,6 +55,8 @@ mod path_tests;
 #[cfg(test)]
 mod precomputed_tests;
 #[cfg(test)]
+mod scan_tests;
+#[cfg(test)]
 mod source_tests;
 #[cfg(test)]
 mod sparse_tests;

@@ -20,7 +20,7 @@ mod face;
 mod nu;
 pub(super) mod wss_tree;
 
-const TAU: f64 = 1e-12;
+pub(super) const TAU: f64 = 1e-12;
 
 /// Active-set length from which the dense pair solver splits its passes across two threads
 /// ([`Solver::par`]). Each split is a hand-off to the other worker of the pool (a few microseconds);
@@ -82,18 +82,73 @@ pub(crate) struct SolverOptions {
     pub(crate) sparse: Option<bool>,
 }
 
+/// The positions of the lanes of a scan's first vector (any SIMD width up to 16 lanes). The scans keep
+/// their candidates' positions as `f64` (exact below 2⁵³), so that keeping a lane's candidate or
+/// taking the current position is one vector blend, as for the values.
+const IOTA: [f64; 16] =
+    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0];
+
+/// Per-lane candidates of a scan: each lane's best key so far and its position (the last among ties).
+/// A lane's key starts at `none` (`±∞`), which no candidate equals; a lane's position counts only once
+/// its key has moved off `none`.
+struct Lanes<S: pulp::Simd> {
+    best: S::f64s,
+    at: S::f64s,
+    base: S::f64s,
+    step: S::f64s,
+}
+
+impl<S: pulp::Simd> Lanes<S> {
+    #[inline(always)]
+    fn new(simd: S, none: f64) -> Self {
+        Lanes {
+            best: simd.splat_f64s(none),
+            at: simd.splat_f64s(0.0),
+            base: simd.partial_load_f64s(&IOTA[..S::F64_LANES]),
+            step: simd.splat_f64s(S::F64_LANES as f64),
+        }
+    }
+
+    /// Takes `key` where `better` (the comparison of `key` with [`Lanes::best`]) and moves to the next
+    /// vector of positions.
+    #[inline(always)]
+    fn take(&mut self, simd: S, better: S::m64s, key: S::f64s) {
+        self.best = simd.select_f64s(better, key, self.best);
+        self.at = simd.select_f64s(better, self.base, self.at);
+        self.base = simd.add_f64s(self.base, self.step);
+    }
+
+    /// Joins the lanes into the scalar candidate `(key, index)` of the tail (`usize::MAX`: none), the
+    /// later position winning a tie; `beats(a, b)`: key `a` is strictly better than `b`.
+    #[inline(always)]
+    fn join(self, simd: S, none: f64, tail: (f64, usize), beats: impl Fn(f64, f64) -> bool) -> (f64, usize) {
+        let (mut best, mut at) = ([0.0f64; 16], [0.0f64; 16]);
+        simd.partial_store_f64s(&mut best[..S::F64_LANES], self.best);
+        simd.partial_store_f64s(&mut at[..S::F64_LANES], self.at);
+        let (mut bv, mut bi) = tail;
+        for (&v, &a) in best.iter().zip(&at).take(S::F64_LANES) {
+            let a = a as usize;
+            if v != none && (beats(v, bv) || (v == bv && (bi == usize::MAX || a > bi))) {
+                bv = v;
+                bi = a;
+            }
+        }
+        (bv, bi)
+    }
+}
+
 /// The second pass of WSS 2 in one sweep: `max_{I_low} v_t` and `argmin_t −b_t²/a_t` (ties: the last
-/// index, as LIBSVM), in 4 lanes of minima with their indices so that the loop vectorizes (compiled for
-/// the best SIMD level by `pulp`).
-struct Gains<'a> {
-    y: &'a [f64],
-    g: &'a [f64],
-    qd: &'a [f64],
-    low: &'a [f64],
-    qi: &'a [f64],
-    gmax: f64,
-    qdi: f64,
-    yi: f64,
+/// index, as LIBSVM), in vector lanes of minima with their positions ([`Lanes`]), compiled for the
+/// best SIMD level by `pulp`; every lane computes [`gain`]'s operations in its order.
+pub(super) struct Gains<'a> {
+    pub(super) y: &'a [f64],
+    pub(super) g: &'a [f64],
+    pub(super) qd: &'a [f64],
+    pub(super) low: &'a [f64],
+    pub(super) qi: &'a [f64],
+    pub(super) gmax: f64,
+    pub(super) qdi: f64,
+    pub(super) yi: f64,
 }
 
 impl Gains<'_> {
@@ -105,10 +160,11 @@ impl Gains<'_> {
 
 /// One position of WSS 2's second pass: `(v + low, −b²/a)` with `v = y G`, `b = G_max + v`,
 /// `a = Q_ii + Q_tt − 2 y_i y Q_it` (τ if `a ≤ 0`); the gain is `+∞` outside `I_low` or when `b ≤ 0`.
-/// The one formula of the vectorized scan ([`Gains`]) and of the tree selection ([`wss_tree`]).
+/// The one formula of the scan's tail ([`Gains`], whose vector lanes repeat its operations) and of
+/// the tree selection ([`wss_tree`]).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)] // the operands of one lane, passed as scalars so the loop vectorizes
-fn gain(gmax: f64, qdi: f64, yi: f64, y: f64, g: f64, qd: f64, low: f64, qi: f64) -> (f64, f64) {
+#[allow(clippy::too_many_arguments)] // the operands of one lane, passed as scalars
+pub(super) fn gain(gmax: f64, qdi: f64, yi: f64, y: f64, g: f64, qd: f64, low: f64, qi: f64) -> (f64, f64) {
     let v = y * g;
     let vl = v + low;
     let b = gmax + v;
@@ -122,28 +178,34 @@ impl pulp::WithSimd for Gains<'_> {
     type Output = (f64, f64, usize);
 
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) -> (f64, f64, usize) {
+    fn with_simd<S: pulp::Simd>(self, simd: S) -> (f64, f64, usize) {
         let n = self.y.len();
-        let (yc, yr) = self.y.as_chunks::<4>();
-        let (gc, gr) = self.g.as_chunks::<4>();
-        let (dc, dr) = self.qd.as_chunks::<4>();
-        let (lc, lr) = self.low.as_chunks::<4>();
-        let (qc, qr) = self.qi.as_chunks::<4>();
-        let mut m = [f64::NEG_INFINITY; 4];
-        let mut best = [f64::INFINITY; 4];
-        let mut at = [u64::MAX; 4];
-        let mut base = 0u64;
-        for ((((y, g), d), l), q) in yc.iter().zip(gc).zip(dc).zip(lc).zip(qc) {
-            for k in 0..4 {
-                let (vl, o) = self.lane(y[k], g[k], d[k], l[k], q[k]);
-                m[k] = if vl > m[k] { vl } else { m[k] };
-                let better = o <= best[k] && o < f64::INFINITY;
-                best[k] = if better { o } else { best[k] };
-                at[k] = if better { base + k as u64 } else { at[k] };
-            }
-            base += 4;
+        let (yc, yr) = S::as_simd_f64s(self.y);
+        let (gc, gr) = S::as_simd_f64s(self.g);
+        let (dc, dr) = S::as_simd_f64s(self.qd);
+        let (lc, lr) = S::as_simd_f64s(self.low);
+        let (qc, qr) = S::as_simd_f64s(self.qi);
+        let splat = |v: f64| simd.splat_f64s(v);
+        let (zero, inf, ninf, tau) = (splat(0.0), splat(f64::INFINITY), splat(f64::NEG_INFINITY), splat(TAU));
+        let (gmax, qdi, two_yi) = (splat(self.gmax), splat(self.qdi), splat(2.0 * self.yi));
+        let mut m = ninf;
+        let mut lanes = Lanes::new(simd, f64::INFINITY);
+        for ((((&y, &g), &d), &l), &q) in yc.iter().zip(gc).zip(dc).zip(lc).zip(qc) {
+            // `gain`, operation for operation.
+            let v = simd.mul_f64s(y, g);
+            let vl = simd.add_f64s(v, l);
+            let b = simd.add_f64s(gmax, v);
+            let a = simd.sub_f64s(simd.add_f64s(qdi, d), simd.mul_f64s(simd.mul_f64s(two_yi, y), q));
+            let a = simd.select_f64s(simd.greater_than_f64s(a, zero), a, tau);
+            let o = simd.div_f64s(simd.neg_f64s(simd.mul_f64s(b, b)), a);
+            let o = simd.select_f64s(simd.greater_than_f64s(b, zero), o, inf);
+            let o = simd.select_f64s(simd.greater_than_f64s(vl, ninf), o, inf);
+            m = simd.select_f64s(simd.greater_than_f64s(vl, m), vl, m);
+            lanes.take(simd, simd.less_than_or_equal_f64s(o, lanes.best), o);
         }
-        let mut mm = m[0].max(m[1]).max(m[2].max(m[3]));
+        let mut ms = [0.0f64; 16];
+        simd.partial_store_f64s(&mut ms[..S::F64_LANES], m);
+        let mut mm = ms[..S::F64_LANES].iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
         let (mut bo, mut bi) = (f64::INFINITY, usize::MAX);
         for k in 0..yr.len() {
             let (vl, o) = self.lane(yr[k], gr[k], dr[k], lr[k], qr[k]);
@@ -153,44 +215,32 @@ impl pulp::WithSimd for Gains<'_> {
                 bi = n - yr.len() + k;
             }
         }
-        for k in 0..4 {
-            let a = at[k] as usize;
-            if at[k] != u64::MAX && (best[k] < bo || (best[k] == bo && (bi == usize::MAX || a > bi))) {
-                bo = best[k];
-                bi = a;
-            }
-        }
+        let (bo, bi) = lanes.join(simd, f64::INFINITY, (bo, bi), |a, b| a < b);
         (mm, bo, bi)
     }
 }
 
-/// The first pass of WSS 2: `argmax_{I_up} −y_t G_t` (ties: the last index), vectorized in 4 lanes.
-struct MaxUp<'a> {
-    y: &'a [f64],
-    g: &'a [f64],
-    up: &'a [f64],
+/// The first pass of WSS 2: `argmax_{I_up} −y_t G_t` (ties: the last index), in vector lanes
+/// ([`Lanes`]).
+pub(super) struct MaxUp<'a> {
+    pub(super) y: &'a [f64],
+    pub(super) g: &'a [f64],
+    pub(super) up: &'a [f64],
 }
 
 impl pulp::WithSimd for MaxUp<'_> {
     type Output = (f64, usize);
 
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) -> (f64, usize) {
+    fn with_simd<S: pulp::Simd>(self, simd: S) -> (f64, usize) {
         let n = self.y.len();
-        let (yc, yr) = self.y.as_chunks::<4>();
-        let (gc, gr) = self.g.as_chunks::<4>();
-        let (uc, ur) = self.up.as_chunks::<4>();
-        let mut best = [f64::NEG_INFINITY; 4];
-        let mut at = [u64::MAX; 4];
-        let mut base = 0u64;
-        for ((y, g), u) in yc.iter().zip(gc).zip(uc) {
-            for k in 0..4 {
-                let v = u[k] - y[k] * g[k];
-                let better = v >= best[k] && v > f64::NEG_INFINITY;
-                best[k] = if better { v } else { best[k] };
-                at[k] = if better { base + k as u64 } else { at[k] };
-            }
-            base += 4;
+        let (yc, yr) = S::as_simd_f64s(self.y);
+        let (gc, gr) = S::as_simd_f64s(self.g);
+        let (uc, ur) = S::as_simd_f64s(self.up);
+        let mut lanes = Lanes::new(simd, f64::NEG_INFINITY);
+        for ((&y, &g), &u) in yc.iter().zip(gc).zip(uc) {
+            let v = simd.sub_f64s(u, simd.mul_f64s(y, g));
+            lanes.take(simd, simd.greater_than_or_equal_f64s(v, lanes.best), v);
         }
         let (mut bv, mut bi) = (f64::NEG_INFINITY, usize::MAX);
         for k in 0..yr.len() {
@@ -200,14 +250,7 @@ impl pulp::WithSimd for MaxUp<'_> {
                 bi = n - yr.len() + k;
             }
         }
-        for k in 0..4 {
-            let a = at[k] as usize;
-            if at[k] != u64::MAX && (best[k] > bv || (best[k] == bv && (bi == usize::MAX || a > bi))) {
-                bv = best[k];
-                bi = a;
-            }
-        }
-        (bv, bi)
+        lanes.join(simd, f64::NEG_INFINITY, (bv, bi), |a, b| a > b)
     }
 }
 

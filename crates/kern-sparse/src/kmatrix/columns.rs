@@ -138,69 +138,99 @@ impl pulp::WithSimd for SqDists<'_> {
     }
 }
 
-/// `out[k] = max(0, ‖x_{at+k}‖² + ‖x_j‖² − 2⟨x_{at+k}, x_j⟩)` on the feature-major copy (radial kernels
-/// by norms), compiled for the CPU's SIMD level. The inner products are summed exactly as [`dot`] sums
-/// them (eight accumulators over the features, combined in its order, then the tail), so the values
-/// are bit for bit those of the row-major evaluation; here the loops run across positions instead.
+/// Positions per panel of the by-norms copy (one 256-bit vector of `f64`).
+const PANEL: usize = 4;
+
+/// `out[k] = max(0, ‖x_{at+k}‖² + ‖x_j‖² − 2⟨x_{at+k}, x_j⟩)` on the panel copy (radial kernels by
+/// norms), compiled for the CPU's SIMD level. The copy holds [`PANEL`] positions' samples feature by
+/// feature (`xp[(p / PANEL)·PANEL·d + f·PANEL + p % PANEL]`), so a column is one sequential sweep and
+/// each panel's inner products stay in registers. They are summed exactly as [`dot`] sums them
+/// (eight accumulators over the features, combined in its order, then the tail), so the values are
+/// bit for bit those of the row-major evaluation; here each lane is one position.
 struct NormDists<'a> {
-    xt: &'a [f64],
-    l: usize,
-    d: usize,
-    j: usize,
+    /// The panel copy as rows of `PANEL` lanes: panel `P` is rows `P·d .. (P + 1)·d`.
+    xp: &'a [[f64; PANEL]],
+    /// The sample of position `j`, row-major.
+    xj: &'a [f64],
     at: usize,
     norms: &'a [f64],
     nj: f64,
     out: &'a mut [f64],
 }
 
-/// Positions per pass of [`NormDists`] (its eight accumulator rows take 16 KB of the stack and of L1).
-const NORM_BLOCK: usize = 256;
+impl NormDists<'_> {
+    /// The inner products of a panel's positions (its `d` rows) with `xj`, each lane summed as [`dot`]
+    /// sums.
+    #[inline(always)]
+    fn panel_dots(rows: &[[f64; PANEL]], xj: &[f64]) -> [f64; PANEL] {
+        let chunks = xj.len() / 8;
+        let (head, tail) = rows.split_at(chunks * 8);
+        let (xh, xt) = xj.split_at(chunks * 8);
+        let (head, xh) = (head.as_chunks::<8>().0, xh.as_chunks::<8>().0);
+        let mut s = [0.0f64; PANEL];
+        if let Some((first, rest)) = head.split_first() {
+            // `dot` starts its accumulators at 0: 0 + v·x_f is v·x_f except for the sign of a zero,
+            // which the `max(0, …)` of the caller removes.
+            let mut acc = [[0.0f64; PANEL]; 8];
+            for ((a, r), &x) in acc.iter_mut().zip(first).zip(&xh[0]) {
+                for k in 0..PANEL {
+                    a[k] = r[k] * x;
+                }
+            }
+            for (block, x8) in rest.iter().zip(&xh[1..]) {
+                for ((a, r), &x) in acc.iter_mut().zip(block).zip(x8) {
+                    for k in 0..PANEL {
+                        a[k] += r[k] * x;
+                    }
+                }
+            }
+            for (k, s) in s.iter_mut().enumerate() {
+                let a = |t: usize| acc[t][k];
+                *s = ((a(0) + a(4)) + (a(1) + a(5))) + ((a(2) + a(6)) + (a(3) + a(7)));
+            }
+        }
+        for (r, &x) in tail.iter().zip(xt) {
+            for k in 0..PANEL {
+                s[k] += r[k] * x;
+            }
+        }
+        s
+    }
+}
 
 impl pulp::WithSimd for NormDists<'_> {
     type Output = ();
 
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        let NormDists { xt, l, d, j, at, norms, nj, out } = self;
-        let chunks = d / 8;
-        let mut acc = [[0.0f64; NORM_BLOCK]; 8];
-        for (b, (out, norms)) in out.chunks_mut(NORM_BLOCK).zip(norms.chunks(NORM_BLOCK)).enumerate() {
-            let (at, len) = (at + b * NORM_BLOCK, out.len());
-            for c in 0..chunks {
-                for (t, row) in acc.iter_mut().enumerate() {
-                    let f = c * 8 + t;
-                    let xf = xt[f * l + j];
-                    let col = &xt[f * l + at..f * l + at + len];
-                    if c == 0 {
-                        // `dot` starts its accumulators at 0: 0 + v·x_f is v·x_f except for the sign
-                        // of a zero, which the `max(0, …)` below removes.
-                        for (a, &v) in row[..len].iter_mut().zip(col) {
-                            *a = v * xf;
-                        }
-                    } else {
-                        for (a, &v) in row[..len].iter_mut().zip(col) {
-                            *a += v * xf;
-                        }
-                    }
-                }
+        let NormDists { xp, xj, at, norms, nj, out } = self;
+        let d = xj.len();
+        let panel = |p: usize| &xp[p * d..(p + 1) * d];
+        let value = |dot: f64, np: f64| (np + nj - 2.0 * dot).max(0.0);
+        // A partial panel at either end: its positions in range, one by one.
+        let partial = |p: usize, lanes: std::ops::Range<usize>, out: &mut [f64], norms: &[f64]| {
+            let dots = Self::panel_dots(panel(p), xj);
+            for ((o, &np), &dot) in out.iter_mut().zip(norms).zip(&dots[lanes]) {
+                *o = value(dot, np);
             }
-            if chunks == 0 {
-                out.fill(0.0);
-            } else {
-                for (k, o) in out.iter_mut().enumerate() {
-                    let a = |t: usize| acc[t][k];
-                    *o = ((a(0) + a(4)) + (a(1) + a(5))) + ((a(2) + a(6)) + (a(3) + a(7)));
-                }
+        };
+        let head = ((PANEL - at % PANEL) % PANEL).min(out.len());
+        let (out_head, out) = out.split_at_mut(head);
+        let (norms_head, norms) = norms.split_at(head);
+        if head > 0 {
+            partial(at / PANEL, at % PANEL..at % PANEL + head, out_head, norms_head);
+        }
+        let first = (at + head) / PANEL;
+        let (full, out_tail) = out.as_chunks_mut::<PANEL>();
+        let (norms_full, norms_tail) = norms.as_chunks::<PANEL>();
+        for (b, (o, np)) in full.iter_mut().zip(norms_full).enumerate() {
+            let dots = Self::panel_dots(panel(first + b), xj);
+            for k in 0..PANEL {
+                o[k] = value(dots[k], np[k]);
             }
-            for f in chunks * 8..d {
-                let xf = xt[f * l + j];
-                for (o, &v) in out.iter_mut().zip(&xt[f * l + at..f * l + at + len]) {
-                    *o += v * xf;
-                }
-            }
-            for (o, &np) in out.iter_mut().zip(norms) {
-                *o = (np + nj - 2.0 * *o).max(0.0);
-            }
+        }
+        if !out_tail.is_empty() {
+            partial(first + full.len(), 0..out_tail.len(), out_tail, norms_tail);
         }
     }
 }
@@ -249,9 +279,12 @@ pub struct SignedColumns<'a, K: Kernel> {
     /// Permuted dense samples, row-major `l × d` (dense store, general evaluation).
     x: Vec<f64>,
     /// Feature-major permuted dense samples (`xt[k·l + p]`), for radial kernels with a fast vectorized
-    /// profile: a column's squared distances (low dimension) or inner products (by norms) are then
-    /// contiguous sweeps across positions.
+    /// profile in low dimension: a column's squared distances are then contiguous sweeps across
+    /// positions.
     xt: Vec<f64>,
+    /// The same samples in panels of [`PANEL`] positions, feature-major within a panel (see
+    /// [`NormDists`]), for radial kernels with a fast profile by norms: a column is one sweep.
+    xp: Vec<f64>,
     /// Squared norms of the permuted samples (radial kernels by norms).
     norms: Vec<f64>,
     sign: Vec<f64>,
@@ -316,8 +349,17 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         // Feature-major copy: direct differences in low dimension, inner products (by norms) above,
         // for a kernel whose profile is applied to whole slices.
         let fast = eval && !x.is_sparse() && kernel.fast_sq_dist() && profile == Profile::SqDist;
-        let (mut xs, mut xt) = (Vec::new(), Vec::new());
-        if fast {
+        let (mut xs, mut xt, mut xp) = (Vec::new(), Vec::new(), Vec::new());
+        if fast && by_norms {
+            // The last panel is padded with zeros (positions past `l` are never written out).
+            xp = vec![0.0; l.div_ceil(PANEL) * PANEL * d];
+            for (p, &s) in sample.iter().enumerate() {
+                let base = p / PANEL * PANEL * d + p % PANEL;
+                for (k, &v) in x.row(s).iter().enumerate() {
+                    xp[base + k * PANEL] = v;
+                }
+            }
+        } else if fast {
             xt = vec![0.0; l * d];
             for (p, &s) in sample.iter().enumerate() {
                 for (k, &v) in x.row(s).iter().enumerate() {
@@ -350,6 +392,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
             d,
             x: xs,
             xt,
+            xp,
             norms,
             sign,
             sample,
@@ -416,12 +459,17 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
                 let (l, d, xt) = (self.sign.len(), self.d, &self.xt[..]);
                 for (b, block) in out.chunks_mut(XT_BLOCK).enumerate() {
                     let at = from + b * XT_BLOCK;
-                    if self.by_norms {
-                        let (norms, nj) = (&self.norms[at..at + block.len()], self.norms[j]);
-                        self.arch.dispatch(NormDists { xt, l, d, j, at, norms, nj, out: &mut *block });
-                    } else {
-                        self.arch.dispatch(SqDists { xt, l, d, j, at, out: &mut *block });
-                    }
+                    self.arch.dispatch(SqDists { xt, l, d, j, at, out: &mut *block });
+                    self.signed_of_sq_dist(block, at, sj);
+                }
+            }
+            Source::Eval if !self.xp.is_empty() => {
+                let (xp, nj) = (self.xp.as_chunks::<PANEL>().0, self.norms[j]);
+                let xj = self.samples.row(self.sample[j]);
+                for (b, block) in out.chunks_mut(XT_BLOCK).enumerate() {
+                    let at = from + b * XT_BLOCK;
+                    let norms = &self.norms[at..at + block.len()];
+                    self.arch.dispatch(NormDists { xp, xj, at, norms, nj, out: &mut *block });
                     self.signed_of_sq_dist(block, at, sj);
                 }
             }
@@ -665,7 +713,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
     /// True when a column entry is cheaper to recompute than to keep (the kernel's fast vectorized
     /// column on the feature-major copy): a solver then caps its cache.
     pub fn cheap_columns(&self) -> bool {
-        !self.xt.is_empty() && !self.by_norms
+        !self.xt.is_empty()
     }
 
     /// Swaps positions `i` and `j`.
@@ -690,6 +738,13 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
             let l = self.sign.len();
             for k in 0..self.d {
                 self.xt.swap(k * l + i, k * l + j);
+            }
+        }
+        if !self.xp.is_empty() {
+            let d = self.d;
+            let (bi, bj) = (i / PANEL * PANEL * d + i % PANEL, j / PANEL * PANEL * d + j % PANEL);
+            for k in 0..d {
+                self.xp.swap(bi + k * PANEL, bj + k * PANEL);
             }
         }
         if !self.x.is_empty() {
