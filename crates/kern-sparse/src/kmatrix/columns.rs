@@ -99,7 +99,8 @@ impl Kc {
 /// Entries per parallel task when a column is split across threads.
 const PAR_CHUNK: usize = 1024;
 
-/// Entries per block of the feature-major column pass (8 KB: the block stays in L1 across its passes).
+/// Entries per block of the column passes on the feature-major and panel copies (8 KB: the block stays
+/// in L1 across its passes).
 const XT_BLOCK: usize = 1024;
 
 /// `out[k] = Σ_f (xt[f·l + at + k] − xt[f·l + j])²`: squared distances of positions `at..` to `j` on
@@ -140,6 +141,13 @@ impl pulp::WithSimd for SqDists<'_> {
 
 /// Positions per panel of the by-norms copy (one 256-bit vector of `f64`).
 const PANEL: usize = 4;
+
+/// Where position `p`'s first feature sits in a panel copy of `d` features (feature `k` is `PANEL`
+/// entries further per feature; see [`NormDists`]).
+#[inline]
+fn panel_base(p: usize, d: usize) -> usize {
+    p / PANEL * PANEL * d + p % PANEL
+}
 
 /// `out[k] = max(0, ‖x_{at+k}‖² + ‖x_j‖² − 2⟨x_{at+k}, x_j⟩)` on the panel copy (radial kernels by
 /// norms), compiled for the CPU's SIMD level. The copy holds [`PANEL`] positions' samples feature by
@@ -369,15 +377,15 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         };
         let eval = matches!(source, Source::Eval);
         let by_norms = profile == Profile::SqDist && d > NORMS_MIN_DIM;
-        // Feature-major copy: direct differences in low dimension, inner products (by norms) above,
-        // for a kernel whose profile is applied to whole slices.
+        // For a kernel whose profile is applied to whole slices: a feature-major copy for direct
+        // differences in low dimension, a panel copy for inner products (by norms) above.
         let fast = eval && !x.is_sparse() && kernel.fast_sq_dist() && profile == Profile::SqDist;
         let (mut xs, mut xt, mut xp) = (Vec::new(), Vec::new(), Vec::new());
         if fast && by_norms {
             // The last panel is padded with zeros (positions past `l` are never written out).
             xp = vec![0.0; l.div_ceil(PANEL) * PANEL * d];
             for (p, &s) in sample.iter().enumerate() {
-                let base = p / PANEL * PANEL * d + p % PANEL;
+                let base = panel_base(p, d);
                 for (k, &v) in x.row(s).iter().enumerate() {
                     xp[base + k * PANEL] = v;
                 }
@@ -547,7 +555,8 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
     fn signed_of_sq_dist(&self, out: &mut [f64], from: usize, sj: f64) {
         self.kernel.apply_sq_dist(out);
         let len = out.len();
-        if self.neg.is_empty() || !(sj == 1.0 || sj == -1.0) {
+        // `sj` is a position's sign, so ±1 too whenever `neg` is kept.
+        if self.neg.is_empty() {
             self.arch.dispatch(Signs { sign: &self.sign[from..from + len], sj, out });
         } else {
             let flip = sj.to_bits() & (1 << 63);
@@ -779,7 +788,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         }
         if !self.xp.is_empty() {
             let d = self.d;
-            let (bi, bj) = (i / PANEL * PANEL * d + i % PANEL, j / PANEL * PANEL * d + j % PANEL);
+            let (bi, bj) = (panel_base(i, d), panel_base(j, d));
             for k in 0..d {
                 self.xp.swap(bi + k * PANEL, bj + k * PANEL);
             }
