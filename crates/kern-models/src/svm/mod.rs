@@ -57,6 +57,8 @@ mod precomputed_tests;
 #[cfg(test)]
 mod scan_tests;
 #[cfg(test)]
+mod seed_tests;
+#[cfg(test)]
 mod source_tests;
 #[cfg(test)]
 mod sparse_tests;

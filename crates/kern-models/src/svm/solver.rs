@@ -332,6 +332,46 @@ pub(crate) struct Solution {
     pub(crate) r: f64,
 }
 
+/// From this many nonzero `α` at the start, [`Solver::init_gradient`] computes `G` and `Ḡ` by blocks of
+/// positions ([`add_columns`]) instead of column by column through the cache.
+const PRODUCT_MIN_COLUMNS: usize = 64;
+
+/// Positions per block of [`add_columns`]: a block's column piece, `G` and `Ḡ` stay in L2.
+const PRODUCT_BLOCK: usize = 4096;
+
+/// Adds `Σ_j a_j Q_{:,j}` to `g` and `Σ_j b_j Q_{:,j}` to `g_bar` over `cols = (j, a_j, b_j)` (no
+/// `b_j`: no term in `g_bar`). The positions are cut into blocks of [`PRODUCT_BLOCK`] shared by the
+/// pool; a block computes its piece of every column in turn and adds it at once. Every entry sums its
+/// terms in the order of `cols`, as a loop over whole columns does, so the result is the same bit for
+/// bit at any thread count. Needs columns whose ranges cost in proportion to their length
+/// ([`QMatrix::splits_evenly`]).
+pub(crate) fn add_columns<Q: QMatrix>(
+    q: &Q,
+    cols: &[(usize, f64, Option<f64>)],
+    g: &mut [f64],
+    g_bar: &mut [f64],
+) {
+    use rayon::prelude::*;
+    g.par_chunks_mut(PRODUCT_BLOCK).zip(g_bar.par_chunks_mut(PRODUCT_BLOCK)).enumerate().for_each_init(
+        || vec![0.0; PRODUCT_BLOCK],
+        |buf, (b, (g, gb))| {
+            let piece = &mut buf[..g.len()];
+            for &(j, a, bar) in cols {
+                q.fill_column_seq(j, b * PRODUCT_BLOCK, piece);
+                match bar {
+                    Some(cj) => {
+                        for ((gt, bt), &qv) in g.iter_mut().zip(gb.iter_mut()).zip(piece.iter()) {
+                            *gt += a * qv;
+                            *bt += cj * qv;
+                        }
+                    }
+                    None => add_scaled(g, piece, a),
+                }
+            }
+        },
+    );
+}
+
 pub(crate) struct Solver<Q: QMatrix> {
     q: Q,
     cache: ColumnCache,
@@ -498,6 +538,15 @@ impl<Q: QMatrix> Solver<Q> {
                 }
             }
             return;
+        }
+        // Many full columns that the cache would not keep: computed block by block of positions
+        // across the pool instead ([`add_columns`]), with the same sums.
+        let cols: Vec<(usize, f64, Option<f64>)> = (0..l)
+            .filter(|&i| self.status[i] != LOWER)
+            .map(|i| (i, self.alpha[i], (self.status[i] == UPPER).then_some(self.c[i])))
+            .collect();
+        if !self.whole && cols.len() >= PRODUCT_MIN_COLUMNS && self.q.splits_evenly() {
+            return add_columns(&self.q, &cols, &mut self.g, &mut self.g_bar);
         }
         for i in 0..l {
             if self.status[i] != LOWER {
