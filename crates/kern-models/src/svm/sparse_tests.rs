@@ -311,7 +311,7 @@ pub(super) fn rows_in(sv: &Samples, x: &Samples) -> Vec<usize> {
 /// `α` in data order from a binary C-SVC model: each support vector's row found among the data's
 /// (random continuous points, so distinct), `α_t = y_t · coef`; also whether the support vectors
 /// are listed in increasing data order (the order convention of a fit in the data's order).
-fn alpha_of(m: &Svc, x: &Samples, y: &[f64]) -> (Vec<f64>, bool) {
+pub(super) fn alpha_of(m: &Svc, x: &Samples, y: &[f64]) -> (Vec<f64>, bool) {
     let (rows, coef) = m.machine_coefficients(0);
     let mut listed = rows_in(m.support_vectors(), x);
     let mut alpha = vec![0.0; x.n()];
