@@ -78,7 +78,11 @@ pub struct SolverParams {
     pub tol: f64,
     /// Kernel cache budget in megabytes (LIBSVM `-m`, default 100).
     pub cache_mb: f64,
-    /// Shrinking heuristic (LIBSVM `-h`, default on).
+    /// Shrinking heuristic (LIBSVM `-h`, default on). With it, a C-SVC on at least 65,536 samples
+    /// with a radial kernel in up to 8 dense dimensions starts from a seed instead of `α = 0`: the
+    /// problem on every 8th sample of each class is solved first, and the samples inside its margin
+    /// start at their bound. The solution meets the same tolerance on the same dual; only the
+    /// iterates differ from LIBSVM's. Turning shrinking off also turns the seed off.
     pub shrinking: bool,
     /// Iteration cap; `None` is LIBSVM's `max(10⁷, 100·l)`. Reaching it ends training with a warning
     /// and the violation reached (see [`MachineStats`](super::MachineStats)).
