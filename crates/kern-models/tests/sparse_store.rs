@@ -8,7 +8,7 @@
 //! the stopping rule's bound.
 
 use kern_core::learner::Fit;
-use kern_core::sparse_dots::SparseDots;
+use kern_core::sparse_dots::{self, SparseDots};
 use kern_core::{BinaryTargets, KernelSpec, RealTargets, Samples, Targets};
 use kern_models::kpca::KernelPcaParams;
 use kern_models::krr::KernelRidgeParams;
@@ -79,14 +79,14 @@ proptest! {
         let bt = BinaryTargets::from_labels(&labels).unwrap();
         // At most 3 of 13 coordinates per row: the dense store is sparse enough for the sparse-rows
         // Gram, the sums the sparse store takes.
-        prop_assert!(kern_core::sparse_dots::density(&dense) <= SparseDots::MAX_DENSITY);
+        prop_assert!(sparse_dots::density(&dense) <= SparseDots::MAX_DENSITY);
         for spec in ["gaussian:sigma=1.5", "linear"] {
             let k: KernelSpec = spec.parse().unwrap();
             // The default cache precomputes the Gram matrix in d = 13 (above the dimension up to which
             // the Gaussian's columns are computed on demand; columns are gathers of the same kern-core
             // Gram on both stores). Columns evaluated on demand are covered by
-            // `models_train_on_a_sparse_store_too_large_to_densify`, and Grams whose sums differ by
-            // `dense_data_and_its_sparse_copy_reach_the_same_objective`.
+            // `models_train_on_a_sparse_store_too_large_to_densify`; Grams whose sums run in different
+            // orders, by `dense_data_and_its_sparse_copy_reach_the_same_objective`.
             {
                 let solver = SolverParams { cache_mb: 100.0, ..SolverParams::default() };
                 let p = SvcParams::new(k.clone()).c(2.0).solver(solver);
