@@ -770,7 +770,7 @@ impl<Q: QMatrix> Solver<Q> {
     /// A Newton step on the face of the free variables ([`face`]), on the full (unshrunk) problem;
     /// the statuses and `Ḡ` follow the variables that reached their upper bound. Whether the step is
     /// affordable is decided first, from `α` alone, so that a problem on which it is not (too many
-    /// free variables, columns beyond the cache) keeps its shrunk problem and pays no gradient
+    /// free variables for its cost or memory) keeps its shrunk problem and pays no gradient
     /// reconstruction. Returns whether the problem was unshrunk.
     fn face_step(&mut self) -> bool {
         self.next_up = None;
@@ -780,7 +780,7 @@ impl<Q: QMatrix> Solver<Q> {
         self.trees_stale();
         self.reconstruct_gradient();
         self.active = self.l;
-        let Some(up) = face::face_steps(
+        let Some(moved) = face::face_steps(
             &self.q,
             &self.y,
             &self.c,
@@ -791,15 +791,14 @@ impl<Q: QMatrix> Solver<Q> {
         ) else {
             return true;
         };
-        let l = self.l;
-        for (k, &t) in up.free.iter().enumerate() {
+        let mut col = Vec::new();
+        for t in moved {
             // Every variable of the face was free before the step.
             self.update_status(t);
             if self.status[t] == UPPER {
-                let ct = self.c[t];
-                for (gb, &qv) in self.g_bar.iter_mut().zip(&up.cols[k * l..(k + 1) * l]) {
-                    *gb += ct * qv;
-                }
+                col.resize(self.l, 0.0);
+                self.q.fill_column(t, 0, &mut col);
+                add_scaled(&mut self.g_bar, &col, self.c[t]);
             }
         }
         true
