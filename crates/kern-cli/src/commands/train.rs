@@ -55,7 +55,8 @@ pub struct Args {
     /// FALKON's preconditioner (--tol, default 1e-6; --max-iter, default 1000); needs --lambda.
     #[arg(long, value_name = "fvs:M|random:M")]
     pub landmarks: Option<String>,
-    /// Turn the shrinking heuristic off (svc, svr).
+    /// Turn the shrinking heuristic off (svc, svr). Compactly supported kernels with few neighbours per
+    /// point (large low-dimensional data) are solved without it either way, as it only costs time there.
     #[arg(long)]
     pub no_shrinking: bool,
     /// Iteration cap of the solver (svc, svr: default max(1e7, 100 n); lssvm, krr iterative: 10000).

@@ -83,6 +83,11 @@ pub struct SolverParams {
     /// problem on every 8th sample of each class is solved first, and the samples inside its margin
     /// start at their bound. The solution meets the same tolerance on the same dual; only the
     /// iterates differ from LIBSVM's. Turning shrinking off also turns the seed off.
+    ///
+    /// A compactly supported kernel whose columns hold few neighbours (at most `n/32` on average,
+    /// as on large low-dimensional data) is solved without shrinking whatever this says: there an
+    /// iteration costs the neighbours of the two variables, not `n`, so shrinking would only add its
+    /// bookkeeping (on 1,000,000 points it made training 1.6 times slower).
     pub shrinking: bool,
     /// Iteration cap; `None` is LIBSVM's `max(10⁷, 100·l)`. Reaching it ends training with a warning
     /// and the violation reached (see [`MachineStats`](super::MachineStats)).

@@ -444,6 +444,11 @@ impl<Q: QMatrix> Solver<Q> {
             !opts.nu && q.sparse_nnz().is_some() && opts.sparse.unwrap_or_else(|| use_sparse_columns(&q));
         let cache = if sparse { ColumnCache::new(0, 0) } else { ColumnCache::new(l, bytes) };
         let trees = sparse.then(|| wss_tree::Trees::for_problem(&q, &qd)).flatten();
+        // With the trees an iteration costs the neighbours of the pair, not the active length, so
+        // shrinking saves nothing; its swaps would scatter the cells' order (whose runs of consecutive
+        // neighbours the trees' leaves share) and its reconstructions cost `O(nnz)` each (see
+        // `wss_tree`, "Shrinking").
+        let opts = SolverOptions { shrinking: opts.shrinking && trees.is_none(), ..opts };
         // The cache holds all of `Q` and its columns are not cheap to recompute.
         let whole = !q.cheap_columns() && (l as u128) * (l as u128) * 8 <= bytes as u128;
         let mut s = Solver {
