@@ -3,7 +3,7 @@
 //! of a dense-Gram solve within the a-priori bound of `block_tests.rs` (`ε/2 · Σ C_t`).
 
 use super::block_tests::kkt;
-use super::solver::wss_tree::{TREE_SELECTIONS, TREE_WSS, use_trees};
+use super::solver::wss_tree::{TREE_MASKINGS, TREE_SELECTIONS, TREE_WSS, use_trees};
 use super::train::{ON_DEMAND, SPARSE_COLUMNS};
 use super::*;
 use kern_core::learner::Fit;
@@ -195,7 +195,8 @@ proptest! {
 /// A medium compact problem (4,000 points in the square `[−2, 2]²`, about 30 neighbours per point,
 /// thousands of iterations): trees (shrinking asked, and not done) and scans without shrinking give
 /// the same model bytes (multipliers, `ρ`, iterations, objective), at a small and a large `C`, and
-/// every iteration's pair came from the trees.
+/// every iteration's pair came from the trees — some with the neighbours of `i` masked in the low
+/// tree, some found on the unmasked tree.
 #[test]
 fn tree_and_scan_selections_agree_on_a_medium_problem() {
     let n = 4000;
@@ -207,7 +208,10 @@ fn tree_and_scan_selections_agree_on_a_medium_problem() {
         let fit = |tree| {
             with_selection(tree, || SvcParams::new(k.clone()).c(c).solver(s(tree)).fit(&x, &t).unwrap())
         };
+        TREE_MASKINGS.with(|c| c.set(0));
         let ((a, used), (b, unused)) = (fit(true), fit(false));
+        let masked = TREE_MASKINGS.with(|c| c.get());
+        assert!(0 < masked && masked < used, "{masked} of {used} selections masked");
         let st = &a.stats()[0];
         assert!(!st.hit_cap);
         assert!(

@@ -19,6 +19,12 @@
 //! `o*` is the rightmost leaf whose key maps to `o* ` — found in one descent, since the keys that map
 //! to `o*` are an upper set and a subtree holds one exactly when its maximum does.
 //!
+//! The masking is skipped when it cannot change the answer: the same descent on the unmasked tree
+//! gives the least value `o_all` over all positions and the last position `t` attaining it. When `t`
+//! is not a neighbour of `i`, the non-neighbours attain `o_all` (at `t`), which no position beats, and
+//! `t` is the last of them to attain it — the masked tree's answer. Only when `t` is a neighbour are
+//! the neighbours masked (on green-red, the low tree's best lies away from `i` in most iterations).
+//!
 //! **Ties** go where the scan sends them: both trees prefer the right child on equal keys (the last
 //! index, as the scan's `>=`), and `j` is the last position of least `−b²/a` over neighbours and
 //! non-neighbours together (the scan's `<=`). So the selected pair equals the scan's bit for bit, and
@@ -73,6 +79,13 @@ thread_local! {
 thread_local! {
     /// Selections made by the trees on this thread (tests check that a forced tree run used them).
     pub(crate) static TREE_SELECTIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tree selections on this thread that masked the neighbours of `i` (the others found the best
+    /// non-neighbour on the unmasked tree): tests check that both branches ran.
+    pub(crate) static TREE_MASKINGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]
@@ -270,58 +283,72 @@ impl<Q: QMatrix> Solver<Q> {
         }
         let gmax2 = tr.low.max().0;
         let (yi, qdi) = (y[i], qd[i]);
-        // The neighbours of `i`, exactly as the scan evaluates them; and, on the other thread with
-        // [`Trees::par`], masked out of the low tree. The best neighbour is `j` whenever `j` is a
-        // neighbour: with `par`, its column is computed (and cached) while the other thread masks.
-        let (q, par) = (&self.q, tr.par);
-        let col = sparse_col(q, i);
-        let gains = || {
-            let (mut bo, mut bi) = (f64::INFINITY, usize::MAX);
-            col.for_each(|p, v| {
-                if p < n {
-                    let (_, o) = gain(gmax, qdi, yi, y[p], g[p], qd[p], low[p], v);
-                    if o < f64::INFINITY && (o < bo || (o == bo && p > bi)) {
-                        bo = o;
-                        bi = p;
-                    }
-                }
-            });
-            if par && bi != usize::MAX {
-                drop(sparse_col(q, bi));
-            }
-            (bo, bi)
-        };
-        let low_tree = &mut tr.low;
-        let mut mask = || {
-            col.for_each(|p, _| {
-                if p < n {
-                    low_tree.write(p, f64::NEG_INFINITY);
-                }
-            });
-            low_tree.settle();
-        };
-        let (mut bo, mut bi) = if par {
-            rayon::join(gains, mask).0
-        } else {
-            mask();
-            gains()
-        };
-        tr.masked = Some(i);
-        // Every other position has `Q_it = 0`: `a = Q_ii + k(0)` (the scan's `− 2 y_i y_t · 0` leaves
-        // the nonzero sum unchanged), and the gain is a non-increasing function of the key.
+        // Every position outside the column of `i` has `Q_it = 0`: `a = Q_ii + k(0)` (the scan's
+        // `− 2 y_i y_t · 0` leaves the nonzero sum unchanged), and the gain is a non-increasing
+        // function of the key.
         let a = qdi + tr.k0;
         let a = if a > 0.0 { a } else { TAU };
         let gain_of = |v: f64| {
             let b = gmax + v;
             if b > 0.0 && v > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY }
         };
-        let best = gain_of(tr.low.max().0);
-        if best < f64::INFINITY {
-            let t = tr.low.last_where(|v| gain_of(v) <= best).expect("the root attains the least gain");
-            if best < bo || (best == bo && (bi == usize::MAX || t > bi)) {
-                bo = best;
-                bi = t;
+        // The best position of the whole low tree, as if no position were a neighbour: when it is
+        // not a neighbour of `i`, it is also the best non-neighbour (see the module documentation),
+        // and the neighbours need no masking.
+        let best_all = gain_of(tr.low.max().0);
+        let t_all =
+            if best_all < f64::INFINITY { tr.low.last_where(|v| gain_of(v) <= best_all) } else { None };
+        // The neighbours of `i`, exactly as the scan evaluates them.
+        let (q, par) = (&self.q, tr.par);
+        let col = sparse_col(q, i);
+        let (mut bo, mut bi, mut t_is_neighbour) = (f64::INFINITY, usize::MAX, false);
+        let t_probe = t_all.unwrap_or(usize::MAX);
+        col.for_each(|p, v| {
+            t_is_neighbour |= p == t_probe;
+            if p < n {
+                let (_, o) = gain(gmax, qdi, yi, y[p], g[p], qd[p], low[p], v);
+                if o < f64::INFINITY && (o < bo || (o == bo && p > bi)) {
+                    bo = o;
+                    bi = p;
+                }
             }
+        });
+        let (best, t) = if t_is_neighbour {
+            // The neighbours masked out of the low tree; with [`Trees::par`], the column of the best
+            // neighbour (`j` whenever `j` is a neighbour) is computed and cached on the other thread
+            // meanwhile.
+            let low_tree = &mut tr.low;
+            let mut mask = || {
+                col.for_each(|p, _| {
+                    if p < n {
+                        low_tree.write(p, f64::NEG_INFINITY);
+                    }
+                });
+                low_tree.settle();
+            };
+            if par && bi != usize::MAX {
+                rayon::join(mask, || drop(sparse_col(q, bi)));
+            } else {
+                mask();
+            }
+            tr.masked = Some(i);
+            #[cfg(test)]
+            TREE_MASKINGS.with(|c| c.set(c.get() + 1));
+            let best = gain_of(tr.low.max().0);
+            let t = if best < f64::INFINITY {
+                Some(tr.low.last_where(|v| gain_of(v) <= best).expect("the root attains the least gain"))
+            } else {
+                None
+            };
+            (best, t)
+        } else {
+            (best_all, t_all)
+        };
+        if let Some(t) = t
+            && (best < bo || (best == bo && (bi == usize::MAX || t > bi)))
+        {
+            bo = best;
+            bi = t;
         }
         debug_assert!(bi == usize::MAX || bo < f64::INFINITY);
         if gmax + gmax2 < self.opts.eps || bi == usize::MAX {
