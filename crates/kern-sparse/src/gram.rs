@@ -276,14 +276,17 @@ pub(crate) fn assemble_parts<K: Kernel, I: RowIndex + Default>(
     let ncols = queries.n();
     let radial = k.profile() == Profile::SqDist;
     let points = index.points();
-    let value = |nb: &Neighbor, q: SampleRef<'_>| entry_value(k, radial, points, nb, q);
-    // In the lower mode the triangle is tested first, so the kernel is evaluated for half the pairs.
-    let stored = |nb: &Neighbor, q: SampleRef<'_>, j: usize| -> Option<f64> {
-        if lower && nb.index < j {
-            return None;
+    // The neighbours of query `j` whose entries are stored, with their values (into `vals`). In the
+    // lower mode only the neighbours on or below the diagonal (a suffix: the lists are sorted by
+    // index) are evaluated, so the kernel is evaluated for half the pairs.
+    let stored = |nbs: &[Neighbor], j: usize, vals: &mut Vec<f64>, emit: &mut dyn FnMut(usize, f64)| {
+        let nbs = if lower { &nbs[nbs.partition_point(|nb| nb.index < j)..] } else { nbs };
+        entry_values(k, radial, points, nbs, queries.sample(j), vals);
+        for (nb, &v) in nbs.iter().zip(vals.iter()) {
+            if is_stored(v, nb, j, symmetric) {
+                emit(nb.index, v);
+            }
         }
-        let v = value(nb, q);
-        is_stored(v, nb, j, symmetric).then_some(v)
     };
     let ranges = index.task_ranges(ncols);
     // Pass 1: entries per column.
@@ -291,9 +294,11 @@ pub(crate) fn assemble_parts<K: Kernel, I: RowIndex + Default>(
         .par_iter()
         .map(|range| {
             let mut counts = Vec::with_capacity(range.len());
+            let mut vals = Vec::new();
             index.block_neighbors(queries, range.clone(), &mut |j, nbs| {
-                let q = queries.sample(j);
-                counts.push(nbs.iter().filter(|nb| stored(nb, q, j).is_some()).count());
+                let mut count = 0;
+                stored(nbs, j, &mut vals, &mut |_, _| count += 1);
+                counts.push(count);
             });
             counts
         })
@@ -318,16 +323,13 @@ pub(crate) fn assemble_parts<K: Kernel, I: RowIndex + Default>(
         (rest_r, rest_v) = (rr, rv);
     }
     slices.into_par_iter().for_each(|(range, rows, vals)| {
-        let mut at = 0;
+        let (mut at, mut scratch) = (0, Vec::new());
         index.block_neighbors(queries, range, &mut |j, nbs| {
-            let q = queries.sample(j);
-            for nb in nbs {
-                if let Some(v) = stored(nb, q, j) {
-                    rows[at] = I::from_usize(nb.index);
-                    vals[at] = v;
-                    at += 1;
-                }
-            }
+            stored(nbs, j, &mut scratch, &mut |i, v| {
+                rows[at] = I::from_usize(i);
+                vals[at] = v;
+                at += 1;
+            });
         });
         // The search and the kernel are deterministic: the second pass stores what the first counted.
         assert_eq!(at, rows.len(), "the two passes of the sparse assembly disagree");
@@ -335,11 +337,25 @@ pub(crate) fn assemble_parts<K: Kernel, I: RowIndex + Default>(
     (col_ptr, row_idx, values)
 }
 
-/// The value `k(x_i, q)` of the assembly's entry for neighbour `nb` (`x_i`) of query `q`: the kernel
-/// of the exact squared distance for a radial kernel, else the kernel on the two samples.
-#[inline]
-fn entry_value<K: Kernel>(k: &K, radial: bool, points: &Samples, nb: &Neighbor, q: SampleRef<'_>) -> f64 {
-    if radial { k.of_sq_dist(nb.sq_dist) } else { k.eval_ref(points.sample(nb.index), q) }
+/// The values `k(x_i, q)` of the assembly's entries for the neighbours `nbs` (the `x_i`) of query
+/// `q`, into `out` (cleared first): for a radial kernel the kernel of the exact squared distances
+/// in one vectorized batch ([`Kernel::apply_sq_dist`]: over a Gaussian base its `exp` is within a
+/// few ulp of [`Kernel::eval`]'s), else the kernel on the two samples.
+fn entry_values<K: Kernel>(
+    k: &K,
+    radial: bool,
+    points: &Samples,
+    nbs: &[Neighbor],
+    q: SampleRef<'_>,
+    out: &mut Vec<f64>,
+) {
+    out.clear();
+    if radial {
+        out.extend(nbs.iter().map(|nb| nb.sq_dist));
+        k.apply_sq_dist(out);
+    } else {
+        out.extend(nbs.iter().map(|nb| k.eval_ref(points.sample(nb.index), q)));
+    }
 }
 
 /// Whether the assembly stores an entry of value `v` (neighbour `nb` of query `j`): non-zero, or on
@@ -363,14 +379,18 @@ pub(crate) fn gram_column_into<K: Kernel>(
     let radial = k.profile() == Profile::SqDist;
     let points = index.points();
     index.point_neighbors_into(j, nbs);
-    let q = points.sample(j);
+    entry_values(k, radial, points, nbs, points.sample(j), vals);
     rows.clear();
-    vals.clear();
-    for nb in nbs.iter() {
-        let v = entry_value(k, radial, points, nb, q);
+    // The stored entries moved to the front of `vals` (`kept ≤ e`: each value is read before its slot
+    // is overwritten).
+    let mut kept = 0;
+    for e in 0..nbs.len() {
+        let (v, nb) = (vals[e], &nbs[e]);
         if is_stored(v, nb, j, true) {
             rows.push(nb.index);
-            vals.push(v);
+            vals[kept] = v;
+            kept += 1;
         }
     }
+    vals.truncate(kept);
 }

@@ -617,7 +617,40 @@ impl Grid {
     /// Appends the points with `r2 < c2` to `out`, in the order of [`Grid::visit`]. Each candidate is
     /// written and kept by advancing the length on the comparison, without a branch on it: about
     /// two candidates in three are rejected in no predictable pattern.
+    ///
+    /// The common dimensions take a copy of the loop with the dimension fixed, so that the distance
+    /// (the same [`sq_dist`], the same operations) is unrolled instead of looping over `d` per
+    /// candidate.
     fn query(&self, x: &[f64], c2: f64, out: &mut Vec<Neighbor>) {
+        match self.origin.len() {
+            1 => self.query_dim::<1>(x, c2, out),
+            2 => self.query_dim::<2>(x, c2, out),
+            3 => self.query_dim::<3>(x, c2, out),
+            4 => self.query_dim::<4>(x, c2, out),
+            _ => self.query_any(x, c2, out),
+        }
+    }
+
+    /// [`Grid::query`] in dimension `D` (`x` has `D` coordinates).
+    fn query_dim<const D: usize>(&self, x: &[f64], c2: f64, out: &mut Vec<Neighbor>) {
+        let xd: &[f64; D] = x.try_into().expect("the query has the grid's dimension");
+        self.runs(x, |run| {
+            let k0 = out.len();
+            out.resize(k0 + run.len(), Neighbor { index: 0, sq_dist: 0.0 });
+            let mut k = k0;
+            let pts = self.pts[run.start * D..run.end * D].chunks_exact(D);
+            for (p, &index) in pts.zip(&self.order[run]) {
+                let p: &[f64; D] = p.try_into().expect("chunks of D coordinates");
+                let r2 = sq_dist(xd, p);
+                out[k] = Neighbor { index, sq_dist: r2 };
+                k += usize::from(r2 < c2);
+            }
+            out.truncate(k);
+        });
+    }
+
+    /// [`Grid::query`] in any dimension.
+    fn query_any(&self, x: &[f64], c2: f64, out: &mut Vec<Neighbor>) {
         let d = self.origin.len();
         self.runs(x, |run| {
             let mut k = out.len();

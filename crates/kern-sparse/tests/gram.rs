@@ -1,4 +1,6 @@
-//! The sparse K_C equals the dense CompactlySupported Gram matrix entry by entry.
+//! The sparse K_C equals the dense CompactlySupported Gram matrix entry by entry: bit for bit the
+//! dense matrix of the direct path (small `d`: exact squared distances, then the kernel's batch
+//! values, as the sparse assembly), and to rounding the pairwise and GEMM ones.
 
 mod common;
 
@@ -39,10 +41,14 @@ proptest! {
     ) {
         let x = common::uniform(n, d, 1.0, seed);
         let k = common::cs_gauss(0.6, c, d);
-        let dense = gram_with(&k, &x, GramPath::Pairwise).unwrap();
+        // d < 7: the direct path.
+        let dense = gram_with(&k, &x, GramPath::Auto).unwrap();
+        let pairwise = gram_with(&k, &x, GramPath::Pairwise).unwrap();
         for m in [SearchMethod::Auto, SearchMethod::Grid, SearchMethod::Scan, SearchMethod::Brute] {
             let g = sparse_gram_with(&k, &x, GramOptions { search: m }).unwrap();
             assert_equals_dense(g.matrix(), &dense, 0.0);
+            // The pairwise path's scalar `exp` is within a few ulp of the batch one.
+            assert_equals_dense(g.matrix(), &pairwise, 1e-15);
             // Diagonal always present, matrix exactly symmetric.
             for j in 0..n {
                 prop_assert!(g.matrix().get_entry(j, j).is_some());
@@ -69,8 +75,10 @@ fn cross_gram_equals_dense() {
     let y = common::uniform(70, 2, 1.2, 12);
     let k = common::cs_gauss(0.5, 0.3, 2);
     let s = sparse_cross_gram(&k, &x, &y).unwrap();
-    let dense = cross_gram_with(&k, &x, &y, GramPath::Pairwise).unwrap();
+    let dense = cross_gram_with(&k, &x, &y, GramPath::Auto).unwrap();
     assert_equals_dense(&s, &dense, 0.0);
+    let pairwise = cross_gram_with(&k, &x, &y, GramPath::Pairwise).unwrap();
+    assert_equals_dense(&s, &pairwise, 1e-15);
 }
 
 #[test]

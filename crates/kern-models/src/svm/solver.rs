@@ -890,7 +890,17 @@ impl<Q: QMatrix> Solver<Q> {
         let (dai, daj) = (ai - old_ai, aj - old_aj);
         if self.sparse {
             let (qi, qj) = (sparse_col(&self.q, i), sparse_col(&self.q, j));
-            SparseColumn::add_pair(&qi, dai, &qj, daj, &mut self.g[..len]);
+            wss_tree::add_pair_keyed(
+                self.trees.as_mut(),
+                &self.y,
+                &self.up_pen,
+                &self.low_pen,
+                &qi,
+                dai,
+                &qj,
+                daj,
+                &mut self.g[..len],
+            );
             let (ui, uj) = (self.status[i] == UPPER, self.status[j] == UPPER);
             self.update_status(i);
             self.update_status(j);

@@ -897,6 +897,41 @@ impl SparseColumn<'_> {
     /// column only adds `x·da + 0·db`, as the dense loop does with the other column's zero). Both
     /// columns must come from the same [`SignedColumns`].
     pub fn add_pair(a: &Self, da: f64, b: &Self, db: f64, g: &mut [f64]) {
+        Self::add_pair_then(a, da, b, db, g, |_, _| {});
+    }
+
+    /// [`SparseColumn::add_pair`], calling `then(p, g[p])` right after each position's update (every
+    /// `p < g.len()` where `a` or `b` is nonzero, once, in increasing row order): a caller that keeps
+    /// something derived from `g` at the updated positions brings it up to date in the same pass,
+    /// while the entry is at hand.
+    ///
+    /// ```
+    /// use kern_core::{CompactlySupported, Gaussian, Samples};
+    /// use kern_sparse::kmatrix::{Precomputed, SignedColumns, SparseColumn};
+    /// use kern_sparse::GramMatrix;
+    /// let x = Samples::from_rows(&[[0.0], [0.5], [3.0], [3.4]])?;
+    /// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+    /// let GramMatrix::Sparse(kc) = GramMatrix::sparse(&k, &x)? else { unreachable!() };
+    /// let pre = Precomputed::Sparse(std::sync::Arc::new(kc));
+    /// let q = SignedColumns::new(&k, &x, vec![0, 1, 2, 3], vec![1.0, -1.0, 1.0, 1.0], Some(pre));
+    /// let (a, b) = (q.sparse_column(0).unwrap(), q.sparse_column(3).unwrap());
+    /// let (mut g, mut h) = ([1.0; 4], [1.0; 4]);
+    /// let mut seen = Vec::new();
+    /// SparseColumn::add_pair_then(&a, 0.5, &b, -2.0, &mut g, |p, gp| seen.push((p, gp)));
+    /// SparseColumn::add_pair(&a, 0.5, &b, -2.0, &mut h);
+    /// assert_eq!(g, h);
+    /// // Every position of either column, once, with its updated entry.
+    /// assert_eq!(seen, vec![(0, g[0]), (1, g[1]), (2, g[2]), (3, g[3])]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_pair_then(
+        a: &Self,
+        da: f64,
+        b: &Self,
+        db: f64,
+        g: &mut [f64],
+        mut then: impl FnMut(usize, f64),
+    ) {
         let len = g.len();
         // `x`, `y`: the `K_C` values of the two columns at row `r` (`None`: not a neighbour, a zero
         // entry as in the dense column).
@@ -908,6 +943,7 @@ impl SparseColumn<'_> {
                     let qa = x.map_or(0.0, |x| sp * a.sj * x);
                     let qb = y.map_or(0.0, |y| sp * b.sj * y);
                     g[p] += qa * da + qb * db;
+                    then(p, g[p]);
                 }
             }
         };

@@ -169,28 +169,35 @@ impl Trees {
     }
 }
 
-/// Writes `key(t)` at the active positions (`t < n`) among the nonzeros of `cols` and at `ends`, then
-/// settles the tree.
-fn refresh(
-    tree: &mut MaxTree,
-    cols: [&SparseColumn<'_>; 2],
-    ends: [usize; 2],
-    n: usize,
-    key: impl Fn(usize) -> f64,
+/// `G += Q_i Δα_i + Q_j Δα_j` at the neighbours of `i` and `j` ([`SparseColumn::add_pair`], over
+/// `g`, the active length) and, when `trees` follow the state, each updated position's keys
+/// (`u_t − y_t G_t`, `y_t G_t + l_t`, as [`keys`]) written in the same pass, its `G_t` at hand. These
+/// are every key the step changes but those of `i` and `j`, whose statuses (`u`, `l`) change after
+/// the update: [`Solver::trees_after_step`] writes them and settles. The masked neighbours of `i` are
+/// among the updated positions, so the pass also restores them.
+#[allow(clippy::too_many_arguments)] // the solver's fields the pass reads, borrowed apart from the columns
+pub(super) fn add_pair_keyed(
+    trees: Option<&mut Trees>,
+    y: &[f64],
+    up_pen: &[f64],
+    low_pen: &[f64],
+    qi: &SparseColumn<'_>,
+    dai: f64,
+    qj: &SparseColumn<'_>,
+    daj: f64,
+    g: &mut [f64],
 ) {
-    for col in cols {
-        col.for_each(|p, _| {
-            if p < n {
-                tree.write(p, key(p));
-            }
-        });
-    }
-    for t in ends {
-        if t < n {
-            tree.write(t, key(t));
+    match trees {
+        Some(tr) if !tr.dirty => {
+            let (up, low) = (&mut tr.up, &mut tr.low);
+            SparseColumn::add_pair_then(qi, dai, qj, daj, g, |t, gt| {
+                // The operands and operations of `keys`.
+                up.write(t, up_pen[t] - y[t] * gt);
+                low.write(t, y[t] * gt + low_pen[t]);
+            });
         }
+        _ => SparseColumn::add_pair(qi, dai, qj, daj, g),
     }
-    tree.settle();
 }
 
 /// The keys of position `t` below the active length `n`: `u_t − y_t G_t` (up tree) and
@@ -208,11 +215,12 @@ impl<Q: QMatrix> Solver<Q> {
         }
     }
 
-    /// After the step on `(i, j)`: `G` changed at the neighbours of `i` and `j`, the statuses at `i`
-    /// and `j`; their leaves (and the masked neighbours of `i`, a subset) take their keys again, in
-    /// one batch per tree. With [`Trees::par`] the two trees are updated on two threads (disjoint
-    /// data, the same writes: the trees do not depend on the split), and the up tree's side then
-    /// computes the column of its new root — the next selection's `i` — while the low tree settles.
+    /// After the step on `(i, j)` and its gradient update by [`add_pair_keyed`], which wrote the keys
+    /// of the neighbours of `i` and `j` (the masked neighbours of `i` among them): the keys of `i` and
+    /// `j` are written again (their statuses changed after the update), and the written leaves
+    /// settle. With [`Trees::par`] the two trees settle on two threads (disjoint data: the trees do
+    /// not depend on the split), and the up tree's side then computes the column of its new root —
+    /// the next selection's `i` — while the low tree settles.
     pub(super) fn trees_after_step(&mut self, i: usize, j: usize) {
         let Some(tr) = &mut self.trees else { return };
         tr.masked = None;
@@ -221,34 +229,27 @@ impl<Q: QMatrix> Solver<Q> {
         }
         let (y, g, up_pen, low_pen, n) = (&self.y, &self.g, &self.up_pen, &self.low_pen, self.active);
         let q = &self.q;
-        let (qi, qj) = (sparse_col(q, i), sparse_col(q, j));
         let Trees { up, low, par, .. } = tr;
-        let key = |t: usize| keys(y, g, up_pen, low_pen, n, t);
+        for t in [i, j] {
+            if t < n {
+                let (ku, kl) = keys(y, g, up_pen, low_pen, n, t);
+                up.write(t, ku);
+                low.write(t, kl);
+            }
+        }
         if *par {
             rayon::join(
                 || {
-                    refresh(up, [&qi, &qj], [i, j], n, |t| key(t).0);
+                    up.settle();
                     let (v, next) = up.max();
                     if v > f64::NEG_INFINITY {
                         // Computed (and cached) now; the selection finds it in the cache.
                         drop(sparse_col(q, next));
                     }
                 },
-                || refresh(low, [&qi, &qj], [i, j], n, |t| key(t).1),
+                || low.settle(),
             );
         } else {
-            // One pass for both trees.
-            let mut both = |t: usize| {
-                if t < n {
-                    let (ku, kl) = key(t);
-                    up.write(t, ku);
-                    low.write(t, kl);
-                }
-            };
-            qi.for_each(|p, _| both(p));
-            qj.for_each(|p, _| both(p));
-            both(i);
-            both(j);
             up.settle();
             low.settle();
         }
