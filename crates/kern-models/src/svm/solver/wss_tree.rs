@@ -31,11 +31,13 @@
 //! so do the iterates.
 //!
 //! The keys a step changes (the neighbours of `i` and `j`; in the cells' order a few runs of
-//! consecutive positions) are written first; then each written leaf of [`LEAF`] keys is rescanned and
-//! the ancestors recomputed level by level, a node passing the change up only when its winner (key and
-//! position) changed: keys in one leaf share its scan, and written leaves share their parents' work.
-//! On wide columns ([`use_two_threads`]) the two trees are updated on two threads, and the columns the
-//! next selection and step will most likely read are computed meanwhile.
+//! consecutive positions) are written by the gradient update's pass, each right after its `G_t`
+//! ([`add_pair_keyed`]), and those of `i` and `j` after their statuses; then each written leaf of
+//! [`LEAF`] keys is rescanned and the ancestors recomputed level by level, a node passing the change
+//! up only when its winner (key and position) changed: keys in one leaf share its scan, and written
+//! leaves share their parents' work. On wide columns ([`use_two_threads`]) the two trees settle on
+//! two threads, and the columns the next selection and step will most likely read are computed
+//! meanwhile.
 //!
 //! **Shrinking.** A solver with trees does not shrink (`Solver::solve`). Shrinking pays off where an
 //! iteration costs the active length (the scans); here it costs the neighbours of the pair whatever
@@ -105,15 +107,21 @@ fn par_override() -> Option<bool> {
     None
 }
 
-/// Average neighbours per column from which the tree updates are split across two threads.
+/// Average neighbours per column from which the trees' settling and masking are split across two
+/// threads.
+///
+/// Since the keys are written in the gradient pass (serial), the split keeps only the settling, the
+/// masking and the computation of the next `i`'s column beside them; at n = 1,000,000 one thread and
+/// two gave the same wall time within the noise (154.6 s against 147.8–162.0 s), so the threshold
+/// stayed.
 ///
 /// Measured (preliminary, loaded machine): on green-red n = 200,000 (≈ 380 neighbours) two threads
 /// took more CPU and more wall time than one, so that size stays serial; n = 1,000,000 (≈ 1,900)
 /// splits. Between the two the threshold is not measured.
 pub(crate) const PAR_MIN_NEIGHBOURS: u128 = 1024;
 
-/// Whether a tree selection on `l` variables with `nnz` structural nonzeros splits its updates across
-/// two threads ([`Trees::par`]): with at least two threads in the pool and at least
+/// Whether a tree selection on `l` variables with `nnz` structural nonzeros splits its settling and
+/// masking across two threads ([`Trees::par`]): with at least two threads in the pool and at least
 /// [`PAR_MIN_NEIGHBOURS`] neighbours per column on average. Each split is a hand-off to the other
 /// worker (a few microseconds, more when it has gone to sleep); the halves are about
 /// `neighbours × levels` dependent tree steps each, so small columns keep the serial updates. The
@@ -139,11 +147,11 @@ pub(super) struct Trees {
     /// The keys no longer follow the state (shrinking, unshrinking, a face step): rebuild before use.
     dirty: bool,
     /// The `i` whose neighbours are masked in the low tree since the last selection (restored by the
-    /// step's refresh, or before the next selection).
+    /// step's gradient pass, or before the next selection).
     masked: Option<usize>,
     /// The constant diagonal `Q_tt`.
     k0: f64,
-    /// Split each selection's masking and each step's tree updates across two threads of the rayon
+    /// Split each selection's masking and each step's settling across two threads of the rayon
     /// pool ([`use_two_threads`]); the solver then runs its loop on a worker of the pool.
     pub(super) par: bool,
 }
