@@ -199,9 +199,9 @@ pub(super) fn add_pair_keyed(
         Some(tr) if !tr.dirty => {
             let (up, low) = (&mut tr.up, &mut tr.low);
             SparseColumn::add_pair_then(qi, dai, qj, daj, g, |t, gt| {
-                // The operands and operations of `keys`.
-                up.write(t, up_pen[t] - y[t] * gt);
-                low.write(t, y[t] * gt + low_pen[t]);
+                let (ku, kl) = keys_of(y, up_pen, low_pen, t, gt);
+                up.write(t, ku);
+                low.write(t, kl);
             });
         }
         _ => SparseColumn::add_pair(qi, dai, qj, daj, g),
@@ -212,7 +212,13 @@ pub(super) fn add_pair_keyed(
 /// `y_t G_t + l_t` (low tree), the operands and operations of the scans; `−∞` at and beyond `n`.
 #[inline]
 fn keys(y: &[f64], g: &[f64], up: &[f64], low: &[f64], n: usize, t: usize) -> (f64, f64) {
-    if t < n { (up[t] - y[t] * g[t], y[t] * g[t] + low[t]) } else { (f64::NEG_INFINITY, f64::NEG_INFINITY) }
+    if t < n { keys_of(y, up, low, t, g[t]) } else { (f64::NEG_INFINITY, f64::NEG_INFINITY) }
+}
+
+/// The keys of an active position `t` whose gradient entry is `gt` ([`keys`]).
+#[inline]
+fn keys_of(y: &[f64], up: &[f64], low: &[f64], t: usize, gt: f64) -> (f64, f64) {
+    (up[t] - y[t] * gt, y[t] * gt + low[t])
 }
 
 impl<Q: QMatrix> Solver<Q> {
