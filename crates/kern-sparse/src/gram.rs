@@ -13,6 +13,7 @@ use kern_core::{Kernel, Profile, SampleRef, Samples};
 use nalgebra_sparse::CscMatrix;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// Storage and sparsity figures of a sparse Gram matrix (paper §2 and eq. 7).
 ///
@@ -376,9 +377,61 @@ pub(crate) fn gram_column_into<K: Kernel>(
     rows: &mut Vec<usize>,
     vals: &mut Vec<f64>,
 ) {
+    index.point_neighbors_into(j, nbs);
+    stored_entries(k, index, j, nbs, rows, vals);
+}
+
+/// Neighbours a column needs before [`gram_column_halves_into`] computes its values in two halves.
+pub(crate) const HALVES_MIN_NEIGHBOURS: usize = 512;
+
+/// The second half's scratch of [`gram_column_halves_into`].
+#[derive(Debug, Default)]
+pub(crate) struct HalvesScratch {
+    nbs: Vec<Neighbor>,
+    runs: Vec<Range<usize>>,
+    rows: Vec<usize>,
+    vals: Vec<f64>,
+}
+
+/// [`gram_column_into`] with its work in two halves on two threads of the pool: the neighbour search
+/// over two parts of the grid's candidates, then the values and the stored entries of each half of
+/// the neighbours, when the column has at least [`HALVES_MIN_NEIGHBOURS`] of them. The search finds
+/// the same neighbours (sorted by index after), and each value depends on its neighbour only, so the
+/// column is the same, bit for bit.
+pub(crate) fn gram_column_halves_into<K: Kernel>(
+    k: &K,
+    index: &NeighborIndex,
+    j: usize,
+    nbs: &mut Vec<Neighbor>,
+    (rows, vals): (&mut Vec<usize>, &mut Vec<f64>),
+    second: &mut HalvesScratch,
+) {
+    let HalvesScratch { nbs: nbs2, runs, rows: rows2, vals: vals2 } = second;
+    index.point_neighbors_halves_into(j, HALVES_MIN_NEIGHBOURS, nbs, (nbs2, runs));
+    if nbs.len() < HALVES_MIN_NEIGHBOURS {
+        return stored_entries(k, index, j, nbs, rows, vals);
+    }
+    let (a, b) = nbs.split_at(crate::kmatrix::caller_share(nbs.len()));
+    rayon::join(
+        || stored_entries(k, index, j, a, rows, vals),
+        || stored_entries(k, index, j, b, rows2, vals2),
+    );
+    rows.extend_from_slice(rows2);
+    vals.extend_from_slice(vals2);
+}
+
+/// The entries of column `j` that the symmetric assembly stores among the neighbours `nbs` (sorted by
+/// index), into `rows`/`vals` (cleared first).
+fn stored_entries<K: Kernel>(
+    k: &K,
+    index: &NeighborIndex,
+    j: usize,
+    nbs: &[Neighbor],
+    rows: &mut Vec<usize>,
+    vals: &mut Vec<f64>,
+) {
     let radial = k.profile() == Profile::SqDist;
     let points = index.points();
-    index.point_neighbors_into(j, nbs);
     entry_values(k, radial, points, nbs, points.sample(j), vals);
     rows.clear();
     // The stored entries moved to the front of `vals` (`kept ≤ e`: each value is read before its slot

@@ -381,6 +381,26 @@ impl NeighborIndex {
         Ok(blocks.into_iter().flatten().collect())
     }
 
+    /// [`NeighborIndex::point_neighbors_into`] with the grid's runs in two parts scanned on two
+    /// threads of the pool when they hold at least `min` candidates ([`Grid::query_halves`]; `scratch`:
+    /// the second part's points and the runs). The same neighbours, sorted by index.
+    pub(crate) fn point_neighbors_halves_into(
+        &self,
+        q: usize,
+        min: usize,
+        out: &mut Vec<Neighbor>,
+        scratch: (&mut Vec<Neighbor>, &mut Vec<Range<usize>>),
+    ) {
+        match &self.grid {
+            Some(g) if self.method != SearchMethod::Scan => {
+                out.clear();
+                g.query_halves(self.points.row(q), self.c2, min, out, scratch);
+                out.sort_unstable_by_key(|nb| nb.index);
+            }
+            _ => self.point_neighbors_into(q, out),
+        }
+    }
+
     /// The neighbours of indexed point `q` into `out` (cleared first, sorted by index): the list
     /// [`Self::block_neighbors`] gives for it as a query, by the same search, without a buffer of its
     /// own (a column of `K_C` computed on demand).
@@ -614,54 +634,98 @@ impl Grid {
         &self.keys[c * d..(c + 1) * d]
     }
 
-    /// Appends the points with `r2 < c2` to `out`, in the order of [`Grid::visit`]. Each candidate is
-    /// written and kept by advancing the length on the comparison, without a branch on it: about
-    /// two candidates in three are rejected in no predictable pattern.
+    /// Appends the points with `r2 < c2` to `out`, in the order of [`Grid::visit`] ([`Grid::scan_run`]
+    /// over the runs of [`Grid::runs`]).
+    fn query(&self, x: &[f64], c2: f64, out: &mut Vec<Neighbor>) {
+        self.runs(x, |run| self.scan_run(x, c2, run, out));
+    }
+
+    /// [`Grid::query`] with the runs in two parts of about equal length, each scanned on its own
+    /// thread of the pool: the first part's points go to `out`, the second's to `out2`, then after
+    /// them in `out` (the same points as [`Grid::query`]; `runs` is scratch). Runs shorter than
+    /// `min` candidates in all are scanned on the calling thread.
+    fn query_halves(
+        &self,
+        x: &[f64],
+        c2: f64,
+        min: usize,
+        out: &mut Vec<Neighbor>,
+        (out2, runs): (&mut Vec<Neighbor>, &mut Vec<Range<usize>>),
+    ) {
+        runs.clear();
+        self.runs(x, |run| runs.push(run));
+        let total: usize = runs.iter().map(|r| r.len()).sum();
+        let mut acc = 0;
+        let k = if total < min {
+            runs.len()
+        } else {
+            runs.iter()
+                .take_while(|r| {
+                    acc += r.len();
+                    acc <= crate::kmatrix::caller_share(total)
+                })
+                .count()
+        };
+        let (first, second) = runs.split_at(k);
+        out2.clear();
+        let scan = |rs: &[Range<usize>], out: &mut Vec<Neighbor>| {
+            for r in rs {
+                self.scan_run(x, c2, r.clone(), out);
+            }
+        };
+        if second.is_empty() || first.is_empty() {
+            return scan(runs, out);
+        }
+        rayon::join(|| scan(first, out), || scan(second, out2));
+        out.extend_from_slice(out2);
+    }
+
+    /// Appends the points of `run` with `r2 < c2` to `out`. Each candidate is written and kept by
+    /// advancing the length on the comparison, without a branch on it: about two candidates in three
+    /// are rejected in no predictable pattern.
     ///
     /// The common dimensions take a copy of the loop with the dimension fixed, so that the distance
     /// (the same [`sq_dist`], the same operations) is unrolled instead of looping over `d` per
     /// candidate.
-    fn query(&self, x: &[f64], c2: f64, out: &mut Vec<Neighbor>) {
+    #[inline]
+    fn scan_run(&self, x: &[f64], c2: f64, run: Range<usize>, out: &mut Vec<Neighbor>) {
         match self.origin.len() {
-            1 => self.query_dim::<1>(x, c2, out),
-            2 => self.query_dim::<2>(x, c2, out),
-            3 => self.query_dim::<3>(x, c2, out),
-            4 => self.query_dim::<4>(x, c2, out),
-            _ => self.query_any(x, c2, out),
+            1 => self.scan_run_dim::<1>(x, c2, run, out),
+            2 => self.scan_run_dim::<2>(x, c2, run, out),
+            3 => self.scan_run_dim::<3>(x, c2, run, out),
+            4 => self.scan_run_dim::<4>(x, c2, run, out),
+            _ => self.scan_run_any(x, c2, run, out),
         }
     }
 
-    /// [`Grid::query`] in dimension `D` (`x` has `D` coordinates).
-    fn query_dim<const D: usize>(&self, x: &[f64], c2: f64, out: &mut Vec<Neighbor>) {
+    /// [`Grid::scan_run`] in dimension `D` (`x` has `D` coordinates).
+    #[inline]
+    fn scan_run_dim<const D: usize>(&self, x: &[f64], c2: f64, run: Range<usize>, out: &mut Vec<Neighbor>) {
         let xd: &[f64; D] = x.try_into().expect("the query has the grid's dimension");
-        self.runs(x, |run| {
-            let k0 = out.len();
-            out.resize(k0 + run.len(), Neighbor { index: 0, sq_dist: 0.0 });
-            let mut k = k0;
-            let pts = self.pts[run.start * D..run.end * D].chunks_exact(D);
-            for (p, &index) in pts.zip(&self.order[run]) {
-                let p: &[f64; D] = p.try_into().expect("chunks of D coordinates");
-                let r2 = sq_dist(xd, p);
-                out[k] = Neighbor { index, sq_dist: r2 };
-                k += usize::from(r2 < c2);
-            }
-            out.truncate(k);
-        });
+        let k0 = out.len();
+        out.resize(k0 + run.len(), Neighbor { index: 0, sq_dist: 0.0 });
+        let mut k = k0;
+        let pts = self.pts[run.start * D..run.end * D].chunks_exact(D);
+        for (p, &index) in pts.zip(&self.order[run]) {
+            let p: &[f64; D] = p.try_into().expect("chunks of D coordinates");
+            let r2 = sq_dist(xd, p);
+            out[k] = Neighbor { index, sq_dist: r2 };
+            k += usize::from(r2 < c2);
+        }
+        out.truncate(k);
     }
 
-    /// [`Grid::query`] in any dimension.
-    fn query_any(&self, x: &[f64], c2: f64, out: &mut Vec<Neighbor>) {
+    /// [`Grid::scan_run`] in any dimension.
+    fn scan_run_any(&self, x: &[f64], c2: f64, run: Range<usize>, out: &mut Vec<Neighbor>) {
         let d = self.origin.len();
-        self.runs(x, |run| {
-            let mut k = out.len();
-            out.resize(k + run.len(), Neighbor { index: 0, sq_dist: 0.0 });
-            for pos in run {
-                let r2 = sq_dist(x, &self.pts[pos * d..(pos + 1) * d]);
-                out[k] = Neighbor { index: self.order[pos], sq_dist: r2 };
-                k += usize::from(r2 < c2);
-            }
-            out.truncate(k);
-        });
+        let mut k = out.len();
+        out.resize(k + run.len(), Neighbor { index: 0, sq_dist: 0.0 });
+        for pos in run {
+            let r2 = sq_dist(x, &self.pts[pos * d..(pos + 1) * d]);
+            out[k] = Neighbor { index: self.order[pos], sq_dist: r2 };
+            k += usize::from(r2 < c2);
+        }
+        out.truncate(k);
     }
 
     /// Calls `f(original index, r2)` for every point with `r2 < c2`.

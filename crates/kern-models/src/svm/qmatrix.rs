@@ -42,6 +42,9 @@ pub(crate) trait QMatrix: Sync + Send {
     fn sparse_nnz(&self) -> Option<usize> {
         None
     }
+    /// Sparse columns computed on demand split their values across two threads of the pool (`on`),
+    /// for a solver whose loop keeps another worker ready; the same columns either way.
+    fn split_columns(&self, _on: bool) {}
     /// Computes full columns at once: each `(j, out)` receives column `j` (length `l`). The blocked pass
     /// of the blocked solver: one rayon task per column (a long column also splits itself).
     fn fill_columns(&self, jobs: Vec<(usize, &mut [f64])>) {
@@ -90,6 +93,9 @@ impl<K: Kernel> QMatrix for SignedColumns<'_, K> {
     }
     fn sparse_nnz(&self) -> Option<usize> {
         SignedColumns::sparse_nnz(self)
+    }
+    fn split_columns(&self, on: bool) {
+        SignedColumns::split_columns(self, on)
     }
 }
 

@@ -14,6 +14,7 @@ use super::cache::ColumnCache;
 use super::progress::Ticker;
 use super::qmatrix::{QMatrix, use_sparse_columns};
 use kern_sparse::kmatrix::SparseColumn;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 mod blocked;
 mod face;
@@ -383,6 +384,9 @@ pub(crate) struct Solver<Q: QMatrix> {
     alpha: Vec<f64>,
     status: Vec<u8>,
     g: Vec<f64>,
+    /// `Ḡ_t = Σ_{α_j = C_j} C_j Q_tj`, read only to rebuild `G` after shrinking
+    /// ([`Solver::reconstruct_gradient`]). Solvers on sparse columns keep it only when they shrink
+    /// (never with the trees: one column pass saved per bound crossed).
     g_bar: Vec<f64>,
     qd: Vec<f64>,
     /// Original index of each position.
@@ -536,7 +540,7 @@ impl<Q: QMatrix> Solver<Q> {
                     let col = sparse_col(&self.q, i);
                     let a = self.alpha[i];
                     col.for_each(|p, v| self.g[p] += a * v);
-                    if self.status[i] == UPPER {
+                    if self.opts.shrinking && self.status[i] == UPPER {
                         let ci = self.c[i];
                         col.for_each(|p, v| self.g_bar[p] += ci * v);
                     }
@@ -707,7 +711,21 @@ impl<Q: QMatrix> Solver<Q> {
     }
 
     fn run(self) -> Solution {
-        if self.trees.as_ref().is_some_and(|t| t.par) || self.par {
+        if self.trees.as_ref().is_some_and(|t| t.par) {
+            // The tree steps split three times per iteration of about a hundred microseconds: a
+            // worker that went to sleep between them would have to be woken each time. Another
+            // worker stays in the loop's scope instead, running the halves as they come (`serve`).
+            // Wide columns computed on demand split their values too.
+            let done = AtomicBool::new(false);
+            self.q.split_columns(true);
+            return rayon::scope(|s| {
+                s.spawn(|_| serve(&done));
+                let solution = self.run_loop();
+                done.store(true, Ordering::Release);
+                solution
+            });
+        }
+        if self.par {
             // The tree updates or the dense passes are split across two threads (`wss_tree`,
             // `Solver::par`): the loop runs on a worker of the pool, so that each split hands half to
             // the other worker instead of waking this thread twice per iteration. (On a worker
@@ -905,7 +923,7 @@ impl<Q: QMatrix> Solver<Q> {
             self.update_status(i);
             self.update_status(j);
             for (k, was_upper) in [(i, ui), (j, uj)] {
-                if was_upper != (self.status[k] == UPPER) {
+                if self.opts.shrinking && was_upper != (self.status[k] == UPPER) {
                     let ck = if was_upper { -self.c[k] } else { self.c[k] };
                     sparse_col(&self.q, k).for_each(|p, v| self.g_bar[p] += ck * v);
                 }
@@ -1269,6 +1287,16 @@ impl<Q: QMatrix> Solver<Q> {
     fn calculate_rho(&self) -> f64 {
         let n = self.active;
         rho_of(&self.y[..n], &self.g[..n], &self.alpha[..n], &self.c[..n])
+    }
+}
+
+/// Runs the jobs of the pool (the halves of a solver loop's splits) until `done`, polling between
+/// them instead of sleeping: a split then starts on this worker within a poll, not a wake-up.
+fn serve(done: &AtomicBool) {
+    while !done.load(Ordering::Acquire) {
+        if rayon::yield_now() != Some(rayon::Yield::Executed) {
+            std::hint::spin_loop();
+        }
     }
 }
 

@@ -65,8 +65,9 @@ enum Source {
     /// Gather from a precomputed dense Gram matrix.
     Dense(Arc<Mat<f64>>),
     /// Scatter the neighbours of the column's sample (zeros elsewhere). `pos[v]` is the position of
-    /// variable `v`; variable `v` refers to sample `v mod n`.
-    Sparse { kc: Kc, pos: Vec<usize>, var: Vec<usize> },
+    /// variable `v`; variable `v` refers to sample `v mod n`. `ordered`: no positions were swapped, so
+    /// `pos` is the identity and positions increase with rows.
+    Sparse { kc: Kc, pos: Vec<usize>, var: Vec<usize>, ordered: bool },
 }
 
 /// Where the columns of a sparse `K_C` come from.
@@ -362,15 +363,19 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         let l = sample.len();
         let source = match pre {
             Some(Precomputed::Dense(g)) => Source::Dense(g),
-            Some(Precomputed::Sparse(g)) => {
-                Source::Sparse { kc: Kc::Stored(g), pos: (0..l).collect(), var: (0..l).collect() }
-            }
+            Some(Precomputed::Sparse(g)) => Source::Sparse {
+                kc: Kc::Stored(g),
+                pos: (0..l).collect(),
+                var: (0..l).collect(),
+                ordered: true,
+            },
             Some(Precomputed::OnDemand { kc, cache_bytes }) => {
                 let lru = Box::new(Mutex::new(ColumnLru::new(kc.n(), cache_bytes)));
                 Source::Sparse {
                     kc: Kc::OnDemand { od: kc, lru },
                     pos: (0..l).collect(),
                     var: (0..l).collect(),
+                    ordered: true,
                 }
             }
             None => Source::Eval,
@@ -706,19 +711,57 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
     /// Column `j` as its nonzeros ([`SparseColumn`]) when the columns come from a precomputed sparse
     /// `K_C`, else `None`.
     pub fn sparse_column(&self, j: usize) -> Option<SparseColumn<'_>> {
-        let Source::Sparse { kc, pos, var } = &self.source else {
+        let Source::Sparse { kc, pos, var, ordered } = &self.source else {
             return None;
         };
         let n = kc.n();
+        let entries = self.kc_column(kc, self.sample[j], true);
+        let hi = entries.rows().len();
+        let copies = self.sign.len() / n.max(1);
         Some(SparseColumn {
-            entries: self.kc_column(kc, self.sample[j], true),
+            entries,
+            lo: 0,
+            hi,
             pos,
             var,
             sign: &self.sign,
             sj: self.sign[j],
             n,
-            copies: self.sign.len() / n.max(1),
+            copies,
+            ordered: *ordered && copies == 1,
         })
+    }
+
+    /// From now on, sparse columns computed on demand compute the values of each wide column (at
+    /// least 512 neighbours) in two halves on two threads of the rayon pool (`on`), or on the calling
+    /// thread only (the default). The columns are the same either way; the halves pay when another
+    /// worker of the pool is waiting for work, as in a solver that splits its own steps.
+    /// Other sources ignore it.
+    ///
+    /// ```
+    /// use kern_core::{CompactlySupported, Gaussian, Samples};
+    /// use kern_sparse::kmatrix::{Precomputed, SignedColumns, SparseOnDemand};
+    /// let rows: Vec<[f64; 1]> = (0..2000).map(|t| [t as f64 * 1e-4]).collect();
+    /// let x = Samples::from_rows(&rows)?;
+    /// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+    /// let od = std::sync::Arc::new(SparseOnDemand::new(&k, &x)?);
+    /// let pre = || Some(Precomputed::OnDemand { kc: od.clone(), cache_bytes: 0 });
+    /// let (one, two) = (
+    ///     SignedColumns::new(&k, &x, (0..2000).collect(), vec![1.0; 2000], pre()),
+    ///     SignedColumns::new(&k, &x, (0..2000).collect(), vec![1.0; 2000], pre()),
+    /// );
+    /// two.split_columns(true);
+    /// let (mut a, mut b) = (Vec::new(), Vec::new());
+    /// one.sparse_column(7).unwrap().for_each(|p, v| a.push((p, v.to_bits())));
+    /// two.sparse_column(7).unwrap().for_each(|p, v| b.push((p, v.to_bits())));
+    /// assert_eq!(a.len(), 2000);
+    /// assert_eq!(a, b);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn split_columns(&self, on: bool) {
+        if let Source::Sparse { kc: Kc::OnDemand { lru, .. }, .. } = &self.source {
+            lru.lock().unwrap_or_else(|e| e.into_inner()).set_halves(on);
+        }
     }
 
     /// Structural nonzeros of the whole `Q` when the columns come from a precomputed sparse `K_C`
@@ -772,7 +815,8 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         if let Some(inv) = &mut self.inverted {
             inv.var.swap(i, j);
         }
-        if let Source::Sparse { pos, var, .. } = &mut self.source {
+        if let Source::Sparse { pos, var, ordered, .. } = &mut self.source {
+            *ordered = false;
             var.swap(i, j);
             pos[var[i]] = i;
             pos[var[j]] = j;
@@ -802,6 +846,19 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
     }
 }
 
+/// The calling thread's share, in sixteenths, of work split in two parts between it and another
+/// worker of the pool ([`SparseColumn::parts`], and the halves of a column computed on demand
+/// ([`SignedColumns::split_columns`])). More than half: the other part waits to be taken by the other
+/// worker, and a caller that finishes first waits for it (measured on green-red n = 1,000,000 with a
+/// compact kernel: equal halves left the calling thread waiting in most splits).
+pub const CALLER_SIXTEENTHS: usize = 9;
+
+/// The calling thread's part of `n` items ([`CALLER_SIXTEENTHS`], rounded down).
+#[inline]
+pub(crate) fn caller_share(n: usize) -> usize {
+    n * CALLER_SIXTEENTHS / 16
+}
+
 /// One column of `Q` from a sparse `K_C` (compact support), as its nonzeros: the neighbours of the
 /// column's sample within the support radius, in the row order of `K_C`, mapped to solver positions.
 /// Memory is `O(nnz)` of the column (a view into the shared `K_C`, nothing copied, or a shared column
@@ -829,6 +886,10 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
 #[derive(Clone)]
 pub struct SparseColumn<'c> {
     entries: Entries<'c>,
+    /// The part of `entries` this column holds (all of them, or a part from
+    /// [`SparseColumn::parts`] or [`SparseColumn::split_at_position`]).
+    lo: usize,
+    hi: usize,
     pos: &'c [usize],
     var: &'c [usize],
     sign: &'c [f64],
@@ -836,6 +897,8 @@ pub struct SparseColumn<'c> {
     /// Samples (rows of `K_C`); variable `v` refers to sample `v mod n` (copy `v / n`).
     n: usize,
     copies: usize,
+    /// Positions increase with rows: one copy of each sample, no positions swapped.
+    ordered: bool,
 }
 
 /// The rows and values of a column of `K_C`.
@@ -866,15 +929,101 @@ impl Entries<'_> {
 }
 
 impl SparseColumn<'_> {
+    /// The rows of the column's part, increasing.
+    #[inline]
+    fn rows(&self) -> &[usize] {
+        &self.entries.rows()[self.lo..self.hi]
+    }
+
+    /// The `K_C` values at [`SparseColumn::rows`].
+    #[inline]
+    fn vals(&self) -> &[f64] {
+        &self.entries.vals()[self.lo..self.hi]
+    }
+
+    /// Entries `lo..hi` of this column's part, as a column of their own.
+    fn part(&self, lo: usize, hi: usize) -> Self {
+        Self { lo: self.lo + lo, hi: self.lo + hi, ..self.clone() }
+    }
+
     /// Structural nonzeros of the column (over every copy of the samples).
     pub fn nnz(&self) -> usize {
-        self.entries.rows().len() * self.copies
+        self.rows().len() * self.copies
+    }
+
+    /// The position of the first nonzero of the second of the column's [`SparseColumn::parts`] (its
+    /// first copy, in row order), `None` when that part is empty: where work over the column splits.
+    pub fn part_position(&self) -> Option<usize> {
+        let rows = self.rows();
+        rows.get(caller_share(rows.len())).map(|&r| self.pos[r])
+    }
+
+    /// The column's nonzeros in two parts, the first with [`CALLER_SIXTEENTHS`] sixteenths of them
+    /// (rounded down), the rows of the first before those of the second; together they hold every
+    /// nonzero once. Work over a column's nonzeros can run on its parts on two threads, the first on
+    /// the calling thread (which starts at once, while the other part waits to be taken by another
+    /// worker).
+    ///
+    /// ```
+    /// use kern_core::{CompactlySupported, Gaussian, Samples};
+    /// use kern_sparse::kmatrix::{Precomputed, SignedColumns};
+    /// use kern_sparse::GramMatrix;
+    /// let x = Samples::from_rows(&[[0.0], [0.3], [0.6], [3.0]])?;
+    /// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+    /// let GramMatrix::Sparse(kc) = GramMatrix::sparse(&k, &x)? else { unreachable!() };
+    /// let pre = Precomputed::Sparse(std::sync::Arc::new(kc));
+    /// let q = SignedColumns::new(&k, &x, vec![0, 1, 2, 3], vec![1.0; 4], Some(pre));
+    /// let col = q.sparse_column(1).unwrap();
+    /// let (a, b) = col.parts();
+    /// let (mut whole, mut parts) = (Vec::new(), Vec::new());
+    /// col.for_each(|p, v| whole.push((p, v)));
+    /// a.for_each(|p, v| parts.push((p, v)));
+    /// b.for_each(|p, v| parts.push((p, v)));
+    /// assert_eq!(whole, parts);
+    /// assert_eq!((a.nnz(), b.nnz()), (1, 2));
+    /// assert_eq!(col.part_position(), Some(1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn parts(&self) -> (Self, Self) {
+        let k = self.rows().len();
+        (self.part(0, caller_share(k)), self.part(caller_share(k), k))
+    }
+
+    /// The column's nonzeros at positions below `m` and at or above `m`, when positions increase with
+    /// the column's rows (each sample has one variable and no positions were swapped since the
+    /// columns were built); `None` otherwise. Updates of the two parts then write disjoint ranges of
+    /// positions, so they can run on two threads ([`SparseColumn::add_pair_then_from`]).
+    ///
+    /// ```
+    /// use kern_core::{CompactlySupported, Gaussian, Samples};
+    /// use kern_sparse::kmatrix::{Precomputed, SignedColumns};
+    /// use kern_sparse::GramMatrix;
+    /// let x = Samples::from_rows(&[[0.0], [0.3], [0.6], [3.0]])?;
+    /// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+    /// let GramMatrix::Sparse(kc) = GramMatrix::sparse(&k, &x)? else { unreachable!() };
+    /// let pre = Precomputed::Sparse(std::sync::Arc::new(kc));
+    /// let q = SignedColumns::new(&k, &x, vec![0, 1, 2, 3], vec![1.0; 4], Some(pre));
+    /// let (below, above) = q.sparse_column(1).unwrap().split_at_position(2).expect("ordered");
+    /// let mut seen = Vec::new();
+    /// below.for_each(|p, _| seen.push(p));
+    /// above.for_each(|p, _| seen.push(p));
+    /// assert_eq!(seen, vec![0, 1, 2]);
+    /// assert_eq!(below.nnz(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn split_at_position(&self, m: usize) -> Option<(Self, Self)> {
+        if !self.ordered {
+            return None;
+        }
+        // `pos` is the identity: the rows are the positions.
+        let k = self.rows().partition_point(|&r| r < m);
+        Some((self.part(0, k), self.part(k, self.rows().len())))
     }
 
     /// Calls `f(p, Q[p][j])` for every nonzero, in the row order of `K_C` (copies innermost).
     #[inline]
     pub fn for_each(&self, mut f: impl FnMut(usize, f64)) {
-        for (&r, &v) in self.entries.rows().iter().zip(self.entries.vals()) {
+        for (&r, &v) in self.rows().iter().zip(self.vals()) {
             for c in 0..self.copies {
                 let p = self.pos[r + c * self.n];
                 f(p, self.sign[p] * self.sj * v);
@@ -882,11 +1031,12 @@ impl SparseColumn<'_> {
         }
     }
 
-    /// `Q[p][j]` (zero outside the support), by binary search in the column's rows.
+    /// `Q[p][j]` (zero outside the support, or outside this part of the column), by binary search in
+    /// the column's rows.
     pub fn at(&self, p: usize) -> f64 {
         let r = self.var[p] % self.n;
-        match self.entries.rows().binary_search(&r) {
-            Ok(k) => self.sign[p] * self.sj * self.entries.vals()[k],
+        match self.rows().binary_search(&r) {
+            Ok(k) => self.sign[p] * self.sj * self.vals()[k],
             Err(_) => 0.0,
         }
     }
@@ -924,12 +1074,42 @@ impl SparseColumn<'_> {
     /// assert_eq!(seen, vec![(0, g[0]), (1, g[1]), (2, g[2]), (3, g[3])]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn add_pair_then(
+    pub fn add_pair_then(a: &Self, da: f64, b: &Self, db: f64, g: &mut [f64], then: impl FnMut(usize, f64)) {
+        Self::add_pair_then_from(a, da, b, db, g, 0, then);
+    }
+
+    /// [`SparseColumn::add_pair_then`] on the piece of the gradient that starts at position `base`:
+    /// `g[p − base] += a[p]·da + b[p]·db` for the positions `base ≤ p < base + g.len()` of either
+    /// column, then `then(p, g[p − base])`; positions outside the piece are left alone. With the
+    /// parts of [`SparseColumn::split_at_position`] at `m`, the pieces `g[..m]` (base 0) and `g[m..]`
+    /// (base `m`) are updated on two threads with the same sums as one [`SparseColumn::add_pair`].
+    ///
+    /// ```
+    /// use kern_core::{CompactlySupported, Gaussian, Samples};
+    /// use kern_sparse::kmatrix::{Precomputed, SignedColumns, SparseColumn};
+    /// use kern_sparse::GramMatrix;
+    /// let x = Samples::from_rows(&[[0.0], [0.3], [0.6], [0.9]])?;
+    /// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+    /// let GramMatrix::Sparse(kc) = GramMatrix::sparse(&k, &x)? else { unreachable!() };
+    /// let pre = Precomputed::Sparse(std::sync::Arc::new(kc));
+    /// let q = SignedColumns::new(&k, &x, vec![0, 1, 2, 3], vec![1.0, -1.0, 1.0, -1.0], Some(pre));
+    /// let (a, b) = (q.sparse_column(0).unwrap(), q.sparse_column(3).unwrap());
+    /// let (mut g, mut h) = ([1.0; 4], [1.0; 4]);
+    /// SparseColumn::add_pair(&a, 0.5, &b, -2.0, &mut g);
+    /// let ((a0, a1), (b0, b1)) = (a.split_at_position(2).unwrap(), b.split_at_position(2).unwrap());
+    /// let (h0, h1) = h.split_at_mut(2);
+    /// SparseColumn::add_pair_then_from(&a0, 0.5, &b0, -2.0, h0, 0, |_, _| {});
+    /// SparseColumn::add_pair_then_from(&a1, 0.5, &b1, -2.0, h1, 2, |_, _| {});
+    /// assert_eq!(g, h);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_pair_then_from(
         a: &Self,
         da: f64,
         b: &Self,
         db: f64,
         g: &mut [f64],
+        base: usize,
         mut then: impl FnMut(usize, f64),
     ) {
         let len = g.len();
@@ -938,16 +1118,15 @@ impl SparseColumn<'_> {
         let mut add = |r: usize, x: Option<f64>, y: Option<f64>| {
             for c in 0..a.copies {
                 let p = a.pos[r + c * a.n];
-                if p < len {
-                    let sp = a.sign[p];
-                    let qa = x.map_or(0.0, |x| sp * a.sj * x);
-                    let qb = y.map_or(0.0, |y| sp * b.sj * y);
-                    g[p] += qa * da + qb * db;
-                    then(p, g[p]);
-                }
+                let Some(k) = p.checked_sub(base).filter(|&k| k < len) else { continue };
+                let sp = a.sign[p];
+                let qa = x.map_or(0.0, |x| sp * a.sj * x);
+                let qb = y.map_or(0.0, |y| sp * b.sj * y);
+                g[k] += qa * da + qb * db;
+                then(p, g[k]);
             }
         };
-        let (ar, av, br, bv) = (a.entries.rows(), a.entries.vals(), b.entries.rows(), b.entries.vals());
+        let (ar, av, br, bv) = (a.rows(), a.vals(), b.rows(), b.vals());
         let (mut s, mut t) = (0, 0);
         while s < ar.len() || t < br.len() {
             let ra = ar.get(s).copied().unwrap_or(usize::MAX);

@@ -21,7 +21,8 @@
 mod columns;
 mod on_demand;
 
-pub use columns::{NORMS_MIN_DIM, Precomputed, SignedColumns, SparseColumn};
+pub(crate) use columns::caller_share;
+pub use columns::{CALLER_SIXTEENTHS, NORMS_MIN_DIM, Precomputed, SignedColumns, SparseColumn};
 pub use on_demand::{LRU_BYTES_PER_SAMPLE, NNZ_SAMPLE, SparseOnDemand};
 
 use crate::error::{Result, SparseError};

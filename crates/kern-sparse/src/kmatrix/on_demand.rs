@@ -11,7 +11,9 @@
 //! instead of the `16 nnz(K_C)` bytes of the precomputed matrix.
 
 use crate::error::Result;
-use crate::gram::{gram_column_into, sparse_gram_indexed, support_radius};
+use crate::gram::{
+    HalvesScratch, gram_column_halves_into, gram_column_into, sparse_gram_indexed, support_radius,
+};
 use crate::neighbors::{Neighbor, NeighborIndex};
 use kern_core::{Kernel, Samples};
 use nalgebra_sparse::CscMatrix;
@@ -102,6 +104,19 @@ impl SparseOnDemand {
     ) {
         gram_column_into(k, &self.index, s, nbs, rows, vals);
     }
+
+    /// [`SparseOnDemand::column_into`] with the values of each half of a wide column computed on its
+    /// own thread of the pool (`second`: scratch); the same column.
+    pub(crate) fn column_halves_into<K: Kernel>(
+        &self,
+        k: &K,
+        s: usize,
+        nbs: &mut Vec<Neighbor>,
+        first: (&mut Vec<usize>, &mut Vec<f64>),
+        second: &mut HalvesScratch,
+    ) {
+        gram_column_halves_into(k, &self.index, s, nbs, first, second);
+    }
 }
 
 /// One computed column of `K_C`: sorted rows (sample indices) and values.
@@ -139,6 +154,10 @@ pub(crate) struct ColumnLru {
     budget: usize,
     /// Scratch of the column computation.
     nbs: Vec<Neighbor>,
+    /// Compute each column's values in two halves on two threads ([`ColumnLru::set_halves`]).
+    halves: bool,
+    /// The second half's scratch.
+    second: HalvesScratch,
     /// The buffers of an evicted column nobody holds, for the next column computed.
     spare: Option<Arc<KcColumn>>,
 }
@@ -155,8 +174,16 @@ impl ColumnLru {
             used: 0,
             budget,
             nbs: Vec::new(),
+            halves: false,
+            second: HalvesScratch::default(),
             spare: None,
         }
+    }
+
+    /// From now on, compute the values of each wide column in two halves on two threads of the pool
+    /// (`on`), or on the calling thread. The columns are the same either way.
+    pub(crate) fn set_halves(&mut self, on: bool) {
+        self.halves = on;
     }
 
     /// Column `s` of `K_C` computed now (not looked up, not inserted), into the spare column's
@@ -165,7 +192,11 @@ impl ColumnLru {
         let mut col =
             self.spare.take().unwrap_or_else(|| Arc::new(KcColumn { rows: Vec::new(), vals: Vec::new() }));
         let c = Arc::get_mut(&mut col).expect("the spare column is held by nobody else");
-        od.column_into(k, s, &mut self.nbs, &mut c.rows, &mut c.vals);
+        if self.halves {
+            od.column_halves_into(k, s, &mut self.nbs, (&mut c.rows, &mut c.vals), &mut self.second);
+        } else {
+            od.column_into(k, s, &mut self.nbs, &mut c.rows, &mut c.vals);
+        }
         col
     }
 

@@ -195,17 +195,43 @@ pub(super) fn add_pair_keyed(
     daj: f64,
     g: &mut [f64],
 ) {
-    match trees {
-        Some(tr) if !tr.dirty => {
-            let (up, low) = (&mut tr.up, &mut tr.low);
-            SparseColumn::add_pair_then(qi, dai, qj, daj, g, |t, gt| {
-                let (ku, kl) = keys_of(y, up_pen, low_pen, t, gt);
-                up.write(t, ku);
-                low.write(t, kl);
-            });
-        }
-        _ => SparseColumn::add_pair(qi, dai, qj, daj, g),
+    let Some(tr) = trees.filter(|tr| !tr.dirty) else {
+        return SparseColumn::add_pair(qi, dai, qj, daj, g);
+    };
+    // One piece of the pass: the positions of `g` (from `base`) and of the two writers.
+    let pass = |a: &SparseColumn<'_>,
+                b: &SparseColumn<'_>,
+                g: &mut [f64],
+                base,
+                mut up: KeyWriter<'_>,
+                mut low: KeyWriter<'_>| {
+        SparseColumn::add_pair_then_from(a, dai, b, daj, g, base, |t, gt| {
+            let (ku, kl) = keys_of(y, up_pen, low_pen, t, gt);
+            up.write(t, ku);
+            low.write(t, kl);
+        });
+    };
+    if tr.par
+        && let Some(m) = split_position(qi, qj, g.len())
+        && let (Some((a0, a1)), Some((b0, b1))) = (qi.split_at_position(m), qj.split_at_position(m))
+    {
+        // Disjoint positions and leaves on each side of `m`: the same sums and keys as one pass.
+        let (g0, g1) = g.split_at_mut(m);
+        let (u0, u1) = tr.up.writers(m);
+        let (l0, l1) = tr.low.writers(m);
+        rayon::join(|| pass(&a0, &b0, g0, 0, u0, l0), || pass(&a1, &b1, g1, m, u1, l1));
+    } else {
+        pass(qi, qj, g, 0, tr.up.writer(), tr.low.writer());
     }
+}
+
+/// Where the gradient pass of a step on the columns `a` and `b` splits across two threads: between
+/// the nonzeros where their [`SparseColumn::parts`] split, rounded down to a leaf's first position (so that each side writes its own
+/// leaves) and within the active length `len`; `None` when a side would be empty.
+fn split_position(a: &SparseColumn<'_>, b: &SparseColumn<'_>, len: usize) -> Option<usize> {
+    let mid = (a.part_position()? + b.part_position()?) / 2;
+    let m = mid.min(len) / LEAF * LEAF;
+    (m > 0).then_some(m)
 }
 
 /// The keys of position `t` below the active length `n`: `u_t − y_t G_t` (up tree) and
@@ -322,18 +348,33 @@ impl<Q: QMatrix> Solver<Q> {
         // The neighbours of `i`, exactly as the scan evaluates them.
         let (q, par) = (&self.q, tr.par);
         let col = sparse_col(q, i);
-        let (mut bo, mut bi, mut t_is_neighbour) = (f64::INFINITY, usize::MAX, false);
         let t_probe = t_all.unwrap_or(usize::MAX);
-        col.for_each(|p, v| {
-            t_is_neighbour |= p == t_probe;
-            if p < n {
-                let (_, o) = gain(gmax, qdi, yi, y[p], g[p], qd[p], low[p], v);
-                if o < f64::INFINITY && (o < bo || (o == bo && p > bi)) {
-                    bo = o;
-                    bi = p;
+        // The least gain over some neighbours and the largest position attaining it (`usize::MAX`:
+        // none finite), and whether `t_probe` is among them. The answer does not depend on the order
+        // of the neighbours, so halves of the column give it too, joined by the same rule.
+        let scan = |c: &SparseColumn<'_>| {
+            let (mut bo, mut bi, mut t_is_neighbour) = (f64::INFINITY, usize::MAX, false);
+            c.for_each(|p, v| {
+                t_is_neighbour |= p == t_probe;
+                if p < n {
+                    let (_, o) = gain(gmax, qdi, yi, y[p], g[p], qd[p], low[p], v);
+                    if o < f64::INFINITY && (o < bo || (o == bo && p > bi)) {
+                        bo = o;
+                        bi = p;
+                    }
                 }
-            }
-        });
+            });
+            (bo, bi, t_is_neighbour)
+        };
+        let (mut bo, mut bi, t_is_neighbour) = if par {
+            let (c0, c1) = col.parts();
+            let ((o0, p0, t0), (o1, p1, t1)) = rayon::join(|| scan(&c0), || scan(&c1));
+            let second = p1 != usize::MAX && (o1 < o0 || (o1 == o0 && (p0 == usize::MAX || p1 > p0)));
+            let (o, p) = if second { (o1, p1) } else { (o0, p0) };
+            (o, p, t0 || t1)
+        } else {
+            scan(&col)
+        };
         let (best, t) = if t_is_neighbour {
             // The neighbours masked out of the low tree; with [`Trees::par`], the column of the best
             // neighbour (`j` whenever `j` is a neighbour) is computed and cached on the other thread
@@ -400,10 +441,42 @@ pub(super) struct MaxTree {
     /// `pairs[k / 2].0[k % 2]`, so node `k`'s two children are `pairs[k]` — one aligned 32-byte
     /// block, never split across cache lines, read in one load when the winner is recomputed.
     pairs: Vec<Pair>,
-    /// Leaves written since the last [`MaxTree::settle`] (repeats allowed).
+    /// Leaves written since the last [`MaxTree::settle`] (repeats allowed), through the tree or the
+    /// lower of its [`MaxTree::writers`].
     pending: Vec<u32>,
+    /// Leaves written through the upper of the [`MaxTree::writers`].
+    pending_hi: Vec<u32>,
     /// The next level's nodes during [`MaxTree::settle`] (kept for its capacity).
     next: Vec<u32>,
+}
+
+/// Writes the keys of one range of a [`MaxTree`]'s positions ([`MaxTree::writers`]).
+pub(super) struct KeyWriter<'t> {
+    /// The keys of positions `base..base + keys.len()`.
+    keys: &'t mut [f64],
+    base: usize,
+    /// Where the written leaves are recorded for [`MaxTree::settle`].
+    pending: &'t mut Vec<u32>,
+}
+
+impl KeyWriter<'_> {
+    /// Sets key `p` (a position of the writer's range) to `v` without updating the nodes:
+    /// [`MaxTree::settle`] does, for every key written since the last one, before the tree is read
+    /// again.
+    #[inline]
+    pub(super) fn write(&mut self, p: usize, v: f64) {
+        let key = &mut self.keys[p - self.base];
+        if key.to_bits() == v.to_bits() {
+            return;
+        }
+        *key = v;
+        // Consecutive keys share leaves: a repeat right behind is dropped here, a repeat further back
+        // costs one leaf scan in `settle` (its node is then already up to date).
+        let b = (p / LEAF) as u32;
+        if self.pending.last() != Some(&b) {
+            self.pending.push(b);
+        }
+    }
 }
 
 /// A node: the maximum of its subtree and the position attaining it.
@@ -436,6 +509,7 @@ impl MaxTree {
             leaves,
             pairs: vec![Pair([blank; 2]); leaves],
             pending: Vec::new(),
+            pending_hi: Vec::new(),
             next: Vec::new(),
         };
         t.pull_all();
@@ -502,17 +576,25 @@ impl MaxTree {
     /// written since the last one, before the tree is read again.
     #[inline]
     pub(super) fn write(&mut self, p: usize, v: f64) {
-        let key = &mut self.keys[p];
-        if key.to_bits() == v.to_bits() {
-            return;
-        }
-        *key = v;
-        // Consecutive keys share leaves: a repeat right behind is dropped here, a repeat further back
-        // costs one leaf scan in `settle` (its node is then already up to date).
-        let b = (p / LEAF) as u32;
-        if self.pending.last() != Some(&b) {
-            self.pending.push(b);
-        }
+        self.writer().write(p, v);
+    }
+
+    /// A writer of every key ([`KeyWriter::write`] is [`MaxTree::write`]).
+    #[inline]
+    pub(super) fn writer(&mut self) -> KeyWriter<'_> {
+        KeyWriter { keys: &mut self.keys, base: 0, pending: &mut self.pending }
+    }
+
+    /// Writers of the keys below position `m` (a multiple of [`LEAF`]) and of those from `m` on: the
+    /// two write disjoint keys and leaves, so they can run on two threads; [`MaxTree::settle`] then
+    /// brings the nodes of both up to date.
+    pub(super) fn writers(&mut self, m: usize) -> (KeyWriter<'_>, KeyWriter<'_>) {
+        debug_assert!(m.is_multiple_of(LEAF) && m <= self.keys.len());
+        let (lo, hi) = self.keys.split_at_mut(m);
+        (
+            KeyWriter { keys: lo, base: 0, pending: &mut self.pending },
+            KeyWriter { keys: hi, base: m, pending: &mut self.pending_hi },
+        )
     }
 
     /// Brings the nodes of the keys written since the last call up to date: each written leaf's node
@@ -522,6 +604,8 @@ impl MaxTree {
     /// shared node visited once, and no walk waiting on the one before it.
     pub(super) fn settle(&mut self) {
         let mut cur = std::mem::take(&mut self.pending);
+        cur.extend_from_slice(&self.pending_hi);
+        self.pending_hi.clear();
         let mut next = std::mem::take(&mut self.next);
         next.clear();
         for &b in &cur {
@@ -598,7 +682,7 @@ impl MaxTree {
     /// The largest key and its position (the last position among equal keys).
     #[inline]
     pub(super) fn max(&self) -> (f64, usize) {
-        debug_assert!(self.pending.is_empty(), "a written key is not settled");
+        debug_assert!(self.pending.is_empty() && self.pending_hi.is_empty(), "a written key is not settled");
         let root = self.node(1);
         (root.v, root.at as usize)
     }
@@ -610,7 +694,7 @@ impl MaxTree {
     /// prefers the right child finds its leaf in `log(l/LEAF)` steps, and a scan of the leaf from the
     /// end finds the position.
     pub(super) fn last_where(&self, pred: impl Fn(f64) -> bool) -> Option<usize> {
-        debug_assert!(self.pending.is_empty(), "a written key is not settled");
+        debug_assert!(self.pending.is_empty() && self.pending_hi.is_empty(), "a written key is not settled");
         if !pred(self.node(1).v) {
             return None;
         }
@@ -666,6 +750,33 @@ mod tests {
                 prop_assert_eq!(batched.nodes(), one.nodes());
                 prop_assert_eq!(batched.max().0.to_bits(), one.max().0.to_bits());
                 prop_assert_eq!(batched.max().1, one.max().1);
+            }
+        }
+
+        /// Batches written through the two writers of a split at a leaf boundary `m` (each position
+        /// through the writer of its side, the two sides interleaved) and settled at once give the
+        /// tree of one `set` per write.
+        #[test]
+        fn writes_through_two_writers_give_the_tree_of_single_sets(l in 1usize..300, m in 0usize..12,
+                                                                   batches in prop::collection::vec(
+                                                                       prop::collection::vec((0usize..300, 1usize..40, 0u8..6), 0..12), 1..6)) {
+            let key = |c: u8| if c == 0 { f64::NEG_INFINITY } else { f64::from(c) - 3.0 };
+            let (mut one, mut split) = (MaxTree::new(l), MaxTree::new(l));
+            let m = (m * LEAF).min(split.keys.len());
+            for batch in &batches {
+                {
+                    let (mut lo, mut hi) = split.writers(m);
+                    for &(start, len, c) in batch {
+                        for o in 0..len {
+                            let (p, v) = ((start + o) % l, key((c + o as u8 / 3) % 6));
+                            one.set(p, v);
+                            if p < m { lo.write(p, v) } else { hi.write(p, v) }
+                        }
+                    }
+                }
+                split.settle();
+                prop_assert_eq!(split.nodes(), one.nodes());
+                prop_assert_eq!(split.max().1, one.max().1);
             }
         }
 
