@@ -712,17 +712,18 @@ impl<Q: QMatrix> Solver<Q> {
 
     fn run(self) -> Solution {
         if self.trees.as_ref().is_some_and(|t| t.par) {
-            // The tree steps split three times per iteration of about a hundred microseconds: a
-            // worker that went to sleep between them would have to be woken each time. Another
-            // worker stays in the loop's scope instead, running the halves as they come (`serve`).
-            // Wide columns computed on demand split their values too.
+            // The tree steps split three times per iteration of about a hundred microseconds, and
+            // wide columns computed on demand split their search and values: a worker that went to
+            // sleep between the splits would have to be woken each time. Another worker stays in the
+            // loop's scope instead, running the parts as they come (`serve`).
             let done = AtomicBool::new(false);
             self.q.split_columns(true);
             return rayon::scope(|s| {
                 s.spawn(|_| serve(&done));
-                let solution = self.run_loop();
-                done.store(true, Ordering::Release);
-                solution
+                // Set when the loop returns or unwinds: the scope waits for `serve` before it returns
+                // or passes a panic on.
+                let _stop = Stop(&done);
+                self.run_loop()
             });
         }
         if self.par {
@@ -1290,7 +1291,16 @@ impl<Q: QMatrix> Solver<Q> {
     }
 }
 
-/// Runs the jobs of the pool (the halves of a solver loop's splits) until `done`, polling between
+/// Sets its flag when dropped: ends [`serve`] however the loop beside it ends.
+struct Stop<'a>(&'a AtomicBool);
+
+impl Drop for Stop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// Runs the jobs of the pool (the parts of a solver loop's splits) until `done`, polling between
 /// them instead of sleeping: a split then starts on this worker within a poll, not a wake-up.
 fn serve(done: &AtomicBool) {
     while !done.load(Ordering::Acquire) {

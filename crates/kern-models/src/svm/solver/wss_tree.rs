@@ -35,9 +35,18 @@
 //! ([`add_pair_keyed`]), and those of `i` and `j` after their statuses; then each written leaf of
 //! [`LEAF`] keys is rescanned and the ancestors recomputed level by level, a node passing the change
 //! up only when its winner (key and position) changed: keys in one leaf share its scan, and written
-//! leaves share their parents' work. On wide columns ([`use_two_threads`]) the two trees settle on
-//! two threads, and the columns the next selection and step will most likely read are computed
-//! meanwhile.
+//! leaves share their parents' work.
+//!
+//! **Two threads.** On wide columns ([`use_two_threads`]) each iteration's work is split across two
+//! workers of the pool: the selection's scan of the neighbours of `i` (two parts of the column, joined
+//! by the scan's own rule: least gain, then the last position), the gradient pass (two ranges of
+//! positions on either side of a leaf boundary, so each side writes its own `G` entries, keys and
+//! leaves), the two trees' settling (the up tree's side then computes the next `i`'s column), and each
+//! column computed on demand (its neighbour search and values in two parts). Every part computes what
+//! the serial pass computes, so the pairs, the iterates and the model are the same bit for bit. The
+//! second worker polls for the parts while the loop runs instead of sleeping between them
+//! (`Solver::run`): at about a hundred microseconds per iteration, a wake-up per split cost more than
+//! the split saved.
 //!
 //! **Shrinking.** A solver with trees does not shrink (`Solver::solve`). Shrinking pays off where an
 //! iteration costs the active length (the scans); here it costs the neighbours of the pair whatever
@@ -107,17 +116,15 @@ fn par_override() -> Option<bool> {
     None
 }
 
-/// Average neighbours per column from which the trees' settling and masking are split across two
-/// threads.
+/// Average neighbours per column from which each iteration's work is split across two threads (see
+/// the module documentation, "Two threads").
 ///
-/// Since the keys are written in the gradient pass (serial), the split keeps only the settling, the
-/// masking and the computation of the next `i`'s column beside them; at n = 1,000,000 one thread and
-/// two gave the same wall time within the noise (154.6 s against 147.8–162.0 s), so the threshold
-/// stayed.
-///
-/// Measured (preliminary, loaded machine): on green-red n = 200,000 (≈ 380 neighbours) two threads
-/// took more CPU and more wall time than one, so that size stays serial; n = 1,000,000 (≈ 1,900)
-/// splits. Between the two the threshold is not measured.
+/// At n = 1,000,000 (≈ 1,900 neighbours) the full split with a polling second worker took 116.4 /
+/// 141.8 / 143.9 s against 149.6–159.0 s for the serial gradient pass and selection with a sleeping
+/// worker (the same machine, a noisy one; the models identical). On green-red n = 200,000 (≈ 380
+/// neighbours) the earlier, smaller split took more CPU and more wall time than one thread, so that
+/// size stays serial; the full split was not measured there. Between the two the threshold is not
+/// measured.
 pub(crate) const PAR_MIN_NEIGHBOURS: u128 = 1024;
 
 /// Whether a tree selection on `l` variables with `nnz` structural nonzeros splits its settling and
@@ -151,8 +158,8 @@ pub(super) struct Trees {
     masked: Option<usize>,
     /// The constant diagonal `Q_tt`.
     k0: f64,
-    /// Split each selection's masking and each step's settling across two threads of the rayon
-    /// pool ([`use_two_threads`]); the solver then runs its loop on a worker of the pool.
+    /// Split each iteration's work across two threads of the rayon pool ([`use_two_threads`]); the
+    /// solver then runs its loop on a worker of the pool, with another worker polling for the parts.
     pub(super) par: bool,
 }
 
@@ -226,8 +233,9 @@ pub(super) fn add_pair_keyed(
 }
 
 /// Where the gradient pass of a step on the columns `a` and `b` splits across two threads: between
-/// the nonzeros where their [`SparseColumn::parts`] split, rounded down to a leaf's first position (so that each side writes its own
-/// leaves) and within the active length `len`; `None` when a side would be empty.
+/// the nonzeros where their [`SparseColumn::parts`] split, rounded down to a leaf's first position
+/// (so that each side writes its own leaves) and within the active length `len`; `None` when the
+/// lower side would be empty.
 fn split_position(a: &SparseColumn<'_>, b: &SparseColumn<'_>, len: usize) -> Option<usize> {
     let mid = (a.part_position()? + b.part_position()?) / 2;
     let m = mid.min(len) / LEAF * LEAF;
@@ -351,7 +359,7 @@ impl<Q: QMatrix> Solver<Q> {
         let t_probe = t_all.unwrap_or(usize::MAX);
         // The least gain over some neighbours and the largest position attaining it (`usize::MAX`:
         // none finite), and whether `t_probe` is among them. The answer does not depend on the order
-        // of the neighbours, so halves of the column give it too, joined by the same rule.
+        // of the neighbours, so two parts of the column give it too, joined by the same rule.
         let scan = |c: &SparseColumn<'_>| {
             let (mut bo, mut bi, mut t_is_neighbour) = (f64::INFINITY, usize::MAX, false);
             c.for_each(|p, v| {
