@@ -363,7 +363,7 @@ fn entry_values<K: Kernel>(
 /// the diagonal of a symmetric matrix.
 #[inline]
 fn is_stored(v: f64, nb: &Neighbor, j: usize, symmetric: bool) -> bool {
-    v != 0.0 || (symmetric && nb.index == j)
+    (v != 0.0) | (symmetric & (nb.index == j))
 }
 
 /// Column `j` of `K_C(X, X)` over an index of `X` into `rows`/`vals` (cleared first; `nbs` is
@@ -434,16 +434,17 @@ fn stored_entries<K: Kernel>(
     let points = index.points();
     entry_values(k, radial, points, nbs, points.sample(j), vals);
     rows.clear();
-    // The stored entries moved to the front of `vals` (`kept ≤ e`: each value is read before its slot
-    // is overwritten).
+    rows.extend(nbs.iter().map(|nb| nb.index));
+    // The stored entries moved to the front of `rows` and `vals` (`kept ≤ e`: each entry is read
+    // before its slot is overwritten), written whether stored or not and kept by advancing `kept`:
+    // no branch per entry.
     let mut kept = 0;
     for e in 0..nbs.len() {
         let (v, nb) = (vals[e], &nbs[e]);
-        if is_stored(v, nb, j, true) {
-            rows.push(nb.index);
-            vals[kept] = v;
-            kept += 1;
-        }
+        rows[kept] = nb.index;
+        vals[kept] = v;
+        kept += usize::from(is_stored(v, nb, j, true));
     }
+    rows.truncate(kept);
     vals.truncate(kept);
 }

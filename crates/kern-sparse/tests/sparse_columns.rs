@@ -1,7 +1,8 @@
 //! Sparse columns of `Q` in parts: wide columns computed on demand in two halves on two threads equal
 //! the columns computed on one, bit for bit; the halves and the parts split at a position hold every
-//! nonzero once; and a gradient update over the parts of two columns, on two pieces of `g`, is the
-//! update over the whole columns.
+//! nonzero once; a gradient update over the parts of two columns, on two pieces of `g`, is the
+//! update over the whole columns; and the sparse update of two columns is the dense one, bit for bit,
+//! with copies of the samples and swapped positions.
 
 use kern_core::{CompactlySupported, Gaussian, Samples};
 use kern_sparse::kmatrix::{Precomputed, SignedColumns, SparseColumn, SparseOnDemand};
@@ -92,6 +93,56 @@ proptest! {
         SparseColumn::add_pair_then_from(&a1, da, &b1, db, hi, m, |p, v| seen_h.push((p, v.to_bits())));
         prop_assert_eq!(g.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), h.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
         prop_assert_eq!(seen_g, seen_h);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The sparse update of two columns is the dense update `g += a·da + b·db` bit for bit at every
+    /// position (the positions of neither column unchanged), with one or two copies of each sample
+    /// (as ε-SVR's variables), with positions swapped or not, and reports each updated position once
+    /// with its new entry.
+    #[test]
+    fn pair_update_is_the_dense_update(n in 2usize..120, d in 1usize..3, seed in 0u64..1000,
+                                       radius in 0.05f64..0.8, i in 0usize..240, j in 0usize..240,
+                                       da in -2.0f64..2.0, db in -2.0f64..2.0, two_copies: bool,
+                                       swaps in proptest::collection::vec((0usize..240, 0usize..240), 0..6),
+                                       on_demand: bool) {
+        let x = points(n, d, seed);
+        let k = CompactlySupported::new(Gaussian::with_sigma(0.5).unwrap(), radius, 3.0).unwrap();
+        let pre = if on_demand {
+            Precomputed::OnDemand { kc: Arc::new(SparseOnDemand::new(&k, &x).unwrap()), cache_bytes: 0 }
+        } else {
+            Precomputed::Sparse(Arc::new(kern_sparse::sparse_gram(&k, &x).unwrap().into_matrix()))
+        };
+        let l = if two_copies { 2 * n } else { n };
+        let sample: Vec<usize> = (0..l).map(|v| v % n).collect();
+        let signs: Vec<f64> = (0..l).map(|t| if (t * 7) % 3 == 0 { -1.0 } else { 1.0 }).collect();
+        let mut q = SignedColumns::new(&k, &x, sample, signs, Some(pre));
+        for &(s, t) in &swaps {
+            q.swap_index(s % l, t % l);
+        }
+        let (i, j) = (i % l, j % l);
+        let (mut qa, mut qb) = (vec![0.0; l], vec![0.0; l]);
+        q.fill_column(i, 0, &mut qa);
+        q.fill_column(j, 0, &mut qb);
+        let g0: Vec<f64> = (0..l).map(|t| (t as f64 + 0.5).cos()).collect();
+        let want: Vec<u64> = (0..l).map(|p| (g0[p] + (qa[p] * da + qb[p] * db)).to_bits()).collect();
+        let mut g = g0.clone();
+        let mut seen = Vec::new();
+        let (a, b) = (q.sparse_column(i).unwrap(), q.sparse_column(j).unwrap());
+        SparseColumn::add_pair_then(&a, da, &b, db, &mut g, |p, v| seen.push((p, v.to_bits())));
+        prop_assert_eq!(g.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want);
+        let mut positions: Vec<usize> = seen.iter().map(|e| e.0).collect();
+        prop_assert!(seen.iter().all(|&(p, v)| v == g[p].to_bits()));
+        let mut expected: Vec<usize> = Vec::new();
+        a.for_each(|p, _| expected.push(p));
+        b.for_each(|p, _| expected.push(p));
+        positions.sort_unstable();
+        expected.sort_unstable();
+        expected.dedup();
+        prop_assert_eq!(positions, expected, "every position of either column, once");
     }
 }
 

@@ -171,7 +171,9 @@ pub(super) fn gain(gmax: f64, qdi: f64, yi: f64, y: f64, g: f64, qd: f64, low: f
     let b = gmax + v;
     let a = qdi + qd - 2.0 * yi * y * qi;
     let a = if a > 0.0 { a } else { TAU };
-    (vl, if b > 0.0 && vl > f64::NEG_INFINITY { -(b * b) / a } else { f64::INFINITY })
+    // Computed whatever the conditions and then selected (no branch on whether `t` qualifies).
+    let o = -(b * b) / a;
+    (vl, if (b > 0.0) & (vl > f64::NEG_INFINITY) { o } else { f64::INFINITY })
 }
 
 impl pulp::WithSimd for Gains<'_> {

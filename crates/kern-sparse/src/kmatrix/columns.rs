@@ -1026,10 +1026,17 @@ impl SparseColumn<'_> {
     pub fn for_each(&self, mut f: impl FnMut(usize, f64)) {
         for (&r, &v) in self.rows().iter().zip(self.vals()) {
             for c in 0..self.copies {
-                let p = self.pos[r + c * self.n];
+                let p = self.position(r, c);
                 f(p, self.sign[p] * self.sj * v);
             }
         }
+    }
+
+    /// The position of copy `c` of row `r`: the row itself when the column is
+    /// [`ordered`](SparseColumn::split_at_position) (no load from the position map).
+    #[inline(always)]
+    fn position(&self, r: usize, c: usize) -> usize {
+        if self.ordered { r } else { self.pos[r + c * self.n] }
     }
 
     /// `Q[p][j]` (zero outside the support, or outside this part of the column), by binary search in
@@ -1114,34 +1121,32 @@ impl SparseColumn<'_> {
         mut then: impl FnMut(usize, f64),
     ) {
         let len = g.len();
-        // `x`, `y`: the `K_C` values of the two columns at row `r` (`None`: not a neighbour, a zero
-        // entry as in the dense column).
-        let mut add = |r: usize, x: Option<f64>, y: Option<f64>| {
-            for c in 0..a.copies {
-                let p = a.pos[r + c * a.n];
-                let Some(k) = p.checked_sub(base).filter(|&k| k < len) else { continue };
-                let sp = a.sign[p];
-                let qa = x.map_or(0.0, |x| sp * a.sj * x);
-                let qb = y.map_or(0.0, |y| sp * b.sj * y);
-                g[k] += qa * da + qb * db;
-                then(p, g[k]);
-            }
-        };
         let (ar, av, br, bv) = (a.rows(), a.vals(), b.rows(), b.vals());
         let (mut s, mut t) = (0, 0);
-        while s < ar.len() || t < br.len() {
+        // One merge step per row of either column, with one update site (so that `then` is inlined)
+        // and the choice between the columns made by selects rather than branches: in the rows where
+        // the columns overlap, which of them holds a row follows no pattern the branch predictor could
+        // learn. A column without the row contributes the dense column's zero (`0·db`), as before.
+        loop {
             let ra = ar.get(s).copied().unwrap_or(usize::MAX);
             let rb = br.get(t).copied().unwrap_or(usize::MAX);
-            if ra == rb {
-                add(ra, Some(av[s]), Some(bv[t]));
-                s += 1;
-                t += 1;
-            } else if ra < rb {
-                add(ra, Some(av[s]), None);
-                s += 1;
-            } else {
-                add(rb, None, Some(bv[t]));
-                t += 1;
+            let r = ra.min(rb);
+            if r == usize::MAX {
+                break;
+            }
+            let (in_a, in_b) = (ra == r, rb == r);
+            let (x, y) = (av.get(s).copied().unwrap_or(0.0), bv.get(t).copied().unwrap_or(0.0));
+            s += usize::from(in_a);
+            t += usize::from(in_b);
+            for c in 0..a.copies {
+                let p = a.position(r, c);
+                let Some(k) = p.checked_sub(base).filter(|&k| k < len) else { continue };
+                let sp = a.sign[p];
+                let (qa, qb) = (sp * a.sj * x, sp * b.sj * y);
+                let qa = if in_a { qa } else { 0.0 };
+                let qb = if in_b { qb } else { 0.0 };
+                g[k] += qa * da + qb * db;
+                then(p, g[k]);
             }
         }
     }

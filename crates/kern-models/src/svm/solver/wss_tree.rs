@@ -354,7 +354,7 @@ impl<Q: QMatrix> Solver<Q> {
         };
         let (best_all, t_all) = least(&tr.low);
         // The neighbours of `i`, exactly as the scan evaluates them.
-        let (q, par) = (&self.q, tr.par);
+        let (q, par, k0) = (&self.q, tr.par, tr.k0);
         let col = sparse_col(q, i);
         let t_probe = t_all.unwrap_or(usize::MAX);
         // The least gain over some neighbours and the largest position attaining it (`usize::MAX`:
@@ -365,7 +365,8 @@ impl<Q: QMatrix> Solver<Q> {
             c.for_each(|p, v| {
                 t_is_neighbour |= p == t_probe;
                 if p < n {
-                    let (_, o) = gain(gmax, qdi, yi, y[p], g[p], qd[p], low[p], v);
+                    // `k0` is every `Q_tt`, bit for bit (`Trees::for_problem`): one load fewer.
+                    let (_, o) = gain(gmax, qdi, yi, y[p], g[p], k0, low[p], v);
                     if o < f64::INFINITY && (o < bo || (o == bo && p > bi)) {
                         bo = o;
                         bi = p;
@@ -474,14 +475,14 @@ impl KeyWriter<'_> {
     #[inline]
     pub(super) fn write(&mut self, p: usize, v: f64) {
         let key = &mut self.keys[p - self.base];
-        if key.to_bits() == v.to_bits() {
-            return;
-        }
+        // Whether the key changes follows the statuses of the positions, which follow no pattern: the
+        // store is unconditional, and the one branch (a leaf to record) is taken about once a leaf.
+        let changed = key.to_bits() != v.to_bits();
         *key = v;
         // Consecutive keys share leaves: a repeat right behind is dropped here, a repeat further back
         // costs one leaf scan in `settle` (its node is then already up to date).
         let b = (p / LEAF) as u32;
-        if self.pending.last() != Some(&b) {
+        if changed & (self.pending.last() != Some(&b)) {
             self.pending.push(b);
         }
     }
