@@ -10,7 +10,7 @@
 //! exists.
 //!
 //! **Numbering.** The points are first put in the cell order of the neighbour grid
-//! ([`cell_order`](crate::neighbors::cell_order); the data's own order when the grid does not index
+//! ([`cell_order`]; the data's own order when the grid does not index
 //! them), and the matrix is `P K_C Pᵀ` in that order ([`SymLower::permutation`]): neighbours are then
 //! close in the order, which keeps the product's scatter (below) to a narrow band of rows.
 //!

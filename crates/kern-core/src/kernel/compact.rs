@@ -180,7 +180,7 @@ impl<K: Kernel> Kernel for CompactlySupported<K> {
         let phi = self.taper(r2.sqrt());
         if phi == 0.0 { 0.0 } else { phi * self.base.of_sq_dist(r2) }
     }
-    /// `φ_C(r) · k(r²)` for every element, per block of [`TAPER_BLOCK`]: the block's tapers and the
+    /// `φ_C(r) · k(r²)` for every element, per block of 256 elements: the block's tapers and the
     /// base kernel's batch values ([`Kernel::apply_sq_dist`]) are each one vectorized pass, then
     /// multiplied where the taper is nonzero. The value is [`Kernel::of_sq_dist`]'s when the base's
     /// batch values are its scalar ones (bit for bit); over the Gaussian, whose batch `exp` is

@@ -1,6 +1,8 @@
 //! `kern-mpi`: kern's distributed commands. Under `mpirun -np P kern-mpi ...` the ranks share the
 //! work; run alone it is a one-process run. Rank 0 prints one JSON object per run (with "seconds" and
 //! "ranks"); an error on any rank is reported once, by rank 0, and every rank exits with status 1.
+// The flags' doc comments are the command's help text (`fvs:M[:POOL]` is a syntax, not a link).
+#![allow(rustdoc::broken_intra_doc_links)]
 
 use clap::{Parser, Subcommand, ValueEnum};
 use kern_cli::cv_flags::{CvFlags, is_precomputed};

@@ -52,7 +52,7 @@ where
 }
 
 /// The terms of [`stream`] one block at a time: `sink(i0_b, K_bᵀ F(i0_b, K_b))` for the blocks of
-/// `rows` rows of `x`, in block order (computed [`GROUP`] at a time). The blocks, hence the terms, do not
+/// `rows` rows of `x`, in block order (computed four at a time). The blocks, hence the terms, do not
 /// depend on the thread count; the distributed fits add them with [`crate::exact_sum::ExactSums`].
 ///
 /// ```

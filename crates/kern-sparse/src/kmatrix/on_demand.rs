@@ -22,12 +22,12 @@ use std::sync::Arc;
 /// Samples whose neighbours are counted to predict `nnz(K_C)` ([`SparseOnDemand::new`]).
 pub const NNZ_SAMPLE: usize = 2048;
 
-/// Bytes of cache bookkeeping per sample ([`ColumnLru`]: a slot and two links).
+/// Bytes of cache bookkeeping per sample (the column cache's slot and two links).
 pub const LRU_BYTES_PER_SAMPLE: usize = 24;
 
 /// The neighbour index of a compactly supported kernel over the training points, with the predicted
-/// size of `K_C`: the source of sparse columns computed on demand (see the [module docs](self)), and
-/// the means to decide whether `K_C` is precomputed instead.
+/// size of `K_C`: the source of sparse columns computed on demand, and the means to decide whether
+/// `K_C` is precomputed instead.
 ///
 /// ```
 /// use kern_core::{CompactlySupported, Gaussian, Samples};
