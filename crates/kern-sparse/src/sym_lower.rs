@@ -10,9 +10,9 @@
 //! exists.
 //!
 //! **Numbering.** The points are first put in the cell order of the neighbour grid
-//! ([`cell_order`]; the data's own order when the grid does not index
-//! them), and the matrix is `P K_C Pᵀ` in that order ([`SymLower::permutation`]): neighbours are then
-//! close in the order, which keeps the product's scatter (below) to a narrow band of rows.
+//! ([`cell_order`]; the data's own order when the grid does not index them), and the matrix is
+//! `P K_C Pᵀ` in that order ([`SymLower::permutation`]): neighbours are then close in the order,
+//! which keeps the product's scatter (below) to a narrow band of rows.
 //!
 //! **The product** `y = (L + Lᵀ − D) x + s·x`, the same bytes at any thread count. The columns are
 //! cut into fixed chunks of [`SYM_CHUNK`] columns (independent of the thread count). One task per

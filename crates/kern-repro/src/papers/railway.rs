@@ -839,8 +839,8 @@ pub fn lens_data(n: usize, seed: u64) -> (Vec<[f64; 2]>, Vec<f64>) {
 /// §3.4, Fig. 6: the railway kernel with two intersecting areas. The paper's figure (6a: the idea of an
 /// intersection; 6b: the kernel on "a simple example") is missing and its example not described, so
 /// this is our stand-in: 300 points uniform on two overlapping balls (radius 5 at (5, 5) and
-/// (12, 5), γ = 1 as in §3.3) whose class boundary is a tent, linear in each area with the kink in the intersection
-/// ([`lens_label`]). The railway kernel (eq. 6 / eq. 7: points of the intersection get the average of
+/// (12, 5), γ = 1 as in §3.3) whose class boundary is a tent, linear in each area with the kink in
+/// the intersection ([`lens_label`]). The railway kernel (eq. 6 / eq. 7: points of the intersection get the average of
 /// the local linear kernels, a zone of its own — §3.5) on data centred at the training mean (our
 /// reading A of §3.3) against the RBF σ = 1; both SVMs with C = 1; test error on 20,000 fresh points
 /// (5000 in quick mode). Figure only: no claim of the paper to check.

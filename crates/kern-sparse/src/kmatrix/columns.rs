@@ -956,7 +956,7 @@ impl SparseColumn<'_> {
     /// first copy, in row order), `None` when that part is empty: where work over the column splits.
     pub fn part_position(&self) -> Option<usize> {
         let rows = self.rows();
-        rows.get(caller_share(rows.len())).map(|&r| self.pos[r])
+        rows.get(caller_share(rows.len())).map(|&r| self.position(r, 0))
     }
 
     /// The column's nonzeros in two parts, the first with [`CALLER_SIXTEENTHS`] sixteenths of them
