@@ -271,7 +271,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(kern_testkit::proptest_config(64))]
         /// Round trip: ndarray → Samples → ndarray is the identity for both memory layouts, and row i of
         /// the samples is row i of the array.
         #[test]

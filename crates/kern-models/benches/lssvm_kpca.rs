@@ -9,41 +9,13 @@ use kern_core::{BinaryTargets, KernelSpec, Samples, sq_dist};
 use kern_models::kmat::PathChoice;
 use kern_models::kpca::KernelPcaParams;
 use kern_models::lssvm::LsSvmParams;
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::{RngExt, SeedableRng};
 use std::hint::black_box;
 use std::time::Duration;
 
-fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
-    let u1: f64 = rng.random::<f64>().max(1e-300);
-    let u2: f64 = rng.random();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
-
-/// Seeded green-red mixture: 10 centres per class from N((1,0), I) and N((0,1), I); each point is a
-/// random centre of its class plus N(0, I/5).
+/// The green-red mixture (the shared test generator) as binary targets.
 fn green_red(n: usize, seed: u64) -> (Samples, BinaryTargets) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let centres: Vec<[f64; 2]> = (0..20)
-        .map(|c| {
-            if c < 10 {
-                [1.0 + normal(&mut rng), normal(&mut rng)]
-            } else {
-                [normal(&mut rng), 1.0 + normal(&mut rng)]
-            }
-        })
-        .collect();
-    let s = 0.2f64.sqrt();
-    let mut data = Vec::with_capacity(2 * n);
-    let mut labels = Vec::with_capacity(n);
-    for i in 0..n {
-        let class = i % 2;
-        let c = centres[class * 10 + rng.random_range(0..10)];
-        data.push(c[0] + s * normal(&mut rng));
-        data.push(c[1] + s * normal(&mut rng));
-        labels.push(if class == 0 { -1.0 } else { 1.0 });
-    }
-    (Samples::from_flat(data, n, 2).unwrap(), BinaryTargets::from_f64(&labels).unwrap())
+    let (x, y) = kern_testkit::data::green_red(n, seed);
+    (x, BinaryTargets::from_f64(&y).unwrap())
 }
 
 /// The `q` quantile of all pairwise distances (exact).

@@ -6,35 +6,14 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, RealTargets, Samples};
 use kern_models::svm::{SvcParams, SvrParams};
+use kern_testkit::data::normal;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
-    let u: f64 = rng.random::<f64>().max(1e-300);
-    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * rng.random::<f64>()).cos()
-}
-
-/// Green-red mixture (CS-RBF paper, Example 1): 10 centres per class, points = centre + N(0, I/5).
+/// The green-red mixture (the shared test generator) as binary targets.
 fn green_red(n: usize, seed: u64) -> (Samples, BinaryTargets) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let centres: Vec<[f64; 2]> = (0..20)
-        .map(|k| {
-            if k < 10 {
-                [1.0 + normal(&mut rng), normal(&mut rng)]
-            } else {
-                [normal(&mut rng), 1.0 + normal(&mut rng)]
-            }
-        })
-        .collect();
-    let s = 0.2f64.sqrt();
-    let mut rows = Vec::new();
-    let mut y = Vec::new();
-    for i in 0..n {
-        let c = centres[(i % 2) * 10 + rng.random_range(0..10)];
-        rows.push([c[0] + s * normal(&mut rng), c[1] + s * normal(&mut rng)]);
-        y.push(if i % 2 == 0 { 1.0 } else { -1.0 });
-    }
-    (Samples::from_rows(&rows).unwrap(), BinaryTargets::from_f64(&y).unwrap())
+    let (x, y) = kern_testkit::data::green_red(n, seed);
+    (x, BinaryTargets::from_f64(&y).unwrap())
 }
 
 fn bench(c: &mut Criterion) {

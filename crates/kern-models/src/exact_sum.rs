@@ -586,7 +586,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(kern_testkit::proptest_config(64))]
 
         /// Terms that are multiples of 2⁻⁴⁰ below 2⁴⁰ span 80 bits (no truncation): the result is
         /// the exact sum (an i128) rounded once — and the same for any order and any split.

@@ -1405,7 +1405,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(16))]
+        #![proptest_config(kern_testkit::proptest_config(16))]
 
         /// With every row in the scoring sample (n ≤ SCORE_ROWS) the estimated gain is the exact gain
         /// of eq. 7, `Σ_i R(i,c)² / (k_ii r_c)`, with `R = K − G Gᵀ` computed densely from scratch.

@@ -435,7 +435,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(32))]
+        #![proptest_config(kern_testkit::proptest_config(32))]
         /// Scaled training data lies in [lower, upper] and attains both ends on every varying feature;
         /// the parameters survive their text.
         #[test]

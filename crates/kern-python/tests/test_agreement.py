@@ -110,7 +110,7 @@ def test_probability_matches_libsvm_shape_and_argmax_mostly(gr):
 
 
 # The ν estimators, against scikit-learn's on the same data and hyperparameters, with the criteria
-# fixed before running (issue text): NuSVC predictions identical on green-red, NuSVR test RMSE within
+# fixed before running : NuSVC predictions identical on green-red, NuSVR test RMSE within
 # 1e-4, OneClassSVM predictions identical; both solvers at tol=1e-6 as above.
 
 

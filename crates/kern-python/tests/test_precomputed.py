@@ -17,7 +17,7 @@ Tolerances were fixed before running, from the stopping rule (the derivation is 
   `(c1 - c2)' K (c1 - c2) <= B^2` and on decision values without the intercept as
   `|f1(x) - f2(x)| <= B sqrt(k(x, x)) = B`.
 
-The issue's own criteria (identical SVC predictions; SVR RMSE within 1e-4) are asserted as well, and the
+The agreement criteria (identical SVC predictions; SVR RMSE within 1e-4) are asserted as well, and the
 ν-SVC and ν-SVR are held to the criteria of their unweighted comparisons (identical predictions, RMSE
 1e-4). For the one-class SVM the bias-free decision values are held to `B` (with `C_i = 1`), and
 predictions must agree wherever `|f(x)| > B + |rho_kern - rho_sklearn|` (the second term measured).
@@ -186,7 +186,7 @@ def test_precomputed_gram_of_a_kern_kernel_is_that_kernel(gr):
     second fit is within `G + eta S^2` of the first problem's optimum and the expansions differ by at
     most `B = sqrt(2G) + sqrt(2(G + eta S^2))` in the first kernel's norm; decision values without the
     intercept (test rows also off by `eta`) by `B + eta S`, and `(c1 - c2)' K2 (c1 - c2)` by
-    `B^2 + eta (2S)^2`. The issue's criterion (identical predictions) is asserted too."""
+    `B^2 + eta (2S)^2`. The agreement criterion (identical predictions) is asserted too."""
     x, y, xt, _ = gr
     x, y = x[:300], y[:300]
     sigma = 0.6
@@ -264,7 +264,7 @@ def test_precomputed_weights_leaving_one_class(grams):
 
 def test_precomputed_multiclass_and_probability():
     """Four digits, one-vs-one on an RBF Gram matrix: predictions identical to scikit-learn's precomputed
-    SVC (the issue's criterion for digits), decision values in scikit-learn's shapes, and Platt
+    SVC (the agreement criterion for digits), decision values in scikit-learn's shapes, and Platt
     probabilities (fitted by kern's internal cross-validation on the matrix) that are distributions."""
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split

@@ -1,38 +1,15 @@
-//! A small seeded "green-red" generator for the benches and examples (the ESL mixture used by the
-//! CS-RBF paper, §4 Example 1): 10 centres per class drawn from N((1,0), I) (green, +1) and
-//! N((0,1), I) (red, −1); each point picks its class (alternating), a random centre of that class,
-//! and adds N(0, I/5). kern-repro owns the canonical generator; this one only feeds benchmarks.
+//! Data for the sparse benches: the shared green-red mixture and uniform points (from the test kit),
+//! and distance quantiles to pick support radii from.
 #![allow(dead_code)]
 
 use kern_core::{Samples, sq_dist};
+pub use kern_testkit::data::green_red;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-use rand_distr::{Distribution, StandardNormal};
-
-/// `n` green-red points (2-D) and their ±1 labels.
-pub fn green_red(n: usize, seed: u64) -> (Samples, Vec<f64>) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let normal = |rng: &mut Xoshiro256PlusPlus| -> f64 { StandardNormal.sample(rng) };
-    let green: Vec<[f64; 2]> = (0..10).map(|_| [1.0 + normal(&mut rng), normal(&mut rng)]).collect();
-    let red: Vec<[f64; 2]> = (0..10).map(|_| [normal(&mut rng), 1.0 + normal(&mut rng)]).collect();
-    let s = (0.2f64).sqrt();
-    let mut data = Vec::with_capacity(2 * n);
-    let mut y = Vec::with_capacity(n);
-    for i in 0..n {
-        let (centres, label) = if i % 2 == 0 { (&green, 1.0) } else { (&red, -1.0) };
-        let c = centres[rng.random_range(0..10usize)];
-        data.push(c[0] + s * normal(&mut rng));
-        data.push(c[1] + s * normal(&mut rng));
-        y.push(label);
-    }
-    (Samples::from_flat(data, n, 2).unwrap(), y)
-}
 
 /// `n` points uniform in the unit square.
 pub fn uniform_square(n: usize, seed: u64) -> Samples {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let data: Vec<f64> = (0..2 * n).map(|_| rng.random::<f64>()).collect();
-    Samples::from_flat(data, n, 2).unwrap()
+    kern_testkit::data::uniform(n, 2, 1.0, seed)
 }
 
 /// The `q`-quantile of the pairwise distances `‖x_i − x_j‖`, `i ≠ j`: exact over all pairs when

@@ -845,7 +845,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        #![proptest_config(kern_testkit::proptest_config(48))]
 
         /// `cell_order` is a permutation along which the points' cells are non-decreasing
         /// (lexicographically, within a cell by index); the index of the reordered points finds, for
@@ -881,7 +881,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+        #![proptest_config(kern_testkit::proptest_config(32))]
 
         /// The grid visits only cells its query's ball reaches: the cell of every candidate lies, in
         /// cell units, less than `m` (the cells per radius) from the query; and its candidates are

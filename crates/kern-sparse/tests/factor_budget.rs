@@ -3,6 +3,7 @@
 //! the memory budget (`--max-memory`), and refuses with a message that names them.
 //! Its own test binary: the budget is process-wide.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use common::{cs_gauss, uniform};

@@ -550,7 +550,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(kern_testkit::proptest_config(48))]
         #[test]
         fn stats_match_a_direct_scan(
             v in prop::collection::vec(prop_oneof![Just(0.0), Just(-0.0), 1e-300f64..1e-200, 0.01f64..1e12], 1..300),

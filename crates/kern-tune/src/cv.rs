@@ -970,7 +970,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(kern_testkit::proptest_config(48))]
         /// The law of `PredefinedSplit`: every sample with a fold is tested exactly once, in its own
         /// fold, and never trained on there; every other fold trains on it; `-1` always trains.
         #[test]

@@ -223,7 +223,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(kern_testkit::proptest_config(64))]
 
         /// The written-out powers are `powi`'s bits for every exponent (those past 8 go to `powi`
         /// itself), on taper arguments `t ∈ (0, 1]` and on any finite `t`; the exponent is hidden

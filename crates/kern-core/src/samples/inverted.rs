@@ -220,7 +220,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(kern_testkit::proptest_config(48))]
         /// Every entry equals the merged product bit for bit (up to the sign of zero), for every
         /// pivot of the store, a dense pivot, and every row range.
         #[test]

@@ -214,7 +214,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(kern_testkit::proptest_config(64))]
         #[test]
         fn every_pairing_agrees_with_dense((ia, va, da) in sparse_and_dense(9), (ib, vb, db) in sparse_and_dense(9)) {
             let sa = SampleRef::Sparse { indices: &ia, values: &va };

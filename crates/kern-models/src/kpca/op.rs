@@ -207,7 +207,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        #![proptest_config(kern_testkit::proptest_config(24))]
 
         /// The block product equals the dense product column by column, bit for bit with the
         /// single-column product (each output entry adds the same terms in the same order), across

@@ -1,13 +1,8 @@
 use super::*;
 use crate::persist::{from_bytes, to_bytes};
+use kern_testkit::data::normal;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-
-fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
-    let u1: f64 = rng.random::<f64>().max(1e-300);
-    let u2: f64 = rng.random();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
 
 /// Example 3 of the CS-RBF paper: three clusters of 30 points, centres (−0.5, −0.2), (0, 0.6),
 /// (0.5, 0), covariance 0.01 I. Returns the samples and the cluster of every point.

@@ -257,7 +257,7 @@ fn all_points_as_centres_reproduce_dense_kernel_pca() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(kern_testkit::proptest_config(24))]
 
     /// Whatever the centres: the training scores are centred, their squared norms are the eigenvalues,
     /// and different components are uncorrelated (PCA of the Nyström features).
@@ -546,7 +546,7 @@ fn auto_gives_up_when_the_rate_predicts_more_than_k_star() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(kern_testkit::proptest_config(64))]
 
     /// For residuals `ρ_k = q^k` the prediction is `ln(tol)/ln(q)` at every `k` (the only rounding is
     /// that of `q^k` and two logarithms: relative error a few units of `1e-16/|ln q|` ≤ 1e-14 for

@@ -90,7 +90,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(kern_testkit::proptest_config(64))]
         /// 17 significant digits identify every finite double.
         #[test]
         fn g17_round_trips(bits in any::<u64>()) {

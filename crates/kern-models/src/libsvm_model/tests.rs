@@ -106,7 +106,7 @@ fn detects_libsvm_text() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(kern_testkit::proptest_config(48))]
     /// The sparse merges equal the dense formulas.
     #[test]
     fn sparse_dot_and_distance_match_dense(

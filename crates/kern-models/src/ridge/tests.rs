@@ -3,38 +3,14 @@ use crate::krr::KernelRidgeParams;
 use crate::lssvm::{LsSvm, LsSvmParams};
 use crate::persist::{from_bytes, to_bytes};
 use kern_core::learner::Fit;
+use kern_testkit::data::normal;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
-    let u1: f64 = rng.random::<f64>().max(1e-300);
-    let u2: f64 = rng.random();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
-
-/// The green-red mixture of the CS-RBF paper (Hastie et al.): 10 centres per class from N((1,0), I)
-/// and N((0,1), I); each point is a random centre of its class plus N(0, I/5).
+/// The green-red mixture as binary targets.
 fn green_red(n: usize, seed: u64) -> (Samples, BinaryTargets) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let centres: Vec<[f64; 2]> = (0..20)
-        .map(|c| {
-            if c < 10 {
-                [1.0 + normal(&mut rng), normal(&mut rng)]
-            } else {
-                [normal(&mut rng), 1.0 + normal(&mut rng)]
-            }
-        })
-        .collect();
-    let s = (0.2f64).sqrt();
-    let mut rows = Vec::with_capacity(n);
-    let mut labels = Vec::with_capacity(n);
-    for i in 0..n {
-        let class = i % 2;
-        let c = centres[class * 10 + rng.random_range(0..10)];
-        rows.push([c[0] + s * normal(&mut rng), c[1] + s * normal(&mut rng)]);
-        labels.push(if class == 0 { -1.0 } else { 1.0 });
-    }
-    (Samples::from_rows(&rows).unwrap(), BinaryTargets::from_f64(&labels).unwrap())
+    let (x, y) = kern_testkit::data::green_red(n, seed);
+    (x, BinaryTargets::from_f64(&y).unwrap())
 }
 
 fn dense_k(kernel: &KernelSpec, x: &Samples) -> Mat<f64> {

@@ -44,7 +44,7 @@ fn objective_bound(tol: f64, c_sum: f64, f: f64) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(kern_testkit::proptest_config(48))]
 
     /// C-SVC with small working sets (so that the blocked path, its column slots and its sub-problems
     /// are all exercised): KKT holds at exit on the dense `Q`, the constraints hold, and the objective

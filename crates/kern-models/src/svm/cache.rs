@@ -370,7 +370,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #![proptest_config(kern_testkit::proptest_config(64))]
 
         /// Over random requests (random lengths, a kept column) and batches of swaps, the bytes
         /// allocated by the cache (column capacities and spare buffers, recounted from the buffers)

@@ -39,7 +39,7 @@ fn one_class_dual(n: usize, nu: f64) -> SampleDual {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(kern_testkit::proptest_config(32))]
 
     /// On data already in the cells' order (the permutation is the identity) ε-SVR, ν-SVR (a start
     /// filled in sample order) and one-class (LIBSVM's start) models are the same bytes with and

@@ -84,7 +84,7 @@ fn nu_svr_problem(n: usize, seed: u64, nu: f64, c: f64) -> NuSvrProblem {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(kern_testkit::proptest_config(32))]
 
     /// ν-SVC's scaled dual: feasibility (`0 ≤ α ≤ 1`, `yᵀα = 0`, `eᵀα = νl`), each sign group's KKT
     /// violation below the tolerance on a `Q` computed independently, and `ρ ± r` equal to the

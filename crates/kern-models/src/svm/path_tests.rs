@@ -11,7 +11,7 @@ use kern_core::{BinaryTargets, KernelSpec, Samples};
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(kern_testkit::proptest_config(32))]
 
     /// Four values of `C` given in any order, a training part of three quarters of the rows.
     #[test]

@@ -58,7 +58,7 @@ fn arches() -> [pulp::Arch; 2] {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(kern_testkit::proptest_config(256))]
 
     #[test]
     fn vector_scans_find_what_the_scalar_scans_find(

@@ -72,7 +72,7 @@ fn smooth_problem(n: usize, seed: u64) -> (Samples, Vec<f64>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(kern_testkit::proptest_config(24))]
 
     /// The blocked product against whole columns: the same bits in `G` and `Ḡ` (every entry sums its
     /// terms in the order of the columns), on pools of one and two threads, across the blocks'

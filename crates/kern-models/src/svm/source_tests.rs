@@ -36,7 +36,7 @@ fn integer_problem(n: usize, d: usize, seed: u64) -> (Samples, Vec<f64>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(kern_testkit::proptest_config(32))]
 
     /// Both sides of the rule's threshold (direct distances up to `d = 8`, norms and inner products
     /// above), small and large C, with and without shrinking.

@@ -54,7 +54,7 @@ pub(super) fn compact(sigma: f64, radius: f64) -> KernelSpec {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(kern_testkit::proptest_config(32))]
 
     /// C-SVC, ε-SVR (`2n` variables over `n` samples: two copies of each neighbour) and one-class (a
     /// nonzero start: the initial gradient and `Ḡ` from sparse columns), with shrinking on and a cache
@@ -151,7 +151,7 @@ fn sparse_columns_are_chosen_by_density() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(kern_testkit::proptest_config(32))]
 
     /// The working-set selection by tournament trees against the scans, both on sparse columns: C-SVC,
     /// ε-SVR (two copies of each sample) and one-class (a nonzero start), with labels from a few
@@ -234,7 +234,7 @@ fn trees_are_chosen_by_density() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(kern_testkit::proptest_config(32))]
 
     /// Columns of `K_C` computed on demand against the precomputed `K_C`: C-SVC on sparse and on dense
     /// columns (the dense scatter of an on-demand column), ε-SVR (two copies of each sample) and
@@ -345,7 +345,7 @@ fn alpha_of(m: &Svc, x: &Samples, y: &[f64]) -> (Vec<f64>, bool) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(kern_testkit::proptest_config(32))]
 
     /// The cells' order against the data's. On data already in the cells' order (the permutation is
     /// the identity), C-SVC models (precomputed or on-demand columns) are the same bytes either way: the reordering and the
@@ -472,7 +472,7 @@ fn on_pool<T: Send>(threads: usize, par: bool, od: bool, f: impl FnOnce() -> T +
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(kern_testkit::proptest_config(24))]
 
     /// The tree updates split across two threads against the serial updates, on pools of one and two
     /// threads: C-SVC with the columns precomputed or on demand (the up tree's side then computes the

@@ -24,7 +24,7 @@ fn with_split<T>(split: bool, f: impl FnOnce() -> T) -> T {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(kern_testkit::proptest_config(48))]
 
     #[test]
     fn split_and_serial_passes_give_the_same_models(

@@ -8,39 +8,10 @@ use crate::persist;
 use kern_core::learner::{Fit, Model};
 use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, RealTargets, Samples};
 use kern_sparse::kmatrix::Precomputed;
+use kern_testkit::data::{green_red, normal};
 use proptest::prelude::*;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-
-fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
-    // Box–Muller.
-    let u: f64 = rng.random::<f64>().max(1e-300);
-    let v: f64 = rng.random::<f64>();
-    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-}
-
-/// Hastie et al.'s green-red mixture (CS-RBF paper, Example 1): 10 centres per class from
-/// `N((1,0), I)` (green, +1) and `N((0,1), I)` (red, −1), each point a random centre of its class plus
-/// `N(0, I/5)`; classes alternate.
-pub(crate) fn green_red(n: usize, seed: u64) -> (Samples, Vec<f64>) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut centres = [[[0.0; 2]; 10]; 2];
-    for (c, mean) in [[1.0, 0.0], [0.0, 1.0]].iter().enumerate() {
-        for k in 0..10 {
-            centres[c][k] = [mean[0] + normal(&mut rng), mean[1] + normal(&mut rng)];
-        }
-    }
-    let s = 0.2f64.sqrt();
-    let mut rows = Vec::with_capacity(n);
-    let mut y = Vec::with_capacity(n);
-    for i in 0..n {
-        let c = i % 2;
-        let m = centres[c][rng.random_range(0..10)];
-        rows.push([m[0] + s * normal(&mut rng), m[1] + s * normal(&mut rng)]);
-        y.push(if c == 0 { 1.0 } else { -1.0 });
-    }
-    (Samples::from_rows(&rows).unwrap(), y)
-}
 
 pub(super) fn dense_q(k: &KernelSpec, x: &Samples, sample: &[usize], sign: &[f64]) -> Vec<Vec<f64>> {
     sample
@@ -195,7 +166,7 @@ fn kkt_violation(q: &[Vec<f64>], p: &[f64], y: &[f64], c: &[f64], a: &[f64]) -> 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(kern_testkit::proptest_config(48))]
 
     /// KKT conditions hold at exit to the stated tolerance, with and without shrinking, with a cache
     /// far too small for the problem (evictions, swaps of partial columns), and on every column path.
@@ -505,7 +476,7 @@ fn invalid_inputs_are_errors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(kern_testkit::proptest_config(24))]
     /// A binary machine solved on the caller's samples through an index map (how a multi-class or
     /// class-grouped job avoids copying its rows) is bit-for-bit the machine solved on a copy of those
     /// rows: the columns read the same values in the same order. Dense and sparse stores, low and high

@@ -1678,7 +1678,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(kern_testkit::proptest_config(64))]
 
         #[test]
         fn normal_cdf_is_symmetric_and_monotone(x in -8.0f64..8.0, h in 1e-3f64..1.0) {

@@ -942,7 +942,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(32))]
+        #![proptest_config(kern_testkit::proptest_config(32))]
         /// One-hot octamers: eight ones, and the squared distance is twice the Hamming distance.
         #[test]
         fn octamer_distance_is_twice_hamming(a in proptest::collection::vec(0usize..20, 8), b in proptest::collection::vec(0usize..20, 8)) {

@@ -2016,7 +2016,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        #![proptest_config(kern_testkit::proptest_config(24))]
         #[test]
         fn knn_agrees_with_sorting_all_distances(
             pts in proptest::collection::vec((-5.0f64..5.0, -5.0f64..5.0, proptest::bool::ANY), 4..30),

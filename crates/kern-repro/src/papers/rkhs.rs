@@ -648,7 +648,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(32))]
+        #![proptest_config(kern_testkit::proptest_config(32))]
         #[test]
         fn split_is_disjoint_and_deterministic(n in 2usize..200, a in 0usize..100, b in 0usize..100, seed in 0u64..1000) {
             let (tr, te) = (a.min(n), b.min(n - a.min(n)));

@@ -280,7 +280,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(kern_testkit::proptest_config(48))]
 
         /// Random accesses to the columns through a cache of a random budget: every column, cached
         /// or computed, equals the precomputed `K_C`'s column (rows and value bits); the cached bytes,

@@ -310,7 +310,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(kern_testkit::proptest_config(64))]
 
         /// From a random feasible point of a random dual with a singular `Q = diag(y) ZᵀZ diag(y)`
         /// (rank ≤ r < l in most draws): the face steps keep the box and the equality constraints

@@ -735,7 +735,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(kern_testkit::proptest_config(64))]
 
         /// Batches of writes (runs of consecutive positions, as a column's neighbours in the cells'
         /// order, and single positions; keys from a few values and `−∞`, so ties are common; a

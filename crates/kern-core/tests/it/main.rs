@@ -1,0 +1,6 @@
+//! Integration tests of kern-core: one test binary, one module per topic.
+
+mod csv_rfc4180;
+mod files;
+mod gram_properties;
+mod sparse_store;

@@ -1,0 +1,170 @@
+//! The distributed methods on the single-process communicator, against kern's one-process functions,
+//! and the line-boundary laws of reading a file in parts (checked for every part count and split).
+
+use crate::common::{build_lssvm, grid_config, lssvm_grid, scratch, two_blobs, write};
+
+use kern_core::Targets;
+use kern_core::io::{CsvOptions, LibsvmOptions, read_csv, read_libsvm_with};
+use kern_core::learner::Fit;
+use kern_dist::rows::{PartOptions, read_part};
+use kern_dist::split::{byte_range, for_each_line};
+use kern_dist::{DistError, SingleProcess};
+use kern_models::lssvm::LsSvmParams;
+use kern_tune::grid::grid_search;
+use proptest::prelude::*;
+
+/// The lines a one-process reader sees (`BufRead::lines`: `\n` and `\r\n` endings removed).
+fn all_lines(content: &[u8]) -> Vec<String> {
+    use std::io::BufRead;
+    content.lines().map(|l| l.unwrap()).collect()
+}
+
+/// Lines of every part when the file is cut at `cuts` (ascending byte positions).
+fn lines_in_parts(p: &std::path::Path, len: u64, cuts: &[u64]) -> Vec<String> {
+    let mut bounds = vec![0];
+    bounds.extend_from_slice(cuts);
+    bounds.push(len);
+    let mut out = Vec::new();
+    for w in bounds.windows(2) {
+        for_each_line(p, w[0], w[1], |_, _, l| {
+            out.push(l.to_string());
+            Ok(())
+        })
+        .unwrap();
+    }
+    out
+}
+
+#[test]
+fn every_two_part_split_yields_each_line_once() {
+    let dir = scratch("every_two_part_split_yields_each_line_once");
+    // CRLF, a row longer than any part, blank lines, an empty trailing line, no final newline.
+    let cases: [&[u8]; 5] = [
+        b"1 1:1\r\n-1 2:2\r\n1 3:3\r\n",
+        b"1 1:1\n-1 1:0.5 2:0.25 3:0.125 4:0.0625 5:0.03125 6:0.015625 7:1 8:2 9:3\n1 2:1\n",
+        b"1 1:1\n\n\n-1 2:2\n\n",
+        b"1 1:1\n-1 2:2",
+        b"\n\r\n1 1:1\r\n",
+    ];
+    for (k, c) in cases.iter().enumerate() {
+        let p = write(&dir, &format!("two-part-{k}.svm"), c);
+        let len = c.len() as u64;
+        for cut in 0..=len {
+            assert_eq!(lines_in_parts(&p, len, &[cut]), all_lines(c), "case {k}, cut at {cut}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(kern_testkit::proptest_config(48))]
+    #[test]
+    fn parts_partition_the_lines(
+        rows in prop::collection::vec(("[a-z0-9: ]{0,30}", any::<bool>()), 0..12),
+        last_newline in any::<bool>(),
+        parts in 1usize..9,
+    ) {
+        let dir = scratch("parts_partition_the_lines");
+        let mut content = Vec::new();
+        for (i, (r, crlf)) in rows.iter().enumerate() {
+            content.extend_from_slice(r.as_bytes());
+            if i + 1 < rows.len() || last_newline {
+                content.extend_from_slice(if *crlf { b"\r\n" } else { b"\n" });
+            }
+        }
+        let p = write(&dir, &format!("prop-{parts}.txt"), &content);
+        let len = content.len() as u64;
+        let cuts: Vec<u64> = (1..parts).map(|q| byte_range(len, q, parts).0).collect();
+        prop_assert_eq!(lines_in_parts(&p, len, &cuts), all_lines(&content));
+    }
+}
+
+#[test]
+fn libsvm_part_of_one_equals_the_whole_file_reader() {
+    let dir = scratch("libsvm_part_of_one_equals_the_whole_file_reader");
+    let content = b"# comment\n2 1:0.5 4:-1\r\n\n1 2:3 qid:4\n3 1:1 3:2 # note\n";
+    let p = write(&dir, "whole.svm", content);
+    for storage in
+        [kern_core::StoragePolicy::Auto, kern_core::StoragePolicy::Dense, kern_core::StoragePolicy::Sparse]
+    {
+        let part = read_part(&SingleProcess, &p, &PartOptions { storage, ..Default::default() }).unwrap();
+        let whole = read_libsvm_with(&p, &LibsvmOptions { dim: None, storage }).unwrap();
+        assert_eq!(part.samples.as_ref(), Some(&whole.samples));
+        assert_eq!(part.labels, whole.labels);
+        assert_eq!((part.n_total, part.d, part.row_offset), (3, 4, 0));
+    }
+}
+
+#[test]
+fn csv_part_of_one_equals_the_whole_file_reader() {
+    let dir = scratch("csv_part_of_one_equals_the_whole_file_reader");
+    let content = b"a;b;y\r\n1;\"2.5\";x\n?;1;y\n\n0;-3;\"1.0\"\n";
+    let p = write(&dir, "whole.csv", content);
+    let opts = CsvOptions::default();
+    let part =
+        read_part(&SingleProcess, &p, &PartOptions { csv: opts.clone(), ..Default::default() }).unwrap();
+    let whole = read_csv(&p, &opts).unwrap();
+    assert_eq!(part.samples.as_ref(), Some(&whole.samples));
+    assert_eq!(part.labels, whole.labels);
+    assert_eq!(part.global_labels(&SingleProcess).unwrap(), vec!["1", "x"]);
+}
+
+#[test]
+fn a_bad_line_is_a_named_error_with_the_file_line() {
+    let dir = scratch("a_bad_line_is_a_named_error_with_the_file_line");
+    let p = write(&dir, "bad.svm", b"1 1:1\n-1 2:2\n1 3:x\n");
+    match read_part(&SingleProcess, &p, &PartOptions::default()) {
+        Err(DistError::RankFailed { rank: 0, message }) => {
+            assert!(message.contains("bad.svm:3:") && message.contains("\"x\""), "{message}")
+        }
+        other => panic!("expected a rank failure, got {other:?}"),
+    }
+    let gz = write(&dir, "data.svm.gz", b"");
+    assert!(matches!(
+        read_part(&SingleProcess, &gz, &PartOptions::default()),
+        Err(DistError::RankFailed { .. })
+    ));
+}
+
+#[test]
+fn grid_search_over_one_rank_equals_grid_search() {
+    let (x, y) = two_blobs(60);
+    let y = Targets::Binary(y);
+    let grid = lssvm_grid();
+    for refit in [false, true] {
+        let cfg = grid_config(refit);
+        let one = grid_search(&grid, build_lssvm, &x, &y, &cfg).unwrap();
+        let dist = kern_dist::grid::grid_search_dist(&SingleProcess, &grid, build_lssvm, &x, &y, &cfg)
+            .unwrap()
+            .unwrap();
+        assert_eq!(serde_json::to_string(&dist).unwrap(), serde_json::to_string(&one).unwrap());
+        assert!(dist.cells.iter().any(|c| c.error.is_some()));
+        assert_eq!(dist.model.is_some(), refit);
+    }
+}
+
+#[test]
+fn batch_prediction_equals_the_model_on_the_whole_file() {
+    let dir = scratch("batch_prediction_equals_the_model_on_the_whole_file");
+    let (x, y) = two_blobs(40);
+    let labels: Vec<&str> = y.y().iter().map(|&v| if v > 0.0 { "2" } else { "1" }).collect();
+    let data = write(&dir, "pred.svm", b"");
+    kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
+    let m = LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).lambda(1e-2).fit(&x, &y).unwrap();
+    let model = write(&dir, "pred.kern", b"");
+    kern_models::persist::save(&model, &m).unwrap();
+    let out = write(&dir, "pred.out", b"");
+    let s =
+        kern_dist::predict::predict_file(&SingleProcess, &model, &data, &CsvOptions::default(), Some(&out))
+            .unwrap();
+    let loaded = kern_dist::predict::Loaded::load(&model).unwrap();
+    let whole = read_libsvm_with(&data, &LibsvmOptions { dim: Some(2), ..Default::default() }).unwrap();
+    let want: String =
+        loaded.predict_lines(&whole.samples).unwrap().iter().map(|l| format!("{l}\n")).collect();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+    assert_eq!((s.n, s.rows_per_rank.clone()), (40, vec![40]));
+    // Writing over an input is refused.
+    assert!(
+        kern_dist::predict::predict_file(&SingleProcess, &model, &data, &CsvOptions::default(), Some(&data))
+            .is_err()
+    );
+}

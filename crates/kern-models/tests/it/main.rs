@@ -1,0 +1,13 @@
+//! Integration tests of kern-models: one test binary, one module per topic.
+
+mod fvs;
+mod fvs_sparse;
+mod libsvm_model;
+mod libsvm_nu;
+mod libsvm_precomputed;
+mod libsvm_precomputed_training;
+mod nu_bound;
+mod railway;
+mod sparse_store;
+mod weights;
+mod widen;

@@ -1,0 +1,6 @@
+//! Integration tests of kern-tune: one test binary, one module per topic.
+
+mod bandwidth;
+mod cv;
+mod progress;
+mod support;
