@@ -1,5 +1,8 @@
 //! The learner's flags are declared once for `kern train` and `kern cv`: the same help text, the same
-//! defaults and the same parsing in both commands; what each command adds stays its own.
+//! defaults and the same parsing in both commands; what each command adds stays its own. The refusals
+//! (`--c` with `--lambda`; a flag given to a learner it does not apply to, by `kern train` on every
+//! kernel path and by `kern cv`, before the data file is read) are case files in
+//! `tests/cmd/learner_flags/` (run by `cmd.rs`).
 
 use crate::common::{kern, output, scratch, write};
 use std::collections::BTreeMap;
@@ -66,20 +69,6 @@ fn the_shared_flags_have_one_help_text_in_both_commands() {
     }
 }
 
-#[test]
-fn c_and_lambda_still_exclude_each_other_in_kern_train() {
-    let d = scratch("c-lambda");
-    let data = write(&d, "d.svm", "1 1:0\n-1 1:1\n1 1:0.1\n-1 1:0.9\n");
-    let out = d.join("m.kern");
-    let (data, out) = (data.display().to_string(), out.display().to_string());
-    for order in [["--c", "2", "--lambda", "0.1"], ["--lambda", "0.1", "--c", "2"]] {
-        let mut a = vec!["train", "--model", "svc", "--kernel", "linear", "--data", &data, "--out", &out];
-        a.extend(order);
-        let (ok, _, err) = kern(&a);
-        assert!(!ok && err.contains("cannot be used with"), "{a:?}: {err}");
-    }
-}
-
 /// The two commands disagreed on `--max-fv`: `kern cv` capped the feature vectors of kfa at 50 by
 /// default, `kern train` did not cap them. Now both read the one flag, absent meaning no cap (a
 /// cross-validation scores what `kern train` with the same flags trains, as scikit-learn's
@@ -112,48 +101,6 @@ fn kfa_without_max_fv_selects_as_many_vectors_in_cv_as_in_train() {
     let (ok, capped, err) = kern(&cv);
     assert!(ok, "{err}");
     assert_ne!(free["best_score"], capped["best_score"], "cv without --max-fv is not capped at 50");
-}
-
-/// A learner flag given to a learner it does not apply to is refused by `kern train` (on every path:
-/// data, precomputed and railway kernels) and by `kern cv`, with the same message, before the data
-/// file is read (here it does not exist).
-#[test]
-fn flags_that_do_not_apply_are_refused_before_reading_data() {
-    let d = scratch("refused-flags");
-    let (data, out) = (d.join("missing.svm"), d.join("m.kern"));
-    let (data, out) = (data.display().to_string(), out.display().to_string());
-    for (learner, flag, words) in [
-        (
-            &["--type", "nu-svr"][..],
-            &["--epsilon-tube", "0.2"][..],
-            "--epsilon-tube does not apply to --type nu-svr",
-        ),
-        (&["--model", "svc"], &["--epsilon-tube", "0.2"], "--epsilon-tube does not apply to --model svc"),
-        (&["--model", "krr"], &["--c", "2"], "--c does not apply to --model krr"),
-        (&["--model", "kfa"], &["--tol", "1e-4"], "--tol does not apply to --model kfa"),
-        (&["--model", "lssvm"], &["--cache-mb", "8"], "--cache-mb does not apply to --model lssvm"),
-        (&["--model", "svr"], &["--multiclass", "ovr"], "--multiclass ovr does not apply to --model svr"),
-        (&["--model", "svc"], &["--regression"], "--regression does not apply to --model svc"),
-        (&["--model", "krr"], &["--max-fv", "3"], "--max-fv does not apply to --model krr"),
-    ] {
-        for kernel in ["gaussian:sigma=1", "precomputed"] {
-            let mut train = vec!["train", "--data", &data, "--out", &out, "--kernel", kernel];
-            train.extend(learner.iter().chain(flag));
-            let (ok, _, err) = kern(&train);
-            assert!(!ok && err.contains(words), "{train:?}: {err}");
-        }
-        let grid = if learner.contains(&"nu-svr") { "nu=[0.5]" } else { "sigma=[1]" };
-        let mut cv = vec!["cv", "--data", &data, "--kernel", "gaussian", "--grid", grid];
-        cv.extend(learner.iter().chain(flag));
-        let (ok, _, err) = kern(&cv);
-        assert!(!ok && err.contains(words), "{cv:?}: {err}");
-    }
-    // The railway kernel's path (an svc) checks the flags too.
-    let railway = ["train", "--data", &data, "--out", &out, "--model", "svc", "--kernel", "railway:auto"];
-    let mut a = railway.to_vec();
-    a.extend(["--max-fv", "3"]);
-    let (ok, _, err) = kern(&a);
-    assert!(!ok && err.contains("--max-fv does not apply to --model svc"), "{a:?}: {err}");
 }
 
 /// `--epsilon-tube` takes LIBSVM's default 0.1 where it applies (epsilon-svr), and the value given.

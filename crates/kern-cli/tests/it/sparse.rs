@@ -1,4 +1,5 @@
-//! `kern sparse` on a small temporary file.
+//! `kern sparse` on a small temporary file. Its error messages are case files in `tests/cmd/sparse/`
+//! (run by `cmd.rs`).
 
 use crate::common::{kern, scratch};
 use std::path::{Path, PathBuf};
@@ -59,35 +60,4 @@ fn reports_sparsity_bandwidth_and_factorization() {
         }
         assert_eq!(j["order"], if order == "none" { "none" } else { order });
     }
-}
-
-#[test]
-fn errors_are_reported() {
-    let dir = scratch("errors-are-reported");
-    let f = temp_csv(&dir, "err.csv", 50);
-    let f = f.to_str().unwrap();
-    let (ok, _, err) = kern(&["sparse", "--data", f, "--kernel", "gaussian:sigma=1"]);
-    assert!(!ok && err.contains("compact support"), "{err}");
-    let (ok, _, err) =
-        kern(&["sparse", "--data", f, "--kernel", "cs-gaussian:sigma=1,c=1,nu=3", "--order", "bogus"]);
-    assert!(!ok && err.contains("ordering"), "{err}");
-    // A budget that holds the matrix but not the factor with its working space is refused, by name.
-    // (400 points, about 3 % of pairs within c = 0.4: a matrix of ~80 KB; unordered, the factor fills
-    // most of its ~640 KB triangle.)
-    let big = temp_csv(&dir, "big.csv", 400);
-    let (ok, _, err) = kern(&[
-        "--max-memory",
-        "300K",
-        "sparse",
-        "--data",
-        big.to_str().unwrap(),
-        "--kernel",
-        "cs-gaussian:sigma=0.6,c=0.4,nu=3",
-        "--order",
-        "none",
-    ]);
-    assert!(!ok && err.contains("working space"), "{err}");
-    let (ok, _, _) =
-        kern(&["sparse", "--data", f, "--kernel", "cs-gaussian:sigma=1,c=1,nu=3", "--lambda", "0"]);
-    assert!(!ok);
 }
