@@ -8,6 +8,16 @@
 //!   without it the step is skipped with a note. `--no-png` skips it. An external converter rather
 //!   than a Rust rasteriser keeps the build small: `resvg` would add its font stack (and a bundled
 //!   font, or the system's found at run time) to every build of the workspace for a viewing aid.
+//! - `cargo xtask test [--extended] [CARGO_ARGS...] [-- TEST_ARGS...]`: the test suite. Alone, the fast
+//!   tier: `cargo test --workspace --release`, the README's command. With `--extended`, the extended
+//!   tier: every test, the ones marked `#[ignore = "extended tier"]` (the medium fits) included, with
+//!   `KERN_TEST_TIER=extended`, which multiplies every property test's case count (`kern-testkit`).
+//!   Other arguments go to `cargo test` (for example `--features kern-dist/mpi`, or a test-name filter
+//!   after `--`).
+//! - `cargo xtask check-features`: whether a build of kern-python alone (maturin's) and the workspace's
+//!   build without its tests enable the same features on every dependency as `cargo test --workspace`,
+//!   so that each reuses the test build (kern-python's build-sharing pins keep them equal). Lists the
+//!   differences and fails when there are any.
 //! - `cargo xtask ci`: what `.ci/run` runs.
 
 use std::path::{Path, PathBuf};
@@ -48,13 +58,28 @@ fn main() -> ExitCode {
                 .find(|w| w[0] == "--out")
                 .map_or_else(|| PathBuf::from("results"), |w| PathBuf::from(w[1]));
             let mut c = cargo();
-            c.args(["run", "--quiet", "--release", "--package", "kern-repro", "--bin", "kern-repro", "--"]);
+            // By binary name, not `--package`: the features are then unified over the whole workspace
+            // as in `cargo test --workspace`, so the build is the one the tests made.
+            c.args(["run", "--quiet", "--release", "--bin", "kern-repro", "--"]);
             c.args(rest);
             if !succeeds(&mut c) {
                 return ExitCode::FAILURE;
             }
             if png { png_copies(&out) } else { ExitCode::SUCCESS }
         }
+        Some("test") => {
+            let extended = args[1..].iter().any(|a| a == "--extended");
+            let rest: Vec<&String> = args[1..].iter().filter(|a| *a != "--extended").collect();
+            let split = rest.iter().position(|a| *a == "--").unwrap_or(rest.len());
+            let mut c = cargo();
+            c.args(["test", "--workspace", "--release"]).args(&rest[..split]).arg("--");
+            if extended {
+                c.env("KERN_TEST_TIER", "extended").arg("--include-ignored");
+            }
+            c.args(rest.get(split + 1..).unwrap_or_default());
+            run(c)
+        }
+        Some("check-features") => check_features(),
         Some("ci") => {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
             let mut c = Command::new("bash");
@@ -63,7 +88,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask repro [--quick] [--only ID] [--out DIR] [--threads N] [--no-png]\n       cargo xtask ci"
+                "usage: cargo xtask repro [--quick] [--only ID] [--out DIR] [--threads N] [--no-png]\n       cargo xtask test [--extended] [CARGO_TEST_ARGS...] [-- TEST_ARGS...]\n       cargo xtask check-features\n       cargo xtask ci"
             );
             ExitCode::FAILURE
         }
@@ -121,4 +146,61 @@ fn png_copies(dir: &Path) -> ExitCode {
     }
     eprintln!("xtask: wrote {} PNG copies of the SVG figures under {}", files.len(), dir.display());
     ExitCode::SUCCESS
+}
+
+/// Every package of a build with its enabled features, as `cargo tree` lists them.
+fn features(selection: &[&str], edges: &str) -> Option<std::collections::BTreeMap<String, String>> {
+    let out = cargo()
+        .args(["tree", "--quiet", "-e", edges, "--prefix", "none", "-f", "{p}|{f}"])
+        .args(selection)
+        .stderr(Stdio::inherit())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).ok()?;
+    Some(
+        text.lines()
+            .filter_map(|l| l.trim_end_matches(" (*)").split_once('|'))
+            .map(|(p, f)| {
+                // "name v1.2.3 (path)" → "name v1.2.3"; the features sorted.
+                let id: Vec<&str> = p.split_whitespace().take(2).collect();
+                let mut f: Vec<&str> = f.split(',').filter(|s| !s.is_empty()).collect();
+                f.sort_unstable();
+                (id.join(" "), f.join(","))
+            })
+            .collect(),
+    )
+}
+
+fn check_features() -> ExitCode {
+    let Some(tests) = features(&["--workspace"], "normal,build,dev") else {
+        eprintln!("xtask: cargo tree failed");
+        return ExitCode::FAILURE;
+    };
+    let mut differ = 0;
+    for (what, selection) in [
+        ("kern-python alone", &["-p", "kern-python"][..]),
+        ("the workspace without tests", &["--workspace"][..]),
+    ] {
+        let Some(build) = features(selection, "normal,build") else {
+            eprintln!("xtask: cargo tree failed");
+            return ExitCode::FAILURE;
+        };
+        for (package, f) in &build {
+            if tests.get(package) != Some(f) {
+                differ += 1;
+                let t = tests.get(package).map_or("(absent)", String::as_str);
+                eprintln!("xtask: {what}: {package} has features [{f}], the test build [{t}]");
+            }
+        }
+    }
+    if differ == 0 {
+        eprintln!("xtask: every build enables the test build's features");
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("xtask: {differ} differences: pin the test build's features in kern-python's Cargo.toml");
+        ExitCode::FAILURE
+    }
 }

@@ -2,10 +2,87 @@
 //! (the exit code, standard output and error, and with `fs.sandbox` the files of `NAME.in/` checked
 //! against `NAME.out/` afterwards). `tests/cmd/README.md` says how to add a case and how to regenerate
 //! the expectations.
+//!
+//! `trycmd` does not see files that a run adds, so a second test replays every refused sandbox case
+//! (non-zero exit) in a scratch copy of `NAME.in/` and checks that afterwards the folder holds exactly
+//! the files of `NAME.out/`, byte for byte: a refused run changes, adds and removes nothing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 #[test]
 fn case_files() {
     trycmd::TestCases::new()
         .register_bin("kern", std::path::Path::new(env!("CARGO_BIN_EXE_kern")))
         .case("tests/cmd/**/*.toml");
+}
+
+/// Every file under `dir` (relative name → bytes), recursively.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.insert(p.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    if dir.is_dir() {
+        walk(dir, dir, &mut out);
+    }
+    out
+}
+
+/// The `.toml` case files under `dir`, recursively, in name order.
+fn case_paths(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() && !p.extension().is_some_and(|e| e == "in" || e == "out") {
+            case_paths(&p, out);
+        } else if p.extension().is_some_and(|e| e == "toml") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn refused_runs_add_change_and_remove_no_file() {
+    let mut cases = Vec::new();
+    case_paths(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cmd"), &mut cases);
+    let mut replayed = 0;
+    for case in cases {
+        let spec: toml_edit::DocumentMut = std::fs::read_to_string(&case).unwrap().parse().unwrap();
+        let sandbox = spec.get("fs").and_then(|f| f.get("sandbox")).and_then(|s| s.as_bool()) == Some(true);
+        let code = spec.get("status").and_then(|s| s.get("code")).and_then(|c| c.as_integer());
+        if !sandbox || code == Some(0) {
+            continue;
+        }
+        let args: Vec<String> = spec["args"]
+            .as_array()
+            .expect("args is a list")
+            .iter()
+            .map(|a| a.as_str().expect("args are strings").to_owned())
+            .collect();
+        let (input, expected) = (case.with_extension("in"), case.with_extension("out"));
+        let dir = kern_testkit::scratch("refused");
+        for (name, bytes) in snapshot(&input) {
+            let p = dir.join(&name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kern"))
+            .args(&args)
+            .current_dir(&*dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{} succeeded", case.display());
+        assert_eq!(snapshot(&dir), snapshot(&expected), "files after the refused run of {}", case.display());
+        replayed += 1;
+    }
+    assert!(replayed >= 50, "only {replayed} refused sandbox cases found");
 }

@@ -132,6 +132,7 @@ proptest! {
 /// C-SVC test `the_cells_order_agrees_on_a_medium_problem`, written before the run — and the
 /// support vectors of the cells' order's model listed in data order.
 #[test]
+#[ignore = "extended tier: a medium fit"]
 fn regression_and_one_class_in_the_cells_order_agree_on_a_medium_problem() {
     let n = 4000;
     let (x, _) = super::tests::random_problem(n, 2, 11);

@@ -144,6 +144,7 @@ proptest! {
 /// targets), decision values on the training points within `1e-3`; the seed is taken only when
 /// forced (the problem is below the rule's size).
 #[test]
+#[ignore = "extended tier: a medium fit"]
 fn a_seeded_solve_agrees_on_a_medium_problem() {
     let (x, y) = smooth_problem(8000, 5);
     let t = BinaryTargets::from_f64(&y).unwrap();

@@ -198,6 +198,7 @@ proptest! {
 /// every iteration's pair came from the trees — some with the neighbours of `i` masked in the low
 /// tree, some found on the unmasked tree.
 #[test]
+#[ignore = "extended tier: a medium fit"]
 fn tree_and_scan_selections_agree_on_a_medium_problem() {
     let n = 4000;
     let (x, y) = super::tests::random_problem(n, 2, 7);
@@ -277,6 +278,7 @@ proptest! {
 /// again): on-demand and precomputed columns give the same model bytes and objective bits, at a
 /// small and a large `C`, with the trees selecting.
 #[test]
+#[ignore = "extended tier: a medium fit"]
 fn on_demand_and_precomputed_columns_agree_on_a_medium_problem() {
     let n = 4000;
     let (x, y) = super::tests::random_problem(n, 2, 7);
@@ -408,6 +410,7 @@ pub(super) fn same_optimum(
 /// within 2 %, decision values on the training points within `1e-3`, and the cells' order's model,
 /// mapped back, lists its support vectors in data order.
 #[test]
+#[ignore = "extended tier: a medium fit"]
 fn the_cells_order_agrees_on_a_medium_problem() {
     let n = 4000;
     let (x, y) = super::tests::random_problem(n, 2, 11);
@@ -522,6 +525,7 @@ proptest! {
 /// split tree updates on two threads give the serial run's model bytes and objective bits, at a small
 /// and a large `C`, every pair selected by the trees.
 #[test]
+#[ignore = "extended tier: a medium fit"]
 fn split_tree_updates_agree_on_a_medium_problem() {
     let n = 4000;
     let (x, y) = super::tests::random_problem(n, 2, 11);
