@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NumPy peer of kern-tune's bandwidth bisections (issue 4).
+"""NumPy peer of kern-tune's bandwidth bisections.
 
 Same data as crates/kern-tune/benches/tune.rs:
   d = 784: the even-numbered rows of mnist_5k.csv.gz (2500 rows, 250 per digit, raw pixels 0-255);
@@ -11,7 +11,7 @@ Same algorithms, vectorised with NumPy: squared distances of the pairs i > j fro
                 log beta (rtsafe), with the paper's derivative.
 Each criterion evaluation is one np.exp over the flat array. Prints median and min-max of R runs.
 
-Usage: python3 bench/bandwidth_numpy.py [--data-dir ../shared/data] [--repeats 7]
+Usage: python3 bench/bandwidth_numpy.py [--data-dir data] [--repeats 7]
 """
 import argparse
 import gzip
@@ -164,7 +164,7 @@ def timed(f, repeats):
 def main():
     ap = argparse.ArgumentParser()
     here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument("--data-dir", default=os.environ.get("KERN_DATA_DIR", os.path.join(here, "..", "..", "shared", "data")))
+    ap.add_argument("--data-dir", default=os.environ.get("KERN_DATA_DIR", os.path.join(here, "..", "data")))
     ap.add_argument("--repeats", type=int, default=7)
     a = ap.parse_args()
     print(f"numpy {np.__version__}; BLAS threads per env (OMP/OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')})")

@@ -2,8 +2,8 @@
 """Peer comparison: CHOLMOD (scikit-sparse) and kern's sparse Cholesky on the same matrix K_C + I/lambda.
 
 Data: green-red (bench/nd_compare.py's seeded generator), n = 200,000 by default, kernel
-cs-gaussian:sigma=0.6,c=0.12,nu=3 (about 545 non-zeros per row at that n), lambda = 1: the comparison
-the scale issue measured (kern 216 s / 8.6 GiB; CHOLMOD 116 s with AMD, 97 s with METIS).
+cs-gaussian:sigma=0.6,c=0.12,nu=3 (about 545 non-zeros per row at that n), lambda = 1. Current figures:
+docs/benchmarks.md ("Sparse Cholesky: orderings and CHOLMOD").
 
 The matrix for CHOLMOD is built here with scipy: the pairs closer than c by cKDTree's
 sparse_distance_matrix, k(r) = exp(-r^2/sigma^2) ((1 - r/c)_+)^nu (kern's cs-gaussian: the CS-RBF

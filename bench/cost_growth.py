@@ -8,8 +8,8 @@ Data: green-red (bench/nd_compare.py's seeded generator) at n = 50k, 200k, 1M; t
 Compact kernel cs-gaussian:sigma=0.6,c=C(n),nu=3 with C(n) = --c0 * sqrt(--n0 / n): the support radius
 shrinks as the points get denser so that every row keeps about the same number of neighbours (about 100
 at the defaults: c = 0.0514 gave 147 stored entries per row at n = 200,000, and the count grows like
-n c^2, hence c0 = 0.0424 at n0 = 200,000), which is the issue's "1,000,000 points at about 100
-neighbours per row". The Nystroem path uses
+n c^2, hence c0 = 0.0424 at n0 = 200,000), so that 1,000,000 points have about 100 neighbours per
+row. Current figures: docs/benchmarks.md. The Nystroem path uses
 gaussian:sigma=0.6 with --landmarks random:M (default 1000), the same lambda.
 
 Direct runs above --direct-max-n are skipped (the factor of a 2-D geometric graph grows like n log n:

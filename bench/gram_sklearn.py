@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peer timing for issue 2: scikit-learn's rbf_kernel on the same data as `kern gram`.
+"""Peer timing of dense Gram matrices: scikit-learn's rbf_kernel on the same data as `kern gram`.
 
 Usage: python3 bench/gram_sklearn.py [--repeats 5]
 Needs: pip install numpy scikit-learn. Writes the same inputs as LIBSVM files under /tmp so that
@@ -11,7 +11,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 
 def data(d, n=5000):
     if d == 784:
-        p = os.path.join(os.environ.get("KERN_DATA_DIR", "../shared/data"), "mnist_5k.csv.gz")
+        p = os.path.join(os.environ.get("KERN_DATA_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")), "mnist_5k.csv.gz")
         x = np.loadtxt(gzip.open(p), delimiter=",")[:n, :784] / 255.0
         return x, 0.02
     rng = np.random.default_rng(d)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel PCA, 8 components, Gaussian kernel (sigma = 0.6, i.e. gamma = 1/sigma^2) on the seeded
 green-red mixture of the CS-RBF paper, n = 5000: `kern kpca` vs scikit-learn
-`KernelPCA(eigen_solver='arpack')` (issue 6). Not part of CI.
+`KernelPCA(eigen_solver='arpack')`. Not part of CI.
 
 Both fit on the same CSV file. sklearn's time is `KernelPCA.fit(X)` (kernel matrix, centring, ARPACK);
 kern's is the `seconds` of its JSON (Gram matrix, centring inside the products, block Krylov), file

@@ -6,7 +6,7 @@ libsvm-official).
 Data sets (LIBSVM format, numbers printed with repr so that kern reads the same doubles):
   gr_train.txt / gr_test.txt     green-red mixture (Hastie et al.), n = 400 / 200, seeds 2004 / 2005
   sinc_train.txt / sinc_test.txt y = sin(x)/x + N(0, 0.1^2), x ~ U(-10, 10), n = 300 / 100
-  mnist_train.txt / mnist_test.txt  digits 0, 1, 2 of /work/shared/data/mnist_5k.csv.gz (pixels/255
+  mnist_train.txt / mnist_test.txt  digits 0, 1, 2 of data/mnist_5k.csv.gz (pixels/255
                                  rounded to 4 decimals), 150 / 30 samples, zero pixels omitted (784 features)
 
 For each case <name>.expected holds what LIBSVM's trained model holds, at full precision:
@@ -58,7 +58,7 @@ def sinc(n, seed):
 
 
 def mnist():
-    with gzip.open("/work/shared/data/mnist_5k.csv.gz", "rt") as f:
+    with gzip.open(os.path.join(os.environ.get("KERN_DATA_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")), "mnist_5k.csv.gz"), "rt") as f:
         a = np.loadtxt(f, delimiter=",")
     a = a[np.isin(a[:, 784], [0, 1, 2])]
     rng = np.random.default_rng(18)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """nu-SVC, one-class SVM and nu-SVR on MNIST-5k: kern (Python package, `maturin develop --release`)
-against LIBSVM 3.37 itself (pip install libsvm-official), with the issue's criteria, fixed before
+against LIBSVM 3.37 itself (pip install libsvm-official), with agreement criteria fixed before
 running: dual objective within 1e-3 relative (per one-vs-one machine for nu-SVC), number of support
 vectors within 2 %, test accuracy within 0.5 points (one-class: the fraction of test samples predicted
 inside, and identical labels apart from samples within the solvers' tolerance of the boundary are
@@ -21,7 +21,7 @@ in LIBSVM's reported scale): nu-SVC machine (i, j): 0.5 c^T K c with c the machi
 0.5 b^T K b - y^T b with b = alpha - alpha* (LIBSVM's sv_coef, kern's dual_coef_; LIBSVM's Solver_NU
 objective for -s 4, whose linear term is -y on alpha and +y on alpha*).
 
-Data: /work/shared/data/mnist_5k.csv.gz (784 pixel columns then the digit), pixels / 255, shuffled
+Data: data/mnist_5k.csv.gz of the repository, or of KERN_DATA_DIR (784 pixel columns then the digit), pixels / 255, shuffled
 (seed 5; the file is sorted by digit), first 4000 samples train, last 1000 test. Gaussian gamma = 1 / (784 * Var(X_train)) (scikit-learn's 'scale').
 Run with OMP_NUM_THREADS=1 (the libsvm-official build uses OpenMP, which spins on a loaded machine).
 
@@ -29,6 +29,7 @@ Usage: OMP_NUM_THREADS=1 python3 bench/nu_mnist_libsvm.py [--nu 0.1] [--oc-nu 0.
 """
 import argparse
 import gzip
+import os
 import time
 
 import numpy as np
@@ -39,7 +40,7 @@ import kern
 
 
 def load():
-    with gzip.open("/work/shared/data/mnist_5k.csv.gz", "rt") as f:
+    with gzip.open(os.path.join(os.environ.get("KERN_DATA_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")), "mnist_5k.csv.gz"), "rt") as f:
         a = np.loadtxt(f, delimiter=",")
     a = a[np.random.default_rng(5).permutation(len(a))]  # the file is sorted by digit
     x, y = a[:, :784] / 255.0, a[:, 784].astype(int)

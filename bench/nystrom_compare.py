@@ -17,7 +17,7 @@ Each configuration runs --reps times (different seeds of the centres) as a separ
 median of the reps), peak RSS (largest over the reps; both sides hold the training set in memory:
 kern its n x 28 doubles, scikit-learn a numpy array), and test accuracy on a separate held-out set
 (median of the reps). One JSON object per configuration, then (unless --skip-sklearn) one JSON
-object per kern configuration with the issue's comparison against scikit-learn at equal m: kern's best
+object per kern configuration with the comparison against scikit-learn at equal m: kern's best
 time / scikit-learn's best time (target <= 0.3), kern's peak RSS / scikit-learn's (target <= 0.25) and
 the accuracy difference in points, kern's median minus scikit-learn's (target: at least -0.3), then the
 same as a Markdown table.
@@ -77,7 +77,7 @@ def summary(name, runs):
 
 
 def compare(rows, sk):
-    """The issue's ratios against scikit-learn (best time, peak RSS, median accuracy), as JSON and Markdown."""
+    """The ratios against scikit-learn (best time, peak RSS, median accuracy), as JSON and Markdown."""
     table = ["| tool | best s | median s | peak RSS MiB | accuracy % | time ratio | RSS ratio | accuracy diff (points) |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:

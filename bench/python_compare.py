@@ -9,7 +9,7 @@ on green-red n = 5000 with a Gaussian of sigma=0.6.
 Needs the package installed (`maturin develop --release` in crates/kern-python) and target/release/kern.
 Method (declared before the run it reports): after one unmeasured fit on each side, `--rounds` (9)
 rounds of one fit from Python and one run of the binary, the order alternating per round; the Python
-layer's overhead is the ratio of the two sides' bests (the issue's "best of"), with the median and
+layer's overhead is the ratio of the two sides' bests, with the median and
 quartiles of the per-round ratios beside it to show the noise. Sub-second fits vary by ±20 % on this
 machine, which best of 3 cannot resolve at 5 %.
 Usage: python3 bench/python_compare.py [--rounds 9] [--repeats 3] [--threads 2] [--label "..."]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peer comparison of kern's SVM (issue 5) with LIBSVM (libsvm-official) and scikit-learn.
+"""Peer comparison of kern's SVM with LIBSVM (libsvm-official) and scikit-learn.
 
 Not part of CI. Needs `pip install libsvm-official scikit-learn numpy` and a release build of `kern`
 (`cargo build --release -p kern-cli`). Writes the data sets as LIBSVM files into --work (default
@@ -8,9 +8,9 @@ solver --repeats times (median and spread of the training wall time, excluding f
 three: kern's JSON "seconds", the peers' fit calls) and checks agreement:
 dual objective (per binary problem), number of support vectors, test accuracy / RMSE.
 
-Problems (the issue's):
+Problems:
   green-red  n = 5000 train / 10000 test, Gaussian exp(-r^2/sigma^2) with sigma = 0.6 (gamma = 1/0.36), C = 1
-  mnist-5k   /work/shared/data/mnist_5k.csv.gz, pixels / 255, seeded shuffle, 4000 train / 1000 test,
+  mnist-5k   data/mnist_5k.csv.gz (or KERN_DATA_DIR), pixels / 255, seeded shuffle, 4000 train / 1000 test,
              gamma = 0.0039, C = 2, one-vs-one over 10 classes (45 binary problems)
   sinc       epsilon-SVR on y = sin(x)/x + N(0, 0.1^2), x ~ U(-10, 10), n = 2000 / 1000 test,
              gamma = 0.5, C = 10, epsilon = 0.1
@@ -51,7 +51,7 @@ def make_data(work):
     files["green-red"] = (f"{work}/gr_train.svm", f"{work}/gr_test.svm")
     write_libsvm(files["green-red"][0], Xtr, ytr)
     write_libsvm(files["green-red"][1], Xte, yte)
-    with gzip.open("/work/shared/data/mnist_5k.csv.gz", "rt") as f:
+    with gzip.open(os.path.join(os.environ.get("KERN_DATA_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")), "mnist_5k.csv.gz"), "rt") as f:
         a = np.loadtxt(f, delimiter=",")
     rng = np.random.default_rng(5)
     a = a[rng.permutation(len(a))]

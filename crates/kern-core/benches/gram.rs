@@ -1,4 +1,4 @@
-//! Dense Gaussian Gram matrices at n = 5000, d ∈ {2, 18, 784} (issue 2), beside faer's own GEMM on the
+//! Dense Gaussian Gram matrices at n = 5000, d ∈ {2, 18, 784}, beside faer's own GEMM on the
 //! same shapes. Throughput is reported in flops (2·n²·d, the count `kern gram` uses), so criterion's
 //! "elem/s" reads as FLOP/s. d = 784 uses the MNIST subset when `KERN_DATA_DIR` holds it (pixels / 255),
 //! otherwise uniform [0, 1) data of the same shape (dense, so the GEMM path).

@@ -1,5 +1,5 @@
 //! Learner traits shared by every model crate, so that cross-validation and grid search
-//! (kern-tune) are generic over models they do not know (design.md, "Learners").
+//! (kern-tune) are generic over models they do not know (docs/architecture.md, "Core contracts").
 //!
 //! A learner is a params type `P: Fit<T>`; [`Fit::fit`] validates the params once into a checked form
 //! and trains a [`Model`]. Models predict decision values and labels for new samples.

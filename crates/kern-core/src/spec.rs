@@ -1,5 +1,5 @@
 //! [`KernelSpec`]: the serde / command-line enum of the built-in kernels, its `NAME[:key=value,...]`
-//! syntax (design.md, "Kernel specs"), and monomorphized dispatch through [`KernelVisitor`].
+//! syntax (README, "The `kern` command"), and monomorphized dispatch through [`KernelVisitor`].
 //!
 //! Grammar (whitespace ignored):
 //!

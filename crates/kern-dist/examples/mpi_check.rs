@@ -392,7 +392,7 @@ fn nystrom(comm: &dyn Comm, dir: &Path) {
                     }
                 };
                 assert_eq!(a.centre_indices(), one.centre_indices(), "{name} {landmarks}: the same centres");
-                // The issue asks for 1e-10 relative; this is stronger: the same bytes as one process.
+                // Stronger than agreement to 1e-10 relative: the same bytes as one process.
                 assert!(
                     bytes == kern_models::persist::to_bytes(&one).unwrap(),
                     "{name} {landmarks} block {block:?}: the same bytes as one process"

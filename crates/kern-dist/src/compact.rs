@@ -15,9 +15,9 @@
 //! receive from `p − δ`), so the halo exchange runs one shift per distance `δ` that carries rows for
 //! some rank — in low dimension only the few neighbouring cells do, but in high dimension the
 //! `C`-neighbourhood of a box touches most other boxes, the exchange becomes an all-to-all and the
-//! halo approaches the whole data set (docs/scale.md). Each rank then builds its columns of `K_C`
-//! over its own and halo rows (kern-sparse's exact radius search); every column lists its entries in
-//! the order of the global row index, as the one-process `K_C` does.
+//! halo approaches the whole data set (the cost model in docs/benchmarks.md). Each rank then builds
+//! its columns of `K_C` over its own and halo rows (kern-sparse's exact radius search); every column
+//! lists its entries in the order of the global row index, as the one-process `K_C` does.
 //!
 //! **Solve.** kern-sparse's conjugate-gradient loop ([`cg_columns_with`]), all right-hand sides at
 //! once (`[1 | Y]` for the LS-SVM, `Y` for kernel ridge; each column runs its own recurrence, as the

@@ -1,5 +1,5 @@
 //! Feature vector selection on Gaussian-kernel data: n = 5000 selecting 100, n = 50,000 selecting 200
-//! (issue 7's targets: < 1 s and < 30 s, without forming the n × n matrix in the second case).
+//! (targets: < 1 s and < 30 s, without forming the n × n matrix in the second case).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kern_core::{Gaussian, Samples};

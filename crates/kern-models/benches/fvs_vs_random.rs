@@ -1,8 +1,8 @@
 //! FVS versus random basis points (the Nyström choice) for kernel function approximation: test accuracy
-//! against the basis size L on real datasets, mean over 10 seeds (issue 7).
+//! against the basis size L on real datasets, mean over 10 seeds.
 //!
-//! `cargo bench -p kern-models --bench fvs_vs_random` (data from `KERN_DATA_DIR`, default
-//! `../shared/data`). Each seed draws a 70/30 split; features are standardised on the training part;
+//! `cargo bench -p kern-models --bench fvs_vs_random` (data from `KERN_DATA_DIR`, default the
+//! workspace's `data/`). Each seed draws a 70/30 split; features are standardised on the training part;
 //! the kernel is Gaussian `exp(−‖x − y‖²/σ²)` with `σ² = d` (the dimension). FVS uses the default
 //! strategy; the random basis takes independent points of a random order with the same seed.
 
@@ -31,7 +31,10 @@ fn standardise(train: &Samples, test: &Samples) -> (Samples, Samples) {
 type DataSet = (&'static str, &'static str, fn(&str) -> String);
 
 fn main() {
-    let dir = PathBuf::from(std::env::var("KERN_DATA_DIR").unwrap_or_else(|_| "../shared/data".into()));
+    let dir = PathBuf::from(
+        std::env::var("KERN_DATA_DIR")
+            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../data").into()),
+    );
     let sets: [DataSet; 3] = [
         ("wisconsin.csv", "class", |l| l.to_string()),
         ("statlog_heart.csv", "Class", |l| l.to_string()),

@@ -1,4 +1,4 @@
-//! Issue 6 benchmarks (criterion): LS-SVM at n = 5000 on the green-red mixture, σ = 0.6, dense
+//! LS-SVM and kernel PCA benchmarks (criterion): LS-SVM at n = 5000 on the green-red mixture, σ = 0.6, dense
 //! Gaussian vs compactly supported kernels with C at the (1 − τ) quantile of the pairwise distances
 //! (τ = 0.9, 0.8, 0.7, 0.5; sparse path, and the same K_C on the dense path), and kernel PCA with
 //! 8 components (Gaussian n = 5000 dense; compact n = 20000 sparse). Peer: bench/kpca_compare.py.

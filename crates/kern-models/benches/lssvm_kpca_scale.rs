@@ -1,4 +1,4 @@
-//! Scale runs for issue 6, measured with `/usr/bin/time -v` (peak memory) on the seeded green-red
+//! Scale runs of LS-SVM and kernel PCA, measured with `/usr/bin/time -v` (peak memory) on the seeded green-red
 //! mixture of the CS-RBF paper (10 centres per class from N((1,0), I) / N((0,1), I); each point a random
 //! centre of its class plus N(0, I/5)).
 //!

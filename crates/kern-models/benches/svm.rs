@@ -1,4 +1,4 @@
-//! Criterion benchmarks of the SVM solver (issue 5): C-SVC on the green-red mixture with a Gaussian
+//! Criterion benchmarks of the SVM solver: C-SVC on the green-red mixture with a Gaussian
 //! and a compactly supported Gaussian kernel, ε-SVR on noisy sinc, and prediction. Peer comparisons
 //! (LIBSVM, scikit-learn) are in bench/svm_compare.py.
 

@@ -1290,7 +1290,7 @@ mod tests {
             .collect()
     }
 
-    /// The sampled strategy's candidates as drawn before session 11 (the eligible samples in a vector,
+    /// The sampled strategy's candidates as the first implementation drew them (the eligible samples in a vector,
     /// a partial Fisher–Yates shuffle of it, the worst-represented sample added, sorted).
     fn draw_by_vector<K: Kernel>(
         e: &Engine<'_, K>,
@@ -1313,7 +1313,7 @@ mod tests {
         pool
     }
 
-    /// The sampled selection loop of [`select`] as it was before session 10: the candidates' kernel
+    /// The sampled selection loop of [`select`] in its first, unblocked form: the candidates' kernel
     /// values pair by pair ([`Kernel::eval_ref`]), the residual column by rows and the candidates drawn
     /// from a vector — the reference whose selections the faster one must reproduce.
     fn select_by_rows<K: Kernel>(
@@ -1346,7 +1346,7 @@ mod tests {
             e.add(c, rcol[c], &gc, &rcol);
             fitness.push(e.fitness_sum() / n as f64);
         }
-        // The factor read from G's columns at the selected rows, as before session 11.
+        // The factor read from G's columns at the selected rows, as the first implementation did.
         let l = e.l();
         let mut chol = vec![0.0; l * l];
         for (a, &s) in e.selected.iter().enumerate() {
@@ -1451,7 +1451,7 @@ mod tests {
         }
 
         /// Random points (uniform in a box, some duplicated: exact ties of the gains): the sampled
-        /// selection picks the same indices as the implementation before session 10, with the same
+        /// selection picks the same indices as the first, unblocked implementation, with the same
         /// fitness and Cholesky factor bits (they depend on the selections only). The gains differ from
         /// the reference's by the rounding of the cross Gram (norms formulation), ~1e-15 relative: a
         /// different pick needs two candidates' gains that close, which continuous random data do not

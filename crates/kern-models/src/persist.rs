@@ -1,4 +1,5 @@
-//! Model persistence (design.md, "Persistence"): a 32-byte header followed by a bincode 2 payload.
+//! Model persistence (docs/architecture.md, "Persistence"): a 40-byte header followed by a bincode 2
+//! payload.
 //!
 //! Header layout (40 bytes, little endian): bytes 0..8 the magic `b"KERNMODL"`, 8..12 the format
 //! version (`u32`), 12..24 the model kind (ASCII, zero padded), 24..32 the payload length (`u64`), 32..40

@@ -1,6 +1,6 @@
-//! Criterion benchmarks of issue 3: sparse Gram assembly at scale, RCM on green-red (Table 1), and
-//! the LS-SVM solve of eq. 14 at n = 5000, sparse vs dense. `cargo bench -p kern-sparse`.
-//! (The side-by-side tables in docs/notes/issue-3.md come from `examples/sparse_bench.rs`.)
+//! Criterion benchmarks of kern-sparse: sparse Gram assembly at scale, RCM on green-red (Table 1), and
+//! the LS-SVM solve of eq. 14 at n = 5000, sparse vs dense. `cargo bench -p kern-sparse --bench sparse`.
+//! (Side-by-side tables come from the `sparse_bench` target; see docs/benchmarks.md.)
 
 mod green_red;
 

@@ -1,4 +1,4 @@
-//! Measurements for issue 3 (numbers go in docs/notes/issue-3.md). Run in release:
+//! Sparse Gram, ordering and LS-SVM measurements (current figures in docs/benchmarks.md). Run in release:
 //!
 //! ```text
 //! cargo bench -p kern-sparse --bench sparse_bench -- table1

@@ -1,10 +1,10 @@
-//! Issue 4 performance: mean-to-half and maximum variance at n = 2500 with d = 784 (MNIST subset: the
+//! Bandwidth performance: mean-to-half and maximum variance at n = 2500 with d = 784 (MNIST subset: the
 //! even-numbered rows of `mnist_5k.csv.gz`, 250 per digit, raw pixels 0–255) and d = 18 (synthetic:
 //! uniform [0,1)¹⁸ plus an offset of 1.5·(i mod 3) on every coordinate, from a fixed LCG that
 //! `bench/bandwidth_numpy.py` reproduces), against one pass computing all pairwise distances; and
 //! A(C), S(C) over 100 values of C at n = 2000 (d = 2, same generator), end to end.
 //!
-//! MNIST is read from `KERN_DATA_DIR` (default `../shared/data` relative to the workspace root); when it
+//! MNIST is read from `KERN_DATA_DIR` (default the workspace's `data/`); when it
 //! is missing the d = 784 cases use synthetic data of the same shape and say so.
 
 use criterion::{Criterion, criterion_group, criterion_main};

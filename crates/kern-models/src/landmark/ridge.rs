@@ -621,22 +621,22 @@ impl NystromRidgeParams {
 
 /// Flop-equivalents of one kernel value beyond its inner product (the norms formulation and the
 /// kernel profile, an exponential), on the scale of the direct solve's matrix products: a fixed
-/// number, so that every process of a distributed fit makes the same choice. Measured (session 11,
-/// preliminary, loaded machine; `bench/auto_calibrate.py`): one recomputing iteration cost as much time
+/// number, so that every process of a distributed fit makes the same choice. Measured (preliminary,
+/// loaded machine; `bench/auto_calibrate.py`): one recomputing iteration cost as much time
 /// as `1/5.0` of the direct solve on HIGGS-like n = 50,000, m = 500, d = 28 (`n·m·206` of its flops,
 /// i.e. 146 beyond `2d + 4r`) and `1/5.3` on green-red n = 50,000, m = 1,000, d = 2 (`n·m·397`: 389
 /// beyond; below 9 features the kernel takes the pairwise-distance path, not a matrix product). The
-/// smaller, 150, is taken for all `d` (session 10 had 24 and measured `n·m·299` at d = 28). With it a
-/// fit whose blocks are recomputed solves directly at once up to about m = 4,900 centres (`k* ≤`
-/// [`EXPECTED_ITERATIONS`]), as every measurement says it should.
+/// smaller, 150, is taken for all `d` (an earlier model had 24; one run measured `n·m·299` at
+/// d = 28). With it a fit whose blocks are recomputed solves directly at once up to about m = 4,900
+/// centres (`k* ≤` [`EXPECTED_ITERATIONS`]), as every measurement says it should.
 pub(crate) const PROFILE_FLOPS: f64 = 150.0;
 
 /// Flop-equivalents of reading one kept kernel value in a conjugate-gradient iteration, beyond its
 /// `4r` flops: the two products `K_b U`, `K_bᵀV` with few columns stream the kept `n × m` values from
 /// memory (bandwidth-bound, a few flops per 8 bytes), where the direct solve's triangular solve and
-/// Gram run at the arithmetic rate of matrix products. Measured (session 10, HIGGS-like, n = 100,000,
+/// Gram run at the arithmetic rate of matrix products. Measured (HIGGS-like, n = 100,000,
 /// m = 1,000, r = 1): one kept iteration cost as much time as `1/31` of the direct solve, i.e.
-/// `n·m·66` of its flops; session 11 (`bench/auto_calibrate.py`, same loaded machine) measured
+/// `n·m·66` of its flops; `bench/auto_calibrate.py` (same loaded machine) measured
 /// `n·m·40.5` (HIGGS-like n = 50,000, m = 500: `1/25.3`) and `n·m·33` (green-red n = 50,000, m = 1,000,
 /// d = 2: `1/63`). Left at 64 (the measurements spread by 2×; a smaller value would make Auto try CG,
 /// then give it up by its rate, more often). A fixed number, so that every process makes the same

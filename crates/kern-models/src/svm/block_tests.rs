@@ -143,13 +143,13 @@ fn automatic_choice_and_explicit_sizes() {
     assert!("0".parse::<SolverBlock>().is_err() && "blocks".parse::<SolverBlock>().is_err());
 }
 
-/// A case proptest drew in session 8 (a fresh-clone CI run of `blocked_and_pair_reach_the_same_objective`):
+/// A case proptest drew (a fresh-clone CI run of `blocked_and_pair_reach_the_same_objective`):
 /// 61 points, `poly:degree=2,coef0=1`, C ≈ 157, working sets of 5, tol 1e-4. The blocked solver used to
 /// reach the iteration cap of 10⁷. It did not cycle: every outer step lowered the dual (its working set
 /// holds the maximal violating `i` and WSS 2's `j` for it, so the sub-problem's first pair step is the
 /// pair solver's own step), but by ~1e-11 per step with the violation stuck near 8e-4. The kernel's
 /// feature space has 10 dimensions, fewer than the free multipliers, so `Q_FF` is singular and SMO
-/// zig-zags on the flat face. Since session 9 both solvers take a Newton step on the face of the free
+/// zig-zags on the flat face. Both solvers now take a Newton step on the face of the free
 /// variables after every 10⁵ SMO iterations ([`super::solver`]'s `face` module), and the case converges.
 #[test]
 fn blocked_solver_case_that_reaches_the_iteration_cap() {

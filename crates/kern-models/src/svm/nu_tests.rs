@@ -234,15 +234,15 @@ fn nu_svc_probabilities_and_persistence() {
     assert_eq!(back, oc);
 }
 
-/// Two cases the ν-SVR property test above found (proptest, 2026-11-24, and session 9 with 2000 cases):
+/// Two cases the ν-SVR property test above found (the second in a run with 2000 cases):
 /// 28 and 32 one-dimensional points, Gaussian σ = 0.8, ν ≈ 0.21 / 0.34, C ≈ 52.3 / 48.5, ε = 1e-6. The
 /// ν solver used to run into its iteration cap (10⁷), with shrinking on or off, and so does LIBSVM 3.37
 /// on the same data (`-s 4 -t 2 -g 1.5625`, same `-c`, `-n`, `-e 1e-6`, `-h 1` / `-h 0`: "reaching max
 /// number of iterations"; `python3 bench/libsvm_nu_svr_cap.py` prints the objectives used below). The
 /// working sets were right (both indices from one sign group, as `Solver_NU::select_working_set`): the
 /// free part of `Q` is nearly singular (a smooth Gaussian on 1-D data, most multipliers free), so the
-/// pair steps shrink to ~1e-6 in `α` and the objective falls by ~1e-12 per step. Since session 9 the
-/// solver takes Newton steps on the face of the free variables after every 10⁵ iterations (the `face`
+/// pair steps shrink to ~1e-6 in `α` and the objective falls by ~1e-12 per step. The solver now
+/// takes Newton steps on the face of the free variables after every 10⁵ iterations (the `face`
 /// module of the solver) and converges.
 ///
 /// **Agreement with LIBSVM (bound derived before running).** LIBSVM's point at its cap is feasible,

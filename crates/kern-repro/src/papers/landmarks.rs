@@ -138,7 +138,7 @@ fn curve(
 
 /// The FVS-vs-random landmark experiment (module docs).
 pub fn fvs_vs_random(ctx: &Ctx) -> Result<Status> {
-    // The full run is the m = 100 … 4,000 on 10,000 training points: FVS is the stochastic
+    // The full run takes m = 100 … 4,000 on 10,000 training points: FVS is the stochastic
     // greedy selection (`Strategy::Auto` above 2,000 points; its cost is dominated by the residual
     // update, O(n·m²) memory traffic), each landmark fit O(n·m² + m³).
     let sizes: Vec<usize> =

@@ -1,4 +1,4 @@
-//! The timing data of issue 4, shared by `benches/tune.rs` and the examples `probe` and
+//! The timing data of the bandwidth benchmarks, shared by `benches/tune.rs` and the examples `probe` and
 //! `bandwidth_timing` (which include this file with `#[path]`), and reproduced by
 //! `bench/bandwidth_numpy.py`.
 #![allow(dead_code)] // each includer uses its own subset
@@ -19,11 +19,11 @@ pub fn lcg_data(n: usize, d: usize) -> Samples {
 }
 
 /// The even-numbered rows of `mnist_5k.csv.gz` (2500 × 784, raw pixels, 250 per digit), read from
-/// `KERN_DATA_DIR` or else `../shared/data` beside the workspace; `None` when it is not there.
+/// `KERN_DATA_DIR` or else the workspace's `data/`; `None` when it is not there.
 pub fn mnist_even_rows() -> Option<Samples> {
     let dir = std::env::var_os("KERN_DATA_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data"));
     let ds = kern_core::io::read_csv(&dir.join("mnist_5k.csv.gz"), &Default::default()).ok()?;
     let idx: Vec<usize> = (0..2500).map(|i| 2 * i).collect();
     ds.samples.select(&idx).ok()
