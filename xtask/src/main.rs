@@ -72,7 +72,7 @@ fn main() -> ExitCode {
             let rest: Vec<&String> = args[1..].iter().filter(|a| *a != "--extended").collect();
             let split = rest.iter().position(|a| *a == "--").unwrap_or(rest.len());
             let mut c = cargo();
-            c.args(["test", "--workspace", "--release"]).args(&rest[..split]).arg("--");
+            c.args(["test", "--workspace", "--release", "--no-fail-fast"]).args(&rest[..split]).arg("--");
             if extended {
                 c.env("KERN_TEST_TIER", "extended").arg("--include-ignored");
             }

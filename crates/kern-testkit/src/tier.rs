@@ -76,8 +76,9 @@ pub fn case_count(cases: u32) -> u32 {
     }
 }
 
-/// The proptest configuration of a property test of weight `cases` (see [`case_count`]); failing
-/// cases are kept where proptest keeps them by default (the committed `*.proptest-regressions` files).
+/// The proptest configuration of a property test of weight `cases` (see [`case_count`]): that many
+/// cases, at least eight rejected inputs (`prop_assume!`) allowed per case, and failing cases kept
+/// where proptest keeps them by default (the committed `*.proptest-regressions` files).
 ///
 /// Inside `proptest! { #![proptest_config(kern_testkit::proptest_config(8))] ... }`, or directly:
 ///
@@ -92,5 +93,10 @@ pub fn case_count(cases: u32) -> u32 {
 /// .unwrap();
 /// ```
 pub fn proptest_config(cases: u32) -> Config {
-    Config { cases: case_count(cases), ..Config::default() }
+    let base = Config::default();
+    let cases = case_count(cases);
+    // Rejections (`prop_assume!`) grow with the case count: eight per case, never fewer than the
+    // default allows.
+    let max_global_rejects = base.max_global_rejects.max(cases.saturating_mul(8));
+    Config { cases, max_global_rejects, ..base }
 }
