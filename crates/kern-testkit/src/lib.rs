@@ -1,8 +1,8 @@
 //! Test support shared by the kern crates (a dev-dependency only, never published).
 //!
-//! - [`tier`] and [`proptest_config`]: the two test tiers and property-test case counts from one place;
+//! - [`mod@tier`] and [`proptest_config`]: the two test tiers and property-test case counts from one place;
 //! - [`data`]: seeded data generators (the green-red mixture, uniform points, blobs, two circles);
-//! - [`reference`]: brute-force references (dense Gram matrices by the definition);
+//! - [`mod@reference`]: brute-force references (dense Gram matrices by the definition);
 //! - [`scratch`]: scratch directories that leave nothing behind;
 //! - [`data_dir`]: the repository's `data/` folder.
 //!
