@@ -9,15 +9,9 @@ use faer::{Accum, Mat, Par};
 use kern_core::{Gaussian, GramPath, Samples, gram, gram_with};
 use std::hint::black_box;
 
+/// `n` points uniform in `[0, 1)^d` (the shared test generator).
 fn uniform(n: usize, d: usize, seed: u64) -> Samples {
-    let mut s = seed;
-    let v = (0..n * d)
-        .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect();
-    Samples::from_flat(v, n, d).unwrap()
+    kern_testkit::data::uniform(n, d, 1.0, seed)
 }
 
 fn mnist(n: usize) -> Option<Samples> {

@@ -1,8 +1,8 @@
 use super::*;
 use crate::persist::{from_bytes, to_bytes};
 use kern_testkit::data::normal;
+use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
-use rand::{RngExt, SeedableRng};
 
 /// Example 3 of the CS-RBF paper: three clusters of 30 points, centres (−0.5, −0.2), (0, 0.6),
 /// (0.5, 0), covariance 0.01 I. Returns the samples and the cluster of every point.
@@ -20,9 +20,9 @@ fn three_clusters(seed: u64) -> (Samples, Vec<usize>) {
     (Samples::from_rows(&rows).unwrap(), labels)
 }
 
+/// `n` points uniform in `[0, 3)^d`.
 fn uniform(n: usize, d: usize, seed: u64) -> Samples {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    Samples::from_flat((0..n * d).map(|_| rng.random::<f64>() * 3.0).collect(), n, d).unwrap()
+    kern_testkit::data::uniform(n, d, 3.0, seed)
 }
 
 fn dense_gram(k: &KernelSpec, x: &Samples) -> Mat<f64> {

@@ -9,15 +9,9 @@ use kern_sparse::kmatrix::{Precomputed, SignedColumns, SparseColumn, SparseOnDem
 use proptest::prelude::*;
 use std::sync::Arc;
 
-/// `n` points in `[0, 1]^d` from a seeded generator.
+/// `n` points uniform in `[0, 1)^d`.
 fn points(n: usize, d: usize, seed: u64) -> Samples {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let mut next = || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let rows: Vec<Vec<f64>> = (0..n).map(|_| (0..d).map(|_| next()).collect()).collect();
-    Samples::from_rows(&rows).unwrap()
+    kern_testkit::data::uniform(n, d, 1.0, seed)
 }
 
 /// Every nonzero of a column: position and value bits, in the column's order.

@@ -1,16 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use kern_core::{CompactlySupported, Gaussian, Samples};
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::{RngExt, SeedableRng};
-
-/// `n` points uniform in `[0, scale)^d`.
-pub fn uniform(n: usize, d: usize, scale: f64, seed: u64) -> Samples {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let data: Vec<f64> = (0..n * d).map(|_| rng.random::<f64>() * scale).collect();
-    Samples::from_flat(data, n, d).unwrap()
-}
+use kern_core::{CompactlySupported, Gaussian};
+pub use kern_testkit::data::uniform;
 
 /// A compactly supported Gaussian with the PD exponent for dimension `d`.
 pub fn cs_gauss(sigma: f64, c: f64, d: usize) -> CompactlySupported<Gaussian> {
