@@ -6,7 +6,7 @@ reason; `parametrize_with_checks` then runs them as xfail (they are not skipped 
 Checks scikit-learn itself skips, depending on the environment (reported by pytest as skipped):
 - `check_dataframe_column_names_consistency` and the other pandas-input checks: skipped by scikit-learn
   when pandas is not installed ("pandas is not installed: not checking estimators for pandas objects");
-  they run when it is.
+  CI installs pandas, so they run there.
 - `check_array_api_input`: skipped by scikit-learn unless `SCIPY_ARRAY_API=1` is set; kern estimators
   take NumPy/SciPy inputs only (array API namespaces are converted by `check_array`)."""
 
@@ -78,6 +78,10 @@ _NU_R = (
     "positive margin multiplier r; kern refuses r <= 0 (its coefficients are alpha y / r), where "
     "scikit-learn's LIBSVM divides by it. The nu-SVC checks on samples pass (NuSVC())."
 )
+_NU_R_PANDAS = (
+    "scikit-learn's own NuSVC(kernel='precomputed') fails this check too (ValueError: the dual "
+    "coefficients or intercepts are not finite, scikit-learn 1.9.1): " + _NU_R
+)
 _OC_SAMPLES = _SK_PRECOMPUTED.format(
     name="OneClassSVM", why="it is given a 300 x 2 sample matrix as the kernel matrix (not square)"
 )
@@ -105,6 +109,7 @@ EXPECTED_FAILURES = {
         "check_classifiers_one_label_sample_weights": _ASYMMETRIC,
         "check_estimators_dtypes": _NU_R,
         "check_n_features_in": _NU_R,
+        "check_sample_weights_pandas_series": _NU_R_PANDAS,
     },
     "OneClassSVM(kernel='precomputed')": {
         "check_outliers_fit_predict": _OC_SAMPLES,
