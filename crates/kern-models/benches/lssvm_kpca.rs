@@ -5,18 +5,13 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kern_core::learner::Fit;
-use kern_core::{BinaryTargets, KernelSpec, Samples, sq_dist};
+use kern_core::{KernelSpec, Samples, sq_dist};
 use kern_models::kmat::PathChoice;
 use kern_models::kpca::KernelPcaParams;
 use kern_models::lssvm::LsSvmParams;
+use kern_testkit::data::green_red_binary;
 use std::hint::black_box;
 use std::time::Duration;
-
-/// The green-red mixture (the shared test generator) as binary targets.
-fn green_red(n: usize, seed: u64) -> (Samples, BinaryTargets) {
-    let (x, y) = kern_testkit::data::green_red(n, seed);
-    (x, BinaryTargets::from_f64(&y).unwrap())
-}
 
 /// The `q` quantile of all pairwise distances (exact).
 fn quantile_distance(x: &Samples, q: f64) -> f64 {
@@ -32,7 +27,7 @@ fn quantile_distance(x: &Samples, q: f64) -> f64 {
 }
 
 fn lssvm(c: &mut Criterion) {
-    let (x, y) = green_red(5000, 2004);
+    let (x, y) = green_red_binary(5000, 2004);
     let mut g = c.benchmark_group("lssvm_n5000");
     g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(10));
     let gauss: KernelSpec = "gaussian:sigma=0.6".parse().unwrap();
@@ -67,12 +62,12 @@ fn lssvm(c: &mut Criterion) {
 fn kpca(c: &mut Criterion) {
     let mut g = c.benchmark_group("kpca_k8");
     g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(8));
-    let (x, _) = green_red(5000, 2004);
+    let (x, _) = green_red_binary(5000, 2004);
     let gauss: KernelSpec = "gaussian:sigma=0.6".parse().unwrap();
     g.bench_function("gaussian_dense_n5000", |b| {
         b.iter(|| black_box(KernelPcaParams::new(gauss.clone(), 8).fit(&x).unwrap()))
     });
-    let (x, _) = green_red(20_000, 2005);
+    let (x, _) = green_red_binary(20_000, 2005);
     let k: KernelSpec = "cs-gaussian:sigma=0.6,c=0.1,nu=3".parse().unwrap();
     g.bench_function("cs_sparse_n20000", |b| {
         b.iter(|| black_box(KernelPcaParams::new(k.clone(), 8).path(PathChoice::Sparse).fit(&x).unwrap()))

@@ -14,19 +14,14 @@
 #[allow(unused_imports)]
 use kern_core::Kernel;
 use kern_core::learner::Fit;
-use kern_core::{BinaryTargets, KernelSpec, Samples, sq_dist};
+use kern_core::{KernelSpec, Samples, sq_dist};
 use kern_models::kmat::{PathChoice, SolvePath, build_gram};
 use kern_models::kpca::KernelPcaParams;
 use kern_models::lssvm::LsSvmParams;
+use kern_testkit::data::green_red_binary;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use std::time::Instant;
-
-/// The green-red mixture (the shared test generator) as binary targets.
-fn green_red(n: usize, seed: u64) -> (Samples, BinaryTargets) {
-    let (x, y) = kern_testkit::data::green_red(n, seed);
-    (x, BinaryTargets::from_f64(&y).unwrap())
-}
 
 fn quantile_distance(x: &Samples, q: f64, pairs: usize, seed: u64) -> f64 {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -51,7 +46,7 @@ fn main() {
     let n: usize = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(50_000);
     let tau: f64 = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(0.995);
     // Training and test points share the mixture's centres: one draw, split.
-    let (all, all_y) = green_red(n + 10_000, 2004);
+    let (all, all_y) = green_red_binary(n + 10_000, 2004);
     let x = all.select(&(0..n).collect::<Vec<_>>()).unwrap();
     let y = all_y.select(&(0..n).collect::<Vec<_>>()).unwrap();
     let xt = all.select(&(n..n + 10_000).collect::<Vec<_>>()).unwrap();

@@ -4,28 +4,23 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kern_core::learner::{Fit, Model};
-use kern_core::{BinaryTargets, RealTargets, Samples};
+use kern_core::{RealTargets, Samples};
 use kern_models::svm::{SvcParams, SvrParams};
+use kern_testkit::data::green_red_binary;
 use kern_testkit::data::normal;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-/// The green-red mixture (the shared test generator) as binary targets.
-fn green_red(n: usize, seed: u64) -> (Samples, BinaryTargets) {
-    let (x, y) = kern_testkit::data::green_red(n, seed);
-    (x, BinaryTargets::from_f64(&y).unwrap())
-}
-
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("svm");
     g.sample_size(10);
-    let (x, y) = green_red(3000, 1);
+    let (x, y) = green_red_binary(3000, 1);
     for spec in ["gaussian:sigma=0.6", "cs-gaussian:sigma=0.6,c=1.5,nu=3"] {
         let p = SvcParams::new(spec.parse().unwrap());
         g.bench_function(format!("svc green-red n=3000 {spec}"), |b| b.iter(|| p.fit(&x, &y).unwrap()));
     }
     let m = SvcParams::new("gaussian:sigma=0.6".parse().unwrap()).fit(&x, &y).unwrap();
-    let (xt, _) = green_red(10_000, 2);
+    let (xt, _) = green_red_binary(10_000, 2);
     g.bench_function("svc predict 10000", |b| b.iter(|| m.predict(&xt).unwrap()));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let xs: Vec<[f64; 1]> = (0..2000).map(|_| [rng.random::<f64>() * 20.0 - 10.0]).collect();

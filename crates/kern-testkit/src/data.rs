@@ -3,7 +3,7 @@
 //! The product's own generators for the papers' experiments live in `kern_repro::data`; these feed
 //! tests only.
 
-use kern_core::Samples;
+use kern_core::{BinaryTargets, Samples};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
@@ -47,6 +47,17 @@ pub fn green_red(n: usize, seed: u64) -> (Samples, Vec<f64>) {
         y.push(if c == 0 { 1.0 } else { -1.0 });
     }
     (Samples::from_rows(&rows).expect("finite rows"), y)
+}
+
+/// [`green_red`] with its labels as binary targets (green +1, red −1).
+///
+/// ```
+/// let (x, y) = kern_testkit::data::green_red_binary(6, 7);
+/// assert_eq!((x.n(), y.len()), (6, 6));
+/// ```
+pub fn green_red_binary(n: usize, seed: u64) -> (Samples, BinaryTargets) {
+    let (x, y) = green_red(n, seed);
+    (x, BinaryTargets::from_f64(&y).expect("two classes"))
 }
 
 /// `n` points uniform in `[0, scale)^d`.

@@ -7,7 +7,7 @@
 //! (non-zero exit) in a scratch copy of `NAME.in/` and checks that afterwards the folder holds exactly
 //! the files of `NAME.out/`, byte for byte: a refused run changes, adds and removes nothing.
 
-use std::collections::BTreeMap;
+use crate::common::snapshot;
 use std::path::{Path, PathBuf};
 
 #[test]
@@ -15,25 +15,6 @@ fn case_files() {
     trycmd::TestCases::new()
         .register_bin("kern", std::path::Path::new(env!("CARGO_BIN_EXE_kern")))
         .case("tests/cmd/**/*.toml");
-}
-
-/// Every file under `dir` (relative name → bytes), recursively.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                out.insert(p.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    if dir.is_dir() {
-        walk(dir, dir, &mut out);
-    }
-    out
 }
 
 /// The `.toml` case files under `dir`, recursively, in name order.
@@ -70,9 +51,7 @@ fn refused_runs_add_change_and_remove_no_file() {
         let (input, expected) = (case.with_extension("in"), case.with_extension("out"));
         let dir = kern_testkit::scratch("refused");
         for (name, bytes) in snapshot(&input) {
-            let p = dir.join(&name);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, bytes).unwrap();
+            std::fs::write(dir.join(&name), bytes).unwrap();
         }
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_kern"))
             .args(&args)

@@ -8,27 +8,8 @@
 //! from a freshly trained model, a model trained first, a symlink, a directory, a device or a FIFO as
 //! the output, a 20,000-character kernel spec; and the runs that succeed on hostile input.
 
-use crate::common::{output, s, scratch, succeeds, write};
-use std::collections::BTreeMap;
+use crate::common::{output, s, scratch, snapshot, succeeds, write};
 use std::path::{Path, PathBuf};
-
-/// Every file under `dir` (name → bytes), symlinks as their target text.
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut m = BTreeMap::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        let name = e.file_name().to_string_lossy().into_owned();
-        let ft = std::fs::symlink_metadata(&p).unwrap().file_type();
-        if ft.is_symlink() {
-            m.insert(name, format!("-> {}", std::fs::read_link(&p).unwrap().display()).into_bytes());
-        } else if ft.is_file() {
-            m.insert(name, std::fs::read(&p).unwrap());
-        } else {
-            m.insert(name, b"<special>".to_vec());
-        }
-    }
-    m
-}
 
 /// Runs `kern args` in `dir` expecting a clean error whose message contains `needle` (case
 /// insensitive), and no change to any file in `dir`.

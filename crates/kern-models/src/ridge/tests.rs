@@ -3,15 +3,10 @@ use crate::krr::KernelRidgeParams;
 use crate::lssvm::{LsSvm, LsSvmParams};
 use crate::persist::{from_bytes, to_bytes};
 use kern_core::learner::Fit;
+use kern_testkit::data::green_red_binary;
 use kern_testkit::data::normal;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-
-/// The green-red mixture as binary targets.
-fn green_red(n: usize, seed: u64) -> (Samples, BinaryTargets) {
-    let (x, y) = kern_testkit::data::green_red(n, seed);
-    (x, BinaryTargets::from_f64(&y).unwrap())
-}
 
 fn dense_k(kernel: &KernelSpec, x: &Samples) -> Mat<f64> {
     kern_core::gram(kernel, x).unwrap()
@@ -33,7 +28,7 @@ fn eq14_residual(kernel: &KernelSpec, x: &Samples, y: &[f64], m: &LsSvm) -> f64 
 
 #[test]
 fn eq14_residual_is_tiny_on_every_path_and_method() {
-    let (x, y) = green_red(400, 1);
+    let (x, y) = green_red_binary(400, 1);
     let g: KernelSpec = "gaussian:sigma=0.6".parse().unwrap();
     let cs: KernelSpec = "cs-gaussian:sigma=0.6,c=1.0,nu=3".parse().unwrap();
     for (kernel, path) in [(&g, PathChoice::Dense), (&cs, PathChoice::Dense), (&cs, PathChoice::Sparse)] {
@@ -58,7 +53,7 @@ fn eq14_residual_is_tiny_on_every_path_and_method() {
 
 #[test]
 fn dense_and_sparse_paths_give_the_same_model_on_a_compact_kernel() {
-    let (x, y) = green_red(500, 2);
+    let (x, y) = green_red_binary(500, 2);
     let cs: KernelSpec = "cs-gaussian:sigma=0.6,c=0.8,nu=3".parse().unwrap();
     let d = LsSvmParams::new(cs.clone()).lambda(50.0).path(PathChoice::Dense).fit(&x, &y).unwrap();
     let s = LsSvmParams::new(cs.clone()).lambda(50.0).path(PathChoice::Sparse).fit(&x, &y).unwrap();
@@ -68,7 +63,7 @@ fn dense_and_sparse_paths_give_the_same_model_on_a_compact_kernel() {
         assert!((a - b).abs() <= 1e-9 * scale);
     }
     assert!((d.bias(0) - s.bias(0)).abs() <= 1e-9);
-    let (t, _) = green_red(200, 3);
+    let (t, _) = green_red_binary(200, 3);
     let fd = d.decision_function(&t).unwrap();
     let fs = s.decision_function(&t).unwrap();
     for i in 0..200 {
@@ -86,7 +81,7 @@ fn dense_and_sparse_paths_give_the_same_model_on_a_compact_kernel() {
 
 #[test]
 fn a_lambda_grid_gives_the_same_models_as_independent_refits() {
-    let (x, y) = green_red(300, 4);
+    let (x, y) = green_red_binary(300, 4);
     let grid = vec![0.05, 1.0, 20.0, 400.0];
     for spec in ["gaussian:sigma=0.6", "cs-gaussian:sigma=0.6,c=0.9,nu=3"] {
         let kernel: KernelSpec = spec.parse().unwrap();
@@ -99,7 +94,7 @@ fn a_lambda_grid_gives_the_same_models_as_independent_refits() {
             for gm in [GridMethod::Auto, GridMethod::Refactor] {
                 // Validation on the training set itself: the selection keeps every grid model's score,
                 // and the chosen model must equal an independent fit at its λ.
-                let (xv, yv) = green_red(200, 5);
+                let (xv, yv) = green_red_binary(200, 5);
                 let sel = LsSvmParams::new(kernel.clone())
                     .validation(grid.clone(), xv.clone(), Targets::Binary(yv.clone()))
                     .path(path)
@@ -232,8 +227,8 @@ fn closed_form_loo_equals_brute_force_refits() {
 
 #[test]
 fn loo_selection_picks_a_sensible_lambda_and_classifies() {
-    let (x, y) = green_red(600, 8);
-    let (t, yt) = green_red(2000, 9);
+    let (x, y) = green_red_binary(600, 8);
+    let (t, yt) = green_red_binary(2000, 9);
     let m = LsSvmParams::new("gaussian:sigma=0.6".parse().unwrap()).fit(&x, &y).unwrap();
     let sel = m.selection().unwrap();
     assert_eq!(sel.criterion, "loo");
@@ -281,7 +276,7 @@ fn one_vs_rest_multiclass() {
 
 #[test]
 fn regression_and_bad_input() {
-    let (x, y) = green_red(50, 12);
+    let (x, y) = green_red_binary(50, 12);
     assert!(LsSvmParams::new("gaussian:sigma=1".parse().unwrap()).lambda(-1.0).fit(&x, &y).is_err());
     assert!(LsSvmParams::new("gaussian:sigma=1".parse().unwrap()).loo(vec![]).fit(&x, &y).is_err());
     assert!(

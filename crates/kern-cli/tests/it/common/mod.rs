@@ -6,6 +6,7 @@
 pub use kern_testkit::{scratch, write};
 
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -64,4 +65,25 @@ pub fn succeeds(args: &[&str]) -> Value {
 /// A path as the `&str` an argument list takes.
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
+}
+
+/// Every entry of the folder `dir` (name → bytes), symlinks as their target text and anything but a
+/// file or a symlink as `<special>`; empty when `dir` does not exist. What a refused run must leave
+/// unchanged.
+pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut m = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return m };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ft = std::fs::symlink_metadata(&p).unwrap().file_type();
+        if ft.is_symlink() {
+            m.insert(name, format!("-> {}", std::fs::read_link(&p).unwrap().display()).into_bytes());
+        } else if ft.is_file() {
+            m.insert(name, std::fs::read(&p).unwrap());
+        } else {
+            m.insert(name, b"<special>".to_vec());
+        }
+    }
+    m
 }
