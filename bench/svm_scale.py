@@ -25,11 +25,9 @@ Problems:
               --cv-cold, `kern cv --no-warm-start` is timed too (every fit from zero on its own
               fold matrix, the search before warm starts)
 
-kern runs with --solver-block auto unless --kern-block is given (pair / Q to compare solvers).
-
 Usage: python3 bench/svm_scale.py [--only gr-5000,gr-50000,twonorm-100000,keel,keel-inproc,cv]
                                   [--repeats 3] [--kern target/release/kern] [--no-libsvm]
-                                  [--kern-block auto] [--fits 200] [--cv-cold]
+                                  [--fits 200] [--cv-cold]
 """
 import argparse, json, os, re, subprocess, sys, time
 import numpy as np
@@ -64,9 +62,9 @@ def timed(cmd):
     return p.stdout, rss
 
 
-def kern_train(kern, path, kernel, c, block, extra=()):
+def kern_train(kern, path, kernel, c, extra=()):
     out, rss = timed([kern, "--quiet", "train", "--data", path, "--model", "svc", "--kernel", kernel,
-                      "--c", str(c), "--solver-block", block, "--out", path + ".kmodel", *extra])
+                      "--c", str(c), "--out", path + ".kmodel", *extra])
     j = json.loads(out.strip().splitlines()[-1])
     m = j.get("machines", [{}])[0] if isinstance(j.get("machines"), list) else {}
     return dict(seconds=j["seconds"], rss=rss, obj=m.get("objective"), n_sv=j.get("n_sv", m.get("n_sv")),
@@ -159,7 +157,7 @@ def binary_problem(a, name, x, y, gamma, kernel, c=1.0):
     path = os.path.join(a.work, name + ".svm")
     if not os.path.exists(path):
         write_libsvm(path, x, [int(v) for v in y])
-    k = best_of(lambda: kern_train(a.kern, path, kernel, c, a.kern_block), a.repeats)
+    k = best_of(lambda: kern_train(a.kern, path, kernel, c), a.repeats)
     row = dict(problem=name, n=len(y), kern=k)
     if not a.no_libsvm and gamma is not None:
         row["libsvm"] = best_of(lambda: libsvm_train(path, gamma, c), a.repeats)
@@ -176,7 +174,7 @@ def cv_problem(a):
     grid = f"c=2^-5..2^15:11,gamma=2^-15..2^5:11"
     def kern_cv(*extra):
         out, rss = timed([a.kern, "--quiet", "cv", "--data", path, "--model", "svc", "--kernel", "gaussian:gamma=1",
-                          "--folds", "5", "--grid", grid, "--solver-block", a.kern_block, *extra])
+                          "--folds", "5", "--grid", grid, *extra])
         j = json.loads(out.strip().splitlines()[-1])
         return dict(seconds=j["seconds"], rss=rss, best=j["best_params"], score=j["best_score"])
     k = best_of(kern_cv, a.repeats)
@@ -214,7 +212,6 @@ def main():
     p.add_argument("--only", default="gr-5000,gr-20000,gr-50000,twonorm-100000,keel,cv")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--kern", default=os.path.join(ROOT, "target/release/kern"))
-    p.add_argument("--kern-block", default="auto")
     p.add_argument("--work", default="/tmp/kern-svm-scale")
     p.add_argument("--no-libsvm", action="store_true")
     p.add_argument("--fits", type=int, default=200, help="fits per loop of keel-inproc")

@@ -163,13 +163,13 @@ def main():
             print(json.dumps(row), flush=True)
     print()
     print(f"{'problem':11s} {'n':>4s} {'d':>3s} {'C':>7s} {'kern us':>9s} {'LIBSVM us':>10s} {'ratio':>6s} "
-          f"{'kern SV':>7s} {'LIBSVM SV':>9s} {'iters':>6s} {'gram':>5s}")
+          f"{'kern SV':>7s} {'LIBSVM SV':>9s} {'iters':>6s} plan")
     for r in rows:
         lb = r.get("libsvm", {})
         print(f"{r['problem']:11s} {r['n']:4d} {r['d']:3d} {r['c']:7g} {r['kern']['median_us']:9.1f} "
               f"{lb.get('median_us', float('nan')):10.1f} {r.get('ratio', float('nan')):6.2f} "
               f"{r['kern']['n_sv']:7d} {lb.get('n_sv', 0):9d} {r['kern']['iterations']:6d} "
-              f"{str(r['kern'].get('dense_gram', '?')):>5s}")
+              f"{r['kern'].get('plan', '?')}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

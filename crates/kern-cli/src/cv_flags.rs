@@ -686,7 +686,6 @@ mod tests {
             &["--model", "krr", "--grid", "lambda=[1]", "--c", "2"],
             &["--model", "kfa", "--grid", "max_fv=[3]", "--tol", "1e-4"],
             &["--model", "lssvm", "--grid", "lambda=[1]", "--cache-mb", "8"],
-            &["--model", "krr", "--grid", "lambda=[1]", "--solver-block", "pair"],
             &["--model", "svr", "--grid", "c=[1]", "--multiclass", "ovo"],
             &["--type", "nu-svc", "--grid", "nu=[0.5]", "--multiclass", "ovr"],
             &["--model", "svc", "--grid", "c=[1]", "--regression"],

@@ -19,7 +19,7 @@
 
 use crate::CliError;
 use crate::kinds::{Learner, ModelKind, Scheme, SvmType, resolve};
-use kern_models::svm::{SolverBlock, SolverParams};
+use kern_models::svm::SolverParams;
 
 /// LIBSVM's default ν (`svm-train -n`), of nu-svc, nu-svr and one-class when `--nu` is not given.
 pub const DEFAULT_NU: f64 = 0.5;
@@ -95,11 +95,6 @@ pub struct LearnerFlags {
     /// several at once.
     #[arg(long)]
     pub cache_mb: Option<f64>,
-    /// SMO working sets (svc, svr): auto (the default: chosen by the problem; today one pair), pair (one
-    /// pair of variables per iteration, as LIBSVM) or a working-set size Q (blocked, Q variables per
-    /// block).
-    #[arg(long, value_name = "auto|pair|Q")]
-    pub solver_block: Option<SolverBlock>,
     /// Multi-class scheme (c-svc; default ovo; nu-svc is one-vs-one only, as LIBSVM).
     #[arg(long, value_enum)]
     pub multiclass: Option<Scheme>,
@@ -127,7 +122,7 @@ impl LearnerFlags {
     /// | `--c` | c-svc, epsilon-svr, nu-svr |
     /// | `--epsilon-tube` | epsilon-svr |
     /// | `--tol` | the SVMs, lssvm, krr (not kfa) |
-    /// | `--cache-mb`, `--solver-block` | the SVMs |
+    /// | `--cache-mb` | the SVMs |
     /// | `--multiclass` | c-svc; `ovo` also nu-svc |
     /// | `--regression` | kfa, lssvm, krr, epsilon-svr, nu-svr |
     /// | `--max-fv` | kfa |
@@ -178,7 +173,6 @@ impl LearnerFlags {
             ),
             ("--tol", self.tol.is_some(), l != Model(ModelKind::Kfa), "the SVMs, lssvm and krr"),
             ("--cache-mb", self.cache_mb.is_some(), svm, "the SVMs (--model svc, svr, or --type)"),
-            ("--solver-block", self.solver_block.is_some(), svm, "the SVMs (--model svc, svr, or --type)"),
             (
                 multiclass,
                 self.multiclass.is_some(),
@@ -302,8 +296,8 @@ impl LearnerFlags {
         self.multiclass.unwrap_or(Scheme::Ovo)
     }
 
-    /// The SMO solver's parameters of `--tol` (default 1e-3, LIBSVM's), `--cache-mb` (default 100) and
-    /// `--solver-block` (default auto); the rest are kern-models' defaults.
+    /// The SMO solver's parameters of `--tol` (default 1e-3, LIBSVM's), `--cache-mb` (default 100);
+    /// the rest are kern-models' defaults.
     ///
     /// ```
     /// # use clap::Parser;
@@ -315,12 +309,7 @@ impl LearnerFlags {
     /// ```
     pub fn solver(&self) -> SolverParams {
         let d = SolverParams::default();
-        SolverParams {
-            tol: self.tol.unwrap_or(d.tol),
-            cache_mb: self.cache_mb_value(),
-            block: self.solver_block.unwrap_or(d.block),
-            ..d
-        }
+        SolverParams { tol: self.tol.unwrap_or(d.tol), cache_mb: self.cache_mb_value(), ..d }
     }
 }
 
@@ -411,7 +400,7 @@ mod tests {
     fn every_flag_is_refused_where_it_does_not_apply() {
         // Per flag: its args, and the learners (by the name of LEARNERS) that take it.
         let svms = "--type c-svc --model svc --type nu-svc --type one-class --type epsilon-svr --model svr --type nu-svr";
-        let table: [(&[&str], &str, String); 12] = [
+        let table: [(&[&str], &str, String); 11] = [
             (&["--nu", "0.3"], "--nu", "--type nu-svc --type one-class --type nu-svr".into()),
             (
                 &["--c", "2"],
@@ -421,7 +410,6 @@ mod tests {
             (&["--epsilon-tube", "0.2"], "--epsilon-tube", "--type epsilon-svr --model svr".into()),
             (&["--tol", "1e-4"], "--tol", format!("{svms} --model lssvm --model krr")),
             (&["--cache-mb", "8"], "--cache-mb", svms.into()),
-            (&["--solver-block", "pair"], "--solver-block", svms.into()),
             (&["--multiclass", "ovo"], "--multiclass ovo", "--type c-svc --model svc --type nu-svc".into()),
             (&["--multiclass", "ovr"], "--multiclass ovr", "--type c-svc --model svc".into()),
             (
@@ -465,15 +453,14 @@ mod tests {
         );
         assert_eq!(f.solver(), SolverParams::default());
         assert_eq!((f.scheme(), f.max_fv, f.regression), (Scheme::Ovo, None, false));
-        assert_eq!((f.epsilon_tube, f.cache_mb, f.solver_block, f.multiclass), (None, None, None, None));
+        assert_eq!((f.epsilon_tube, f.cache_mb, f.multiclass), (None, None, None));
     }
 
     #[test]
     fn given_flags_reach_the_solver() {
-        let f =
-            flags(&["--model", "svr", "--epsilon-tube", "0.25", "--cache-mb", "8", "--solver-block", "pair"]);
+        let f = flags(&["--model", "svr", "--epsilon-tube", "0.25", "--cache-mb", "8"]);
         let s = f.solver();
-        assert_eq!((f.epsilon_value(), s.cache_mb, s.block), (0.25, 8.0, SolverBlock::Pair));
+        assert_eq!((f.epsilon_value(), s.cache_mb), (0.25, 8.0));
         assert_eq!(flags(&["--model", "svc", "--multiclass", "ovr"]).scheme(), Scheme::Ovr);
     }
 }

@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let s = &first.stats()[0];
     println!(
         "{{\"file\":{:?},\"n\":{},\"d\":{},\"reps\":{reps},\"median_us\":{:.1},\"min_us\":{:.1},\"max_us\":{:.1},\
-         \"objective\":\"{:?}\",\"rho\":\"{:?}\",\"n_sv\":{},\"iterations\":{},\"dense_gram\":{}}}",
+         \"objective\":\"{:?}\",\"rho\":\"{:?}\",\"n_sv\":{},\"iterations\":{},\"plan\":{:?}}}",
         args[0],
         ds.samples.n(),
         ds.samples.d(),
@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         s.rho,
         s.n_sv,
         s.iterations,
-        s.dense_gram
+        s.plan.summary()
     );
     Ok(())
 }

@@ -13,9 +13,9 @@ use std::path::Path;
 
 /// The magic bytes at the start of every kern model file.
 pub const MAGIC: &[u8; 8] = b"KERNMODL";
-/// The current format version (2: samples are stored as dense or sparse, tagged; version 1 files,
-/// whose samples were always dense, are refused with a message naming both versions).
-pub const FORMAT_VERSION: u32 = 2;
+/// The current format version (3: each SVM machine's figures carry its plan; 2: samples stored as
+/// dense or sparse, tagged). Files of another version are refused with a message naming both.
+pub const FORMAT_VERSION: u32 = 3;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 40;
 

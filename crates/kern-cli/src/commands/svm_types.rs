@@ -97,6 +97,7 @@ pub fn train(
                 "iterations": s.iterations,
                 "max_violation": s.violation,
                 "machines": [machine_json(s)],
+                "plan": s.plan,
                 "warnings": warnings,
                 "out": a.out.display().to_string(),
                 "seconds": seconds,

@@ -317,8 +317,17 @@ pub(crate) fn solver_params(a: &Args) -> SolverParams {
 pub(crate) fn machine_json(s: &MachineStats) -> Value {
     json!({
         "n": s.n, "n_sv": s.n_sv, "n_bounded": s.n_bounded, "objective": s.objective, "rho": s.rho,
-        "iterations": s.iterations, "violation": s.violation, "hit_cap": s.hit_cap, "dense_gram": s.dense_gram,
+        "iterations": s.iterations, "violation": s.violation, "hit_cap": s.hit_cap, "plan": s.plan,
     })
+}
+
+/// The summary's `"plan"`: the machines' plan when they all took the same path, else one per
+/// machine, in decision-value order.
+pub(crate) fn plan_json(stats: &[MachineStats]) -> Value {
+    match stats.split_first() {
+        Some((first, rest)) if rest.iter().all(|s| s.plan == first.plan) => json!(first.plan),
+        _ => json!(stats.iter().map(|s| s.plan).collect::<Vec<_>>()),
+    }
 }
 
 pub(crate) fn warn_caps(stats: &[MachineStats]) -> Vec<String> {
@@ -387,6 +396,7 @@ pub(crate) fn report_svc(a: &Args, ds: &Dataset, m: &kern_models::svm::Svc, seco
         "iterations": stats.iter().map(|s| s.iterations).sum::<u64>(),
         "max_violation": stats.iter().map(|s| s.violation).fold(0.0, f64::max),
         "machines": stats.iter().map(machine_json).collect::<Vec<_>>(),
+        "plan": plan_json(stats),
         "probability": m.has_probability(),
         "warnings": warnings,
         "out": a.out.display().to_string(),
@@ -438,6 +448,7 @@ pub(crate) fn report_svr(a: &Args, ds: &Dataset, m: &kern_models::svm::Svr, seco
         "iterations": s.iterations,
         "max_violation": s.violation,
         "machines": [machine_json(s)],
+        "plan": s.plan,
         "warnings": warnings,
         "out": a.out.display().to_string(),
         "seconds": seconds,

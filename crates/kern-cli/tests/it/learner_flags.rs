@@ -8,7 +8,7 @@ use crate::common::{kern, output, scratch, write};
 use std::collections::BTreeMap;
 
 /// The flags `kern train` and `kern cv` share (kern-cli's `LearnerFlags`).
-const SHARED: [&str; 13] = [
+const SHARED: [&str; 12] = [
     "--model",
     "--type",
     "--nu",
@@ -17,7 +17,6 @@ const SHARED: [&str; 13] = [
     "--epsilon-tube",
     "--tol",
     "--cache-mb",
-    "--solver-block",
     "--multiclass",
     "--regression",
     "--max-fv",

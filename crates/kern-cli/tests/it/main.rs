@@ -18,7 +18,6 @@ mod libsvm_compat;
 mod lssvm;
 mod precomputed;
 mod predict_unseen;
-mod solver_block;
 mod sparse;
 mod sparse_data;
 mod svm;

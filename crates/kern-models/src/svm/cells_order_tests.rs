@@ -1,10 +1,10 @@
 //! ε-SVR, ν-SVR and one-class in the cells' order against the data's order (`train::solve_samples`):
 //! the same models bit for bit where the order is the identity, and the same dual solved to the
 //! tolerance where it is not — KKT on the dense `Q` of the data's order and the objective within the
-//! a-priori bound of `block_tests.rs` (`ε/2 · Σ C_t`), as `sparse_tests.rs` checks for C-SVC.
+//! a-priori bound of `tests.rs` (`kkt`) (`ε/2 · Σ C_t`), as `sparse_tests.rs` checks for C-SVC.
 
-use super::block_tests::kkt;
 use super::sparse_tests::{bytes, compact, rows_in, with_source, with_spatial};
+use super::tests::kkt;
 use super::train::{self, SampleDual};
 use super::*;
 use kern_core::learner::{Fit, Model};
@@ -60,23 +60,25 @@ proptest! {
         let tol = 10f64.powi(-tol_exp);
         let s = SolverParams { tol, shrinking, ..SolverParams::default() };
         let z = targets(&x);
-        let run = |spatial, f: &dyn Fn() -> Vec<u8>| with_source(on_demand, || with_spatial(spatial, f));
+        let run = |spatial, f: &dyn Fn(SolverParams) -> Vec<u8>| {
+            with_source(on_demand, s, |s| with_spatial(spatial, s, f))
+        };
 
         let order = kern_sparse::neighbors::cell_order(&x, radius).unwrap();
         let xo = x.select(&order).unwrap();
         let zo = RealTargets::new(order.iter().map(|&t| z[t]).collect()).unwrap();
-        let eps_svr = || bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&xo, &zo).unwrap());
+        let eps_svr = |s: SolverParams| bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&xo, &zo).unwrap());
         prop_assert_eq!(run(true, &eps_svr), run(false, &eps_svr));
-        let nu_svr = || bytes(&NuSvrParams::new(k.clone()).c(c).nu(nu).solver(s).fit(&xo, &zo).unwrap());
+        let nu_svr = |s: SolverParams| bytes(&NuSvrParams::new(k.clone()).c(c).nu(nu).solver(s).fit(&xo, &zo).unwrap());
         prop_assert_eq!(run(true, &nu_svr), run(false, &nu_svr));
-        let oc = || bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&xo).unwrap());
+        let oc = |s: SolverParams| bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&xo).unwrap());
         prop_assert_eq!(run(true, &oc), run(false, &oc));
 
         let duals: [(&str, &dyn Fn() -> SampleDual); 2] =
             [("epsilon-SVR", &|| svr_dual(&z, c, 0.1)), ("one-class", &|| one_class_dual(n, nu))];
         for (name, dual) in duals {
-            let solve = |spatial| with_source(on_demand, || with_spatial(spatial, || {
-                train::solve_samples(&k, &x, dual(), &s, None).unwrap().0
+            let solve = |spatial| with_source(on_demand, s, |s| with_spatial(spatial, s, |s| {
+                train::solve_samples(&k, &x, dual(), &s, None).unwrap()
             }));
             let (a, b) = (solve(true), solve(false));
             prop_assert!(!a.hit_cap && !b.hit_cap, "{}", name);
@@ -100,11 +102,11 @@ proptest! {
 
         // The models assembled from the cells' order's solutions (the same solves as above).
         let targets_x = RealTargets::new(z.clone()).unwrap();
-        let m = with_source(on_demand, || with_spatial(true, || {
+        let m = with_source(on_demand, s, |s| with_spatial(true, s, |s| {
             SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &targets_x).unwrap()
         }));
-        let a = with_source(on_demand, || with_spatial(true, || {
-            train::solve_samples(&k, &x, svr_dual(&z, c, 0.1), &s, None).unwrap().0.alpha
+        let a = with_source(on_demand, s, |s| with_spatial(true, s, |s| {
+            train::solve_samples(&k, &x, svr_dual(&z, c, 0.1), &s, None).unwrap().alpha
         }));
         let beta: Vec<f64> = (0..n).map(|i| a[i] - a[i + n]).collect();
         let idx: Vec<usize> = (0..n).filter(|&i| beta[i] != 0.0).collect();
@@ -112,11 +114,11 @@ proptest! {
             prop_assert_eq!(rows_in(m.support_vectors(), &x), idx.clone());
             prop_assert_eq!(m.coefficients().to_vec(), idx.iter().map(|&i| beta[i]).collect::<Vec<_>>());
         }
-        let m = with_source(on_demand, || with_spatial(true, || {
+        let m = with_source(on_demand, s, |s| with_spatial(true, s, |s| {
             OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap()
         }));
-        let a = with_source(on_demand, || with_spatial(true, || {
-            train::solve_samples(&k, &x, one_class_dual(n, nu), &s, None).unwrap().0.alpha
+        let a = with_source(on_demand, s, |s| with_spatial(true, s, |s| {
+            train::solve_samples(&k, &x, one_class_dual(n, nu), &s, None).unwrap().alpha
         }));
         let idx: Vec<usize> = (0..n).filter(|&i| a[i] > 0.0).collect();
         prop_assert_eq!(rows_in(m.support_vectors(), &x), idx.clone());
@@ -162,7 +164,7 @@ fn regression_and_one_class_in_the_cells_order_agree_on_a_medium_problem() {
     };
     for c in [1.0, 100.0] {
         let fit = |spatial| {
-            with_spatial(spatial, || {
+            with_spatial(spatial, s, |s| {
                 SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &z).unwrap()
             })
         };
@@ -177,7 +179,7 @@ fn regression_and_one_class_in_the_cells_order_agree_on_a_medium_problem() {
     }
     for nu in [0.1, 0.5] {
         let fit = |spatial| {
-            with_spatial(spatial, || OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap())
+            with_spatial(spatial, s, |s| OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap())
         };
         let (a, b) = (fit(true), fit(false));
         let (da, db) = (a.decision_function(&x).unwrap(), b.decision_function(&x).unwrap());

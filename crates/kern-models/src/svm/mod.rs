@@ -28,12 +28,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod block;
 mod cache;
 mod nu;
 mod one_class;
 mod params;
 mod path;
+pub mod plan;
 mod platt;
 mod precomputed;
 mod predict;
@@ -45,13 +45,13 @@ mod svr;
 mod train;
 
 #[cfg(test)]
-mod block_tests;
-#[cfg(test)]
 mod cells_order_tests;
 #[cfg(test)]
 mod nu_tests;
 #[cfg(test)]
 mod path_tests;
+#[cfg(test)]
+mod plan_tests;
 #[cfg(test)]
 mod precomputed_tests;
 #[cfg(test)]
@@ -67,7 +67,6 @@ mod split_tests;
 #[cfg(test)]
 mod tests;
 
-pub use block::SolverBlock;
 pub use one_class::OneClass;
 pub use params::{
     Multiclass, NuSvcParams, NuSvrParams, OneClassParams, Regularization, SolverParams, SvcParams, SvrParams,

@@ -35,6 +35,7 @@ pub(crate) fn nu_svc_start(y: &[f64], c: &[f64], nu: f64) -> Vec<f64> {
 /// Solves one binary ν-SVC problem with bounds `c` (1, or the sample weights); the returned `α` are
 /// `α/r ≥ 0` (coefficients `α_i y_i / r`), the stats report `ρ/r`, the objective over `r²` and bounds
 /// `c/r` (LIBSVM's reporting).
+#[allow(clippy::too_many_arguments)] // the problem's parts, ν and its source
 pub(crate) fn solve_nu_svc(
     kernel: &KernelSpec,
     rows: Rows<'_>,
@@ -43,15 +44,23 @@ pub(crate) fn solve_nu_svc(
     nu: f64,
     solver: &SolverParams,
     pre: Option<Precomputed>,
+    source: super::plan::Plan,
 ) -> Result<BinaryFit> {
     let n = y.len();
     let mut cache = solver.cache_bytes();
-    let dense_used = matches!(pre, Some(Precomputed::Dense(_)));
     if let Some(g) = &pre {
         cache = cache.saturating_sub(g.bytes());
     }
     let alpha0 = nu_svc_start(y, &c, nu);
-    let dual = Dual { x: rows.x, sample: rows.sample, sign: y.to_vec(), p: vec![0.0; n], c: c.clone(), pre };
+    let dual = Dual {
+        x: rows.x,
+        sample: rows.sample,
+        sign: y.to_vec(),
+        p: vec![0.0; n],
+        c: c.clone(),
+        pre,
+        plan: source,
+    };
     let mut sol = train::solve_from(kernel, dual, Some(alpha0), true, solver, cache);
     let r = sol.r;
     if !(r.is_finite() && r > 0.0) {
@@ -64,12 +73,14 @@ pub(crate) fn solve_nu_svc(
     sol.rho /= r;
     sol.objective /= r * r;
     let bounds: Vec<f64> = c.iter().map(|&ci| ci / r).collect();
-    let stats = train::stats_of(&sol, &bounds, n, dense_used);
+    let stats = train::stats_of(&sol, &bounds, n);
     Ok(BinaryFit { alpha: sol.alpha, stats })
 }
 
 /// One binary machine of a C-SVC (`nu = None`, per-sample bounds `c`) or a ν-SVC (bounds `c`: 1, or
-/// the sample weights), on `rows` (`pre`, if any, is the Gram matrix of `rows.x`).
+/// the sample weights), on `rows` (`pre`, if any, is the Gram matrix of `rows.x`; `source` the plan's
+/// source part, [`train::source_plan`]).
+#[allow(clippy::too_many_arguments)] // the problem's parts, its model and its source
 pub(crate) fn solve_binary(
     kernel: &KernelSpec,
     rows: Rows<'_>,
@@ -78,10 +89,11 @@ pub(crate) fn solve_binary(
     nu: Option<f64>,
     solver: &SolverParams,
     pre: Option<Precomputed>,
+    source: super::plan::Plan,
 ) -> Result<BinaryFit> {
     match nu {
-        None => Ok(train::solve_svc_at(kernel, rows, y, c, solver, pre)),
-        Some(nu) => solve_nu_svc(kernel, rows, y, c, nu, solver, pre),
+        None => Ok(train::solve_svc_at(kernel, rows, y, c, solver, pre, source)),
+        Some(nu) => solve_nu_svc(kernel, rows, y, c, nu, solver, pre, source),
     }
 }
 

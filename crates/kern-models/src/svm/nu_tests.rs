@@ -52,7 +52,7 @@ fn solve_nu(
     shrinking: bool,
 ) -> super::solver::Solution {
     let s = SolverParams { tol, shrinking, ..SolverParams::default() };
-    let dual = Dual { x, sample, sign, p, c, pre: None };
+    let dual = Dual { x, sample, sign, p, c, pre: None, plan: Default::default() };
     train::solve_from(k, dual, Some(alpha), nu, &s, 1 << 20)
 }
 
@@ -247,7 +247,7 @@ fn nu_svc_probabilities_and_persistence() {
 ///
 /// **Agreement with LIBSVM (bound derived before running).** LIBSVM's point at its cap is feasible,
 /// so `f* ≤ f_L`. kern's exit has each sign group's violation `m_s − M_s ≤ ε`; with `d = α − α*` and
-/// the group sums fixed (`Σ_{y=s} d = 0`), the argument of `block_tests.rs` per group gives
+/// the group sums fixed (`Σ_{y=s} d = 0`), the argument of `tests.rs` (`kkt`) per group gives
 /// `f_K − f* ≤ Σ_s ε · ½ Σ_{y_t=s} |d_t| ≤ ε · C ν l` (each group's `α` and `α*` both sum to
 /// `C ν l / 2`, so `Σ_{y_t=s} |d_t| ≤ C ν l`). Hence `f_K ≤ f_L + ε C ν l`, plus LIBSVM's printed
 /// rounding (`%f`: 5e-7) and the reported objective's rounding (1e-9 relative). `ρ` is not compared:

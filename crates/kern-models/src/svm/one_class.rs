@@ -119,8 +119,8 @@ impl OneClassParams {
             alpha: Some(alpha0),
             nu: false,
         };
-        let (sol, dense_used) = train::solve_samples(&self.kernel, x, dual, &self.solver, user)?;
-        let stats = train::stats_of(&sol, &c, n, dense_used);
+        let sol = train::solve_samples(&self.kernel, x, dual, &self.solver, user)?;
+        let stats = train::stats_of(&sol, &c, n);
         let idx: Vec<usize> = (0..n).filter(|&i| sol.alpha[i] > 0.0).collect();
         crate::validate::trained(OneClass {
             kernel: super::ModelKernel::of(&self.kernel, user),
@@ -185,5 +185,13 @@ impl crate::widen::WidenFeatures for OneClass {
     }
     fn widen_features(&mut self, d: usize) -> Result<()> {
         crate::widen::widen_store(&mut self.sv, d)
+    }
+}
+
+#[cfg(test)]
+impl OneClass {
+    /// The training figures, mutable (tests compare models without their plans).
+    pub(crate) fn stats_mut(&mut self) -> &mut MachineStats {
+        &mut self.stats
     }
 }

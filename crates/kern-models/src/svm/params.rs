@@ -92,10 +92,9 @@ pub struct SolverParams {
     /// Iteration cap; `None` is LIBSVM's `max(10⁷, 100·l)`. Reaching it ends training with a warning
     /// and the violation reached (see [`MachineStats`](super::MachineStats)).
     pub max_iter: Option<u64>,
-    /// One pair of variables per iteration or blocked working sets (default: chosen by size, see
-    /// [`SolverBlock`](super::SolverBlock)).
-    #[serde(default)]
-    pub block: super::SolverBlock,
+    /// The constants and pins of the plan rules ([`super::plan`]); not saved with a model.
+    #[serde(skip)]
+    pub tuning: super::plan::Tuning,
 }
 
 impl Default for SolverParams {
@@ -105,7 +104,7 @@ impl Default for SolverParams {
             cache_mb: 100.0,
             shrinking: true,
             max_iter: None,
-            block: Default::default(),
+            tuning: Default::default(),
         }
     }
 }
@@ -129,7 +128,7 @@ impl SolverParams {
         if self.max_iter == Some(0) {
             return Err(ModelsError::Param { name: "max_iter", value: 0.0, reason: "must be >= 1" });
         }
-        self.block.check()
+        Ok(())
     }
 
     pub(crate) fn cache_bytes(&self) -> usize {

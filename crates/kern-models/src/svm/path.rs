@@ -211,6 +211,7 @@ pub(crate) fn solve_path(
             p: vec![-1.0; train.len()],
             c: c.clone(),
             pre: Some(Precomputed::Dense(gram.gram.clone())),
+            plan: super::plan::Plan { columns: super::plan::Columns::Precomputed, ..Default::default() },
         };
         let cache = path[k].solver.cache_bytes();
         let sol = train::solve_from(&path[k].kernel, dual, start, false, &path[k].solver, cache);

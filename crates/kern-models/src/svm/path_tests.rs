@@ -1,7 +1,7 @@
 //! Tests of the C path ([`super::path`]): every warm-started fit along ascending `C`, reading the
 //! shared kernel matrix of all samples, is ε-optimal for its own dual (KKT on the dense `Q` of the
 //! training rows) and its objective equals a cold start's on the selected rows within the a-priori
-//! bound `ε/2 · Σ C_i` (+ `1e-9` relative rounding) derived in `block_tests.rs`: both exits satisfy
+//! bound `ε/2 · Σ C_i` (+ `1e-9` relative rounding) derived in `tests.rs` (`kkt`): both exits satisfy
 //! `m − M ≤ ε` on the same convex dual. Predictions equal the trained model's on well-separated data.
 
 use super::path::solve_path;
@@ -42,7 +42,7 @@ proptest! {
             let ya: f64 = sol.alpha.iter().zip(&yt).map(|(a, y)| a * y).sum();
             prop_assert!(ya.abs() <= 1e-9 * c * m as f64);
             // The Gram entries and the dense reference differ by rounding only (1e-12 slack).
-            let v = super::block_tests::kkt(&qm, &vec![-1.0; m], &yt, &vec![c; m], &sol.alpha);
+            let v = super::tests::kkt(&qm, &vec![-1.0; m], &yt, &vec![c; m], &sol.alpha);
             prop_assert!(v <= tol * (1.0 + 1e-6) + 1e-9 * c * m as f64, "violation {} > tol {}", v, tol);
             let cold = super::train::solve_svc(&k, &xt, &yt, vec![c; m], &solver, None);
             let (fw, fc) = (sol.objective, cold.stats.objective);

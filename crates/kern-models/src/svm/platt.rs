@@ -74,9 +74,10 @@ pub(crate) fn cross_validated_sigmoid(
                     g[(tr[ii], tr[jj])]
                 }))))
             }
-            _ => train::precompute(kernel, &xt, solver.cache_bytes(), None)?,
+            _ => train::precompute(kernel, &xt, solver.cache_bytes(), None, &solver.tuning)?,
         };
-        let fit = super::nu::solve_binary(kernel, Rows::all(&xt), &yt, ct, nu, solver, sub)?;
+        let source = train::source_plan(sub.as_ref(), false, precomputed, super::plan::Order::Data, 1);
+        let fit = super::nu::solve_binary(kernel, Rows::all(&xt), &yt, ct, nu, solver, sub, source)?;
         let coef: Vec<f64> = fit.alpha.iter().zip(&yt).map(|(a, y)| a * y).collect();
         if let (true, Some(Precomputed::Dense(g))) = (precomputed, pre) {
             // A precomputed kernel: the held-out rows are in the problem's matrix.

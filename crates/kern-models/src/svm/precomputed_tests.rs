@@ -1,8 +1,8 @@
 //! Precomputed kernels against the built-in kernel they were computed from.
 //!
-//! **Same path.** Training with a built-in kernel on these problems (dimension 13, above
-//! `train::ON_DEMAND_MAX_DIM`, so the Gaussian's columns are not computed on demand, and n small enough
-//! for the Gram to fit in half the cache) hands the solver the dense
+//! **Same path.** Training with a built-in kernel on these problems (dimension 13, the precomputed Gram
+//! pinned by [`plan::Tuning::force_precompute`], n small enough for the Gram to fit in half the cache)
+//! hands the solver the dense
 //! Gram `train::dense_gram(kernel, x_problem)`. Training on the precomputed matrix hands it the user's
 //! matrix restricted to the problem's serials. When those two matrices are equal bit for bit (asserted
 //! first, as the premise), the solver runs the same arithmetic on the same numbers, so support vectors,
@@ -20,11 +20,22 @@
 //!
 //! Total: `|Δf| ≤ Σ|c_k| δ_K + 2 γ_m Σ|c_k| + 2u (|ρ| + Σ|c_k|)` (Gaussian: `K_max = 1`).
 
-use super::{KernelMatrix, NuSvcParams, NuSvrParams, OneClassParams, SvcParams, SvrParams, train};
+use super::{
+    KernelMatrix, NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams, plan, train,
+};
+
+/// The solver's default parameters with the built-in kernel's Gram precomputed (in `d = 13` the
+/// rule would compute its columns on demand; see "Same path").
+fn gram() -> SolverParams {
+    SolverParams {
+        tuning: plan::Tuning { force_precompute: Some(true), ..Default::default() },
+        ..Default::default()
+    }
+}
 use kern_core::learner::Model;
 use kern_core::{BinaryTargets, ClassTargets, KernelSpec, RealTargets, Samples, Targets};
 
-const D: usize = train::ON_DEMAND_MAX_DIM + 1;
+const D: usize = 13;
 const BETA: f64 = 0.3;
 const U: f64 = f64::EPSILON / 2.0;
 
@@ -122,12 +133,12 @@ fn c_svc_and_nu_svc_on_the_gram_of_a_builtin_kernel_match_it() {
     let t = Targets::Binary(y.clone());
     let fits = [
         (
-            kern_core::learner::Fit::fit(&SvcParams::new(kernel()).c(3.0), &x, &y).unwrap(),
-            SvcParams::new(kernel()).c(3.0).fit_precomputed(&km, &t).unwrap(),
+            kern_core::learner::Fit::fit(&SvcParams::new(kernel()).solver(gram()).c(3.0), &x, &y).unwrap(),
+            SvcParams::new(kernel()).solver(gram()).c(3.0).fit_precomputed(&km, &t).unwrap(),
         ),
         (
-            kern_core::learner::Fit::fit(&NuSvcParams::new(kernel()).nu(0.4), &x, &y).unwrap(),
-            NuSvcParams::new(kernel()).nu(0.4).fit_precomputed(&km, &t).unwrap(),
+            kern_core::learner::Fit::fit(&NuSvcParams::new(kernel()).solver(gram()).nu(0.4), &x, &y).unwrap(),
+            NuSvcParams::new(kernel()).solver(gram()).nu(0.4).fit_precomputed(&km, &t).unwrap(),
         ),
     ];
     for (b, p) in &fits {
@@ -155,12 +166,18 @@ fn regression_and_one_class_on_the_gram_of_a_builtin_kernel_match_it() {
     let y = RealTargets::new((0..50).map(|i| (3.0 * x.row(i)[0]).sin() + x.row(i)[1]).collect()).unwrap();
     let svr = [
         (
-            kern_core::learner::Fit::fit(&SvrParams::new(kernel()).c(5.0).epsilon(0.05), &x, &y).unwrap(),
-            SvrParams::new(kernel()).c(5.0).epsilon(0.05).fit_precomputed(&km, &y).unwrap(),
+            kern_core::learner::Fit::fit(
+                &SvrParams::new(kernel()).solver(gram()).c(5.0).epsilon(0.05),
+                &x,
+                &y,
+            )
+            .unwrap(),
+            SvrParams::new(kernel()).solver(gram()).c(5.0).epsilon(0.05).fit_precomputed(&km, &y).unwrap(),
         ),
         (
-            kern_core::learner::Fit::fit(&NuSvrParams::new(kernel()).c(5.0).nu(0.3), &x, &y).unwrap(),
-            NuSvrParams::new(kernel()).c(5.0).nu(0.3).fit_precomputed(&km, &y).unwrap(),
+            kern_core::learner::Fit::fit(&NuSvrParams::new(kernel()).solver(gram()).c(5.0).nu(0.3), &x, &y)
+                .unwrap(),
+            NuSvrParams::new(kernel()).solver(gram()).c(5.0).nu(0.3).fit_precomputed(&km, &y).unwrap(),
         ),
     ];
     for (b, p) in &svr {
@@ -174,8 +191,8 @@ fn regression_and_one_class_on_the_gram_of_a_builtin_kernel_match_it() {
             assert!((u - v).abs() <= tol, "prediction {u} vs {v} (bound {tol:e})");
         }
     }
-    let b = OneClassParams::new(kernel()).nu(0.2).fit(&x).unwrap();
-    let p = OneClassParams::new(kernel()).nu(0.2).fit_precomputed(&km).unwrap();
+    let b = OneClassParams::new(kernel()).solver(gram()).nu(0.2).fit(&x).unwrap();
+    let p = OneClassParams::new(kernel()).solver(gram()).nu(0.2).fit_precomputed(&km).unwrap();
     assert_rows_are(b.support_vectors(), &serial_rows(p.support_vectors()), &x);
     assert_bits(b.coefficients(), p.coefficients(), "one-class coefficients");
     assert_bits(&[b.rho()], &[p.rho()], "one-class rho");
@@ -191,7 +208,8 @@ fn multiclass_probability_and_persistence_of_precomputed_models() {
     let (km, rows) = user(&x, &z);
     let labels: Vec<&str> = (0..45).map(|i| ["a", "b", "c"][i % 3]).collect();
     let y = Targets::Classes(ClassTargets::from_labels(&labels).unwrap());
-    let m = SvcParams::new(kernel()).c(2.0).probability(true, 7).fit_precomputed(&km, &y).unwrap();
+    let m =
+        SvcParams::new(kernel()).solver(gram()).c(2.0).probability(true, 7).fit_precomputed(&km, &y).unwrap();
     assert_eq!(m.n_machines(), 3);
     let p = m.predict_proba(&rows).unwrap();
     for r in &p {
@@ -224,7 +242,7 @@ fn invalid_kernel_matrices_are_named_errors() {
     // Targets of another length.
     let km = KernelMatrix::from_rows(&[[1.0, 0.0], [0.0, 1.0]]).unwrap();
     let y = RealTargets::new(vec![1.0, 2.0, 3.0]).unwrap();
-    assert!(SvrParams::new(kernel()).fit_precomputed(&km, &y).is_err());
+    assert!(SvrParams::new(kernel()).solver(gram()).fit_precomputed(&km, &y).is_err());
 }
 
 #[test]
@@ -233,7 +251,7 @@ fn precomputed_models_round_trip_through_libsvm_model_files() {
     let (x, z) = (points(40, 11.0), points(8, 900.0));
     let (km, rows) = user(&x, &z);
     let y = Targets::Binary(binary_labels(40, &x));
-    let svc = SvcParams::new(kernel()).c(4.0).fit_precomputed(&km, &y).unwrap();
+    let svc = SvcParams::new(kernel()).solver(gram()).c(4.0).fit_precomputed(&km, &y).unwrap();
     let text = LibsvmModel::from_svc(&svc).unwrap().to_text();
     assert!(text.contains("kernel_type precomputed\n") && !text.contains("gamma"));
     let back = LibsvmModel::parse(&text, "m").unwrap();
@@ -248,6 +266,7 @@ fn precomputed_models_round_trip_through_libsvm_model_files() {
         assert!((u[0] - v[0]).abs() <= tol, "{} vs {}", u[0], v[0]);
     }
     let svr = SvrParams::new(kernel())
+        .solver(gram())
         .fit_precomputed(&km, &RealTargets::new((0..40).map(|i| x.row(i)[2]).collect()).unwrap())
         .unwrap();
     let back = LibsvmModel::parse(&LibsvmModel::from_svr(&svr).unwrap().to_text(), "m").unwrap();
@@ -255,7 +274,7 @@ fn precomputed_models_round_trip_through_libsvm_model_files() {
     for (u, v) in back.predict(&rows).unwrap().iter().zip(&svr.predict(&rows).unwrap()) {
         assert!((u - v).abs() <= tol);
     }
-    let oc = OneClassParams::new(kernel()).nu(0.3).fit_precomputed(&km).unwrap();
+    let oc = OneClassParams::new(kernel()).solver(gram()).nu(0.3).fit_precomputed(&km).unwrap();
     let back = LibsvmModel::parse(&LibsvmModel::from_one_class(&oc).unwrap().to_text(), "m").unwrap();
     assert_eq!(back.predict(&rows).unwrap(), oc.predict(&rows).unwrap());
 }
@@ -292,7 +311,8 @@ fn weighted_fits_on_the_gram_of_a_builtin_kernel_match_weighted_fits_with_it() {
         .copied()
         .collect();
     assert_same_gram(&x, &plus, &km);
-    let (svc, nu_svc) = (SvcParams::new(kernel()).c(3.0), NuSvcParams::new(kernel()).nu(0.4));
+    let (svc, nu_svc) =
+        (SvcParams::new(kernel()).solver(gram()).c(3.0), NuSvcParams::new(kernel()).solver(gram()).nu(0.4));
     let fits = [
         (svc.fit_weighted(&x, &t, &w).unwrap(), svc.fit_precomputed_with(&km, &t, Some(&w)).unwrap()),
         (nu_svc.fit_weighted(&x, &t, &w).unwrap(), nu_svc.fit_precomputed_with(&km, &t, Some(&w)).unwrap()),
@@ -319,8 +339,10 @@ fn weighted_fits_on_the_gram_of_a_builtin_kernel_match_weighted_fits_with_it() {
 
     let r = RealTargets::new((0..60).map(|i| (3.0 * x.row(i)[0]).sin() + x.row(i)[1]).collect()).unwrap();
     let rt = Targets::Real(r.clone());
-    let (svr, nu_svr) =
-        (SvrParams::new(kernel()).c(5.0).epsilon(0.05), NuSvrParams::new(kernel()).c(5.0).nu(0.3));
+    let (svr, nu_svr) = (
+        SvrParams::new(kernel()).solver(gram()).c(5.0).epsilon(0.05),
+        NuSvrParams::new(kernel()).solver(gram()).c(5.0).nu(0.3),
+    );
     let fits = [
         (svr.fit_weighted(&x, &rt, &w).unwrap(), svr.fit_precomputed_with(&km, &r, Some(&w)).unwrap()),
         (nu_svr.fit_weighted(&x, &rt, &w).unwrap(), nu_svr.fit_precomputed_with(&km, &r, Some(&w)).unwrap()),
@@ -337,7 +359,7 @@ fn weighted_fits_on_the_gram_of_a_builtin_kernel_match_weighted_fits_with_it() {
         }
     }
 
-    let oc = OneClassParams::new(kernel()).nu(0.2);
+    let oc = OneClassParams::new(kernel()).solver(gram()).nu(0.2);
     let (b, p) = (oc.fit_weighted(&x, &w).unwrap(), oc.fit_precomputed_with(&km, Some(&w)).unwrap());
     assert_rows_are(b.support_vectors(), &serial_rows(p.support_vectors()), &x);
     assert_bits(b.coefficients(), p.coefficients(), "weighted one-class coefficients");
@@ -381,7 +403,7 @@ fn weighted_multiclass_on_a_precomputed_matrix_matches_the_builtin_kernel() {
             }
         }
     }
-    let p = SvcParams::new(kernel()).c(2.0).class_weight("b", 2.0);
+    let p = SvcParams::new(kernel()).solver(gram()).c(2.0).class_weight("b", 2.0);
     let (bm, pm) = (p.fit_weighted(&x, &t, &w).unwrap(), p.fit_precomputed_with(&km, &t, Some(&w)).unwrap());
     assert_eq!(bm.n_machines(), 3);
     for m in 0..3 {
@@ -398,7 +420,7 @@ fn weighted_multiclass_on_a_precomputed_matrix_matches_the_builtin_kernel() {
     // Weights of another length, and targets of another length, are errors.
     let short = crate::weights::SampleWeights::new(vec![1.0; 44]).unwrap();
     assert!(p.fit_precomputed_with(&km, &t, Some(&short)).is_err());
-    assert!(OneClassParams::new(kernel()).fit_precomputed_with(&km, Some(&short)).is_err());
+    assert!(OneClassParams::new(kernel()).solver(gram()).fit_precomputed_with(&km, Some(&short)).is_err());
     let r = RealTargets::new(vec![0.5; 44]).unwrap();
-    assert!(SvrParams::new(kernel()).fit_precomputed_with(&km, &r, Some(&w)).is_err());
+    assert!(SvrParams::new(kernel()).solver(gram()).fit_precomputed_with(&km, &r, Some(&w)).is_err());
 }

@@ -30,7 +30,7 @@ pub(crate) trait QMatrix: Sync + Send {
     /// Swaps positions `i` and `j`.
     fn swap_index(&mut self, i: usize, j: usize);
     /// True when a column entry is cheaper to recompute than to keep: the solver then caps its cache
-    /// (see [`CHEAP_CACHE_BYTES`]).
+    /// (see [`Tuning::cheap_cache_bytes`](super::plan::Tuning::cheap_cache_bytes)).
     fn cheap_columns(&self) -> bool {
         false
     }
@@ -45,26 +45,7 @@ pub(crate) trait QMatrix: Sync + Send {
     /// Sparse columns computed on demand split their values across two threads of the pool (`on`),
     /// for a solver whose loop keeps another worker ready; the same columns either way.
     fn split_columns(&self, _on: bool) {}
-    /// Computes full columns at once: each `(j, out)` receives column `j` (length `l`). The blocked pass
-    /// of the blocked solver: one rayon task per column (a long column also splits itself).
-    fn fill_columns(&self, jobs: Vec<(usize, &mut [f64])>) {
-        use rayon::prelude::*;
-        if jobs.len() == 1 || rayon::current_num_threads() < 2 {
-            for (j, col) in jobs {
-                self.fill_column(j, 0, col);
-            }
-        } else {
-            jobs.into_par_iter().for_each(|(j, col)| self.fill_column(j, 0, col));
-        }
-    }
 }
-
-/// Cache cap for cheap columns (Gaussian kernel in dimension ≤ 8 through the vectorized exp): there a
-/// column entry costs about 1.5 ns to recompute, while first-touching fresh cache memory costs about
-/// 4 ns per entry in page faults, so a cache larger than the working set of recent columns only
-/// loses time (measured on green-red n = 5000: CPU time 0.07 s at 16 MB against 0.09–0.11 s at 100 MB,
-/// same iterations). The user's budget stays the upper bound.
-pub(crate) const CHEAP_CACHE_BYTES: usize = 16 << 20;
 
 impl<K: Kernel> QMatrix for SignedColumns<'_, K> {
     fn l(&self) -> usize {
@@ -98,22 +79,3 @@ impl<K: Kernel> QMatrix for SignedColumns<'_, K> {
         SignedColumns::split_columns(self, on)
     }
 }
-
-/// Whether the pair solver works on sparse columns ([`SparseColumn`]: no column cache, gradient
-/// updates over the neighbours only) rather than on dense cached columns scattered from `K_C`.
-///
-/// The rule: the columns come from a sparse `K_C` (a compactly supported kernel), and `Q` has at most
-/// `l²/`[`SPARSE_MAX_INV_DENSITY`] nonzeros (a column has at most `l/16` neighbours on average). A
-/// sparse entry costs an index load, a position lookup and a scattered update, several times a
-/// dense entry's streamed multiply-add, and the dense path also pays an `O(l)` scatter per column
-/// computed; so below that density the sparse pass is the cheaper one, and its memory is `O(nnz)`
-/// instead of `O(l)` per column. Denser `K_C` (a support radius that covers much of the data) keep
-/// the dense columns. The ν variant always uses dense columns. The iterates are the same either way
-/// (see `Solver::take_step`).
-pub(crate) fn use_sparse_columns<Q: QMatrix>(q: &Q) -> bool {
-    let l = q.l() as u128;
-    q.sparse_nnz().is_some_and(|nnz| (nnz as u128) * SPARSE_MAX_INV_DENSITY <= l * l)
-}
-
-/// See [`use_sparse_columns`].
-pub(crate) const SPARSE_MAX_INV_DENSITY: u128 = 16;

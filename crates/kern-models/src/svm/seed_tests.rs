@@ -2,22 +2,21 @@
 //! that computes its gradient (`solver::add_columns`): the product is the column-by-column sums bit
 //! for bit at any thread count; the seed is feasible; a seeded solve reaches the same dual's optimum
 //! to the tolerance (KKT on the dense `Q`, the objective within the a-priori bound `ε/2 · Σ C_t` of
-//! `block_tests.rs`) and agrees with the unseeded solve on a medium problem as LIBSVM's agreement
+//! `tests.rs` (`kkt`)) and agrees with the unseeded solve on a medium problem as LIBSVM's agreement
 //! targets ask.
 
+use super::sparse_tests::pinned;
 use super::sparse_tests::same_optimum;
-use super::train::{self, Rows, SEED};
+use super::train::{self, Rows};
 use super::*;
 use kern_core::learner::Fit;
 use kern_core::{BinaryTargets, Kernel, KernelSpec, KernelVisitor, Samples};
 use kern_sparse::kmatrix::SignedColumns;
 use proptest::prelude::*;
 
-fn with_seed<T>(seed: bool, f: impl FnOnce() -> T) -> T {
-    SEED.with(|c| c.set(Some(seed)));
-    let out = f();
-    SEED.with(|c| c.set(None));
-    out
+/// Runs `f` with `s` pinning the seeded start (`true`: at any size) or the start from zero.
+fn with_seed<T>(seed: bool, s: SolverParams, f: impl FnOnce(SolverParams) -> T) -> T {
+    f(pinned(s, |t| t.force_seed = Some(seed)))
 }
 
 /// `add_columns` on `Q` of `x` (signs `y`) and the same sums over whole columns, computed one
@@ -109,7 +108,7 @@ proptest! {
             .map(|t| if weighted { 10f64.powf(logc) * (1.0 + (t % 5) as f64 / 4.0) } else { 1.0 })
             .collect();
         let s = SolverParams::default();
-        let start = with_seed(true, || train::seed(&k, &Rows::all(&x), &y, &c, &s));
+        let start = with_seed(true, s, |s| train::seed(&k, &Rows::all(&x), &y, &c, &s));
         if let Some((alpha, _)) = start {
             prop_assert!(alpha.iter().zip(&c).all(|(&a, &ct)| (0.0..=ct).contains(&a)));
             let sum: f64 = alpha.iter().zip(&y).map(|(a, y)| a * y).sum();
@@ -134,7 +133,7 @@ proptest! {
         let tol = 10f64.powi(-tol_exp);
         let s = SolverParams { tol, shrinking, ..SolverParams::default() };
         let t = BinaryTargets::from_f64(&y).unwrap();
-        let fit = |seeded| with_seed(seeded, || SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
+        let fit = |seeded| with_seed(seeded, s, |s| SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
         same_optimum(&fit(true), &fit(false), &k, &x, &y, c, tol)?;
     }
 }
@@ -152,9 +151,9 @@ fn a_seeded_solve_agrees_on_a_medium_problem() {
     for c in [1.0, 100.0] {
         let s = SolverParams { tol: 1e-6, ..SolverParams::default() };
         assert!(train::seed(&k, &Rows::all(&x), &y, &vec![c; x.n()], &s).is_none(), "below the rule's size");
-        assert!(with_seed(true, || train::seed(&k, &Rows::all(&x), &y, &vec![c; x.n()], &s)).is_some());
+        assert!(with_seed(true, s, |s| train::seed(&k, &Rows::all(&x), &y, &vec![c; x.n()], &s)).is_some());
         let fit =
-            |seeded| with_seed(seeded, || SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
+            |seeded| with_seed(seeded, s, |s| SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
         let (a, b) = (fit(true), fit(false));
         let (sa, sb) = (&a.stats()[0], &b.stats()[0]);
         assert!(!sa.hit_cap && !sb.hit_cap);
@@ -169,30 +168,4 @@ fn a_seeded_solve_agrees_on_a_medium_problem() {
         let worst = da.iter().zip(&db).map(|(u, v)| (u[0] - v[0]).abs()).fold(0.0, f64::max);
         assert!(worst <= 1e-3, "decision values differ by {worst}");
     }
-}
-
-/// The rule: C-SVC with shrinking from `SEED_MIN_N` samples, radial kernels on the direct differences
-/// (`d ≤ NORMS_MIN_DIM`, dense store); not below the size, without shrinking, in higher dimension,
-/// for a compactly supported kernel or a kernel without the vectorized profile.
-#[test]
-fn the_seed_is_chosen_by_size_and_columns() {
-    use super::train::{SEED_MIN_N, seeds};
-    let rows = |n: usize, d: usize| {
-        Samples::from_rows(
-            &(0..n)
-                .map(|i| (0..d).map(|k| ((i * 7 + k * 13) % 101) as f64).collect())
-                .collect::<Vec<Vec<f64>>>(),
-        )
-        .unwrap()
-    };
-    let g: KernelSpec = "gaussian:sigma=0.6".parse().unwrap();
-    let s = SolverParams::default();
-    let dmax = kern_sparse::kmatrix::NORMS_MIN_DIM;
-    assert!(seeds(&g, &rows(4, 2), SEED_MIN_N, &s));
-    assert!(seeds(&g, &rows(4, dmax), SEED_MIN_N, &s));
-    assert!(!seeds(&g, &rows(4, dmax + 1), SEED_MIN_N, &s));
-    assert!(!seeds(&g, &rows(4, 2), SEED_MIN_N - 1, &s));
-    assert!(!seeds(&g, &rows(4, 2), SEED_MIN_N, &SolverParams { shrinking: false, ..s }));
-    assert!(!seeds(&"laplacian:sigma=1".parse().unwrap(), &rows(4, 2), SEED_MIN_N, &s));
-    assert!(!seeds(&super::sparse_tests::compact(0.6, 0.2), &rows(4, 2), SEED_MIN_N, &s));
 }

@@ -11,50 +11,22 @@
 //! rule `max_{I_up} −y∇f − min_{I_low} −y∇f < ε` holds on the full problem at exit.
 
 use super::cache::ColumnCache;
+use super::plan::{self, Plan, Selection, Threading, Tuning};
 use super::progress::Ticker;
-use super::qmatrix::{QMatrix, use_sparse_columns};
+use super::qmatrix::QMatrix;
 use kern_sparse::kmatrix::SparseColumn;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-mod blocked;
 mod face;
 mod nu;
 pub(super) mod wss_tree;
 
 pub(super) const TAU: f64 = 1e-12;
 
-/// Active-set length from which the dense pair solver splits its passes across two threads
-/// ([`Solver::par`]). Each split is a hand-off to the other worker of the pool (a few microseconds);
-/// a pass over 8,192 positions (two columns of a low-dimensional Gaussian, the scans, the update)
-/// costs tens of microseconds, so shorter passes stay on one thread.
-pub(crate) const SPLIT_MIN: usize = 8192;
-
-/// The rule of [`Solver::par`] for a dense problem of `l` variables: at least [`SPLIT_MIN`] of them and
-/// at least two threads in the pool.
-pub(crate) fn splits_by_rule(l: usize) -> bool {
-    l >= SPLIT_MIN && rayon::current_num_threads() >= 2
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests force the split passes (`Some(true)`: at any length and thread count, `Some(false)`:
-    /// never) to compare them with the serial passes.
-    pub(crate) static SPLIT: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
-}
-
 /// Solves that took the split passes (tests check that a forced split was taken).
 #[cfg(test)]
 pub(crate) static SPLIT_SOLVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-#[cfg(test)]
-fn split_override() -> Option<bool> {
-    SPLIT.with(|c| c.get())
-}
-
-#[cfg(not(test))]
-fn split_override() -> Option<bool> {
-    None
-}
 const LOWER: u8 = 0;
 const UPPER: u8 = 1;
 const FREE: u8 = 2;
@@ -72,15 +44,13 @@ pub(crate) struct SolverOptions {
     /// sets are chosen within each sign group and `ρ`, `r` come from both groups (see
     /// [`Solver::select_working_set_nu`], [`Solver::calculate_rho_nu`]).
     pub(crate) nu: bool,
-    /// `Some((q, slots))`: the blocked solver ([`blocked`]) with working sets of `q` variables and
-    /// `slots` held columns (ignored by the ν variant).
-    pub(crate) block: Option<(usize, usize)>,
-    /// Report progress to the installed observer (off for the blocked solver's sub-problems).
+    /// Report progress to the installed observer.
     pub(crate) report: bool,
-    /// Sparse columns (see [`use_sparse_columns`]): `None` applies the rule, `Some` forces the choice
-    /// where the columns come from a sparse `K_C` (tests compare both; ignored otherwise and by the
-    /// ν variant).
-    pub(crate) sparse: Option<bool>,
+    /// The plan so far (order, start, columns, machine threading: [`plan::source`]'s part); the
+    /// solver completes it ([`plan::solve`]) and follows it.
+    pub(crate) plan: Plan,
+    /// The rules' constants and pins.
+    pub(crate) tuning: Tuning,
 }
 
 /// The positions of the lanes of a scan's first vector (any SIMD width up to 16 lanes). The scans keep
@@ -333,6 +303,8 @@ pub(crate) struct Solution {
     /// and its scaled solution `α/r` solves a C-SVC with `C = 1/r`; for ν-SVR `ε = −r`). Zero for the
     /// standard variant.
     pub(crate) r: f64,
+    /// The plan the solve followed.
+    pub(crate) plan: Plan,
 }
 
 /// From this many nonzero `α` at the start, [`Solver::init_gradient`] computes `G` and `Ḡ` by blocks of
@@ -413,11 +385,11 @@ pub(crate) struct Solver<Q: QMatrix> {
     /// constant diagonal; see [`wss_tree`] and [`wss_tree::use_trees`]).
     trees: Option<wss_tree::Trees>,
     /// The dense loop's `O(active)` passes are split across two threads of the pool while the active
-    /// set has at least [`SPLIT_MIN`] positions (standard duals on dense columns, [`splits_by_rule`]);
+    /// set has at least [`Tuning::split_min`] positions (standard duals on dense columns, the plan's [`Threading::Split`]);
     /// the halves' results are joined exactly as one pass finds them, so the iterates do not depend
     /// on it.
     par: bool,
-    /// [`SPLIT_MIN`] (1 when a test forces the split).
+    /// [`Tuning::split_min`] (1 when the split is pinned).
     split_min: usize,
     /// The first pass of the next selection, `(active length, max_{I_up} −y_t G_t, index)`, when the
     /// split update computed it; dropped by anything that changes the active set or `G` besides a step.
@@ -437,26 +409,39 @@ impl<Q: QMatrix> Solver<Q> {
     ) -> Solution {
         let l = q.l();
         debug_assert!(p.len() == l && y.len() == l && c.len() == l && alpha.len() == l);
-        if opts.block.is_some() && !opts.nu {
-            return blocked::solve(q, p, y, c, alpha, opts);
-        }
         let qd = q.diag();
-        let bytes = if q.cheap_columns() {
-            opts.cache_bytes.min(super::qmatrix::CHEAP_CACHE_BYTES)
-        } else {
-            opts.cache_bytes
+        let problem = plan::SolveProblem {
+            l,
+            sparse_nnz: q.sparse_nnz(),
+            cheap: q.cheap_columns(),
+            nu: opts.nu,
+            threads: rayon::current_num_threads(),
+            cache_bytes: opts.cache_bytes,
+            shrinking: opts.shrinking,
         };
-        let sparse =
-            !opts.nu && q.sparse_nnz().is_some() && opts.sparse.unwrap_or_else(|| use_sparse_columns(&q));
+        let (mut plan, bytes) = plan::solve(opts.plan, &problem, &opts.tuning);
+        let sparse = plan.sparse_columns;
         let cache = if sparse { ColumnCache::new(0, 0) } else { ColumnCache::new(l, bytes) };
-        let trees = sparse.then(|| wss_tree::Trees::for_problem(&q, &qd)).flatten();
+        let split = plan.threading == Threading::Split;
+        let trees = (plan.selection == Selection::Trees)
+            .then(|| wss_tree::Trees::for_problem(&q, &qd, split))
+            .flatten();
+        if trees.is_none() && plan.selection == Selection::Trees {
+            // The trees need a constant diagonal; the scans give the same pair.
+            plan.selection = Selection::Scan;
+            plan.shrinking = opts.shrinking;
+            if split {
+                plan.threading = Threading::Serial;
+            }
+        }
         // With the trees an iteration costs the neighbours of the pair, not the active length, so
         // shrinking saves nothing; its swaps would scatter the cells' order (whose runs of consecutive
         // neighbours the trees' leaves share) and its reconstructions cost `O(nnz)` each (see
         // `wss_tree`, "Shrinking").
-        let opts = SolverOptions { shrinking: opts.shrinking && trees.is_none(), ..opts };
+        let opts = SolverOptions { shrinking: plan.shrinking, cache_bytes: bytes, plan, ..opts };
         // The cache holds all of `Q` and its columns are not cheap to recompute.
         let whole = !q.cheap_columns() && (l as u128) * (l as u128) * 8 <= bytes as u128;
+        let dense_split = split && trees.is_none();
         let mut s = Solver {
             q,
             cache,
@@ -480,14 +465,11 @@ impl<Q: QMatrix> Solver<Q> {
             sparse,
             scratch: if sparse && trees.is_none() { vec![0.0; l] } else { Vec::new() },
             trees,
-            par: false,
-            split_min: SPLIT_MIN,
+            par: dense_split,
+            // A pinned split runs at any length.
+            split_min: if opts.tuning.force_split == Some(true) { 1 } else { opts.tuning.split_min },
             next_up: None,
             arch: pulp::Arch::new(),
-        };
-        (s.par, s.split_min) = match split_override() {
-            Some(forced) => (forced, 1),
-            None => (!s.sparse && !s.opts.nu && splits_by_rule(s.l), SPLIT_MIN),
         };
         #[cfg(test)]
         if s.par {
@@ -790,7 +772,7 @@ impl<Q: QMatrix> Solver<Q> {
         for (pos, &orig) in self.index.iter().enumerate() {
             alpha[orig] = self.alpha[pos];
         }
-        Solution { alpha, rho, objective, iterations: iter, violation, hit_cap, r }
+        Solution { alpha, rho, objective, iterations: iter, violation, hit_cap, r, plan: self.opts.plan }
     }
 
     /// A Newton step on the face of the free variables ([`face`]), on the full (unshrunk) problem;

@@ -1,5 +1,5 @@
-//! Tests of the column-source rule (`train::precompute`, `train::cheap_columns`): which source a problem
-//! gets, and that the source is all the rule changes — on data whose kernel values both sources compute
+//! Tests of the column source (the rule itself is tested in `plan_tests.rs`): the source is all the
+//! rule changes — on data whose kernel values both sources compute
 //! exactly alike, a fit from a precomputed Gram and a fit from columns on demand are bit for bit the
 //! same (every iterate, hence `α`, `ρ`, the objective and the iteration count).
 //!
@@ -10,7 +10,8 @@
 //! vectorized exp: the kernel values, and hence the iterates, must be identical. A difference would
 //! mean that something besides the columns' source changed.
 
-use super::train::{self, ON_DEMAND_MAX_DIM};
+use super::plan::Columns;
+use super::train;
 use super::*;
 use kern_core::{KernelSpec, Samples};
 use kern_sparse::kmatrix::Precomputed;
@@ -52,41 +53,11 @@ proptest! {
         let gram = train::dense_gram(&k, &x).unwrap();
         let pre = train::solve_svc(&k, &x, &y, vec![c; n], &solver, Some(Precomputed::Dense(gram)));
         let demand = train::solve_svc(&k, &x, &y, vec![c; n], &solver, None);
-        prop_assert!(pre.stats.dense_gram && !demand.stats.dense_gram);
+        prop_assert_eq!((pre.stats.plan.columns, demand.stats.plan.columns), (Columns::Precomputed, Columns::OnDemand));
         prop_assert_eq!(pre.stats.iterations, demand.stats.iterations);
         prop_assert_eq!(pre.stats.rho.to_bits(), demand.stats.rho.to_bits());
         prop_assert_eq!(pre.stats.objective.to_bits(), demand.stats.objective.to_bits());
         let bits = |a: &[f64]| a.iter().map(|v| v.to_bits()).collect::<Vec<u64>>();
         prop_assert_eq!(bits(&pre.alpha), bits(&demand.alpha));
     }
-}
-
-/// The rule: a fast radial kernel on a dense store up to `ON_DEMAND_MAX_DIM` computes its columns on
-/// demand; above it, and for kernels without the vectorized column, the Gram is precomputed when it
-/// fits in half the cache; a compactly supported kernel gets its sparse Gram.
-#[test]
-fn the_rule_chooses_by_dimension_kernel_and_budget() {
-    let budget = SolverParams::default().cache_bytes();
-    let source = |spec: &str, d: usize, n: usize, bytes: usize| {
-        let (x, _) = integer_problem(n, d, 1);
-        let k: KernelSpec = spec.parse().unwrap();
-        match train::precompute(&k, &x, bytes, None).unwrap() {
-            None => "demand",
-            Some(Precomputed::Dense(_)) => "dense",
-            Some(Precomputed::Sparse(_)) => "sparse",
-            Some(Precomputed::OnDemand { .. }) => "on demand",
-        }
-    };
-    for d in [1, 8, 9, ON_DEMAND_MAX_DIM] {
-        assert_eq!(source("gaussian:sigma=3", d, 50, budget), "demand", "d = {d}");
-    }
-    assert_eq!(source("gaussian:sigma=3", ON_DEMAND_MAX_DIM + 1, 50, budget), "dense");
-    assert_eq!(source("gaussian:sigma=3", 60, 50, budget), "dense");
-    // A Gram that does not fit in half the budget is never precomputed.
-    assert_eq!(source("gaussian:sigma=3", 60, 50, 2 * 50 * 50 * 8 - 1), "demand");
-    assert_eq!(source("gaussian:sigma=3", 60, 50, 2 * 50 * 50 * 8), "dense");
-    // Kernels without the vectorized column keep the precompute in any dimension.
-    assert_eq!(source("laplacian:sigma=3", 4, 50, budget), "dense");
-    assert_eq!(source("poly:degree=2,coef0=1", 4, 50, budget), "dense");
-    assert_eq!(source("cs-gaussian:sigma=3,c=2,nu=3", 4, 50, budget), "sparse");
 }

@@ -1,52 +1,51 @@
 //! Sparse columns of a compactly supported kernel against dense columns: the same models bit for bit
 //! (the arithmetic is the same, see `Solver::take_step`), and KKT on the dense `Q` with the objective
-//! of a dense-Gram solve within the a-priori bound of `block_tests.rs` (`ε/2 · Σ C_t`).
+//! of a dense-Gram solve within the a-priori bound of `tests.rs` (`kkt`) (`ε/2 · Σ C_t`).
 
-use super::block_tests::kkt;
-use super::solver::wss_tree::{TREE_MASKINGS, TREE_SELECTIONS, TREE_WSS, use_trees};
-use super::train::{ON_DEMAND, SPARSE_COLUMNS};
+use super::solver::wss_tree::{TREE_MASKINGS, TREE_SELECTIONS};
+use super::tests::WithoutPlans;
+use super::tests::kkt;
 use super::*;
 use kern_core::learner::Fit;
 use kern_core::{BinaryTargets, Kernel, KernelSpec, RealTargets, Samples};
-use kern_sparse::kmatrix::{Precomputed, SignedColumns};
+use kern_sparse::kmatrix::Precomputed;
 use proptest::prelude::*;
 
-/// Runs `f` on sparse (`true`) or dense columns. Sparse columns select by the scans: a solver with the
-/// trees does not shrink, so only the scans take the dense columns' iterates.
-fn with_columns<T>(sparse: bool, f: impl FnOnce() -> T) -> T {
-    TREE_WSS.with(|c| c.set(Some(false)));
-    let out = columns(sparse, f);
-    TREE_WSS.with(|c| c.set(None));
-    out
+/// `s` with `pin` applied to its plan tuning.
+pub(super) fn pinned(s: SolverParams, pin: impl FnOnce(&mut plan::Tuning)) -> SolverParams {
+    let mut s = s;
+    pin(&mut s.tuning);
+    s
 }
 
-fn columns<T>(sparse: bool, f: impl FnOnce() -> T) -> T {
-    SPARSE_COLUMNS.with(|c| c.set(Some(sparse)));
-    let out = f();
-    SPARSE_COLUMNS.with(|c| c.set(None));
-    out
+/// Runs `f` with `s` pinned to sparse (`true`) or dense columns. Sparse columns select by the scans:
+/// a solver with the trees does not shrink, so only the scans take the dense columns' iterates.
+fn with_columns<T>(sparse: bool, s: SolverParams, f: impl FnOnce(SolverParams) -> T) -> T {
+    f(pinned(s, |t| {
+        t.force_sparse_columns = Some(sparse);
+        t.force_trees = Some(false);
+    }))
 }
 
-/// Runs `f` on sparse columns with the selection forced to the trees (`true`) or the scans, and
-/// returns its result with the number of tree selections made.
-fn with_selection<T>(tree: bool, f: impl FnOnce() -> T) -> (T, u64) {
-    TREE_WSS.with(|c| c.set(Some(tree)));
+/// Runs `f` with `s` pinned to sparse columns and the selection to the trees (`true`) or the scans,
+/// and returns its result with the number of tree selections made on this thread.
+fn with_selection<T>(tree: bool, s: SolverParams, f: impl FnOnce(SolverParams) -> T) -> (T, u64) {
     TREE_SELECTIONS.with(|c| c.set(0));
-    let out = columns(true, f);
-    TREE_WSS.with(|c| c.set(None));
+    let out = f(pinned(s, |t| {
+        t.force_sparse_columns = Some(true);
+        t.force_trees = Some(tree);
+    }));
     (out, TREE_SELECTIONS.with(|c| c.get()))
 }
 
-/// Runs `f` with a compact kernel's columns computed on demand (`true`) or from the precomputed `K_C`.
-pub(super) fn with_source<T>(on_demand: bool, f: impl FnOnce() -> T) -> T {
-    ON_DEMAND.with(|c| c.set(Some(on_demand)));
-    let out = f();
-    ON_DEMAND.with(|c| c.set(None));
-    out
+/// Runs `f` with `s` pinning a compact kernel's columns on demand (`true`) or the precomputed `K_C`.
+pub(super) fn with_source<T>(on_demand: bool, s: SolverParams, f: impl FnOnce(SolverParams) -> T) -> T {
+    f(pinned(s, |t| t.force_kc_on_demand = Some(on_demand)))
 }
 
-pub(super) fn bytes<M: serde::Serialize>(m: &M) -> Vec<u8> {
-    bincode::serde::encode_to_vec(m, bincode::config::standard()).unwrap()
+/// The serialized model without its plans (fits pinned to different paths compare equal).
+pub(super) fn bytes<M: serde::Serialize + WithoutPlans>(m: &M) -> Vec<u8> {
+    bincode::serde::encode_to_vec(m.without_plans(), bincode::config::standard()).unwrap()
 }
 
 pub(super) fn compact(sigma: f64, radius: f64) -> KernelSpec {
@@ -70,18 +69,18 @@ proptest! {
         let k = compact(sigma, radius);
         let c = 10f64.powf(logc);
         let s = SolverParams { tol: 10f64.powi(-tol_exp), cache_mb, ..SolverParams::default() };
-        let svc = |sparse| with_columns(sparse, || {
+        let svc = |sparse| with_columns(sparse, s, |s| {
             let t = BinaryTargets::from_f64(&y).unwrap();
             bytes(&SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
         });
         prop_assert_eq!(svc(true), svc(false));
         let t: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * x.row(i)[d - 1]).collect();
         let targets = RealTargets::new(t).unwrap();
-        let svr = |sparse| with_columns(sparse, || {
+        let svr = |sparse| with_columns(sparse, s, |s| {
             bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &targets).unwrap())
         });
         prop_assert_eq!(svr(true), svr(false));
-        let oc = |sparse| with_columns(sparse, || {
+        let oc = |sparse| with_columns(sparse, s, |s| {
             bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap())
         });
         prop_assert_eq!(oc(true), oc(false));
@@ -99,8 +98,8 @@ proptest! {
         let c = 10f64.powf(logc);
         let tol = 10f64.powi(-tol_exp);
         let s = SolverParams { tol, ..SolverParams::default() };
-        let sparse = with_columns(true, || {
-            let pre = train::precompute(&k, &x, s.cache_bytes(), None).unwrap();
+        let sparse = with_columns(true, s, |s| {
+            let pre = train::precompute(&k, &x, s.cache_bytes(), None, &s.tuning).unwrap();
             prop_assert!(matches!(pre, Some(Precomputed::Sparse(_))));
             Ok(train::solve_svc(&k, &x, &y, vec![c; n], &s, pre))
         })?;
@@ -119,35 +118,6 @@ proptest! {
         let bound = tol / 2.0 * c * n as f64 + 1e-9 * (1.0 + fd.abs());
         prop_assert!((fs - fd).abs() <= bound, "objectives {} (sparse) and {} (dense Gram)", fs, fd);
     }
-}
-
-/// The column choice: a radius that keeps each column within `l/16` neighbours gives sparse columns,
-/// one that covers all the data gives dense ones, and a dense source never does.
-#[test]
-fn sparse_columns_are_chosen_by_density() {
-    let n = 400;
-    let rows: Vec<[f64; 1]> = (0..n).map(|i| [i as f64 / n as f64]).collect();
-    let x = kern_core::Samples::from_rows(&rows).unwrap();
-    let sign = vec![1.0; n];
-    let choice = |k: KernelSpec| {
-        let pre = train::precompute(&k, &x, 1 << 30, None).unwrap();
-        struct V<'a>(&'a kern_core::Samples, Vec<f64>, Option<Precomputed>);
-        impl kern_core::KernelVisitor for V<'_> {
-            type Output = (bool, bool);
-            fn visit<K: kern_core::Kernel>(self, k: &K) -> (bool, bool) {
-                let n = self.0.n();
-                let q = SignedColumns::new(k, self.0, (0..n).collect(), self.1, self.2);
-                (super::qmatrix::use_sparse_columns(&q), q.sparse_nnz().is_some())
-            }
-        }
-        k.visit(V(&x, sign.clone(), pre))
-    };
-    // Radius 0.02: about 2 · 0.02 · 400 = 16 neighbours per column, l/16 = 25.
-    assert_eq!(choice(compact(1.0, 0.02)), (true, true));
-    // Radius 0.5 covers about half of [0, 1]: 200 neighbours per column.
-    assert_eq!(choice(compact(1.0, 0.5)), (false, true));
-    // A precomputed dense Gram has no sparse columns.
-    assert_eq!(choice("linear".parse().unwrap()), (false, false));
 }
 
 proptest! {
@@ -169,23 +139,23 @@ proptest! {
         let s = SolverParams { tol: 10f64.powi(-tol_exp), shrinking, ..SolverParams::default() };
         // The scans' solver settings: the same without shrinking.
         let s_of = |tree: bool| if tree { s } else { SolverParams { shrinking: false, ..s } };
-        let svc = |tree| with_selection(tree, || {
+        let svc = |tree| with_selection(tree, s_of(tree), |s| {
             let t = BinaryTargets::from_f64(&y).unwrap();
-            bytes(&SvcParams::new(k.clone()).c(c).solver(s_of(tree)).fit(&x, &t).unwrap())
+            bytes(&SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
         });
         let ((a, used), (b, unused)) = (svc(true), svc(false));
         prop_assert_eq!(a, b);
         prop_assert!(used > 0 && unused == 0);
         let t: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * x.row(i)[d - 1]).collect();
         let targets = RealTargets::new(t).unwrap();
-        let svr = |tree| with_selection(tree, || {
-            bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s_of(tree)).fit(&x, &targets).unwrap())
+        let svr = |tree| with_selection(tree, s_of(tree), |s| {
+            bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &targets).unwrap())
         });
         let ((a, used), (b, _)) = (svr(true), svr(false));
         prop_assert_eq!(a, b);
         prop_assert!(used > 0);
-        let oc = |tree| with_selection(tree, || {
-            bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s_of(tree)).fit(&x).unwrap())
+        let oc = |tree| with_selection(tree, s_of(tree), |s| {
+            bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap())
         });
         let ((a, _), (b, _)) = (oc(true), oc(false));
         prop_assert_eq!(a, b);
@@ -207,7 +177,7 @@ fn tree_and_scan_selections_agree_on_a_medium_problem() {
     for c in [1.0, 100.0] {
         let s = |tree: bool| SolverParams { tol: 1e-3, shrinking: tree, ..SolverParams::default() };
         let fit = |tree| {
-            with_selection(tree, || SvcParams::new(k.clone()).c(c).solver(s(tree)).fit(&x, &t).unwrap())
+            with_selection(tree, s(tree), |s| SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
         };
         TREE_MASKINGS.with(|c| c.set(0));
         let ((a, used), (b, unused)) = (fit(true), fit(false));
@@ -223,15 +193,6 @@ fn tree_and_scan_selections_agree_on_a_medium_problem() {
         assert_eq!(st.objective.to_bits(), b.stats()[0].objective.to_bits());
         assert_eq!(bytes(&a), bytes(&b));
     }
-}
-
-/// The selection rule: at most `l/32` neighbours per column on average.
-#[test]
-fn trees_are_chosen_by_density() {
-    assert!(use_trees(3200, 3200 * 100));
-    assert!(!use_trees(3200, 3200 * 101));
-    assert!(use_trees(1_000_000, 1_000_000 * 1900));
-    assert!(!use_trees(100, 100 * 50));
 }
 
 proptest! {
@@ -254,7 +215,7 @@ proptest! {
         let c = 10f64.powf(logc);
         let s = SolverParams { tol: 10f64.powi(-tol_exp), shrinking, cache_mb, ..SolverParams::default() };
         for sparse in [true, false] {
-            let svc = |od| with_source(od, || with_columns(sparse, || {
+            let svc = |od| with_source(od, s, |s| with_columns(sparse, s, |s| {
                 let t = BinaryTargets::from_f64(&y).unwrap();
                 bytes(&SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
             }));
@@ -262,11 +223,11 @@ proptest! {
         }
         let t: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * x.row(i)[d - 1]).collect();
         let targets = RealTargets::new(t).unwrap();
-        let svr = |od| with_source(od, || {
+        let svr = |od| with_source(od, s, |s| {
             bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &targets).unwrap())
         });
         prop_assert_eq!(svr(true), svr(false));
-        let oc = |od| with_source(od, || {
+        let oc = |od| with_source(od, s, |s| {
             bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap())
         });
         prop_assert_eq!(oc(true), oc(false));
@@ -286,7 +247,7 @@ fn on_demand_and_precomputed_columns_agree_on_a_medium_problem() {
     let k = compact(0.6, 0.2);
     for c in [1.0, 100.0] {
         let s = SolverParams { tol: 1e-3, cache_mb: 0.5, ..SolverParams::default() };
-        let fit = |od| with_source(od, || SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
+        let fit = |od| with_source(od, s, |s| SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
         let (a, b) = (fit(true), fit(false));
         assert!(!a.stats()[0].hit_cap);
         assert_eq!(a.stats()[0].objective.to_bits(), b.stats()[0].objective.to_bits());
@@ -299,11 +260,12 @@ fn on_demand_and_precomputed_columns_agree_on_a_medium_problem() {
 /// columns do not fit, with what they need and how many samples would.
 #[test]
 fn compact_sources_are_chosen_by_memory() {
-    use super::train::{ON_DEMAND_BYTES_PER_SAMPLE, check_on_demand, kc_fits};
+    use super::train::{ON_DEMAND_BYTES_PER_SAMPLE, check_on_demand};
     use kern_core::memory::Budget;
-    assert!(kc_fits(500, Some(1000)));
-    assert!(!kc_fits(501, Some(1000)));
-    assert!(kc_fits(u64::MAX, None));
+    let t = plan::Tuning::default();
+    assert!(!plan::kc_on_demand(500, Some(1000), &t));
+    assert!(plan::kc_on_demand(501, Some(1000), &t));
+    assert!(!plan::kc_on_demand(u64::MAX, None, &t));
     let per = kern_sparse::kmatrix::LRU_BYTES_PER_SAMPLE as u64 + ON_DEMAND_BYTES_PER_SAMPLE;
     let budget = |bytes| Budget { bytes: Some(bytes), source: "--max-memory" };
     assert!(check_on_demand(1000, 1 << 40, budget(1000 * per)).is_ok());
@@ -312,12 +274,9 @@ fn compact_sources_are_chosen_by_memory() {
     assert!(e.contains("computed on demand") && e.contains("at most 1000 samples"), "{e}");
 }
 
-/// Runs `f` with a compact kernel's problem solved in the cells' order (`true`) or the data's.
-pub(super) fn with_spatial<T>(spatial: bool, f: impl FnOnce() -> T) -> T {
-    super::train::SPATIAL.with(|c| c.set(Some(spatial)));
-    let out = f();
-    super::train::SPATIAL.with(|c| c.set(None));
-    out
+/// Runs `f` with `s` pinning a compact kernel's problem to the cells' order (`true`) or the data's.
+pub(super) fn with_spatial<T>(spatial: bool, s: SolverParams, f: impl FnOnce(SolverParams) -> T) -> T {
+    f(pinned(s, |t| t.force_cells = Some(spatial)))
 }
 
 /// Data indices of the rows of `sv` among the rows of `x` (random continuous points: distinct).
@@ -368,7 +327,7 @@ proptest! {
         let s = SolverParams { tol, shrinking, ..SolverParams::default() };
         let order = kern_sparse::neighbors::cell_order(&x, k.support_radius().unwrap()).unwrap();
         let (xo, yo) = (x.select(&order).unwrap(), order.iter().map(|&t| y[t]).collect::<Vec<f64>>());
-        let svc = |spatial, x: &Samples, y: &[f64]| with_source(on_demand, || with_spatial(spatial, || {
+        let svc = |spatial, x: &Samples, y: &[f64]| with_source(on_demand, s, |s| with_spatial(spatial, s, |s| {
             SvcParams::new(k.clone()).c(c).solver(s).fit(x, &BinaryTargets::from_f64(y).unwrap()).unwrap()
         }));
         prop_assert_eq!(bytes(&svc(true, &xo, &yo)), bytes(&svc(false, &xo, &yo)));
@@ -381,7 +340,7 @@ proptest! {
 
 /// Two binary C-SVC models of `x`, `y` with bound `c` solve the same dual at tolerance `tol`: neither
 /// hit the iteration cap, `a` satisfies KKT on the dense `Q` at the tolerance, and the objectives are
-/// within `ε/2 · Σ C_t` (+1e-9 relative rounding; the a-priori bound of `block_tests.rs`, each solve
+/// within `ε/2 · Σ C_t` (+1e-9 relative rounding; the a-priori bound of `tests.rs` (`kkt`), each solve
 /// stopping at violation `ε`). Returns whether `a` lists its support vectors in data order.
 pub(super) fn same_optimum(
     a: &Svc,
@@ -418,8 +377,9 @@ fn the_cells_order_agrees_on_a_medium_problem() {
     let k = compact(0.6, 0.2);
     for c in [1.0, 100.0] {
         let s = SolverParams { tol: 1e-6, ..SolverParams::default() };
-        let fit =
-            |spatial| with_spatial(spatial, || SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap());
+        let fit = |spatial| {
+            with_spatial(spatial, s, |s| SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
+        };
         let (a, b) = (fit(true), fit(false));
         let (sa, sb) = (&a.stats()[0], &b.stats()[0]);
         assert!(!sa.hit_cap && !sb.hit_cap);
@@ -437,41 +397,20 @@ fn the_cells_order_agrees_on_a_medium_problem() {
     }
 }
 
-/// The order rule: compact kernels from `SPATIAL_MIN_N` samples on, in the grid's dimensions; never
-/// for other kernels, smaller problems or higher dimension.
-#[test]
-fn the_cells_order_is_chosen_by_size() {
-    use super::train::{SPATIAL_MIN_N, spatial_order};
-    let rows = |n: usize, d: usize| {
-        Samples::from_rows(
-            &(0..n)
-                .map(|i| (0..d).map(|k| ((i * 7 + k * 13) % 101) as f64).collect())
-                .collect::<Vec<Vec<f64>>>(),
-        )
-        .unwrap()
-    };
-    let k = compact(0.6, 0.2);
-    let big = rows(SPATIAL_MIN_N, 2);
-    let order = spatial_order(&k, &big).expect("a compact kernel at the threshold");
-    assert_eq!(order, kern_sparse::neighbors::cell_order(&big, k.support_radius().unwrap()).unwrap());
-    assert!(spatial_order(&k, &rows(SPATIAL_MIN_N - 1, 2)).is_none());
-    assert!(spatial_order(&"gaussian:sigma=1".parse().unwrap(), &big).is_none());
-    assert!(spatial_order(&k, &rows(SPATIAL_MIN_N, kern_sparse::neighbors::GRID_MAX_DIM + 1)).is_none());
-}
-
 /// Runs `f` on a rayon pool of `threads` threads with the tree selection forced, its updates split
 /// across two threads (`par`) or not, and a compact kernel's columns on demand (`od`) or precomputed;
 /// returns `f`'s result and the tree selections made (the solver loop runs on the pool's thread that
 /// calls `f`).
-fn on_pool<T: Send>(threads: usize, par: bool, od: bool, f: impl FnOnce() -> T + Send) -> (T, u64) {
-    use super::solver::wss_tree::TREE_PAR;
+fn on_pool<T: Send>(
+    threads: usize,
+    par: bool,
+    od: bool,
+    s: SolverParams,
+    f: impl FnOnce(SolverParams) -> T + Send,
+) -> (T, u64) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-    pool.install(|| {
-        TREE_PAR.with(|c| c.set(Some(par)));
-        let out = with_source(od, || with_selection(true, f));
-        TREE_PAR.with(|c| c.set(None));
-        out
-    })
+    let s = pinned(s, |t| t.force_split = Some(par));
+    pool.install(|| with_source(od, s, |s| with_selection(true, s, f)))
 }
 
 proptest! {
@@ -495,14 +434,14 @@ proptest! {
         let t: Vec<f64> = (0..n).map(|i| x.row(i)[0].sin() + 0.3 * x.row(i)[d - 1]).collect();
         let targets = RealTargets::new(t).unwrap();
         let fits = |threads, par, od| {
-            let (svc, a) = on_pool(threads, par, od, || {
+            let (svc, a) = on_pool(threads, par, od, s, |s| {
                 let t = BinaryTargets::from_f64(&y).unwrap();
                 bytes(&SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
             });
-            let (svr, b) = on_pool(threads, par, od, || {
+            let (svr, b) = on_pool(threads, par, od, s, |s| {
                 bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &targets).unwrap())
             });
-            let (oc, _) = on_pool(threads, par, od, || {
+            let (oc, _) = on_pool(threads, par, od, s, |s| {
                 bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap())
             });
             ((svc, svr, oc), a > 0 && b > 0)
@@ -534,7 +473,7 @@ fn split_tree_updates_agree_on_a_medium_problem() {
     for c in [1.0, 100.0] {
         let s = SolverParams { tol: 1e-3, cache_mb: 0.5, ..SolverParams::default() };
         let fit = |threads, par| {
-            on_pool(threads, par, true, || SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
+            on_pool(threads, par, true, s, |s| SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap())
         };
         let ((a, used), (b, _)) = (fit(2, true), fit(1, false));
         let st = &a.stats()[0];
@@ -543,16 +482,4 @@ fn split_tree_updates_agree_on_a_medium_problem() {
         assert_eq!(st.objective.to_bits(), b.stats()[0].objective.to_bits());
         assert_eq!(bytes(&a), bytes(&b));
     }
-}
-
-/// The split rule: two threads or more, and at least `PAR_MIN_NEIGHBOURS` neighbours per column on
-/// average.
-#[test]
-fn split_tree_updates_are_chosen_by_width() {
-    use super::solver::wss_tree::{PAR_MIN_NEIGHBOURS, use_two_threads};
-    let w = PAR_MIN_NEIGHBOURS as usize;
-    assert!(use_two_threads(2, 1000, 1000 * w));
-    assert!(!use_two_threads(2, 1000, 1000 * w - 1));
-    assert!(!use_two_threads(1, 1000, 1000 * w));
-    assert!(use_two_threads(2, 1_000_000, 1_000_000 * 1900));
 }

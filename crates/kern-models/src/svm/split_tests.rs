@@ -8,19 +8,17 @@
 //! the whole of `Q`, and the three standard duals (C-SVC, ε-SVR's `2n` variables, one-class's nonzero
 //! start).
 
-use super::solver::{SPLIT, SPLIT_SOLVES};
-use super::sparse_tests::bytes;
+use super::solver::SPLIT_SOLVES;
+use super::sparse_tests::{bytes, pinned};
 use super::*;
 use kern_core::learner::Fit;
 use kern_core::{BinaryTargets, KernelSpec, RealTargets};
 use proptest::prelude::*;
 use std::sync::atomic::Ordering;
 
-fn with_split<T>(split: bool, f: impl FnOnce() -> T) -> T {
-    SPLIT.with(|c| c.set(Some(split)));
-    let out = f();
-    SPLIT.with(|c| c.set(None));
-    out
+/// Runs `f` with `s` pinning the split passes (`true`: at any length and thread count) or the serial ones.
+fn with_split<T>(split: bool, s: SolverParams, f: impl FnOnce(SolverParams) -> T) -> T {
+    f(pinned(s, |t| t.force_split = Some(split)))
 }
 
 proptest! {
@@ -44,29 +42,18 @@ proptest! {
         let c = 10f64.powf(logc);
         let s = SolverParams { tol: 10f64.powi(-tol_exp), shrinking, cache_mb, ..SolverParams::default() };
         let t = BinaryTargets::from_f64(&y).unwrap();
-        let svc = |split| with_split(split, || bytes(&SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap()));
+        let svc = |split| with_split(split, s, |s| bytes(&SvcParams::new(k.clone()).c(c).solver(s).fit(&x, &t).unwrap()));
         let before = SPLIT_SOLVES.load(Ordering::Relaxed);
         let split = svc(true);
         // The split was taken unless the problem is solved on sparse columns (no dense passes).
         prop_assert!(SPLIT_SOLVES.load(Ordering::Relaxed) > before || kernel == "compact");
         prop_assert_eq!(split, svc(false));
         let z = RealTargets::new((0..n).map(|i| x.row(i)[0].sin() + 0.3 * x.row(i)[d - 1]).collect()).unwrap();
-        let svr = |split| with_split(split, || {
+        let svr = |split| with_split(split, s, |s| {
             bytes(&SvrParams::new(k.clone()).c(c).epsilon(0.1).solver(s).fit(&x, &z).unwrap())
         });
         prop_assert_eq!(svr(true), svr(false));
-        let oc = |split| with_split(split, || bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap()));
+        let oc = |split| with_split(split, s, |s| bytes(&OneClassParams::new(k.clone()).nu(nu).solver(s).fit(&x).unwrap()));
         prop_assert_eq!(oc(true), oc(false));
     }
-}
-
-/// Without the override, problems shorter than the threshold keep the serial passes, and at the
-/// threshold a two-thread pool splits them; a one-thread pool never does.
-#[test]
-fn the_split_starts_at_the_threshold_with_two_threads() {
-    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    assert!(!two.install(|| super::solver::splits_by_rule(super::solver::SPLIT_MIN - 1)));
-    assert!(two.install(|| super::solver::splits_by_rule(super::solver::SPLIT_MIN)));
-    assert!(!one.install(|| super::solver::splits_by_rule(super::solver::SPLIT_MIN)));
 }

@@ -1,13 +1,14 @@
 //! C-SVC: binary and multi-class (one-vs-one, one-vs-rest), with optional Platt probabilities.
 
 use super::params::{Multiclass, SvcParams};
+use super::plan::{self, Columns, Order};
 use super::platt::{self, Sigmoid};
 use super::train::{self, MachineStats, Rows};
 use crate::error::{ModelsError, Result};
 use crate::persist::Persist;
 use faer::Mat;
 use kern_core::learner::{Fit, Model};
-use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, Samples, Targets};
+use kern_core::{BinaryTargets, ClassTargets, KernelSpec, Samples, Targets};
 use kern_sparse::kmatrix::Precomputed;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -160,7 +161,8 @@ impl SvcParams {
             }
         }
         let dense = if user.is_some() { None } else { self.shared_blocks(x, &groups, &jobs, scheme)? };
-        let fit = |job: &Job| self.fit_job(x, job, dense.as_deref(), nu, user);
+        let machines = jobs.len();
+        let fit = |job: &Job| self.fit_job(x, job, dense.as_deref(), nu, user, machines);
         // One machine (a binary problem) runs on the calling thread: handing it to the pool only adds
         // a wake-up and a cold cache to a small fit.
         let fits: Vec<(train::BinaryFit, Option<Sigmoid>)> = if jobs.len() == 1 {
@@ -279,8 +281,9 @@ impl SvcParams {
         jobs
     }
 
-    /// One-vs-one with a dense Gram per pair: the diagonal class blocks `K(X_a, X_a)` are computed once
-    /// and shared by the `k − 1` pairs that use them (only the off-diagonal block is computed per pair).
+    /// One-vs-one with a dense Gram per pair ([`plan::class_blocks`]): the diagonal class blocks
+    /// `K(X_a, X_a)` are computed once and shared by the `k − 1` pairs that use them (only the
+    /// off-diagonal block is computed per pair).
     fn shared_blocks(
         &self,
         x: &Samples,
@@ -288,16 +291,11 @@ impl SvcParams {
         jobs: &[Job],
         scheme: Multiclass,
     ) -> Result<Option<Vec<ClassBlock>>> {
-        let cheap = train::cheap_columns(&self.kernel, x);
-        if scheme != Multiclass::OneVsOne
-            || groups.len() < 3
-            || self.kernel.support_radius().is_some()
-            || cheap
-        {
-            return Ok(None);
-        }
+        let sizes = jobs.iter().map(|j| j.idx.len());
         let budget = self.solver.cache_bytes();
-        if !jobs.iter().all(|j| train::precompute_fits(j.idx.len(), budget)) {
+        if scheme != Multiclass::OneVsOne
+            || !plan::class_blocks(&self.kernel, x, groups.len(), sizes, budget, &self.solver.tuning)
+        {
             return Ok(None);
         }
         let blocks: Vec<ClassBlock> = groups
@@ -311,6 +309,7 @@ impl SvcParams {
         Ok(Some(blocks))
     }
 
+    #[allow(clippy::too_many_arguments)] // the data, the job, its shared blocks, ν, the user's matrix, the machine count
     fn fit_job(
         &self,
         x: &Samples,
@@ -318,8 +317,10 @@ impl SvcParams {
         blocks: Option<&[ClassBlock]>,
         nu: Option<f64>,
         user: Option<&super::KernelMatrix>,
+        machines: usize,
     ) -> Result<(train::BinaryFit, Option<Sigmoid>)> {
         let budget = self.solver.cache_bytes();
+        let tuning = &self.solver.tuning;
         // With shared one-vs-one blocks the pair's Gram is assembled from them and the solver never
         // reads the samples (a dense source only gathers). Without a kernel matrix the solver reads the
         // caller's samples through the job's index map. The job's rows are copied only to compute a
@@ -331,18 +332,27 @@ impl SvcParams {
             )),
             _ => None,
         };
-        let gram =
-            shared.is_none() && train::precomputes(&self.kernel, x, job.idx.len(), budget, user.is_some());
+        let columns = plan::columns(&self.kernel, x, job.idx.len(), budget, user.is_some(), tuning);
+        let gram = shared.is_none() && columns != Columns::OnDemand;
         let xs = if gram || self.probability { Some(x.select(&job.idx)?) } else { None };
         // A compact kernel's large problem is solved in the cells' order and its `α` mapped back, so
         // the machine lists its support vectors as it would in the data's order.
         if let (None, Some(xs), None, false) = (&shared, &xs, user, self.probability)
-            && let Some(cells) = train::CellOrder::of(&self.kernel, xs)?
+            && let Some(cells) = train::CellOrder::of(&self.kernel, xs, tuning)?
         {
             let (y, c) = (cells.permute(&job.y), cells.permute(&job.c));
-            let pre = train::precompute(&self.kernel, &cells.x, budget, None)?;
-            let fit =
-                super::nu::solve_binary(&self.kernel, Rows::all(&cells.x), &y, c, nu, &self.solver, pre)?;
+            let pre = train::precompute(&self.kernel, &cells.x, budget, None, tuning)?;
+            let source = train::source_plan(pre.as_ref(), false, false, Order::Cells, machines);
+            let fit = super::nu::solve_binary(
+                &self.kernel,
+                Rows::all(&cells.x),
+                &y,
+                c,
+                nu,
+                &self.solver,
+                pre,
+                source,
+            )?;
             let alpha = cells.unpermute(&fit.alpha);
             return Ok((train::BinaryFit { alpha, ..fit }, None));
         }
@@ -354,9 +364,13 @@ impl SvcParams {
                 Rows { x: placeholder, sample: (0..job.idx.len()).collect() },
                 Some(Precomputed::Dense(g.clone())),
             ),
-            (None, Some(xs)) if gram => (Rows::all(xs), train::precompute(&self.kernel, xs, budget, user)?),
+            (None, Some(xs)) if gram => {
+                (Rows::all(xs), train::precompute(&self.kernel, xs, budget, user, tuning)?)
+            }
             (None, _) => (Rows { x, sample: job.idx.clone() }, None),
         };
+        let source =
+            train::source_plan(pre.as_ref(), shared.is_some(), user.is_some(), Order::Data, machines);
         let fit = super::nu::solve_binary(
             &self.kernel,
             rows,
@@ -365,6 +379,7 @@ impl SvcParams {
             nu,
             &self.solver,
             pre.clone(),
+            source,
         )?;
         let sig = match (&xs, self.probability) {
             (Some(xs), true) => Some(platt::cross_validated_sigmoid(
@@ -687,5 +702,13 @@ impl crate::widen::WidenFeatures for Svc {
     }
     fn widen_features(&mut self, d: usize) -> Result<()> {
         crate::widen::widen_store(&mut self.sv, d)
+    }
+}
+
+#[cfg(test)]
+impl Svc {
+    /// The training figures, mutable (tests compare models without their plans).
+    pub(crate) fn stats_mut(&mut self) -> &mut Vec<MachineStats> {
+        &mut self.stats
     }
 }

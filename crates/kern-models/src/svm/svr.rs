@@ -180,8 +180,8 @@ fn fit_regression(
     let nu = alpha.is_some();
     let c2: Vec<f64> = c.iter().chain(&c).copied().collect();
     let dual = train::SampleDual { sign, p, c: c2.clone(), alpha, nu };
-    let (sol, dense_used) = train::solve_samples(kernel, x, dual, solver, user)?;
-    let mut stats = train::stats_of(&sol, &c2, n, dense_used);
+    let sol = train::solve_samples(kernel, x, dual, solver, user)?;
+    let mut stats = train::stats_of(&sol, &c2, n);
     let beta: Vec<f64> = (0..n).map(|i| sol.alpha[i] - sol.alpha[i + n]).collect();
     let idx: Vec<usize> = (0..n).filter(|&i| beta[i] != 0.0).collect();
     stats.n_sv = idx.len();
@@ -276,5 +276,13 @@ impl crate::widen::WidenFeatures for Svr {
     }
     fn widen_features(&mut self, d: usize) -> Result<()> {
         crate::widen::widen_store(&mut self.sv, d)
+    }
+}
+
+#[cfg(test)]
+impl Svr {
+    /// The training figures, mutable (tests compare models without their plans).
+    pub(crate) fn stats_mut(&mut self) -> &mut MachineStats {
+        &mut self.stats
     }
 }

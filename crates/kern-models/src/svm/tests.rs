@@ -179,7 +179,7 @@ proptest! {
         let c = 10f64.powf(logc);
         let tol = 10f64.powi(-tol_exp);
         let solver = SolverParams { tol, shrinking, cache_mb: if tiny_cache { 1e-6 } else { 100.0 }, max_iter: None, ..SolverParams::default() };
-        let pre = if tiny_cache { None } else { super::train::precompute(&k, &x, solver.cache_bytes(), None).unwrap() };
+        let pre = if tiny_cache { None } else { super::train::precompute(&k, &x, solver.cache_bytes(), None, &solver.tuning).unwrap() };
         let fit = super::train::solve_svc(&k, &x, &y, vec![c; n], &solver, pre);
         prop_assert!(!fit.stats.hit_cap);
         let q = dense_q(&k, &x, &(0..n).collect::<Vec<_>>(), &y);
@@ -512,9 +512,9 @@ proptest! {
         // A tiny cache: columns are evaluated, evicted and recomputed through the map.
         let s = SolverParams { cache_mb: 0.01, ..SolverParams::default() };
         let c = vec![1.0; idx.len()];
-        let mapped = super::nu::solve_binary(&k, Rows { x: &x, sample: idx.clone() }, &y, c.clone(), nu, &s, None);
+        let mapped = super::nu::solve_binary(&k, Rows { x: &x, sample: idx.clone() }, &y, c.clone(), nu, &s, None, plan::Plan::default());
         let xs = x.select(&idx).unwrap();
-        let copied = super::nu::solve_binary(&k, Rows::all(&xs), &y, c, nu, &s, None);
+        let copied = super::nu::solve_binary(&k, Rows::all(&xs), &y, c, nu, &s, None, plan::Plan::default());
         let bits = |a: &[f64]| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         match (mapped, copied) {
             (Ok(mapped), Ok(copied)) => {
@@ -551,4 +551,59 @@ fn singular_problem_converges_with_columns_on_demand() {
     }
     // Two ε-optimal points of the same dual: within ε/2 · Σ C of each other.
     assert!((objectives[0] - objectives[1]).abs() <= tol / 2.0 * c * n as f64, "{objectives:?}");
+}
+
+/// The maximal KKT violation `max_{I_up} −y_t ∇f_t − min_{I_low} −y_t ∇f_t` of `α = a` for the dual
+/// `½ αᵀQα + pᵀα` with bounds `c`, from the dense `Q`.
+///
+/// **The objective bound.** For the convex dual `f` with `v_t = −y_t ∇f_t`, `d = α − α*` and
+/// `yᵀd = 0`: `f(α) − f(α*) ≤ ∇f(α)ᵀd = Σ_t −y_t (v_t − M) d_t` (any constant may be subtracted since
+/// `yᵀd = 0`). A term with `y_t d_t > 0` has `t ∈ I_low`, so `v_t ≥ M` and the term is `≤ 0`; a term
+/// with `y_t d_t < 0` has `t ∈ I_up`, so `v_t − M ≤ m − M` and the term is `≤ (m − M)|d_t|`. Since
+/// `Σ_{y_t d_t < 0} |d_t| = ½ Σ |d_t| ≤ ½ Σ C_t`, an exit with `m − M ≤ ε` is within `ε/2 · Σ C_t` of
+/// the optimum; two such exits differ by at most that (plus rounding of the reported objectives,
+/// `1e-9` relative). The kernels are positive semidefinite (the bound needs convexity).
+pub(super) fn kkt(q: &[Vec<f64>], p: &[f64], y: &[f64], c: &[f64], a: &[f64]) -> f64 {
+    let (mut up, mut low) = (f64::NEG_INFINITY, f64::INFINITY);
+    for t in 0..a.len() {
+        let g = p[t] + (0..a.len()).map(|s| q[t][s] * a[s]).sum::<f64>();
+        let v = -y[t] * g;
+        let (is_up, is_low) = if y[t] > 0.0 { (a[t] < c[t], a[t] > 0.0) } else { (a[t] > 0.0, a[t] < c[t]) };
+        if is_up {
+            up = up.max(v);
+        }
+        if is_low {
+            low = low.min(v);
+        }
+    }
+    (up - low).max(0.0)
+}
+
+/// A model with every machine's plan reset (two fits that took different paths to the same model
+/// compare equal).
+pub(super) trait WithoutPlans: Clone {
+    fn plans_mut(&mut self) -> Vec<&mut super::plan::Plan>;
+    fn without_plans(&self) -> Self {
+        let mut m = self.clone();
+        m.plans_mut().into_iter().for_each(|p| *p = Default::default());
+        m
+    }
+}
+
+impl WithoutPlans for Svc {
+    fn plans_mut(&mut self) -> Vec<&mut plan::Plan> {
+        self.stats_mut().iter_mut().map(|s| &mut s.plan).collect()
+    }
+}
+
+impl WithoutPlans for Svr {
+    fn plans_mut(&mut self) -> Vec<&mut plan::Plan> {
+        vec![&mut self.stats_mut().plan]
+    }
+}
+
+impl WithoutPlans for OneClass {
+    fn plans_mut(&mut self) -> Vec<&mut plan::Plan> {
+        vec![&mut self.stats_mut().plan]
+    }
 }

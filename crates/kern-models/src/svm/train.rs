@@ -1,6 +1,7 @@
 //! Training of one binary dual problem: kernel dispatch, the Gram precomputation policy and the solver.
 
 use super::params::SolverParams;
+use super::plan::{self, Columns, Order, Plan, Start};
 use super::solver::{Solution, Solver, SolverOptions};
 use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples};
 use kern_sparse::kmatrix::{
@@ -39,8 +40,8 @@ pub struct MachineStats {
     pub violation: f64,
     /// True when the iteration cap stopped the solver before the tolerance.
     pub hit_cap: bool,
-    /// Whether the Gram matrix was precomputed (else columns were computed on demand).
-    pub dense_gram: bool,
+    /// The path the machine's solve took ([`super::plan`]).
+    pub plan: Plan,
 }
 
 impl MachineStats {
@@ -71,6 +72,8 @@ pub(crate) struct Dual<'a> {
     pub(crate) p: Vec<f64>,
     pub(crate) c: Vec<f64>,
     pub(crate) pre: Option<Precomputed>,
+    /// The plan's source part ([`plan`]'s order, start, columns and machine threading).
+    pub(crate) plan: Plan,
 }
 
 struct SolveVisitor<'a> {
@@ -82,7 +85,7 @@ struct SolveVisitor<'a> {
 impl KernelVisitor for SolveVisitor<'_> {
     type Output = Solution;
     fn visit<K: Kernel>(self, k: &K) -> Solution {
-        let Dual { x, sample, sign, p, c, pre } = self.dual;
+        let Dual { x, sample, sign, p, c, pre, .. } = self.dual;
         let l = sign.len();
         let y = sign.clone();
         let q = SignedColumns::new(k, x, sample, sign, pre);
@@ -91,7 +94,8 @@ impl KernelVisitor for SolveVisitor<'_> {
 }
 
 /// Solves a dual from the feasible start `alpha` (`None`: zero), by the ν variant of the solver when
-/// `nu` (see `solver::nu`).
+/// `nu` (see `solver::nu`), with `cache_bytes` left for the solver's columns; the solver completes
+/// and follows the dual's plan ([`plan::solve`]).
 pub(crate) fn solve_from(
     kernel: &KernelSpec,
     dual: Dual<'_>,
@@ -100,103 +104,42 @@ pub(crate) fn solve_from(
     solver: &SolverParams,
     cache_bytes: usize,
 ) -> Solution {
-    // The blocked solver holds as many full columns as the cache budget allows (at least a block).
-    let l = dual.sign.len();
-    let block = solver.block.working_set(l).map(|q| (q, (cache_bytes / (8 * l.max(1))).max(q)));
+    let mut source = dual.plan;
+    if alpha.is_some() && source.start == Start::Zero {
+        source.start = Start::Given;
+    }
     let opts = SolverOptions {
         eps: solver.tol,
         shrinking: solver.shrinking,
         cache_bytes,
         max_iter: solver.max_iter,
         nu,
-        block,
         report: true,
-        sparse: sparse_override(),
+        plan: source,
+        tuning: solver.tuning,
     };
     kernel.visit(SolveVisitor { dual, alpha, opts })
 }
 
-#[cfg(test)]
-thread_local! {
-    /// Tests force the pair solver's column choice (`Some(true)`: sparse columns wherever `K_C` is
-    /// sparse, `Some(false)`: dense columns) to compare the two on the same fits.
-    pub(crate) static SPARSE_COLUMNS: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+/// The plan's source part for a problem whose columns are `pre` (as [`precompute`] built it, or a
+/// caller's shared matrix: `shared`), in `order`, a machine of `machines`.
+pub(crate) fn source_plan(
+    pre: Option<&Precomputed>,
+    shared: bool,
+    user: bool,
+    order: Order,
+    machines: usize,
+) -> Plan {
+    let columns = match pre {
+        _ if user => Columns::UserMatrix,
+        None => Columns::OnDemand,
+        Some(Precomputed::Dense(_)) if shared => Columns::ClassBlocks,
+        Some(Precomputed::Dense(_)) => Columns::Precomputed,
+        Some(Precomputed::Sparse(_)) => Columns::SparseKc,
+        Some(Precomputed::OnDemand { .. }) => Columns::SparseOnDemand,
+    };
+    Plan { order, columns, threading: plan::machine_threading(machines), ..Plan::default() }
 }
-
-#[cfg(test)]
-thread_local! {
-    /// Tests force the source of a compact kernel's columns (`Some(true)`: on demand, `Some(false)`:
-    /// the precomputed `K_C`) to compare the two on the same fits.
-    pub(crate) static ON_DEMAND: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests force the spatial order of a compact kernel's problem (`Some(true)`: at any size,
-    /// `Some(false)`: never) to compare the two orders on the same fits.
-    pub(crate) static SPATIAL: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
-}
-
-#[cfg(test)]
-fn spatial_override() -> Option<bool> {
-    SPATIAL.with(|c| c.get())
-}
-
-#[cfg(not(test))]
-fn spatial_override() -> Option<bool> {
-    None
-}
-
-#[cfg(test)]
-fn on_demand_override() -> Option<bool> {
-    ON_DEMAND.with(|c| c.get())
-}
-
-#[cfg(not(test))]
-fn on_demand_override() -> Option<bool> {
-    None
-}
-
-#[cfg(test)]
-fn sparse_override() -> Option<bool> {
-    SPARSE_COLUMNS.with(|c| c.get())
-}
-
-#[cfg(not(test))]
-fn sparse_override() -> Option<bool> {
-    None
-}
-
-/// Whether an `n × n` Gram matrix is precomputed under a cache budget: when it takes at most half of
-/// it. A precomputed Gram is one blocked, parallel GEMM (for radial and dot-product kernels) instead of
-/// column-by-column evaluations; columns then become gathers. The other half of the budget holds the
-/// solver's column cache.
-pub(crate) fn precompute_fits(n: usize, cache_bytes: usize) -> bool {
-    (n as u128) * (n as u128) * 8 <= cache_bytes as u128 / 2
-}
-
-/// Whether columns on `x` are cheaper to compute on demand than to precompute and gather: the kernel's
-/// fast vectorized column ([`Kernel::fast_sq_dist`]) on a dense store in dimension ≤
-/// [`ON_DEMAND_MAX_DIM`].
-///
-/// **The rule, measured** (preliminary, loaded machine; `bench/svm_small_fits.py`, per-fit medians of
-/// in-process fits, best of 3 alternating rounds, C = 0.1 … 1000, Gaussian γ = 1/d). A precomputed Gram
-/// costs `n²/2` entries however few columns the solver reads, plus the rayon pool's hand-offs of its
-/// parallel blocks; a column on demand costs `n` entries of a `d`-term distance and the vectorized exp
-/// ([`Kernel::apply_sq_dist`]), serially, and is computed once (the solver keeps whole columns). So the
-/// precompute pays where each entry is much cheaper by GEMM than by its own distance (large `d`) and
-/// most columns are read; on demand pays where few are (small and moderate C). Measured time on demand
-/// over time precomputed: wisconsin (n = 683, d = 9) 0.18–0.69 at every C; statlog heart and cleveland
-/// (n ≈ 280, d = 13) 0.39–1.8, about even overall; a sonar-shaped problem (n = 208, d = 60) 2.1–2.8.
-/// Hence on demand up to `d = 12`, where the distance costs at most a few multiply-adds more than the
-/// exp; the precompute above it (when it fits, [`precompute_fits`]).
-pub(crate) fn cheap_columns(kernel: &KernelSpec, x: &Samples) -> bool {
-    kernel.fast_sq_dist() && !x.is_sparse() && x.d() <= ON_DEMAND_MAX_DIM
-}
-
-/// See [`cheap_columns`]; at least the dimension up to which the column source computes distances
-/// directly ([`kmatrix::NORMS_MIN_DIM`]), where a column on demand was already the cheaper source.
-pub(crate) const ON_DEMAND_MAX_DIM: usize = 12;
 
 /// The dense Gram matrix of `x`, monomorphized through the kernel visitor.
 pub(crate) fn dense_gram(kernel: &KernelSpec, x: &Samples) -> crate::Result<Arc<faer::Mat<f64>>> {
@@ -227,22 +170,13 @@ pub(crate) fn cross(kernel: &KernelSpec, y: &Samples, x: &Samples) -> crate::Res
     kernel.visit(V(y, x)).map_err(|e| crate::ModelsError::Numerical(format!("cross Gram matrix: {e}")))
 }
 
-/// Whether the precomputed `K_C` of a compactly supported kernel fits: its predicted bytes
-/// ([`SparseOnDemand::predicted_gram_bytes`], from the neighbour counts of a sample of the points) take
-/// at most half of the memory this process may still use (`kern_core::memory::budget`; the other
-/// half is the margin for the prediction's error, the solver's state and the rest of the program).
-/// An unknown budget keeps the precomputed matrix.
-pub(crate) fn kc_fits(predicted_bytes: u64, budget: Option<u64>) -> bool {
-    budget.is_none_or(|b| predicted_bytes <= b / 2)
-}
-
 /// Bytes of solver state per training sample when the columns are computed on demand: the solver's
 /// vectors (about 12 doubles per variable, the two selection trees and the position maps), counted
 /// for the two variables per sample of ε-SVR.
 pub(crate) const ON_DEMAND_BYTES_PER_SAMPLE: u64 = 2 * 192;
 
 /// The source of a compactly supported kernel's columns on `x`: the precomputed sparse `K_C` when it
-/// fits ([`kc_fits`]), else its columns computed on demand through the same neighbour index, with
+/// fits ([`plan::kc_on_demand`]), else its columns computed on demand through the same neighbour index, with
 /// values bit-identical to the precomputed matrix's (so the same iterates and model), recent columns
 /// held in a cache of the remaining column budget (`cache_bytes` less the index). When even that
 /// cannot run (the cache's bookkeeping and the solver's state do not fit in the memory left), the
@@ -251,8 +185,9 @@ pub(crate) fn compact_source(
     kernel: &KernelSpec,
     x: &Samples,
     cache_bytes: usize,
+    tuning: &plan::Tuning,
 ) -> crate::Result<Precomputed> {
-    struct V<'a>(&'a Samples, usize);
+    struct V<'a>(&'a Samples, usize, &'a plan::Tuning);
     impl KernelVisitor for V<'_> {
         type Output = crate::Result<Precomputed>;
         fn visit<K: Kernel>(self, k: &K) -> Self::Output {
@@ -260,8 +195,7 @@ pub(crate) fn compact_source(
             let gram_err = |e| crate::ModelsError::Numerical(format!("Gram matrix: {e}"));
             let od = SparseOnDemand::new(k, x).map_err(gram_err)?;
             let budget = kern_core::memory::budget().bytes;
-            let on_demand =
-                on_demand_override().unwrap_or_else(|| !kc_fits(od.predicted_gram_bytes(), budget));
+            let on_demand = plan::kc_on_demand(od.predicted_gram_bytes(), budget, self.2);
             if !on_demand {
                 return Ok(Precomputed::Sparse(Arc::new(od.gram(k).map_err(gram_err)?)));
             }
@@ -270,7 +204,7 @@ pub(crate) fn compact_source(
             Ok(Precomputed::OnDemand { kc: Arc::new(od), cache_bytes })
         }
     }
-    kernel.visit(V(x, cache_bytes))
+    kernel.visit(V(x, cache_bytes, tuning))
 }
 
 /// Refuses columns on demand for `n` samples when the cache's bookkeeping and the solver's state
@@ -301,26 +235,17 @@ pub(crate) fn check_on_demand(
     }
 }
 
-/// Samples from which a compactly supported kernel's problem is solved in [`spatial_order`].
-///
-/// **The rule.** The solver's per-variable state (gradient, bounds, labels, position maps, the two
-/// selection trees: about 100 bytes per variable) is visited at the neighbours of the two variables
-/// of every step. In the data's own order those are scattered over the whole state, so each visit is
-/// a cache miss once the state outgrows the core's cache (a few MiB: from about 16k samples); in
-/// cell order they are a few contiguous runs. Below, the state is cache-resident, the order brings
-/// nothing, and the iterates stay those of the data's order (LIBSVM's, tie for tie).
-pub(crate) const SPATIAL_MIN_N: usize = 16_384;
-
 /// The order in which an SVM problem on `x` (C-SVC, ν-SVC, ε-SVR, ν-SVR, one-class) is solved, as
-/// indices of `x`, when it is not the data's own: for a compactly supported kernel on at least [`SPATIAL_MIN_N`] samples, the order
+/// indices of `x`, when it is not the data's own: for a compactly supported kernel on at least
+/// [`plan::Tuning::spatial_min_n`] samples ([`plan::cells_order`]), the order
 /// of the cells of the neighbour grid ([`kern_sparse::neighbors::cell_order`]), so that the
 /// neighbours of every variable (the entries of its column of `K_C`) sit in a few runs of
 /// consecutive positions. The dual is the same problem in any order; only ties in the working-set
 /// selection (which go to the last position) can make the iterates differ. `None` for other kernels,
 /// smaller problems, and data the grid does not index (sparse stores, `d > GRID_MAX_DIM`).
-pub(crate) fn spatial_order(kernel: &KernelSpec, x: &Samples) -> Option<Vec<usize>> {
+pub(crate) fn spatial_order(kernel: &KernelSpec, x: &Samples, tuning: &plan::Tuning) -> Option<Vec<usize>> {
     let radius = kernel.support_radius()?;
-    if !spatial_override().unwrap_or(x.n() >= SPATIAL_MIN_N) {
+    if !plan::cells_order(x.n(), tuning) {
         return None;
     }
     kern_sparse::neighbors::cell_order(x, radius)
@@ -340,8 +265,8 @@ pub(crate) struct CellOrder {
 impl CellOrder {
     /// The cells' order of a problem on `x` ([`spatial_order`]) with the samples in it; `None` where
     /// the problem stays in the data's order.
-    pub(crate) fn of(kernel: &KernelSpec, x: &Samples) -> crate::Result<Option<Self>> {
-        match spatial_order(kernel, x) {
+    pub(crate) fn of(kernel: &KernelSpec, x: &Samples, tuning: &plan::Tuning) -> crate::Result<Option<Self>> {
+        match spatial_order(kernel, x, tuning) {
             Some(order) => Ok(Some(CellOrder { x: x.select(&order)?, order })),
             None => Ok(None),
         }
@@ -385,22 +310,23 @@ pub(crate) struct SampleDual {
 /// with the kernel matrix of [`precompute`]; for a compactly supported kernel's large problem in the
 /// cells' order ([`CellOrder`]; never with a user's matrix), `α` mapped back to the data's order.
 /// The start is permuted with the rest, so on data already in the cells' order both orders give
-/// the same iterates. Returns the solution and whether a dense Gram was used.
+/// the same iterates.
 pub(crate) fn solve_samples(
     kernel: &KernelSpec,
     x: &Samples,
     dual: SampleDual,
     solver: &SolverParams,
     user: Option<&super::KernelMatrix>,
-) -> crate::Result<(Solution, bool)> {
-    let cells = if user.is_none() { CellOrder::of(kernel, x)? } else { None };
+) -> crate::Result<Solution> {
+    let cells = if user.is_none() { CellOrder::of(kernel, x, &solver.tuning)? } else { None };
     let xs = cells.as_ref().map_or(x, |o| &o.x);
     let mut budget = solver.cache_bytes();
-    let pre = precompute(kernel, xs, budget, user)?;
+    let pre = precompute(kernel, xs, budget, user, &solver.tuning)?;
     if let Some(g) = &pre {
         budget = budget.saturating_sub(g.bytes());
     }
-    let dense = matches!(pre, Some(Precomputed::Dense(_)));
+    let order = if cells.is_some() { Order::Cells } else { Order::Data };
+    let source = source_plan(pre.as_ref(), false, user.is_some(), order, 1);
     let n = x.n();
     let SampleDual { sign, p, c, alpha, nu } = dual;
     let sample = (0..sign.len()).map(|t| t % n).collect();
@@ -408,12 +334,12 @@ pub(crate) fn solve_samples(
         Some(o) => o.permute(&v),
         None => v,
     };
-    let dual = Dual { x: xs, sample, sign: to(sign), p: to(p), c: to(c), pre };
+    let dual = Dual { x: xs, sample, sign: to(sign), p: to(p), c: to(c), pre, plan: source };
     let mut sol = solve_from(kernel, dual, alpha.map(to), nu, solver, budget);
     if let Some(o) = &cells {
         sol.alpha = o.unpermute(&sol.alpha);
     }
-    Ok((sol, dense))
+    Ok(sol)
 }
 
 /// The sparse Gram matrix of a compactly supported kernel (kern-sparse's neighbour index).
@@ -428,41 +354,24 @@ pub(crate) fn sparse_gram(
     }
 }
 
-/// The precomputation policy for a problem on `x`: the user's kernel matrix restricted to `x`'s serial
-/// numbers when the kernel is precomputed (`user`), for compactly supported kernels the sparse Gram
-/// or its columns on demand ([`compact_source`]), nothing for cheap columns, the dense Gram when it fits in half the cache budget, else nothing
-/// (columns on demand).
+/// The kernel matrix of a problem on `x` as [`plan::columns`] chooses it: the user's matrix restricted
+/// to `x`'s serial numbers (`user`), a compactly supported kernel's sparse `K_C` or its columns on
+/// demand ([`compact_source`]), the dense Gram, or nothing (columns on demand).
 pub(crate) fn precompute(
     kernel: &KernelSpec,
     x: &Samples,
     cache_bytes: usize,
     user: Option<&super::KernelMatrix>,
+    tuning: &plan::Tuning,
 ) -> crate::Result<Option<Precomputed>> {
-    if !precomputes(kernel, x, x.n(), cache_bytes, user.is_some()) {
-        return Ok(None);
+    match plan::columns(kernel, x, x.n(), cache_bytes, user.is_some(), tuning) {
+        Columns::OnDemand => Ok(None),
+        Columns::UserMatrix => Ok(user.map(|k| k.restrict(x))),
+        Columns::SparseKc | Columns::SparseOnDemand => {
+            compact_source(kernel, x, cache_bytes, tuning).map(Some)
+        }
+        Columns::Precomputed | Columns::ClassBlocks => Ok(Some(Precomputed::Dense(dense_gram(kernel, x)?))),
     }
-    if let Some(k) = user {
-        return Ok(Some(k.restrict(x)));
-    }
-    if kernel.support_radius().is_some() {
-        return compact_source(kernel, x, cache_bytes).map(Some);
-    }
-    Ok(Some(Precomputed::Dense(dense_gram(kernel, x)?)))
-}
-
-/// Whether [`precompute`] computes a kernel matrix for a problem of `n` samples of `x`'s store (`user`:
-/// the kernel is the user's precomputed matrix). When it does not, the solver reads the samples
-/// themselves, so a caller can hand it the full sample set with a position-to-sample map instead of a
-/// copy of the problem's rows.
-pub(crate) fn precomputes(
-    kernel: &KernelSpec,
-    x: &Samples,
-    n: usize,
-    cache_bytes: usize,
-    user: bool,
-) -> bool {
-    user || kernel.support_radius().is_some()
-        || (!cheap_columns(kernel, x) && precompute_fits(n, cache_bytes))
 }
 
 /// The samples of a binary problem: variable `p` is sample `sample[p]` of `x`.
@@ -488,10 +397,12 @@ pub(crate) fn solve_svc(
     solver: &SolverParams,
     pre: Option<Precomputed>,
 ) -> BinaryFit {
-    solve_svc_at(kernel, Rows::all(x), y, c, solver, pre)
+    let source = source_plan(pre.as_ref(), false, false, Order::Data, 1);
+    solve_svc_at(kernel, Rows::all(x), y, c, solver, pre, source)
 }
 
-/// [`solve_svc`] on `rows`; `pre` (if any) must be the Gram matrix of `rows.x`.
+/// [`solve_svc`] on `rows`; `pre` (if any) must be the Gram matrix of `rows.x`, and `source` the
+/// plan's source part ([`source_plan`]).
 pub(crate) fn solve_svc_at(
     kernel: &KernelSpec,
     rows: Rows<'_>,
@@ -499,45 +410,49 @@ pub(crate) fn solve_svc_at(
     c: Vec<f64>,
     solver: &SolverParams,
     pre: Option<Precomputed>,
+    mut source: Plan,
 ) -> BinaryFit {
     let n = y.len();
     let mut cache = solver.cache_bytes();
-    let dense_used = matches!(pre, Some(Precomputed::Dense(_)));
     if let Some(g) = &pre {
         cache = cache.saturating_sub(g.bytes());
     }
     let seeded = if pre.is_none() { seed(kernel, &rows, y, &c, solver) } else { None };
     let (start, sub_iterations) = seeded.map_or((None, 0), |(a, it)| (Some(a), it));
+    if start.is_some() {
+        source.start = Start::Seeded;
+    }
     let sol = solve_from(
         kernel,
-        Dual { x: rows.x, sample: rows.sample, sign: y.to_vec(), p: vec![-1.0; n], c: c.clone(), pre },
+        Dual {
+            x: rows.x,
+            sample: rows.sample,
+            sign: y.to_vec(),
+            p: vec![-1.0; n],
+            c: c.clone(),
+            pre,
+            plan: source,
+        },
         start,
         false,
         solver,
         cache,
     );
-    let mut stats = stats_of(&sol, &c, n, dense_used);
+    let mut stats = stats_of(&sol, &c, n);
     stats.iterations += sub_iterations;
     BinaryFit { alpha: sol.alpha, stats }
 }
 
-/// From this many samples a C-SVC whose kernel columns are computed on demand starts from a seed
-/// ([`seed`]); below it, from `α = 0` as LIBSVM.
-pub(crate) const SEED_MIN_N: usize = 65_536;
-
-/// The seed's sub-problem takes every `SEED_STRIDE`-th sample of each class.
-const SEED_STRIDE: usize = 8;
-
 /// A feasible start for a large C-SVC, by alpha seeding (DeCoste & Wagstaff 2000): the problem on
-/// every [`SEED_STRIDE`]-th sample of each class (in the data's order) with the bounds scaled by the
-/// stride, so that each of its samples carries the loss of the `SEED_STRIDE` samples it stands for, is
+/// every [`plan::Tuning::seed_stride`]-th sample of each class (in the data's order) with the bounds scaled by the
+/// stride, so that each of its samples carries the loss of the `seed_stride` samples it stands for, is
 /// solved first (itself seeded when still large); its decision function `f` then marks the samples
 /// it leaves inside the margin (`y f(x) < 1`), which start at their bound `C`, the others at 0. The
 /// class with the larger `Σ C` gives back its bounds from the sample nearest the margin on until
 /// `Σ y α = 0`. From `α = 0` the first passes of SMO run over every variable while the support
 /// vectors are found two by two; from the seed, the gradient is close to the solution's and shrinking
 /// takes most variables out early. The dual, the stopping rule and the tolerance are the unseeded
-/// ones. Returns the start and the sub-problem's iterations, or `None` where the rule [`seeds`] does
+/// ones. Returns the start and the sub-problem's iterations, or `None` where the rule [`plan::seeds`] does
 /// not apply, where the columns do not split evenly, or when the seed is all zero.
 pub(crate) fn seed(
     kernel: &KernelSpec,
@@ -547,15 +462,16 @@ pub(crate) fn seed(
     solver: &SolverParams,
 ) -> Option<(Vec<f64>, u64)> {
     let n = y.len();
-    if !seeds(kernel, rows.x, n, solver) {
+    if !plan::seeds(kernel, rows.x, n, solver.shrinking, &solver.tuning) {
         return None;
     }
+    let stride = solver.tuning.seed_stride.max(2);
     let (mut n_pos, mut n_neg) = (0usize, 0usize);
     let idx: Vec<usize> = (0..n)
         .filter(|&t| {
             let k = if y[t] > 0.0 { &mut n_pos } else { &mut n_neg };
             *k += 1;
-            (*k - 1) % SEED_STRIDE == 0
+            (*k - 1) % stride == 0
         })
         .collect();
     if idx.len() >= n {
@@ -563,8 +479,8 @@ pub(crate) fn seed(
     }
     let sub_rows = Rows { x: rows.x, sample: idx.iter().map(|&t| rows.sample[t]).collect() };
     let sub_y: Vec<f64> = idx.iter().map(|&t| y[t]).collect();
-    let sub_c: Vec<f64> = idx.iter().map(|&t| c[t] * SEED_STRIDE as f64).collect();
-    let sub = solve_svc_at(kernel, sub_rows, &sub_y, sub_c, solver, None);
+    let sub_c: Vec<f64> = idx.iter().map(|&t| c[t] * stride as f64).collect();
+    let sub = solve_svc_at(kernel, sub_rows, &sub_y, sub_c, solver, None, Plan::default());
     // `v = Q α_sub` over every sample: `v_t = y_t (f(x_t) + ρ)`.
     let cols: Vec<(usize, f64, Option<f64>)> =
         idx.iter().zip(&sub.alpha).filter(|&(_, &a)| a > 0.0).map(|(&t, &a)| (t, a, None)).collect();
@@ -586,36 +502,6 @@ pub(crate) fn seed(
         rest -= take;
     }
     alpha.iter().any(|&a| a > 0.0).then_some((alpha, sub.stats.iterations))
-}
-
-/// The rule of [`seed`]: a C-SVC with shrinking on at least [`SEED_MIN_N`] samples whose kernel columns
-/// are the cheap ones — a radial kernel through the vectorized exp on a dense store in dimension up to
-/// [`kmatrix::NORMS_MIN_DIM`], where the solver recomputes columns rather than caching them and the
-/// first passes of SMO from zero are bound by computing them over every variable. Measured (two
-/// cores): green-red n = 200,000 (d = 2) 45.8–47.8 s from zero against 28.5–34 s seeded; twonorm
-/// n = 100,000 (d = 20, columns by norms) 7.8 s from zero against 9.8 s seeded, where the seed's
-/// gradient (its bounded columns over every sample) cost more than it saved.
-pub(crate) fn seeds(kernel: &KernelSpec, x: &Samples, n: usize, solver: &SolverParams) -> bool {
-    let cheap = kernel.fast_sq_dist() && !x.is_sparse() && x.d() <= kmatrix::NORMS_MIN_DIM;
-    let rule = n >= SEED_MIN_N && solver.shrinking && kernel.support_radius().is_none() && cheap;
-    seed_override().unwrap_or(rule)
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests force the seeded start of C-SVC (`Some(true)`: at any size and for any kernel whose
-    /// columns split evenly, `Some(false)`: never) to compare it with the start from zero.
-    pub(crate) static SEED: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
-}
-
-#[cfg(test)]
-fn seed_override() -> Option<bool> {
-    SEED.with(|c| c.get())
-}
-
-#[cfg(not(test))]
-fn seed_override() -> Option<bool> {
-    None
 }
 
 /// `Σ_j a_j Q_{:,j}` over the columns `cols = (j, a_j, _)` of a dual's `Q`, by blocks of positions
@@ -640,7 +526,7 @@ impl KernelVisitor for ProductVisitor<'_> {
     }
 }
 
-pub(crate) fn stats_of(sol: &Solution, c: &[f64], n: usize, dense: bool) -> MachineStats {
+pub(crate) fn stats_of(sol: &Solution, c: &[f64], n: usize) -> MachineStats {
     MachineStats {
         n,
         n_sv: sol.alpha.iter().filter(|&&a| a > 0.0).count(),
@@ -650,6 +536,6 @@ pub(crate) fn stats_of(sol: &Solution, c: &[f64], n: usize, dense: bool) -> Mach
         iterations: sol.iterations,
         violation: sol.violation,
         hit_cap: sol.hit_cap,
-        dense_gram: dense,
+        plan: sol.plan,
     }
 }

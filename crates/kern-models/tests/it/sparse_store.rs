@@ -82,16 +82,17 @@ proptest! {
         prop_assert!(sparse_dots::density(&dense) <= SparseDots::MAX_DENSITY);
         for spec in ["gaussian:sigma=1.5", "linear"] {
             let k: KernelSpec = spec.parse().unwrap();
-            // The default cache precomputes the Gram matrix in d = 13 (above the dimension up to which
-            // the Gaussian's columns are computed on demand; columns are gathers of the same kern-core
-            // Gram on both stores). Columns evaluated on demand are covered by
+            // The Gram matrix precomputed on both stores (pinned: in d = 13 the dense store's rule would
+            // compute its columns on demand; columns are gathers of the same kern-core Gram on both). Columns evaluated on demand are covered by
             // `models_train_on_a_sparse_store_too_large_to_densify`; Grams whose sums run in different
             // orders, by `dense_data_and_its_sparse_copy_reach_the_same_objective`.
             {
-                let solver = SolverParams { cache_mb: 100.0, ..SolverParams::default() };
+                let tuning = kern_models::svm::plan::Tuning { force_precompute: Some(true), ..Default::default() };
+                let solver = SolverParams { cache_mb: 100.0, tuning, ..SolverParams::default() };
                 let p = SvcParams::new(k.clone()).c(2.0).solver(solver);
                 let (a, b) = (p.fit(&dense, &bt).unwrap(), p.fit(&sparse, &bt).unwrap());
-                prop_assert!(a.stats()[0].dense_gram);
+                let precomputed = kern_models::svm::plan::Columns::Precomputed;
+                prop_assert_eq!((a.stats()[0].plan.columns, b.stats()[0].plan.columns), (precomputed, precomputed));
                 let (oa, ob) = (a.stats()[0].objective, b.stats()[0].objective);
                 prop_assert!((oa - ob).abs() <= 1e-9 * oa.abs().max(1e-300), "{}: objective {} vs {}", spec, oa, ob);
                 prop_assert_eq!(a.machine_coefficients(0).0, b.machine_coefficients(0).0);
@@ -181,8 +182,15 @@ fn models_train_on_a_sparse_store_too_large_to_densify() {
     for spec in ["linear", "gaussian:gamma=0.7"] {
         let k: KernelSpec = spec.parse().unwrap();
         for cache_mb in [100.0, 0.001] {
-            let p =
-                SvcParams::new(k.clone()).c(1.0).solver(SolverParams { cache_mb, ..SolverParams::default() });
+            // Both stores take the same column source: the Gram where it fits (pinned: the dense
+            // store's rule would compute its columns on demand in d = 16), else columns on demand.
+            let tuning =
+                kern_models::svm::plan::Tuning { force_precompute: Some(true), ..Default::default() };
+            let p = SvcParams::new(k.clone()).c(1.0).solver(SolverParams {
+                cache_mb,
+                tuning,
+                ..SolverParams::default()
+            });
             let (a, b) = (p.fit(&dense, &bt).unwrap(), p.fit(&sparse, &bt).unwrap());
             let (oa, ob) = (a.stats()[0].objective, b.stats()[0].objective);
             assert!((oa - ob).abs() <= 1e-9 * oa.abs(), "{spec} {cache_mb}: {oa} vs {ob}");

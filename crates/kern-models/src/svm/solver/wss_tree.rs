@@ -37,7 +37,7 @@
 //! up only when its winner (key and position) changed: keys in one leaf share its scan, and written
 //! leaves share their parents' work.
 //!
-//! **Two threads.** On wide columns ([`use_two_threads`]) each iteration's work is split across two
+//! **Two threads.** On wide columns (the plan's [`Tuning::tree_split_min_neighbours`](crate::svm::plan::Tuning)) each iteration's work is split across two
 //! workers of the pool: the selection's scan of the neighbours of `i` (two parts of the column, joined
 //! by the scan's own rule: least gain, then the last position), the gradient pass (two ranges of
 //! positions on either side of a leaf boundary, so each side writes its own `G` entries, keys and
@@ -59,33 +59,6 @@ use super::{Solver, TAU, gain, sparse_col};
 use crate::svm::qmatrix::QMatrix;
 use kern_sparse::kmatrix::SparseColumn;
 
-/// The tree selection is used when the average column of `Q` has at most `l/`[`TREE_MAX_INV_DENSITY`]
-/// nonzeros (see [`use_trees`]).
-pub(crate) const TREE_MAX_INV_DENSITY: u128 = 32;
-
-/// Whether the pair solver selects its working set by the trees, for a `Q` of `l` variables with
-/// `nnz` structural nonzeros, already on sparse columns with a constant diagonal (the conditions
-/// under which the trees give the scan's pair; [`Trees::for_problem`] checks them).
-///
-/// The rule: at most `l/32` neighbours per column on average. Per iteration the scan costs two
-/// vectorized passes over the active set, about `2l` streamed multiply-adds; the trees cost, per
-/// neighbour of `i` and `j`, a masking, a restore and two leaf updates of a few levels each, each
-/// level a dependent load: roughly `6·nnz` steps of several times a streamed entry's cost. Below
-/// `l/32` neighbours the trees are the cheaper. Large compact problems are far below the threshold
-/// (green-red n = 50,000 at radius 0.1: 95 neighbours per column against l/32 = 1,562; there the trees
-/// take 2.4 s of CPU against the scans' 13.7 s). The pair is the scan's either way, so the choice
-/// changes time only.
-pub(crate) fn use_trees(l: usize, nnz: usize) -> bool {
-    (nnz as u128) * TREE_MAX_INV_DENSITY <= (l as u128) * (l as u128)
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests force the selection (`Some(true)`: trees wherever they give the scan's pair,
-    /// `Some(false)`: scans) to compare the two on the same fits.
-    pub(crate) static TREE_WSS: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
-}
-
 #[cfg(test)]
 thread_local! {
     /// Selections made by the trees on this thread (tests check that a forced tree run used them).
@@ -99,54 +72,6 @@ thread_local! {
     pub(crate) static TREE_MASKINGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-#[cfg(test)]
-thread_local! {
-    /// Tests force the split of the tree updates across two threads (`Some(true)`: at any size and
-    /// thread count, `Some(false)`: never) to compare it with the serial updates.
-    pub(crate) static TREE_PAR: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
-}
-
-#[cfg(test)]
-fn par_override() -> Option<bool> {
-    TREE_PAR.with(|c| c.get())
-}
-
-#[cfg(not(test))]
-fn par_override() -> Option<bool> {
-    None
-}
-
-/// Average neighbours per column from which each iteration's work is split across two threads (see
-/// the module documentation, "Two threads").
-///
-/// At n = 1,000,000 (≈ 1,900 neighbours) the full split with a polling second worker took 116.4 /
-/// 141.8 / 143.9 s against 149.6–159.0 s for the serial gradient pass and selection with a sleeping
-/// worker (the same machine, a noisy one; the models identical). On green-red n = 200,000 (≈ 380
-/// neighbours) the earlier, smaller split took more CPU and more wall time than one thread, so that
-/// size stays serial; the full split was not measured there. Between the two the threshold is not
-/// measured.
-pub(crate) const PAR_MIN_NEIGHBOURS: u128 = 1024;
-
-/// Whether a tree selection on `l` variables with `nnz` structural nonzeros splits its settling and
-/// masking across two threads ([`Trees::par`]): with at least two threads in the pool and at least
-/// [`PAR_MIN_NEIGHBOURS`] neighbours per column on average. Each split is a hand-off to the other
-/// worker (a few microseconds, more when it has gone to sleep); the halves are about
-/// `neighbours × levels` dependent tree steps each, so small columns keep the serial updates. The
-/// trees, and so the pairs and the iterates, are the same either way.
-pub(crate) fn use_two_threads(threads: usize, l: usize, nnz: usize) -> bool {
-    threads >= 2 && (nnz as u128) >= PAR_MIN_NEIGHBOURS * (l as u128)
-}
-
-#[cfg(test)]
-fn tree_override() -> Option<bool> {
-    TREE_WSS.with(|c| c.get())
-}
-
-#[cfg(not(test))]
-fn tree_override() -> Option<bool> {
-    None
-}
-
 /// The up and low trees of a solver, with what they need besides its state.
 pub(super) struct Trees {
     up: MaxTree,
@@ -158,29 +83,24 @@ pub(super) struct Trees {
     masked: Option<usize>,
     /// The constant diagonal `Q_tt`.
     k0: f64,
-    /// Split each iteration's work across two threads of the rayon pool ([`use_two_threads`]); the
-    /// solver then runs its loop on a worker of the pool, with another worker polling for the parts.
+    /// Split each iteration's work across two threads of the rayon pool (the plan's
+    /// [`Threading::Split`](crate::svm::plan::Threading)); the solver then runs its loop on a worker
+    /// of the pool, with another worker polling for the parts.
     pub(super) par: bool,
 }
 
 impl Trees {
-    /// Trees for a solver on `q` with diagonal `qd`, when `q` has sparse columns, the diagonal is
-    /// constant (bitwise) and the rule ([`use_trees`], or a test's override) asks for them.
-    pub(super) fn for_problem<Q: QMatrix>(q: &Q, qd: &[f64]) -> Option<Trees> {
+    /// Trees for a solver on `q` with diagonal `qd`, split across two threads when `par`: `None`
+    /// unless `q` has sparse columns and the diagonal is constant (bitwise), the conditions under
+    /// which the trees give the scan's pair (the plan chose them, [`crate::svm::plan::solve`]).
+    pub(super) fn for_problem<Q: QMatrix>(q: &Q, qd: &[f64], par: bool) -> Option<Trees> {
         let l = q.l();
-        let nnz = q.sparse_nnz()?;
+        q.sparse_nnz()?;
         let k0 = *qd.first()?;
         if l > u32::MAX as usize || qd.iter().any(|d| d.to_bits() != k0.to_bits()) {
             return None;
         }
-        tree_override().unwrap_or_else(|| use_trees(l, nnz)).then(|| Trees {
-            up: MaxTree::new(l),
-            low: MaxTree::new(l),
-            dirty: true,
-            masked: None,
-            k0,
-            par: par_override().unwrap_or_else(|| use_two_threads(rayon::current_num_threads(), l, nnz)),
-        })
+        Some(Trees { up: MaxTree::new(l), low: MaxTree::new(l), dirty: true, masked: None, k0, par })
     }
 }
 

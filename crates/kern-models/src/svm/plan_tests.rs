@@ -1,0 +1,156 @@
+//! The plan rules ([`super::plan`]) at their thresholds, and the plans fits report: every machine
+//! of a fit carries the path it took, and the pins of [`plan::Tuning`] reach the machines trained on
+//! the pool's workers.
+
+use super::plan::{Columns, Order, Plan, Selection, SolveProblem, Start, Threading, Tuning};
+use super::*;
+use kern_core::learner::Fit;
+use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, Samples};
+use proptest::prelude::*;
+
+fn solve_plan(l: usize, nnz: Option<usize>, threads: usize, machines: usize, t: &Tuning) -> Plan {
+    let p = SolveProblem {
+        l,
+        sparse_nnz: nnz,
+        cheap: false,
+        nu: false,
+        threads,
+        cache_bytes: 100 << 20,
+        shrinking: true,
+    };
+    let source = Plan { threading: plan::machine_threading(machines), ..Plan::default() };
+    plan::solve(source, &p, t).0
+}
+
+/// Sparse columns up to `l²/16` nonzeros; trees up to `l²/32` (then no shrinking); the ν variant
+/// neither.
+#[test]
+fn sparse_columns_and_trees_are_chosen_by_density() {
+    let t = Tuning::default();
+    let l = 3200;
+    let p = solve_plan(l, Some(l * l / 16), 1, 1, &t);
+    assert!(p.sparse_columns && p.selection == Selection::Scan && p.shrinking);
+    assert!(!solve_plan(l, Some(l * l / 16 + 1), 1, 1, &t).sparse_columns);
+    let p = solve_plan(l, Some(l * 100), 1, 1, &t);
+    assert!(p.sparse_columns && p.selection == Selection::Trees && !p.shrinking);
+    assert_eq!(solve_plan(l, Some(l * 101), 1, 1, &t).selection, Selection::Scan);
+    assert_eq!(solve_plan(l, None, 1, 1, &t), Plan { cache_mb: 100.0, shrinking: true, ..Plan::default() });
+    let nu = SolveProblem {
+        l,
+        sparse_nnz: Some(l),
+        cheap: false,
+        nu: true,
+        threads: 2,
+        cache_bytes: 1,
+        shrinking: true,
+    };
+    assert!(!plan::solve(Plan::default(), &nu, &t).0.sparse_columns);
+}
+
+/// One machine splits its dense passes from `split_min` variables with two threads, its tree updates
+/// from `tree_split_min_neighbours` per column; one of several machines never splits.
+#[test]
+fn split_passes_are_chosen_by_size_threads_and_machines() {
+    let t = Tuning::default();
+    assert_eq!(solve_plan(t.split_min - 1, None, 2, 1, &t).threading, Threading::Serial);
+    assert_eq!(solve_plan(t.split_min, None, 2, 1, &t).threading, Threading::Split);
+    assert_eq!(solve_plan(t.split_min, None, 1, 1, &t).threading, Threading::Serial);
+    assert_eq!(solve_plan(t.split_min, None, 2, 45, &t).threading, Threading::Machines);
+    let w = t.tree_split_min_neighbours as usize;
+    let l = 1_000_000;
+    assert_eq!(solve_plan(l, Some(l * w), 2, 1, &t).threading, Threading::Split);
+    assert_eq!(solve_plan(l, Some(l * w - 1), 2, 1, &t).threading, Threading::Serial);
+    assert_eq!(solve_plan(l, Some(l * w), 1, 1, &t).threading, Threading::Serial);
+    let pinned = Tuning { force_split: Some(true), ..t };
+    assert_eq!(solve_plan(10, None, 1, 1, &pinned).threading, Threading::Split);
+}
+
+fn rows(n: usize, d: usize) -> Samples {
+    Samples::from_rows(
+        &(0..n).map(|i| (0..d).map(|k| ((i * 7 + k * 13) % 101) as f64).collect()).collect::<Vec<Vec<f64>>>(),
+    )
+    .unwrap()
+}
+
+/// A radial kernel's machine precomputes its Gram only from `precompute_min_dim` features and
+/// `precompute_min_n` samples, when it fits half the cache; kernels without the fast profile and
+/// sparse stores precompute whenever it fits; compact kernels and user matrices have their own sources.
+#[test]
+fn column_sources_are_chosen_by_dimension_size_and_budget() {
+    let t = Tuning::default();
+    let g: KernelSpec = "gaussian:sigma=1".parse().unwrap();
+    let budget = 100 << 20;
+    let (d, n) = (t.precompute_min_dim, t.precompute_min_n);
+    assert_eq!(plan::columns(&g, &rows(2, d), n, budget, false, &t), Columns::Precomputed);
+    assert_eq!(plan::columns(&g, &rows(2, d - 1), n, budget, false, &t), Columns::OnDemand);
+    assert_eq!(plan::columns(&g, &rows(2, d), n - 1, budget, false, &t), Columns::OnDemand);
+    assert_eq!(plan::columns(&g, &rows(2, d), 3000, 3000 * 3000 * 16 - 1, false, &t), Columns::OnDemand);
+    let poly: KernelSpec = "poly:degree=2".parse().unwrap();
+    assert_eq!(plan::columns(&poly, &rows(2, 2), 10, budget, false, &t), Columns::Precomputed);
+    let sparse = Samples::from_triplets(2, 4, &[(0, 0, 1.0), (1, 3, 2.0)]).unwrap();
+    assert_eq!(plan::columns(&g, &sparse, 10, budget, false, &t), Columns::Precomputed);
+    let cs: KernelSpec = "cs-gaussian:sigma=1,c=1".parse().unwrap();
+    assert_eq!(plan::columns(&cs, &rows(2, 2), 10, budget, false, &t), Columns::SparseKc);
+    assert_eq!(plan::columns(&g, &rows(2, 2), 10, budget, true, &t), Columns::UserMatrix);
+    let on = Tuning { force_precompute: Some(true), ..t };
+    assert_eq!(plan::columns(&g, &rows(2, 2), 10, budget, false, &on), Columns::Precomputed);
+}
+
+/// The cells' order from `spatial_min_n` samples of a compact kernel in the grid's dimensions; never
+/// for other kernels, smaller problems or higher dimension.
+#[test]
+fn the_cells_order_is_chosen_by_size() {
+    let t = Tuning::default();
+    let k: KernelSpec = "cs-gaussian:sigma=0.6,c=0.2".parse().unwrap();
+    let big = rows(t.spatial_min_n, 2);
+    let order = train::spatial_order(&k, &big, &t).expect("a compact kernel at the threshold");
+    assert_eq!(order, kern_sparse::neighbors::cell_order(&big, k.support_radius().unwrap()).unwrap());
+    assert!(train::spatial_order(&k, &rows(t.spatial_min_n - 1, 2), &t).is_none());
+    assert!(train::spatial_order(&"gaussian:sigma=1".parse().unwrap(), &big, &t).is_none());
+    let high = rows(t.spatial_min_n, kern_sparse::neighbors::GRID_MAX_DIM + 1);
+    assert!(train::spatial_order(&k, &high, &t).is_none());
+}
+
+/// The seeded start: a C-SVC with shrinking from `seed_min_n` samples on cheap columns only.
+#[test]
+fn the_seed_is_chosen_by_size_and_column_cost() {
+    let t = Tuning::default();
+    let g: KernelSpec = "gaussian:sigma=1".parse().unwrap();
+    let x = rows(2, 2);
+    assert!(plan::seeds(&g, &x, t.seed_min_n, true, &t));
+    assert!(!plan::seeds(&g, &x, t.seed_min_n - 1, true, &t));
+    assert!(!plan::seeds(&g, &x, t.seed_min_n, false, &t));
+    assert!(!plan::seeds(&g, &rows(2, plan::NORMS_MIN_DIM + 1), t.seed_min_n, true, &t));
+}
+
+proptest! {
+    #![proptest_config(kern_testkit::proptest_config(16))]
+
+    /// Every machine of a one-vs-one fit reports the plan the rules give its problem: the machines
+    /// share the threads, start from zero in the data's order, and take the column source of
+    /// [`plan::columns`] (class blocks where every pair precomputes); a pin in the parameters reaches
+    /// every machine, whichever worker trains it.
+    #[test]
+    fn fits_report_the_plans_the_rules_give(k in 3usize..6, per in 3usize..30, d in 1usize..80,
+                                            pin: Option<bool>, seed in 0u64..1000) {
+        let n = k * per;
+        let x = kern_testkit::data::uniform(n, d, 1.0, seed);
+        let labels: Vec<String> = (0..n).map(|i| format!("c{}", i % k)).collect();
+        let y = ClassTargets::from_labels(&labels).unwrap();
+        let kernel: KernelSpec = "gaussian:sigma=2".parse().unwrap();
+        let s = SolverParams { tuning: Tuning { force_precompute: pin, ..Tuning::default() }, ..SolverParams::default() };
+        let m = SvcParams::new(kernel.clone()).solver(s).fit(&x, &y).unwrap();
+        let sizes = vec![2 * per; k * (k - 1) / 2];
+        let blocks = plan::class_blocks(&kernel, &x, k, sizes, s.cache_bytes(), &s.tuning);
+        let want = if blocks { Columns::ClassBlocks } else { plan::columns(&kernel, &x, 2 * per, s.cache_bytes(), false, &s.tuning) };
+        prop_assert_eq!(blocks, pin == Some(true) || (d >= 64 && 2 * per >= 512));
+        for st in m.stats() {
+            prop_assert_eq!(st.plan.columns, want);
+            prop_assert_eq!(st.plan.threading, Threading::Machines);
+            prop_assert_eq!((st.plan.order, st.plan.start), (Order::Data, Start::Zero));
+        }
+        let b = BinaryTargets::from_f64(&(0..n).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect::<Vec<_>>()).unwrap();
+        let one = SvcParams::new(kernel).solver(s).fit(&x, &b).unwrap();
+        prop_assert_eq!(one.stats()[0].plan.threading, Threading::Serial);
+    }
+}
