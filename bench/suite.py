@@ -46,6 +46,37 @@ Output: the section "## Everyday SVM suite" of docs/benchmarks.md, between the m
 the file is left as it is), rewritten after every data set (marked partial until the run ends),
 and the raw measurements as JSON in target/bench-suite/results.json.
 
+Two further measurements run on their own (--load, --grid; both together when both are given) and
+write their own sections of docs/benchmarks.md, after the suite's, between <!-- suite-load:begin -->
+and <!-- suite-load:end --> and between <!-- suite-grid:begin --> and <!-- suite-grid:end --> (same
+rules), with their raw measurements in target/bench-suite/load.json and grid.json:
+  --load    Training under contention. On heart, wisconsin, segment, spambase, phoneme, satimage,
+            penbased and letter at g1d-C10 (--settings picks others), kern (default threads), kern-t1
+            and sklearn train as above (kern runs `kern train` only; the sklearn child still
+            predicts, untimed here), quiet and with N background processes (N = nproc unless
+            --load-procs): each a CPU-bound Python loop in its own process group, started 0.5 s
+            before a block of measurements and killed after it (a loop also ends by itself once its
+            parent is gone, so a killed suite leaves none running). A round runs a quiet block and a
+            loaded block, their order alternating between rounds, each side once per block (the side
+            order rotating); each figure is the best of --repeats rounds. Reported: loaded / quiet of
+            kern's own seconds and of its process wall time, and of scikit-learn's fit seconds (the
+            reference: a one-thread program). Target: kern ≤ 2.2× (with one other CPU-bound process
+            per core, half the machine is kern's fair share: 2×, plus 10 %).
+  --grid    GridSearchCV. `GridSearchCV(est, {"C": [0.1, 1, 10, 100, 1000],
+            "gamma": [0.25, 1, 4, 16] / d}, cv=5, n_jobs=1, error_score="raise").fit(X_train, y_train)`
+            (20 cells) on heart, spambase and segment (the suite's scaled training part, read from its
+            .npz) for est = kern.SVC(kernel="rbf") at its default n_jobs (all cores) and at n_jobs=1,
+            and sklearn.svm.SVC(); all with tol 1e-3, cache_size 100, shrinking on. Each search runs in a
+            fresh child process of --grid-python (default target/ci-venv/bin/python, where the Python
+            package `kern` is installed by maturin next to scikit-learn) that loads the data and runs
+            an untimed one-cell search on 20 points first; the figure is the time of the timed `fit`
+            call (100 fits and the refit on the whole training part), the best of --repeats rounds,
+            the side order rotating. Also reported: each side's best_params_ and best_score_, and the
+            largest difference of a cell's mean CV accuracy between kern and scikit-learn (the same
+            folds: StratifiedKFold(5), no shuffling). Target: kern / scikit-learn ≤ 0.5.
+  With --quick both are a smoke test: iris and heart, one round. Their scratch files go to a
+  temporary directory under target/bench-suite, removed at the end.
+
 LIBSVM's prediction is a Python loop calling its C svm_predict once per test point (on points
 converted before the clock starts): the package has no svm-predict binary, and its svm_predict
 helper converts every row in Python.
@@ -64,16 +95,25 @@ Usage:
   python3 bench/suite.py --only iris,letter --settings scale-C1,g1d-C10 --repeats 5
   python3 bench/suite.py --budget-min 40      start no new data set after 40 minutes (table partial)
   python3 bench/suite.py --list               the data sets (converting them) and the settings
+  python3 bench/suite.py --load               training under a background load (--quick: smoke test)
+  python3 bench/suite.py --grid               GridSearchCV, kern.SVC against SVC (--quick: smoke test)
   options: --kern PATH, --timeout S (per child process, default 1800), --no-docs (print the table
-  only), --table-only (rewrite the docs section from target/bench-suite/results.json)
+  only), --table-only (rewrite the docs section from target/bench-suite/results.json; with --load or
+  --grid, their sections from load.json or grid.json), --load-procs N (background processes, default
+  nproc), --grid-python PATH (the Python with kern and scikit-learn); --only, --repeats and
+  --budget-min apply to --load and --grid too, --settings to --load
 """
-import argparse, datetime, gzip, json, math, os, shlex, signal, subprocess, sys, threading, time
+import argparse, contextlib, datetime, gzip, json, math, os, shlex, shutil, signal, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "target", "bench-suite")
 VENV = os.path.join(ROOT, "target", "bench-venv")
 DOCS = os.path.join(ROOT, "docs", "benchmarks.md")
 BEGIN, END = "<!-- suite:begin -->", "<!-- suite:end -->"
+LOAD_BEGIN, LOAD_END = "<!-- suite-load:begin -->", "<!-- suite-load:end -->"
+GRID_BEGIN, GRID_END = "<!-- suite-grid:begin -->", "<!-- suite-grid:end -->"
+MARKERS = [(BEGIN, END), (LOAD_BEGIN, LOAD_END), (GRID_BEGIN, GRID_END)]  # their order in the docs
+TMP = os.path.join(WORK, "tmp")  # scratch files of the child processes
 DATA_VERSION = 1  # bump when the conversion changes: cached sets are rebuilt
 SEED = 0
 
@@ -106,6 +146,22 @@ GEN_SETS = {  # name: make_classification arguments
                         n_classes=50, n_clusters_per_class=1, class_sep=2.5, random_state=1050),
 }
 ALL_SETS = KEEL_SETS + SK_SETS + ["mnist-5k"] + list(GEN_SETS)
+
+# --load: small binary, medium binary and multi-class sets; one setting.
+LOAD_SETS = ["heart", "wisconsin", "segment", "spambase", "phoneme", "satimage", "penbased", "letter"]
+LOAD_SETTING = "g1d-C10"
+LOAD_SIDES = ["kern", "kern-t1", "sklearn"]
+LOAD_TARGET = 2.2
+LOAD_SETTLE = 0.5  # seconds between starting the background processes and the first measurement
+# The background load: a CPU-bound loop that ends once its parent (this script) is gone.
+BUSY_LOOP = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    for _ in range(1000000):\n        pass\n"
+# --grid: a small binary, a medium binary and a multi-class set; 5 x 4 cells, gamma in units of 1/d.
+GRID_SETS = ["heart", "spambase", "segment"]
+GRID_C = [0.1, 1.0, 10.0, 100.0, 1000.0]
+GRID_GAMMA_D = [0.25, 1.0, 4.0, 16.0]  # from below 1/d to beyond γ scale (≈ 3-10/d here)
+GRID_SIDES = ["kern", "kern-t1", "sklearn"]
+GRID_TARGET = 0.5
+EXTRA_QUICK_SETS = ["iris", "heart"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,9 +319,16 @@ def run_child(cmd, timeout, stdout_path):
                              start_new_session=True)
         timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
         timer.start()
-        p.wait()
-        wall = time.perf_counter() - t0
-        timer.cancel()
+        try:
+            p.wait()
+            wall = time.perf_counter() - t0
+        except BaseException:  # interrupted: leave no child running
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise
+        finally:
+            timer.cancel()
     try:
         with open(rss_path) as f:
             rss = int(f.read().split()[-1]) / 1024.0
@@ -280,10 +343,10 @@ def last_json(path):
     return json.loads(lines[-1])
 
 
-def run_kern(args, meta, setting, threads1):
+def run_kern(args, meta, setting, threads1, with_predict=True):
     rule, C = SETTINGS[setting]
     gamma = meta["gamma"][rule]
-    tmp = os.path.join(WORK, "tmp")
+    tmp = TMP
     os.makedirs(tmp, exist_ok=True)
     model, pred, out = os.path.join(tmp, "model.kern"), os.path.join(tmp, "pred.txt"), os.path.join(tmp, "kern.out")
     thr = ["--threads", "1"] if threads1 else []
@@ -295,6 +358,8 @@ def run_kern(args, meta, setting, threads1):
         return dict(error=f"kern train exit {rc}: " + open(out + ".err").read()[-300:])
     j = last_json(out)
     res = dict(train_s=j["seconds"], train_wall=wall, n_sv=j["n_sv"], rss_train=rss)
+    if not with_predict:
+        return res
     predict = [args.kern, "predict", "-q", "--data", meta["test"], "--model", model, "--out", pred] + thr
     rc, wall, rss = run_child(predict, args.timeout, out)
     if rc != 0:
@@ -311,7 +376,7 @@ def run_kern(args, meta, setting, threads1):
 
 
 def run_peer(args, meta, side, settings):
-    out = os.path.join(WORK, "tmp", side + ".out")
+    out = os.path.join(TMP, side + ".out")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     spec = json.dumps(dict(npz=meta["npz"], settings=[[s, meta["gamma"][SETTINGS[s][0]], SETTINGS[s][1]] for s in settings]))
     rc, wall, _ = run_child([sys.executable, os.path.abspath(__file__), "--worker", side, spec], args.timeout, out)
@@ -590,20 +655,366 @@ def section(results, metas, state):
     return "\n".join(lines) + "\n"
 
 
-def write_docs(text):
+def write_docs(text, begin=BEGIN, end=END):
+    """Replaces the section between begin and end; a section that is absent goes after the nearest
+    one before it in MARKERS that is present, else at the end of the file."""
     with open(DOCS) as f:
         doc = f.read()
-    if BEGIN in doc and END in doc:
-        a = doc.index(BEGIN)
-        b = doc.index(END) + len(END)
+    if begin in doc and end in doc:
+        a = doc.index(begin)
+        b = doc.index(end) + len(end)
         if doc[b:b + 1] == "\n":
             b += 1
         doc = doc[:a] + text + doc[b:]
     else:
-        doc = doc.rstrip("\n") + "\n\n" + text
+        before = [e for b_, e in MARKERS[:MARKERS.index((begin, end))] if b_ in doc and e in doc]
+        if before:
+            b = doc.index(before[-1]) + len(before[-1])
+            if doc[b:b + 1] == "\n":
+                b += 1
+            doc = doc[:b] + "\n" + text + doc[b:]
+        else:
+            doc = doc.rstrip("\n") + "\n\n" + text
     with open(DOCS + ".tmp", "w") as f:
         f.write(doc)
     os.replace(DOCS + ".tmp", DOCS)
+
+
+# --------------------------------------------------------------------------------------------
+# --load and --grid
+
+
+@contextlib.contextmanager
+def background_load(n):
+    """n CPU-bound processes (each in its own process group) for the duration of the block."""
+    procs = []
+    try:
+        for _ in range(n):
+            procs.append(subprocess.Popen([sys.executable, "-I", "-S", "-c", BUSY_LOOP], stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        if procs:
+            time.sleep(LOAD_SETTLE)
+        yield
+        if any(p.poll() is not None for p in procs):
+            raise RuntimeError("suite: a background load process ended early")
+    finally:
+        for p in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)
+        for p in procs:
+            p.wait()
+
+
+def measure_load(args, meta, settings, repeats):
+    """{setting: {"quiet" / "loaded": {side: [repeat dicts]}}}: kern trains only; sklearn fits and predicts."""
+    cell = {s: {c: {side: [] for side in LOAD_SIDES} for c in ("quiet", "loaded")} for s in settings}
+    for rep in range(repeats):
+        order = LOAD_SIDES[rep % len(LOAD_SIDES):] + LOAD_SIDES[:rep % len(LOAD_SIDES)]
+        for cond in (("quiet", "loaded") if rep % 2 == 0 else ("loaded", "quiet")):
+            with background_load(args.load_procs if cond == "loaded" else 0):
+                for side in order:
+                    if side == "sklearn":
+                        for s, r in run_peer(args, meta, side, settings).items():
+                            cell[s][cond][side].append(r)
+                    else:
+                        for s in settings:
+                            cell[s][cond][side].append(run_kern(args, meta, s, side == "kern-t1", with_predict=False))
+    return cell
+
+
+def summarize_load(cell):
+    """One (set, setting) cell of --load: {side: quiet and loaded seconds (and wall), their ratios}."""
+    row = {}
+    for side in LOAD_SIDES:
+        r = {}
+        for cond in ("quiet", "loaded"):
+            reps = [x for x in cell[cond][side] if "error" not in x]
+            r[cond], r[cond + "_wall"] = best(reps, "train_s"), best(reps, "train_wall")
+        errs = [x["error"] for c in ("quiet", "loaded") for x in cell[c][side] if "error" in x]
+        r["error"] = errs[0] if errs else None
+        r["ratio"], r["ratio_wall"] = ratio(r["loaded"], r["quiet"]), ratio(r["loaded_wall"], r["quiet_wall"])
+        row[side] = r
+    return row
+
+
+def run_grid(args, meta, side):
+    """One GridSearchCV fit in a fresh --grid-python child: its result dict plus wall and peak MB."""
+    spec = json.dumps(dict(npz=meta["npz"], C=GRID_C, gamma=[f / meta["d"] for f in GRID_GAMMA_D], cv=5))
+    out = os.path.join(TMP, f"grid-{side}.out")
+    rc, wall, rss = run_child([args.grid_python, os.path.abspath(__file__), "--grid-worker", side, spec], args.timeout, out)
+    if rc != 0:
+        return dict(error=f"{side} grid worker exit {rc}: " + open(out + ".err").read()[-300:])
+    r = last_json(out)
+    r.update(wall=wall, rss=rss)
+    return r
+
+
+def measure_grid(args, meta, repeats):
+    cell = {side: [] for side in GRID_SIDES}
+    for rep in range(repeats):
+        for side in GRID_SIDES[rep % len(GRID_SIDES):] + GRID_SIDES[:rep % len(GRID_SIDES)]:
+            cell[side].append(run_grid(args, meta, side))
+    return cell
+
+
+def grid_worker(side, spec):
+    """A --grid child (under --grid-python): load the data, an untimed warm-up search, the timed search."""
+    import numpy as np
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+    spec = json.loads(spec)
+    z = np.load(spec["npz"])
+    X, y = z["Xtr"], z["ytr"]
+    common = dict(kernel="rbf", tol=1e-3, cache_size=100, shrinking=True)
+    if side == "sklearn":
+        from sklearn.svm import SVC
+        est = SVC(**common)
+    else:
+        import kern
+        est = kern.SVC(**common, n_jobs=1 if side == "kern-t1" else None)
+    two = np.concatenate([np.flatnonzero(y == c)[:10] for c in np.unique(y)[:2]])
+    GridSearchCV(clone(est), {"C": [1.0], "gamma": [1.0]}, cv=2, n_jobs=1, error_score="raise").fit(X[two], y[two])
+    g = GridSearchCV(est, {"C": spec["C"], "gamma": spec["gamma"]}, cv=spec["cv"], n_jobs=1, error_score="raise")
+    t = time.perf_counter()
+    g.fit(X, y)
+    seconds = time.perf_counter() - t
+    print(json.dumps(dict(seconds=seconds, best_params={k: float(v) for k, v in g.best_params_.items()},
+                          best_score=float(g.best_score_), cells=len(g.cv_results_["params"]),
+                          scores=[float(v) for v in g.cv_results_["mean_test_score"]])), flush=True)
+
+
+def summarize_grid(cell):
+    row = {}
+    for side in GRID_SIDES:
+        reps = [r for r in cell.get(side, []) if "error" not in r]
+        errs = [r["error"] for r in cell.get(side, []) if "error" in r]
+        row[side] = dict(
+            seconds=best(reps, "seconds"), wall=best(reps, "wall"), rss=max(r["rss"] for r in reps) if reps else None,
+            best_params=reps[0]["best_params"] if reps else None, best_score=reps[0]["best_score"] if reps else None,
+            scores=reps[0]["scores"] if reps else None, cells=reps[0]["cells"] if reps else None,
+            consistent=len({json.dumps([r["best_params"], r["scores"]]) for r in reps}) <= 1,
+            error=errs[0] if errs else None)
+    return row
+
+
+def grid_flags(row):
+    k, t1, sk = row["kern"], row["kern-t1"], row["sklearn"]
+    f = []
+    if k["best_params"] and sk["best_params"] and k["best_params"] != sk["best_params"]:
+        f.append("best≠sk")
+    if k["best_params"] and t1["best_params"] and (t1["best_params"], t1["scores"]) != (k["best_params"], k["scores"]):
+        f.append("t1≠default")
+    if not all(row[s]["consistent"] for s in GRID_SIDES):
+        f.append("repeats differ")
+    f += [f"{s} failed" for s in GRID_SIDES if row[s]["error"]]
+    return f
+
+
+def best_cell(side_row, d):
+    """A side's best cell as "C, γ·d"."""
+    bp = side_row["best_params"]
+    return "–" if not bp else f"{bp['C']:g}, {bp['gamma'] * d:.3g}"
+
+
+def max_cell_diff(a, b):
+    return max(abs(x - y) for x, y in zip(a, b)) if a and b and len(a) == len(b) else None
+
+
+def gmean(vals):
+    vals = [v for v in vals if v]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
+
+
+def header(title, begin, state, what):
+    cmd = "python3 bench/suite.py" + ("" if not state["argv"] else " " + " ".join(shlex.quote(a) for a in state["argv"]))
+    lines = [begin, f"### {title}", "",
+             f"`{cmd}` — {state['date']}; nproc {state['nproc']}, CPU {state['cpu']}; {state['repeats']} repeat(s), "
+             f"load average {state['load']} at the start. {what} `bench/suite.py`'s docstring says how each figure is taken.", ""]
+    if state["partial"]:
+        lines += [f"**Partial:** {state['partial']}", ""]
+    return lines
+
+
+def section_load(results, metas, state):
+    n_bg = state["load_procs"]
+    lines = header("Everyday SVM suite under load", LOAD_BEGIN, state,
+                   f"Training quiet and with {n_bg} background CPU-bound process(es) (nproc {state['nproc']}): kern's "
+                   f"C-SVC (`kern train`, default threads = all cores, and `--threads 1`) and scikit-learn "
+                   f"{state['versions']['sklearn']} `SVC` (one thread, the reference), suite settings "
+                   f"({', '.join(state['settings'])}), tol 1e-3, 100 MB cache. Target: loaded ≤ {LOAD_TARGET}× quiet.")
+    rows = [(n, s, summarize_load(results[n][s])) for n in results for s in state["settings"] if s in results[n]]
+    full = [(n, s, r) for n, s, r in rows if all(r[x]["ratio"] is not None for x in LOAD_SIDES)]
+    N = len(full)
+
+    def count(side, key="ratio"):
+        return f"{sum(1 for _, _, r in full if r[side][key] <= LOAD_TARGET)} of {N}"
+
+    def worst(side):
+        w = sorted(full, key=lambda x: -x[2][side]["ratio"])[:3]
+        return ", ".join(f"{n} {fmt_r(r[side]['ratio'])}" for n, _, r in w)
+
+    lines.append(f"Headline ({N} rows = data set × setting, every side measured; loaded / quiet of the best of the repeats):")
+    lines.append("")
+    lines.append(f"- kern (default threads) trains under load in ≤ {LOAD_TARGET}× its quiet time: {count('kern')} rows "
+                 f"(its own seconds); by process wall time: {count('kern', 'ratio_wall')}.")
+    lines.append(f"- kern `--threads 1`: {count('kern-t1')} rows; by wall time: {count('kern-t1', 'ratio_wall')}.")
+    lines.append(f"- scikit-learn's SVC (reference): {count('sklearn')} rows.")
+    if full:
+        lines.append(f"- geometric means of loaded / quiet: kern {fmt_r(gmean([r['kern']['ratio'] for _, _, r in full]))}, "
+                     f"kern t1 {fmt_r(gmean([r['kern-t1']['ratio'] for _, _, r in full]))}, "
+                     f"scikit-learn {fmt_r(gmean([r['sklearn']['ratio'] for _, _, r in full]))}; largest kern: "
+                     f"{worst('kern')}; kern t1: {worst('kern-t1')}.")
+    lines.append("")
+    lines.append("Seconds: quiet / loaded, the best of the repeats; kern's are its own JSON \"seconds\" with the process wall "
+                 "time in brackets, scikit-learn's its fit call. Ratios: loaded / quiet (kern: own seconds, then wall).")
+    lines.append("")
+    lines.append(f"| set | n train | d | k | setting | kern quiet / loaded | kern ratio | kern t1 quiet / loaded | kern t1 ratio "
+                 f"| sklearn quiet / loaded | sklearn ratio | kern ≤ {LOAD_TARGET} | errors |")
+    lines.append("|" + "---|" * 13)
+    for n, s, r in rows:
+        m = metas[n]
+        k, t1, sk = r["kern"], r["kern-t1"], r["sklearn"]
+        kq = lambda x: f"{fmt_s(x['quiet'])} ({fmt_s(x['quiet_wall'])}) / {fmt_s(x['loaded'])} ({fmt_s(x['loaded_wall'])})"
+        kr = lambda x: f"{fmt_r(x['ratio'])} ({fmt_r(x['ratio_wall'])})"
+        ok = "–" if k["ratio"] is None else ("yes" if k["ratio"] <= LOAD_TARGET else "**no**")
+        errs = "; ".join(f"{x}: {r[x]['error'][:80]}" for x in LOAD_SIDES if r[x]["error"])
+        lines.append(f"| {n} | {m['n_train']:,} | {m['d']} | {m['classes']} | {s} | {kq(k)} | {kr(k)} | {kq(t1)} | {kr(t1)} "
+                     f"| {fmt_s(sk['quiet'])} / {fmt_s(sk['loaded'])} | {fmt_r(sk['ratio'])} | {ok} | {errs} |")
+    lines.append(LOAD_END)
+    return "\n".join(lines) + "\n"
+
+
+def section_grid(results, metas, state):
+    v = state["versions"]
+    lines = header("Everyday SVM suite: GridSearchCV", GRID_BEGIN, state,
+                   f"`GridSearchCV(est, grid, cv=5, n_jobs=1)` over 20 cells, C ∈ {{{', '.join(f'{c:g}' for c in GRID_C)}}} × "
+                   f"γ ∈ {{{', '.join(f'{g:g}' for g in GRID_GAMMA_D)}}}/d, on the suite's scaled training part: "
+                   f"`kern.SVC` (kern {v['kern']}, default n_jobs = all cores, and n_jobs=1) against scikit-learn "
+                   f"{v['sklearn']} `SVC` (one thread); Gaussian kernel, tol 1e-3, cache_size 100. "
+                   f"Target: kern / scikit-learn ≤ {GRID_TARGET}.")
+    rows = [(n, summarize_grid(results[n])) for n in results]
+    full = [(n, r) for n, r in rows if all(r[x]["seconds"] is not None for x in GRID_SIDES)]
+    N = len(full)
+    rt = lambda r, a: ratio(r[a]["seconds"], r["sklearn"]["seconds"])
+    fast = sum(1 for _, r in full if rt(r, "kern") <= GRID_TARGET)
+    same = sum(1 for _, r in full if r["kern"]["best_params"] == r["sklearn"]["best_params"])
+    diffs = [x for x in (max_cell_diff(r["kern"]["scores"], r["sklearn"]["scores"]) for _, r in full) if x is not None]
+    lines.append(f"Headline ({N} data sets, every side measured):")
+    lines.append("")
+    lines.append(f"- kern.SVC's search takes ≤ {GRID_TARGET}× scikit-learn's: {fast} of {N} sets ("
+                 + ", ".join(f"{n} {fmt_r(rt(r, 'kern'))}" for n, r in full) + "); with n_jobs=1: "
+                 + ", ".join(f"{n} {fmt_r(rt(r, 'kern-t1'))}" for n, r in full) + ".")
+    lines.append(f"- the same best cell as scikit-learn: {same} of {N} sets; largest difference of a cell's mean CV "
+                 f"accuracy: {f'{100 * max(diffs):.2f}' if diffs else '–'} points.")
+    lines.append("")
+    lines.append("Seconds: the `fit` call of the search (100 fits and the refit), the best of the repeats. Best cell: C and "
+                 "γ·d. Peak MB: the child process (interpreter, libraries and data included). Flags: best≠sk (another "
+                 "best cell than scikit-learn), t1≠default (kern's n_jobs=1 search found other scores), repeats differ, "
+                 "a side failed.")
+    lines.append("")
+    lines.append("| set | n train | d | k | search kern | search kern n_jobs=1 | search sklearn | kern/sk | t1/sk "
+                 "| best C, γ·d kern / sk | best CV acc % kern / sk | largest cell Δ (points) | peak MB kern / sk | flags |")
+    lines.append("|" + "---|" * 14)
+    for n, r in rows:
+        m = metas[n]
+        k, t1, sk = r["kern"], r["kern-t1"], r["sklearn"]
+        bs = lambda x: "–" if x["best_score"] is None else f"{100 * x['best_score']:.2f}"
+        mem = lambda x: "–" if x["rss"] is None else f"{x['rss']:.0f}"
+        dd = max_cell_diff(k["scores"], sk["scores"])
+        lines.append(f"| {n} | {m['n_train']:,} | {m['d']} | {m['classes']} | {fmt_s(k['seconds'])} | {fmt_s(t1['seconds'])} "
+                     f"| {fmt_s(sk['seconds'])} | {fmt_r(rt(r, 'kern'))} | {fmt_r(rt(r, 'kern-t1'))} | {best_cell(k, m['d'])} / {best_cell(sk, m['d'])} "
+                     f"| {bs(k)} / {bs(sk)} | {'–' if dd is None else f'{100 * dd:.2f}'} | {mem(k)} / {mem(sk)} "
+                     f"| {', '.join(grid_flags(r))} |")
+    errs = [f"{n} {x}: {r[x]['error']}" for n, r in rows for x in GRID_SIDES if r[x]["error"]]
+    if errs:
+        lines += ["", "Errors:", ""] + [f"- `{e[:300]}`" for e in errs]
+    lines.append(GRID_END)
+    return "\n".join(lines) + "\n"
+
+
+EXTRAS = {  # kind: (results file, section, markers)
+    "load": ("load.json", section_load, (LOAD_BEGIN, LOAD_END)),
+    "grid": ("grid.json", section_grid, (GRID_BEGIN, GRID_END)),
+}
+
+
+def run_extra(args, kind, names, metas, state, measure, progress):
+    """The loop of --load / --grid: measure each set, print a line, save the JSON and the section."""
+    res_file, section_of, markers = EXTRAS[kind]
+    res_path = os.path.join(WORK, res_file)
+    results, t_start = {}, time.time()
+
+    def save():
+        with open(res_path + ".tmp", "w") as f:
+            json.dump(dict(results=results, metas={k: metas[k] for k in results}, state=state), f)
+        os.replace(res_path + ".tmp", res_path)
+        text = section_of(results, metas, state)
+        if not args.no_docs:
+            write_docs(text, *markers)
+        return text
+
+    for i, name in enumerate(names):
+        if args.budget_min is not None and time.time() - t_start > 60 * args.budget_min:
+            state["partial"] = (f"{len(results)} of {len(names)} data sets measured: the run stopped at its "
+                                f"--budget-min; not measured: {', '.join(names[i:])}.")
+            break
+        t_set = time.time()
+        results[name] = measure(metas[name])
+        done = i + 1
+        state["partial"] = None if done == len(names) else (
+            f"{done} of {len(names)} data sets measured so far (the run is going on or was stopped); "
+            f"not yet measured: {', '.join(names[done:])}.")
+        print(f"{kind} {name}: n={metas[name]['n']} d={metas[name]['d']} k={metas[name]['classes']} "
+              f"({time.time() - t_set:.1f} s) " + progress(results[name], metas[name]), flush=True)
+        if state["partial"]:
+            save()
+    text = save()
+    if args.no_docs:
+        print(text)
+    else:
+        print(f"suite: wrote the {kind} section of {DOCS} ({len(results)} data sets, {time.time() - t_start:.0f} s)")
+
+
+def extras(args, names, settings, repeats, metas, state):
+    """--load and/or --grid, with their scratch files in a temporary directory removed at the end."""
+    global TMP
+    if args.load_procs is None:
+        args.load_procs = state["nproc"]
+    if args.grid:
+        p = subprocess.run([args.grid_python, "-c", "import kern, sklearn; from importlib.metadata import version; "
+                            "print(version('kern'), sklearn.__version__)"], capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"suite: --grid needs kern and scikit-learn in {args.grid_python} (--grid-python): {p.stderr[-300:]}")
+        kern_v, sk_v = p.stdout.split()
+    TMP = tempfile.mkdtemp(prefix="tmp-", dir=WORK)
+    # SIGTERM unwinds as SystemExit, through the cleanups (background load, children, TMP).
+    sigterm = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        if args.load:
+            st = dict(state, settings=settings, load_procs=args.load_procs)
+
+            def progress(cell, meta):
+                out = []
+                for s in settings:
+                    r = summarize_load(cell[s])
+                    out.append(f"{s}: " + " ".join(f"{x} {fmt_s(r[x]['quiet'])}/{fmt_s(r[x]['loaded'])} ({fmt_r(r[x]['ratio'])})"
+                                                   for x in LOAD_SIDES) + "".join(f" {x} failed: {r[x]['error'][:200]}"
+                                                                                  for x in LOAD_SIDES if r[x]["error"]))
+                return "; ".join(out)
+            run_extra(args, "load", names["load"], metas, st, lambda m: measure_load(args, m, settings, repeats), progress)
+        if args.grid:
+            st = dict(state, versions=dict(kern=kern_v, sklearn=sk_v))
+
+            def progress(cell, meta):
+                r = summarize_grid(cell)
+                return (" ".join(f"{x} {fmt_s(r[x]['seconds'])}" for x in GRID_SIDES)
+                        + f" kern/sk {fmt_r(ratio(r['kern']['seconds'], r['sklearn']['seconds']))} best C, γ·d "
+                        + " / ".join(best_cell(r[x], meta["d"]) for x in GRID_SIDES) + " " + " ".join(grid_flags(r))
+                        + "".join(f" {x} failed: {r[x]['error'][-300:]}" for x in GRID_SIDES if r[x]["error"]))
+            run_extra(args, "grid", names["grid"], metas, st, lambda m: measure_grid(args, m, repeats), progress)
+    finally:
+        signal.signal(signal.SIGTERM, sigterm)
+        shutil.rmtree(TMP, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -613,6 +1024,9 @@ def write_docs(text):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], sys.argv[3])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--grid-worker":
+        grid_worker(sys.argv[2], sys.argv[3])
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a handful of small sets, one setting, 1 repeat")
@@ -625,6 +1039,11 @@ def main():
     ap.add_argument("--no-docs", action="store_true", help="print the section instead of writing docs/benchmarks.md")
     ap.add_argument("--table-only", action="store_true", help="rewrite the section from target/bench-suite/results.json")
     ap.add_argument("--list", action="store_true", help="print the data sets (converting them) and the settings")
+    ap.add_argument("--load", action="store_true", help="training quiet and under a background load (its own section)")
+    ap.add_argument("--grid", action="store_true", help="GridSearchCV with kern.SVC against SVC (its own section)")
+    ap.add_argument("--load-procs", type=int, help="--load: background processes (default nproc)")
+    ap.add_argument("--grid-python", default=os.path.join(ROOT, "target", "ci-venv", "bin", "python"),
+                    help="--grid: a Python with the package kern and scikit-learn")
     args = ap.parse_args()
     ensure_env()
     import sklearn, numpy as np  # noqa: F401
@@ -632,10 +1051,12 @@ def main():
     res_path = os.path.join(WORK, "results.json")
 
     if args.table_only:
-        with open(res_path) as f:
-            saved = json.load(f)
-        text = section(saved["results"], saved["metas"], saved["state"])
-        print(text) if args.no_docs else write_docs(text)
+        for kind in [k for k in EXTRAS if getattr(args, k)] or ["suite"]:
+            res_file, section_of, markers = EXTRAS.get(kind, ("results.json", section, (BEGIN, END)))
+            with open(os.path.join(WORK, res_file)) as f:
+                saved = json.load(f)
+            text = section_of(saved["results"], saved["metas"], saved["state"])
+            print(text) if args.no_docs else write_docs(text, *markers)
         return
 
     names = ALL_SETS
@@ -643,11 +1064,21 @@ def main():
     repeats = 3
     if args.quick:
         names, settings, repeats = QUICK_SETS, [QUICK_SETTING], 1
+    extra = args.load or args.grid
+    if extra:  # their own sets ({kind: names}) and --load's own setting
+        settings = [LOAD_SETTING]
+        extra_names = {"load": LOAD_SETS if args.load else [], "grid": GRID_SETS if args.grid else []}
+        if args.quick:
+            extra_names = {k: EXTRA_QUICK_SETS if v else [] for k, v in extra_names.items()}
     if args.only:
         names = [s.strip() for s in args.only.split(",") if s.strip()]
         bad = [s for s in names if s not in ALL_SETS]
         if bad:
             sys.exit(f"suite: unknown data set(s) {bad}; known: {', '.join(ALL_SETS)}")
+        if extra:
+            extra_names = {k: names if v else [] for k, v in extra_names.items()}
+    if extra:
+        names = list(dict.fromkeys(extra_names["load"] + extra_names["grid"]))
     if args.settings:
         settings = [s.strip() for s in args.settings.split(",") if s.strip()]
         bad = [s for s in settings if s not in SETTINGS]
@@ -668,7 +1099,7 @@ def main():
             print(f"{s:18s} {m['n']:7d} {m['n_train']:7d} {m['n_test']:6d} {m['d']:5d} {m['classes']:4d}  {m['source']}")
         print("settings:", ", ".join(f"{k} (gamma {v[0]}, C {v[1]:g})" for k, v in SETTINGS.items()))
         return
-    if not os.path.exists(args.kern):
+    if not os.path.exists(args.kern) and (args.load or not extra):
         sys.exit(f"suite: no kern at {args.kern} (cargo build --release -p kern-cli)")
 
     import libsvm
@@ -676,6 +1107,10 @@ def main():
     state = dict(argv=sys.argv[1:], date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                  nproc=len(os.sched_getaffinity(0)), cpu=cpu_model(), repeats=repeats, load=f"{os.getloadavg()[0]:.2f}",
                  versions=dict(sklearn=sklearn.__version__, libsvm=version("libsvm-official")), partial=None)
+    if extra:
+        extras(args, {k: sorted(v, key=lambda s: (metas[s]["n"], s)) for k, v in extra_names.items()},
+               settings, repeats, metas, state)
+        return
     results = {}
     t_start = time.time()
     skipped = []

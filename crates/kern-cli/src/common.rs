@@ -127,11 +127,10 @@ pub fn parse_kernel(spec: &str) -> Result<KernelSpec, CliError> {
 
 /// Runs `f` on a rayon pool of `threads` threads (all cores when `None`).
 pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, CliError> {
-    match threads {
-        None => Ok(f()),
-        Some(0) => Err("--threads must be at least 1".into()),
-        Some(t) => Ok(rayon::ThreadPoolBuilder::new().num_threads(t).build()?.install(f)),
+    if threads == Some(0) {
+        return Err("--threads must be at least 1".into());
     }
+    Ok(kern_core::parallel::install(threads, f)?)
 }
 
 /// Whether a path argument is `-` (standard input or output).

@@ -167,6 +167,14 @@ pub enum CoreError {
     /// A kernel value, objective or prediction that is NaN or infinite.
     #[error("numerical fault: {0}")]
     Numerical(String),
+    /// The threads of a worker pool could not be started.
+    #[error("could not start {threads} worker threads: {reason}")]
+    Threads {
+        /// Threads asked for.
+        threads: usize,
+        /// The system's reason.
+        reason: String,
+    },
     /// An output path that is one of the input files.
     #[error("refusing to write {}: it is the input file {}; choose another output path", out.display(), input.display())]
     Clobber {

@@ -63,6 +63,78 @@ pub fn fix_faer_global() {
     faer::set_global_parallelism(faer_par());
 }
 
+/// Runs `f` on a pool of `threads` threads (`None`: the global pool, as many threads as cores), and
+/// returns its result. The pool of each thread count is built once per process and reused by every
+/// later call: starting threads costs hundreds of microseconds, more than a small fit (a grid search
+/// calls this for every fit). Without the `rayon` feature `f` runs on the calling thread.
+///
+/// ```
+/// let t = kern_core::parallel::install(Some(1), || rayon::current_num_threads())?;
+/// # #[cfg(feature = "rayon")]
+/// assert_eq!(t, 1);
+/// assert!(kern_core::parallel::install(Some(0), || ()).is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> crate::Result<T> {
+    if threads == Some(0) {
+        return Err(crate::CoreError::Param { name: "threads", value: 0.0, reason: "must be at least 1" });
+    }
+    #[cfg(feature = "rayon")]
+    {
+        match threads {
+            None => Ok(f()),
+            Some(t) => Ok(pool(t)?.install(f)),
+        }
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        Ok(f())
+    }
+}
+
+/// Starts the threads [`install`] will run on for `threads` (`None`: the global pool) without waiting
+/// for them, so that they come up while the caller does other work (reading its input): the first
+/// parallel call then finds them running. Errors are left to [`install`].
+///
+/// ```
+/// kern_core::parallel::warm_up(Some(2));
+/// assert_eq!(kern_core::parallel::install(Some(2), || 1 + 1)?, 2);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn warm_up(threads: Option<usize>) {
+    #[cfg(feature = "rayon")]
+    match threads {
+        None => rayon::spawn(|| {}),
+        Some(0) => {}
+        Some(t) => {
+            if let Ok(p) = pool(t) {
+                p.spawn(|| {});
+            }
+        }
+    }
+    #[cfg(not(feature = "rayon"))]
+    let _ = threads;
+}
+
+/// The process's pool of `threads` threads, built on first use.
+#[cfg(feature = "rayon")]
+fn pool(threads: usize) -> crate::Result<std::sync::Arc<rayon::ThreadPool>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.get(&threads) {
+        return Ok(p.clone());
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| crate::CoreError::Threads { threads, reason: e.to_string() })?;
+    let p = Arc::new(p);
+    pools.insert(threads, p.clone());
+    Ok(p)
+}
+
 /// The parallel-iterator vocabulary of kern's loops: rayon's prelude with the `rayon` feature, a
 /// sequential stand-in with the same method names without it.
 ///

@@ -94,12 +94,11 @@ pub fn run<T: Send, E: std::fmt::Display + Send>(
     f: impl FnOnce() -> Result<T, E> + Send,
 ) -> PyResult<T> {
     let t = threads(n_jobs)?;
-    py.detach(|| match t {
-        None => f().map_err(|e| e.to_string()),
-        Some(t) => match rayon::ThreadPoolBuilder::new().num_threads(t).build() {
-            Ok(pool) => pool.install(f).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        },
+    // One pool per thread count for the process (`kern_core::parallel::install`): a grid search
+    // fits hundreds of times, and starting threads for each fit cost more than a small fit.
+    py.detach(|| match kern_core::parallel::install(t, f) {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
     })
     .map_err(PyValueError::new_err)
 }

@@ -13,7 +13,7 @@ use kern_models::railway::RailwaySvc;
 use kern_models::svm::{OneClass, Svc, Svr};
 use numpy::PyArray2;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
@@ -299,6 +299,32 @@ impl Model {
             Inner::OneClass(m) => Ok(vec![m.stats().iterations]),
             _ => Ok(self.svc()?.stats().iter().map(|s| s.iterations).collect()),
         }
+    }
+
+    /// The path each machine's solve took (`[plan]` for SVR and one-class), as dictionaries with the
+    /// keys of kern's plan: order, start, columns, cache_mb, sparse_columns, selection, threading,
+    /// shrinking.
+    fn plans<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let plans: Vec<kern_models::svm::plan::Plan> = match &self.inner {
+            Inner::Svr(m) => vec![m.stats().plan],
+            Inner::OneClass(m) => vec![m.stats().plan],
+            _ => self.svc()?.stats().iter().map(|s| s.plan).collect(),
+        };
+        plans
+            .iter()
+            .map(|p| {
+                let d = PyDict::new(py);
+                d.set_item("order", p.order.name())?;
+                d.set_item("start", p.start.name())?;
+                d.set_item("columns", p.columns.name())?;
+                d.set_item("cache_mb", p.cache_mb)?;
+                d.set_item("sparse_columns", p.sparse_columns)?;
+                d.set_item("selection", p.selection.name())?;
+                d.set_item("threading", p.threading.name())?;
+                d.set_item("shrinking", p.shrinking)?;
+                Ok(d)
+            })
+            .collect()
     }
 
     /// Coefficients of the support vectors and bias `-rho`: `alpha_k - alpha*_k` (SVR), `alpha_k`

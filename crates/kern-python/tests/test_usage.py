@@ -271,3 +271,20 @@ def test_gil_is_released_during_fit():
     assert spans["fit"] > 0.2, "fit too short to tell"
     # Holding the GIL would stall this loop for the whole fit.
     assert gap < spans["fit"] / 2
+
+
+def test_fit_plan_reports_each_machine_s_path():
+    """`fit_plan_` has one plan per machine; a multi-class fit's machines share the threads, a binary
+    fit's only machine does not, and a compact kernel's columns are its sparse `K_C`."""
+    x, y = load_digits(n_class=4, return_X_y=True)
+    m = kern.SVC(gamma=0.001).fit(x, y)
+    assert len(m.fit_plan_) == len(m.n_iter_) == 6
+    assert {p["threading"] for p in m.fit_plan_} == {"machines"}
+    assert all(p["columns"] in ("on-demand", "precomputed", "class-blocks") for p in m.fit_plan_)
+    b = kern.SVC(gamma=0.001).fit(x, y % 2)
+    assert len(b.fit_plan_) == 1 and b.fit_plan_[0]["threading"] in ("serial", "split")
+    cs = kern.SVR(kernel="cs-gaussian:sigma=4,c=0.5,nu=3").fit(x[:200, :2] / 16, y[:200].astype(float))
+    assert cs.fit_plan_[0]["columns"] == "sparse-kc"
+    assert set(cs.fit_plan_[0]) == {
+        "order", "start", "columns", "cache_mb", "sparse_columns", "selection", "threading", "shrinking"
+    }

@@ -93,6 +93,8 @@ impl FitMatrix for CellLearner {
 pub fn run(a: Args) -> CliResult {
     let f = &a.cv;
     let plan = f.plan()?;
+    // The worker threads come up while the data is read.
+    kern_core::parallel::warm_up(f.threads);
     // Every model of `kern cv` computes on either sample store: a sparse file stays sparse. A
     // precomputed file becomes its kernel matrix, and the samples the folds split are the serials.
     let (mut ds, gram) = if plan.precomputed {

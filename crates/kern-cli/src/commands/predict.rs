@@ -60,6 +60,8 @@ pub fn run(a: Args) -> CliResult {
     if let Some(out) = &a.out {
         crate::common::check_out(out, &[&a.data.data, &a.model])?;
     }
+    // The worker threads come up while the model and the data are read.
+    kern_core::parallel::warm_up(a.threads);
     let bytes = persist::read(&a.model)?;
     let path = a.model.display().to_string();
     if kern_models::libsvm_model::looks_like_libsvm_model(&bytes) {

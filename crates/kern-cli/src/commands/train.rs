@@ -166,6 +166,8 @@ fn load_scaled(a: &Args, sparse: bool) -> Result<Dataset, CliError> {
 /// Runs `kern train`.
 pub fn run(a: Args) -> CliResult {
     crate::common::check_out(&a.out, &[&a.data.data])?;
+    // The worker threads come up while the data is read.
+    kern_core::parallel::warm_up(a.threads);
     // The learner's flags are checked before any data is read, on every path (precomputed and railway
     // kernels too): a flag given to a learner it does not apply to is refused.
     let target = a.learner.resolve()?;

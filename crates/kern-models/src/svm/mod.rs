@@ -10,13 +10,17 @@
 //! - Kernels are [`kern_core::KernelSpec`]s; the solver is monomorphized per concrete kernel through
 //!   [`kern_core::KernelSpec::visit`]. Kernel values and gradients are `f64` throughout.
 //!
-//! **Kernel columns.** A column of `Q` is computed on demand over the active (unshrunk) variables,
-//! split across the rayon pool when long enough, and kept in the LRU cache (default 100 MB, LIBSVM's).
-//! When the whole Gram matrix of a binary problem takes at most half of the budget it is computed up
-//! front by kern-core's blocked GEMM and columns become gathers; in one-vs-one the per-class diagonal
-//! blocks are computed once and shared by the pairs. Compactly supported kernels
-//! (`support_radius()` is `Some`) go through kern-sparse: their columns hold only the neighbours
-//! within the support radius, and prediction visits only the support vectors near each test point.
+//! **The plan.** Which path a fit takes — the column source, the order and start, the selection, how
+//! the threads are shared — is one value, [`plan::Plan`], chosen by the rules of [`plan`] from the
+//! problem and the constants of [`plan::Tuning`], and reported per machine in
+//! [`MachineStats::plan`]. By default a column of `Q` is computed on demand over the active
+//! (unshrunk) variables and kept in the LRU cache (default 100 MB, LIBSVM's); a machine whose kernel
+//! entries are dear (many features, or a kernel without the vectorized profile) has its Gram
+//! computed up front by kern-core's blocked GEMM when it takes at most half of the budget, and in
+//! one-vs-one the per-class diagonal blocks are then shared by the pairs. The machines of a
+//! multi-class fit run side by side, one per thread. Compactly supported kernels (`support_radius()`
+//! is `Some`) go through kern-sparse: their columns hold only the neighbours within the support
+//! radius, and prediction visits only the support vectors near each test point.
 //!
 //! ```
 //! use kern_models::svm::SvcParams;

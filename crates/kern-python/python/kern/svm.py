@@ -205,6 +205,7 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
         )
         self.kernel_spec_ = spec
         self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
+        self.fit_plan_ = self._model.plans()
         self._set_support(X, y_enc, sw)
         return self
 
@@ -246,7 +247,9 @@ class SVC(_BaseSVC):
 
     Fitted attributes: `classes_`, `n_features_in_`, `support_`, `support_vectors_`, `n_support_`,
     `dual_coef_`, `intercept_`, `kernel_spec_` (the kern spec used), with scikit-learn's shapes and
-    signs.
+    signs; `n_iter_` and `fit_plan_`, one entry per binary machine: the SMO iterations and the path
+    the solve took (a dict: order, start, columns, cache_mb, sparse_columns, selection, threading,
+    shrinking).
     """
 
     def __init__(
@@ -289,7 +292,8 @@ class NuSVC(_BaseSVC):
 
     Parameters follow scikit-learn's `sklearn.svm.NuSVC` (no `class_weight`); `kernel` also takes a kern
     spec or ``"precomputed"`` (as `SVC`); `n_jobs` is kern's thread count. Fitted attributes as `SVC`: `classes_`, `n_features_in_`,
-    `support_`, `support_vectors_`, `n_support_`, `dual_coef_`, `intercept_`, `kernel_spec_`.
+    `support_`, `support_vectors_`, `n_support_`, `dual_coef_`, `intercept_`, `kernel_spec_`, `n_iter_`,
+    `fit_plan_`.
     """
 
     def __init__(
@@ -368,6 +372,7 @@ class RailwaySVC(_BaseSVC):
         )
         self.n_areas_, self.n_zones_ = self._model.railway_parts()
         self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
+        self.fit_plan_ = self._model.plans()
         return self
 
 
@@ -377,7 +382,8 @@ class SVR(_KernelSVM, RegressorMixin, BaseEstimator):
     `n_jobs` kern's thread count.
 
     Fitted attributes: `n_features_in_`, `support_`, `support_vectors_`, `dual_coef_` (`(1, n_SV)`),
-    `intercept_`, `kernel_spec_`.
+    `intercept_`, `kernel_spec_`, `n_iter_`, and `fit_plan_`: a one-item list with the path the solve
+    took (a dict: order, start, columns, cache_mb, sparse_columns, selection, threading, shrinking).
     """
 
     def __init__(
@@ -437,6 +443,7 @@ def _set_expansion(est, X, sw):
     """`n_iter_`, `support_`, `support_vectors_`, `dual_coef_` `(1, n_SV)` and `intercept_` of a model
     with one expansion (SVR, ν-SVR, one-class), support vectors in sample order."""
     est.n_iter_ = int(est._model.iterations()[0])
+    est.fit_plan_ = est._model.plans()
     rows = _support_rows(est._model, X, sw)
     coef, bias = est._model.svr_coefficients()
     order = np.argsort(rows, kind="stable")
@@ -482,7 +489,8 @@ class OneClassSVM(_KernelSVM, OutlierMixin, BaseEstimator):
 
     Fitted attributes: `n_features_in_`, `support_`, `support_vectors_`, `dual_coef_` `(1, n_SV)`,
     `intercept_` (`-rho`), `offset_` (`rho`: `decision_function = score_samples - offset_`),
-    `kernel_spec_`. `predict` gives +1 inside the support, -1 outside.
+    `kernel_spec_`, `n_iter_`, `fit_plan_` (as `SVR`). `predict` gives +1 inside the support, -1
+    outside.
     """
 
     def __init__(
