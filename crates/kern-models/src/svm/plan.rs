@@ -3,22 +3,21 @@
 //! [`MachineStats`](super::MachineStats).
 //!
 //! Every SVM solve (C-SVC, ν-SVC, ε-SVR, ν-SVR, one-class, the regularization path) goes through two
-//! choices, both here:
+//! choices, both by the rules here:
 //!
-//! 1. [`source`]: before any kernel value is computed, the order of the problem (the data's, or the
-//!    cells of a compact kernel's neighbour grid), its start (zero, given, or seeded by a
-//!    sub-problem) and the column source (a precomputed Gram matrix, shared one-vs-one class blocks,
-//!    columns on demand through an LRU cache, a compact kernel's sparse `K_C` stored or on demand,
-//!    or the user's matrix), and how the machines of a multi-class fit share the threads;
-//! 2. [`solve`]: once the source exists, the solver's loop — sparse or dense columns, scans or
-//!    tournament trees for the working-set selection, passes split across two threads or not,
-//!    shrinking, and the column cache's size.
+//! 1. before any kernel value is computed: the order of the problem (the data's, or the cells of a
+//!    compact kernel's neighbour grid), its start (zero, given, or seeded by a sub-problem) and the
+//!    column source (a precomputed Gram matrix, shared one-vs-one class blocks, columns on demand
+//!    through an LRU cache, a compact kernel's sparse `K_C` stored or on demand, or the user's
+//!    matrix), and how the machines of a multi-class fit share the threads;
+//! 2. once the source exists and the number of nonzeros of `Q` is known: the solver's loop — sparse
+//!    or dense columns, scans or tournament trees for the working-set selection, passes split
+//!    across two threads or not, shrinking, and the column cache's size.
 //!
-//! The two are one plan: [`solve`] completes the [`Plan`] that [`source`] began, and the solver
-//! follows it without deciding anything itself. The constants behind the rules are the fields of
-//! [`Tuning`], whose [`Default`] holds the measured values; its `force_*` fields pin a choice
-//! (tests compare the paths on the same fits; they travel in [`SolverParams`](super::SolverParams)
-//! to every worker thread).
+//! The second completes the [`Plan`] the first began, and the solver follows it without deciding
+//! anything itself. The constants behind the rules are the fields of [`Tuning`], whose [`Default`]
+//! holds the measured values; its `force_*` fields pin a choice (tests compare the paths on the same
+//! fits; the pins travel in [`SolverParams`](super::SolverParams) to every worker thread).
 //!
 //! ```
 //! use kern_models::svm::{SvcParams, plan::{Columns, Threading}};
