@@ -63,10 +63,14 @@ pub fn fix_faer_global() {
     faer::set_global_parallelism(faer_par());
 }
 
-/// Runs `f` on a pool of `threads` threads (`None`: the global pool, as many threads as cores), and
-/// returns its result. The pool of each thread count is built once per process and reused by every
-/// later call: starting threads costs hundreds of microseconds, more than a small fit (a grid search
-/// calls this for every fit). Without the `rayon` feature `f` runs on the calling thread.
+/// Runs `f` on a worker of a pool of `threads` threads (`None`: [`default_threads`]), and returns its
+/// result. The pool of each thread count is built once per process and reused by every later call:
+/// starting threads costs hundreds of microseconds, more than a small fit (a grid search calls this
+/// for every fit). `f` runs *on* a worker, so the parallel loops inside it split their work with the
+/// pool's other workers by stealing; called from outside any pool, each of those loops would instead
+/// be handed to the pool while the caller sleeps, two wake-ups per loop (a C-SVC whose columns split
+/// across threads took 1.4–2× the time of one thread so). Without the `rayon` feature `f` runs on
+/// the calling thread.
 ///
 /// ```
 /// let t = kern_core::parallel::install(Some(1), || rayon::current_num_threads())?;
@@ -81,10 +85,7 @@ pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) ->
     }
     #[cfg(feature = "rayon")]
     {
-        match threads {
-            None => Ok(f()),
-            Some(t) => Ok(pool(t)?.install(f)),
-        }
+        Ok(pool(threads.unwrap_or_else(default_threads))?.install(f))
     }
     #[cfg(not(feature = "rayon"))]
     {
@@ -103,17 +104,25 @@ pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) ->
 /// ```
 pub fn warm_up(threads: Option<usize>) {
     #[cfg(feature = "rayon")]
-    match threads {
-        None => rayon::spawn(|| {}),
-        Some(0) => {}
-        Some(t) => {
-            if let Ok(p) = pool(t) {
-                p.spawn(|| {});
-            }
-        }
+    if let Ok(p) = pool(threads.unwrap_or_else(default_threads).max(1)) {
+        p.spawn(|| {});
     }
     #[cfg(not(feature = "rayon"))]
     let _ = threads;
+}
+
+/// The thread count of [`install`] when none is given: `RAYON_NUM_THREADS` when it is a positive
+/// number (rayon's own convention), else the processors this process may run on.
+///
+/// ```
+/// assert!(kern_core::parallel::default_threads() >= 1);
+/// ```
+pub fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&t| t > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The process's pool of `threads` threads, built on first use.

@@ -176,7 +176,7 @@ names! {
 ///
 /// ```
 /// let t = kern_models::svm::plan::Tuning::default();
-/// assert_eq!((t.precompute_min_dim, t.split_min), (64, 8192));
+/// assert_eq!((t.precompute_min_dim, t.split_min), (64, 3072));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tuning {
@@ -214,7 +214,12 @@ pub struct Tuning {
     /// samples, after which the neighbours of each step are cache misses in the data's order.
     pub spatial_min_n: usize,
     /// Active-set length from which a single machine's dense passes split across two threads: a
-    /// hand-off to the other worker costs a few microseconds, a pass over 8,192 positions tens.
+    /// hand-off to the other worker costs a few microseconds, a pass (a column's fill fused with a
+    /// scan) over a few thousand positions tens. Measured (`bench/suite.py`'s binary sets, γ = 1/d
+    /// and scale, C ∈ {1, 10}, best of 3, training seconds split from 2,048 over split from 8,192):
+    /// chess (l = 2,556, d = 73) 0.80–1.12, spambase (3,677) 0.69–0.80, banana (4,240, d = 2)
+    /// 0.90–1.12, phoneme (4,323) 0.52–0.55, ring and twonorm (5,920, d = 20) 0.68–0.83, mushroom
+    /// (6,499) 0.65–0.76, magic (15,216: split either way) 0.93–1.04; hence from 3,072, above chess.
     pub split_min: usize,
     /// Sparse columns when `Q` has at most `l²/sparse_max_inv_density` nonzeros: a sparse entry costs
     /// an index load, a position lookup and a scattered update, several times a dense entry.
@@ -250,7 +255,7 @@ impl Default for Tuning {
             seed_min_n: 65_536,
             seed_stride: 8,
             spatial_min_n: 16_384,
-            split_min: 8192,
+            split_min: 3072,
             sparse_max_inv_density: 16,
             tree_max_inv_density: 32,
             tree_split_min_neighbours: 1024,
