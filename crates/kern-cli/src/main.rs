@@ -87,6 +87,7 @@ impl Command {
 const SCHEMA: u32 = 1;
 
 fn main() -> ExitCode {
+    kern_core::parallel::prepare_dense();
     let cli = Cli::parse();
     if let Some(m) = &cli.max_memory {
         match kern_core::memory::parse_size(m) {

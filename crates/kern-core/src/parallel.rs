@@ -95,7 +95,8 @@ pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) ->
 
 /// Starts the threads [`install`] will run on for `threads` (`None`: the global pool) without waiting
 /// for them, so that they come up while the caller does other work (reading its input): the first
-/// parallel call then finds them running. Errors are left to [`install`].
+/// parallel call then finds them running; and it calls [`prepare_dense`]. Errors are left to
+/// [`install`].
 ///
 /// ```
 /// kern_core::parallel::warm_up(Some(2));
@@ -107,8 +108,39 @@ pub fn warm_up(threads: Option<usize>) {
     if let Ok(p) = pool(threads.unwrap_or_else(default_threads).max(1)) {
         p.spawn(|| {});
     }
+    prepare_dense();
     #[cfg(not(feature = "rayon"))]
     let _ = threads;
+}
+
+/// Makes the first call of faer's matrix product on a thread of its own, once per process, without
+/// waiting for it: that call reads the processor's cache sizes from the operating system, a few
+/// hundred microseconds that a small prediction would otherwise spend waiting. The `kern` command
+/// calls it first thing; [`warm_up`] calls it too. (On a pool worker it would hold up the first job
+/// of a one-thread pool.)
+///
+/// ```
+/// kern_core::parallel::prepare_dense();
+/// kern_core::parallel::prepare_dense(); // the second call does nothing
+/// ```
+pub fn prepare_dense() {
+    #[cfg(feature = "rayon")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let _ = std::thread::Builder::new().name("kern-warm-up".into()).spawn(first_product);
+        });
+    }
+}
+
+/// One small matrix product, so that faer's one-time set-up (the cache sizes its blocking is planned
+/// on, the processor's features) is done.
+#[cfg(feature = "rayon")]
+fn first_product() {
+    let a = faer::Mat::<f64>::from_fn(32, 32, |i, j| (i + j) as f64);
+    let mut c = faer::Mat::<f64>::zeros(32, 32);
+    faer::linalg::matmul::matmul(c.as_mut(), faer::Accum::Replace, a.as_ref(), a.as_ref(), 1.0, Par::Seq);
+    std::hint::black_box(&c);
 }
 
 /// The thread count of [`install`] when none is given: `RAYON_NUM_THREADS` when it is a positive

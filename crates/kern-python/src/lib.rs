@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 fn _kern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Same bits at any thread count (faer's split degree fixed).
     kern_core::parallel::fix_faer_global();
+    kern_core::parallel::prepare_dense();
     m.add_class::<model::Model>()?;
     m.add_function(wrap_pyfunction!(fit::fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_svr, m)?)?;

@@ -166,7 +166,7 @@ impl OneClass {
     }
     /// Decision values `f(x) = Σ α_i k(x_i, x) − ρ`, one per sample.
     pub fn decision_function(&self, x: &Samples) -> Result<Vec<f64>> {
-        let d = self.kernel.decision_values(&self.sv, std::slice::from_ref(&self.coef), &[self.rho], x)?;
+        let d = self.kernel.decision_values(&self.sv, super::predict::column(&self.coef), &[self.rho], x)?;
         Ok(d.into_iter().map(|r| r[0]).collect())
     }
 }

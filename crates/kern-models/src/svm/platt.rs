@@ -87,7 +87,13 @@ pub(crate) fn cross_validated_sigmoid(
             continue;
         }
         let xs = x.select(&test)?;
-        let d = super::predict::decision_values(kernel, &xt, &[coef], &[fit.stats.rho], &xs)?;
+        let d = super::predict::decision_values(
+            kernel,
+            &xt,
+            super::predict::column(&coef),
+            &[fit.stats.rho],
+            &xs,
+        )?;
         for (k, &i) in test.iter().enumerate() {
             dec[i] = d[k][0];
         }

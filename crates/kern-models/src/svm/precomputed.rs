@@ -268,7 +268,7 @@ impl ModelKernel {
     pub(crate) fn decision_values(
         &self,
         sv: &Samples,
-        coef: &[Vec<f64>],
+        coef: faer::MatRef<'_, f64>,
         rho: &[f64],
         x: &Samples,
     ) -> Result<Vec<Vec<f64>>> {
@@ -288,9 +288,11 @@ impl ModelKernel {
             .into_par_iter()
             .map(|r| {
                 let row = x.row(r);
-                coef.iter()
+                (0..coef.ncols())
                     .zip(rho)
-                    .map(|(c, &rh)| c.iter().zip(&serial).map(|(&a, &s)| a * row[s]).sum::<f64>() - rh)
+                    .map(|(m, &rh)| {
+                        coef.col(m).iter().zip(&serial).map(|(&a, &s)| a * row[s]).sum::<f64>() - rh
+                    })
                     .collect()
             })
             .collect())

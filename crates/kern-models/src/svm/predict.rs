@@ -8,17 +8,22 @@
 use crate::error::Result;
 use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples};
 
-/// Decision values of `machines` (`coef` dense over the support vectors, `rho`): one row per sample of
-/// `x`, one column per machine.
+/// One machine's coefficients as the one-column matrix [`decision_values`] takes (no copy).
+pub(crate) fn column(coef: &[f64]) -> faer::MatRef<'_, f64> {
+    faer::MatRef::from_column_major_slice(coef, coef.len(), 1)
+}
+
+/// Decision values of the machines whose coefficients are the columns of `coef` (dense over the
+/// support vectors, `sv.n() × machines`) and whose offsets are `rho`: one row per sample of `x`, one
+/// column per machine.
 pub(crate) fn decision_values(
     kernel: &KernelSpec,
     sv: &Samples,
-    coef: &[Vec<f64>],
+    coef: faer::MatRef<'_, f64>,
     rho: &[f64],
     x: &Samples,
 ) -> Result<Vec<Vec<f64>>> {
     sv.check_same_dim(x)?;
-    let a = faer::Mat::from_fn(sv.n(), coef.len(), |i, m| coef[m][i]);
     struct V<'a>(&'a Samples, faer::MatRef<'a, f64>, &'a Samples);
     impl KernelVisitor for V<'_> {
         type Output = kern_sparse::Result<faer::Mat<f64>>;
@@ -28,7 +33,7 @@ pub(crate) fn decision_values(
         }
     }
     let e = kernel
-        .visit(V(sv, a.as_ref(), x))
+        .visit(V(sv, coef, x))
         .map_err(|e| crate::ModelsError::Numerical(format!("kernel expansion: {e}")))?;
     Ok((0..x.n()).map(|r| rho.iter().enumerate().map(|(m, &rh)| e[(r, m)] - rh).collect()).collect())
 }

@@ -63,6 +63,27 @@ pub struct Svc {
     stats: Vec<MachineStats>,
     /// `Some(ν)` for a ν-SVC (its machines are stored in C-SVC form, coefficients `α_i y_i / r`).
     nu: Option<f64>,
+    /// The machines' coefficients as one dense `#SV × machines` matrix, built by the first prediction
+    /// and reused by every later one (not stored in the model file).
+    #[serde(skip)]
+    expansion: Expansion,
+}
+
+/// A lazily built coefficient matrix: derived data, so it takes no part in equality and is not
+/// persisted.
+#[derive(Clone, Default)]
+struct Expansion(std::sync::OnceLock<faer::Mat<f64>>);
+
+impl PartialEq for Expansion {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Expansion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() { "built" } else { "not built" })
+    }
 }
 
 impl Persist for Svc {
@@ -219,6 +240,7 @@ impl SvcParams {
             sigmoids: self.probability.then_some(sigmoids),
             stats,
             nu,
+            expansion: Expansion::default(),
         })
     }
 
@@ -570,20 +592,17 @@ impl Svc {
     /// Decision values: one row per sample, one column per machine (shape in the type's docs). For a
     /// precomputed-kernel model the samples are kernel rows against the training points.
     pub fn decision_function(&self, x: &Samples) -> Result<Vec<Vec<f64>>> {
-        let nsv = self.sv.n();
-        let coef: Vec<Vec<f64>> = self
-            .machines
-            .iter()
-            .map(|m| {
-                let mut c = vec![0.0; nsv];
+        let coef = self.expansion.0.get_or_init(|| {
+            let mut a = faer::Mat::zeros(self.sv.n(), self.machines.len());
+            for (j, m) in self.machines.iter().enumerate() {
                 for (&k, &v) in m.sv.iter().zip(&m.coef) {
-                    c[k as usize] = v;
+                    a[(k as usize, j)] = v;
                 }
-                c
-            })
-            .collect();
+            }
+            a
+        });
         let rho: Vec<f64> = self.machines.iter().map(|m| m.rho).collect();
-        self.kernel.decision_values(&self.sv, &coef, &rho, x)
+        self.kernel.decision_values(&self.sv, coef.as_ref(), &rho, x)
     }
 
     fn vote(&self, dec: &[f64]) -> usize {

@@ -265,7 +265,7 @@ impl Svr {
 impl Model for Svr {
     type Error = ModelsError;
     fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
-        let d = self.kernel.decision_values(&self.sv, std::slice::from_ref(&self.coef), &[self.rho], x)?;
+        let d = self.kernel.decision_values(&self.sv, super::predict::column(&self.coef), &[self.rho], x)?;
         Ok(d.into_iter().map(|r| r[0]).collect())
     }
 }

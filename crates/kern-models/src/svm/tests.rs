@@ -607,3 +607,32 @@ impl WithoutPlans for OneClass {
         vec![&mut self.stats_mut().plan]
     }
 }
+
+/// The coefficient matrix built by the first prediction is reused, and changes nothing: each machine's
+/// decision value equals the sum over its own support vectors, on every call, and the model (its
+/// equality and its bytes) is the same before and after predicting.
+#[test]
+fn cached_expansion_matches_the_per_machine_sums() {
+    let (x, t) = blobs(30, 3);
+    let (xt, _) = blobs(10, 4);
+    let k: KernelSpec = "gaussian:sigma=1.5".parse().unwrap();
+    let m = SvcParams::new(k.clone()).fit(&x, &t).unwrap();
+    let (fresh, bytes) = (m.clone(), persist::to_bytes(&m).unwrap());
+    let (first, second) = (m.decision_function(&xt).unwrap(), m.decision_function(&xt).unwrap());
+    assert_eq!(first, second);
+    assert_eq!(m, fresh);
+    assert_eq!(persist::to_bytes(&m).unwrap(), bytes);
+    let sv = m.support_vectors();
+    for (j, &(_, _, b)) in m.machines().iter().enumerate() {
+        let (rows, coef) = m.machine_coefficients(j);
+        for (i, row) in first.iter().enumerate() {
+            let want: f64 =
+                rows.iter().zip(&coef).map(|(&r, &c)| c * k.eval(sv.row(r), xt.row(i))).sum::<f64>() + b;
+            assert!(
+                (row[j] - want).abs() <= 1e-12 * (1.0 + want.abs()),
+                "machine {j} sample {i}: {} vs {want}",
+                row[j]
+            );
+        }
+    }
+}
