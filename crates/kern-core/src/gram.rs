@@ -495,13 +495,13 @@ unsafe impl Sync for SharedPtr {}
 /// error that names the paths that would fit, never an allocation abort.
 #[allow(unsafe_code)]
 fn zeros_parallel(nrows: usize, ncols: usize) -> Result<Mat<f64>> {
-    crate::memory::check_array::<f64>(
-        &[nrows, ncols],
+    let mut m = crate::memory::try_mat_capacity(
+        nrows,
+        ncols,
         "dense Gram matrix",
         "use a compactly supported kernel (cs-gaussian:...) with the sparse path, a landmark (Nystroem/FVS) \
          model, a sample of the data, or raise --max-memory",
     )?;
-    let mut m = Mat::<f64>::with_capacity(nrows, ncols);
     let cs = m.col_stride() as usize;
     debug_assert!(cs >= nrows);
     let ptr = SharedPtr(m.as_ptr_mut());

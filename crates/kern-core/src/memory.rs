@@ -3,9 +3,11 @@
 //! [`CoreError::Memory`] (what it needs, what is available, what to do instead) rather than aborting.
 //!
 //! The budget is, in order: the override set by [`set_limit`] (the `kern --max-memory` flag), else
-//! the smaller of the cgroup's remaining memory (cgroup v2 `memory.max - memory.current`, or v1
-//! `memory.limit_in_bytes - memory.usage_in_bytes`) and the kernel's `MemAvailable`. Where neither can
-//! be read the budget is unknown and only overflow is refused.
+//! the smallest of the cgroup's remaining memory (cgroup v2 `memory.max - memory.current`, or v1
+//! `memory.limit_in_bytes - memory.usage_in_bytes`), the kernel's `MemAvailable`, and the address
+//! space this process may still map under its `RLIMIT_AS` (`ulimit -v`, as clusters set it: the soft
+//! limit of `/proc/self/limits` minus `VmSize` of `/proc/self/status`). Where none can be read the
+//! budget is unknown and only overflow is refused.
 //!
 //! ```
 //! use kern_core::memory::{self, Budget};
@@ -46,7 +48,8 @@ pub fn set_limit(bytes: Option<u64>) {
 pub struct Budget {
     /// Bytes available; `None` when the system does not say.
     pub bytes: Option<u64>,
-    /// `"--max-memory"`, `"cgroup limit"`, `"MemAvailable"` or `"unknown"`.
+    /// `"--max-memory"`, `"cgroup limit"`, `"MemAvailable"`, `"address-space limit (ulimit -v)"` or
+    /// `"unknown"`.
     pub source: &'static str,
 }
 
@@ -61,14 +64,45 @@ pub fn budget() -> Budget {
     if over != u64::MAX {
         return Budget { bytes: Some(over), source: "--max-memory" };
     }
-    let cgroup = cgroup_remaining();
-    let avail = mem_available();
-    match (cgroup, avail) {
-        (Some(c), Some(a)) if c < a => Budget { bytes: Some(c), source: "cgroup limit" },
-        (_, Some(a)) => Budget { bytes: Some(a), source: "MemAvailable" },
-        (Some(c), None) => Budget { bytes: Some(c), source: "cgroup limit" },
-        (None, None) => Budget { bytes: None, source: "unknown" },
-    }
+    [
+        (cgroup_remaining(), "cgroup limit"),
+        (mem_available(), "MemAvailable"),
+        (address_space_remaining(), ADDRESS_SPACE),
+    ]
+    .into_iter()
+    .filter_map(|(b, source)| b.map(|bytes| Budget { bytes: Some(bytes), source }))
+    .min_by_key(|b| b.bytes)
+    .unwrap_or(Budget { bytes: None, source: "unknown" })
+}
+
+/// Whether this process runs under an address-space limit (`ulimit -v`).
+///
+/// ```
+/// let _limited: bool = kern_core::memory::address_space_limited();
+/// ```
+pub fn address_space_limited() -> bool {
+    address_space_remaining().is_some()
+}
+
+/// The budget source named for `RLIMIT_AS`.
+const ADDRESS_SPACE: &str = "address-space limit (ulimit -v)";
+
+/// Address space this process may still map under its soft `RLIMIT_AS`, when it has one.
+fn address_space_remaining() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    remaining_address_space(&limits, &status)
+}
+
+/// [`address_space_remaining`] from the texts of `/proc/self/limits` and `/proc/self/status`:
+/// `None` when the soft limit is `unlimited` or a text cannot be read.
+fn remaining_address_space(limits: &str, status: &str) -> Option<u64> {
+    let line = limits.lines().find(|l| l.starts_with("Max address space"))?;
+    let soft = line.trim_start_matches("Max address space").split_whitespace().next()?;
+    let soft: u64 = soft.parse().ok()?; // "unlimited" does not parse
+    let vm = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let kb: u64 = vm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(soft.saturating_sub(kb.checked_mul(1024)?))
 }
 
 fn read_u64(path: &str) -> Option<u64> {
@@ -160,7 +194,12 @@ pub fn check_bytes(bytes: u64, what: &str, instead: &str) -> Result<()> {
             needed: bytes,
             available: avail,
             source_name: b.source,
-            instead: instead.to_string(),
+            // --max-memory cannot lift the address-space limit: say which limit to raise.
+            instead: if b.source == ADDRESS_SPACE {
+                instead.replace("raise --max-memory", "raise the address-space limit (ulimit -v)")
+            } else {
+                instead.to_string()
+            },
         }),
         _ => Ok(()),
     }
@@ -219,6 +258,30 @@ pub fn try_with_capacity<T>(len: usize, what: &str, instead: &str) -> Result<Vec
     Ok(v)
 }
 
+/// An empty `faer` matrix with room for `nrows × ncols` doubles, checked against the budget and
+/// reserved fallibly (faer's own `with_capacity` and `zeros` abort when the allocation fails, as it
+/// does under `ulimit -v` although the budget's other sources say the memory is there).
+///
+/// ```
+/// let m = kern_core::memory::try_mat_capacity(3, 4, "scores", "")?;
+/// assert_eq!((m.nrows(), m.ncols()), (0, 0));
+/// assert!(kern_core::memory::try_mat_capacity(usize::MAX, 2, "scores", "").is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn try_mat_capacity(nrows: usize, ncols: usize, what: &str, instead: &str) -> Result<faer::Mat<f64>> {
+    let bytes = bytes_for::<f64>(&[nrows, ncols], what)?;
+    check_bytes(bytes, what, instead)?;
+    let mut m = faer::Mat::new();
+    m.try_reserve(nrows, ncols).map_err(|_| CoreError::Memory {
+        what: what.to_string(),
+        needed: bytes,
+        available: budget().bytes.unwrap_or(0),
+        source_name: "allocator",
+        instead: instead.to_string(),
+    })?;
+    Ok(m)
+}
+
 /// Human-readable bytes: `80.0 GB` (powers of 1000, as `df -H`).
 ///
 /// ```
@@ -258,6 +321,19 @@ mod tests {
     fn overflow_is_an_error_not_a_wrap() {
         assert!(matches!(bytes_for::<f64>(&[1 << 32, 1 << 32], "x"), Err(CoreError::SizeOverflow { .. })));
         assert!(check_array::<u8>(&[usize::MAX, usize::MAX], "x", "").is_err());
+    }
+
+    #[test]
+    fn address_space_limit_is_the_soft_limit_minus_the_mapped_size() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                      Max stack size            8388608              unlimited            bytes     \n\
+                      Max address space         2048000000           unlimited            bytes     \n";
+        let status = "Name:\tkern\nVmPeak:\t  900000 kB\nVmSize:\t  500000 kB\n";
+        assert_eq!(remaining_address_space(limits, status), Some(2_048_000_000 - 512_000_000));
+        let unlimited = limits.replace("2048000000", "unlimited ");
+        assert_eq!(remaining_address_space(&unlimited, status), None);
+        let mapped_more = status.replace("500000", "3000000");
+        assert_eq!(remaining_address_space(limits, &mapped_more), Some(0));
     }
 
     #[test]

@@ -128,7 +128,14 @@ pub fn prepare_dense() {
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
-            let _ = std::thread::Builder::new().name("kern-warm-up".into()).spawn(first_product);
+            let _ = std::thread::Builder::new().name("kern-warm-up".into()).spawn(|| {
+                // faer's first product on a thread reserves address space for its packing buffers
+                // (twice the last-level cache); under `ulimit -v` that could fail in the work's
+                // own threads because this one holds it, so the warm-up is skipped there.
+                if !crate::memory::address_space_limited() {
+                    first_product();
+                }
+            });
         });
     }
 }
