@@ -111,6 +111,42 @@ fn gram_dense_that_exceeds_the_machine_is_refused() {
     assert!(err.contains("kern sparse"), "{err}");
 }
 
+/// Under `ulimit -v` (RLIMIT_AS, as clusters set it) the commands that build a dense n × n matrix
+/// refuse it with an error naming the address-space limit, where `MemAvailable` alone would let them
+/// try and abort. 20,000 points: a dense matrix of 3.2 GB against a 1.5 GB address space.
+#[test]
+fn dense_matrices_over_the_address_space_limit_are_refused() {
+    let d = scratch("ulimit-v");
+    let mut text = String::with_capacity(20_000 * 16);
+    for i in 0..20_000 {
+        text.push_str(&format!("{} 1:{} 2:{}\n", if i % 2 == 0 { 1 } else { -1 }, i % 97, i % 89));
+    }
+    let data = write(&d, "x.svm", text);
+    let out = d.join("out");
+    let kern = env!("CARGO_BIN_EXE_kern");
+    let runs: [&[&str]; 4] = [
+        &["gram", "--data", s(&data), "--kernel", "gaussian:sigma=1"],
+        &["train", "--model", "krr", "--data", s(&data), "--kernel", "gaussian:sigma=1", "--out", s(&out)],
+        &["train", "--model", "lssvm", "--data", s(&data), "--kernel", "gaussian:sigma=1", "--out", s(&out)],
+        &["kpca", "--data", s(&data), "--kernel", "gaussian:sigma=1", "--components", "2", "--out", s(&out)],
+    ];
+    for args in runs {
+        let before = snapshot(&d);
+        let r = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1500000 && exec \"$0\" \"$@\"")
+            .arg(kern)
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("address-space limit (ulimit -v)"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(snapshot(&d), before, "files changed by the failing {args:?}");
+    }
+}
+
 #[test]
 fn one_hot_of_an_id_column_over_max_memory_is_refused() {
     let d = scratch("one-hot");
