@@ -58,7 +58,7 @@ def main():
                 write_gr(path, *green_red(n, n))
             kernel, lam = KERNELS[data]
             model = os.path.join(tmp, "m.kern")
-            base = [a.kern, "train", "--data", path, "--model", "lssvm", "--kernel", kernel, "--lambda", lam,
+            base = [a.kern, "train", "--data", path, "--model", "lssvm", "--kernel", kernel, "--gam", lam,
                     "--landmarks", f"random:{m}", "--seed", "0", "--out", model]
             small = ["--max-memory", str(n * m * 8)]
 

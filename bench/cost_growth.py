@@ -67,11 +67,11 @@ def main():
                     continue
                 model = os.path.join(tmp, "m.kern")
                 if path in ("direct", "iterative"):
-                    cmd = [a.kern, "train", "--data", data, "--model", "lssvm", "--kernel", compact, "--lambda",
+                    cmd = [a.kern, "train", "--data", data, "--model", "lssvm", "--kernel", compact, "--gam",
                            a.lam, "--path", "sparse", "--solver", path, "--tol", a.tol, "--out", model]
                 elif path == "nystrom":
                     cmd = [a.kern, "train", "--data", data, "--model", "lssvm", "--kernel", "gaussian:sigma=0.6",
-                           "--lambda", a.lam, "--landmarks", f"random:{a.m}", "--tol", a.tol, "--out", model]
+                           "--gam", a.lam, "--landmarks", f"random:{a.m}", "--tol", a.tol, "--out", model]
                 else:
                     cmd = [a.kern, "kpca", "--data", data, "--kernel", compact, "--components", "8",
                            "--tol", a.kpca_tol]

@@ -6,7 +6,7 @@ Both sides solve the same problem. scikit-learn maps x to the Nystroem features
 phi(x) = K_mm^{-1/2} k_C(x) of M uniformly drawn centres and fits a ridge classifier with intercept,
 min ||y - Phi w - b||^2 + alpha ||w||^2 on +-1 targets; with w = K_mm^{1/2} beta that is
 min ||y - K_nm beta - b||^2 + alpha beta' K_mm beta, which is kern's landmark LS-SVM
-(`--model lssvm`, shift s = 1/lambda, intercept eliminated) with alpha = 1/lambda. kern's
+(`--model lssvm --gam lambda`: shift s = 1/lambda, intercept eliminated) with alpha = 1/lambda. kern's
 `random:M` draws its centres uniformly as scikit-learn does; `fvs:M` selects them by feature vector
 selection. Kernel: kern's `gaussian:sigma=S` is exp(-r^2/S^2), i.e. scikit-learn's rbf with
 gamma = 1/S^2; S defaults to the median distance of 2000 training points (computed here, once, and
@@ -134,7 +134,7 @@ def main():
                 for rep in range(a.reps):
                     model = os.path.join(tmp, "m.kern")
                     j, rss, _ = timed_run([a.kern, "train", "--data", train, "--model", "lssvm",
-                                           "--kernel", f"gaussian:sigma={sigma}", "--lambda", str(a.lam),
+                                           "--kernel", f"gaussian:sigma={sigma}", "--gam", str(a.lam),
                                            "--landmarks", f"{lm}:{a.m}", "--seed", str(rep),
                                            "--solver", solver, "--out", model])
                     p, _, _ = timed_run([a.kern, "predict", "--data", test, "--model", model])

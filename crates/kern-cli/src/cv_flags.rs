@@ -2,17 +2,20 @@
 //! definition for `kern cv` and `kern-mpi cv` (kern-dist), which differ only in how the data file is
 //! read and where the (cell, fold) fits run.
 //!
-//! `--grid` names model parameters — `c`, `lambda` and `epsilon` (the SVR tube) for the SVMs, `nu` for
-//! the ν types (`--type nu-svc|nu-svr`), `lambda` (the regularization λ) for `lssvm` and `krr`,
-//! `max_fv` and `min_fitness` for `kfa` — and every other name is a parameter of the kernel spec,
-//! written into it (`--kernel gaussian --grid sigma=0.1..2:5` trains `gaussian:sigma=0.1`, …); a
-//! kernel key that collides with a model parameter takes the prefix `k.` (`k.c=1..3:3` is the support
-//! radius of a `cs-` kernel, `k.nu` its exponent under a ν type).
+//! `--grid` names model parameters — those of [`ModelKind::axes`]: `c` or `lambda` (`C = 1/(2 n λ)`)
+//! and `epsilon` (the tube) for the SVMs, `nu` for nu-svc and nu-svr, `lambda` (the ridge penalty,
+//! `K + λI`) for lssvm and krr and `gam` (`K + I/γ`, `γ = 1/λ`) for lssvm, `max_fv` and `min_fitness`
+//! for kfa — and every other name is a parameter of the kernel spec, written into it (`--kernel
+//! gaussian --grid sigma=0.1..2:5` trains `gaussian:sigma=0.1`, …). A model parameter the learner does
+//! not take is refused, never ignored, as are two axes that set one parameter and an axis that
+//! replaces a flag given with it; a kernel key that collides with a model parameter takes the prefix
+//! `k.` (`k.c=1..3:3` is the support radius of a `cs-` kernel, `k.nu` its exponent under a ν type).
+//! Each cell's learner is [`LearnerFlags::params`], the translation `kern train` uses.
 //!
 //! ```
 //! use clap::Parser;
 //! use kern_cli::cv_flags::CvFlags;
-//! use kern_cli::kinds::{Learner, ModelKind};
+//! use kern_cli::kinds::ModelKind;
 //! #[derive(Parser)]
 //! struct Cli {
 //!     #[command(flatten)]
@@ -20,26 +23,20 @@
 //! }
 //! let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "gaussian", "--grid", "lambda=0.1..1:2,sigma=1..2:2"])?;
 //! let plan = cli.cv.plan()?;
-//! assert_eq!((plan.learner, plan.grid.len()), (Learner::Model(ModelKind::Krr), 4));
+//! assert_eq!((plan.learner, plan.grid.len()), (ModelKind::Krr, 4));
 //! let cell = cli.cv.cell(&plan, &plan.grid.points()[3])?;
-//! let kern_cli::cv_flags::CellLearner::Krr(p) = cell else { panic!("a kernel ridge") };
+//! let kern_cli::any_params::AnyParams::Krr(p) = cell else { panic!("a kernel ridge") };
 //! assert_eq!(p.kernel.to_string(), "gaussian:sigma=2");
 //! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 //! ```
 
 use crate::CliError;
-use crate::kinds::{Learner, ModelKind, SvmType, check_classes, targets};
+pub use crate::any_params::{AnyParams, CellModel};
+use crate::kinds::{ModelKind, check_classes, targets, words};
 use crate::learner_flags::LearnerFlags;
 use kern_core::io::Dataset;
-use kern_core::learner::{Fit, Model};
 use kern_core::{KernelSpec, Samples, Targets};
-use kern_models::ModelsError;
-use kern_models::fvs::FvsParams;
-use kern_models::kfa::{BasisChoice, KfaModel, KfaParams};
-use kern_models::krr::{KernelRidge, KernelRidgeParams};
-use kern_models::lssvm::{LsSvm, LsSvmParams};
-use kern_models::svm::{NuSvcParams, NuSvrParams, SharedGram, Svc, SvcParams, Svr, SvrParams};
-use kern_sparse::pcg::PcgOptions;
+use kern_models::svm::{SharedGram, SvcParams};
 use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
 use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
 use serde_json::{Value, json};
@@ -73,7 +70,7 @@ pub struct CvFlags {
     /// Scoring: auto (accuracy / negative MSE), accuracy, neg_mse, neg_mae.
     #[arg(long, default_value = "auto")]
     pub scoring: String,
-    /// Seed of the folds (and of the probability CV, unused here).
+    /// Seed of every random step: the folds, the probability CV (--probability), the landmarks.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Worker threads (default: all cores).
@@ -100,7 +97,7 @@ pub struct CvPlan {
     /// The grid.
     pub grid: ParamGrid,
     /// What each cell fits.
-    pub learner: Learner,
+    pub learner: ModelKind,
     /// Folds (`--folds`, `--seed`, stratified for classes), scoring; no refit.
     pub config: GridSearchConfig,
     /// `--kernel precomputed`: the data file is the kernel matrix.
@@ -153,7 +150,7 @@ pub fn set_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, Cli
 
 /// Grid names that are model parameters rather than kernel parameters (`nu` only under a ν type,
 /// where a kernel's `nu` is written `k.nu`).
-const MODEL_PARAMS: [&str; 5] = ["c", "lambda", "epsilon", "max_fv", "min_fitness"];
+const MODEL_PARAMS: [&str; 6] = ["c", "lambda", "gam", "epsilon", "max_fv", "min_fitness"];
 
 /// Whether grid name `name` is a model parameter (`nu_model`: the model is a ν type).
 fn is_model_param(name: &str, nu_model: bool) -> bool {
@@ -181,34 +178,53 @@ pub fn kernel_at(spec: &str, p: &ParamPoint, nu_model: bool) -> Result<KernelSpe
     Ok(s.parse::<KernelSpec>()?)
 }
 
-/// The model parameters an SVM type takes from the grid; a grid axis naming another model parameter
-/// (or, for a precomputed kernel, anything else) is an error.
-fn check_axes(grid: &ParamGrid, l: Learner, precomputed: bool) -> Result<(), CliError> {
-    let (t, takes): (SvmType, &[&str]) = match l {
-        Learner::Svm(t @ SvmType::CSvc) => (t, &["c", "lambda"]),
-        Learner::Svm(t @ SvmType::NuSvc) => (t, &["nu"]),
-        Learner::Svm(t @ SvmType::EpsilonSvr) => (t, &["c", "lambda", "epsilon"]),
-        Learner::Svm(t @ SvmType::NuSvr) => (t, &["c", "lambda", "nu"]),
-        Learner::Svm(SvmType::OneClass) | Learner::Model(_) => return Ok(()),
+/// The flags a grid axis replaces in every cell (it sets their parameter).
+fn replaced_flags(axis: &str) -> &'static [&'static str] {
+    match axis {
+        "c" => &["--c", "--lambda"],
+        "lambda" => &["--c", "--lambda", "--gam"],
+        "gam" => &["--lambda", "--gam"],
+        "nu" => &["--nu"],
+        "epsilon" => &["--epsilon-tube"],
+        "max_fv" => &["--max-fv"],
+        "min_fitness" => &["--min-fitness"],
+        _ => &[],
+    }
+}
+
+/// Checks the grid's axes against model `m` (`named` as the user named it, `given` the learner flags
+/// given): a model parameter `m` does not take, two axes of one parameter (`c` and `lambda`, `lambda`
+/// and `gam`), an axis with a flag it replaces, and (for a precomputed kernel) any kernel parameter
+/// are refused, listing the axes `m` takes.
+fn check_axes(
+    grid: &ParamGrid,
+    m: ModelKind,
+    named: &str,
+    given: &[&str],
+    precomputed: bool,
+) -> Result<(), CliError> {
+    let takes = m.axes();
+    let kernel_too = if precomputed {
+        " (a precomputed kernel has no parameters)"
+    } else {
+        " and the kernel's parameters"
     };
-    let nu_model = t.is_nu();
-    for name in grid.names() {
+    let names = grid.names();
+    for name in &names {
+        let name = *name;
         if takes.contains(&name) {
+            if let Some(flag) = given.iter().find(|f| replaced_flags(name).contains(f)) {
+                return Err(format!(
+                    "the grid axis {name:?} sets in every cell what {flag} sets; give one of them"
+                )
+                .into());
+            }
             continue;
         }
-        if is_model_param(name, nu_model) {
+        if is_model_param(name, false) {
             return Err(format!(
-                "the grid axis {name:?} is not a parameter of --type {} (it takes {})",
-                t.name(),
-                takes.join(", ")
-            )
-            .into());
-        }
-        if precomputed && name == "nu" {
-            return Err(format!(
-                "the grid axis \"nu\" is a parameter of --type nu-svc and nu-svr, not of --type {}, and a \
-                 precomputed kernel has no parameters",
-                t.name()
+                "the grid axis {name:?} is not a parameter of {named}; {named} takes {}{kernel_too}",
+                words(takes)
             )
             .into());
         }
@@ -217,7 +233,15 @@ fn check_axes(grid: &ParamGrid, l: Learner, precomputed: bool) -> Result<(), Cli
                 "the grid axis {name:?} would be a kernel parameter, but a precomputed kernel has none (its \
                  values are fixed in the file); grid over the model's parameters ({}), or compute one \
                  kernel file per kernel parameter value",
-                takes.join(", ")
+                words(takes)
+            )
+            .into());
+        }
+    }
+    for (a, b, what) in [("c", "lambda", "C = 1/(2 n lambda)"), ("lambda", "gam", "gam = 1/lambda")] {
+        if names.contains(&a) && names.contains(&b) {
+            return Err(format!(
+                "the grid axes {a:?} and {b:?} set the same parameter ({what}); grid over one of them"
             )
             .into());
         }
@@ -227,37 +251,44 @@ fn check_axes(grid: &ParamGrid, l: Learner, precomputed: bool) -> Result<(), Cli
 
 impl CvFlags {
     /// What the cross-validation fits: the learner's flags resolved ([`LearnerFlags::resolve`]), a
-    /// one-class SVM refused (it learns no labels to score).
+    /// one-class SVM and the railway SVC refused (the first learns no labels to score, the second
+    /// locates its areas from all the labels).
     ///
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
-    /// use kern_cli::kinds::{Learner, SvmType};
+    /// use kern_cli::kinds::ModelKind;
     /// let cli = Cli::try_parse_from(["cv", "--model", "svr", "--kernel", "rbf:gamma=1", "--grid", "c=1..2:2"])?;
-    /// assert_eq!(cli.cv.learner()?, Learner::Svm(SvmType::EpsilonSvr));
+    /// assert_eq!(cli.cv.learner()?, ModelKind::Svr);
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
-    pub fn learner(&self) -> Result<Learner, CliError> {
+    pub fn learner(&self) -> Result<ModelKind, CliError> {
         let l = self.learner.resolve()?;
-        if l == Learner::Svm(SvmType::OneClass) {
-            return Err(
-                "kern cv scores predictions against the labels of held-out points; a one-class SVM is \
-                        trained without labels, so it is not cross-validated here (train it with kern train \
-                        --type one-class)"
-                    .into(),
-            );
+        match l {
+            ModelKind::OneClass => {
+                Err("kern cv scores predictions against the labels of held-out points; a one-class SVM is \
+                 trained without labels, so it is not cross-validated here (train it with kern train \
+                 --model one-class)"
+                    .into())
+            }
+            ModelKind::Railway => Err("kern cv does not cross-validate --model railway (its areas are \
+                                       located from the labels of all the samples); train it with kern train"
+                .into()),
+            l => Ok(l),
         }
-        Ok(l)
     }
 
     /// Checks the flags and translates them: the grid (at most `--max-cells` cells), the folds,
-    /// the scoring, the learner, the grid's axes against it, and the kernel of the first cell.
+    /// the scoring, the learner, the grid's axes against it, and the learner of the first cell.
     ///
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
-    /// let cli = Cli::try_parse_from(["cv", "--type", "nu-svc", "--kernel", "rbf:gamma=1", "--grid", "c=1..2:2"])?;
-    /// assert!(cli.cv.plan().unwrap_err().to_string().contains("not a parameter of --type nu-svc"));
+    /// let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "rbf:gamma=1", "--grid", "c=1..2:2"])?;
+    /// assert_eq!(
+    ///     cli.cv.plan().unwrap_err().to_string(),
+    ///     "the grid axis \"c\" is not a parameter of --model krr; --model krr takes lambda and the kernel's parameters"
+    /// );
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     pub fn plan(&self) -> Result<CvPlan, CliError> {
@@ -274,18 +305,19 @@ impl CvFlags {
         let scoring: Scoring = self.scoring.parse()?;
         let learner = self.learner()?;
         let precomputed = is_precomputed(&self.learner.kernel);
-        check_axes(&grid, learner, precomputed)?;
-        if let (true, Learner::Model(m)) = (precomputed, learner) {
+        if precomputed && !learner.is_svm() {
             return Err(format!(
-                "--kernel precomputed cross-validates SVMs (--type c-svc|nu-svc|epsilon-svr|nu-svr, or --model \
-                 svc|svr), not --model {}",
-                m.name()
+                "--kernel precomputed cross-validates the SVMs (--model svc, nu-svc, svr or nu-svr), not \
+                 --model {}",
+                learner.name()
             )
             .into());
         }
-        // Fail early on a kernel the grid cannot fill in.
-        if !precomputed && let Some(p) = grid.points().first() {
-            kernel_at(&self.learner.kernel, p, is_nu(learner))?;
+        let named = self.learner.named(learner);
+        check_axes(&grid, learner, &named, &self.learner.given(), precomputed)?;
+        // Fail early on a kernel the grid cannot fill in, or parameters the model refuses.
+        if let Some(p) = grid.points().first() {
+            self.learner.params(learner, p, self.seed)?;
         }
         let config = GridSearchConfig {
             cv: CvConfig { validation, stratify: Stratify::Auto, scoring, seed: self.seed },
@@ -306,24 +338,28 @@ impl CvFlags {
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     pub fn check_memory(&self, plan: &CvPlan, x: &Samples) -> Result<(), CliError> {
-        if let Learner::Model(ModelKind::Lssvm | ModelKind::Krr) = plan.learner {
-            let kernel = kernel_at(&self.learner.kernel, &plan.grid.points()[0], false)?;
-            let path = kern_models::kmat::PathChoice::Auto;
-            if kern_models::kmat::choose_path(&kernel, x, path)? == kern_models::kmat::SolvePath::Dense {
-                let concurrent = self.threads.unwrap_or_else(rayon::current_num_threads).max(1);
-                let what = "the dense kernel matrices of the folds fitted at once";
-                let bytes = kern_core::memory::bytes_for::<f64>(&[x.n(), x.n(), 2 * concurrent], what)?;
-                kern_core::memory::check_bytes(
-                    bytes,
-                    what,
-                    "use --threads 1, a compactly supported kernel (cs-gaussian:...), a sample of the data, or raise --max-memory",
-                )?;
-            }
+        let path = match self.cell(plan, &plan.grid.points()[0])? {
+            AnyParams::LsSvm(p) => Some((p.kernel, p.path)),
+            AnyParams::Krr(p) => Some((p.kernel, p.path)),
+            _ => None,
+        };
+        if let Some((kernel, path)) = path
+            && kern_models::kmat::choose_path(&kernel, x, path)? == kern_models::kmat::SolvePath::Dense
+        {
+            let concurrent = self.threads.unwrap_or_else(rayon::current_num_threads).max(1);
+            let what = "the dense kernel matrices of the folds fitted at once";
+            let bytes = kern_core::memory::bytes_for::<f64>(&[x.n(), x.n(), 2 * concurrent], what)?;
+            kern_core::memory::check_bytes(
+                bytes,
+                what,
+                "use --threads 1, a compactly supported kernel (cs-gaussian:...), a sample of the data, or raise --max-memory",
+            )?;
         }
         Ok(())
     }
 
-    /// The targets the learner is scored on (after the checks of its labels).
+    /// The targets the learner is scored on (after the checks of its labels), as `kern train` reads
+    /// them.
     ///
     /// ```
     /// # use clap::Parser;
@@ -335,50 +371,21 @@ impl CvFlags {
     /// assert!(matches!(cli.cv.targets(cli.cv.learner()?, &ds)?, Targets::Real(_)));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
-    pub fn targets(&self, l: Learner, ds: &Dataset) -> Result<Targets, CliError> {
+    pub fn targets(&self, l: ModelKind, ds: &Dataset) -> Result<Targets, CliError> {
+        use ModelKind::*;
         match l {
-            Learner::Svm(SvmType::CSvc) => {
+            Svc | NuSvc | Railway => {
                 check_classes(ds, self.learner.allow_many_classes)?;
                 targets(ds, false)
             }
-            // `--multiclass ovr` is refused with nu-svc by `LearnerFlags::resolve`.
-            Learner::Svm(SvmType::NuSvc) => {
-                check_classes(ds, self.learner.allow_many_classes)?;
-                targets(ds, false)
-            }
-            Learner::Svm(SvmType::EpsilonSvr | SvmType::NuSvr) | Learner::Model(ModelKind::Krr) => {
-                Ok(Targets::Real(ds.real()?))
-            }
-            Learner::Model(ModelKind::Lssvm | ModelKind::Kfa) => targets(ds, self.learner.regression),
-            Learner::Svm(SvmType::OneClass) | Learner::Model(ModelKind::Svc | ModelKind::Svr) => {
-                Err("a one-class SVM, --model svc and --model svr are resolved into their SVM types first"
-                    .into())
-            }
+            Svr | NuSvr | Krr | LandmarkKrr => Ok(Targets::Real(ds.real()?)),
+            Lssvm | Kfa | LandmarkLssvm => targets(ds, self.learner.regression),
+            OneClass => Err("a one-class SVM learns no labels".into()),
         }
     }
 
-    /// The conjugate gradients' settings of lssvm and krr (used where the solver is iterative: on the
-    /// sparse path when the direct factor would not fit, as in `kern train --solver auto`): `--tol`
-    /// over the model's default.
-    fn pcg(&self, d: PcgOptions) -> Result<PcgOptions, CliError> {
-        Ok(PcgOptions { tol: self.learner.tol.unwrap_or(d.tol), ..d }.validate()?)
-    }
-
-    /// The regularization `C` of grid point `p`: the grid's, else `--c` (else the model's default).
-    fn c_at(&self, p: &ParamPoint) -> Option<f64> {
-        p.get("c").or(self.learner.c)
-    }
-
-    /// The kernel of grid point `p` (for a precomputed kernel a placeholder, never evaluated).
-    fn kernel_of(&self, plan: &CvPlan, p: &ParamPoint) -> Result<KernelSpec, CliError> {
-        if plan.precomputed {
-            Ok(KernelSpec::Linear(kern_core::Linear))
-        } else {
-            kernel_at(&self.learner.kernel, p, is_nu(plan.learner))
-        }
-    }
-
-    /// The C-SVC of grid point `p` (its kernel, `c`, `lambda`, the solver and multi-class flags).
+    /// The C-SVC of grid point `p` ([`CvFlags::cell`], which must be a C-SVC: the warm-started path
+    /// over c).
     ///
     /// ```
     /// # use clap::Parser;
@@ -390,100 +397,30 @@ impl CvFlags {
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     pub fn svc_params(&self, plan: &CvPlan, p: &ParamPoint) -> Result<SvcParams, CliError> {
-        let mut m = SvcParams::new(self.kernel_of(plan, p)?).solver(self.learner.solver());
-        if let Some(c) = self.c_at(p) {
-            m = m.c(c);
+        match self.cell(plan, p)? {
+            AnyParams::Svc(s) => Ok(s),
+            other => Err(format!("--model {} is not a C-SVC", other.model().name()).into()),
         }
-        if let Some(l) = p.get("lambda") {
-            m = m.lambda(l);
-        }
-        Ok(m.multiclass(self.learner.scheme().into()))
     }
 
-    /// The learner of grid point `p`: what one (cell, fold) fit trains.
+    /// The learner of grid point `p`: what one (cell, fold) fit trains, by the one translation of the
+    /// flags ([`LearnerFlags::params`], seeded by `--seed`).
     ///
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] cv: kern_cli::cv_flags::CvFlags }
-    /// use kern_cli::cv_flags::CellLearner;
     /// let cli = Cli::try_parse_from(["cv", "--model", "kfa", "--kernel", "rbf:gamma=1", "--grid", "max_fv=[2.5]"])?;
-    /// let plan = cli.cv.plan()?;
-    /// assert!(cli.cv.cell(&plan, &plan.grid.points()[0]).unwrap_err().to_string().contains("positive integer"));
+    /// assert!(cli.cv.plan().unwrap_err().to_string().contains("positive integer"));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
-    pub fn cell(&self, plan: &CvPlan, p: &ParamPoint) -> Result<CellLearner, CliError> {
-        let nu = self.learner.nu_value();
-        let solver = self.learner.solver();
-        Ok(match plan.learner {
-            Learner::Svm(SvmType::CSvc) => CellLearner::Svc(self.svc_params(plan, p)?),
-            Learner::Svm(SvmType::NuSvc) => CellLearner::NuSvc(
-                NuSvcParams::new(self.kernel_of(plan, p)?).nu(p.get("nu").unwrap_or(nu)).solver(solver),
-            ),
-            Learner::Svm(SvmType::EpsilonSvr) => {
-                let mut m = SvrParams::new(self.kernel_of(plan, p)?)
-                    .epsilon(p.get("epsilon").unwrap_or(self.learner.epsilon_value()))
-                    .solver(solver);
-                if let Some(c) = self.c_at(p) {
-                    m = m.c(c);
-                }
-                if let Some(l) = p.get("lambda") {
-                    m = m.lambda(l);
-                }
-                CellLearner::Svr(m)
-            }
-            Learner::Svm(SvmType::NuSvr) => {
-                let mut m =
-                    NuSvrParams::new(self.kernel_of(plan, p)?).nu(p.get("nu").unwrap_or(nu)).solver(solver);
-                if let Some(c) = self.c_at(p) {
-                    m = m.c(c);
-                }
-                if let Some(l) = p.get("lambda") {
-                    m = m.lambda(l);
-                }
-                CellLearner::NuSvr(m)
-            }
-            Learner::Model(ModelKind::Lssvm) => {
-                let mut m = LsSvmParams::new(kernel_at(&self.learner.kernel, p, false)?);
-                m.solver.pcg = self.pcg(m.solver.pcg)?;
-                // Without a λ in the grid each fit chooses its own by leave-one-out (nested).
-                CellLearner::LsSvm(match p.get("lambda") {
-                    Some(l) => m.lambda(l),
-                    None => m,
-                })
-            }
-            Learner::Model(ModelKind::Krr) => {
-                let mut m = KernelRidgeParams::new(kernel_at(&self.learner.kernel, p, false)?);
-                m.solver.pcg = self.pcg(m.solver.pcg)?;
-                CellLearner::Krr(match p.get("lambda") {
-                    Some(l) => m.lambda(l),
-                    None => m,
-                })
-            }
-            Learner::Model(ModelKind::Kfa) => {
-                // Without max_fv in the grid or --max-fv, the selection has no limit, as in `kern train`.
-                let max_fv = match p.get("max_fv") {
-                    Some(v) if v >= 1.0 && v.fract() == 0.0 => Some(v as usize),
-                    Some(v) => return Err(format!("max_fv must be a positive integer, got {v}").into()),
-                    None => self.learner.max_fv,
-                };
-                let fvs = FvsParams { max_fv, min_fitness: p.get("min_fitness"), ..Default::default() };
-                CellLearner::Kfa(Box::new(
-                    KfaParams::new(kernel_at(&self.learner.kernel, p, false)?).basis(BasisChoice::Fvs(fvs)),
-                ))
-            }
-            Learner::Svm(SvmType::OneClass) | Learner::Model(ModelKind::Svc | ModelKind::Svr) => {
-                return Err(
-                    "a one-class SVM, --model svc and --model svr are resolved into their SVM types first"
-                        .into(),
-                );
-            }
-        })
+    pub fn cell(&self, plan: &CvPlan, p: &ParamPoint) -> Result<AnyParams, CliError> {
+        self.learner.params(plan.learner, p, self.seed)
     }
 
     /// Whether the search takes the warm-started path over `c` (`kern cv`'s default for a two-class
-    /// C-SVC whose grid has `c` and not `lambda`, when the kernel matrix of all `n` samples fits in
-    /// `--cache-mb`): the cells that share a kernel are then fitted fold by fold in ascending `c`, each
-    /// fit from the previous solution.
+    /// C-SVC whose grid has `c`, without probabilities, when the kernel matrix of all `n` samples fits
+    /// in `--cache-mb`): the cells that share a kernel are then fitted fold by fold in ascending `c`,
+    /// each fit from the previous solution.
     ///
     /// ```
     /// # use clap::Parser;
@@ -497,11 +434,11 @@ impl CvFlags {
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     pub fn warm_c_path(&self, plan: &CvPlan, n: usize, y: &Targets) -> bool {
-        plan.learner == Learner::Svm(SvmType::CSvc)
+        plan.learner == ModelKind::Svc
             && matches!(y, Targets::Binary(_))
             && !self.no_warm_start
+            && !self.learner.probability
             && plan.grid.names().contains(&"c")
-            && !plan.grid.names().contains(&"lambda")
             && SharedGram::fits(n, (self.learner.cache_mb_value() * 1024.0 * 1024.0) as usize)
     }
 
@@ -517,17 +454,19 @@ impl CvFlags {
     /// assert_eq!((s["model"].as_str(), s["type"].as_str(), s["best_score"].as_f64()), (Some("svr"), Some("nu-svr"), Some(-0.25)));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
-    pub fn summary(&self, l: Learner, n: usize, report: &Value, seconds: f64) -> Value {
+    pub fn summary(&self, l: ModelKind, n: usize, report: &Value, seconds: f64) -> Value {
         let best = report["best"].as_u64().unwrap_or(0) as usize;
         let cells = report["cells"].clone();
         let best_cell = cells.get(best).cloned().unwrap_or(Value::Null);
-        let (model, svm_type) = match l {
-            Learner::Svm(t) => (t.model().map_or("one-class", ModelKind::name), Some(t)),
-            Learner::Model(m) => (m.name(), None),
+        // The SVMs by their model files' kind (svc, svr), their formulation in "type", as kern train.
+        let model = match l {
+            ModelKind::NuSvc => "svc",
+            ModelKind::NuSvr => "svr",
+            l => l.name(),
         };
         json!({
             "model": model,
-            "type": svm_type.map(SvmType::name),
+            "type": l.svm_type().map(crate::kinds::SvmType::name),
             "n": n,
             "kernel": self.learner.kernel,
             "scoring": report["scoring"],
@@ -542,126 +481,11 @@ impl CvFlags {
     }
 }
 
-/// Whether the learner is a ν type (its grid's `nu` is the model's).
-fn is_nu(l: Learner) -> bool {
-    matches!(l, Learner::Svm(t) if t.is_nu())
-}
-
-/// The learner of one grid cell ([`CvFlags::cell`]): one type for every model kind, so that one
-/// grid search (local, or spread over MPI ranks) runs any of them.
-///
-/// ```
-/// use kern_core::learner::Fit;
-/// use kern_core::{RealTargets, Samples, Targets};
-/// use kern_cli::cv_flags::CellLearner;
-/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
-/// let y = Targets::Real(RealTargets::new(vec![0.0, 1.0, 2.0, 3.0])?);
-/// let cell = CellLearner::Krr(kern_models::krr::KernelRidgeParams::new("linear".parse()?).lambda(1e-6));
-/// let m = cell.fit(&x, &y)?;
-/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
-/// ```
-#[derive(Clone, Debug)]
-pub enum CellLearner {
-    /// C-SVC.
-    Svc(SvcParams),
-    /// ν-SVC.
-    NuSvc(NuSvcParams),
-    /// ε-SVR.
-    Svr(SvrParams),
-    /// ν-SVR.
-    NuSvr(NuSvrParams),
-    /// LS-SVM.
-    LsSvm(LsSvmParams),
-    /// Kernel ridge regression.
-    Krr(KernelRidgeParams),
-    /// Kernel function approximation on selected feature vectors.
-    Kfa(Box<KfaParams<KernelSpec>>),
-}
-
-/// A model trained by a [`CellLearner`].
-///
-/// ```
-/// use kern_core::learner::{Fit, Model};
-/// use kern_core::{RealTargets, Samples, Targets};
-/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
-/// let y = Targets::Real(RealTargets::new(vec![0.0, 2.0, 4.0])?);
-/// let cell = kern_cli::cv_flags::CellLearner::Krr(kern_models::krr::KernelRidgeParams::new("linear".parse()?).lambda(1e-9));
-/// let p = cell.fit(&x, &y)?.predict(&x)?;
-/// assert!((p[2] - 4.0).abs() < 1e-6);
-/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
-/// ```
-pub enum CellModel {
-    /// An SVC (C or ν).
-    Svc(Box<Svc>),
-    /// An SVR (ε or ν).
-    Svr(Box<Svr>),
-    /// An LS-SVM.
-    LsSvm(Box<LsSvm>),
-    /// A kernel ridge regression.
-    Krr(Box<KernelRidge>),
-    /// A KFA model.
-    Kfa(Box<KfaModel<KernelSpec>>),
-}
-
-impl Model for CellModel {
-    type Error = ModelsError;
-    fn predict(&self, x: &Samples) -> Result<Vec<f64>, ModelsError> {
-        match self {
-            CellModel::Svc(m) => m.predict(x),
-            CellModel::Svr(m) => m.predict(x),
-            CellModel::LsSvm(m) => m.predict(x),
-            CellModel::Krr(m) => m.predict(x),
-            CellModel::Kfa(m) => m.predict(x),
-        }
-    }
-}
-
-impl Fit<Targets> for CellLearner {
-    type Model = CellModel;
-    type Error = ModelsError;
-    fn fit(&self, x: &Samples, y: &Targets) -> Result<CellModel, ModelsError> {
-        Ok(match self {
-            CellLearner::Svc(p) => CellModel::Svc(Box::new(p.fit(x, y)?)),
-            CellLearner::NuSvc(p) => CellModel::Svc(Box::new(p.fit(x, y)?)),
-            CellLearner::Svr(p) => CellModel::Svr(Box::new(p.fit(x, y)?)),
-            CellLearner::NuSvr(p) => CellModel::Svr(Box::new(p.fit(x, y)?)),
-            CellLearner::LsSvm(p) => CellModel::LsSvm(Box::new(p.fit(x, y)?)),
-            CellLearner::Krr(p) => CellModel::Krr(Box::new(p.fit(x, y)?)),
-            CellLearner::Kfa(p) => CellModel::Kfa(Box::new(p.fit(x, y)?)),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kern_models::svm::SolverParams;
-
-    #[test]
-    fn cv_refuses_one_class_and_resolves_the_rest_as_train_does() {
-        let cv = |args: &[&str]| {
-            let mut a = vec!["--grid", "c=[1]"];
-            a.extend(args);
-            cv(&a)
-        };
-        for args in [&["--type", "one-class"][..], &["--type", "one-class", "--nu", "0.3"]] {
-            let e = cv(args).learner().unwrap_err().to_string();
-            assert!(e.contains("one-class SVM is trained without labels"), "{args:?}: {e}");
-        }
-        for args in [
-            &["--model", "svc"][..],
-            &["--model", "svr", "--type", "nu-svr"],
-            &["--type", "nu-svc", "--nu", "0.2"],
-            &["--model", "krr"],
-            &["--model", "svc", "--nu", "0.2"],
-            &["--model", "kfa", "--type", "c-svc"],
-            &["--type", "nu-svc", "--c", "2"],
-        ] {
-            let f = cv(args);
-            let (got, want) = (f.learner(), f.learner.resolve());
-            assert_eq!(got.map_err(|e| e.to_string()), want.map_err(|e| e.to_string()), "{args:?}");
-        }
-    }
+    use kern_models::svm::{SolverParams, SvrParams};
+    use kern_sparse::pcg::PcgOptions;
 
     fn cv(args: &[&str]) -> CvFlags {
         use clap::Parser;
@@ -673,6 +497,91 @@ mod tests {
         let mut a = vec!["cv", "--kernel", "gaussian:sigma=1"];
         a.extend(args);
         Cli::try_parse_from(a).expect("flags parse").cv
+    }
+
+    #[test]
+    fn cv_refuses_one_class_and_railway_and_resolves_the_rest_as_train_does() {
+        let e = cv(&["--grid", "nu=[0.5]", "--model", "one-class"]).learner().unwrap_err().to_string();
+        assert!(e.contains("one-class SVM is trained without labels"), "{e}");
+        for args in [
+            &["--model", "svc"][..],
+            &["--model", "svr", "--type", "nu-svr"],
+            &["--type", "nu-svc", "--nu", "0.2"],
+            &["--model", "krr"],
+            &["--model", "svc", "--nu", "0.2"],
+            &["--model", "kfa", "--type", "c-svc"],
+            &["--type", "nu-svc", "--c", "2"],
+        ] {
+            let mut a = vec!["--grid", "sigma=[1]"];
+            a.extend(args);
+            let f = cv(&a);
+            let (got, want) = (f.learner(), f.learner.resolve());
+            assert_eq!(got.map_err(|e| e.to_string()), want.map_err(|e| e.to_string()), "{args:?}");
+        }
+    }
+
+    /// Every model parameter on the grid of every model that does not take it is refused, listing
+    /// the axes the model takes; every axis a model takes is accepted.
+    #[test]
+    fn every_grid_axis_a_model_does_not_take_is_refused() {
+        use clap::ValueEnum;
+        for &m in ModelKind::value_variants() {
+            if matches!(m, ModelKind::OneClass | ModelKind::Railway) {
+                continue;
+            }
+            let landmarks: &[&str] = if matches!(m, ModelKind::LandmarkLssvm | ModelKind::LandmarkKrr) {
+                &["--landmarks", "random:3", "--lambda", "1"]
+            } else {
+                &[]
+            };
+            for axis in ["c", "lambda", "gam", "epsilon", "nu", "max_fv", "min_fitness"] {
+                // The landmark models' --lambda is replaced by their lambda and gam axes.
+                let extra: &[&str] = if ["lambda", "gam"].contains(&axis) && !landmarks.is_empty() {
+                    &landmarks[..2]
+                } else {
+                    landmarks
+                };
+                let grid = format!("{axis}=[1]");
+                let mut a = vec!["--model", m.name(), "--grid", &grid];
+                a.extend(extra);
+                let r = cv(&a).plan();
+                let named = format!("--model {}", m.name());
+                // A non-ν model's nu is the kernel's (the Gaussian has none: an error of the kernel).
+                if axis == "nu" && !m.axes().contains(&"nu") {
+                    assert!(r.is_err_and(|e| !e.to_string().contains("not a parameter of")), "{a:?}");
+                    continue;
+                }
+                assert_eq!(
+                    r.is_ok(),
+                    m.axes().contains(&axis),
+                    "{a:?}: {:?}",
+                    r.as_ref().err().map(|e| e.to_string())
+                );
+                if let Err(e) = r {
+                    let want = format!(
+                        "the grid axis {axis:?} is not a parameter of {named}; {named} takes {} and the kernel's parameters",
+                        words(m.axes())
+                    );
+                    assert_eq!(e.to_string(), want, "{a:?}");
+                }
+            }
+        }
+    }
+
+    /// Two axes of one parameter, and an axis with the flag it replaces, are refused.
+    #[test]
+    fn axes_that_set_one_parameter_twice_are_refused() {
+        for (args, words) in [
+            (&["--model", "svc", "--grid", "c=[1],lambda=[1]"][..], "set the same parameter"),
+            (&["--model", "lssvm", "--grid", "lambda=[1],gam=[1]"], "set the same parameter"),
+            (&["--model", "svc", "--grid", "c=[1]", "--c", "2"], "what --c sets"),
+            (&["--model", "svc", "--grid", "lambda=[1]", "--c", "2"], "what --c sets"),
+            (&["--model", "lssvm", "--grid", "lambda=[1]", "--gam", "2"], "what --gam sets"),
+            (&["--model", "svr", "--grid", "epsilon=[1]", "--epsilon-tube", "2"], "what --epsilon-tube sets"),
+        ] {
+            let e = cv(args).plan().expect_err("refused").to_string();
+            assert!(e.contains(words), "{args:?}: {e}");
+        }
     }
 
     /// `kern cv` (and `kern-mpi cv`) refuse in `plan`, before reading data, every learner flag that
@@ -687,10 +596,11 @@ mod tests {
             &["--model", "kfa", "--grid", "max_fv=[3]", "--tol", "1e-4"],
             &["--model", "lssvm", "--grid", "lambda=[1]", "--cache-mb", "8"],
             &["--model", "svr", "--grid", "c=[1]", "--multiclass", "ovo"],
-            &["--type", "nu-svc", "--grid", "nu=[0.5]", "--multiclass", "ovr"],
             &["--model", "svc", "--grid", "c=[1]", "--regression"],
             &["--model", "lssvm", "--grid", "lambda=[1]", "--max-fv", "3"],
             &["--model", "krr", "--grid", "lambda=[1]", "--allow-many-classes"],
+            &["--model", "krr", "--grid", "lambda=[1]", "--probability"],
+            &["--model", "svr", "--grid", "c=[1]", "--class-weight", "1:2"],
         ] {
             let f = cv(args);
             let want = f.learner.resolve().expect_err("train refuses").to_string();
@@ -700,25 +610,26 @@ mod tests {
         // Given where they apply, the flags reach the cell's learner; absent, the defaults do.
         let f = cv(&["--model", "svr", "--grid", "c=[1]", "--epsilon-tube", "0.25", "--cache-mb", "8"]);
         let plan = f.plan().expect("plan");
-        let CellLearner::Svr(m) = f.cell(&plan, &plan.grid.points()[0]).expect("cell") else { panic!("svr") };
+        let AnyParams::Svr(m) = f.cell(&plan, &plan.grid.points()[0]).expect("cell") else { panic!("svr") };
         let want = SvrParams::new("gaussian:sigma=1".parse().expect("spec"))
-            .c(1.0)
             .epsilon(0.25)
-            .solver(SolverParams { cache_mb: 8.0, ..SolverParams::default() });
+            .solver(SolverParams { cache_mb: 8.0, ..SolverParams::default() })
+            .c(1.0);
         assert_eq!(m, want);
         for (tol, want) in [(Some("1e-9"), 1e-9), (None, PcgOptions::default().tol)] {
             let mut a = vec!["--model", "krr", "--grid", "lambda=[1]"];
             a.extend(tol.map(|t| ["--tol", t]).iter().flatten());
             let f = cv(&a);
             let plan = f.plan().expect("plan");
-            let CellLearner::Krr(m) = f.cell(&plan, &plan.grid.points()[0]).expect("cell") else {
+            let AnyParams::Krr(m) = f.cell(&plan, &plan.grid.points()[0]).expect("cell") else {
                 panic!("krr")
             };
             assert_eq!(m.solver.pcg.tol, want, "{a:?}");
         }
-        let f = cv(&["--model", "lssvm", "--grid", "lambda=[1]", "--tol", "2"]);
-        let plan = f.plan().expect("plan");
-        assert!(f.cell(&plan, &plan.grid.points()[0]).is_err(), "--tol 2 is out of (0, 1)");
+        assert!(
+            cv(&["--model", "lssvm", "--grid", "lambda=[1]", "--tol", "2"]).plan().is_err(),
+            "--tol 2 is out of (0, 1)"
+        );
     }
 
     #[test]

@@ -1,8 +1,14 @@
 //! The flags that name a learner and set its parameters, declared once: `kern train`, `kern cv` and
 //! `kern-mpi cv` (crate kern-dist) each flatten [`LearnerFlags`] into their own arguments, so that
-//! the help text, the defaults and the parsing of `--model`, `--type`, `--kernel`, `--c`, `--nu`, … are
-//! the same in every command. A flag given to a learner it does not apply to is refused by
-//! [`LearnerFlags::resolve`] (before any data is read), never ignored.
+//! the help text, the defaults and the parsing of `--model`, `--type`, `--kernel`, `--c`, `--lambda`,
+//! … are the same in every command, and [`LearnerFlags::params`] is the one translation of the flags
+//! (and of a grid point) into the learner's parameters ([`AnyParams`]). A flag given to a learner
+//! that does not take it is refused by [`LearnerFlags::resolve`] (before any data is read), never
+//! ignored; the refusal lists the flags the learner takes ([`ModelKind::flags`]).
+//!
+//! `--lambda` has one meaning: the ridge penalty λ of `K + λI` (scikit-learn's `alpha`: larger,
+//! more regularization) for lssvm, krr and their landmark forms, and `C = 1/(2 n λ)` for the SVMs.
+//! LS-SVMlab's `γ` of `K + I/γ` is `--gam` (lssvm only): `--gam g` is `--lambda 1/g`.
 //!
 //! ```
 //! use clap::Parser;
@@ -12,14 +18,25 @@
 //!     #[command(flatten)]
 //!     learner: LearnerFlags,
 //! }
-//! let cli = Cli::try_parse_from(["train", "--type", "nu-svr", "--kernel", "gaussian:sigma=1", "--nu", "0.3"])?;
+//! let cli = Cli::try_parse_from(["train", "--model", "nu-svr", "--kernel", "gaussian:sigma=1", "--nu", "0.3"])?;
 //! assert_eq!((cli.learner.nu_value(), cli.learner.c, cli.learner.epsilon_tube), (0.3, None, None));
 //! # Ok::<(), clap::Error>(())
 //! ```
 
 use crate::CliError;
-use crate::kinds::{Learner, ModelKind, Scheme, SvmType, resolve};
-use kern_models::svm::SolverParams;
+pub use crate::any_params::AnyParams;
+use crate::any_params::RailwayParams;
+use crate::cv_flags::{is_precomputed, kernel_at};
+use crate::kinds::{ModelKind, Scheme, SvmType, resolve, words};
+use kern_core::KernelSpec;
+use kern_models::fvs::FvsParams;
+use kern_models::kfa::{BasisChoice, KfaParams, Projection};
+use kern_models::krr::KernelRidgeParams;
+use kern_models::landmark::{NystromPreconditioner, NystromRidgeParams, NystromSolve};
+use kern_models::lssvm::LsSvmParams;
+use kern_models::svm::{NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams};
+use kern_sparse::SolveOptions;
+use kern_tune::grid::ParamPoint;
 
 /// LIBSVM's default ν (`svm-train -n`), of nu-svc, nu-svr and one-class when `--nu` is not given.
 pub const DEFAULT_NU: f64 = 0.5;
@@ -32,17 +49,12 @@ pub const DEFAULT_EPSILON_TUBE: f64 = 0.1;
 /// given.
 pub const DEFAULT_CACHE_MB: f64 = 100.0;
 
-/// One flag's check by [`LearnerFlags::refuse_unused`]: its name (as the user wrote it), whether it
-/// was given, whether it applies to the learner, and the learners it applies to (for the message).
-///
-/// ```
-/// let check: kern_cli::learner_flags::FlagCheck = ("--max-fv", true, false, "--model kfa");
-/// assert_eq!(check.0, "--max-fv");
-/// ```
-pub type FlagCheck<'a> = (&'a str, bool, bool, &'a str);
+/// The stopping tolerance of the iterative solvers of lssvm and krr (and of the landmark models)
+/// when `--tol` is not given.
+pub const DEFAULT_RIDGE_TOL: f64 = 1e-6;
 
 /// The flags of a learner that `kern train` and `kern cv` share (each command adds its own: `kern
-/// train` the output and the solvers of the other model kinds, `kern cv` the grid and the folds).
+/// train` the output, the weights and the scaling, `kern cv` the grid and the folds).
 ///
 /// ```
 /// use clap::Parser;
@@ -58,189 +70,242 @@ pub type FlagCheck<'a> = (&'a str, bool, bool, &'a str);
 /// ```
 #[derive(clap::Args, Debug, Clone)]
 pub struct LearnerFlags {
-    /// Model kind (or give --type for an SVM).
+    /// The model (or --type for an SVM, by its LIBSVM name).
     #[arg(long, value_enum, required_unless_present = "svm_type")]
     pub model: Option<ModelKind>,
-    /// SVM type, LIBSVM's svm-train -s: c-svc (-s 0), nu-svc (-s 1), one-class (-s 2; not in kern cv,
-    /// which scores predictions against labels a one-class SVM does not learn), epsilon-svr (-s 3),
-    /// nu-svr (-s 4). Replaces --model (svc = c-svc, svr = epsilon-svr).
+    /// LIBSVM's name of an SVM model (svm-train -s), an alias of --model: c-svc (-s 0, svc), nu-svc
+    /// (-s 1), one-class (-s 2), epsilon-svr (-s 3, svr), nu-svr (-s 4).
     #[arg(long = "type", value_enum, value_name = "SVM_TYPE")]
     pub svm_type: Option<SvmType>,
-    /// nu of nu-svc, nu-svr and one-class, in (0, 1] (LIBSVM -n, default 0.5; kern cv: where the grid
-    /// does not set nu).
-    #[arg(long)]
-    pub nu: Option<f64>,
     /// Kernel spec, e.g. gaussian:sigma=0.6 (grammar: kern help kernels); kern cv sets the grid's names
     /// other than the model's parameters in it. Or precomputed (SVMs; LIBSVM -t 4): the data file then
     /// holds kernel values, each row LABEL 0:i 1:K(x_i,x_1) 2:K(x_i,x_2) ... for training point i = 1,
     /// 2, ... in order; kern cv trains every fold on the rows and columns of its training points and
-    /// predicts its test points from their rows, and its grid may only hold the model's parameters
-    /// (c, lambda, epsilon, nu).
+    /// predicts its test points from their rows, and its grid may only hold the model's parameters.
+    /// Or railway:auto[,local=linear|affine][,gamma=C][,significance=A][,k_max=K][,sub_cells=S]
+    /// (--model railway).
     #[arg(long)]
     pub kernel: String,
-    /// Regularization C (c-svc, epsilon-svr, nu-svr; LIBSVM -c, default 1; kern cv: where the grid does
-    /// not set c or lambda).
+    /// nu of nu-svc, nu-svr and one-class, in (0, 1] (LIBSVM -n, default 0.5).
+    #[arg(long)]
+    pub nu: Option<f64>,
+    /// Regularization C (svc, svr, nu-svr, railway; LIBSVM -c, default 1).
     #[arg(long)]
     pub c: Option<f64>,
-    /// Half-width of the epsilon-insensitive tube (epsilon-svr; LIBSVM -p, default 0.1; kern cv: where
-    /// the grid does not set epsilon). nu-svr finds the width itself from --nu.
+    /// The ridge penalty lambda, larger regularizes more: K + lambda I (lssvm, krr and their landmark
+    /// forms; scikit-learn's alpha), or C = 1/(2 n lambda) (svc, svr, nu-svr, railway). lssvm, krr:
+    /// absent means chosen by exact leave-one-out over the default grid.
+    #[arg(long, conflicts_with_all = ["c", "gam"])]
+    pub lambda: Option<f64>,
+    /// LS-SVMlab's gam, the error weight of K + I/gam, larger regularizes less (lssvm,
+    /// landmark-lssvm): the same as --lambda 1/gam.
+    #[arg(long)]
+    pub gam: Option<f64>,
+    /// Half-width of the epsilon-insensitive tube (svr; LIBSVM -p, default 0.1). nu-svr finds the
+    /// width itself from --nu.
     #[arg(long)]
     pub epsilon_tube: Option<f64>,
-    /// Stopping tolerance: on the KKT violation (svc, svr; LIBSVM -e; default 1e-3), on the relative
-    /// residual of the iterative solver (lssvm, krr: kern train --solver iterative or --landmarks;
+    /// Class weight LABEL:W, repeatable: class LABEL gets C*W (svc, railway; LIBSVM -wLABEL W).
+    #[arg(long = "class-weight", value_name = "LABEL:W")]
+    pub class_weight: Vec<String>,
+    /// Fit Platt probabilities by internal 5-fold CV (svc, nu-svc, railway; LIBSVM -b 1), seeded by
+    /// --seed.
+    #[arg(long)]
+    pub probability: bool,
+    /// Multi-class scheme (svc, railway; default ovo; nu-svc is one-vs-one only, as LIBSVM).
+    #[arg(long, value_enum)]
+    pub multiclass: Option<Scheme>,
+    /// Real-valued targets: least-squares regression instead of classification (kfa, lssvm, krr and
+    /// their landmark forms; svr and nu-svr always regress).
+    #[arg(long)]
+    pub regression: bool,
+    /// Train svc, nu-svc or railway even on labels that look real-valued or on more than 100 classes.
+    #[arg(long)]
+    pub allow_many_classes: bool,
+    /// Stopping tolerance: on the KKT violation (the SVMs; LIBSVM -e; default 1e-3), on the relative
+    /// residual of the iterative solver (lssvm, krr with --solver iterative, the landmark models;
     /// default 1e-6).
     #[arg(long)]
     pub tol: Option<f64>,
-    /// Kernel cache in megabytes (svc, svr; LIBSVM -m, default 100), for each training run: kern cv runs
-    /// several at once.
+    /// Kernel cache in megabytes (the SVMs; LIBSVM -m, default 100), for each training run: kern cv
+    /// runs several at once.
     #[arg(long)]
     pub cache_mb: Option<f64>,
-    /// Multi-class scheme (c-svc; default ovo; nu-svc is one-vs-one only, as LIBSVM).
-    #[arg(long, value_enum)]
-    pub multiclass: Option<Scheme>,
-    /// Real-valued targets: least-squares regression instead of classification (kfa, lssvm; krr and
-    /// svr always regress; refused with the classifying SVMs).
+    /// Turn the shrinking heuristic off (the SVMs). Compactly supported kernels with few neighbours per
+    /// point (large low-dimensional data) are solved without it either way, as it only costs time there.
     #[arg(long)]
-    pub regression: bool,
-    /// Stop feature vector selection after this many vectors (kfa; default: no limit; kern cv: where
-    /// the grid does not set max_fv).
+    pub no_shrinking: bool,
+    /// Iteration cap of the solver (the SVMs: default max(1e7, 100 n); lssvm, krr iterative: 10000;
+    /// the landmark models: 1000).
+    #[arg(long)]
+    pub max_iter: Option<u64>,
+    /// Gram matrix path: auto (by kernel support and density), dense or sparse (lssvm, krr).
+    #[arg(long, default_value = "auto")]
+    pub path: String,
+    /// Ordering before the sparse Cholesky factorization (lssvm, krr): auto (whichever of amd, rcm and
+    /// nd predicts the smallest factor), amd, rcm, nd (nested dissection) or none.
+    #[arg(long, default_value = "auto")]
+    pub order: String,
+    /// Linear solver on the sparse path at a fixed --lambda (lssvm, krr): auto (the sparse Cholesky
+    /// factor unless its predicted size exceeds the memory budget), direct, or iterative
+    /// (preconditioned conjugate gradients, stopped by --tol and --max-iter). For the landmark models:
+    /// auto (the cheaper of the two by their operation counts), direct (factor the centres' normal
+    /// equations after one pass over the data) or iterative.
+    #[arg(long, default_value = "auto")]
+    pub solver: String,
+    /// Preconditioner of the iterative solver (lssvm, krr): none (plain conjugate gradients, the
+    /// faster on compactly supported kernels with a positive shift) or block-jacobi[:SIZE] (dense
+    /// blocks of SIZE points along the nested-dissection order, default 256). For the landmark models:
+    /// falkon (the default) or none.
+    #[arg(long)]
+    pub preconditioner: Option<String>,
+    /// The centres of landmark-lssvm and landmark-krr (also: --model lssvm|krr --landmarks ...):
+    /// random:M (uniform, by --seed) or fvs:M[:POOL] (feature vector selection on a random pool of
+    /// POOL points, default max(10 M, 10000); candidate scoring by --fvs-strategy). Solved by conjugate
+    /// gradients with FALKON's preconditioner; needs --lambda (or --gam).
+    #[arg(long, value_name = "fvs:M|random:M")]
+    pub landmarks: Option<String>,
+    /// Stop feature vector selection after this many vectors (kfa; default: no limit).
     #[arg(long)]
     pub max_fv: Option<usize>,
-    /// Train svc (c-svc, nu-svc) even on labels that look real-valued or on more than 100 classes.
+    /// Stop feature vector selection once the fitness reaches this value, in (0, 1] (kfa).
     #[arg(long)]
-    pub allow_many_classes: bool,
+    pub min_fitness: Option<f64>,
+    /// FVS candidate scoring: auto, exact, max-residual, stochastic[:SEED],
+    /// sampled[:CANDIDATES[:SEED]] (kfa, and the landmark models with fvs centres).
+    #[arg(long, default_value = "auto")]
+    pub fvs_strategy: String,
+    /// Projection on the feature vectors: dot, orthogonal, coordinates (kfa).
+    #[arg(long, default_value = "dot")]
+    pub projection: String,
 }
 
 impl LearnerFlags {
-    /// What the flags fit: `--model` and `--type` resolved by [`resolve`] (the one resolution), and
-    /// every flag given to a learner it does not apply to refused, naming the flag and the learner
-    /// (scikit-learn's estimators have no such parameter and raise; LIBSVM ignores them silently):
-    ///
-    /// | flag | applies to |
-    /// | --- | --- |
-    /// | `--nu` | nu-svc, nu-svr, one-class |
-    /// | `--c` | c-svc, epsilon-svr, nu-svr |
-    /// | `--epsilon-tube` | epsilon-svr |
-    /// | `--tol` | the SVMs, lssvm, krr (not kfa) |
-    /// | `--cache-mb` | the SVMs |
-    /// | `--multiclass` | c-svc; `ovo` also nu-svc |
-    /// | `--regression` | kfa, lssvm, krr, epsilon-svr, nu-svr |
-    /// | `--max-fv` | kfa |
-    /// | `--allow-many-classes` | c-svc, nu-svc |
+    /// The learner flags given on the command line, by name (`--model`, `--type` and `--kernel`,
+    /// which every learner takes, left out; a flag with a default counts as given when it names
+    /// another value).
     ///
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
-    /// use kern_cli::kinds::{Learner, SvmType};
-    /// let cli = Cli::try_parse_from(["train", "--model", "svc", "--kernel", "linear"])?;
-    /// assert_eq!(cli.learner.resolve()?, Learner::Svm(SvmType::CSvc));
-    /// let cli = Cli::try_parse_from(["train", "--model", "svc", "--kernel", "linear", "--nu", "0.2"])?;
-    /// assert!(cli.learner.resolve().unwrap_err().to_string().contains("--nu applies"));
-    /// let cli = Cli::try_parse_from(["train", "--type", "nu-svr", "--kernel", "linear", "--epsilon-tube", "0.2"])?;
-    /// assert!(cli.learner.resolve().unwrap_err().to_string().starts_with("--epsilon-tube does not apply to --type nu-svr"));
-    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// let cli = Cli::try_parse_from(["train", "--model", "krr", "--kernel", "linear", "--lambda", "1", "--path", "auto"])?;
+    /// assert_eq!(cli.learner.given(), ["--lambda"]);
+    /// # Ok::<(), clap::Error>(())
     /// ```
-    pub fn resolve(&self) -> Result<Learner, CliError> {
-        use Learner::{Model, Svm};
-        use SvmType::{CSvc, EpsilonSvr, NuSvc, NuSvr, OneClass};
-        let l = resolve(self.model, self.svm_type)?;
-        let svm = matches!(l, Svm(_));
-        let multiclass = match self.multiclass {
-            Some(Scheme::Ovo) => "--multiclass ovo",
-            Some(Scheme::Ovr) => "--multiclass ovr",
-            None => "--multiclass",
-        };
-        // (flag, given, applies to the learner, what it applies to). ν replaces C in nu-svc and
-        // one-class and ε in nu-svr, whose tube width the solver finds.
-        let checks = [
-            (
-                "--nu",
-                self.nu.is_some(),
-                matches!(l, Svm(NuSvc | NuSvr | OneClass)),
-                "--type nu-svc, nu-svr and one-class",
-            ),
-            (
-                "--c",
-                self.c.is_some(),
-                matches!(l, Svm(CSvc | EpsilonSvr | NuSvr)),
-                "--type c-svc, epsilon-svr and nu-svr (--model svc, svr)",
-            ),
-            (
-                "--epsilon-tube",
-                self.epsilon_tube.is_some(),
-                l == Svm(EpsilonSvr),
-                "--type epsilon-svr (--model svr)",
-            ),
-            ("--tol", self.tol.is_some(), l != Model(ModelKind::Kfa), "the SVMs, lssvm and krr"),
-            ("--cache-mb", self.cache_mb.is_some(), svm, "the SVMs (--model svc, svr, or --type)"),
-            (
-                multiclass,
-                self.multiclass.is_some(),
-                l == Svm(CSvc) || (l == Svm(NuSvc) && self.multiclass == Some(Scheme::Ovo)),
-                "--type c-svc (--model svc); nu-svc is one-vs-one, as LIBSVM",
-            ),
-            (
-                "--regression",
-                self.regression,
-                !matches!(l, Svm(CSvc | NuSvc | OneClass)),
-                "kfa and lssvm (krr and svr always regress)",
-            ),
-            ("--max-fv", self.max_fv.is_some(), l == Model(ModelKind::Kfa), "--model kfa"),
-            (
-                "--allow-many-classes",
-                self.allow_many_classes,
-                matches!(l, Svm(CSvc | NuSvc)),
-                "--type c-svc and nu-svc (--model svc)",
-            ),
-        ];
-        self.refuse_unused(l, &checks)?;
-        Ok(l)
+    pub fn given(&self) -> Vec<&'static str> {
+        [
+            ("--nu", self.nu.is_some()),
+            ("--c", self.c.is_some()),
+            ("--lambda", self.lambda.is_some()),
+            ("--gam", self.gam.is_some()),
+            ("--epsilon-tube", self.epsilon_tube.is_some()),
+            ("--class-weight", !self.class_weight.is_empty()),
+            ("--probability", self.probability),
+            ("--multiclass", self.multiclass.is_some()),
+            ("--regression", self.regression),
+            ("--allow-many-classes", self.allow_many_classes),
+            ("--tol", self.tol.is_some()),
+            ("--cache-mb", self.cache_mb.is_some()),
+            ("--no-shrinking", self.no_shrinking),
+            ("--max-iter", self.max_iter.is_some()),
+            ("--path", self.path != "auto"),
+            ("--order", self.order != "auto"),
+            ("--solver", self.solver != "auto"),
+            ("--preconditioner", self.preconditioner.is_some()),
+            ("--landmarks", self.landmarks.is_some()),
+            ("--max-fv", self.max_fv.is_some()),
+            ("--min-fitness", self.min_fitness.is_some()),
+            ("--fvs-strategy", self.fvs_strategy != "auto"),
+            ("--projection", self.projection != "dot"),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
     }
 
-    /// Refuses the first flag of `checks` given to learner `l` that it does not apply to, naming the
-    /// flag, the learner as the user named it, and where the flag applies: the one wording of every
-    /// such refusal (`resolve` for the shared flags, `kern train` for its own).
+    /// Whether `--kernel` is a railway kernel (`railway:auto[,...]`).
     ///
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
-    /// let cli = Cli::try_parse_from(["train", "--model", "krr", "--kernel", "linear"])?;
-    /// let l = cli.learner.resolve()?;
-    /// let e = cli.learner.refuse_unused(l, &[("--probability", true, false, "--type c-svc and nu-svc")]);
+    /// let cli = Cli::try_parse_from(["train", "--model", "railway", "--kernel", "railway:auto"])?;
+    /// assert!(cli.learner.is_railway());
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    pub fn is_railway(&self) -> bool {
+        self.kernel.trim_start().starts_with("railway")
+    }
+
+    /// What the flags fit — `--model`, `--type`, `--landmarks` and a railway `--kernel` resolved by
+    /// [`resolve`] — with every flag given to a model that does not take it refused (scikit-learn's
+    /// estimators have no such parameter and raise; LIBSVM ignores them silently). The refusal names
+    /// the flag, the model as the user named it, and the flags the model takes ([`ModelKind::flags`]).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// use kern_cli::kinds::ModelKind;
+    /// let cli = Cli::try_parse_from(["train", "--type", "nu-svc", "--kernel", "linear"])?;
+    /// assert_eq!(cli.learner.resolve()?, ModelKind::NuSvc);
+    /// let cli = Cli::try_parse_from(["train", "--model", "krr", "--kernel", "linear", "--nu", "0.2"])?;
     /// assert_eq!(
-    ///     e.unwrap_err().to_string(),
-    ///     "--probability does not apply to --model krr; --probability applies to --type c-svc and nu-svc"
+    ///     cli.learner.resolve().unwrap_err().to_string(),
+    ///     "--nu does not apply to --model krr; --model krr takes --lambda, --regression, --path, --order, \
+    ///      --solver, --preconditioner, --tol and --max-iter"
     /// );
-    /// assert!(cli.learner.refuse_unused(l, &[("--probability", false, false, "svc")]).is_ok());
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
-    pub fn refuse_unused(&self, l: Learner, checks: &[FlagCheck<'_>]) -> Result<(), CliError> {
-        match checks.iter().find(|(_, given, applies, _)| *given && !*applies) {
-            Some((flag, _, _, to)) => {
-                Err(format!("{flag} does not apply to {}; {flag} applies to {to}", self.named(l)).into())
-            }
-            None => Ok(()),
+    pub fn resolve(&self) -> Result<ModelKind, CliError> {
+        let m = resolve(self.model, self.svm_type, self.landmarks.is_some(), self.is_railway())?;
+        if let Some(flag) = self.given().into_iter().find(|f| !m.flags().contains(f)) {
+            return Err(self.refusal(m, flag));
         }
+        if m == ModelKind::NuSvc && self.multiclass == Some(Scheme::Ovr) {
+            return Err(format!(
+                "--multiclass ovr does not apply to {}: nu-svc is one-vs-one, as LIBSVM (use --model svc \
+                 for one-vs-rest)",
+                self.named(m)
+            )
+            .into());
+        }
+        Ok(m)
     }
 
-    /// The learner `l` as the user named it: by `--type` when given, else by `--model` (the words of
-    /// the refusals).
+    /// The refusal of `flag` given to model `m`: the flag, the model as the user named it, and the
+    /// flags the model takes (the one wording of every such refusal).
     ///
     /// ```
     /// # use clap::Parser;
     /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
-    /// let cli = Cli::try_parse_from(["train", "--model", "svr", "--kernel", "linear"])?;
-    /// assert_eq!(cli.learner.named(cli.learner.resolve()?), "--model svr");
+    /// use kern_cli::kinds::ModelKind;
+    /// let cli = Cli::try_parse_from(["train", "--model", "kfa", "--kernel", "linear"])?;
+    /// let e = cli.learner.refusal(ModelKind::Kfa, "--weights").to_string();
+    /// assert!(e.starts_with("--weights does not apply to --model kfa; --model kfa takes --max-fv, "));
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    pub fn refusal(&self, m: ModelKind, flag: &str) -> CliError {
+        let named = self.named(m);
+        format!("{flag} does not apply to {named}; {named} takes {}", words(m.flags())).into()
+    }
+
+    /// The model `m` as the user named it: by `--type` when given, else by `--model` (with
+    /// `--landmarks` or a railway kernel when those made it another model).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// let cli = Cli::try_parse_from(["train", "--model", "krr", "--landmarks", "random:5", "--kernel", "linear"])?;
+    /// assert_eq!(cli.learner.named(cli.learner.resolve()?), "--model krr with --landmarks");
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
-    pub fn named(&self, l: Learner) -> String {
-        match (self.svm_type, l) {
+    pub fn named(&self, m: ModelKind) -> String {
+        match (self.svm_type, self.model) {
             (Some(t), _) => format!("--type {}", t.name()),
-            (None, Learner::Svm(t)) => match t.model() {
-                Some(m) => format!("--model {}", m.name()),
-                None => format!("--type {}", t.name()),
-            },
-            (None, Learner::Model(m)) => format!("--model {}", m.name()),
+            (None, Some(given)) if given != m && m == ModelKind::Railway => {
+                format!("--model {} with a railway kernel", given.name())
+            }
+            (None, Some(given)) if given != m => format!("--model {} with --landmarks", given.name()),
+            _ => format!("--model {}", m.name()),
         }
     }
 
@@ -296,8 +361,8 @@ impl LearnerFlags {
         self.multiclass.unwrap_or(Scheme::Ovo)
     }
 
-    /// The SMO solver's parameters of `--tol` (default 1e-3, LIBSVM's), `--cache-mb` (default 100);
-    /// the rest are kern-models' defaults.
+    /// The SMO solver's parameters of `--tol` (default 1e-3, LIBSVM's), `--cache-mb` (default 100),
+    /// `--no-shrinking` and `--max-iter`; the rest are kern-models' defaults.
     ///
     /// ```
     /// # use clap::Parser;
@@ -309,14 +374,211 @@ impl LearnerFlags {
     /// ```
     pub fn solver(&self) -> SolverParams {
         let d = SolverParams::default();
-        SolverParams { tol: self.tol.unwrap_or(d.tol), cache_mb: self.cache_mb_value(), ..d }
+        SolverParams {
+            tol: self.tol.unwrap_or(d.tol),
+            cache_mb: self.cache_mb_value(),
+            shrinking: !self.no_shrinking,
+            max_iter: self.max_iter,
+            ..d
+        }
+    }
+
+    /// The tolerance of the iterative solvers of lssvm, krr and the landmark models: `--tol`, or
+    /// [`DEFAULT_RIDGE_TOL`] (also the tolerance under which a model counts as constant).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// let cli = Cli::try_parse_from(["train", "--model", "krr", "--kernel", "linear"])?;
+    /// assert_eq!(cli.learner.ridge_tol(), 1e-6);
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    pub fn ridge_tol(&self) -> f64 {
+        self.tol.unwrap_or(DEFAULT_RIDGE_TOL)
+    }
+
+    /// The direct or iterative solve of lssvm and krr: `--solver`, `--preconditioner`, `--tol` and
+    /// `--max-iter`, with the memory budget of this process as the direct factor's limit.
+    fn solve_options(&self) -> Result<SolveOptions, CliError> {
+        // Auto's factor budget: what this process may still allocate (`--max-memory`, the cgroup limit or
+        // MemAvailable), or the fixed default when the system does not say.
+        let factor_budget =
+            kern_core::memory::budget().bytes.unwrap_or(kern_sparse::solver::DEFAULT_FACTOR_BUDGET);
+        let mut o = SolveOptions { solver: self.solver.parse()?, factor_budget, ..SolveOptions::default() };
+        o.pcg.preconditioner = self.preconditioner.as_deref().unwrap_or("none").parse()?;
+        if let Some(t) = self.tol {
+            o.pcg.tol = t;
+        }
+        if let Some(m) = self.max_iter {
+            o.pcg.max_iter = usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?;
+        }
+        o.pcg.validate()?;
+        Ok(o)
+    }
+
+    /// The one translation of the flags, and of grid point `p` (empty outside `kern cv`), into the
+    /// parameters of model `m` (from [`LearnerFlags::resolve`]): `kern train` fits them, `kern cv`
+    /// and `kern-mpi cv` fit them on every fold of a cell. A grid value replaces the flag of its
+    /// parameter; the kernel is `--kernel` with the grid's other names written into it (a placeholder
+    /// for a precomputed kernel, whose values are the data). `seed` seeds the random steps (the
+    /// probability CV, the landmarks' centres, the railway areas).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// use kern_cli::learner_flags::AnyParams;
+    /// use kern_tune::grid::ParamPoint;
+    /// let cli = Cli::try_parse_from(["train", "--model", "lssvm", "--kernel", "linear", "--gam", "4"])?;
+    /// let p = cli.learner.params(cli.learner.resolve()?, &ParamPoint::from_pairs(&[]), 0)?;
+    /// let AnyParams::LsSvm(p) = p else { panic!("an LS-SVM") };
+    /// assert_eq!(p.lambda, kern_models::ridge::Lambda::Fixed(0.25));
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    pub fn params(&self, m: ModelKind, p: &ParamPoint, seed: u64) -> Result<AnyParams, CliError> {
+        use ModelKind::*;
+        let kernel = || -> Result<KernelSpec, CliError> {
+            if is_precomputed(&self.kernel) {
+                Ok(KernelSpec::Linear(kern_core::Linear))
+            } else {
+                kernel_at(&self.kernel, p, m.is_nu())
+            }
+        };
+        let nu = p.get("nu").unwrap_or(self.nu_value());
+        // C of the SVMs: the grid's c or lambda, else the flags'.
+        let (c, lambda) = match (p.get("c"), p.get("lambda")) {
+            (None, None) => (self.c, self.lambda),
+            given => given,
+        };
+        // λ of the ridge models: the grid's lambda or gam, else the flags' (None: leave-one-out).
+        let ridge_lambda = match (p.get("lambda"), p.get("gam")) {
+            (Some(l), _) => Some(l),
+            (None, Some(g)) => Some(1.0 / g),
+            (None, None) => self.lambda.or(self.gam.map(|g| 1.0 / g)),
+        };
+        let svc = |k: KernelSpec| -> Result<SvcParams, CliError> {
+            let mut s = SvcParams::new(k).solver(self.solver());
+            if let Some(c) = c {
+                s = s.c(c);
+            }
+            if let Some(l) = lambda {
+                s = s.lambda(l);
+            }
+            for cw in &self.class_weight {
+                let (label, w) =
+                    cw.rsplit_once(':').ok_or_else(|| format!("--class-weight {cw:?}: expected LABEL:W"))?;
+                let w: f64 =
+                    w.parse().map_err(|_| format!("--class-weight {cw:?}: {w:?} is not a number"))?;
+                s = s.class_weight(label, w);
+            }
+            Ok(s.multiclass(self.scheme().into()).probability(self.probability, seed))
+        };
+        Ok(match m {
+            Svc => AnyParams::Svc(svc(kernel()?)?),
+            NuSvc => AnyParams::NuSvc(
+                NuSvcParams::new(kernel()?).nu(nu).probability(self.probability, seed).solver(self.solver()),
+            ),
+            OneClass => AnyParams::OneClass(OneClassParams::new(kernel()?).nu(nu).solver(self.solver())),
+            Svr => {
+                let eps = p.get("epsilon").unwrap_or(self.epsilon_value());
+                let mut s = SvrParams::new(kernel()?).epsilon(eps).solver(self.solver());
+                if let Some(c) = c {
+                    s = s.c(c);
+                }
+                if let Some(l) = lambda {
+                    s = s.lambda(l);
+                }
+                AnyParams::Svr(s)
+            }
+            NuSvr => {
+                let mut s = NuSvrParams::new(kernel()?).nu(nu).solver(self.solver());
+                if let Some(c) = c {
+                    s = s.c(c);
+                }
+                if let Some(l) = lambda {
+                    s = s.lambda(l);
+                }
+                AnyParams::NuSvr(s)
+            }
+            Lssvm => {
+                let s = LsSvmParams::new(kernel()?)
+                    .path(self.path.parse()?)
+                    .ordering(self.order.parse()?)
+                    .solver(self.solve_options()?);
+                AnyParams::LsSvm(match ridge_lambda {
+                    Some(l) => s.lambda(l),
+                    None => s,
+                })
+            }
+            Krr => {
+                let s = KernelRidgeParams::new(kernel()?)
+                    .path(self.path.parse()?)
+                    .ordering(self.order.parse()?)
+                    .solver(self.solve_options()?);
+                AnyParams::Krr(match ridge_lambda {
+                    Some(l) => s.lambda(l),
+                    None => s,
+                })
+            }
+            Kfa => {
+                // Without max_fv in the grid or --max-fv, the selection has no limit.
+                let max_fv = match p.get("max_fv") {
+                    Some(v) if v >= 1.0 && v.fract() == 0.0 => Some(v as usize),
+                    Some(v) => return Err(format!("max_fv must be a positive integer, got {v}").into()),
+                    None => self.max_fv,
+                };
+                let fvs = FvsParams {
+                    max_fv,
+                    min_fitness: p.get("min_fitness").or(self.min_fitness),
+                    strategy: self.fvs_strategy.parse()?,
+                    ..Default::default()
+                };
+                let projection: Projection = self.projection.parse()?;
+                AnyParams::Kfa(Box::new(
+                    KfaParams::new(kernel()?).basis(BasisChoice::Fvs(fvs)).projection(projection),
+                ))
+            }
+            LandmarkLssvm | LandmarkKrr => {
+                let lambda = ridge_lambda.ok_or_else(|| {
+                    format!(
+                        "--model {} needs --lambda{} (landmark models do not choose it by leave-one-out)",
+                        m.name(),
+                        if m == LandmarkLssvm { " or --gam" } else { "" }
+                    )
+                })?;
+                let landmarks = self.landmarks.as_deref().unwrap_or_default().parse()?;
+                let max_iter = match self.max_iter {
+                    Some(v) => usize::try_from(v).map_err(|_| format!("--max-iter {v} is too large"))?,
+                    None => 1000,
+                };
+                let preconditioner: NystromPreconditioner =
+                    self.preconditioner.as_deref().unwrap_or("falkon").parse()?;
+                let solve: NystromSolve = self.solver.parse()?;
+                let s = if m == LandmarkLssvm {
+                    NystromRidgeParams::lssvm(kernel()?, lambda, landmarks)
+                } else {
+                    NystromRidgeParams::krr(kernel()?, lambda, landmarks)
+                };
+                AnyParams::Landmark(
+                    s.seed(seed)
+                        .tol(self.ridge_tol(), max_iter)
+                        .preconditioner(preconditioner)
+                        .solve(solve)
+                        .fvs_strategy(self.fvs_strategy.parse()?),
+                )
+            }
+            Railway => {
+                let (areas, local, local_name) = crate::any_params::railway_spec(&self.kernel, seed)?;
+                let svc = svc(KernelSpec::Linear(kern_core::Linear))?;
+                AnyParams::Railway(Box::new(RailwayParams { areas, local, local_name, svc }))
+            }
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use clap::{Parser, ValueEnum};
 
     #[derive(Parser)]
     struct Cli {
@@ -325,123 +587,101 @@ mod tests {
     }
 
     fn flags(args: &[&str]) -> LearnerFlags {
-        let mut a = vec!["kern", "--kernel", "linear"];
+        let mut a = vec!["kern"];
+        if !args.contains(&"--kernel") {
+            a.extend(["--kernel", "linear"]);
+        }
         a.extend(args);
         Cli::try_parse_from(a).expect("flags parse").learner
     }
 
-    #[test]
-    fn nu_is_taken_by_the_nu_types_and_one_class_only() {
-        for (args, takes) in [
-            (&["--type", "nu-svc"][..], true),
-            (&["--type", "nu-svr"], true),
-            (&["--type", "one-class"], true),
-            (&["--model", "svc", "--type", "nu-svc"], true),
-            (&["--type", "c-svc"], false),
-            (&["--type", "epsilon-svr"], false),
-            (&["--model", "svc"], false),
-            (&["--model", "svr"], false),
-            (&["--model", "kfa"], false),
-            (&["--model", "lssvm"], false),
-            (&["--model", "krr"], false),
-        ] {
-            let f = flags(args);
-            let (got, want) = (f.resolve(), resolve(f.model, f.svm_type));
-            assert_eq!(
-                got.map_err(|e| e.to_string()),
-                want.map_err(|e| e.to_string()),
-                "{args:?} without --nu"
-            );
-            let mut with_nu = args.to_vec();
-            with_nu.extend(["--nu", "0.2"]);
-            let r = flags(&with_nu).resolve();
-            assert_eq!(r.is_ok(), takes, "{with_nu:?}");
-            if let Err(e) = r {
-                assert!(e.to_string().contains("--nu applies"), "{e}");
-            }
-        }
-    }
-
-    #[test]
-    fn c_is_refused_where_nu_replaces_it() {
-        for (t, takes) in [
-            ("c-svc", true),
-            ("nu-svc", false),
-            ("one-class", false),
-            ("epsilon-svr", true),
-            ("nu-svr", true),
-        ] {
-            let r = flags(&["--type", t, "--c", "2"]).resolve();
-            assert_eq!(r.is_ok(), takes, "--type {t} --c 2");
-            if let Err(e) = r {
-                assert!(e.to_string().starts_with(&format!("--c does not apply to --type {t};")), "{e}");
-            }
-        }
-    }
-
-    /// The learners, as a user names them: the args, and the name the refusals give.
-    const LEARNERS: [(&[&str], &str); 10] = [
-        (&["--type", "c-svc"], "--type c-svc"),
-        (&["--model", "svc"], "--model svc"),
-        (&["--type", "nu-svc"], "--type nu-svc"),
-        (&["--type", "one-class"], "--type one-class"),
-        (&["--type", "epsilon-svr"], "--type epsilon-svr"),
-        (&["--model", "svr"], "--model svr"),
-        (&["--type", "nu-svr"], "--type nu-svr"),
-        (&["--model", "kfa"], "--model kfa"),
-        (&["--model", "lssvm"], "--model lssvm"),
-        (&["--model", "krr"], "--model krr"),
+    /// Every learner flag, with a value that differs from its default.
+    const FLAGS: [&[&str]; 23] = [
+        &["--nu", "0.3"],
+        &["--c", "2"],
+        &["--lambda", "0.1"],
+        &["--gam", "10"],
+        &["--epsilon-tube", "0.2"],
+        &["--class-weight", "1:2"],
+        &["--probability"],
+        &["--multiclass", "ovo"],
+        &["--regression"],
+        &["--allow-many-classes"],
+        &["--tol", "1e-4"],
+        &["--cache-mb", "8"],
+        &["--no-shrinking"],
+        &["--max-iter", "10"],
+        &["--path", "dense"],
+        &["--order", "amd"],
+        &["--solver", "iterative"],
+        &["--preconditioner", "none"],
+        &["--landmarks", "random:5"],
+        &["--max-fv", "3"],
+        &["--min-fitness", "0.9"],
+        &["--fvs-strategy", "exact"],
+        &["--projection", "orthogonal"],
     ];
 
-    /// Every learner flag with every learner: accepted exactly where the flag applies (the table of
-    /// `resolve`'s documentation, written out here by learner), refused elsewhere with a message that
-    /// names the flag and the learner as the user named it.
+    /// The args naming each model by `--model` (the landmark models with their centres, railway
+    /// with its kernel).
+    fn model_args(m: ModelKind) -> Vec<&'static str> {
+        match m {
+            ModelKind::LandmarkLssvm | ModelKind::LandmarkKrr => {
+                vec!["--model", m.name(), "--landmarks", "random:5"]
+            }
+            ModelKind::Railway => vec!["--model", m.name(), "--kernel", "railway:auto"],
+            m => vec!["--model", m.name()],
+        }
+    }
+
+    /// Every learner flag with every model: accepted exactly where the model's flag list has it,
+    /// refused elsewhere with a message that names the flag and the model and lists the flags it
+    /// takes; and every flag is taken by some model.
     #[test]
     fn every_flag_is_refused_where_it_does_not_apply() {
-        // Per flag: its args, and the learners (by the name of LEARNERS) that take it.
-        let svms = "--type c-svc --model svc --type nu-svc --type one-class --type epsilon-svr --model svr --type nu-svr";
-        let table: [(&[&str], &str, String); 11] = [
-            (&["--nu", "0.3"], "--nu", "--type nu-svc --type one-class --type nu-svr".into()),
-            (
-                &["--c", "2"],
-                "--c",
-                "--type c-svc --model svc --type epsilon-svr --model svr --type nu-svr".into(),
-            ),
-            (&["--epsilon-tube", "0.2"], "--epsilon-tube", "--type epsilon-svr --model svr".into()),
-            (&["--tol", "1e-4"], "--tol", format!("{svms} --model lssvm --model krr")),
-            (&["--cache-mb", "8"], "--cache-mb", svms.into()),
-            (&["--multiclass", "ovo"], "--multiclass ovo", "--type c-svc --model svc --type nu-svc".into()),
-            (&["--multiclass", "ovr"], "--multiclass ovr", "--type c-svc --model svc".into()),
-            (
-                &["--regression"],
-                "--regression",
-                "--type epsilon-svr --model svr --type nu-svr --model kfa --model lssvm --model krr".into(),
-            ),
-            (&["--max-fv", "3"], "--max-fv", "--model kfa".into()),
-            (
-                &["--allow-many-classes"],
-                "--allow-many-classes",
-                "--type c-svc --model svc --type nu-svc".into(),
-            ),
-            // The default of every flag: nothing given, everything accepted.
-            (&[], "", format!("{svms} --model kfa --model lssvm --model krr")),
-        ];
-        for (args, flag, takers) in &table {
-            // The names in the table are pairs of words ("--type c-svc").
-            let words: Vec<&str> = takers.split(' ').collect();
-            let takers: Vec<String> = words.chunks(2).map(|w| w.join(" ")).collect();
-            for (learner, name) in LEARNERS {
-                let mut a = learner.to_vec();
-                a.extend(args.iter());
-                let r = flags(&a).resolve();
-                let takes = takers.iter().any(|t| t == name);
-                assert_eq!(r.is_ok(), takes, "{a:?}: {r:?}");
+        let mut taken = std::collections::BTreeSet::new();
+        for &m in ModelKind::value_variants() {
+            for args in FLAGS {
+                let flag = args[0];
+                if flag == "--landmarks" && matches!(m, ModelKind::LandmarkLssvm | ModelKind::LandmarkKrr) {
+                    taken.insert(flag);
+                    continue;
+                }
+                let mut a = model_args(m);
+                a.extend(args);
+                let f = flags(&a);
+                assert!(f.given().contains(&flag), "{a:?}");
+                let r = f.resolve();
+                let takes = m.flags().contains(&flag);
+                // --landmarks turns lssvm and krr into their landmark forms.
+                let landmark_form = flag == "--landmarks" && matches!(m, ModelKind::Lssvm | ModelKind::Krr);
+                assert_eq!(r.is_ok(), takes || landmark_form, "{a:?}: {r:?}");
+                if takes {
+                    taken.insert(flag);
+                }
                 if let Err(e) = r {
-                    let want = format!("{flag} does not apply to {name}; {flag} applies to ");
-                    assert!(e.to_string().starts_with(&want), "{a:?}: {e}");
+                    let e = e.to_string();
+                    let named = format!("--model {}", m.name());
+                    let want =
+                        format!("{flag} does not apply to {named}; {named} takes {}", words(m.flags()));
+                    assert_eq!(e, want, "{a:?}");
                 }
             }
         }
+        assert_eq!(taken.len(), FLAGS.len(), "every flag is taken by some model");
+    }
+
+    /// `--type` names the SVMs as `--model` does, and the refusals name the learner as the user did.
+    #[test]
+    fn type_is_an_alias_of_the_svm_models() {
+        for &t in crate::kinds::SvmType::value_variants() {
+            assert_eq!(flags(&["--type", &t.name()]).resolve().expect("resolves"), t.model());
+            let e = flags(&["--type", &t.name(), "--max-fv", "3"]).resolve().unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--max-fv does not apply to --type {};", t.name())), "{e}");
+        }
+        let e = flags(&["--type", "nu-svc", "--multiclass", "ovr"]).resolve().unwrap_err().to_string();
+        assert!(e.contains("nu-svc is one-vs-one"), "{e}");
+        assert!(flags(&["--type", "nu-svc", "--multiclass", "ovo"]).resolve().is_ok());
     }
 
     #[test]
@@ -453,14 +693,57 @@ mod tests {
         );
         assert_eq!(f.solver(), SolverParams::default());
         assert_eq!((f.scheme(), f.max_fv, f.regression), (Scheme::Ovo, None, false));
-        assert_eq!((f.epsilon_tube, f.cache_mb, f.multiclass), (None, None, None));
+        assert!(f.given().is_empty());
     }
 
+    /// `--gam g` is `--lambda 1/g`, on the exact and the landmark LS-SVM, and on a grid.
     #[test]
-    fn given_flags_reach_the_solver() {
-        let f = flags(&["--model", "svr", "--epsilon-tube", "0.25", "--cache-mb", "8"]);
-        let s = f.solver();
-        assert_eq!((f.epsilon_value(), s.cache_mb), (0.25, 8.0));
-        assert_eq!(flags(&["--model", "svc", "--multiclass", "ovr"]).scheme(), Scheme::Ovr);
+    fn gam_is_the_inverse_of_lambda() {
+        let none = ParamPoint::from_pairs(&[]);
+        for extra in [&[][..], &["--landmarks", "random:5"]] {
+            let mut g = vec!["--model", "lssvm", "--gam", "4"];
+            g.extend(extra);
+            let mut l = vec!["--model", "lssvm", "--lambda", "0.25"];
+            l.extend(extra);
+            let (g, l) = (flags(&g), flags(&l));
+            let pg = g.params(g.resolve().expect("gam"), &none, 0).expect("params");
+            let pl = l.params(l.resolve().expect("lambda"), &none, 0).expect("params");
+            assert_eq!(format!("{pg:?}"), format!("{pl:?}"));
+        }
+        let f = flags(&["--model", "lssvm"]);
+        let at = |axis: &str, v: f64| {
+            let p = f.params(ModelKind::Lssvm, &ParamPoint::from_pairs(&[(axis, v)]), 0).expect("params");
+            format!("{p:?}")
+        };
+        assert_eq!(at("gam", 4.0), at("lambda", 0.25));
+    }
+
+    /// The translation passes every flag of svc to its parameters: class weights, probability (with
+    /// the seed), the solver's.
+    #[test]
+    fn svc_params_carry_every_flag() {
+        let f = flags(&[
+            "--model",
+            "svc",
+            "--c",
+            "2",
+            "--class-weight",
+            "a:3",
+            "--probability",
+            "--no-shrinking",
+            "--max-iter",
+            "50",
+        ]);
+        let AnyParams::Svc(p) = f.params(ModelKind::Svc, &ParamPoint::from_pairs(&[]), 7).expect("params")
+        else {
+            panic!("svc")
+        };
+        let solver = SolverParams { shrinking: false, max_iter: Some(50), ..SolverParams::default() };
+        let want = SvcParams::new(KernelSpec::Linear(kern_core::Linear))
+            .solver(solver)
+            .c(2.0)
+            .class_weight("a", 3.0)
+            .probability(true, 7);
+        assert_eq!(p, want);
     }
 }

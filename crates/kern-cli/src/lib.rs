@@ -2,19 +2,23 @@
 //!
 //! - [`kinds`]: the model kinds and SVM types the commands name, and how labels become targets;
 //! - [`learner_flags`]: the flags that name a learner and set its parameters, one definition for
-//!   `kern train`, `kern cv` and `kern-mpi cv`;
+//!   `kern train`, `kern cv` and `kern-mpi cv`, and their one translation into the learner's
+//!   parameters;
+//! - [`any_params`]: those parameters, one enum over every learner, and the model a
+//!   cross-validation cell trains from them;
 //! - [`cv_flags`]: the flags of the cross-validation command and their translation into a grid
 //!   search — one definition, used by `kern cv` and by `kern-mpi cv` (crate kern-dist), which
 //!   spreads the same (cell, fold) fits over MPI ranks.
 //!
 //! ```
-//! use kern_cli::kinds::SvmType;
-//! assert_eq!(SvmType::NuSvc.name(), "nu-svc");
+//! use kern_cli::kinds::{ModelKind, SvmType};
+//! assert_eq!(SvmType::NuSvc.model(), ModelKind::NuSvc);
 //! ```
 
 // The argument docs are clap's `--help` text, where `[:SEED]` is literal syntax, not a link.
 #![allow(rustdoc::broken_intra_doc_links)]
 
+pub mod any_params;
 pub mod cv_flags;
 pub mod kinds;
 pub mod learner_flags;

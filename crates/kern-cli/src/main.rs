@@ -49,7 +49,7 @@ enum Command {
     /// Apply a saved model to a data file.
     Predict(commands::predict::Args),
     /// Cross-validated grid search of a model's parameters.
-    Cv(commands::cv::Args),
+    Cv(Box<commands::cv::Args>),
     /// Choose hyperparameters before training: Gaussian bandwidth, compact-support radius.
     Tune(commands::tune::Args),
     /// Kernel PCA: eigenvalues, explained variance, training scores (dense or sparse).
@@ -105,7 +105,8 @@ fn main() -> ExitCode {
     // the summary or an error is printed.
     let spinner = match &cli.command {
         Command::Cv(_) | Command::Tune(_) | Command::Kernels(_) => None,
-        Command::Train(a) if commands::train::draws_solver_progress(a) => None,
+        // `kern train` starts its own spinner once it knows the model (the SVM solvers draw progress).
+        Command::Train(_) => None,
         c => Some(progress::Spinner::start(c.activity())),
     };
     let result = match cli.command {
@@ -115,7 +116,7 @@ fn main() -> ExitCode {
         Command::Fvs(a) => commands::fvs::run(a),
         Command::Train(a) => commands::train::run(*a),
         Command::Predict(a) => commands::predict::run(a),
-        Command::Cv(a) => commands::cv::run(a),
+        Command::Cv(a) => commands::cv::run(*a),
         Command::Tune(a) => commands::tune::run(a),
         Command::Kpca(a) => commands::kpca::run(a),
         Command::Export(a) => commands::export::run(a),

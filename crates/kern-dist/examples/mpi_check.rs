@@ -108,7 +108,7 @@ fn main() {
     let y = Targets::Binary(yb.clone());
     let grid: ParamGrid = "lambda=1e-4..1:3,sigma=0.3..3:3".parse().unwrap();
     let build = |p: &ParamPoint| -> Result<LsSvmParams, kern_core::CoreError> {
-        Ok(LsSvmParams::new(format!("gaussian:sigma={}", p["sigma"]).parse()?).lambda(p["lambda"]))
+        Ok(LsSvmParams::new(format!("gaussian:sigma={}", p["sigma"]).parse()?).gam(p["lambda"]))
     };
     let cfg = GridSearchConfig {
         cv: CvConfig {
@@ -131,7 +131,7 @@ fn main() {
     let model = dir.join("pred.kern");
     if rank == 0 {
         kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
-        let m = LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).lambda(1e-2).fit(&x, &yb).unwrap();
+        let m = LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).gam(1e-2).fit(&x, &yb).unwrap();
         kern_models::persist::save(&model, &m).unwrap();
     }
     write_on_root(comm, &dir.join("sync"), b"");
@@ -329,7 +329,7 @@ fn nystrom(comm: &dyn Comm, dir: &Path) {
         let p = dir.join(name);
         let k = "gaussian:sigma=0.7".parse::<kern_core::KernelSpec>().unwrap();
         let params = if lssvm {
-            NystromRidgeParams::lssvm(k, 10.0, landmarks.parse().unwrap())
+            NystromRidgeParams::lssvm(k, 0.1, landmarks.parse().unwrap())
         } else {
             NystromRidgeParams::krr(k, 1e-4, landmarks.parse().unwrap())
         }

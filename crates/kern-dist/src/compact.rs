@@ -1,5 +1,5 @@
 //! Distributed compact-kernel LS-SVM and kernel ridge: preconditioned conjugate gradients on the
-//! sparse `K_C + sI` (CS-RBF paper eq. 14 for the LS-SVM, shift `s = 1/λ`; kernel ridge, `s = λ`) with
+//! sparse `K_C + λI` (the ridge penalty λ of both: the LS-SVM of CS-RBF paper eq. 14, whose `γ` is `1/λ`, and kernel ridge) with
 //! the rows spread over the ranks by a spatial partition.
 //!
 //! **Partition.** A k-d split of the samples into `P` cells: every rank gathers the same sample of
@@ -62,7 +62,7 @@ const HALO_SLACK: f64 = 1e-9;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dual {
-    /// LS-SVM with an intercept: `K_C + I/λ`, bordered solve (eq. 14).
+    /// LS-SVM with an intercept: `K_C + λI` (eq. 14 with `γ = 1/λ`), bordered solve.
     LsSvm,
     /// Kernel ridge regression: `K_C + λI`, no intercept.
     Krr,
@@ -82,7 +82,7 @@ pub struct CompactParams {
     pub dual: Dual,
     /// A compactly supported kernel.
     pub kernel: KernelSpec,
-    /// λ: `K_C + I/λ` (LS-SVM) or `K_C + λI` (kernel ridge).
+    /// λ, the ridge penalty of both models: `K_C + λI`.
     pub lambda: f64,
     /// Tolerance, iteration cap and preconditioner (only `none`).
     pub pcg: PcgOptions,
@@ -99,7 +99,7 @@ impl CompactParams {
         if !(self.lambda.is_finite() && self.lambda > 0.0) {
             return Err(DistError::Invalid(format!("lambda must be finite and > 0, not {}", self.lambda)));
         }
-        Ok(if self.dual == Dual::LsSvm { 1.0 / self.lambda } else { self.lambda })
+        Ok(self.lambda)
     }
 
     /// Checks everything that does not need the data; returns the support radius and the shift.
@@ -735,7 +735,7 @@ pub fn fit_compact(
         let sum_nu = s[0];
         if !(sum_nu.is_finite() && sum_nu > 0.0) {
             return Err(DistError::Invalid(format!(
-                "1ᵀ(K + I/λ)⁻¹1 = {sum_nu:e} is not positive: the solver is not usable"
+                "1ᵀ(K + λI)⁻¹1 = {sum_nu:e} is not positive: the solver is not usable"
             )));
         }
         let bv: Vec<f64> = (0..r).map(|t| s[t + 1] / sum_nu).collect();

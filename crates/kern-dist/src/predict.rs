@@ -156,7 +156,7 @@ pub struct PredictSummary {
 /// let x = Samples::from_rows(&[[0.0, 1.0], [1.0, 0.0], [0.1, 0.9], [0.9, 0.2]])?;
 /// write_libsvm(&dir.join("d.svm"), &x, &["1", "2", "1", "2"])?;
 /// let y = BinaryTargets::from_labels(&["1", "2", "1", "2"])?;
-/// let m = LsSvmParams::new("gaussian:sigma=1".parse()?).lambda(1e-3).fit(&x, &y)?;
+/// let m = LsSvmParams::new("gaussian:sigma=1".parse()?).gam(1e-3).fit(&x, &y)?;
 /// kern_models::persist::save(&dir.join("m.kern"), &m)?;
 /// let s = kern_dist::predict::predict_file(&kern_dist::SingleProcess, &dir.join("m.kern"),
 ///     &dir.join("d.svm"), &Default::default(), Some(&dir.join("p.txt")))?;

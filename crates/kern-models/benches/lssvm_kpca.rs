@@ -33,9 +33,7 @@ fn lssvm(c: &mut Criterion) {
     let gauss: KernelSpec = "gaussian:sigma=0.6".parse().unwrap();
     g.bench_function("gaussian_dense", |b| {
         b.iter(|| {
-            black_box(
-                LsSvmParams::new(gauss.clone()).lambda(10.0).path(PathChoice::Dense).fit(&x, &y).unwrap(),
-            )
+            black_box(LsSvmParams::new(gauss.clone()).gam(10.0).path(PathChoice::Dense).fit(&x, &y).unwrap())
         })
     });
     for tau in [0.9, 0.8, 0.7, 0.5] {
@@ -43,16 +41,12 @@ fn lssvm(c: &mut Criterion) {
         let k: KernelSpec = format!("cs-gaussian:sigma=0.6,c={cq},nu=3").parse().unwrap();
         g.bench_function(format!("cs_sparse_tau{tau}"), |b| {
             b.iter(|| {
-                black_box(
-                    LsSvmParams::new(k.clone()).lambda(10.0).path(PathChoice::Sparse).fit(&x, &y).unwrap(),
-                )
+                black_box(LsSvmParams::new(k.clone()).gam(10.0).path(PathChoice::Sparse).fit(&x, &y).unwrap())
             })
         });
         g.bench_function(format!("cs_dense_tau{tau}"), |b| {
             b.iter(|| {
-                black_box(
-                    LsSvmParams::new(k.clone()).lambda(10.0).path(PathChoice::Dense).fit(&x, &y).unwrap(),
-                )
+                black_box(LsSvmParams::new(k.clone()).gam(10.0).path(PathChoice::Dense).fit(&x, &y).unwrap())
             })
         });
     }

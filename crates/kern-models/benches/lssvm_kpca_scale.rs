@@ -96,7 +96,7 @@ fn main() {
             let lambda: f64 = args.get(4).and_then(|v| v.parse().ok()).unwrap_or(10.0);
             let t = Instant::now();
             let model =
-                LsSvmParams::new(kernel.clone()).lambda(lambda).path(PathChoice::Sparse).fit(&x, &y).unwrap();
+                LsSvmParams::new(kernel.clone()).gam(lambda).path(PathChoice::Sparse).fit(&x, &y).unwrap();
             let fit_seconds = t.elapsed().as_secs_f64();
             let t = Instant::now();
             let pred = model.predict(&xt).unwrap();

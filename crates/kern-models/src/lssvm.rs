@@ -3,16 +3,20 @@
 //!
 //! ```text
 //! [ 0   1ᵀ        ] [ b ]   [ 0 ]
-//! [ 1   K + I/λ   ] [ a ] = [ y ]
+//! [ 1   K + λI    ] [ a ] = [ y ]
 //! ```
 //!
-//! solved through kern-sparse (dense Cholesky for globally supported kernels, sparse Cholesky of `K_C`
-//! for compactly supported ones, chosen by [`PathChoice`]). Classifier on ±1 labels (prediction
-//! `sign f`), regressor on real targets, one-vs-rest for `k > 2` classes (one right-hand side per class
-//! against the same factorization). λ is fixed, or chosen over a grid by exact leave-one-out (the
-//! default) or on an extra tuning set (Table 3's protocol); see [`crate::ridge`] for the grid reuse
-//! and the LOO formula `e_i = α_i / (A⁻¹)_ii`. The coefficients `a_i` (the bubbles of Fig. 7) are
-//! [`LsSvm::alpha`].
+//! where `λ` is the ridge penalty, as in kernel ridge regression ([`crate::krr`], `K + λI`) and
+//! scikit-learn's `alpha`: larger λ, more regularization. The paper's eq. 14 (and LS-SVMlab) write the
+//! same matrix `K + I/γ` with the error weight `γ = 1/λ`; [`LsSvmParams::gam`] sets λ from γ.
+//!
+//! The system is solved through kern-sparse (dense Cholesky for globally supported kernels, sparse
+//! Cholesky of `K_C` for compactly supported ones, chosen by [`PathChoice`]). Classifier on ±1 labels
+//! (prediction `sign f`), regressor on real targets, one-vs-rest for `k > 2` classes (one right-hand
+//! side per class against the same factorization). λ is fixed, or chosen over a grid by exact
+//! leave-one-out (the default) or on an extra tuning set (Table 3's protocol); see [`crate::ridge`] for
+//! the grid reuse and the LOO formula `e_i = α_i / (A⁻¹)_ii`. The coefficients `a_i` (the bubbles of
+//! Fig. 7) are [`LsSvm::alpha`].
 //!
 //! ```
 //! use kern_core::{BinaryTargets, Samples};
@@ -20,7 +24,7 @@
 //! use kern_models::lssvm::LsSvmParams;
 //! let x = Samples::from_rows(&[[0.0], [0.2], [0.4], [2.0], [2.2], [2.4]])?;
 //! let y = BinaryTargets::from_f64(&[-1.0, -1.0, -1.0, 1.0, 1.0, 1.0])?;
-//! let model = LsSvmParams::new("gaussian:sigma=1".parse()?).lambda(10.0).fit(&x, &y)?;
+//! let model = LsSvmParams::new("gaussian:sigma=1".parse()?).lambda(0.1).fit(&x, &y)?;
 //! assert_eq!(model.predict(&Samples::from_rows(&[[0.1], [2.3]])?)?, vec![-1.0, 1.0]);
 //! assert!(model.alpha(0).iter().sum::<f64>().abs() < 1e-10);   // first row of eq. 14
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -34,12 +38,19 @@ use kern_core::{KernelSpec, Samples};
 use kern_sparse::{Ordering, SolveOptions};
 use serde::{Deserialize, Serialize};
 
-/// The default λ grid of LS-SVM: `10^-3, 10^-2.5, …, 10^5` (17 values).
+/// The default λ grid of LS-SVM: `10^-5, 10^-4.5, …, 10^3` (17 values; γ = 1/λ from `10^5` down to
+/// `10^-3`).
+///
+/// ```
+/// let g = kern_models::lssvm::default_lambda_grid();
+/// assert_eq!((g.len(), g[0], g[16]), (17, 1e-5, 1e3));
+/// ```
 pub fn default_lambda_grid() -> Vec<f64> {
-    log10_grid(-3.0, 5.0, 2)
+    log10_grid(-5.0, 3.0, 2)
 }
 
-/// LS-SVM settings. `λ` is the λ of eq. 14 (the system matrix is `K + I/λ`: larger λ, less regularization).
+/// LS-SVM settings. `λ` is the ridge penalty: the system matrix is `K + λI` (larger λ, more
+/// regularization), eq. 14's `K + I/γ` with `γ = 1/λ`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LsSvmParams {
     /// The kernel.
@@ -70,6 +81,19 @@ impl LsSvmParams {
             ordering: Ordering::Auto,
             solver: SolveOptions::default(),
         }
+    }
+
+    /// A fixed λ given as LS-SVMlab's error weight `γ` of eq. 14 (`K + I/γ`): λ = 1/γ (a `γ` that is
+    /// not finite and positive gives a λ that training refuses).
+    ///
+    /// ```
+    /// use kern_models::lssvm::LsSvmParams;
+    /// let k: kern_core::KernelSpec = "gaussian:sigma=1".parse()?;
+    /// assert_eq!(LsSvmParams::new(k.clone()).gam(4.0), LsSvmParams::new(k).lambda(0.25));
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn gam(self, gam: f64) -> Self {
+        self.lambda(1.0 / gam)
     }
 
     fn fit_encoded(&self, x: &Samples, enc: Encoded) -> Result<LsSvm> {
@@ -162,7 +186,7 @@ mod tests {
             factor_budget: 0, // Auto: no factor fits, so Auto goes iterative
         };
         for lambda in [0.5, 20.0] {
-            let direct = LsSvmParams::new(spec.clone()).lambda(lambda).path(PathChoice::Sparse);
+            let direct = LsSvmParams::new(spec.clone()).gam(lambda).path(PathChoice::Sparse);
             let d = direct
                 .clone()
                 .solver(SolveOptions { solver: Solver::Direct, ..it(Solver::Direct) })
@@ -195,7 +219,7 @@ mod tests {
         }
         let grid = LsSvmParams::new(spec.clone()).path(PathChoice::Sparse).solver(it(Solver::Iterative));
         assert!(grid.fit(&x, &yb).is_err());
-        let dense = LsSvmParams::new(spec).lambda(1.0).path(PathChoice::Dense).solver(it(Solver::Iterative));
+        let dense = LsSvmParams::new(spec).gam(1.0).path(PathChoice::Dense).solver(it(Solver::Iterative));
         assert!(dense.fit(&x, &yb).is_err());
     }
 
@@ -206,10 +230,10 @@ mod tests {
         for (c, lambda) in [(0.4, 0.5), (0.9, 10.0), (1.6, 100.0)] {
             let spec: KernelSpec = format!("cs-gaussian:sigma=0.8,c={c},nu=3").parse().unwrap();
             let dense =
-                LsSvmParams::new(spec.clone()).lambda(lambda).path(PathChoice::Dense).fit(&x, &yb).unwrap();
+                LsSvmParams::new(spec.clone()).gam(lambda).path(PathChoice::Dense).fit(&x, &yb).unwrap();
             for o in [Ordering::Amd, Ordering::Rcm, Ordering::Identity, Ordering::Auto] {
                 let p = LsSvmParams::new(spec.clone()).path(PathChoice::Sparse).ordering(o);
-                let m = p.clone().lambda(lambda).fit(&x, &yb).unwrap();
+                let m = p.clone().gam(lambda).fit(&x, &yb).unwrap();
                 assert_eq!(m.path(), SolvePath::Sparse);
                 assert!((m.bias(0) - dense.bias(0)).abs() < 1e-9, "{c} {o:?} bias");
                 for (a, b) in m.alpha(0).iter().zip(dense.alpha(0)) {

@@ -1,7 +1,7 @@
 //! The engine shared by the LS-SVM ([`crate::lssvm`], eq. 14 of the CS-RBF paper, with a bias) and
 //! kernel ridge regression ([`crate::krr`], the representer-theorem solution of Cao's eq. 17 with the
-//! squared loss, no bias): both solve `(K + sI) X = B` for a shift `s` (`1/λ` for LS-SVM, `λ` for
-//! KRR), for one `s` or for a whole grid.
+//! squared loss, no bias): both solve `(K + λI) X = B` for the ridge penalty `λ` (scikit-learn's
+//! `alpha`; the LS-SVM's `γ` of eq. 14, `K + I/γ`, is `γ = 1/λ`), for one `λ` or for a whole grid.
 //!
 //! **One λ**: kern-sparse's Cholesky ([`CholeskyPlan`]), dense for globally supported kernels and sparse
 //! for `K_C`; the LS-SVM goes through kern-sparse's bordered solver [`LsSvmSolver`].
@@ -22,11 +22,11 @@
 //! analysis and keeps it, as does a block-Jacobi preconditioner. A λ grid always factors: exact
 //! leave-one-out needs the factor.
 //!
-//! **Exact leave-one-out.** For the bordered matrix `A = [[0, 1ᵀ], [1, H]]` (`H = K + I/λ`) and its
+//! **Exact leave-one-out.** For the bordered matrix `A = [[0, 1ᵀ], [1, H]]` (`H = K + λI`) and its
 //! solution `(b, α)`, the residual of point `i` under the model trained without `i` is
 //! `y_i − f⁽⁻ⁱ⁾(x_i) = α_i / (A⁻¹)_ii` (index `i` of the α-block). Derivation: give point `i` the target
 //! `t = f⁽⁻ⁱ⁾(x_i)`; then the leave-one-out solution padded with `α_i = 0` satisfies every row of the
-//! system (row `i` reads `f⁽⁻ⁱ⁾(x_i) + 0/λ = t`), so it *is* the solution for targets `y + (t − y_i)e_i`.
+//! system (row `i` reads `f⁽⁻ⁱ⁾(x_i) + λ·0 = t`), so it *is* the solution for targets `y + (t − y_i)e_i`.
 //! By linearity its `i`-th coefficient is `α_i + (t − y_i)(A⁻¹)_ii = 0`, which gives the formula. With
 //! `ν = H⁻¹1` and `σ = 1ᵀν`, block elimination gives the α-block `A⁻¹ = H⁻¹ − ννᵀ/σ`, so
 //! `(A⁻¹)_ii = (H⁻¹)_ii − ν_i²/σ`. Without a bias (KRR) the same argument gives `α_i / (H⁻¹)_ii`. The
@@ -343,6 +343,33 @@ impl Fitted {
     pub fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
         Ok(self.task.decode(self.decision_function(x)?.as_ref()))
     }
+
+    /// How far the training decision values stray from the intercepts, relative to the training
+    /// targets: `max |f_t(x_i) − b_t| / max |y_it − b_t|` over samples and outputs (1 when the targets
+    /// all equal the intercepts: the model fits them exactly, regularization took nothing). The system `(K + λI)α + b1 = y` gives `f_t(x_i) − b_t = (Kα)_it =
+    /// y_it − b_t − λα_it`, so this costs `O(n r)`, no kernel evaluation. `y` must be the (unweighted)
+    /// training targets.
+    pub fn relative_spread(&self, y: &Targets) -> Result<f64> {
+        let enc = Encoded::any(y);
+        let (n, r) = (self.train.n(), self.outputs());
+        if enc.y.nrows() != n || enc.y.ncols() != r {
+            return Err(ModelsError::Input(format!(
+                "{} targets in {} outputs for a model of {n} training samples and {r} outputs",
+                enc.y.nrows(),
+                enc.y.ncols()
+            )));
+        }
+        let (mut spread, mut scale) = (0.0f64, 0.0f64);
+        for t in 0..r {
+            let b = self.bias[t];
+            for i in 0..n {
+                let yi = enc.y[(i, t)];
+                spread = spread.max((yi - b - self.lambda * self.alpha[t * n + i]).abs());
+                scale = scale.max((yi - b).abs());
+            }
+        }
+        Ok(if scale > 0.0 { spread / scale } else { 1.0 })
+    }
 }
 
 /// Everything the engine needs.
@@ -350,7 +377,7 @@ pub(crate) struct Problem<'a> {
     pub kernel: &'a KernelSpec,
     pub x: &'a Samples,
     pub enc: Encoded,
-    /// LS-SVM (`true`: bordered system, shift `1/λ`) or KRR (`false`: shift `λ`).
+    /// LS-SVM (`true`: bordered system) or KRR (`false`); both shift `K` by `λ`.
     pub bias: bool,
     pub lambda: &'a Lambda,
     pub path: PathChoice,
@@ -410,7 +437,7 @@ fn finish(bias: bool, x: Mat<f64>, d: Option<Vec<f64>>) -> Result<Solved> {
     let nu: Vec<f64> = (0..n).map(|i| x[(i, 0)]).collect();
     let sigma: f64 = nu.iter().sum();
     if !(sigma.is_finite() && sigma > 0.0) {
-        return Err(ModelsError::Numerical(format!("1ᵀ(K + I/λ)⁻¹1 = {sigma:e} is not positive")));
+        return Err(ModelsError::Numerical(format!("1ᵀ(K + λI)⁻¹1 = {sigma:e} is not positive")));
     }
     let mut alpha = Mat::<f64>::zeros(n, r);
     let mut b = vec![0.0; r];
@@ -466,7 +493,7 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
         p.enc.y = Mat::from_fn(n, r, |i, t| p.enc.y[(i, t)] * s[i]);
     }
     let p = p;
-    let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };
+    let shift = |lambda: f64| -> f64 { lambda };
     let done = |alpha: Mat<f64>, bias: Vec<f64>, lambda, selection, factor_seconds, solver, pcg| {
         let alpha_vec: Vec<f64> = (0..r)
             .flat_map(|t| (0..n).map(move |i| (t, i)))
@@ -631,7 +658,7 @@ type GridSolution = (Vec<(usize, Solved)>, GridMethod, f64);
 fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Result<GridSolution> {
     let n = p.x.n();
     let r = p.enc.y.ncols();
-    let shift = |lambda: f64| if p.bias { 1.0 / lambda } else { lambda };
+    let shift = |lambda: f64| -> f64 { lambda };
     if grid.is_empty() {
         return Err(ModelsError::Input("empty λ grid".into()));
     }

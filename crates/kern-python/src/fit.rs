@@ -239,11 +239,38 @@ pub fn fit_krr(
     let w = weights(sample_weight)?;
     let p = KernelRidgeParams::new(kernel(kernel_spec)?).lambda(lam);
     let m = run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?;
+    // The check reads the unweighted system: with sample weights it is left out.
+    if w.is_none() {
+        let spread = m.relative_spread(&t).map_err(value_error)?;
+        warn_constant(py, spread, m.lambda(), "alpha")?;
+    }
     Ok(Model { inner: Inner::Krr(m) })
 }
 
-/// Trains an LS-SVM (classifier on class indices when `classify`, else regressor); `lam` fixed, or the
-/// λ grid searched by leave-one-out.
+/// The tolerance under which a model's training decision values count as constant (relative to the
+/// targets): the default tolerance of the ridge models' iterative solver.
+const CONSTANT_TOL: f64 = 1e-6;
+
+/// A Python `UserWarning` when the regularization `lambda` (named `name` in Python) left the model
+/// constant: every training decision value within [`CONSTANT_TOL`] of the intercept (`spread` is
+/// the model's `relative_spread` on its training targets).
+fn warn_constant(py: Python<'_>, spread: f64, lambda: f64, name: &str) -> PyResult<()> {
+    if spread > CONSTANT_TOL {
+        return Ok(());
+    }
+    let msg = format!(
+        "the model is constant: every training decision value is within {CONSTANT_TOL:e} (relative) of \
+         the intercept, as {name}={lambda:e} regularizes everything away ({name} is the ridge penalty of \
+         K + {name} I: larger, more regularization); use a smaller {name}"
+    );
+    let msg = std::ffi::CString::new(msg).map_err(value_error)?;
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    PyErr::warn(py, category.as_any(), &msg, 2)
+}
+
+/// Trains an LS-SVM (classifier on class indices when `classify`, else regressor); `lam` fixed (the
+/// ridge penalty λ of `K + λI`, the Python `alpha`; `gam` is `1/λ`), or the λ grid searched by
+/// leave-one-out.
 #[pyfunction]
 #[pyo3(signature = (x, y, classify, kernel_spec, lam, grid, n_jobs))]
 #[allow(clippy::too_many_arguments)]
@@ -266,6 +293,7 @@ pub fn fit_lssvm(
         (None, None) => p,
     };
     let m = run(py, n_jobs, || p.fit_targets(&x, &t))?;
+    warn_constant(py, m.relative_spread(&t).map_err(value_error)?, m.lambda(), "alpha")?;
     Ok(Model { inner: Inner::LsSvm(m) })
 }
 

@@ -23,7 +23,7 @@ ALL = [
     lambda: kern.SVR(C=3.0),
     lambda: kern.RailwaySVC(random_state=0),
     lambda: kern.KernelRidge(alpha=0.1, kernel="rbf", gamma=0.5),
-    lambda: kern.LSSVC(lam=10.0),
+    lambda: kern.LSSVC(gam=10.0),
     lambda: kern.LSSVR(),
     lambda: kern.KernelPCA(3, kernel="rbf", gamma=0.5),
     lambda: kern.FeatureVectorSelection(20, kernel="rbf", gamma=0.5),
@@ -128,7 +128,7 @@ def test_float32_readonly_fortran_memmap_inputs_agree(gr, tmp_path):
 def test_labels_of_any_type(labels):
     x, idx = make_blobs(150, centers=3, random_state=3)
     y = labels[idx]
-    for est in (kern.SVC(), kern.LSSVC(lam=10.0)):
+    for est in (kern.SVC(), kern.LSSVC(gam=10.0)):
         est.fit(x, y)
         np.testing.assert_array_equal(est.classes_, np.unique(labels))
         assert est.predict(x).dtype == y.dtype
@@ -288,3 +288,28 @@ def test_fit_plan_reports_each_machine_s_path():
     assert set(cs.fit_plan_[0]) == {
         "order", "start", "columns", "cache_mb", "sparse_columns", "selection", "threading", "shrinking"
     }
+
+
+def test_lssvm_gam_is_the_inverse_of_alpha_and_a_constant_model_warns():
+    """`alpha` is the ridge penalty of `K + alpha I` (as `KernelRidge`'s), `gam` LS-SVMlab's error weight
+    of `K + I/gam`: `gam=g` is `alpha=1/g`. A huge alpha regularizes the model into a constant, which
+    warns; a normal one does not."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=40)
+    a = kern.LSSVR(gam=4.0).fit(X, y)
+    b = kern.LSSVR(alpha=0.25).fit(X, y)
+    np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-12, atol=1e-12)
+    assert a.alpha_ == 0.25 and a.gam_ == 4.0
+    with pytest.raises(ValueError):
+        kern.LSSVR(alpha=1.0, gam=1.0).fit(X, y)
+    with pytest.warns(UserWarning, match="constant"):
+        kern.LSSVR(alpha=1e12).fit(X, y)
+    with pytest.warns(UserWarning, match="constant"):
+        kern.KernelRidge(alpha=1e12).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kern.LSSVR(alpha=0.1).fit(X, y)
+        kern.LSSVC(alpha=0.1).fit(X, y > 0)

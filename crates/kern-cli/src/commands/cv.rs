@@ -12,7 +12,8 @@
 
 use crate::commands::precomputed_cv::{FitMatrix, OnMatrix, serials};
 use crate::common::{CliError, CliResult, DataArgs, with_threads};
-use kern_cli::cv_flags::{CellLearner, CellModel, CvFlags};
+use kern_cli::any_params::{AnyParams, CellModel};
+use kern_cli::cv_flags::CvFlags;
 use kern_core::Targets;
 use kern_models::ModelsError;
 use kern_models::svm::{KernelMatrix, SharedGram, SvcParams};
@@ -55,7 +56,7 @@ fn svc_along_c(
 fn search(
     f: &CvFlags,
     grid: &ParamGrid,
-    build: &(dyn Fn(&ParamPoint) -> Result<CellLearner, CliError> + Sync),
+    build: &(dyn Fn(&ParamPoint) -> Result<AnyParams, CliError> + Sync),
     x: &kern_core::Samples,
     y: &Targets,
     cfg: &GridSearchConfig,
@@ -63,7 +64,7 @@ fn search(
 ) -> Result<serde_json::Value, CliError> {
     Ok(match k {
         Some(k) => {
-            let on = |p: &ParamPoint| -> Result<OnMatrix<CellLearner>, CliError> {
+            let on = |p: &ParamPoint| -> Result<OnMatrix<AnyParams>, CliError> {
                 Ok(OnMatrix { params: build(p)?, k: k.clone() })
             };
             serde_json::to_value(with_threads(f.threads, || grid_search(grid, on, x, y, cfg))??)?
@@ -74,15 +75,15 @@ fn search(
 
 /// A cell's SVM trained on the folds of a precomputed kernel matrix (the other kinds are refused
 /// before: a precomputed kernel cross-validates SVMs only).
-impl FitMatrix for CellLearner {
+impl FitMatrix for AnyParams {
     type Model = CellModel;
     fn fit_matrix(&self, k: &KernelMatrix, y: &Targets) -> Result<CellModel, ModelsError> {
         Ok(match self {
-            CellLearner::Svc(p) => CellModel::Svc(Box::new(p.fit_matrix(k, y)?)),
-            CellLearner::NuSvc(p) => CellModel::Svc(Box::new(p.fit_matrix(k, y)?)),
-            CellLearner::Svr(p) => CellModel::Svr(Box::new(p.fit_matrix(k, y)?)),
-            CellLearner::NuSvr(p) => CellModel::Svr(Box::new(p.fit_matrix(k, y)?)),
-            CellLearner::LsSvm(_) | CellLearner::Krr(_) | CellLearner::Kfa(_) => {
+            AnyParams::Svc(p) => CellModel::Svc(Box::new(p.fit_matrix(k, y)?)),
+            AnyParams::NuSvc(p) => CellModel::Svc(Box::new(p.fit_matrix(k, y)?)),
+            AnyParams::Svr(p) => CellModel::Svr(Box::new(p.fit_matrix(k, y)?)),
+            AnyParams::NuSvr(p) => CellModel::Svr(Box::new(p.fit_matrix(k, y)?)),
+            _ => {
                 return Err(ModelsError::Input("a precomputed kernel cross-validates SVMs only".into()));
             }
         })

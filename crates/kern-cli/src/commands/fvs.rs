@@ -81,19 +81,10 @@ pub fn run(a: Args) -> CliResult {
 /// `kern train --model kfa`: FVS then least squares (eqs. 9–10); saves a `kfa` model.
 pub fn train_kfa(
     a: &crate::commands::train::Args,
-    kernel: kern_core::KernelSpec,
+    params: kern_models::kfa::KfaParams<kern_core::KernelSpec>,
     ds: &kern_core::io::Dataset,
 ) -> CliResult {
     use kern_core::learner::Fit;
-    use kern_models::kfa::{BasisChoice, KfaParams, Projection};
-    let fvs = FvsParams {
-        max_fv: a.learner.max_fv,
-        min_fitness: a.min_fitness,
-        strategy: a.fvs_strategy.parse()?,
-        ..Default::default()
-    };
-    let projection: Projection = a.projection.parse()?;
-    let params = KfaParams::new(kernel).basis(BasisChoice::Fvs(fvs)).projection(projection);
     let targets = crate::common::targets(ds, a.learner.regression)?;
     let t = Instant::now();
     let m = with_threads(a.threads, || params.fit(&ds.samples, &targets))??;

@@ -1,4 +1,5 @@
-//! Landmark (Nyström) models: `kern train --model lssvm|krr --landmarks fvs:M|random:M`, their
+//! Landmark (Nyström) models: `kern train --model landmark-lssvm|landmark-krr --landmarks fvs:M|random:M`
+//! (also `--model lssvm|krr --landmarks ...`), their
 //! `kern predict` arm, and `kern kpca --landmarks ...`.
 //!
 //! Training streams the kernel matrix between the data and the M centres in blocks, so memory grows
@@ -12,36 +13,16 @@ use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_models::fvs::Strategy;
 use kern_models::landmark::{
-    Landmarks, NystromKpca, NystromKpcaParams, NystromPreconditioner, NystromRidge, NystromRidgeParams,
-    NystromSolve,
+    Landmarks, NystromKpca, NystromKpcaParams, NystromRidge, NystromRidgeParams, NystromSolve,
 };
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Instant;
 
-/// `kern train --model lssvm|krr --landmarks ...` (`lssvm` = with intercept, `1/λ` shift).
-pub fn train_landmark(a: &Args, kernel: KernelSpec, ds: &Dataset, lssvm: bool) -> CliResult {
-    let spec = a.landmarks.as_deref().unwrap_or_default();
-    let landmarks: Landmarks = spec.parse()?;
-    let lambda =
-        a.lambda.ok_or("--landmarks needs --lambda (no leave-one-out selection on landmark models)")?;
-    let preconditioner: NystromPreconditioner = a.preconditioner.as_deref().unwrap_or("falkon").parse()?;
-    let strategy: Strategy = a.fvs_strategy.parse()?;
-    let solve: NystromSolve = a.solver.parse()?;
-    let max_iter = match a.max_iter {
-        Some(m) => usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?,
-        None => 1000,
-    };
-    let p = if lssvm {
-        NystromRidgeParams::lssvm(kernel, lambda, landmarks)
-    } else {
-        NystromRidgeParams::krr(kernel, lambda, landmarks)
-    }
-    .seed(a.seed)
-    .tol(a.learner.tol.unwrap_or(1e-6), max_iter)
-    .preconditioner(preconditioner)
-    .solve(solve)
-    .fvs_strategy(strategy);
+/// `kern train --model landmark-lssvm|landmark-krr --landmarks ...` (the LS-SVM has an intercept; both
+/// shift by the ridge penalty λ).
+pub fn train_landmark(a: &Args, p: NystromRidgeParams, ds: &Dataset) -> CliResult {
+    let lssvm = p.bias;
     let y = crate::common::targets(ds, a.learner.regression || !lssvm)?;
     let t = Instant::now();
     let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;

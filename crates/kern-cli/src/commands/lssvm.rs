@@ -1,13 +1,15 @@
 //! The `lssvm` and `krr` arms of `kern train` / `kern predict`.
 //!
-//! `kern train --model lssvm|krr --kernel SPEC [--lambda L] [--path auto|dense|sparse] [--regression]`:
-//! λ is the LS-SVM's of eq. 14 (`K + I/λ`) or the ridge's (`K + λI`); without `--lambda` it is chosen by
-//! exact leave-one-out over the default grid (17 values per model, see kern-models' `default_lambda_grid`).
-//! `lssvm` classifies (±1, one-vs-rest for more classes) unless `--regression`; `krr` regresses on real
-//! targets. JSON adds `lambda`, `factor_seconds` and `path` to the usual figures.
+//! `kern train --model lssvm|krr --kernel SPEC [--lambda L | --gam G] [--path auto|dense|sparse]
+//! [--regression]`: λ is the ridge penalty of both models (`K + λI`; the LS-SVM's `γ` of eq. 14, `K +
+//! I/γ`, is `1/λ`); without `--lambda` it is chosen by exact leave-one-out over the default grid (17
+//! values per model, see kern-models' `default_lambda_grid`). `lssvm` classifies (±1, one-vs-rest for
+//! more classes) unless `--regression`; `krr` regresses on real targets. JSON adds `lambda` (and `gam`
+//! for lssvm), `factor_seconds`, `path` and `warnings` (a model regularized into a constant) to the
+//! usual figures.
 
 use crate::commands::train::Args;
-use crate::common::{CliResult, with_threads};
+use crate::common::{CliError, CliResult, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_models::kmat::PathChoice;
@@ -17,19 +19,10 @@ use kern_models::persist;
 use kern_models::ridge::{Selection, Task};
 use kern_models::weights::FitWeighted;
 use kern_models::widen::WidenFeatures;
-use kern_sparse::{PcgReport, SolveOptions, Solver};
+use kern_sparse::{PcgReport, Solver};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Instant;
-
-/// Which dual model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dual {
-    /// LS-SVM with bias: (K + I/lambda) alpha + b 1 = y, 1' alpha = 0.
-    LsSvm,
-    /// Kernel ridge regression (no bias).
-    Krr,
-}
 
 fn selection_json(s: Option<&Selection>) -> Value {
     match s {
@@ -48,25 +41,6 @@ pub(crate) fn task_json(t: &Task) -> Value {
     }
 }
 
-/// `kern train --model lssvm|krr`.
-/// The solver settings of `--solver`, `--preconditioner`, `--tol` and `--max-iter`.
-fn solve_options(a: &Args) -> Result<SolveOptions, crate::common::CliError> {
-    // Auto's factor budget: what this process may still allocate (`--max-memory`, the cgroup limit or
-    // MemAvailable), or the fixed default when the system does not say.
-    let factor_budget =
-        kern_core::memory::budget().bytes.unwrap_or(kern_sparse::solver::DEFAULT_FACTOR_BUDGET);
-    let mut o = SolveOptions { solver: a.solver.parse()?, factor_budget, ..SolveOptions::default() };
-    o.pcg.preconditioner = a.preconditioner.as_deref().unwrap_or("none").parse()?;
-    if let Some(t) = a.learner.tol {
-        o.pcg.tol = t;
-    }
-    if let Some(m) = a.max_iter {
-        o.pcg.max_iter = usize::try_from(m).map_err(|_| format!("--max-iter {m} is too large"))?;
-    }
-    o.pcg.validate()?;
-    Ok(o)
-}
-
 /// `"solver"`, `"iterations"`, `"residual"` and `"converged"` of a trained model (the last three null
 /// for the direct solver); a warning on stderr when conjugate gradients stopped short of `--tol`.
 fn solver_json(v: &mut Value, solver: Solver, report: Option<PcgReport>) {
@@ -83,12 +57,9 @@ fn solver_json(v: &mut Value, solver: Solver, report: Option<PcgReport>) {
     }
 }
 
-pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> CliResult {
-    let path: PathChoice = a.path.parse()?;
-    let ordering: kern_sparse::Ordering = a.order.parse()?;
-    let solver = solve_options(a)?;
-    let y = crate::common::targets(ds, a.learner.regression || which == Dual::Krr)?;
-    if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == kern_models::kmat::SolvePath::Dense {
+/// Refuses the dense kernel matrix and its factor when they do not fit in memory.
+fn check_dense_path(kernel: &KernelSpec, path: PathChoice, ds: &Dataset) -> Result<(), CliError> {
+    if kern_models::kmat::choose_path(kernel, &ds.samples, path)? == kern_models::kmat::SolvePath::Dense {
         // K, and its factor or eigenvectors.
         crate::common::check_dense(
             ds.samples.n(),
@@ -97,31 +68,65 @@ pub fn train_dual(a: &Args, kernel: KernelSpec, ds: &Dataset, which: Dual) -> Cl
             crate::common::DENSE_INSTEAD,
         )?;
     }
+    Ok(())
+}
+
+/// The warning of a model whose regularization leaves it constant: every training decision value
+/// within `tol` (the solver's tolerance, relative to the targets) of the intercept. `spread` is the
+/// model's `relative_spread` on its training targets.
+pub(crate) fn constant_warning(spread: f64, tol: f64, lambda: f64) -> Option<String> {
+    (spread <= tol).then(|| {
+        format!(
+            "the model is constant: every training decision value is within {tol:e} (relative) of the \
+             intercept, as lambda = {lambda:e} regularizes everything away (lambda is the ridge penalty \
+             of K + lambda I: larger, more regularization); use a smaller --lambda"
+        )
+    })
+}
+
+/// `kern train --model lssvm`.
+pub fn train_lssvm(a: &Args, p: LsSvmParams, ds: &Dataset) -> CliResult {
+    check_dense_path(&p.kernel, p.path, ds)?;
+    let y = crate::common::targets(ds, a.learner.regression)?;
     let t = Instant::now();
-    let mut v = match which {
-        Dual::LsSvm => {
-            let mut p = LsSvmParams::new(kernel).path(path).ordering(ordering).solver(solver);
-            if let Some(l) = a.lambda {
-                p = p.lambda(l);
-            }
-            let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
-            trained(a, &m, t)?
+    let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
+    let mut v = trained(a, &m, t)?;
+    let warnings: Vec<String> =
+        constant_warning(m.relative_spread(&y)?, a.learner.ridge_tol(), m.lambda()).into_iter().collect();
+    finish(&mut v, "lssvm", ds, a, warnings);
+    v["gam"] = json!(1.0 / m.lambda());
+    Ok(v)
+}
+
+/// `kern train --model krr`.
+pub fn train_krr(a: &Args, p: KernelRidgeParams, ds: &Dataset) -> CliResult {
+    check_dense_path(&p.kernel, p.path, ds)?;
+    let y = crate::common::targets(ds, true)?;
+    let w = crate::commands::train::sample_weights(a, ds.samples.n())?;
+    let t = Instant::now();
+    let m = with_threads(a.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
+    let mut v = trained(a, &m, t)?;
+    // The check reads the unweighted system: with weights it is left out.
+    let warnings: Vec<String> = match w {
+        None => {
+            constant_warning(m.relative_spread(&y)?, a.learner.ridge_tol(), m.lambda()).into_iter().collect()
         }
-        Dual::Krr => {
-            let mut p = KernelRidgeParams::new(kernel).path(path).ordering(ordering).solver(solver);
-            if let Some(l) = a.lambda {
-                p = p.lambda(l);
-            }
-            let w = crate::commands::train::sample_weights(a, ds.samples.n())?;
-            let m = with_threads(a.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
-            trained(a, &m, t)?
-        }
+        Some(_) => Vec::new(),
     };
-    v["model"] = json!(which.kind());
+    finish(&mut v, "krr", ds, a, warnings);
+    Ok(v)
+}
+
+/// The figures every lssvm and krr summary adds, and its warnings (also printed on stderr).
+fn finish(v: &mut Value, model: &str, ds: &Dataset, a: &Args, warnings: Vec<String>) {
+    for w in &warnings {
+        eprintln!("kern: warning: {w}");
+    }
+    v["model"] = json!(model);
     v["n"] = json!(ds.samples.n());
     v["d"] = json!(ds.samples.d());
     v["out"] = json!(a.out.display().to_string());
-    Ok(v)
+    v["warnings"] = json!(warnings);
 }
 
 /// Saves a model trained since `t` and returns its summary.
@@ -132,16 +137,6 @@ fn trained<M: Trained>(a: &Args, m: &M, t: Instant) -> CliResult {
     let mut v = summary(&f.kernel, f.lambda, f.factor_seconds, f.path, f.task, f.selection, seconds);
     solver_json(&mut v, f.solver, f.pcg);
     Ok(v)
-}
-
-impl Dual {
-    /// The model kind, as saved and reported.
-    fn kind(self) -> &'static str {
-        match self {
-            Dual::LsSvm => "lssvm",
-            Dual::Krr => "krr",
-        }
-    }
 }
 
 /// What the command reads from a trained LS-SVM or kernel ridge model (the two share their accessors).

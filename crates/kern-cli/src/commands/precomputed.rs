@@ -6,8 +6,9 @@
 //! is not used (any number from 1) and row `r` holds the kernel values of test point `r` against the
 //! training points; it needs at least as many columns as the model's largest support-vector serial.
 
-use crate::commands::train::{Args, Learner, Scheme};
+use crate::commands::train::{Args, ModelKind, Scheme};
 use crate::common::{CliError, CliResult, DataArgs};
+use kern_cli::any_params::AnyParams;
 use kern_core::Samples;
 use kern_core::io::Dataset;
 use kern_models::svm::KernelMatrix;
@@ -106,36 +107,28 @@ pub(crate) fn kernel_matrix(ds: &Dataset) -> Result<KernelMatrix, CliError> {
     Ok(KernelMatrix::from_rows(&rows)?)
 }
 
-/// Runs `kern train --kernel precomputed`.
-pub fn train(a: &Args) -> CliResult {
+/// Runs `kern train --kernel precomputed` for `model`, whose parameters `params` hold a placeholder
+/// kernel (the kernel's values are the file).
+pub fn train(a: &Args, model: ModelKind, params: AnyParams) -> CliResult {
     if a.scale || a.scale_file.is_some() {
         return Err("--kernel precomputed: the file holds kernel values, which --scale and --scale-file \
                     do not apply to"
             .into());
     }
-    let t = match a.learner.resolve()? {
-        Learner::Svm(t) => t,
-        Learner::Model(m) => {
-            return Err(format!(
-                "--kernel precomputed trains SVMs (--type c-svc|nu-svc|one-class|epsilon-svr|nu-svr, or \
-                 --model svc|svr), not --model {}",
-                m.name()
-            )
-            .into());
-        }
-    };
+    if !model.is_svm() {
+        return Err(format!(
+            "--kernel precomputed trains the SVMs (--model svc, nu-svc, one-class, svr or nu-svr), not \
+             --model {}",
+            model.name()
+        )
+        .into());
+    }
     if a.format == crate::commands::export::ModelFormat::Libsvm && a.learner.scheme() == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
     }
     let ds = read(&a.data, true)?;
     let k = kernel_matrix(&ds)?;
-    let placeholder = kern_core::KernelSpec::Linear(kern_core::Linear);
-    use crate::commands::train::SvmType;
-    match t {
-        SvmType::CSvc => crate::commands::train::train_svc(a, placeholder, &ds, Some(&k)),
-        SvmType::EpsilonSvr => crate::commands::train::train_svr(a, placeholder, &ds, Some(&k)),
-        t => crate::commands::svm_types::train(a, t, placeholder, &ds, Some(&k)),
-    }
+    crate::commands::train::train_params(a, params, &ds, Some(&k))
 }
 
 /// The kernel as the JSON summaries name it.

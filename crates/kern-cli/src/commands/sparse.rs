@@ -24,7 +24,8 @@ pub struct Args {
     /// Neighbour search: auto, grid, scan or brute.
     #[arg(long, default_value = "auto")]
     search: String,
-    /// Factor K + I/lambda (the LS-SVM system).
+    /// Factor K + lambda I (the system of lssvm and krr: lambda is their ridge penalty, as kern train's
+    /// --lambda).
     #[arg(long, default_value_t = 1.0)]
     lambda: f64,
     /// Skip the Cholesky factorization (assembly, ordering and bandwidth only).
@@ -80,7 +81,7 @@ pub fn run(a: Args) -> CliResult {
             let (f, s) = plan.factor_bytes();
             (factor_bytes, scratch_bytes) = (Some(f), Some(s));
             let tn = Instant::now();
-            let chol = plan.factor(1.0 / a.lambda)?;
+            let chol = plan.factor(a.lambda)?;
             numeric_seconds = Some(tn.elapsed().as_secs_f64());
             factor_seconds = Some(t.elapsed().as_secs_f64());
             factor_nnz = Some(chol.factor_nnz());

@@ -154,10 +154,10 @@ fn precomputed_cv_and_tune_refuse_what_a_kernel_matrix_cannot_give() {
     let sinc = fixture("sinc_train.txt");
     for (args, want) in [
         (vec!["--model", "svc", "--grid", "c=[1,2],sigma=[0.5,1]"], "a precomputed kernel has none"),
-        (vec!["--model", "svc", "--grid", "max_fv=[3]"], "is not a parameter of --type c-svc"),
-        (vec!["--type", "c-svc", "--grid", "nu=[0.2]"], "is a parameter of --type nu-svc and nu-svr"),
+        (vec!["--model", "svc", "--grid", "max_fv=[3]"], "is not a parameter of --model svc"),
+        (vec!["--type", "c-svc", "--grid", "nu=[0.2]"], "a precomputed kernel has none"),
         (vec!["--type", "nu-svc", "--grid", "c=[1]"], "is not a parameter of --type nu-svc"),
-        (vec!["--model", "krr", "--grid", "lambda=[1]"], "cross-validates SVMs"),
+        (vec!["--model", "krr", "--grid", "lambda=[1]"], "cross-validates the SVMs"),
         (vec!["--type", "one-class", "--grid", "nu=[0.2]"], "one-class"),
     ] {
         let mut all = vec!["cv", "--data", &gr, "--kernel", "precomputed", "-q"];

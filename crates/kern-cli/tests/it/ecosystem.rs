@@ -166,8 +166,7 @@ fn scaled_regression_and_lssvm_models_apply_their_scaling_too() {
     }
     std::fs::write(&train, t).unwrap();
     succeeds(&["scale", "-s", s(&params), "--data", s(&train), "--out", s(&train_s)]);
-    for (model, extra) in
-        [("krr", vec!["--lambda", "0.01"]), ("lssvm", vec!["--lambda", "10", "--regression"])]
+    for (model, extra) in [("krr", vec!["--lambda", "0.01"]), ("lssvm", vec!["--gam", "10", "--regression"])]
     {
         let (m1, m2, o1, o2) = (d.join("m1.kern"), d.join("m2.kern"), d.join("o1.txt"), d.join("o2.txt"));
         let mut a =

@@ -335,7 +335,7 @@ fn lssvm_model_relabelled_as_krr_is_an_error() {
     let m = train(
         &d,
         &data,
-        &["--model", "lssvm", "--regression", "--kernel", "gaussian:sigma=1", "--lambda", "10"],
+        &["--model", "lssvm", "--regression", "--kernel", "gaussian:sigma=1", "--gam", "10"],
     );
     let mut bytes = std::fs::read(&m).unwrap();
     bytes[12..24].copy_from_slice(b"krr\0\0\0\0\0\0\0\0\0");
@@ -347,7 +347,7 @@ fn lssvm_model_relabelled_as_krr_is_an_error() {
 fn lssvm_classifier_relabelled_as_krr_is_an_error() {
     let d = scratch("model-relabel-class");
     let data = write(&d, "x.svm", two_class(30, 2));
-    let m = train(&d, &data, &["--model", "lssvm", "--kernel", "gaussian:sigma=1", "--lambda", "10"]);
+    let m = train(&d, &data, &["--model", "lssvm", "--kernel", "gaussian:sigma=1", "--gam", "10"]);
     let mut bytes = std::fs::read(&m).unwrap();
     bytes[12..24].copy_from_slice(b"krr\0\0\0\0\0\0\0\0\0");
     std::fs::write(&m, &bytes).unwrap();

@@ -8,19 +8,33 @@ use crate::common::{kern, output, scratch, write};
 use std::collections::BTreeMap;
 
 /// The flags `kern train` and `kern cv` share (kern-cli's `LearnerFlags`).
-const SHARED: [&str; 12] = [
+const SHARED: [&str; 26] = [
     "--model",
     "--type",
     "--nu",
     "--kernel",
     "--c",
+    "--lambda",
+    "--gam",
     "--epsilon-tube",
+    "--class-weight",
+    "--probability",
     "--tol",
     "--cache-mb",
+    "--no-shrinking",
+    "--max-iter",
     "--multiclass",
     "--regression",
     "--max-fv",
+    "--min-fitness",
     "--allow-many-classes",
+    "--path",
+    "--order",
+    "--solver",
+    "--preconditioner",
+    "--landmarks",
+    "--fvs-strategy",
+    "--projection",
 ];
 
 /// The long help of `kern COMMAND`, cut into the block of each flag: its line (`--flag <VALUE>`) and
@@ -60,7 +74,7 @@ fn the_shared_flags_have_one_help_text_in_both_commands() {
         assert_eq!(t, c, "the help of {flag} differs between kern train and kern cv");
     }
     // What each command adds is its own.
-    for flag in ["--lambda", "--out", "--no-shrinking", "--max-iter", "--probability", "--weights"] {
+    for flag in ["--out", "--weights", "--format", "--scale"] {
         assert!(train.contains_key(flag) && !cv.contains_key(flag), "{flag} is kern train's");
     }
     for flag in ["--grid", "--folds", "--scoring", "--max-cells", "--no-warm-start"] {

@@ -64,13 +64,14 @@ fn lssvm_train_predict_with_loo_and_fixed_lambda() {
         "lssvm",
         "--kernel",
         "gaussian:sigma=0.5",
-        "--lambda",
+        "--gam",
         "10",
         "--out",
         m,
     ]);
     assert!(ok, "{err}");
-    assert_eq!((j["path"].as_str(), j["lambda"].as_f64()), (Some("dense"), Some(10.0)));
+    assert_eq!((j["path"].as_str(), j["lambda"].as_f64()), (Some("dense"), Some(0.1)));
+    assert_eq!(j["gam"].as_f64(), Some(10.0));
     assert!(j["selection"].is_null());
     let (ok, _, err) = kern(&["predict", "--data", f, "--model", m, "--out", out.to_str().unwrap()]);
     assert!(ok, "{err}");

@@ -119,7 +119,7 @@ fn malformed_precomputed_files_are_named_errors() {
     // Non-SVM models and scaling are refused.
     let (ok, _, err) =
         kern(&["train", "--model", "krr", "--kernel", "precomputed", "--data", &data, "--out", &out]);
-    assert!(!ok && err.contains("trains SVMs"), "{err}");
+    assert!(!ok && err.contains("trains the SVMs"), "{err}");
     let (ok, _, err) = train_c_svc(&data, &out, &["--scale"]);
     assert!(!ok && err.contains("--scale"), "{err}");
 }

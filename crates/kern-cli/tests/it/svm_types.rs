@@ -64,7 +64,7 @@ fn flags_a_type_does_not_use_are_refused() {
     let out = d.join("m.kern");
     let o = out.display().to_string();
     for (args, msg) in [
-        (vec!["--model", "svc", "--nu", "0.2"], "--nu applies"),
+        (vec!["--model", "svc", "--nu", "0.2"], "--nu does not apply to --model svc; --model svc takes --c"),
         (vec!["--type", "nu-svc", "--c", "3"], "--c does not apply"),
         (vec!["--type", "one-class", "--probability"], "--probability does not apply"),
         (vec!["--model", "svr", "--type", "nu-svc"], "name different models"),

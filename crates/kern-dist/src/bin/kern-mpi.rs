@@ -33,12 +33,12 @@ enum Command {
     /// Train a kernel ridge or LS-SVM: Nyström / FVS landmarks (--landmarks; each rank reads and
     /// multiplies its part) or a compactly supported kernel by conjugate gradients (--solver iterative;
     /// rows spread over the ranks by a spatial split).
-    Train(TrainArgs),
+    Train(Box<TrainArgs>),
     /// Predict every row of a data file with a saved model; each rank reads and predicts its part.
     Predict(PredictArgs),
     /// Grid search with cross-validation, the (cell, fold) fits spread over the ranks: the flags of
     /// `kern cv`, every rank reading the whole file.
-    Cv(CvArgs),
+    Cv(Box<CvArgs>),
 }
 
 /// The data file and how to read a CSV file.
@@ -120,9 +120,14 @@ struct TrainArgs {
     /// `kern train --landmarks`.
     #[arg(long)]
     solver: Option<String>,
-    /// Regularization: K + I/lambda (lssvm), K + lambda I (krr).
+    /// The ridge penalty lambda of K + lambda I (lssvm and krr, as kern train's --lambda; scikit-learn's
+    /// alpha): larger, more regularization.
+    #[arg(long, required_unless_present = "gam", conflicts_with = "gam")]
+    lambda: Option<f64>,
+    /// LS-SVMlab's gam, the error weight of K + I/gam (lssvm, as kern train's --gam): the same as
+    /// --lambda 1/gam.
     #[arg(long)]
-    lambda: f64,
+    gam: Option<f64>,
     /// Seed of the centre choice.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -204,6 +209,23 @@ fn train_kernel(a: &TrainArgs) -> Result<KernelSpec, Box<dyn std::error::Error +
     Ok(a.kernel.parse()?)
 }
 
+impl TrainArgs {
+    /// The ridge penalty λ of `--lambda`, or of `--gam` (lssvm only) as `1/γ`.
+    fn lambda(&self) -> Result<f64, Box<dyn std::error::Error + Send + Sync>> {
+        match (self.lambda, self.gam) {
+            (Some(l), _) => Ok(l),
+            (None, Some(_)) if self.model.0 != ModelKind::Lssvm => Err(format!(
+                "--gam does not apply to --model {}; --model {} takes --lambda",
+                self.model.0.name(),
+                self.model.0.name()
+            )
+            .into()),
+            (None, Some(g)) => Ok(1.0 / g),
+            (None, None) => Err("give --lambda (or --gam for lssvm)".into()),
+        }
+    }
+}
+
 fn train(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     match (&a.landmarks, a.solver.as_deref()) {
         (Some(_), _) => train_landmarks(comm, a),
@@ -219,7 +241,7 @@ fn train_compact(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     kern_core::io::ensure_distinct(&a.out, &[&a.data.data])?;
     let kernel = train_kernel(&a)?;
     let dual = if a.model.0 == ModelKind::Lssvm { Dual::LsSvm } else { Dual::Krr };
-    let mut params = CompactParams::new(dual, kernel, a.lambda);
+    let mut params = CompactParams::new(dual, kernel, a.lambda()?);
     params.pcg.preconditioner = a.preconditioner.as_deref().unwrap_or("none").parse()?;
     if let Some(t) = a.tol {
         params.pcg.tol = t;
@@ -288,10 +310,11 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         None => 1000,
     };
     let lssvm = a.model.0 == ModelKind::Lssvm;
+    let lambda = a.lambda()?;
     let p = if lssvm {
-        NystromRidgeParams::lssvm(kernel, a.lambda, landmarks)
+        NystromRidgeParams::lssvm(kernel, lambda, landmarks)
     } else {
-        NystromRidgeParams::krr(kernel, a.lambda, landmarks)
+        NystromRidgeParams::krr(kernel, lambda, landmarks)
     }
     .seed(a.seed)
     .tol(a.tol.unwrap_or(1e-6), max_iter)
@@ -403,9 +426,9 @@ fn cv(comm: &dyn Comm, a: CvArgs) -> CmdResult {
 
 fn run(comm: &dyn Comm, cli: Cli) -> i32 {
     let r = match cli.command {
-        Command::Train(a) => train(comm, a),
+        Command::Train(a) => train(comm, *a),
         Command::Predict(a) => predict(comm, a),
-        Command::Cv(a) => cv(comm, a),
+        Command::Cv(a) => cv(comm, *a),
     };
     match r {
         Ok(Some(mut v)) => {
@@ -465,7 +488,7 @@ mod tests {
         let mut a = vec!["kern-mpi", "train", "--data", "d.svm", "--lambda", "1", "--out", "m.kern"];
         a.extend(args);
         match Cli::try_parse_from(a)?.command {
-            Command::Train(t) => Ok(t),
+            Command::Train(t) => Ok(*t),
             c => panic!("not train: {c:?}"),
         }
     }
@@ -479,10 +502,27 @@ mod tests {
             assert_eq!(a.model.0, kind);
             assert_eq!(a.model.to_possible_value(), kind.to_possible_value(), "the same name and help");
         }
-        for kind in ["svc", "svr", "kfa"] {
+        for kind in ["svc", "nu-svc", "svr", "kfa", "landmark-krr"] {
             let e = train_args(&["--model", kind, "--kernel", "linear"]).expect_err("refused").to_string();
             assert!(e.contains("invalid value") && e.contains("[possible values: lssvm, krr]"), "{e}");
         }
+    }
+
+    /// `--gam g` is `--lambda 1/g` for lssvm, refused for krr.
+    #[test]
+    fn gam_is_the_inverse_of_lambda() {
+        let a = train_args(&["--model", "lssvm", "--kernel", "linear"]).expect("parses");
+        assert_eq!(a.lambda().expect("lambda"), 1.0);
+        let mut a = vec!["kern-mpi", "train", "--data", "d.svm", "--gam", "4", "--out", "m.kern"];
+        a.extend(["--model", "lssvm", "--kernel", "linear"]);
+        let Command::Train(t) = Cli::try_parse_from(a.clone()).expect("parses").command else {
+            panic!("train")
+        };
+        assert_eq!(t.lambda().expect("lambda"), 0.25);
+        let at = a.len() - 3;
+        a[at] = "krr";
+        let Command::Train(t) = Cli::try_parse_from(a).expect("parses").command else { panic!("train") };
+        assert!(t.lambda().unwrap_err().to_string().starts_with("--gam does not apply to --model krr"));
     }
 
     /// `--kernel` parses as kern train's does; precomputed is refused with kern train's message for

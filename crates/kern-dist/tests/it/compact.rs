@@ -121,7 +121,7 @@ fn one_rank_equals_the_one_process_iterative_lssvm() {
         assert_eq!(dist.task(), one.task(), "{name}");
         assert_eq!(dist.outputs(), if name == "binary" { 1 } else { 3 });
         // ν of the one-process solve (what LsSvmIterative computes).
-        let shift = 1.0 / lambda;
+        let shift = lambda;
         let k = kappa(&kernel, &ds.samples, shift);
         let gram = sparse_gram(&kernel, &ds.samples).unwrap().into_matrix();
         let (nu, _) = Pcg::new(gram, shift, &opts()).unwrap().solve(&vec![1.0; 300]).unwrap();

@@ -58,7 +58,7 @@ fn one_rank_fits_the_one_process_model_bit_for_bit() {
         let p = write(&dir, &format!("{name}.svm"), &text);
         let k = "gaussian:sigma=0.8".parse().unwrap();
         let params = if lssvm {
-            NystromRidgeParams::lssvm(k, 10.0, landmarks.parse().unwrap())
+            NystromRidgeParams::lssvm(k, 0.1, landmarks.parse().unwrap())
         } else {
             NystromRidgeParams::krr(k, 1e-3, landmarks.parse().unwrap())
         }

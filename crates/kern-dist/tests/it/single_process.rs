@@ -149,7 +149,7 @@ fn batch_prediction_equals_the_model_on_the_whole_file() {
     let labels: Vec<&str> = y.y().iter().map(|&v| if v > 0.0 { "2" } else { "1" }).collect();
     let data = write(&dir, "pred.svm", b"");
     kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
-    let m = LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).lambda(1e-2).fit(&x, &y).unwrap();
+    let m = LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).gam(1e-2).fit(&x, &y).unwrap();
     let model = write(&dir, "pred.kern", b"");
     kern_models::persist::save(&model, &m).unwrap();
     let out = write(&dir, "pred.out", b"");

@@ -86,7 +86,7 @@ fn landmark_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
         let p = write(&dir, name, text.as_bytes());
         let k = "gaussian:sigma=0.8".parse().unwrap();
         let params = if lssvm {
-            NystromRidgeParams::lssvm(k, 10.0, landmarks.parse().unwrap())
+            NystromRidgeParams::lssvm(k, 0.1, landmarks.parse().unwrap())
         } else {
             NystromRidgeParams::krr(k, 1e-3, landmarks.parse().unwrap())
         }
@@ -156,7 +156,7 @@ fn grid_search_and_prediction_equal_one_process_on_any_number_of_ranks() {
     let data = write(&dir, "pred.svm", b"");
     kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
     let m = kern_core::learner::Fit::fit(
-        &LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).lambda(1e-2),
+        &LsSvmParams::new("gaussian:sigma=0.7".parse().unwrap()).gam(1e-2),
         &x,
         &y,
     )

@@ -1,8 +1,8 @@
 //! Nyström kernel ridge regression and LS-SVM by FALKON's preconditioned conjugate gradients.
 //!
 //! **Model** (Rudi et al. 2017, eq. 8): `f_t(x) = b_t + Σ_j α_jt k(x, c_j)` over the `m` centres. With
-//! `K_nm = K(X, C)`, `K_mm = K(C, C)`, the shift `s` of the exact models (`s = λ` for kernel ridge,
-//! `s = 1/λ` for the LS-SVM, as in [`crate::krr`] and [`crate::lssvm`]) and `P = I − 11ᵀ/n` with a bias
+//! `K_nm = K(X, C)`, `K_mm = K(C, C)`, the shift `s = λ` of the exact models (the ridge penalty of
+//! both kernel ridge and the LS-SVM, as in [`crate::krr`] and [`crate::lssvm`]) and `P = I − 11ᵀ/n` with a bias
 //! (`P = I` without), `α` solves the normal equations
 //!
 //! ```text
@@ -218,7 +218,7 @@ pub struct RowPart<'a> {
 ///
 /// ```
 /// use kern_models::landmark::{Landmarks, NystromRidgeParams};
-/// let p = NystromRidgeParams::lssvm("gaussian:sigma=1".parse()?, 10.0, Landmarks::Random { m: 50 }).seed(3);
+/// let p = NystromRidgeParams::lssvm("gaussian:sigma=1".parse()?, 0.1, Landmarks::Random { m: 50 }).seed(3);
 /// assert!(p.bias && p.seed == 3);
 /// # Ok::<(), kern_models::ModelsError>(())
 /// ```
@@ -226,7 +226,8 @@ pub struct RowPart<'a> {
 pub struct NystromRidgeParams {
     /// The kernel.
     pub kernel: KernelSpec,
-    /// λ: the ridge's (`s = λ`) or, with [`NystromRidgeParams::bias`], the LS-SVM's (`s = 1/λ`).
+    /// λ, the ridge penalty (`s = λ`) of kernel ridge and, with [`NystromRidgeParams::bias`], of the
+    /// LS-SVM (whose `γ` of `K + I/γ` is `1/λ`).
     pub lambda: f64,
     /// LS-SVM (with an intercept) instead of kernel ridge.
     pub bias: bool,
@@ -260,7 +261,7 @@ impl NystromRidgeParams {
         }
     }
 
-    /// The LS-SVM (`s = 1/λ`, with an intercept); otherwise as [`NystromRidgeParams::krr`].
+    /// The LS-SVM (`s = λ`, with an intercept); otherwise as [`NystromRidgeParams::krr`].
     pub fn lssvm(kernel: KernelSpec, lambda: f64, landmarks: Landmarks) -> Self {
         NystromRidgeParams { bias: true, ..Self::krr(kernel, lambda, landmarks) }
     }
@@ -302,11 +303,7 @@ impl NystromRidgeParams {
         if !(l.is_finite() && l > 0.0) {
             return Err(ModelsError::Param { name: "lambda", value: l, reason: "must be finite and > 0" });
         }
-        let s = if self.bias { 1.0 / l } else { l };
-        if !(s.is_finite() && s > 0.0) {
-            return Err(ModelsError::Param { name: "lambda", value: l, reason: "its shift 1/λ overflows" });
-        }
-        Ok(s)
+        Ok(l)
     }
 
     /// Chooses the centres ([`select_landmarks`]) and fits.

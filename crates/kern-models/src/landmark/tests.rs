@@ -75,12 +75,9 @@ fn all_points_as_centres_reproduce_exact_kernel_ridge_and_lssvm() {
         );
     }
     // LS-SVM, binary classification: decision values and intercept.
-    let exact = LsSvmParams::new(k.clone())
-        .lambda(10.0)
-        .path(PathChoice::Dense)
-        .fit_targets(&x, &binary(&y))
-        .unwrap();
-    let nys = NystromRidgeParams::lssvm(k, 10.0, Landmarks::Random { m: 90 })
+    let exact =
+        LsSvmParams::new(k.clone()).gam(10.0).path(PathChoice::Dense).fit_targets(&x, &binary(&y)).unwrap();
+    let nys = NystromRidgeParams::lssvm(k, 0.1, Landmarks::Random { m: 90 })
         .tol(1e-12, 5000)
         .fit_with_centres(&x, &binary(&y), &all)
         .unwrap();
@@ -186,7 +183,7 @@ fn falkon_needs_far_fewer_iterations_than_plain_cg() {
 fn same_seed_same_bytes_at_any_thread_count() {
     let (x, y) = data(700, 0.0);
     for choice in [Landmarks::Random { m: 30 }, Landmarks::Fvs { m: 30, pool: Some(300) }] {
-        let p = NystromRidgeParams::lssvm(kernel(), 5.0, choice).seed(11);
+        let p = NystromRidgeParams::lssvm(kernel(), 0.2, choice).seed(11);
         let fit = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(|| persist::to_bytes(&p.fit_targets(&x, &binary(&y)).unwrap()).unwrap())
@@ -196,7 +193,7 @@ fn same_seed_same_bytes_at_any_thread_count() {
         assert_eq!(one, fit(2), "{choice}");
         let other = p.clone().seed(12).fit_targets(&x, &binary(&y)).unwrap();
         let first =
-            NystromRidgeParams::lssvm(kernel(), 5.0, choice).seed(11).fit_targets(&x, &binary(&y)).unwrap();
+            NystromRidgeParams::lssvm(kernel(), 0.2, choice).seed(11).fit_targets(&x, &binary(&y)).unwrap();
         assert_ne!(other.centre_indices(), first.centre_indices(), "{choice}");
     }
 }
@@ -373,7 +370,7 @@ fn direct_and_iterative_solves_agree_within_the_cg_bound() {
     let (n, m) = (x.n(), idx.len());
     for bias in [false, true] {
         let p = if bias {
-            NystromRidgeParams::lssvm(k.clone(), 10.0, Landmarks::Random { m })
+            NystromRidgeParams::lssvm(k.clone(), 0.1, Landmarks::Random { m })
         } else {
             NystromRidgeParams::krr(k.clone(), 1e-3, Landmarks::Random { m })
         }
@@ -465,7 +462,7 @@ fn kept_and_recomputed_blocks_give_the_same_model() {
         max: &|_| {},
     };
     for solve in [NystromSolve::Iterative, NystromSolve::Direct] {
-        let p = NystromRidgeParams::lssvm(kernel(), 5.0, Landmarks::Random { m: 20 }).solve(solve);
+        let p = NystromRidgeParams::lssvm(kernel(), 0.2, Landmarks::Random { m: 20 }).solve(solve);
         let fit = |keep| p.fit_part_with(&part, x.select(&idx).unwrap(), &idx, keep).unwrap();
         let (kept, recomputed) = (fit(true), fit(false));
         assert_eq!(persist::to_bytes(&kept).unwrap(), persist::to_bytes(&recomputed).unwrap(), "{solve:?}");
@@ -619,7 +616,7 @@ fn parts_give_the_one_part_bytes_with_every_solve() {
         let task = crate::ridge::Encoded::any(&targets(0, x.n(), bias)).task;
         for solve in [NystromSolve::Direct, NystromSolve::Iterative, NystromSolve::Auto] {
             let p = if bias {
-                NystromRidgeParams::lssvm(kernel(), 5.0, Landmarks::Random { m: 30 })
+                NystromRidgeParams::lssvm(kernel(), 0.2, Landmarks::Random { m: 30 })
             } else {
                 NystromRidgeParams::krr(kernel(), 1e-3, Landmarks::Random { m: 30 })
             }

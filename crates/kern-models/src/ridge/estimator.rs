@@ -148,6 +148,29 @@ macro_rules! ridge_estimator {
             pub fn predict(&self, x: &kern_core::Samples) -> $crate::Result<Vec<f64>> {
                 self.0.predict(x)
             }
+
+            /// How far the training decision values stray from the intercept, relative to the
+            /// training targets `y` (those the model was trained on, without sample weights):
+            /// `max_i |f(x_i) − b| / max_i |y_i − b|`, over every output. Near 0 (below the solver's
+            /// tolerance) the regularization has made the model constant: it predicts about `b`
+            /// everywhere. Costs `O(n)` per output (from the solved system, no kernel evaluation).
+            ///
+            #[doc = concat!(
+                "```\nuse kern_core::{RealTargets, Samples, Targets};\n",
+                "use kern_core::learner::Fit;\n",
+                "use kern_models::", $module, "::", stringify!($params), ";\n",
+                "let x = Samples::from_rows(&[[0.0], [1.0], [2.0]])?;\n",
+                "let y = Targets::Real(RealTargets::new(vec![0.0, 1.0, 3.0])?);\n",
+                "let k: kern_core::KernelSpec = \"gaussian:sigma=1\".parse()?;\n",
+                "let fitted = ", stringify!($params), "::new(k.clone()).lambda(1e-3).fit(&x, &y)?;\n",
+                "assert!(fitted.relative_spread(&y)? > 0.5);\n",
+                "let flat = ", stringify!($params), "::new(k).lambda(1e12).fit(&x, &y)?;\n",
+                "assert!(flat.relative_spread(&y)? < 1e-9);\n",
+                "# Ok::<(), Box<dyn std::error::Error>>(())\n```"
+            )]
+            pub fn relative_spread(&self, y: &kern_core::Targets) -> $crate::Result<f64> {
+                self.0.relative_spread(y)
+            }
         }
 
         impl kern_core::learner::Model for $model {

@@ -105,8 +105,8 @@ proptest! {
             let ka = KernelRidgeParams::new(k.clone()).lambda(0.1).fit_targets(&dense, &rt).unwrap();
             let kb = KernelRidgeParams::new(k.clone()).lambda(0.1).fit_targets(&sparse, &rt).unwrap();
             close(&ka.predict(&td).unwrap(), &kb.predict(&ts).unwrap(), 1e-9, "krr")?;
-            let la = LsSvmParams::new(k.clone()).lambda(0.5).fit_targets(&dense, &rt).unwrap();
-            let lb = LsSvmParams::new(k.clone()).lambda(0.5).fit_targets(&sparse, &rt).unwrap();
+            let la = LsSvmParams::new(k.clone()).gam(0.5).fit_targets(&dense, &rt).unwrap();
+            let lb = LsSvmParams::new(k.clone()).gam(0.5).fit_targets(&sparse, &rt).unwrap();
             close(&la.predict(&td).unwrap(), &lb.predict(&ts).unwrap(), 1e-9, "lssvm")?;
             // One model, test samples in either store (per-pair products against the GEMM).
             close(&la.predict(&ts).unwrap(), &la.predict(&td).unwrap(), 1e-12, "lssvm test store")?;
@@ -210,8 +210,8 @@ fn models_train_on_a_sparse_store_too_large_to_densify() {
         for (x, y) in pa.iter().zip(&pb) {
             assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "krr {spec}: {x} vs {y}");
         }
-        let la = LsSvmParams::new(k.clone()).lambda(0.5).fit_targets(&dense, &rt).unwrap();
-        let lb = LsSvmParams::new(k).lambda(0.5).fit_targets(&sparse, &rt).unwrap();
+        let la = LsSvmParams::new(k.clone()).gam(0.5).fit_targets(&dense, &rt).unwrap();
+        let lb = LsSvmParams::new(k).gam(0.5).fit_targets(&sparse, &rt).unwrap();
         let (pa, pb) = (la.predict(&dense).unwrap(), lb.predict(&sparse).unwrap());
         for (x, y) in pa.iter().zip(&pb) {
             assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "lssvm {spec}: {x} vs {y}");

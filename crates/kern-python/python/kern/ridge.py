@@ -13,7 +13,9 @@ _SPARSE = ["csr", "csc"]
 
 class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
     """Kernel ridge regression `(K + alpha I) c = y`, `f(x) = sum_i c_i k(x, x_i)` (no intercept), as
-    scikit-learn's `sklearn.kernel_ridge.KernelRidge`. With a compactly supported kern kernel (for
+    scikit-learn's `sklearn.kernel_ridge.KernelRidge`. A model that `alpha` leaves constant (every
+    training prediction within 1e-6 of zero, relative to the targets; without `sample_weight`) raises a
+    `UserWarning`. With a compactly supported kern kernel (for
     example ``kernel="cs-gaussian:sigma=0.5,c=1.5"``) the system is sparse and never formed densely.
 
     `gamma=None` means `1 / n_features` as in scikit-learn. Fitted attributes: `dual_coef_`, `X_fit_`,
@@ -59,15 +61,23 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
 class _LSSVM(KernModelMixin, BaseEstimator):
     def _fit(self, X, y, classify):
         spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
-        lam = None if self.lam is None else positive(self.lam, "lam")
+        if self.alpha is not None and self.gam is not None:
+            raise ValueError("give alpha or gam, not both (gam = 1 / alpha)")
+        if self.alpha is not None:
+            lam = positive(self.alpha, "alpha")
+        elif self.gam is not None:
+            lam = 1.0 / positive(self.gam, "gam")
+        else:
+            lam = None
         self._model = _kern.fit_lssvm(
             samples(X), y, classify, spec, lam, None, n_jobs_arg(self.n_jobs)
         )
         self.kernel_spec_ = spec
-        coef, bias, lam_used = self._model.ridge_coefficients()
+        coef, bias, alpha_used = self._model.ridge_coefficients()
         self.dual_coef_ = coef.T
         self.intercept_ = np.asarray(bias)
-        self.lam_ = lam_used
+        self.alpha_ = alpha_used
+        self.gam_ = 1.0 / alpha_used
         return self
 
     def _decision(self, X):
@@ -79,17 +89,24 @@ class _LSSVM(KernModelMixin, BaseEstimator):
 _LSSVM_DOC = """
 
     Least-squares SVM (Suykens; the CS-RBF paper's eqs. 13-14): `f(x) = b + sum_i a_i k(x, x_i)` from
-    `[0 1'; 1 K + I/lam] [b; a] = [0; y]`. `lam` is the lambda of eq. 14 (larger, less regularization);
-    `None` chooses it over a grid by exact leave-one-out. Kernels by scikit-learn name or kern spec;
-    compactly supported kernels give a sparse system. Fitted attributes: `dual_coef_`
-    (`(n_outputs, n_samples)`), `intercept_`, `lam_`, `n_features_in_`, `kernel_spec_`."""
+    `[0 1'; 1 K + alpha I] [b; a] = [0; y]`. `alpha` is the ridge penalty, as in `KernelRidge` (larger,
+    more regularization); `gam` is LS-SVMlab's error weight of `K + I/gam` (larger, less
+    regularization), the same as `alpha = 1 / gam`. Give at most one; with neither, alpha is chosen
+    over a grid by exact leave-one-out. A model that the regularization leaves constant (every training
+    decision value within 1e-6 of the intercept) raises a `UserWarning`. Kernels by scikit-learn name
+    or kern spec; compactly supported kernels give a sparse system. Fitted attributes: `dual_coef_`
+    (`(n_outputs, n_samples)`), `intercept_`, `alpha_`, `gam_` (`1 / alpha_`), `n_features_in_`,
+    `kernel_spec_`."""
 
 
 class LSSVC(ClassifierMixin, _LSSVM):
     __doc__ = "LS-SVM classifier (one-vs-rest for more than two classes)." + _LSSVM_DOC
 
-    def __init__(self, *, lam=None, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_jobs=None):
-        self.lam = lam
+    def __init__(
+        self, *, alpha=None, gam=None, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_jobs=None
+    ):
+        self.alpha = alpha
+        self.gam = gam
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -118,8 +135,11 @@ class LSSVC(ClassifierMixin, _LSSVM):
 class LSSVR(RegressorMixin, _LSSVM):
     __doc__ = "LS-SVM regressor." + _LSSVM_DOC
 
-    def __init__(self, *, lam=None, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_jobs=None):
-        self.lam = lam
+    def __init__(
+        self, *, alpha=None, gam=None, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_jobs=None
+    ):
+        self.alpha = alpha
+        self.gam = gam
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree

@@ -120,7 +120,7 @@ fn timed_fits(
     for _ in 0..repeats.max(1) {
         drop(last.take());
         let t0 = Instant::now();
-        let m = LsSvmParams::new(spec.clone()).lambda(lambda).path(path).ordering(ordering).fit(d.x, d.y)?;
+        let m = LsSvmParams::new(spec.clone()).gam(lambda).path(path).ordering(ordering).fit(d.x, d.y)?;
         fit.push(t0.elapsed().as_secs_f64());
         factor.push(m.factor_seconds());
         last = Some(m);
@@ -142,9 +142,14 @@ fn table3_fit(
         .path(path)
         .ordering(ordering)
         .grid_method(GridMethod::Refactor)
-        .validation(lambda_grid(), d.xv.clone(), Targets::Binary(d.yv.clone()))
+        .validation(
+            lambda_grid().iter().map(|g| 1.0 / g).collect(),
+            d.xv.clone(),
+            Targets::Binary(d.yv.clone()),
+        )
         .fit(d.x, d.y)?;
-    let lambda = sel.lambda();
+    // The paper's λ of eq. 14 (`K + I/λ`) is the error weight γ = 1 / (kern's ridge penalty).
+    let lambda = 1.0 / sel.lambda();
     let validation_error = sel.selection().map(|s| s.error.clone()).unwrap_or_default();
     drop(sel);
     let (fit, factor, m) = timed_fits(spec, path, ordering, lambda, d, repeats)?;
@@ -295,13 +300,15 @@ fn fig7(ctx: &Ctx, mixture: &GreenRed) -> Result<Fig7> {
         }
         let f = format!("csrbf-lssvm-fig7-{name}.svg");
         let title = match c {
-            None => format!("Fig. 7: {what} (λ = {:.3})", m.lambda()),
-            Some(c) => format!("Fig. 7: {what}, C = {c:.3} (λ = {:.3})", m.lambda()),
+            None => format!("Fig. 7: {what} (λ = {:.3})", 1.0 / m.lambda()),
+            Some(c) => format!("Fig. 7: {what}, C = {c:.3} (λ = {:.3})", 1.0 / m.lambda()),
         };
         scatter(&ctx.dir.join(&f), &title, "x1", "x2", &groups)?;
         figures.push(f);
-        fits.push(json!({"name": name, "c": c, "lambda": m.lambda(), "nonzero": nonzero, "f_x_new": full,
-                         "f_x_new_local": local, "neighbours_of_x_new": neighbours}));
+        fits.push(
+            json!({"name": name, "c": c, "lambda": 1.0 / m.lambda(), "nonzero": nonzero, "f_x_new": full,
+                         "f_x_new_local": local, "neighbours_of_x_new": neighbours}),
+        );
     }
     // The naive alternative of the paper's introduction: zero the Gaussian's entries beyond the cut-off.
     let kg = kern_core::gram(&Gaussian::with_sigma(SIGMA)?, &x)?;

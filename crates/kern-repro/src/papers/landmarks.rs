@@ -175,8 +175,8 @@ pub fn fvs_vs_random(ctx: &Ctx) -> Result<Status> {
         let kernel: kern_core::KernelSpec = format!("gaussian:beta={beta}").parse()?;
         let lambda = 1.0 / (1e-5 * ntr as f64);
         let m_max = m_max.min(ntr);
-        let p =
-            NystromRidgeParams::lssvm(kernel.clone(), lambda, Landmarks::Random { m: m_max }).tol(1e-5, 500);
+        let p = NystromRidgeParams::lssvm(kernel.clone(), 1.0 / lambda, Landmarks::Random { m: m_max })
+            .tol(1e-5, 500);
         let targets = Targets::Real(RealTargets::new(ytr.clone())?);
         let fvs_order = select_landmarks(
             &kernel,

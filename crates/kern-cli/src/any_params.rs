@@ -1,0 +1,217 @@
+//! The parameters of any learner the commands fit ([`AnyParams`], built from the flags by
+//! [`LearnerFlags::params`](crate::learner_flags::LearnerFlags::params), the one translation), and the
+//! model a cross-validation cell trains from them ([`CellModel`]).
+//!
+//! ```
+//! use kern_core::learner::{Fit, Model};
+//! use kern_core::{RealTargets, Samples, Targets};
+//! use kern_cli::any_params::AnyParams;
+//! let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+//! let y = Targets::Real(RealTargets::new(vec![0.0, 1.0, 2.0, 3.0])?);
+//! let p = AnyParams::Krr(kern_models::krr::KernelRidgeParams::new("linear".parse()?).lambda(1e-9));
+//! assert!((p.fit(&x, &y)?.predict(&x)?[3] - 3.0).abs() < 1e-6);
+//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+//! ```
+
+use crate::CliError;
+use kern_core::learner::{Fit, Model};
+use kern_core::{KernelSpec, Linear, Polynomial, Samples, Targets};
+use kern_models::ModelsError;
+use kern_models::kfa::{KfaModel, KfaParams};
+use kern_models::krr::{KernelRidge, KernelRidgeParams};
+use kern_models::landmark::{NystromRidge, NystromRidgeParams};
+use kern_models::lssvm::{LsSvm, LsSvmParams};
+use kern_models::railway::{AreaParams, GammaChoice};
+use kern_models::svm::{NuSvcParams, NuSvrParams, OneClassParams, Svc, SvcParams, Svr, SvrParams};
+
+/// The parameters of one learner, as the flags (and a grid point) set them: one variant per model
+/// of `--model`.
+///
+/// ```
+/// use kern_cli::any_params::AnyParams;
+/// let p = AnyParams::Svc(kern_models::svm::SvcParams::new("linear".parse()?));
+/// assert_eq!(p.model().name(), "svc");
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub enum AnyParams {
+    /// C-SVC.
+    Svc(SvcParams),
+    /// ν-SVC.
+    NuSvc(NuSvcParams),
+    /// One-class SVM.
+    OneClass(OneClassParams),
+    /// ε-SVR.
+    Svr(SvrParams),
+    /// ν-SVR.
+    NuSvr(NuSvrParams),
+    /// LS-SVM.
+    LsSvm(LsSvmParams),
+    /// Kernel ridge regression.
+    Krr(KernelRidgeParams),
+    /// Kernel function approximation on selected feature vectors.
+    Kfa(Box<KfaParams<KernelSpec>>),
+    /// A landmark (Nyström) LS-SVM or kernel ridge.
+    Landmark(NystromRidgeParams),
+    /// The railway SVC.
+    Railway(Box<RailwayParams>),
+}
+
+impl AnyParams {
+    /// The model of `--model` the parameters are of.
+    ///
+    /// ```
+    /// use kern_cli::{any_params::AnyParams, kinds::ModelKind};
+    /// let p = AnyParams::Krr(kern_models::krr::KernelRidgeParams::new("linear".parse()?));
+    /// assert_eq!(p.model(), ModelKind::Krr);
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn model(&self) -> crate::kinds::ModelKind {
+        use crate::kinds::ModelKind;
+        match self {
+            AnyParams::Svc(_) => ModelKind::Svc,
+            AnyParams::NuSvc(_) => ModelKind::NuSvc,
+            AnyParams::OneClass(_) => ModelKind::OneClass,
+            AnyParams::Svr(_) => ModelKind::Svr,
+            AnyParams::NuSvr(_) => ModelKind::NuSvr,
+            AnyParams::LsSvm(_) => ModelKind::Lssvm,
+            AnyParams::Krr(_) => ModelKind::Krr,
+            AnyParams::Kfa(_) => ModelKind::Kfa,
+            AnyParams::Landmark(p) if p.bias => ModelKind::LandmarkLssvm,
+            AnyParams::Landmark(_) => ModelKind::LandmarkKrr,
+            AnyParams::Railway(_) => ModelKind::Railway,
+        }
+    }
+}
+
+/// The railway SVC's parameters: how its areas are located, the local kernel, and the linear C-SVC
+/// trained on the railway kernel's feature map.
+///
+/// ```
+/// let (areas, _, name) = kern_cli::any_params::railway_spec("railway:auto,local=affine", 3)?;
+/// assert_eq!((areas.seed, name.as_str()), (3, "affine"));
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct RailwayParams {
+    /// How the areas are located from the labels.
+    pub areas: AreaParams,
+    /// The local kernel: linear (`x·y`) or affine (`x·y + 1`).
+    pub local: KernelSpec,
+    /// The local kernel's name in the spec (`linear` or `affine`).
+    pub local_name: String,
+    /// The C-SVC on the feature map (its kernel linear).
+    pub svc: SvcParams,
+}
+
+/// Parses `railway:auto[,local=linear|affine][,gamma=C][,significance=A][,k_max=K][,sub_cells=S]`
+/// into area parameters (seeded by `seed`), the local kernel and its name: `local=affine` is `x·y +
+/// 1` (each area gets its own offset), `gamma` the relative indicator sharpness (`γ = C / r²`).
+///
+/// ```
+/// assert!(kern_cli::any_params::railway_spec("railway:auto,k_max=x", 0).is_err());
+/// ```
+pub fn railway_spec(spec: &str, seed: u64) -> Result<(AreaParams, KernelSpec, String), CliError> {
+    let rest =
+        spec.trim().strip_prefix("railway:").ok_or("railway kernels are written railway:auto[,...]")?;
+    let mut parts = rest.split(',').map(str::trim);
+    if parts.next() != Some("auto") {
+        return Err(
+            format!("{spec:?}: only railway:auto is supported (areas located from the labels)").into()
+        );
+    }
+    let mut p = AreaParams { seed, ..Default::default() };
+    let mut local = KernelSpec::Linear(Linear);
+    let mut local_name = "linear".to_string();
+    for kv in parts {
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("{spec:?}: expected key=value, got {kv:?}"))?;
+        let num = || v.parse::<f64>().map_err(|_| format!("{spec:?}: {k}={v:?} is not a number"));
+        match k {
+            "local" => {
+                local = match v {
+                    "linear" => KernelSpec::Linear(Linear),
+                    "affine" => KernelSpec::Polynomial(Polynomial::new(1, 1.0)?),
+                    _ => return Err(format!("{spec:?}: local must be linear or affine").into()),
+                };
+                local_name = v.to_string();
+            }
+            "gamma" => p.gamma = GammaChoice::Relative(num()?),
+            "significance" => p.significance = num()?,
+            "k_max" => p.k_max = num()? as usize,
+            "sub_cells" => p.sub_cells = num()? as usize,
+            _ => {
+                return Err(format!(
+                    "{spec:?}: unknown key {k:?} (local, gamma, significance, k_max, sub_cells)"
+                )
+                .into());
+            }
+        }
+    }
+    p.check()?;
+    Ok((p, local, local_name))
+}
+
+/// A model trained by [`AnyParams`] in a cross-validation cell.
+///
+/// ```
+/// use kern_core::learner::{Fit, Model};
+/// use kern_core::{RealTargets, Samples, Targets};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
+/// let y = Targets::Real(RealTargets::new(vec![0.0, 2.0, 4.0])?);
+/// let cell = kern_cli::any_params::AnyParams::Krr(kern_models::krr::KernelRidgeParams::new("linear".parse()?).lambda(1e-9));
+/// let p = cell.fit(&x, &y)?.predict(&x)?;
+/// assert!((p[2] - 4.0).abs() < 1e-6);
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub enum CellModel {
+    /// An SVC (C or ν).
+    Svc(Box<Svc>),
+    /// An SVR (ε or ν).
+    Svr(Box<Svr>),
+    /// An LS-SVM.
+    LsSvm(Box<LsSvm>),
+    /// A kernel ridge regression.
+    Krr(Box<KernelRidge>),
+    /// A KFA model.
+    Kfa(Box<KfaModel<KernelSpec>>),
+    /// A landmark LS-SVM or kernel ridge.
+    Landmark(Box<NystromRidge>),
+}
+
+impl Model for CellModel {
+    type Error = ModelsError;
+    fn predict(&self, x: &Samples) -> Result<Vec<f64>, ModelsError> {
+        match self {
+            CellModel::Svc(m) => m.predict(x),
+            CellModel::Svr(m) => m.predict(x),
+            CellModel::LsSvm(m) => m.predict(x),
+            CellModel::Krr(m) => m.predict(x),
+            CellModel::Kfa(m) => m.predict(x),
+            CellModel::Landmark(m) => m.predict(x),
+        }
+    }
+}
+
+/// Fits the learner on labelled samples, as a cross-validation cell does (a one-class SVM, which
+/// learns no labels, and the railway SVC are not cross-validated: an error).
+impl Fit<Targets> for AnyParams {
+    type Model = CellModel;
+    type Error = ModelsError;
+    fn fit(&self, x: &Samples, y: &Targets) -> Result<CellModel, ModelsError> {
+        Ok(match self {
+            AnyParams::Svc(p) => CellModel::Svc(Box::new(p.fit(x, y)?)),
+            AnyParams::NuSvc(p) => CellModel::Svc(Box::new(p.fit(x, y)?)),
+            AnyParams::Svr(p) => CellModel::Svr(Box::new(p.fit(x, y)?)),
+            AnyParams::NuSvr(p) => CellModel::Svr(Box::new(p.fit(x, y)?)),
+            AnyParams::LsSvm(p) => CellModel::LsSvm(Box::new(p.fit(x, y)?)),
+            AnyParams::Krr(p) => CellModel::Krr(Box::new(p.fit(x, y)?)),
+            AnyParams::Kfa(p) => CellModel::Kfa(Box::new(p.fit(x, y)?)),
+            AnyParams::Landmark(p) => CellModel::Landmark(Box::new(p.fit_targets(x, y)?)),
+            AnyParams::OneClass(_) | AnyParams::Railway(_) => {
+                return Err(ModelsError::Input(
+                    "one-class and railway models are trained by kern train, not cross-validated".into(),
+                ));
+            }
+        })
+    }
+}
