@@ -3,7 +3,7 @@
 //! trains without the GIL.
 
 use crate::convert::{run, samples, value_error};
-use crate::model::{Inner, Model};
+use crate::model::Model;
 use kern_core::learner::Fit;
 use kern_core::{ClassTargets, KernelSpec, Linear, RealTargets, Samples, Targets, label_name};
 use kern_models::fvs::FvsParams;
@@ -143,7 +143,7 @@ pub fn fit_svc(
             Input::Gram(k) => p.fit_precomputed_with(k, &t, w.as_ref()),
         })?
     };
-    Ok(Model { inner: Inner::Svc(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains an ε-SVR (`nu` = `None`) or a ν-SVR (`nu` = `Some(ν)`, `epsilon` unused: the tube is found),
@@ -185,7 +185,7 @@ pub fn fit_svr(
             Input::Gram(k) => p.fit_precomputed_with(k, &r, w.as_ref()),
         })?
     };
-    Ok(Model { inner: Inner::Svr(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains a one-class SVM (no targets), with optional per-sample weights; `kernel_spec =
@@ -213,7 +213,7 @@ pub fn fit_one_class(
         (Input::Samples(x, _), Some(w)) => p.fit_weighted(x, w),
         (Input::Samples(x, _), None) => p.fit(x),
     })?;
-    Ok(Model { inner: Inner::OneClass(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Targets of a ridge-type model: class indices when `classify`, else real values.
@@ -239,7 +239,7 @@ pub fn fit_krr(
     let w = weights(sample_weight)?;
     let p = KernelRidgeParams::new(kernel(kernel_spec)?).lambda(lam);
     let m = run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?;
-    Ok(Model { inner: Inner::Krr(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains an LS-SVM (classifier on class indices when `classify`, else regressor); `lam` fixed, or the
@@ -266,7 +266,7 @@ pub fn fit_lssvm(
         (None, None) => p,
     };
     let m = run(py, n_jobs, || p.fit_targets(&x, &t))?;
-    Ok(Model { inner: Inner::LsSvm(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains kernel PCA with `k` components (`solver`: `auto`, `dense` or `krylov`).
@@ -292,7 +292,7 @@ pub fn fit_kpca(
     };
     let p = KernelPcaParams::new(kernel(kernel_spec)?, k).solver(solver).tol(tol).seed(seed);
     let m = run(py, n_jobs, || p.fit(&x))?;
-    Ok(Model { inner: Inner::Kpca(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains a Nyström kernel PCA: centres chosen by `landmarks` (`random:M` or `fvs:M[:POOL]`, seeded by
@@ -318,7 +318,7 @@ pub fn fit_nystrom_kpca(
             .seed(seed)
             .fit_with_centres(&x, &centres)
     })?;
-    Ok(Model { inner: Inner::NystromKpca(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Selects feature vectors (`basis = "fvs"`) or random landmarks (`"random"`) and keeps the feature map
@@ -348,7 +348,7 @@ pub fn fit_fvs(
     };
     let k = kernel(kernel_spec)?;
     let m = run(py, n_jobs, || FvsLayer::fit(k, &choice, Projection::Coordinates, &x))?;
-    Ok(Model { inner: Inner::Fvs(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains a railway-kernel SVC: areas located from the labels, the explicit zone features, a linear
@@ -387,5 +387,5 @@ pub fn fit_railway(
         let z = map.transform(&x)?;
         Ok(RailwaySvc { svc: svc.fit(&z, &t)?, map })
     })?;
-    Ok(Model { inner: Inner::Railway(m) })
+    Ok(Model { inner: m.into() })
 }

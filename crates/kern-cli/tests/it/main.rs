@@ -17,6 +17,7 @@ mod learner_flags;
 mod libsvm_compat;
 mod lssvm;
 mod precomputed;
+mod predict_registry;
 mod predict_unseen;
 mod sparse;
 mod sparse_data;
