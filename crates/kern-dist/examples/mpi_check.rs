@@ -139,10 +139,10 @@ fn main() {
     let s =
         kern_dist::predict::predict_file(comm, &model, &data, &CsvOptions::default(), Some(&out)).unwrap();
     if rank == 0 {
-        let loaded = kern_dist::predict::Loaded::load(&model).unwrap();
+        let loaded = kern_models::AnyModel::load(&model).unwrap();
         let whole = read_libsvm_with(&data, &LibsvmOptions { dim: Some(2), ..Default::default() }).unwrap();
         let want: String =
-            loaded.predict_lines(&whole.samples).unwrap().iter().map(|l| format!("{l}\n")).collect();
+            loaded.predict_labels(&whole.samples).unwrap().iter().map(|l| format!("{l}\n")).collect();
         assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
         assert_eq!(s.rows_per_rank.iter().sum::<usize>(), n);
         println!("ok predict P={size}: rows per rank {:?}", s.rows_per_rank);

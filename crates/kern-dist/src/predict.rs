@@ -4,131 +4,27 @@
 use crate::comm::{Comm, agree};
 use crate::error::{DistError, Result};
 use crate::rows::{PartOptions, read_part};
-use kern_core::Samples;
 use kern_core::io::CsvOptions;
-use kern_core::learner::Model;
-use kern_models::krr::KernelRidge;
-use kern_models::landmark::NystromRidge;
-use kern_models::libsvm_model::{LibsvmModel, SvmType, looks_like_libsvm_model};
-use kern_models::lssvm::LsSvm;
-use kern_models::persist;
-use kern_models::ridge::Task;
-use kern_models::svm::{Svc, Svr};
+use kern_models::{AnyModel, Input};
 use std::path::Path;
 
-/// A saved model loaded for prediction: the kinds `kern train` saves that predict one label or value
-/// per row, and LIBSVM model files.
-///
-/// ```no_run
-/// let m = kern_dist::predict::Loaded::load(std::path::Path::new("model.kern"))?;
-/// println!("{} on {} features", m.kind(), m.dim());
-/// # Ok::<(), kern_dist::DistError>(())
-/// ```
-#[derive(Debug)]
-pub enum Loaded {
-    /// Support vector classifier.
-    Svc(Box<Svc>),
-    /// Support vector regression.
-    Svr(Box<Svr>),
-    /// LS-SVM.
-    LsSvm(Box<LsSvm>),
-    /// Kernel ridge regression.
-    Krr(Box<KernelRidge>),
-    /// A LIBSVM model file.
-    Libsvm(Box<LibsvmModel>),
-    /// A Nyström / FVS landmark kernel ridge or LS-SVM.
-    Nystrom(Box<NystromRidge>),
-}
-
-impl Loaded {
-    /// Reads a model file (a `kern train` model or a LIBSVM model file).
-    pub fn load(path: &Path) -> Result<Loaded> {
-        let bytes = persist::read(path)?;
-        let name = path.display().to_string();
-        if looks_like_libsvm_model(&bytes) {
-            let text = String::from_utf8(bytes)
-                .map_err(|_| DistError::Invalid(format!("{name}: not a LIBSVM model file (not text)")))?;
-            return Ok(Loaded::Libsvm(Box::new(LibsvmModel::parse(&text, &name)?)));
-        }
-        Ok(match persist::peek_kind(&bytes, &name)?.as_str() {
-            "svc" => Loaded::Svc(Box::new(persist::from_bytes(&bytes, &name)?)),
-            "svr" => Loaded::Svr(Box::new(persist::from_bytes(&bytes, &name)?)),
-            "lssvm" => Loaded::LsSvm(Box::new(persist::from_bytes(&bytes, &name)?)),
-            "krr" => Loaded::Krr(Box::new(persist::from_bytes(&bytes, &name)?)),
-            "nystrom" => Loaded::Nystrom(Box::new(persist::from_bytes(&bytes, &name)?)),
-            other => {
-                return Err(DistError::Invalid(format!(
-                    "{name}: distributed prediction supports svc, svr, lssvm, krr, landmark (Nyström) and LIBSVM models, not {other:?}"
-                )));
-            }
-        })
+/// Reads the model for distributed prediction ([`AnyModel::load`]: every kind kern saves, LIBSVM model
+/// files included) and refuses what a row-distributed prediction cannot do: kernel rows, projections.
+fn load(path: &Path) -> Result<AnyModel> {
+    let m = AnyModel::load(path)?;
+    let name = path.display();
+    if m.input() == Input::KernelRows {
+        return Err(DistError::Invalid(format!(
+            "{name}: the model was trained on a precomputed kernel; distributed prediction reads samples"
+        )));
     }
-
-    /// The model kind, as `kern predict` names it.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Loaded::Svc(_) => "svc",
-            Loaded::Svr(_) => "svr",
-            Loaded::LsSvm(_) => "lssvm",
-            Loaded::Krr(_) => "krr",
-            Loaded::Libsvm(_) => "libsvm",
-            Loaded::Nystrom(m) => {
-                if m.has_bias() {
-                    "lssvm"
-                } else {
-                    "krr"
-                }
-            }
-        }
+    if m.kind().transforms() {
+        return Err(DistError::Invalid(format!(
+            "{name}: a {} model projects samples; distributed prediction writes labels or values (use kern predict)",
+            m.kind().name()
+        )));
     }
-
-    /// The number of features the model was trained on.
-    pub fn dim(&self) -> usize {
-        match self {
-            Loaded::Svc(m) => m.support_vectors().d(),
-            Loaded::Svr(m) => m.support_vectors().d(),
-            Loaded::LsSvm(m) => m.training_samples().d(),
-            Loaded::Krr(m) => m.training_samples().d(),
-            Loaded::Libsvm(m) => m.n_features(),
-            Loaded::Nystrom(m) => m.centres().d(),
-        }
-    }
-
-    /// Whether predictions are class labels (else real values).
-    pub fn is_classifier(&self) -> bool {
-        match self {
-            Loaded::Svc(_) => true,
-            Loaded::Svr(_) => false,
-            Loaded::LsSvm(m) => m.task().is_classification(),
-            Loaded::Krr(m) => m.task().is_classification(),
-            Loaded::Libsvm(m) => m.svm_type().is_classifier() || m.svm_type() == SvmType::OneClass,
-            Loaded::Nystrom(m) => m.task().is_classification(),
-        }
-    }
-
-    /// One output line per row of `x`, as `kern predict --out` writes them by default: the label
-    /// name for classifiers, the value for regressors.
-    pub fn predict_lines(&self, x: &Samples) -> Result<Vec<String>> {
-        let values = |v: Vec<f64>| v.iter().map(|p| format!("{p}")).collect();
-        Ok(match self {
-            Loaded::Svc(m) => m.predict_names(x)?,
-            Loaded::Svr(m) => values(m.predict(x)?),
-            Loaded::LsSvm(m) => task_lines(m.task(), &m.predict(x)?),
-            Loaded::Krr(m) => task_lines(m.task(), &m.predict(x)?),
-            Loaded::Libsvm(m) => m.predict(x)?.into_iter().map(kern_core::label_name).collect(),
-            Loaded::Nystrom(m) => task_lines(m.task(), &m.predict(x)?),
-        })
-    }
-}
-
-fn task_lines(task: &Task, pred: &[f64]) -> Vec<String> {
-    match task {
-        Task::Binary { names } => {
-            pred.iter().map(|&p| if p > 0.0 { names[1].clone() } else { names[0].clone() }).collect()
-        }
-        Task::Classes { names } => pred.iter().map(|&p| names[p as usize].clone()).collect(),
-        Task::Regression => pred.iter().map(|p| format!("{p}")).collect(),
-    }
+    Ok(m)
 }
 
 /// What [`predict_file`] did.
@@ -175,19 +71,21 @@ pub fn predict_file(
     if let Some(o) = out {
         kern_core::io::ensure_distinct(o, &[data, model])?;
     }
-    let m = agree(comm, Loaded::load(model))?;
+    let m = agree(comm, load(model))?;
     let is_csv = data.to_string_lossy().to_ascii_lowercase().ends_with(".csv");
-    let opts = PartOptions { dim: (!is_csv).then(|| m.dim()), csv: csv.clone(), ..PartOptions::default() };
+    let opts =
+        PartOptions { dim: (!is_csv).then(|| m.n_features()), csv: csv.clone(), ..PartOptions::default() };
     let part = read_part(comm, data, &opts)?;
-    if part.d != m.dim() {
+    if part.d != m.n_features() {
         return Err(DistError::Invalid(format!(
             "the CSV data has {} feature columns, the model was trained on {}",
             part.d,
-            m.dim()
+            m.n_features()
         )));
     }
     let lines =
-        agree(comm, part.samples.as_ref().map(|x| m.predict_lines(x)).transpose())?.unwrap_or_default();
+        agree(comm, part.samples.as_ref().map(|x| m.predict_labels(x)).transpose().map_err(DistError::from))?
+            .unwrap_or_default();
     let norm = |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
     let mut counts = [
         lines.iter().zip(&part.labels).filter(|(p, l)| norm(p) == norm(l)).count() as f64,
@@ -213,5 +111,5 @@ pub fn predict_file(
         .map(|b| b.as_slice().try_into().map(|a: [u8; 8]| u64::from_le_bytes(a) as usize))
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|_| DistError::Message("row count".into()))?;
-    Ok(PredictSummary { model: m.kind().into(), n: part.n_total, accuracy, rows_per_rank })
+    Ok(PredictSummary { model: m.learner_name().into(), n: part.n_total, accuracy, rows_per_rank })
 }

@@ -201,6 +201,32 @@ pub struct FvsLayer<K> {
     fitness: Vec<f64>,
 }
 
+/// A feature vector selection feature map stored on its own (the Python package's `FVS` transformer):
+/// kind `fvs`.
+impl crate::persist::Persist for FvsLayer<KernelSpec> {
+    const KIND: &'static str = "fvs";
+    fn validate(&self) -> std::result::Result<(), String> {
+        self.consistency("feature map ")
+    }
+}
+
+impl<K: Kernel> FvsLayer<K> {
+    /// Lengths consistent, kernel fit for the basis dimension, numbers finite; `what` prefixes the
+    /// messages (`"layer 2 "`).
+    fn consistency(&self, what: &str) -> std::result::Result<(), String> {
+        use crate::validate as v;
+        let big_l = self.selected.len();
+        if big_l == 0 {
+            return Err(format!("{what}has no feature vector"));
+        }
+        v::len(&format!("{what}basis"), self.basis.n(), big_l)?;
+        self.kernel.check_dim(self.basis.d()).map_err(|e| format!("{what}kernel: {e}"))?;
+        v::len(&format!("{what}cholesky"), self.cholesky.len(), big_l.checked_mul(big_l).ok_or("overflow")?)?;
+        v::finite(&format!("{what}cholesky"), &self.cholesky)?;
+        v::finite(&format!("{what}fitness"), &self.fitness)
+    }
+}
+
 impl<K: Kernel + Clone> FvsLayer<K> {
     /// Selects the basis on `x` and keeps what the projection needs.
     ///
@@ -508,23 +534,11 @@ impl<K: Kernel + Clone> KfaModel<K> {
             return Err("no layer".into());
         }
         for (i, l) in self.layers.iter().enumerate() {
-            let big_l = l.selected.len();
-            if big_l == 0 {
-                return Err(format!("layer {i} has no feature vector"));
-            }
-            v::len(&format!("layer {i} basis"), l.basis.n(), big_l)?;
             if let Some(d) = dim {
                 v::len(&format!("layer {i} basis dimension"), l.basis.d(), d)?;
             }
-            l.kernel.check_dim(l.basis.d()).map_err(|e| format!("layer {i} kernel: {e}"))?;
-            v::len(
-                &format!("layer {i} cholesky"),
-                l.cholesky.len(),
-                big_l.checked_mul(big_l).ok_or("overflow")?,
-            )?;
-            v::finite(&format!("layer {i} cholesky"), &l.cholesky)?;
-            v::finite(&format!("layer {i} fitness"), &l.fitness)?;
-            dim = Some(big_l);
+            l.consistency(&format!("layer {i} "))?;
+            dim = Some(l.selected.len());
         }
         let r = &self.readout;
         v::len("readout inputs", r.p, dim.unwrap_or(0))?;

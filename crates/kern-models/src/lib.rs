@@ -25,6 +25,7 @@
 //! Cargo feature `ndarray` (off by default) adds `kern_models::array`: samples from an ndarray `ArrayView2`,
 //! predictions as `Array1`, decision values and transforms as `Array2`.
 
+pub mod any_model;
 mod error;
 pub mod exact_sum;
 pub mod fvs;
@@ -46,6 +47,7 @@ mod validate;
 pub mod weights;
 pub mod widen;
 
+pub use any_model::{AnyModel, Input, Kind, Predictions};
 pub use error::{ModelsError, Result};
 
 // What the API takes, so that one dependency is enough.

@@ -119,12 +119,19 @@ pub fn from_bytes<M: Persist>(bytes: &[u8], path: &str) -> Result<M> {
     if fnv1a64(payload) != sum {
         return Err(err("checksum mismatch (corrupted)".into()));
     }
+    decode_payload(payload, path)
+}
+
+/// Decodes and checks a payload without its header (also the format the Python package gave a
+/// pickled FVS feature map before that map had a kind of its own).
+pub(crate) fn decode_payload<M: Persist>(payload: &[u8], path: &str) -> Result<M> {
+    let err = |reason: String| ModelsError::Format { path: path.into(), reason };
     let (m, used): (M, usize) =
         decode_limited(payload).map_err(|e| err(format!("payload does not decode: {e}")))?;
     if used != payload.len() {
         return Err(err(format!("{} trailing payload bytes", payload.len() - used)));
     }
-    m.validate().map_err(|reason| err(format!("inconsistent {kind} model: {reason}")))?;
+    m.validate().map_err(|reason| err(format!("inconsistent {} model: {reason}", M::KIND)))?;
     Ok(m)
 }
 
@@ -171,8 +178,12 @@ const CLAIM_FACTOR: usize = 32;
 /// # Ok::<(), kern_models::ModelsError>(())
 /// ```
 pub fn save<M: Persist>(path: &Path, model: &M) -> Result<()> {
-    let bytes = to_bytes(model)?;
-    kern_core::io::write_atomic(path, &bytes).map_err(|e| match e {
+    write_bytes(path, &to_bytes(model)?)
+}
+
+/// Writes a model file's bytes atomically (temporary file + rename).
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    kern_core::io::write_atomic(path, bytes).map_err(|e| match e {
         kern_core::CoreError::Io { path, source } => {
             ModelsError::Io { path: path.display().to_string(), source }
         }

@@ -60,13 +60,6 @@ pub fn mat<'py>(py: Python<'py>, m: faer::MatRef<'_, f64>) -> PyResult<Bound<'py
     array2(py, r, c, flat)
 }
 
-/// Rows of equal length as a NumPy array (`width` columns when there are no rows).
-pub fn rows(py: Python<'_>, rows: Vec<Vec<f64>>, width: usize) -> PyResult<Bound<'_, PyArray2<f64>>> {
-    let n = rows.len();
-    let m = rows.first().map_or(width, Vec::len);
-    array2(py, n, m, rows.into_iter().flatten().collect())
-}
-
 /// Dense samples as a NumPy array.
 pub fn dense<'py>(py: Python<'py>, x: &Samples) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let d = x.to_dense().map_err(value_error)?;

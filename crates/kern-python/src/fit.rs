@@ -3,7 +3,7 @@
 //! trains without the GIL.
 
 use crate::convert::{run, samples, value_error};
-use crate::model::{Inner, Model};
+use crate::model::Model;
 use kern_core::learner::Fit;
 use kern_core::{ClassTargets, KernelSpec, Linear, RealTargets, Samples, Targets, label_name};
 use kern_models::fvs::FvsParams;
@@ -143,7 +143,7 @@ pub fn fit_svc(
             Input::Gram(k) => p.fit_precomputed_with(k, &t, w.as_ref()),
         })?
     };
-    Ok(Model { inner: Inner::Svc(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains an ε-SVR (`nu` = `None`) or a ν-SVR (`nu` = `Some(ν)`, `epsilon` unused: the tube is found),
@@ -185,7 +185,7 @@ pub fn fit_svr(
             Input::Gram(k) => p.fit_precomputed_with(k, &r, w.as_ref()),
         })?
     };
-    Ok(Model { inner: Inner::Svr(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains a one-class SVM (no targets), with optional per-sample weights; `kernel_spec =
@@ -213,7 +213,7 @@ pub fn fit_one_class(
         (Input::Samples(x, _), Some(w)) => p.fit_weighted(x, w),
         (Input::Samples(x, _), None) => p.fit(x),
     })?;
-    Ok(Model { inner: Inner::OneClass(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Targets of a ridge-type model: class indices when `classify`, else real values.
@@ -244,7 +244,7 @@ pub fn fit_krr(
         let spread = m.relative_spread(&t).map_err(value_error)?;
         warn_constant(py, spread, m.lambda(), "alpha")?;
     }
-    Ok(Model { inner: Inner::Krr(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// The tolerance under which a model's training decision values count as constant (relative to the
@@ -294,7 +294,7 @@ pub fn fit_lssvm(
     };
     let m = run(py, n_jobs, || p.fit_targets(&x, &t))?;
     warn_constant(py, m.relative_spread(&t).map_err(value_error)?, m.lambda(), "alpha")?;
-    Ok(Model { inner: Inner::LsSvm(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains kernel PCA with `k` components (`solver`: `auto`, `dense` or `krylov`).
@@ -320,7 +320,7 @@ pub fn fit_kpca(
     };
     let p = KernelPcaParams::new(kernel(kernel_spec)?, k).solver(solver).tol(tol).seed(seed);
     let m = run(py, n_jobs, || p.fit(&x))?;
-    Ok(Model { inner: Inner::Kpca(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains a Nyström kernel PCA: centres chosen by `landmarks` (`random:M` or `fvs:M[:POOL]`, seeded by
@@ -346,7 +346,7 @@ pub fn fit_nystrom_kpca(
             .seed(seed)
             .fit_with_centres(&x, &centres)
     })?;
-    Ok(Model { inner: Inner::NystromKpca(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Selects feature vectors (`basis = "fvs"`) or random landmarks (`"random"`) and keeps the feature map
@@ -376,7 +376,7 @@ pub fn fit_fvs(
     };
     let k = kernel(kernel_spec)?;
     let m = run(py, n_jobs, || FvsLayer::fit(k, &choice, Projection::Coordinates, &x))?;
-    Ok(Model { inner: Inner::Fvs(m) })
+    Ok(Model { inner: m.into() })
 }
 
 /// Trains a railway-kernel SVC: areas located from the labels, the explicit zone features, a linear
@@ -415,5 +415,5 @@ pub fn fit_railway(
         let z = map.transform(&x)?;
         Ok(RailwaySvc { svc: svc.fit(&z, &t)?, map })
     })?;
-    Ok(Model { inner: Inner::Railway(m) })
+    Ok(Model { inner: m.into() })
 }

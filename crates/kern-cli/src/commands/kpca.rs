@@ -3,15 +3,12 @@
 //! Prints the leading eigenvalues of the centred Gram matrix, the explained variance (`μ_k/n`, the
 //! feature-space variance along each component) and its ratio to the total, the path (dense or sparse)
 //! and the solver; `--out` writes the training points' scores as CSV (`pc1,...,pcK`), `--save` the
-//! model, which `kern predict` applies to new points ([`predict_kpca`], [`predict_nystrom_kpca`]).
+//! model, which `kern predict` applies to new points.
 
 use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
-use kern_core::io::Dataset;
-use kern_core::{Kernel, Samples};
+use kern_core::Kernel;
 use kern_models::kmat::{PathChoice, SolvePath};
-use kern_models::kpca::{EigenSolver, KernelPca, KernelPcaParams};
-use kern_models::landmark::NystromKpca;
-use kern_models::widen::WidenFeatures;
+use kern_models::kpca::{EigenSolver, KernelPcaParams};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -165,7 +162,10 @@ pub fn run(a: Args) -> CliResult {
 }
 
 /// Writes scores as CSV (`pc1,...,pcK` header, one row per point).
-fn write_scores(out: &std::path::Path, z: faer::MatRef<'_, f64>) -> Result<(), crate::common::CliError> {
+pub(crate) fn write_scores(
+    out: &std::path::Path,
+    z: faer::MatRef<'_, f64>,
+) -> Result<(), crate::common::CliError> {
     let mut s = String::new();
     let header: Vec<String> = (1..=z.ncols()).map(|k| format!("pc{k}")).collect();
     s.push_str(&header.join(","));
@@ -180,65 +180,4 @@ fn write_scores(out: &std::path::Path, z: faer::MatRef<'_, f64>) -> Result<(), c
         s.push('\n');
     }
     crate::common::write_output(out, s.as_bytes())
-}
-
-/// `kern predict` on a `kpca` model: the projections of the data's points ([`KernelPca::transform`],
-/// with the test-kernel centring) to `out` as [`write_scores`] writes them; the data read by
-/// [`project`].
-pub fn predict_kpca(
-    mut m: KernelPca,
-    ds: &Dataset,
-    threads: Option<usize>,
-    out: Option<&std::path::Path>,
-    csv: bool,
-) -> CliResult {
-    let mut v = project(&mut m, KernelPca::transform, ds, threads, out, csv)?;
-    v["model"] = json!("kpca");
-    v["kernel"] = json!(m.kernel().to_string());
-    v["path"] = json!(m.path().name());
-    Ok(v)
-}
-
-/// `kern predict` on a `nystrom-kpca` model (`kern kpca --landmarks ... --save`): the projections
-/// of the data's points ([`NystromKpca::transform`]), as [`predict_kpca`] writes them.
-pub fn predict_nystrom_kpca(
-    mut m: NystromKpca,
-    ds: &Dataset,
-    threads: Option<usize>,
-    out: Option<&std::path::Path>,
-    csv: bool,
-) -> CliResult {
-    let mut v = project(&mut m, NystromKpca::transform, ds, threads, out, csv)?;
-    v["model"] = json!("nystrom-kpca");
-    v["kernel"] = json!(m.kernel().to_string());
-    v["landmarks"] = json!(m.landmarks().to_string());
-    v["centres"] = json!(m.centres().n());
-    Ok(v)
-}
-
-/// Projects the data's points with a kernel PCA model's `transform`, writes them to `out` (when asked)
-/// and returns the summary common to both kinds. A LIBSVM file's features beyond the training ones are
-/// zeros in the stored samples (LIBSVM's rule), missing ones zeros in the data; a CSV file must have
-/// the training column count ([`crate::commands::predict::fit_dim`]).
-fn project<M: WidenFeatures + Sync>(
-    m: &mut M,
-    transform: fn(&M, &Samples) -> kern_models::Result<faer::Mat<f64>>,
-    ds: &Dataset,
-    threads: Option<usize>,
-    out: Option<&std::path::Path>,
-    csv: bool,
-) -> CliResult {
-    let x = crate::commands::predict::fit_dim(&ds.samples, m, csv)?;
-    let t = Instant::now();
-    let z = with_threads(threads, || transform(m, &x))??;
-    let seconds = t.elapsed().as_secs_f64();
-    if let Some(out) = out {
-        write_scores(out, z.as_ref())?;
-    }
-    Ok(json!({
-        "n": ds.samples.n(),
-        "components": z.ncols(),
-        "out": out.map(|p| p.display().to_string()),
-        "seconds": seconds,
-    }))
 }

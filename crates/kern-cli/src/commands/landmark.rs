@@ -6,17 +6,16 @@
 //! with M² and the data, never with n × M. JSON adds the centres' choice and count, the conjugate
 //! gradient iterations, residual and passes over the data.
 
-use crate::commands::lssvm::{label_names, scores, task_json};
+use crate::commands::lssvm::task_json;
 use crate::commands::train::Args;
 use crate::common::{CliError, CliResult, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_models::fvs::Strategy;
 use kern_models::landmark::{
-    Landmarks, NystromKpca, NystromKpcaParams, NystromRidge, NystromRidgeParams, NystromSolve,
+    Landmarks, NystromKpca, NystromKpcaParams, NystromRidgeParams, NystromSolve,
 };
 use serde_json::{Value, json};
-use std::path::Path;
 use std::time::Instant;
 
 /// `kern train --model landmark-lssvm|landmark-krr --landmarks ...` (the LS-SVM has an intercept; both
@@ -63,33 +62,6 @@ pub fn train_landmark(a: &Args, p: NystromRidgeParams, ds: &Dataset) -> CliResul
         "out": a.out.display().to_string(),
         "seconds": seconds,
     }))
-}
-
-/// `kern predict` on a landmark model file.
-pub fn predict_nystrom(
-    mut m: NystromRidge,
-    ds: &Dataset,
-    threads: Option<usize>,
-    out: Option<&Path>,
-    csv: bool,
-) -> CliResult {
-    let x = crate::commands::predict::fit_dim(&ds.samples, &mut m, csv)?;
-    let t = Instant::now();
-    let pred = with_threads(threads, || m.predict(&x))??;
-    let seconds = t.elapsed().as_secs_f64();
-    if let Some(out) = out {
-        let mut s = label_names(m.task(), &pred).join("\n");
-        s.push('\n');
-        crate::common::write_output(out, s.as_bytes())?;
-    }
-    let mut v = scores(m.task(), &pred, ds);
-    v["model"] = json!(if m.has_bias() { "lssvm" } else { "krr" });
-    v["landmarks"] = json!(m.landmarks().to_string());
-    v["centres"] = json!(m.centres().n());
-    v["n"] = json!(ds.samples.n());
-    v["lambda"] = json!(m.lambda());
-    v["seconds"] = json!(seconds);
-    Ok(v)
 }
 
 /// `kern kpca --landmarks ...`: Nyström kernel PCA on the data, and its JSON summary.

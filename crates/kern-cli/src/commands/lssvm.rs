@@ -21,7 +21,6 @@ use kern_models::weights::FitWeighted;
 use kern_models::widen::WidenFeatures;
 use kern_sparse::{PcgReport, Solver};
 use serde_json::{Value, json};
-use std::path::Path;
 use std::time::Instant;
 
 fn selection_json(s: Option<&Selection>) -> Value {
@@ -154,7 +153,6 @@ struct Figures<'a> {
 /// An LS-SVM or a kernel ridge model, for the command.
 trait Trained: persist::Persist + WidenFeatures + Sync {
     fn figures(&self) -> Figures<'_>;
-    fn predict_samples(&self, x: &kern_core::Samples) -> kern_models::Result<Vec<f64>>;
 }
 
 macro_rules! impl_trained {
@@ -171,9 +169,6 @@ macro_rules! impl_trained {
                     solver: self.solver(),
                     pcg: self.pcg_report(),
                 }
-            }
-            fn predict_samples(&self, x: &kern_core::Samples) -> kern_models::Result<Vec<f64>> {
-                self.predict(x)
             }
         }
     )*};
@@ -235,49 +230,4 @@ pub(crate) fn label_names(task: &Task, pred: &[f64]) -> Vec<String> {
         Task::Classes { names } => pred.iter().map(|&p| names[p as usize].clone()).collect(),
         Task::Regression => pred.iter().map(|p| format!("{p}")).collect(),
     }
-}
-/// `kern predict` on an `lssvm` or `krr` model file.
-pub fn predict_dual(
-    bytes: &[u8],
-    path: &str,
-    kind: &str,
-    ds: &Dataset,
-    threads: Option<usize>,
-    out: Option<&Path>,
-    csv: bool,
-) -> CliResult {
-    let mut v = match kind {
-        "lssvm" => predict_with::<LsSvm>(bytes, path, ds, threads, out, csv)?,
-        _ => predict_with::<KernelRidge>(bytes, path, ds, threads, out, csv)?,
-    };
-    v["model"] = json!(kind);
-    Ok(v)
-}
-
-fn predict_with<M: Trained>(
-    bytes: &[u8],
-    path: &str,
-    ds: &Dataset,
-    threads: Option<usize>,
-    out: Option<&Path>,
-    csv: bool,
-) -> CliResult {
-    let mut m: M = persist::from_bytes(bytes, path)?;
-    let x = crate::commands::predict::fit_dim(&ds.samples, &mut m, csv)?;
-    let t = Instant::now();
-    let pred = with_threads(threads, || m.predict_samples(&x))??;
-    let seconds = t.elapsed().as_secs_f64();
-    let f = m.figures();
-    if let Some(out) = out {
-        let mut s = label_names(f.task, &pred).join("\n");
-        s.push('\n');
-        crate::common::write_output(out, s.as_bytes())?;
-    }
-    let mut v = scores(f.task, &pred, ds);
-    v["n"] = json!(ds.samples.n());
-    v["lambda"] = json!(f.lambda);
-    v["factor_seconds"] = json!(f.factor_seconds);
-    v["path"] = json!(f.path);
-    v["seconds"] = json!(seconds);
-    Ok(v)
 }

@@ -1,19 +1,18 @@
 //! `kern predict`: applies a saved model to a data file.
 //!
-//! Dispatches on the model file's kind tag ([`kern_models::persist::peek_kind`]), one match arm per kind;
-//! LIBSVM model files (text starting with `svm_type`) are predicted as LIBSVM does
-//! ([`kern_models::libsvm_model`]). Kernel PCA models (`kpca`, `nystrom-kpca`) project the data
-//! instead: `--out` gets their scores, as `kern kpca --out` writes the training points' scores.
+//! The model file is decoded once, by [`AnyModel::load`] (kern-models' one registry of model kinds,
+//! LIBSVM model files and scaled models included); the data is read as the model takes it (kernel rows,
+//! samples kept sparse, or dense samples) and predicted in one pass ([`AnyModel::predict_all`]: for a
+//! kernel expansion, one `K(X, SV)` whatever `--values` asks for). Kernel PCA models (`kpca`,
+//! `nystrom-kpca`) project the data instead: `--out` gets their scores, as `kern kpca --out` writes
+//! the training points' scores.
 
 use crate::common::{CliResult, DataArgs, with_threads};
 use kern_core::Samples;
 use kern_core::io::Dataset;
-use kern_core::learner::Model;
-use kern_models::libsvm_model::{LibsvmModel, SvmType};
-use kern_models::persist::{self, Persist};
-use kern_models::svm::{Svc, Svr};
 use kern_models::widen::WidenFeatures;
-use serde_json::json;
+use kern_models::{AnyModel, Input, Predictions};
+use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -34,9 +33,10 @@ pub struct Args {
     #[arg(long)]
     out: Option<PathBuf>,
     /// What --out holds: label (one label or value per line), decision (the decision values, one column
-    /// per machine), or probability (a `labels ...` header line, then the predicted label and one
-    /// probability per class). Default: labels, followed by the probabilities when the model has them.
-    /// decision and probability: svc, svr and LIBSVM models.
+    /// per machine or output), or probability (a `labels ...` header line, then the predicted label and
+    /// one probability per class). Default: labels, followed by the probabilities when the model has
+    /// them. decision: every model that predicts (not kernel PCA); probability: SVC and LIBSVM models
+    /// trained with probabilities.
     #[arg(long, value_enum, requires = "out")]
     values: Option<Values>,
     /// Worker threads (default: all cores).
@@ -62,137 +62,222 @@ pub fn run(a: Args) -> CliResult {
     }
     // The worker threads come up while the model and the data are read.
     kern_core::parallel::warm_up(a.threads);
-    let bytes = persist::read(&a.model)?;
-    let path = a.model.display().to_string();
-    if kern_models::libsvm_model::looks_like_libsvm_model(&bytes) {
-        let text =
-            String::from_utf8(bytes).map_err(|_| format!("{path}: not a LIBSVM model file (not text)"))?;
-        let m = kern_models::libsvm_model::LibsvmModel::parse(&text, &path)?;
-        let ds = if m.is_precomputed() {
-            crate::commands::precomputed::read(&a.data, false)?
-        } else {
-            a.data.load_sparse()?
-        };
-        return predict_libsvm(&a, &m, &ds);
-    }
-    let mut kind = persist::peek_kind(&bytes, &path)?;
-    let mut bytes = bytes;
-    // A model trained with --scale holds the scaling and the inner model.
-    let envelope: Option<kern_models::scaling::ScaledModel> =
-        if kind == kern_models::scaling::ScaledModel::KIND {
-            Some(persist::from_bytes(&bytes, &path)?)
-        } else {
-            None
-        };
-    if let Some(env) = &envelope {
-        kind = env.inner_kind().to_string();
-        bytes = env.inner_bytes().to_vec();
-    }
-    // Kernel expansions (SVMs, LS-SVM, KRR, landmark models, KFA) predict on either sample store (a sparse
-    // file stays sparse); the other models, and scaled samples (scaling moves zeros), are dense.
-    let sparse = envelope.is_none()
-        && matches!(
-            kind.as_str(),
-            "svc" | "svr" | "one-class" | "lssvm" | "krr" | "nystrom" | "kfa" | "kpca" | "nystrom-kpca"
-        );
-    let precomputed = envelope.is_none() && is_precomputed(&kind, &bytes, &path)?;
-    let mut ds = if precomputed {
+    let mut m = AnyModel::load(&a.model)?;
+    let kind = m.kind();
+    let csv = a.data.is_csv();
+    let ds = if m.input() == Input::KernelRows {
         crate::commands::precomputed::read(&a.data, false)?
-    } else if sparse {
+    } else if m.takes_sparse() {
         a.data.load_sparse()?
     } else {
         a.data.load()?
     };
-    if let Some(env) = &envelope {
-        // Bring the raw samples to the training dimension, then scale them with the stored parameters.
-        let raw = to_dim(&ds.samples, env.dim(), a.data.is_csv())?;
-        ds.samples = env.scaling().apply(&raw)?;
-    }
-    let scaled = envelope.is_some();
-    if !matches!(kind.as_str(), "svc" | "svr" | "one-class")
-        && matches!(a.values, Some(Values::Decision | Values::Probability))
-    {
+    let x: Cow<'_, Samples> = if let Some(s) = m.scaled() {
+        // Raw samples are brought to the training dimension; the model scales them.
+        Cow::Owned(to_dim(&ds.samples, s.dim(), csv)?)
+    } else if m.input() == Input::KernelRows || matches!(m, AnyModel::Libsvm(_)) {
+        Cow::Borrowed(&ds.samples)
+    } else if m.can_widen() {
+        fit_dim(&ds.samples, &mut m, csv)?
+    } else if matches!(m, AnyModel::Kfa(_)) && ds.samples.d() != m.n_features() {
         return Err(format!(
-            "--values decision|probability: supported for svc, svr, one-class and LIBSVM models, not {kind:?}"
+            "data has {} features, the model was trained on {}",
+            ds.samples.d(),
+            m.n_features()
         )
         .into());
-    }
-    let mut summary = match kind.as_str() {
-        "svc" => predict_svc(&a, persist::from_bytes(&bytes, &path)?, &ds),
-        "svr" => predict_svr(&a, persist::from_bytes(&bytes, &path)?, &ds),
-        "one-class" => {
-            if a.values == Some(Values::Probability) {
-                return Err("--values probability: one-class models have no class probabilities".into());
-            }
-            let mut m: kern_models::svm::OneClass = persist::from_bytes(&bytes, &path)?;
-            let x = if m.is_precomputed() {
-                Cow::Borrowed(&ds.samples)
-            } else {
-                fit_dim(&ds.samples, &mut m, a.data.is_csv())?
-            };
-            let decision = a.values == Some(Values::Decision);
-            crate::commands::svm_types::predict_one_class(&m, &x, &ds, decision, a.threads, a.out.as_deref())
+    } else {
+        Cow::Borrowed(&ds.samples)
+    };
+    if kind.transforms() {
+        if matches!(a.values, Some(Values::Decision | Values::Probability)) {
+            return Err(format!(
+                "--values decision|probability: a {} model projects the points (its scores are the output)",
+                kind.name()
+            )
+            .into());
         }
-        "railway-svc" => crate::commands::railway::predict_railway_svc(
-            persist::from_bytes(&bytes, &path)?,
-            &ds,
-            a.threads,
-            a.out.as_deref(),
-        ),
-        "kfa" => crate::commands::fvs::predict_kfa(
-            persist::from_bytes(&bytes, &path)?,
-            &ds,
-            a.threads,
-            a.out.as_deref(),
-        ),
-        "nystrom" => crate::commands::landmark::predict_nystrom(
-            persist::from_bytes(&bytes, &path)?,
-            &ds,
-            a.threads,
-            a.out.as_deref(),
-            a.data.is_csv(),
-        ),
-        "lssvm" | "krr" => crate::commands::lssvm::predict_dual(
-            &bytes,
-            &path,
-            &kind,
-            &ds,
-            a.threads,
-            a.out.as_deref(),
-            a.data.is_csv(),
-        ),
-        "kpca" => crate::commands::kpca::predict_kpca(
-            persist::from_bytes(&bytes, &path)?,
-            &ds,
-            a.threads,
-            a.out.as_deref(),
-            a.data.is_csv(),
-        ),
-        "nystrom-kpca" => crate::commands::kpca::predict_nystrom_kpca(
-            persist::from_bytes(&bytes, &path)?,
-            &ds,
-            a.threads,
-            a.out.as_deref(),
-            a.data.is_csv(),
-        ),
-        other => Err(format!(
-            "{path}: model kind {other:?} is not supported by this kern (known: svc, svr, one-class, lssvm, \
-             krr, nystrom, kfa, railway-svc, kpca, nystrom-kpca)"
-        )
-        .into()),
-    }?;
-    summary["scaled"] = json!(scaled);
+        return project(&a, &m, &x, &ds);
+    }
+    if a.values == Some(Values::Probability)
+        && let Some(why) = m.why_no_probability()
+    {
+        return Err(format!("--values probability: {why}").into());
+    }
+    // Probabilities when they are written: asked for, or by default for kern's own SVCs.
+    let proba = a.out.is_some()
+        && match a.values {
+            Some(Values::Probability) => true,
+            None => m.has_probability() && !matches!(m, AnyModel::Libsvm(_)),
+            _ => false,
+        };
+    let t = Instant::now();
+    let p = with_threads(a.threads, || m.predict_all(&x, proba))??;
+    let seconds = t.elapsed().as_secs_f64();
+    if let Some(out) = &a.out {
+        write_lines(out, &lines(&m, &p, a.values))?;
+    }
+    let mut summary = summary(&m, &p, &ds);
+    summary["seconds"] = json!(seconds);
+    summary["scaled"] = json!(m.scaled().is_some());
     Ok(summary)
 }
 
-/// Whether a kern SVM model was trained on a precomputed kernel (its data file then holds kernel rows).
-fn is_precomputed(kind: &str, bytes: &[u8], path: &str) -> Result<bool, crate::common::CliError> {
-    Ok(match kind {
-        "svc" => persist::from_bytes::<Svc>(bytes, path)?.is_precomputed(),
-        "svr" => persist::from_bytes::<Svr>(bytes, path)?.is_precomputed(),
-        "one-class" => persist::from_bytes::<kern_models::svm::OneClass>(bytes, path)?.is_precomputed(),
-        _ => false,
-    })
+/// What `--out` gets.
+fn lines(m: &AnyModel, p: &Predictions, values: Option<Values>) -> Vec<String> {
+    let rows = |mat: &faer::Mat<f64>| -> Vec<Vec<f64>> {
+        (0..mat.nrows()).map(|i| (0..mat.ncols()).map(|j| mat[(i, j)]).collect()).collect()
+    };
+    match (values, &p.proba) {
+        (Some(Values::Decision), _) => rows(&p.decision).iter().map(|r| value_line(r)).collect(),
+        (Some(Values::Probability), Some(proba)) => {
+            let labels = p.proba_labels.as_ref().unwrap_or(&p.labels);
+            let classes = m.classes().unwrap_or_default().join(" ");
+            std::iter::once(format!("labels {classes}"))
+                .chain(labels.iter().zip(rows(proba)).map(|(l, r)| format!("{l} {}", value_line(&r))))
+                .collect()
+        }
+        (None, Some(proba)) => p
+            .labels
+            .iter()
+            .zip(rows(proba))
+            .map(|(l, r)| {
+                let ps: Vec<String> = r.iter().map(|v| format!("{v:.6}")).collect();
+                format!("{l} {}", ps.join(" "))
+            })
+            .collect(),
+        _ => p.labels.clone(),
+    }
+}
+
+/// Root mean square and mean absolute error of `pred` against the file's values, when it has them.
+fn errors(pred: &[f64], ds: &Dataset) -> (Option<f64>, Option<f64>) {
+    match ds.real() {
+        Ok(y) => {
+            let n = pred.len() as f64;
+            let se: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v) * (p - v)).sum();
+            let ae: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v).abs()).sum();
+            (Some((se / n).sqrt()), Some(ae / n))
+        }
+        Err(_) => (None, None),
+    }
+}
+
+/// The JSON summary: the figures each kind of model reports.
+fn summary(m: &AnyModel, p: &Predictions, ds: &Dataset) -> Value {
+    use crate::commands::lssvm::scores;
+    let n = ds.samples.n();
+    let name = m.learner_name();
+    match m.base() {
+        AnyModel::Libsvm(l) => {
+            let classifier = m.is_classifier();
+            let (rmse, mae) = if classifier { (None, None) } else { errors(&p.values, ds) };
+            json!({
+                "model": "libsvm",
+                "svm_type": l.svm_type().name(),
+                "kernel": l.kernel().to_string(),
+                "n": n,
+                "accuracy": if classifier { accuracy(&p.labels, &ds.labels) } else { None },
+                "rmse": rmse,
+                "mae": mae,
+                "probability": l.has_probability(),
+            })
+        }
+        AnyModel::Svc(s) => json!({
+            "model": name,
+            "n": n,
+            "accuracy": accuracy(&p.labels, &ds.labels),
+            "probability": s.has_probability(),
+        }),
+        AnyModel::RailwaySvc(_) => {
+            json!({ "model": name, "kernel": "railway", "n": n, "accuracy": accuracy(&p.labels, &ds.labels) })
+        }
+        AnyModel::Svr(_) => {
+            let (rmse, mae) = errors(&p.values, ds);
+            json!({ "model": name, "n": n, "rmse": rmse, "mae": mae })
+        }
+        AnyModel::OneClass(_) => {
+            // The accuracy when every label of the data is -1 or +1, as LIBSVM's svm-predict reports it.
+            let labels: Option<Vec<f64>> = ds
+                .labels
+                .iter()
+                .map(|l| l.trim().parse::<f64>().ok().filter(|v| *v == 1.0 || *v == -1.0))
+                .collect();
+            let accuracy = labels
+                .filter(|l| !l.is_empty())
+                .map(|l| l.iter().zip(&p.values).filter(|(a, b)| a == b).count() as f64 / l.len() as f64);
+            json!({
+                "model": name,
+                "n": n,
+                "outliers": p.values.iter().filter(|&&v| v < 0.0).count(),
+                "accuracy": accuracy,
+            })
+        }
+        AnyModel::Kfa(k) => {
+            let real = matches!(k.task(), kern_models::kfa::Task::Real);
+            let labelled = ds.labels.iter().any(|l| !l.is_empty());
+            let accuracy = if real || !labelled { None } else { accuracy(&p.labels, &ds.labels) };
+            let rmse = if real { errors(&p.values, ds).0 } else { None };
+            json!({ "model": name, "n": n, "n_fv": k.n_fv(), "accuracy": accuracy, "rmse": rmse })
+        }
+        AnyModel::Nystrom(r) => {
+            let mut v = scores(r.task(), &p.values, ds);
+            v["model"] = json!(name);
+            v["landmarks"] = json!(r.landmarks().to_string());
+            v["centres"] = json!(r.centres().n());
+            v["n"] = json!(n);
+            v["lambda"] = json!(r.lambda());
+            v
+        }
+        AnyModel::LsSvm(r) => {
+            let mut v = scores(r.task(), &p.values, ds);
+            v["n"] = json!(n);
+            v["lambda"] = json!(r.lambda());
+            v["factor_seconds"] = json!(r.factor_seconds());
+            v["path"] = json!(r.path().name());
+            v["model"] = json!(name);
+            v
+        }
+        AnyModel::Krr(r) => {
+            let mut v = scores(r.task(), &p.values, ds);
+            v["n"] = json!(n);
+            v["lambda"] = json!(r.lambda());
+            v["factor_seconds"] = json!(r.factor_seconds());
+            v["path"] = json!(r.path().name());
+            v["model"] = json!(name);
+            v
+        }
+        _ => json!({ "model": name, "n": n }),
+    }
+}
+
+/// `kern predict` on a kernel PCA model: the projections of the data's points, to `--out` as
+/// `kern kpca --out` writes the training scores.
+fn project(a: &Args, m: &AnyModel, x: &Samples, ds: &Dataset) -> CliResult {
+    let t = Instant::now();
+    let z = with_threads(a.threads, || m.transform(x))??;
+    let seconds = t.elapsed().as_secs_f64();
+    if let Some(out) = &a.out {
+        crate::commands::kpca::write_scores(out, z.as_ref())?;
+    }
+    let mut v = json!({
+        "model": m.kind().name(),
+        "kernel": m.kernel(),
+        "n": ds.samples.n(),
+        "components": z.ncols(),
+        "out": a.out.as_ref().map(|p| p.display().to_string()),
+        "seconds": seconds,
+        "scaled": m.scaled().is_some(),
+    });
+    match m.base() {
+        AnyModel::Kpca(k) => v["path"] = json!(k.path().name()),
+        AnyModel::NystromKpca(k) => {
+            v["landmarks"] = json!(k.landmarks().to_string());
+            v["centres"] = json!(k.centres().n());
+        }
+        _ => {}
+    }
+    Ok(v)
 }
 
 /// Brings test samples and a model that stores samples to one dimension, by LIBSVM's rule for a
@@ -297,137 +382,4 @@ fn accuracy(pred: &[String], labels: &[String]) -> Option<f64> {
         let hits = pred.iter().zip(labels).filter(|(p, l)| norm(p) == norm(l)).count();
         hits as f64 / pred.len() as f64
     })
-}
-
-fn predict_libsvm(a: &Args, m: &LibsvmModel, ds: &Dataset) -> CliResult {
-    let x = &ds.samples;
-    let t = Instant::now();
-    let (dec, proba) = with_threads(a.threads, || -> kern_models::Result<_> {
-        let dec = m.decision_values(x)?;
-        let proba = match a.values {
-            Some(Values::Probability) => Some(m.predict_probability(x)?),
-            _ => None,
-        };
-        Ok((dec, proba))
-    })??;
-    let pred = m.predict(x)?;
-    let seconds = t.elapsed().as_secs_f64();
-    let classifier = m.svm_type().is_classifier() || m.svm_type() == SvmType::OneClass;
-    let names: Vec<String> = pred.iter().map(|&v| kern_core::label_name(v)).collect();
-    if let Some(out) = &a.out {
-        let lines: Vec<String> = match (a.values, &proba) {
-            (Some(Values::Decision), _) => dec.iter().map(|d| value_line(d)).collect(),
-            (Some(Values::Probability), Some((plabel, p))) => {
-                let header = match m.labels() {
-                    Some(l) => l.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "),
-                    None => "1 -1".to_string(),
-                };
-                std::iter::once(format!("labels {header}"))
-                    .chain(
-                        plabel
-                            .iter()
-                            .zip(p)
-                            .map(|(l, row)| format!("{} {}", kern_core::label_name(*l), value_line(row))),
-                    )
-                    .collect()
-            }
-            _ => names.clone(),
-        };
-        write_lines(out, &lines)?;
-    }
-    let (rmse, mae) = match (classifier, ds.real()) {
-        (false, Ok(y)) => {
-            let n = pred.len() as f64;
-            let se: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v) * (p - v)).sum();
-            let ae: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v).abs()).sum();
-            (Some((se / n).sqrt()), Some(ae / n))
-        }
-        _ => (None, None),
-    };
-    Ok(json!({
-        "model": "libsvm",
-        "svm_type": m.svm_type().name(),
-        "kernel": m.kernel().to_string(),
-        "n": x.n(),
-        "accuracy": if classifier { accuracy(&names, &ds.labels) } else { None },
-        "rmse": rmse,
-        "mae": mae,
-        "probability": m.has_probability(),
-        "seconds": seconds,
-    }))
-}
-
-fn predict_svc(a: &Args, mut m: Svc, ds: &Dataset) -> CliResult {
-    let x = if m.is_precomputed() {
-        Cow::Borrowed(&ds.samples)
-    } else {
-        fit_dim(&ds.samples, &mut m, a.data.is_csv())?
-    };
-    if a.values == Some(Values::Probability) && !m.has_probability() {
-        return Err("--values probability: the model was trained without --probability".into());
-    }
-    let t = Instant::now();
-    let (names, proba, dec) = with_threads(a.threads, || -> kern_models::Result<_> {
-        let names = m.predict_names(&x)?;
-        let proba = if m.has_probability() { Some(m.predict_proba(&x)?) } else { None };
-        let dec = if a.values == Some(Values::Decision) { Some(m.decision_function(&x)?) } else { None };
-        Ok((names, proba, dec))
-    })??;
-    let seconds = t.elapsed().as_secs_f64();
-    let accuracy = accuracy(&names, &ds.labels);
-    if let Some(out) = &a.out {
-        let lines: Vec<String> = match (&proba, a.values) {
-            (_, Some(Values::Decision)) => dec.iter().flatten().map(|d| value_line(d)).collect(),
-            (_, Some(Values::Label)) | (None, _) => names.clone(),
-            (Some(p), Some(Values::Probability)) => {
-                std::iter::once(format!("labels {}", m.names().join(" ")))
-                    .chain(names.iter().zip(p).map(|(n, row)| format!("{n} {}", value_line(row))))
-                    .collect()
-            }
-            (Some(p), None) => names
-                .iter()
-                .zip(p)
-                .map(|(n, row)| {
-                    let ps: Vec<String> = row.iter().map(|v| format!("{v:.6}")).collect();
-                    format!("{n} {}", ps.join(" "))
-                })
-                .collect(),
-        };
-        write_lines(out, &lines)?;
-    }
-    Ok(json!({
-        "model": "svc",
-        "n": ds.samples.n(),
-        "accuracy": accuracy,
-        "probability": proba.is_some(),
-        "seconds": seconds,
-    }))
-}
-
-fn predict_svr(a: &Args, mut m: Svr, ds: &Dataset) -> CliResult {
-    if a.values == Some(Values::Probability) {
-        return Err("--values probability: regression models have no class probabilities".into());
-    }
-    let x = if m.is_precomputed() {
-        Cow::Borrowed(&ds.samples)
-    } else {
-        fit_dim(&ds.samples, &mut m, a.data.is_csv())?
-    };
-    let t = Instant::now();
-    let pred = with_threads(a.threads, || m.predict(&x))??;
-    let seconds = t.elapsed().as_secs_f64();
-    let (rmse, mae) = match ds.real() {
-        Ok(y) => {
-            let n = pred.len() as f64;
-            let se: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v) * (p - v)).sum();
-            let ae: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v).abs()).sum();
-            (Some((se / n).sqrt()), Some(ae / n))
-        }
-        Err(_) => (None, None),
-    };
-    if let Some(out) = &a.out {
-        let lines: Vec<String> = pred.iter().map(|v| format!("{v}")).collect();
-        write_lines(out, &lines)?;
-    }
-    Ok(json!({ "model": "svr", "n": ds.samples.n(), "rmse": rmse, "mae": mae, "seconds": seconds }))
 }

@@ -54,28 +54,3 @@ pub fn train_railway_svc(a: &crate::commands::train::Args, p: &RailwayParams, ds
         "seconds": seconds,
     }))
 }
-
-/// `kern predict` on a `railway-svc` model.
-pub fn predict_railway_svc(
-    m: RailwaySvc,
-    ds: &Dataset,
-    threads: Option<usize>,
-    out: Option<&std::path::Path>,
-) -> CliResult {
-    let t = Instant::now();
-    let names = with_threads(threads, || m.predict_names(&ds.samples))??;
-    let seconds = t.elapsed().as_secs_f64();
-    let labelled = ds.labels.iter().any(|l| !l.is_empty());
-    let norm = |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
-    let accuracy = labelled.then(|| {
-        names.iter().zip(&ds.labels).filter(|(p, l)| norm(p) == norm(l)).count() as f64 / names.len() as f64
-    });
-    if let Some(path) = out {
-        let mut s = names.join("\n");
-        s.push('\n');
-        crate::common::write_output(path, s.as_bytes())?;
-    }
-    Ok(
-        json!({ "model": "svc", "kernel": "railway", "n": ds.samples.n(), "accuracy": accuracy, "seconds": seconds }),
-    )
-}

@@ -5,7 +5,7 @@ use crate::commands::train::{Args, machine_json, report_svc, report_svr, sample_
 use crate::common::{CliResult, with_threads};
 use kern_core::io::Dataset;
 use kern_core::learner::Model;
-use kern_models::svm::{KernelMatrix, NuSvcParams, NuSvrParams, OneClass, OneClassParams};
+use kern_models::svm::{KernelMatrix, NuSvcParams, NuSvrParams, OneClassParams};
 use kern_models::weights::FitWeighted;
 use serde_json::json;
 use std::time::Instant;
@@ -66,41 +66,6 @@ pub fn train_one_class(a: &Args, p: OneClassParams, ds: &Dataset, gram: Option<&
         "plan": s.plan,
         "warnings": warnings,
         "out": a.out.display().to_string(),
-        "seconds": seconds,
-    }))
-}
-
-/// Predicts with a one-class model: `+1` inside the estimated support, `-1` for outliers (or the
-/// decision values with `decision`). When every label of the data is -1 or +1 the accuracy is reported,
-/// as LIBSVM's svm-predict does.
-pub fn predict_one_class(
-    m: &OneClass,
-    x: &kern_core::Samples,
-    ds: &Dataset,
-    decision: bool,
-    threads: Option<usize>,
-    out: Option<&std::path::Path>,
-) -> CliResult {
-    let t0 = Instant::now();
-    let dec = with_threads(threads, || m.decision_function(x))??;
-    let seconds = t0.elapsed().as_secs_f64();
-    let pred: Vec<f64> = dec.iter().map(|&v| if v > 0.0 { 1.0 } else { -1.0 }).collect();
-    let labels: Option<Vec<f64>> =
-        ds.labels.iter().map(|l| l.trim().parse::<f64>().ok().filter(|v| *v == 1.0 || *v == -1.0)).collect();
-    let accuracy = labels
-        .filter(|l| !l.is_empty())
-        .map(|l| l.iter().zip(&pred).filter(|(a, b)| a == b).count() as f64 / l.len() as f64);
-    if let Some(out) = out {
-        let vals = if decision { &dec } else { &pred };
-        let mut s = vals.iter().map(|v| format!("{v}")).collect::<Vec<_>>().join("\n");
-        s.push('\n');
-        crate::common::write_output(out, s.as_bytes())?;
-    }
-    Ok(json!({
-        "model": "one-class",
-        "n": pred.len(),
-        "outliers": pred.iter().filter(|&&v| v < 0.0).count(),
-        "accuracy": accuracy,
         "seconds": seconds,
     }))
 }

@@ -18,6 +18,7 @@ mod libsvm_compat;
 mod lssvm;
 mod model_flags;
 mod precomputed;
+mod predict_registry;
 mod predict_unseen;
 mod sparse;
 mod sparse_data;

@@ -156,10 +156,10 @@ fn batch_prediction_equals_the_model_on_the_whole_file() {
     let s =
         kern_dist::predict::predict_file(&SingleProcess, &model, &data, &CsvOptions::default(), Some(&out))
             .unwrap();
-    let loaded = kern_dist::predict::Loaded::load(&model).unwrap();
+    let loaded = kern_models::AnyModel::load(&model).unwrap();
     let whole = read_libsvm_with(&data, &LibsvmOptions { dim: Some(2), ..Default::default() }).unwrap();
     let want: String =
-        loaded.predict_lines(&whole.samples).unwrap().iter().map(|l| format!("{l}\n")).collect();
+        loaded.predict_labels(&whole.samples).unwrap().iter().map(|l| format!("{l}\n")).collect();
     assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
     assert_eq!((s.n, s.rows_per_rank.clone()), (40, vec![40]));
     // Writing over an input is refused.
@@ -167,4 +167,47 @@ fn batch_prediction_equals_the_model_on_the_whole_file() {
         kern_dist::predict::predict_file(&SingleProcess, &model, &data, &CsvOptions::default(), Some(&data))
             .is_err()
     );
+}
+
+/// `kern-mpi predict`, `kern predict` (when the workspace built it beside kern-mpi) and the library's
+/// model registry write the same lines for one model file.
+#[test]
+fn kern_mpi_predict_kern_predict_and_the_registry_agree() {
+    use kern_models::svm::SvcParams;
+    let dir = scratch("kern_mpi_predict_kern_predict_and_the_registry_agree");
+    let (x, y) = two_blobs(40);
+    let labels: Vec<&str> = y.y().iter().map(|&v| if v > 0.0 { "2" } else { "1" }).collect();
+    let data = write(&dir, "d.svm", b"");
+    kern_core::io::write_libsvm(&data, &x, &labels).unwrap();
+    let yl = kern_core::BinaryTargets::from_labels(&labels).unwrap();
+    let m = SvcParams::new("gaussian:sigma=0.7".parse().unwrap())
+        .c(3.0)
+        .probability(true, 2)
+        .fit(&x, &yl)
+        .unwrap();
+    let model = write(&dir, "m.kern", b"");
+    kern_models::persist::save(&model, &m).unwrap();
+    let mpi_bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_kern-mpi"));
+    let out = dir.join("mpi.txt");
+    let run = std::process::Command::new(&mpi_bin)
+        .args(["predict", "--model", model.to_str().unwrap(), "--data", data.to_str().unwrap()])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let mpi = std::fs::read_to_string(&out).unwrap();
+    let whole = read_libsvm_with(&data, &LibsvmOptions { dim: Some(2), ..Default::default() }).unwrap();
+    let lib = kern_models::AnyModel::load(&model).unwrap().predict_labels(&whole.samples).unwrap();
+    assert_eq!(mpi, lib.iter().map(|l| format!("{l}\n")).collect::<String>());
+    let kern_bin = mpi_bin.with_file_name("kern");
+    if kern_bin.exists() {
+        let out = dir.join("kern.txt");
+        let run = std::process::Command::new(&kern_bin)
+            .args(["predict", "--model", model.to_str().unwrap(), "--data", data.to_str().unwrap()])
+            .args(["--out", out.to_str().unwrap(), "--values", "label"])
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), mpi);
+    }
 }

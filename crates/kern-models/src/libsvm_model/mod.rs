@@ -362,7 +362,7 @@ impl LibsvmModel {
         dec
     }
 
-    fn predict_from(&self, dec: &[f64]) -> f64 {
+    pub(crate) fn predict_from(&self, dec: &[f64]) -> f64 {
         match self.svm_type {
             SvmType::OneClass => {
                 if dec[0] > 0.0 {
@@ -395,7 +395,7 @@ impl LibsvmModel {
 
     // Indexed as `svm_predict_probability` is, to compare line by line.
     #[allow(clippy::needless_range_loop)]
-    fn probability_from(&self, dec: &[f64]) -> (f64, Vec<f64>) {
+    pub(crate) fn probability_from(&self, dec: &[f64]) -> (f64, Vec<f64>) {
         if self.svm_type == SvmType::OneClass {
             let marks = self.prob_density_marks.as_ref().expect("checked by has_probability");
             let p = one_class_probability(marks, dec[0]);

@@ -80,6 +80,7 @@ pub(crate) use platt::{Sigmoid as PlattSigmoid, couple};
 pub use precomputed::KernelMatrix;
 pub(crate) use precomputed::ModelKernel;
 pub use progress::{ProgressObserver, SolverProgress, observe_progress};
-pub use svc::Svc;
+pub(crate) use svc::rows_to_mat;
+pub use svc::{Svc, SvcPredictions};
 pub use svr::Svr;
 pub use train::MachineStats;

@@ -13,6 +13,13 @@ pub(crate) fn column(coef: &[f64]) -> faer::MatRef<'_, f64> {
     faer::MatRef::from_column_major_slice(coef, coef.len(), 1)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Kernel values `k(x, sv)` the expansions started on this thread asked for (tests count them:
+    /// one prediction of labels, decision values and probabilities is one expansion).
+    pub(crate) static KERNEL_EVALUATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// Decision values of the machines whose coefficients are the columns of `coef` (dense over the
 /// support vectors, `sv.n() × machines`) and whose offsets are `rho`: one row per sample of `x`, one
 /// column per machine.
@@ -24,6 +31,8 @@ pub(crate) fn decision_values(
     x: &Samples,
 ) -> Result<Vec<Vec<f64>>> {
     sv.check_same_dim(x)?;
+    #[cfg(test)]
+    KERNEL_EVALUATIONS.with(|c| c.set(c.get() + (sv.n() * x.n()) as u64));
     struct V<'a>(&'a Samples, faer::MatRef<'a, f64>, &'a Samples);
     impl KernelVisitor for V<'_> {
         type Output = kern_sparse::Result<faer::Mat<f64>>;

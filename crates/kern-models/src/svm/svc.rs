@@ -649,12 +649,45 @@ impl Svc {
     /// (LIBSVM documents the same disagreement). Errors when the model was trained without
     /// probabilities.
     pub fn predict_proba(&self, x: &Samples) -> Result<Vec<Vec<f64>>> {
-        let sig = self.sigmoids.as_ref().ok_or_else(|| {
-            ModelsError::Input("model was trained without probabilities (use probability = true)".into())
-        })?;
+        self.proba_from(&self.decision_function(x)?)
+    }
+
+    /// Labels, decision values and (with `proba`) class probabilities of every sample, from one
+    /// kernel expansion: [`Svc::predict_class`], [`Svc::decision_function`] and [`Svc::predict_proba`]
+    /// each expand `K(x, SV)` again, this computes the decision values once and derives the rest from
+    /// them (the same numbers as the three calls).
+    ///
+    /// ```
+    /// use kern_models::svm::SvcParams;
+    /// use kern_models::{BinaryTargets, Fit, Samples};
+    /// let x = Samples::from_rows(&[[0.0], [0.1], [0.2], [0.3], [0.4], [2.0], [2.1], [2.2], [2.3], [2.4]])?;
+    /// let y = BinaryTargets::from_labels(&["a", "a", "a", "a", "a", "b", "b", "b", "b", "b"])?;
+    /// let m = SvcParams::new("linear".parse()?).probability(true, 0).fit(&x, &y)?;
+    /// let all = m.predict_all(&x, true)?;
+    /// assert_eq!(all.labels, m.predict_names(&x)?);
+    /// assert_eq!(all.decision[(0, 0)], m.decision_function(&x)?[0][0]);
+    /// assert_eq!(all.proba.map(|p| p[(9, 1)]), Some(m.predict_proba(&x)?[9][1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Svc::decision_function`]; with `proba`, a model trained without probabilities.
+    pub fn predict_all(&self, x: &Samples, proba: bool) -> Result<SvcPredictions> {
+        if proba && self.sigmoids.is_none() {
+            return Err(no_probabilities());
+        }
+        let dec = self.decision_function(x)?;
+        let classes: Vec<usize> = dec.iter().map(|d| self.vote(d)).collect();
+        let labels = classes.iter().map(|&c| self.names[c].clone()).collect();
+        let proba = if proba { Some(rows_to_mat(&self.proba_from(&dec)?, self.names.len())) } else { None };
+        Ok(SvcPredictions { classes, labels, decision: rows_to_mat(&dec, self.machines.len()), proba })
+    }
+
+    /// Class probabilities from decision values (see [`Svc::predict_proba`]).
+    fn proba_from(&self, dec: &[Vec<f64>]) -> Result<Vec<Vec<f64>>> {
+        let sig = self.sigmoids.as_ref().ok_or_else(no_probabilities)?;
         let k = self.names.len();
-        Ok(self
-            .decision_function(x)?
+        Ok(dec
             .iter()
             .map(|d| {
                 if self.binary {
@@ -685,15 +718,44 @@ impl Svc {
     }
 }
 
+fn no_probabilities() -> ModelsError {
+    ModelsError::Input("model was trained without probabilities (use probability = true)".into())
+}
+
+/// Rows of equal length `width` as a matrix (one row per sample).
+pub(crate) fn rows_to_mat(rows: &[Vec<f64>], width: usize) -> faer::Mat<f64> {
+    faer::Mat::from_fn(rows.len(), width, |i, j| rows[i][j])
+}
+
+/// What [`Svc::predict_all`] returns: every output of one kernel expansion.
+#[derive(Clone, Debug)]
+pub struct SvcPredictions {
+    /// The predicted class index of each sample ([`Svc::predict_class`]).
+    pub classes: Vec<usize>,
+    /// The predicted label name of each sample ([`Svc::predict_names`]).
+    pub labels: Vec<String>,
+    /// The decision values: one row per sample, one column per machine ([`Svc::decision_function`]).
+    pub decision: faer::Mat<f64>,
+    /// The class probabilities when asked for: one row per sample, one column per class
+    /// ([`Svc::predict_proba`]).
+    pub proba: Option<faer::Mat<f64>>,
+}
+
 impl Model for Svc {
     type Error = ModelsError;
     fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
-        let c = self.predict_class(x)?;
-        Ok(if self.binary {
-            c.into_iter().map(|v| if v == 1 { 1.0 } else { -1.0 }).collect()
-        } else {
-            c.into_iter().map(|v| v as f64).collect()
-        })
+        Ok(self.predict_class(x)?.into_iter().map(|c| self.class_value(c)).collect())
+    }
+}
+
+impl Svc {
+    /// What [`Model::predict`] returns for class `c`: ±1 for binary targets, the index otherwise.
+    pub(crate) fn class_value(&self, c: usize) -> f64 {
+        match (self.binary, c) {
+            (true, 1) => 1.0,
+            (true, _) => -1.0,
+            (false, c) => c as f64,
+        }
     }
 }
 

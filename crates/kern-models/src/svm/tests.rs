@@ -636,3 +636,41 @@ fn cached_expansion_matches_the_per_machine_sums() {
         }
     }
 }
+
+/// Kernel values asked for on this thread while `f` runs (the expansions' `|x| · |SV|`).
+fn kernel_evaluations<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    super::predict::KERNEL_EVALUATIONS.with(|c| c.set(0));
+    let out = f();
+    (out, super::predict::KERNEL_EVALUATIONS.with(|c| c.get()))
+}
+
+#[test]
+fn labels_decision_values_and_probabilities_cost_one_expansion() {
+    let (x, y) = blobs(15, 11);
+    let m = SvcParams::new("gaussian:sigma=1.5".parse().unwrap())
+        .c(2.0)
+        .probability(true, 3)
+        .fit(&x, &y)
+        .unwrap();
+    let (dec, one) = kernel_evaluations(|| m.decision_function(&x).unwrap());
+    assert_eq!(one, (x.n() * m.support_vectors().n()) as u64);
+    // The three calls `kern predict` used to make cost three expansions; predict_all costs one.
+    let (_, three) = kernel_evaluations(|| {
+        (m.predict_names(&x).unwrap(), m.predict_proba(&x).unwrap(), m.decision_function(&x).unwrap())
+    });
+    assert_eq!(three, 3 * one);
+    let (all, cost) = kernel_evaluations(|| m.predict_all(&x, true).unwrap());
+    assert_eq!(cost, one);
+    assert_eq!(all.labels, m.predict_names(&x).unwrap());
+    let proba = m.predict_proba(&x).unwrap();
+    let p = all.proba.unwrap();
+    for i in 0..x.n() {
+        assert_eq!((0..dec[i].len()).map(|j| all.decision[(i, j)]).collect::<Vec<_>>(), dec[i]);
+        assert_eq!((0..proba[i].len()).map(|j| p[(i, j)]).collect::<Vec<_>>(), proba[i]);
+    }
+    // The registry's prediction of every output is the same one expansion.
+    let any = crate::AnyModel::from(m);
+    let (all, cost) = kernel_evaluations(|| any.predict_all(&x, true).unwrap());
+    assert_eq!(cost, one);
+    assert!(all.proba.is_some() && all.decision.ncols() == 6);
+}

@@ -1,5 +1,6 @@
 //! Integration tests of kern-models: one test binary, one module per topic.
 
+mod any_model;
 mod fvs;
 mod fvs_sparse;
 mod libsvm_model;

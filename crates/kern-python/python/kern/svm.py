@@ -126,16 +126,6 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
     def _native_decision(self, X):
         return self._decision(X)
 
-    def _votes(self, dec):
-        """Predicted class indices from one-vs-one decision values (ties: lowest index)."""
-        k = len(self.classes_)
-        votes = np.zeros((dec.shape[0], k), dtype=np.int64)
-        for m, (a, b, _) in enumerate(self._model.machines()):
-            pos = dec[:, m] > 0
-            votes[pos, a] += 1
-            votes[~pos, b] += 1
-        return np.argmax(votes, axis=1)
-
     def decision_function(self, X):
         """Decision values: `(n_samples,)` for two classes (positive favours `classes_[1]`), else
         `(n_samples, n_classes)` ('ovr') or `(n_samples, n_classes * (n_classes - 1) / 2)` ('ovo')."""
@@ -147,9 +137,11 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
         return dec
 
     def predict(self, X):
-        """Predicted labels (one-vs-one voting, as LIBSVM)."""
-        votes = self._votes(self._native_decision(X))
-        return self.classes_[votes]
+        """Predicted labels (one-vs-one voting, as LIBSVM), from kern's one prediction pass."""
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        labels, _, _ = self._model.predict_all(samples(X), False, n_jobs_arg(self.n_jobs))
+        return self.classes_[np.fromiter((int(c) for c in labels), dtype=np.intp, count=len(labels))]
 
     def _check_proba(self):
         if not self.probability:
