@@ -12,9 +12,7 @@ use crate::common::{CliError, CliResult, with_threads};
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_models::fvs::Strategy;
-use kern_models::landmark::{
-    Landmarks, NystromKpca, NystromKpcaParams, NystromRidgeParams, NystromSolve,
-};
+use kern_models::landmark::{Landmarks, NystromKpca, NystromKpcaParams, NystromRidgeParams, NystromSolve};
 use serde_json::{Value, json};
 use std::time::Instant;
 
