@@ -260,13 +260,7 @@ pub fn try_with_capacity<T>(len: usize, what: &str, instead: &str) -> Result<Vec
     let bytes = bytes_for::<T>(&[len], what)?;
     check_bytes(bytes, what, instead)?;
     let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| CoreError::Memory {
-        what: what.to_string(),
-        needed: bytes,
-        available: budget().bytes.unwrap_or(0),
-        source_name: "allocator",
-        instead: instead.to_string(),
-    })?;
+    v.try_reserve_exact(len).map_err(|_| refused_by_allocator(bytes, what, instead))?;
     Ok(v)
 }
 
@@ -284,14 +278,19 @@ pub fn try_mat_capacity(nrows: usize, ncols: usize, what: &str, instead: &str) -
     let bytes = bytes_for::<f64>(&[nrows, ncols], what)?;
     check_bytes(bytes, what, instead)?;
     let mut m = faer::Mat::new();
-    m.try_reserve(nrows, ncols).map_err(|_| CoreError::Memory {
+    m.try_reserve(nrows, ncols).map_err(|_| refused_by_allocator(bytes, what, instead))?;
+    Ok(m)
+}
+
+/// The error of a reservation the allocator refused although the budget allowed it.
+fn refused_by_allocator(bytes: u64, what: &str, instead: &str) -> CoreError {
+    CoreError::Memory {
         what: what.to_string(),
         needed: bytes,
         available: budget().bytes.unwrap_or(0),
         source_name: "allocator",
         instead: instead.to_string(),
-    })?;
-    Ok(m)
+    }
 }
 
 /// Human-readable bytes: `80.0 GB` (powers of 1000, as `df -H`).
