@@ -24,6 +24,7 @@
 #[cfg(feature = "ndarray")]
 pub mod array;
 mod error;
+pub mod faer_errors;
 pub mod gram;
 pub mod io;
 pub mod kernel;

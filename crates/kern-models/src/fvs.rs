@@ -1237,7 +1237,7 @@ pub fn local_fitness_from_scratch<K: Kernel>(k: &K, x: &Samples, selected: &[usi
     let ksx = cross_gram(k, &xs, x)?;
     let llt = kss
         .llt(Side::Lower)
-        .map_err(|e| ModelsError::Numerical(format!("K_SS is not positive definite: {e:?}")))?;
+        .map_err(|e| ModelsError::Numerical(format!("K_SS is {}", kern_core::faer_errors::llt(e))))?;
     use faer::linalg::solvers::Solve;
     let a = llt.solve(&ksx);
     Ok((0..x.n())

@@ -39,7 +39,7 @@ pub struct FvsKpca<K> {
 fn sym_eigen_desc(c: &Mat<f64>) -> Result<(Vec<f64>, Mat<f64>)> {
     let evd = c
         .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| ModelsError::Numerical(format!("eigen-decomposition failed: {e:?}")))?;
+        .map_err(|e| ModelsError::Numerical(format!("eigendecomposition: {}", kern_core::faer_errors::evd(e))))?;
     let l = c.nrows();
     let s = evd.S().column_vector();
     let u = evd.U();
@@ -175,7 +175,7 @@ impl<K: Kernel + Clone> Fit<ClassTargets> for FvsLdaParams<K> {
             sw[(a, a)] += ridge;
         }
         let llt = sw.llt(Side::Lower).map_err(|e| {
-            ModelsError::Numerical(format!("within-class scatter not positive definite: {e:?}"))
+            ModelsError::Numerical(format!("within-class scatter: {}", kern_core::faer_errors::llt(e)))
         })?;
         let r = llt.L();
         // M = R⁻¹ S_b R⁻ᵀ.

@@ -140,9 +140,11 @@ pub fn choose_path<K: Kernel>(k: &K, x: &Samples, choice: PathChoice) -> Result<
     match (choice, k.support_radius()) {
         (PathChoice::Dense, _) => Ok(SolvePath::Dense),
         (PathChoice::Sparse, Some(_)) => Ok(SolvePath::Sparse),
-        (PathChoice::Sparse, None) => Err(ModelsError::Input(format!(
-            "the sparse path needs a compactly supported kernel (cs-...), got {k:?}"
-        ))),
+        (PathChoice::Sparse, None) => Err(ModelsError::Input(
+            "the sparse path needs a compactly supported kernel (cs- before a radial kernel, e.g. \
+             cs-gaussian:sigma=0.6,c=2,nu=3); this kernel has no compact support"
+                .into(),
+        )),
         (PathChoice::Auto, None) => Ok(SolvePath::Dense),
         (PathChoice::Auto, Some(c)) => {
             if x.n() > AUTO_DENSE_MAX_N

@@ -686,7 +686,7 @@ fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Res
             let t0 = Instant::now();
             let evd = k
                 .self_adjoint_eigen(Side::Lower)
-                .map_err(|e| ModelsError::Numerical(format!("eigendecomposition of K: {e:?}")))?;
+                .map_err(|e| ModelsError::Numerical(format!("eigendecomposition of K: {}", kern_core::faer_errors::evd(e))))?;
             drop(k);
             let u = evd.U();
             let lam: Vec<f64> = (0..n).map(|i| evd.S().column_vector()[i]).collect();

@@ -9,7 +9,7 @@ use kern_core::CoreError;
 /// use kern_sparse::{SparseError, sparse_gram};
 /// let x = Samples::from_rows(&[[0.0], [1.0]])?;
 /// let err = sparse_gram(&Gaussian::with_sigma(1.0)?, &x).unwrap_err();
-/// assert!(matches!(err, SparseError::NoCompactSupport { .. }));
+/// assert!(matches!(err, SparseError::NoCompactSupport));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, thiserror::Error)]
@@ -20,13 +20,10 @@ pub enum SparseError {
     Core(#[from] CoreError),
     /// The kernel has no compact support, so its Gram matrix is not sparse.
     #[error(
-        "kernel {kernel} has no compact support (support_radius() is None); use a cs- kernel \
-         (e.g. cs-gaussian:sigma=0.6,c=2,nu=3) or the dense path"
+        "the kernel has no compact support, so its kernel matrix is not sparse; use a compactly \
+         supported kernel (e.g. cs-gaussian:sigma=0.6,c=2,nu=3) or the dense path"
     )]
-    NoCompactSupport {
-        /// The kernel, as printed by `Debug`.
-        kernel: String,
-    },
+    NoCompactSupport,
     /// A parameter outside its valid range.
     #[error("invalid parameter {name} = {value}: {reason}")]
     Param {

@@ -145,7 +145,7 @@ pub(crate) fn support_radius<K: Kernel>(k: &K) -> Result<f64> {
         Some(c) => {
             Err(SparseError::Param { name: "c", value: c, reason: "support radius must be finite and > 0" })
         }
-        None => Err(SparseError::NoCompactSupport { kernel: format!("{k:?}") }),
+        None => Err(SparseError::NoCompactSupport),
     }
 }
 

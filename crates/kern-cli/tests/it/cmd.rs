@@ -60,8 +60,38 @@ fn refused_runs_add_change_and_remove_no_file() {
             .output()
             .unwrap();
         assert!(!out.status.success(), "{} succeeded", case.display());
+        crate::common::assert_plain_words(&String::from_utf8_lossy(&out.stderr), &case.display().to_string());
         assert_eq!(snapshot(&dir), snapshot(&expected), "files after the refused run of {}", case.display());
         replayed += 1;
     }
     assert!(replayed >= 50, "only {replayed} refused sandbox cases found");
+}
+
+/// Every refused case's error text (checked against the real output by `case_files`) is plain words:
+/// no Rust `Debug` formatting, no Rust paths.
+#[test]
+fn refusals_speak_plain_words() {
+    let mut cases = Vec::new();
+    case_paths(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cmd"), &mut cases);
+    let mut checked = 0;
+    for case in cases {
+        let spec: toml_edit::DocumentMut = std::fs::read_to_string(&case).unwrap().parse().unwrap();
+        let code = spec.get("status").and_then(|s| s.get("code")).and_then(|c| c.as_integer());
+        if code == Some(0) || code.is_none() {
+            continue;
+        }
+        let stderr = match spec.get("stderr").and_then(|s| s.as_str()) {
+            Some(s) => s.to_owned(),
+            None => std::fs::read_to_string(case.with_extension("stderr")).unwrap_or_default(),
+        };
+        // trycmd's `[..]` wildcard is not part of the message.
+        let errors: String = stderr
+            .lines()
+            .filter(|l| l.starts_with("kern: error") || l.trim_start().starts_with("caused by"))
+            .map(|l| l.replace("[..]", "") + "\n")
+            .collect();
+        crate::common::assert_plain_words(&errors, &case.display().to_string());
+        checked += usize::from(!errors.is_empty());
+    }
+    assert!(checked >= 60, "only {checked} refused cases with an error message found");
 }

@@ -25,6 +25,7 @@ fn fails(dir: &Path, args: &[&str], needle: &str) -> String {
         "error for {args:?} does not mention {needle:?}:\n{stderr}"
     );
     assert_eq!(snapshot(dir), before, "files changed by the failing {args:?}");
+    crate::common::assert_plain_words(&stderr, &format!("{args:?}"));
     stderr
 }
 

@@ -16,6 +16,7 @@ mod landmark;
 mod learner_flags;
 mod libsvm_compat;
 mod lssvm;
+mod messages;
 mod model_flags;
 mod precomputed;
 mod predict_registry;

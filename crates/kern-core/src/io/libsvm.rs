@@ -68,7 +68,14 @@ pub fn read_libsvm_with(path: &Path, opts: &LibsvmOptions) -> Result<Dataset> {
     let mut max_index = 0usize;
     for (ln, line) in reader.lines().enumerate() {
         let lineno = ln + 1;
-        let line = line.map_err(|e| io_err(path, e))?;
+        let line = line.map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => parse_err(
+                path,
+                lineno,
+                "not UTF-8 text (a binary file, or a compressed one whose name does not end in .gz?)",
+            ),
+            _ => io_err(path, e),
+        })?;
         let start = indices.len();
         match parse_libsvm_line(&line, dim, &mut indices, &mut values) {
             Ok(Some(label)) => labels.push(label),

@@ -129,3 +129,11 @@ fn reads_the_real_datasets_shipped_in_data() {
     let ds = read_csv(&dir.join("cleveland.csv"), &CsvOptions::default()).unwrap();
     assert_eq!(ds.samples.n(), 297);
 }
+
+#[test]
+fn a_libsvm_file_that_is_not_utf8_names_the_line() {
+    let p = tmp("not-utf8.svm", "");
+    std::fs::write(&p, b"1 1:0.5\n-1 1:\xff\xfe\n").unwrap();
+    let err = kern_core::io::read_libsvm(&p, None).unwrap_err().to_string();
+    assert!(err.contains(":2:") && err.contains("not UTF-8"), "{err}");
+}

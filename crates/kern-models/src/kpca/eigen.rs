@@ -164,7 +164,7 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
             .as_ref()
             .submatrix(0, 0, cur, cur)
             .self_adjoint_eigen(Side::Lower)
-            .map_err(|e| ModelsError::Numerical(format!("projected eigenproblem: {e:?}")))?;
+            .map_err(|e| ModelsError::Numerical(format!("projected eigenproblem: {}", kern_core::faer_errors::evd(e))))?;
         let s = evd.S().column_vector();
         let u = evd.U();
         // Descending order.

@@ -242,7 +242,7 @@ impl KernelPcaParams {
             drop(gram);
             let evd = kc
                 .self_adjoint_eigen(Side::Lower)
-                .map_err(|e| ModelsError::Numerical(format!("dense eigendecomposition: {e:?}")))?;
+                .map_err(|e| ModelsError::Numerical(format!("dense eigendecomposition: {}", kern_core::faer_errors::evd(e))))?;
             let s = evd.S().column_vector();
             let u = evd.U();
             let values: Vec<f64> = (0..k).map(|j| s[n - 1 - j]).collect();

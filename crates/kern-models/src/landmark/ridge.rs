@@ -786,7 +786,7 @@ impl<'a> Falkon<'a> {
         }
         let la = ta
             .llt(Side::Lower)
-            .map_err(|e| ModelsError::Numerical(format!("FALKON's preconditioner factor failed: {e:?}")))?
+            .map_err(|e| ModelsError::Numerical(format!("FALKON's preconditioner factor: {}", kern_core::faer_errors::llt(e))))?
             .L()
             .to_owned();
         let mut r = Mat::<f64>::zeros(m, m);
@@ -1012,8 +1012,9 @@ fn direct_solve(
     }
     let llt = a.llt(Side::Lower).map_err(|e| {
         ModelsError::Numerical(format!(
-            "the landmark model's {m} × {m} normal equations are not numerically positive definite ({e:?}); \
-             use the iterative solver"
+            "the landmark model's {m} × {m} normal equations are {}; \
+             use the iterative solver",
+            kern_core::faer_errors::llt(e)
         ))
     })?;
     let mut x = b.clone();

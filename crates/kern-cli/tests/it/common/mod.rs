@@ -87,3 +87,15 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     }
     m
 }
+
+/// Asserts that an error output speaks plain words: no Rust `Debug` formatting of structs, enums or
+/// options (`Name { field: .. }`, `Some(..)`, `None`, `Ok(..)`, `Err(..)`), no Rust paths (`a::b`),
+/// no source locations (`src/...rs:LINE`).
+pub fn assert_plain_words(stderr: &str, what: &str) {
+    const DEBUG_MARKS: [&str; 8] = ["{", "}", "::", "Some(", "None", "Ok(", "Err(", ".rs:"];
+    for line in stderr.lines() {
+        if let Some(mark) = DEBUG_MARKS.iter().find(|m| line.contains(*m)) {
+            panic!("{what}: the message shows {mark:?}, Rust formatting rather than words:\n{line}");
+        }
+    }
+}
