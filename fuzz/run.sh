@@ -3,7 +3,7 @@
 #
 #   fuzz/run.sh TARGET [SECONDS] [more libFuzzer flags...]
 #
-# TARGET: libsvm, csv, kernel_spec, grid_spec or model. Builds the instrumented driver (first time:
+# TARGET: libsvm, csv, kernel_spec, grid_spec, model, libsvm_model, precomputed_rows or scale_params. Builds the instrumented driver (first time:
 # several minutes; needs a C++ compiler for libFuzzer), then fuzzes for SECONDS (default 300), starting
 # from the committed seeds in corpus/TARGET and keeping what it learns in work/TARGET (not committed).
 # A panicking input is saved as crashes/TARGET/crash-*: fix the cause, then copy the file into

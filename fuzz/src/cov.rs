@@ -1,6 +1,6 @@
 //! The coverage-guided driver: libFuzzer (through `libfuzzer-sys`) over the same targets as the random
 //! driver (`targets.rs`). The target is chosen by the environment variable `KERN_FUZZ_TARGET` (one of
-//! `targets::TARGETS`), so one instrumented build serves all five. Build and run it with `run.sh`
+//! `targets::TARGETS`), so one instrumented build serves all of them. Build and run it with `run.sh`
 //! (stable Rust: the coverage instrumentation is LLVM's `sancov-module` pass, enabled by `RUSTFLAGS`);
 //! a panic is a crash, and libFuzzer saves the input under the `-artifact_prefix` directory.
 //!

@@ -6,7 +6,7 @@
 //! regression test).
 //!
 //! Usage: `cargo run --release -- TARGET EXECUTIONS [SEED]`, TARGET one of libsvm, csv, kernel_spec,
-//! grid_spec, model.
+//! grid_spec, model, libsvm_model, precomputed_rows, scale_params.
 
 #![allow(missing_docs)]
 
@@ -253,6 +253,55 @@ fn gen_model(r: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
     if r.chance(0.02) { mutate(r, out) } else { out }
 }
 
+/// The committed seeds of a target (`corpus/TARGET/`), to mutate.
+fn corpus_seeds(target: &str) -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
+    let mut v: Vec<Vec<u8>> = std::fs::read_dir(dir)
+        .map(|es| es.flatten().filter_map(|e| std::fs::read(e.path()).ok()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// A seed with one to four mutations.
+fn gen_from_seeds(r: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
+    let mut v = seeds.get(r.below(seeds.len())).cloned().unwrap_or_default();
+    for _ in 0..1 + r.below(4) {
+        v = mutate(r, v);
+    }
+    v
+}
+
+/// Rows of a precomputed kernel: `LABEL 0:ROW 1:K 2:K ...`, with hostile values mixed in.
+fn gen_precomputed(r: &mut Rng) -> Vec<u8> {
+    let mut s = String::new();
+    for row in 0..r.below(6) {
+        s += &number(r);
+        let id = if r.chance(0.8) { (row + 1).to_string() } else { number(r) };
+        s += &format!(" 0:{id}");
+        for k in 1..=r.below(6) {
+            let k = if r.chance(0.9) { k.to_string() } else { number(r) };
+            s += &format!(" {k}:{}", number(r));
+        }
+        s.push_str(if r.chance(0.1) { " # c\n" } else { "\n" });
+    }
+    s.into_bytes()
+}
+
+/// An svm-scale parameter file: optional `y` section, `x` section, `INDEX MIN MAX` lines.
+fn gen_scale(r: &mut Rng) -> Vec<u8> {
+    let mut s = String::new();
+    if r.chance(0.3) {
+        s += &format!("y\n{} {}\n{} {}\n", number(r), number(r), number(r), number(r));
+    }
+    s += &format!("x\n{} {}\n", number(r), number(r));
+    for j in 1..=r.below(6) {
+        let j = if r.chance(0.8) { j.to_string() } else { number(r) };
+        s += &format!("{j} {} {}\n", number(r), number(r));
+    }
+    s.into_bytes()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let target = args.get(1).map(String::as_str).unwrap_or("kernel_spec").to_string();
@@ -263,7 +312,11 @@ fn main() {
     let scratch: PathBuf = std::env::temp_dir().join(format!("kern-fuzz-{target}-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let crashes = Path::new(env!("CARGO_MANIFEST_DIR")).join("crashes").join(&target);
-    let seeds = if target == "model" { model_seeds() } else { Vec::new() };
+    let seeds = match target.as_str() {
+        "model" => model_seeds(),
+        "libsvm_model" => corpus_seeds(&target),
+        _ => Vec::new(),
+    };
     std::panic::set_hook(Box::new(|_| {}));
     let mut r = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
     let (mut n_crash, t0) = (0u64, std::time::Instant::now());
@@ -274,6 +327,9 @@ fn main() {
             "csv" => gen_csv(&mut r),
             "kernel_spec" => gen_spec(&mut r, 0).into_bytes(),
             "grid_spec" => gen_grid(&mut r).into_bytes(),
+            "libsvm_model" => gen_from_seeds(&mut r, &seeds),
+            "precomputed_rows" => gen_precomputed(&mut r),
+            "scale_params" => gen_scale(&mut r),
             _ => gen_model(&mut r, &seeds),
         };
         let input = if target != "model" && !last.is_empty() && r.chance(0.3) {

@@ -8,7 +8,16 @@ use kern_models::persist;
 use std::path::Path;
 
 /// Target names, as directory names under `fuzz/corpus/`.
-pub const TARGETS: [&str; 5] = ["libsvm", "csv", "kernel_spec", "grid_spec", "model"];
+pub const TARGETS: [&str; 8] = [
+    "libsvm",
+    "csv",
+    "kernel_spec",
+    "grid_spec",
+    "model",
+    "libsvm_model",
+    "precomputed_rows",
+    "scale_params",
+];
 
 /// Runs one target on one input; `scratch` is a directory for the data-file targets.
 pub fn run(target: &str, input: &[u8], scratch: &Path) {
@@ -18,6 +27,9 @@ pub fn run(target: &str, input: &[u8], scratch: &Path) {
         "kernel_spec" => kernel_spec(input),
         "grid_spec" => grid_spec(input),
         "model" => model(input),
+        "libsvm_model" => libsvm_model(input),
+        "precomputed_rows" => precomputed_rows(input, scratch),
+        "scale_params" => scale_params(input),
         other => panic!("unknown fuzz target {other:?}"),
     }
 }
@@ -54,6 +66,9 @@ pub fn csv(input: &[u8], scratch: &Path) {
         }
     }
 }
+
+// Extension point (CSV schema check): a target that runs `read_csv_as` with a `CsvSchema` on the same
+// scratch file goes next to `csv`, with its name in `TARGETS` and a `fuzz_targets/` file like `csv.rs`.
 
 /// The kernel-spec parser: an accepted spec prints to a spec that parses to the same print, and
 /// evaluates without panicking.
@@ -133,4 +148,68 @@ pub fn model(input: &[u8]) {
         }
         _ => {}
     }
+}
+
+/// The LIBSVM model file reader: an accepted model prints (`to_text`) to a text that parses to the same
+/// print, and a small non-precomputed model predicts without panicking.
+pub fn libsvm_model(input: &[u8]) {
+    use kern_models::libsvm_model::LibsvmModel;
+    let Ok(text) = std::str::from_utf8(input) else { return };
+    let Ok(m) = LibsvmModel::parse(text, "fuzz") else { return };
+    let printed = m.to_text();
+    let again = LibsvmModel::parse(&printed, "fuzz")
+        .unwrap_or_else(|e| panic!("{text:?} prints as {printed:?}, which fails: {e}"));
+    assert_eq!(again.to_text(), printed, "{text:?}");
+    let d = m.n_features();
+    if !m.is_precomputed() && (1..=64).contains(&d) && m.n_sv() <= 1000 {
+        let x = Samples::from_flat((0..2 * d).map(|i| 0.1 * i as f64).collect(), 2, d).unwrap();
+        let _ = m.predict(&x);
+        let _ = m.decision_values(&x);
+        if m.has_probability() {
+            let _ = m.predict_probability(&x);
+        }
+    }
+}
+
+/// The LIBSVM line parser the precomputed-kernel reader uses (`LABEL 0:ROW 1:K 2:K ...`), line by line
+/// with and without a dimension, then the whole-file reader: an accepted line has ascending indices
+/// below the dimension and, printed back, parses to the same label, indices and values.
+pub fn precomputed_rows(input: &[u8], scratch: &Path) {
+    if let Ok(text) = std::str::from_utf8(input) {
+        for line in text.lines() {
+            for dim in [None, Some(4)] {
+                let (mut idx, mut val) = (Vec::new(), Vec::new());
+                let Ok(Some(label)) = kern_core::io::parse_libsvm_line(line, dim, &mut idx, &mut val) else {
+                    continue;
+                };
+                assert_eq!(idx.len(), val.len(), "{line:?}");
+                assert!(idx.windows(2).all(|w| w[0] < w[1]), "{line:?}");
+                assert!(dim.is_none_or(|d| idx.iter().all(|&i| i < d)), "{line:?}");
+                let mut printed = if label.is_empty() { "0".to_string() } else { label.clone() };
+                for (i, v) in idx.iter().zip(&val) {
+                    printed += &format!(" {}:{v}", i + 1);
+                }
+                let (mut idx2, mut val2) = (Vec::new(), Vec::new());
+                let again = kern_core::io::parse_libsvm_line(&printed, dim, &mut idx2, &mut val2);
+                if label.is_empty() {
+                    continue; // printed with a stand-in label
+                }
+                assert_eq!(again, Ok(Some(label)), "{line:?} printed as {printed:?}");
+                assert_eq!((idx2, val2), (idx, val), "{line:?} printed as {printed:?}");
+            }
+        }
+    }
+    libsvm(input, scratch);
+}
+
+/// The svm-scale parameter file reader: an accepted file prints (`to_text`) to a text that parses to
+/// the same print.
+pub fn scale_params(input: &[u8]) {
+    use kern_models::scaling::FeatureScaling;
+    let Ok(text) = std::str::from_utf8(input) else { return };
+    let Ok(s) = FeatureScaling::parse(text, "fuzz") else { return };
+    let printed = s.to_text();
+    let again = FeatureScaling::parse(&printed, "fuzz")
+        .unwrap_or_else(|e| panic!("{text:?} prints as {printed:?}, which fails: {e}"));
+    assert_eq!(again.to_text(), printed, "{text:?}");
 }

@@ -183,6 +183,27 @@ pub enum CoreError {
         /// The input it resolves to.
         input: PathBuf,
     },
+    /// An existing output file the user has no write permission for, which is not replaced unless
+    /// forced.
+    #[error(
+        "refusing to replace {}: it is write-protected; use the force option (`--force` on the command \
+         line) to replace it, or remove it first",
+        path.display()
+    )]
+    WriteProtected {
+        /// The output path.
+        path: PathBuf,
+    },
+    /// Standard output's reader went away (a closed pipe, as in `... | head -1`): a program ends
+    /// quietly on it (see [`crate::io::exit_broken_pipe`]).
+    #[error("standard output was closed by the program reading it (broken pipe)")]
+    BrokenPipe,
+    /// Standard output is closed, so nothing written to it can go anywhere.
+    #[error(
+        "standard output is closed, so the output cannot be written; redirect it to a file (or to /dev/null \
+         to discard it) instead of closing it"
+    )]
+    StdoutClosed,
     /// An I/O error with the path it concerns.
     #[error("{}: {source}", path.display())]
     Io {
