@@ -90,7 +90,7 @@ impl DataArgs {
         let opts = CsvOptions {
             label: self.label_col.parse::<LabelColumn>().unwrap_or_default(),
             one_hot: self.one_hot,
-            missing: if self.reject_missing { MissingPolicy::Reject } else { MissingPolicy::Skip },
+            missing: if self.reject_missing { MissingPolicy::Reject } else { MissingPolicy::Drop },
             ..Default::default()
         };
         let t = Instant::now();

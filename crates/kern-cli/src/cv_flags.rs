@@ -367,7 +367,7 @@ impl CvFlags {
     /// use kern_core::{io::Dataset, Samples, Targets};
     /// let cli = Cli::try_parse_from(["cv", "--model", "krr", "--kernel", "rbf:gamma=1", "--grid", "lambda=1..2:2"])?;
     /// let labels = vec!["0.5".into(), "1.5".into()];
-    /// let ds = Dataset { samples: Samples::from_rows(&[[0.0], [1.0]])?, labels, feature_names: vec![] };
+    /// let ds = Dataset::new(Samples::from_rows(&[[0.0], [1.0]])?, labels, vec![]);
     /// assert!(matches!(cli.cv.targets(cli.cv.learner()?, &ds)?, Targets::Real(_)));
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```

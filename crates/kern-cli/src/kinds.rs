@@ -417,7 +417,7 @@ impl From<Scheme> for Multiclass {
 /// ```
 /// use kern_core::{io::Dataset, Samples, Targets};
 /// let labels = vec!["a".into(), "b".into(), "a".into()];
-/// let ds = Dataset { samples: Samples::from_rows(&[[0.0], [1.0], [2.0]])?, labels, feature_names: vec![] };
+/// let ds = Dataset::new(Samples::from_rows(&[[0.0], [1.0], [2.0]])?, labels, vec![]);
 /// assert!(matches!(kern_cli::kinds::targets(&ds, false)?, Targets::Binary(_)));
 /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 /// ```
@@ -438,7 +438,7 @@ pub const MAX_CLASSES: usize = 100;
 /// ```
 /// use kern_core::{io::Dataset, Samples};
 /// let labels = vec!["0.5".into(), "1.5".into()];
-/// let ds = Dataset { samples: Samples::from_rows(&[[0.0], [1.0]])?, labels, feature_names: vec![] };
+/// let ds = Dataset::new(Samples::from_rows(&[[0.0], [1.0]])?, labels, vec![]);
 /// assert!(kern_cli::kinds::check_classes(&ds, false).is_err());
 /// assert!(kern_cli::kinds::check_classes(&ds, true).is_ok());
 /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())

@@ -129,6 +129,9 @@ pub enum CoreError {
         /// What is wrong and what is valid.
         reason: String,
     },
+    /// A CSV input schema that is not consistent (a stored one, read back).
+    #[error("invalid CSV schema: {0}")]
+    Schema(String),
     /// A malformed data file; `line` is 1-based.
     #[error("{}:{line}: {reason}", path.display())]
     Parse {

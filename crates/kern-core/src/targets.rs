@@ -35,13 +35,33 @@ pub fn label_name(v: f64) -> String {
     if v == 0.0 { "0".to_string() } else { format!("{v}") }
 }
 
-fn index_of(names: &[String], label: &str) -> usize {
-    match label.trim().parse::<f64>() {
+fn index_of(names: &[String], label: &str) -> Result<usize> {
+    let found = match label.trim().parse::<f64>() {
         Ok(v) if names.iter().all(|n| n.trim().parse::<f64>().is_ok()) => {
-            names.iter().position(|n| n.trim().parse::<f64>().ok() == Some(v)).unwrap_or(usize::MAX)
+            names.iter().position(|n| n.trim().parse::<f64>().ok() == Some(v))
         }
-        _ => names.iter().position(|n| n == label).unwrap_or(usize::MAX),
-    }
+        _ => names.iter().position(|n| n == label),
+    };
+    found.ok_or_else(|| CoreError::Targets(format!("label {label:?} is none of the classes")))
+}
+
+/// Labels as owned strings, refusing a label that names NaN or an infinity (`NaN`, `inf`, `-Infinity`
+/// parse as numbers, but they are no class and no target): the error names the sample.
+fn checked_labels<S: AsRef<str>>(labels: &[S]) -> Result<Vec<String>> {
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let l = s.as_ref();
+            if l.trim().parse::<f64>().is_ok_and(|v| !v.is_finite()) {
+                return Err(CoreError::Targets(format!(
+                    "the label of sample {i} (counting from 0) is {l:?}, not a finite number; a label is \
+                     a class name or a finite number"
+                )));
+            }
+            Ok(l.to_string())
+        })
+        .collect()
 }
 
 /// Two-class labels as ±1 with the original names: `names[0]` ↦ −1, `names[1]` ↦ +1, where the names
@@ -62,9 +82,18 @@ pub struct BinaryTargets {
 }
 
 impl BinaryTargets {
-    /// From any two-valued label column.
+    /// From any two-valued label column. Labels that all parse as numbers are compared as numbers
+    /// (`1` and `1.0` are one label, named by its first spelling in text order); otherwise as text.
+    ///
+    /// # Errors
+    /// Not exactly two distinct labels; a label naming NaN or an infinity (the error names the sample).
+    ///
+    /// ```
+    /// let e = kern_core::BinaryTargets::from_labels(&["1", "NaN", "-1"]).unwrap_err().to_string();
+    /// assert!(e.contains("sample 1") && e.contains("NaN"), "{e}");
+    /// ```
     pub fn from_labels<S: AsRef<str>>(labels: &[S]) -> Result<Self> {
-        let labels: Vec<String> = labels.iter().map(|s| s.as_ref().to_string()).collect();
+        let labels = checked_labels(labels)?;
         if labels.is_empty() {
             return Err(CoreError::Empty("no labels"));
         }
@@ -76,7 +105,10 @@ impl BinaryTargets {
                 names.iter().take(10).collect::<Vec<_>>()
             )));
         }
-        let y = labels.iter().map(|l| if index_of(&names, l) == 0 { -1.0 } else { 1.0 }).collect();
+        let y = labels
+            .iter()
+            .map(|l| Ok(if index_of(&names, l)? == 0 { -1.0 } else { 1.0 }))
+            .collect::<Result<_>>()?;
         Ok(BinaryTargets { y, names: [names[0].clone(), names[1].clone()] })
     }
 
@@ -144,9 +176,21 @@ pub struct ClassTargets {
 }
 
 impl ClassTargets {
-    /// From any label column with at least two distinct labels.
+    /// From any label column with at least two distinct labels, compared as in
+    /// [`BinaryTargets::from_labels`].
+    ///
+    /// # Errors
+    /// Fewer than two distinct labels; a label naming NaN or an infinity (the error names the sample,
+    /// never a class called `NaN`).
+    ///
+    /// ```
+    /// assert!(kern_core::ClassTargets::from_labels(&["a", "b", "nan"]).is_err());
+    /// let t = kern_core::ClassTargets::from_labels(&["02134", "10001", "02134"])?;
+    /// assert_eq!(t.names(), &["02134", "10001"]); // the labels' own text
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
     pub fn from_labels<S: AsRef<str>>(labels: &[S]) -> Result<Self> {
-        let labels: Vec<String> = labels.iter().map(|s| s.as_ref().to_string()).collect();
+        let labels = checked_labels(labels)?;
         if labels.is_empty() {
             return Err(CoreError::Empty("no labels"));
         }
@@ -157,7 +201,7 @@ impl ClassTargets {
                 names
             )));
         }
-        let classes = labels.iter().map(|l| index_of(&names, l)).collect();
+        let classes = labels.iter().map(|l| index_of(&names, l)).collect::<Result<_>>()?;
         Ok(ClassTargets { classes, names })
     }
 

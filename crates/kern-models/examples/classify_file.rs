@@ -61,11 +61,11 @@ fn hold_out(ds: &Dataset, k: usize, seed: usize) -> Result<(Dataset, Dataset), B
     let (test, train): (Vec<usize>, Vec<usize>) =
         (0..ds.samples.n()).partition(|i| (i + seed).is_multiple_of(k));
     let part = |idx: &[usize]| -> Result<Dataset, Box<dyn std::error::Error>> {
-        Ok(Dataset {
-            samples: ds.samples.select(idx)?,
-            labels: idx.iter().map(|&i| ds.labels[i].clone()).collect(),
-            feature_names: ds.feature_names.clone(),
-        })
+        Ok(Dataset::new(
+            ds.samples.select(idx)?,
+            idx.iter().map(|&i| ds.labels[i].clone()).collect(),
+            ds.feature_names.clone(),
+        ))
     };
     Ok((part(&train)?, part(&test)?))
 }

@@ -43,9 +43,11 @@ use crate::persist::{self, Persist};
 use crate::railway::{RailwayKernel, RailwaySvc};
 use crate::ridge::Task;
 use crate::scaling::{FeatureScaling, ScaledModel};
+use crate::schema::ModelEnvelope;
 use crate::svm::{OneClass, Svc, Svr, rows_to_mat};
 use crate::widen::WidenFeatures;
 use faer::Mat;
+use kern_core::io::CsvSchema;
 use kern_core::learner::Model;
 use kern_core::{KernelSpec, Samples};
 use std::borrow::Cow;
@@ -153,6 +155,47 @@ pub struct Scaled {
     model: AnyModel,
 }
 
+/// A model trained on a CSV file, with the file's schema ([`AnyModel::schema`]): read test data
+/// against it ([`kern_core::io::read_csv_as`]) to give the model the columns it was trained on. The
+/// model under it may be [`AnyModel::Scaled`].
+#[derive(Clone, Debug)]
+pub struct WithSchema {
+    schema: CsvSchema,
+    /// The training data's dimension.
+    d: usize,
+    model: AnyModel,
+}
+
+impl WithSchema {
+    /// The CSV schema of the training file.
+    pub fn schema(&self) -> &CsvSchema {
+        &self.schema
+    }
+    /// The model the schema describes the input of (scaled or not).
+    pub fn model(&self) -> &AnyModel {
+        &self.model
+    }
+    /// The stored form: one envelope with the scaling (if any), the schema and the inner model.
+    fn envelope(&self) -> Result<ModelEnvelope> {
+        match &self.model {
+            AnyModel::Scaled(s) => ModelEnvelope::from_parts(
+                Some(s.scaling().clone()),
+                Some(self.schema.clone()),
+                s.dim(),
+                s.envelope.inner_kind().to_string(),
+                s.envelope.inner_bytes().to_vec(),
+            ),
+            m => ModelEnvelope::from_parts(
+                None,
+                Some(self.schema.clone()),
+                self.d,
+                m.kind().name().to_string(),
+                m.to_bytes()?,
+            ),
+        }
+    }
+}
+
 impl Scaled {
     /// The feature scaling applied before the model.
     pub fn scaling(&self) -> &FeatureScaling {
@@ -213,6 +256,8 @@ pub enum AnyModel {
     Libsvm(Box<LibsvmModel>),
     /// A model trained on scaled features, with its scaling.
     Scaled(Box<Scaled>),
+    /// A model trained on a CSV file, with the file's schema (the model under it may be scaled).
+    WithSchema(Box<WithSchema>),
 }
 
 macro_rules! from_model {
@@ -363,6 +408,28 @@ impl AnyModel {
                 }
                 Ok(AnyModel::Scaled(Box::new(Scaled { envelope, model })))
             }
+            ModelEnvelope::KIND => {
+                let (scaling, schema, d, kind, inner) =
+                    persist::from_bytes::<ModelEnvelope>(bytes, name)?.into_parts();
+                let model = AnyModel::from_bytes(&inner, name)?;
+                if matches!(model, AnyModel::Scaled(_) | AnyModel::WithSchema(_) | AnyModel::Libsvm(_)) {
+                    return Err(format(
+                        "a model envelope holds another envelope, a scaled or a LIBSVM model".into(),
+                    ));
+                }
+                let model = match scaling {
+                    Some(s) => {
+                        let envelope =
+                            ScaledModel::wrap_bytes(s, d, kind, inner).map_err(|e| format(e.to_string()))?;
+                        AnyModel::Scaled(Box::new(Scaled { envelope, model }))
+                    }
+                    None => model,
+                };
+                Ok(match schema {
+                    Some(schema) => AnyModel::WithSchema(Box::new(WithSchema { schema, d, model })),
+                    None => model,
+                })
+            }
             <RailwayKernel<KernelSpec> as Persist>::KIND => {
                 Err(format("it holds a railway kernel, not a trained model".into()))
             }
@@ -411,6 +478,7 @@ impl AnyModel {
             AnyModel::Fvs(m) => persist::to_bytes(m.as_ref()),
             AnyModel::Libsvm(m) => Ok(m.to_text().into_bytes()),
             AnyModel::Scaled(s) => persist::to_bytes(&s.envelope),
+            AnyModel::WithSchema(w) => persist::to_bytes(&w.envelope()?),
         }
     }
 
@@ -429,10 +497,11 @@ impl AnyModel {
         persist::write_bytes(path, &self.to_bytes()?)
     }
 
-    /// The model under a feature scaling (the model itself when it has none).
+    /// The model under a schema and a feature scaling (the model itself when it has neither).
     pub fn base(&self) -> &AnyModel {
         match self {
             AnyModel::Scaled(s) => &s.model,
+            AnyModel::WithSchema(w) => w.model.base(),
             m => m,
         }
     }
@@ -441,8 +510,46 @@ impl AnyModel {
     pub fn scaled(&self) -> Option<&Scaled> {
         match self {
             AnyModel::Scaled(s) => Some(s),
+            AnyModel::WithSchema(w) => w.model.scaled(),
             _ => None,
         }
+    }
+
+    /// The CSV schema of the training file, for a model stored with one ([`crate::schema`]): read test
+    /// data with [`kern_core::io::read_csv_as`] against it.
+    ///
+    /// ```
+    /// # use kern_models::{AnyModel, Samples, BinaryTargets, Fit};
+    /// # let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+    /// # let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+    /// let m = AnyModel::from(kern_models::lssvm::LsSvmParams::new("linear".parse()?).lambda(0.1).fit(&x, &y)?);
+    /// assert!(m.schema().is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn schema(&self) -> Option<&CsvSchema> {
+        match self {
+            AnyModel::WithSchema(w) => Some(&w.schema),
+            _ => None,
+        }
+    }
+
+    /// The model with `schema` attached (replacing one it had), to be saved with it.
+    ///
+    /// # Errors
+    /// The schema is inconsistent, describes another number of features than the model takes, or the
+    /// model is a LIBSVM model file (which has no place for it).
+    pub fn with_schema(self, schema: CsvSchema) -> Result<AnyModel> {
+        let model = match self {
+            AnyModel::WithSchema(w) => w.model,
+            m => m,
+        };
+        if matches!(model, AnyModel::Libsvm(_)) {
+            return Err(input_error("a LIBSVM model file cannot store a CSV schema".into()));
+        }
+        let d = model.n_features();
+        let w = WithSchema { schema, d, model };
+        w.envelope()?; // checks the schema against the model
+        Ok(AnyModel::WithSchema(Box::new(w)))
     }
 
     /// The model's kind (the kind under a feature scaling).
@@ -460,7 +567,7 @@ impl AnyModel {
             AnyModel::NystromKpca(_) => Kind::NystromKpca,
             AnyModel::Fvs(_) => Kind::Fvs,
             AnyModel::Libsvm(_) => Kind::Libsvm,
-            AnyModel::Scaled(_) => unreachable!("base() is not scaled"),
+            AnyModel::Scaled(_) | AnyModel::WithSchema(_) => unreachable!("base() is not wrapped"),
         }
     }
 
@@ -495,7 +602,7 @@ impl AnyModel {
             AnyModel::NystromKpca(m) => m.kernel().to_string(),
             AnyModel::Fvs(m) => m.kernel().to_string(),
             AnyModel::Libsvm(m) => m.kernel().to_string(),
-            AnyModel::Scaled(_) => unreachable!("base() is not scaled"),
+            AnyModel::Scaled(_) | AnyModel::WithSchema(_) => unreachable!("base() is not wrapped"),
         }
     }
 
@@ -507,6 +614,7 @@ impl AnyModel {
             AnyModel::Svr(m) => m.is_precomputed(),
             AnyModel::OneClass(m) => m.is_precomputed(),
             AnyModel::Libsvm(m) => m.is_precomputed(),
+            AnyModel::WithSchema(w) => return w.model.input(),
             _ => false,
         };
         if rows { Input::KernelRows } else { Input::Samples }
@@ -515,7 +623,10 @@ impl AnyModel {
     /// Whether the model predicts on a sparse sample store as it is (kernel expansions do); the others
     /// — a railway SVC, and raw samples a scaling moves away from zero — are best given dense samples.
     pub fn takes_sparse(&self) -> bool {
-        !matches!(self, AnyModel::RailwaySvc(_) | AnyModel::Scaled(_))
+        match self {
+            AnyModel::WithSchema(w) => w.model.takes_sparse(),
+            m => !matches!(m, AnyModel::RailwaySvc(_) | AnyModel::Scaled(_)),
+        }
     }
 
     /// The number of features of the samples the model takes ([`Input::Samples`]); for kernel rows
@@ -540,6 +651,7 @@ impl AnyModel {
             AnyModel::Fvs(m) => m.basis().d(),
             AnyModel::Libsvm(m) => m.n_features(),
             AnyModel::Scaled(s) => s.dim(),
+            AnyModel::WithSchema(w) => w.model.n_features(),
         }
     }
 
@@ -635,6 +747,7 @@ impl AnyModel {
     /// dimension, scaled as for training.
     fn scale<'a>(&self, x: &'a Samples) -> Result<Cow<'a, Samples>> {
         match self {
+            AnyModel::WithSchema(w) => w.model.scale(x),
             AnyModel::Scaled(s) => {
                 if x.d() != s.dim() {
                     return Err(input_error(format!(
@@ -715,7 +828,7 @@ impl AnyModel {
                     m.kind().name()
                 )));
             }
-            AnyModel::Scaled(_) => unreachable!("base() is not scaled"),
+            AnyModel::Scaled(_) | AnyModel::WithSchema(_) => unreachable!("base() is not wrapped"),
         })
     }
 

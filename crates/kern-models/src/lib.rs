@@ -41,6 +41,7 @@ pub mod persist;
 pub mod railway;
 pub mod ridge;
 pub mod scaling;
+pub mod schema;
 mod selinv;
 pub mod svm;
 mod validate;

@@ -354,6 +354,18 @@ impl ScaledModel {
         Ok(ScaledModel { scaling, d, kind: M::KIND.to_string(), model: persist::to_bytes(model)? })
     }
 
+    /// An envelope of an inner model file's bytes (`kind` its kind tag), checked as a loaded one is.
+    pub(crate) fn wrap_bytes(
+        scaling: FeatureScaling,
+        d: usize,
+        kind: String,
+        model: Vec<u8>,
+    ) -> Result<Self> {
+        let m = ScaledModel { scaling, d, kind, model };
+        m.validate().map_err(ModelsError::Input)?;
+        Ok(m)
+    }
+
     /// The feature scaling applied before the inner model.
     pub fn scaling(&self) -> &FeatureScaling {
         &self.scaling
@@ -383,21 +395,24 @@ impl ScaledModel {
     }
 }
 
+/// What a scaling stored with a model must be: valid ([`FeatureScaling::parse`]'s rules), without a
+/// target section, listing no feature beyond the training dimension `d`.
+pub(crate) fn check_stored_scaling(s: &FeatureScaling, d: usize) -> std::result::Result<(), String> {
+    s.check()?;
+    if s.target.is_some() {
+        return Err("a stored scaling has no target section".into());
+    }
+    if s.n_features() > d {
+        return Err(format!("the scaling lists feature {} of {d} features", s.n_features()));
+    }
+    Ok(())
+}
+
 impl Persist for ScaledModel {
     const KIND: &'static str = "scaled";
 
     fn validate(&self) -> std::result::Result<(), String> {
-        self.scaling.check()?;
-        if self.scaling.target.is_some() {
-            return Err("a stored scaling has no target section".into());
-        }
-        if self.scaling.n_features() > self.d {
-            return Err(format!(
-                "the scaling lists feature {} of {} features",
-                self.scaling.n_features(),
-                self.d
-            ));
-        }
+        check_stored_scaling(&self.scaling, self.d)?;
         if self.kind == Self::KIND {
             return Err("a scaled model wraps another scaled model".into());
         }

@@ -88,7 +88,7 @@ pub fn read(data: &DataArgs, training: bool) -> Result<Dataset, CliError> {
         }
     }
     let samples = Samples::from_flat(data, n, w)?;
-    Ok(Dataset { samples, labels, feature_names: Vec::new() })
+    Ok(Dataset::new(samples, labels, Vec::new()))
 }
 
 /// The training kernel matrix of a training file's rows: the first `n` columns (extra ones are not used,

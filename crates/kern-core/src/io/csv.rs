@@ -1,12 +1,19 @@
 //! CSV (RFC 4180, through the `csv` crate: a quoted field may hold the delimiter, quotes and line
-//! breaks): optional header, `,` `;` or tab delimiter, a UTF-8 byte order mark ignored, fields trimmed,
-//! label column by name or index, missing-value markers skipped or rejected, nominal columns one-hot
-//! encoded on request.
+//! breaks): optional header (detected per column, see [`CsvOptions::header`]), `,` `;` or tab
+//! delimiter, a UTF-8 byte order mark ignored, fields trimmed, label column by name or index,
+//! missing-value markers refused (or, on request, their rows dropped and listed), nominal columns
+//! one-hot encoded on request. [`read_csv`] also returns the file's [`CsvSchema`];
+//! [`read_csv_as`] reads test data against a training schema.
+//!
+//! Labels are kept as the text of the file (`02134` stays `02134`); how labels that look like numbers
+//! are compared when they become targets is described at [`Dataset`].
 
-use super::{Dataset, io_err, normalize_label, open_lines, parse_err};
+use super::csv_schema::{CsvFeature, CsvSchema};
+use super::{Dataset, io_err, open_lines, parse_err};
 use crate::error::Result;
 use crate::samples::Samples;
 use crate::targets::label_name;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -37,38 +44,64 @@ impl std::str::FromStr for LabelColumn {
     }
 }
 
-/// What to do with a row that holds a missing-value marker.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What to do with a row that holds a missing-value marker (in a feature or the label column).
+///
+/// ```
+/// use kern_core::io::MissingPolicy;
+/// assert_eq!(MissingPolicy::default(), MissingPolicy::Reject);
+/// assert_eq!("drop".parse::<MissingPolicy>(), Ok(MissingPolicy::Drop));
+/// assert_eq!("error".parse::<MissingPolicy>(), Ok(MissingPolicy::Reject));
+/// assert!("skip".parse::<MissingPolicy>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MissingPolicy {
-    /// Drop the row (counted in [`Dataset`]'s caller-visible row count).
+    /// Fail naming the file, line and column (the default): every input row gives one sample.
     #[default]
-    Skip,
-    /// Fail with the file and line.
     Reject,
+    /// Drop the row; [`Dataset::dropped_lines`] lists the lines dropped.
+    Drop,
 }
 
-/// Options of [`read_csv`].
+impl std::str::FromStr for MissingPolicy {
+    type Err = String;
+    /// `error` (or `reject`) and `drop`.
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "error" | "reject" => Ok(MissingPolicy::Reject),
+            "drop" => Ok(MissingPolicy::Drop),
+            _ => Err(format!("unknown missing-value policy {s:?} (use error or drop)")),
+        }
+    }
+}
+
+/// Options of [`read_csv`] and [`read_csv_as`].
 ///
 /// ```
 /// use kern_core::io::{CsvOptions, LabelColumn, MissingPolicy};
-/// let o = CsvOptions { label: LabelColumn::Name("num".into()), missing: MissingPolicy::Reject, ..Default::default() };
+/// let o = CsvOptions { label: LabelColumn::Name("num".into()), missing: MissingPolicy::Drop, ..Default::default() };
 /// assert_eq!(o.missing_markers, vec!["?".to_string(), "NA".to_string(), String::new()]);
+/// assert_eq!(CsvOptions::default().missing, MissingPolicy::Reject);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct CsvOptions {
-    /// `Some(true)`: the first line is a header; `None`: detect (a header when no field of the first
-    /// line is a number).
+    /// `Some(true)`: the first line is a header; `Some(false)`: it is data; `None`: detect. Detection
+    /// compares the first line with the lines after it (up to 100), column by column: the first line
+    /// is a header when one of its fields is not a number in a column whose other values are all
+    /// numbers (`400,410,420,label` over numeric rows), or when none of its fields is a number
+    /// (missing-value markers count for neither). A header of numbers only over numeric rows cannot
+    /// be told from data: force it with `Some(true)`.
     pub header: Option<bool>,
     /// The delimiter; `None` detects `,`, `;` or tab from the first line.
     pub delimiter: Option<char>,
-    /// The label column.
+    /// The label column ([`read_csv`]; [`read_csv_as`] takes the training schema's).
     pub label: LabelColumn,
-    /// Field values that mean "missing" (compared after trimming and quote stripping).
+    /// Field values that mean "missing" (compared after trimming and quote stripping;
+    /// [`read_csv_as`] takes the training schema's).
     pub missing_markers: Vec<String>,
-    /// What to do with rows holding a missing value.
+    /// What to do with rows holding a missing value (default: an error naming the line and column).
     pub missing: MissingPolicy,
     /// One-hot encode feature columns holding non-numeric values (categories sorted); when false such a
-    /// value is an error naming the line and column.
+    /// value is an error naming the line and column ([`read_csv`]; [`read_csv_as`] follows the schema).
     pub one_hot: bool,
 }
 
@@ -79,7 +112,7 @@ impl Default for CsvOptions {
             delimiter: None,
             label: LabelColumn::Last,
             missing_markers: vec!["?".into(), "NA".into(), String::new()],
-            missing: MissingPolicy::Skip,
+            missing: MissingPolicy::Reject,
             one_hot: false,
         }
     }
@@ -132,31 +165,25 @@ impl<R: Read> Read for BlankLines<R> {
 }
 
 fn csv_err(path: &Path, line: usize, e: ::csv::Error) -> crate::CoreError {
+    let reason = e.to_string();
     match e.into_kind() {
         ::csv::ErrorKind::Io(io) => io_err(path, io),
-        other => parse_err(path, line, format!("{other:?}")),
+        _ => parse_err(path, line, reason),
     }
 }
 
-enum Cell {
-    Num(f64),
-    Text(String),
-}
+/// A record with the 1-based line it starts on.
+type Row = (usize, ::csv::StringRecord);
 
-/// Reads a CSV file (gzip when the name ends in `.gz`).
-///
-/// ```
-/// use kern_core::io::{read_csv, CsvOptions, LabelColumn};
-/// let p = std::env::temp_dir().join("kern-doc-read.csv");
-/// std::fs::write(&p, "a;b;y\n1;\"x\";0\n2;\"z\";1\n?;\"x\";1\n").unwrap();
-/// let opts = CsvOptions { one_hot: true, label: LabelColumn::Name("y".into()), ..Default::default() };
-/// let ds = read_csv(&p, &opts)?;
-/// assert_eq!(ds.samples.n(), 2); // the row with "?" is skipped
-/// assert_eq!(ds.feature_names, vec!["a", "b=x", "b=z"]);
-/// assert_eq!(ds.samples.row(1), &[2.0, 0.0, 1.0]);
-/// # Ok::<(), kern_core::CoreError>(())
-/// ```
-pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
+/// The records of a CSV file with the 1-based line each starts on (empty lines skipped).
+type Records<'a> = Box<dyn Iterator<Item = Result<Row>> + 'a>;
+
+/// How many lines after the first the header detection looks at.
+const HEADER_SAMPLE: usize = 100;
+
+/// Opens a CSV file: the delimiter (`delimiter`, else detected from the first non-blank line, else
+/// `fallback`) and its records.
+fn open_records(path: &Path, delimiter: Option<char>, fallback: char) -> Result<(char, Records<'_>)> {
     let mut reader = open_lines(path)?;
     // The first non-blank line decides the delimiter; it is read ahead and chained back.
     let mut head = String::new();
@@ -177,12 +204,12 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     }
     // A UTF-8 byte order mark before the first field is not part of it.
     let head = head.replacen('\u{feff}', "", 1);
-    let delim = opts.delimiter.unwrap_or_else(|| {
+    let delim = delimiter.unwrap_or_else(|| {
         [',', ';', '\t']
             .into_iter()
             .max_by_key(|c| count_unquoted(&first_line, *c))
             .filter(|c| count_unquoted(&first_line, *c) > 0)
-            .unwrap_or(',')
+            .unwrap_or(fallback)
     });
     if !delim.is_ascii() {
         return Err(parse_err(path, 0, format!("delimiter {delim:?} is not an ASCII character")));
@@ -194,17 +221,17 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         line_start: true,
         dropped: blanks.clone(),
     };
-    let line_of = |p: Option<&::csv::Position>| {
+    let line_of = move |p: Option<&::csv::Position>| {
         p.map_or(0, |p| p.line() as usize + blanks.borrow().partition_point(|&o| o <= p.byte()))
     };
-    let mut records = ::csv::ReaderBuilder::new()
+    let records = ::csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .delimiter(delim as u8)
         .trim(::csv::Trim::All)
         .from_reader(input)
         .into_records()
-        .map(|r| match r {
+        .map(move |r| match r {
             Ok(r) => Ok((line_of(r.position()), r)),
             Err(e) => {
                 let line = line_of(e.position());
@@ -214,15 +241,123 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         .filter(|r: &Result<(usize, ::csv::StringRecord)>| {
             !matches!(r, Ok((_, rec)) if rec.len() == 1 && rec[0].is_empty())
         });
-    let (first_no, first_rec) = records.next().ok_or_else(|| parse_err(path, 0, "empty file"))??;
-    let first_fields: Vec<&str> = first_rec.iter().collect();
-    let ncol = first_fields.len();
-    let header = opts.header.unwrap_or_else(|| first_fields.iter().all(|f| f.parse::<f64>().is_err()));
-    let names: Vec<String> = if header {
-        first_fields.iter().map(|s| s.to_string()).collect()
-    } else {
-        (1..=ncol).map(|j| format!("f{j}")).collect()
-    };
+    Ok((delim, Box::new(records)))
+}
+
+/// The first record, and (when the header is to be detected) up to [`HEADER_SAMPLE`] records after it.
+fn first_records(path: &Path, records: &mut Records<'_>, detect: bool) -> Result<(Row, Vec<Row>)> {
+    let first = records.next().ok_or_else(|| parse_err(path, 0, "empty file"))??;
+    let mut ahead = Vec::new();
+    while detect && ahead.len() < HEADER_SAMPLE {
+        match records.next() {
+            Some(r) => ahead.push(r?),
+            None => break,
+        }
+    }
+    Ok((first, ahead))
+}
+
+fn is_number(f: &str) -> bool {
+    f.parse::<f64>().is_ok()
+}
+
+/// The header rule of [`CsvOptions::header`]: a field of the first line that is not a number in a
+/// column whose later values are all numbers, or no number at all in the first line.
+fn looks_like_header(
+    first: &::csv::StringRecord,
+    ahead: &[(usize, ::csv::StringRecord)],
+    markers: &[String],
+) -> bool {
+    let informative = |f: &str| !markers.iter().any(|m| m == f);
+    let fields: Vec<&str> = first.iter().filter(|f| informative(f)).collect();
+    if fields.is_empty() {
+        return false;
+    }
+    if fields.iter().all(|f| !is_number(f)) {
+        return true;
+    }
+    first.iter().enumerate().filter(|(_, f)| informative(f) && !is_number(f)).any(|(j, _)| {
+        let mut later = ahead.iter().filter_map(|(_, r)| r.get(j)).filter(|f| informative(f)).peekable();
+        later.peek().is_some() && later.all(is_number)
+    })
+}
+
+/// `column "name"`, or `column J` (1-based) without a header.
+fn describe(names: Option<&[String]>, j: usize) -> String {
+    match names.and_then(|n| n.get(j)) {
+        Some(n) => format!("column {n:?}"),
+        None => format!("column {}", j + 1),
+    }
+}
+
+fn missing_error(path: &Path, line: usize, column: &str, value: &str) -> crate::CoreError {
+    let what = if value.is_empty() { "is empty".to_string() } else { format!("holds {value:?}") };
+    parse_err(
+        path,
+        line,
+        format!(
+            "{column} {what}, a missing value; rows with missing values are refused so that every row \
+             gets its prediction (to drop such rows instead, choose the drop policy for missing values, \
+             `--missing drop` in kern)"
+        ),
+    )
+}
+
+/// A label as read: its text; a label naming NaN or an infinity is an error.
+fn read_label(path: &Path, line: usize, column: &str, text: &str) -> Result<String> {
+    if text.parse::<f64>().is_ok_and(|v| !v.is_finite()) {
+        return Err(parse_err(
+            path,
+            line,
+            format!(
+                "{column}: label {text:?} is not a finite number; a label is a class name or a finite \
+                 number (if it marks a missing value, add it to the missing-value markers)"
+            ),
+        ));
+    }
+    Ok(text.to_string())
+}
+
+/// The missing-value marker of a row in `cols`, if any: its column.
+fn missing_in(
+    rec: &::csv::StringRecord,
+    cols: impl Iterator<Item = usize>,
+    markers: &[String],
+) -> Option<usize> {
+    cols.into_iter().find(|&j| markers.iter().any(|m| m == &rec[j]))
+}
+
+enum Cell {
+    Num(f64),
+    Text(String),
+}
+
+/// Reads a CSV file (gzip when the name ends in `.gz`) and its [`CsvSchema`]
+/// ([`Dataset::schema`]).
+///
+/// Every row gives one sample: a missing value is an error naming the line and column, unless
+/// `opts.missing` is [`MissingPolicy::Drop`] (then [`Dataset::dropped_lines`] lists the lines
+/// dropped). Labels are the text of the label column.
+///
+/// ```
+/// use kern_core::io::{read_csv, CsvOptions, LabelColumn, MissingPolicy};
+/// let p = std::env::temp_dir().join("kern-doc-read.csv");
+/// std::fs::write(&p, "a;b;y\n1;\"x\";0\n2;\"z\";1\n?;\"x\";1\n").unwrap();
+/// let opts = CsvOptions { one_hot: true, label: LabelColumn::Name("y".into()), ..Default::default() };
+/// let err = read_csv(&p, &opts).unwrap_err().to_string();
+/// assert!(err.contains(":4:") && err.contains("column \"a\""), "{err}");
+/// let ds = read_csv(&p, &CsvOptions { missing: MissingPolicy::Drop, ..opts })?;
+/// assert_eq!((ds.samples.n(), ds.dropped_lines.clone()), (2, vec![4])); // the row with "?" is dropped
+/// assert_eq!(ds.feature_names, vec!["a", "b=x", "b=z"]);
+/// assert_eq!(ds.samples.row(1), &[2.0, 0.0, 1.0]);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
+    let (delim, mut records) = open_records(path, opts.delimiter, ',')?;
+    let ((first_no, first_rec), ahead) = first_records(path, &mut records, opts.header.is_none())?;
+    let ncol = first_rec.len();
+    let header = opts.header.unwrap_or_else(|| looks_like_header(&first_rec, &ahead, &opts.missing_markers));
+    let names: Option<Vec<String>> = header.then(|| first_rec.iter().map(str::to_string).collect());
     let label_idx: Option<usize> = match &opts.label {
         LabelColumn::Last => Some(ncol - 1),
         LabelColumn::NoLabel => None,
@@ -234,13 +369,13 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
             Some(k as usize)
         }
         LabelColumn::Name(n) => {
-            if !header {
+            let Some(names) = &names else {
                 return Err(parse_err(
                     path,
                     first_no,
                     format!("label column {n:?} named but the file has no header"),
                 ));
-            }
+            };
             Some(names.iter().position(|h| h == n).ok_or_else(|| {
                 parse_err(path, first_no, format!("no column named {n:?}; columns: {}", names.join(", ")))
             })?)
@@ -250,31 +385,33 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     if feat_cols.is_empty() {
         return Err(parse_err(path, first_no, "no feature columns"));
     }
+    let col = |j: usize| describe(names.as_deref(), j);
     let mut cells: Vec<Vec<Cell>> = Vec::new();
     let mut labels = Vec::new();
+    let mut dropped_lines = Vec::new();
     let body_first = if header { None } else { Some(Ok((first_no, first_rec.clone()))) };
-    for rec in body_first.into_iter().chain(records) {
+    let body = body_first.into_iter().chain(ahead.into_iter().map(Ok)).chain(records);
+    for rec in body {
         let (lineno, rec) = rec?;
-        let fields: Vec<&str> = rec.iter().collect();
-        if fields.len() != ncol {
-            return Err(parse_err(path, lineno, format!("{} fields, expected {ncol}", fields.len())));
+        if rec.len() != ncol {
+            return Err(parse_err(path, lineno, format!("{} fields, expected {ncol}", rec.len())));
         }
-        let mut missing_col = None;
+        if let Some(j) = missing_in(&rec, feat_cols.iter().copied().chain(label_idx), &opts.missing_markers) {
+            match opts.missing {
+                MissingPolicy::Drop => {
+                    dropped_lines.push(lineno);
+                    continue;
+                }
+                MissingPolicy::Reject => return Err(missing_error(path, lineno, &col(j), &rec[j])),
+            }
+        }
         let mut row = Vec::with_capacity(feat_cols.len());
         for &j in &feat_cols {
-            let f = fields[j];
-            if opts.missing_markers.iter().any(|m| m == f) {
-                missing_col = Some(j);
-                break;
-            }
+            let f = &rec[j];
             match f.parse::<f64>() {
                 Ok(v) if v.is_finite() => row.push(Cell::Num(v)),
                 Ok(_) => {
-                    return Err(parse_err(
-                        path,
-                        lineno,
-                        format!("column {:?}: non-finite value {f:?}", names[j]),
-                    ));
+                    return Err(parse_err(path, lineno, format!("{}: non-finite value {f:?}", col(j))));
                 }
                 Err(_) if opts.one_hot => row.push(Cell::Text(f.to_string())),
                 Err(_) => {
@@ -282,26 +419,17 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
                         path,
                         lineno,
                         format!(
-                            "column {:?}: {f:?} is not a number (enable one-hot encoding for nominal columns)",
-                            names[j]
+                            "{}: {f:?} is not a number (enable one-hot encoding for nominal columns)",
+                            col(j)
                         ),
                     ));
                 }
             }
         }
-        let label = label_idx.map(|k| fields[k]).unwrap_or("");
-        if label_idx.is_some() && missing_col.is_none() && opts.missing_markers.iter().any(|m| m == label) {
-            missing_col = label_idx;
-        }
-        if let Some(j) = missing_col {
-            match opts.missing {
-                MissingPolicy::Skip => continue,
-                MissingPolicy::Reject => {
-                    return Err(parse_err(path, lineno, format!("missing value in column {:?}", names[j])));
-                }
-            }
-        }
-        labels.push(if label_idx.is_some() { normalize_label(label) } else { String::new() });
+        labels.push(match label_idx {
+            Some(k) => read_label(path, lineno, &col(k), &rec[k])?,
+            None => String::new(),
+        });
         cells.push(row);
     }
     if cells.is_empty() {
@@ -328,13 +456,23 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
             }
         }
     }
-    let mut feature_names = Vec::new();
-    for (c, &j) in feat_cols.iter().enumerate() {
-        match &cats[c] {
-            None => feature_names.push(names[j].clone()),
-            Some(m) => feature_names.extend(m.keys().map(|k| format!("{}={k}", names[j]))),
-        }
-    }
+    let schema = CsvSchema {
+        columns: names.clone(),
+        n_columns: ncol,
+        label: label_idx,
+        features: feat_cols
+            .iter()
+            .zip(&cats)
+            .map(|(&column, m)| CsvFeature {
+                column,
+                categories: m.as_ref().map(|m| m.keys().cloned().collect()),
+            })
+            .collect(),
+        missing: opts.missing,
+        missing_markers: opts.missing_markers.clone(),
+        delimiter: delim,
+    };
+    let feature_names = schema.feature_names();
     let d = feature_names.len();
     // One feature per category: an ID-like column makes the dense matrix n × n. Size it first.
     let instead = match cats
@@ -344,9 +482,9 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         .max_by_key(|&(_, k)| k)
     {
         Some((c, k)) => format!(
-            "column {:?} has {k} distinct values (one feature each); if it is an identifier, drop it, or \
+            "{} has {k} distinct values (one feature each); if it is an identifier, drop it, or \
              turn one-hot encoding off",
-            names[feat_cols[c]]
+            col(feat_cols[c])
         ),
         None => "use fewer rows or raise the memory limit".to_string(),
     };
@@ -358,11 +496,12 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
             match (&cats[c], cell) {
                 (None, Cell::Num(v)) => data.push(*v),
                 (Some(m), cell) => {
-                    let key = match cell {
-                        Cell::Num(v) => label_name(*v),
-                        Cell::Text(t) => t.clone(),
-                    };
-                    let hot = m[&key];
+                    let hot = match cell {
+                        Cell::Num(v) => m.get(&label_name(*v)),
+                        Cell::Text(t) => m.get(t),
+                    }
+                    .copied()
+                    .unwrap_or(usize::MAX); // every value of the column is one of its categories
                     data.extend((0..m.len()).map(|k| if k == hot { 1.0 } else { 0.0 }));
                 }
                 (None, Cell::Text(_)) => unreachable!("text cells always create a category map"),
@@ -370,5 +509,226 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         }
     }
     let samples = Samples::from_flat(data, cells.len(), d)?;
-    Ok(Dataset { samples, labels, feature_names })
+    Ok(Dataset { samples, labels, feature_names, schema: Some(schema), dropped_lines })
+}
+
+/// Where each column of a training schema is in a test file.
+struct Layout {
+    /// The test column of each schema feature.
+    features: Vec<usize>,
+    /// The test column of the label, when the file has it.
+    label: Option<usize>,
+    /// The test file's header names, if it has a header.
+    names: Option<Vec<String>>,
+}
+
+/// Matches a test file's first line against the training schema (see [`read_csv_as`]).
+fn layout(
+    path: &Path,
+    line: usize,
+    schema: &CsvSchema,
+    first: &::csv::StringRecord,
+    header: bool,
+) -> Result<Layout> {
+    let ncol = first.len();
+    let names: Option<Vec<String>> = header.then(|| first.iter().map(str::to_string).collect());
+    let positional = |what: &str| -> Result<Layout> {
+        if ncol != schema.n_columns {
+            return Err(parse_err(
+                path,
+                line,
+                format!(
+                    "{ncol} columns, the training data had {}; {what} must have the training columns in \
+                     the training order",
+                    schema.n_columns
+                ),
+            ));
+        }
+        Ok(Layout {
+            features: schema.features.iter().map(|f| f.column).collect(),
+            label: schema.label,
+            names: names.clone(),
+        })
+    };
+    let (Some(train), Some(test)) = (&schema.columns, &names) else {
+        return positional(if header { "a file read by position" } else { "a file without header" });
+    };
+    let mut sorted: Vec<&String> = train.iter().collect();
+    sorted.sort();
+    if sorted.windows(2).any(|w| w[0] == w[1]) {
+        // Repeated training names cannot be matched by name: the header must be the training one.
+        if test != train {
+            return Err(parse_err(
+                path,
+                line,
+                "the training columns have repeated names, so the header must repeat the training \
+                 header exactly",
+            ));
+        }
+        return positional("this file");
+    }
+    let find = |name: &str| -> Result<Option<usize>> {
+        let mut hits = test.iter().enumerate().filter(|(_, n)| *n == name).map(|(j, _)| j);
+        let first = hits.next();
+        if first.is_some() && hits.next().is_some() {
+            return Err(parse_err(path, line, format!("column {name:?} appears twice in the header")));
+        }
+        Ok(first)
+    };
+    let mut features = Vec::with_capacity(schema.features.len());
+    for f in &schema.features {
+        let name = &train[f.column];
+        features.push(find(name)?.ok_or_else(|| {
+            parse_err(
+                path,
+                line,
+                format!(
+                    "the training column {name:?} is missing (the model needs every training feature \
+                     column; this file has: {})",
+                    test.join(", ")
+                ),
+            )
+        })?);
+    }
+    let label = match schema.label {
+        Some(k) => find(&train[k])?,
+        None => None,
+    };
+    Ok(Layout { features, label, names })
+}
+
+/// Reads a CSV file against the [`CsvSchema`] of the training data, so that its samples mean what the
+/// training samples meant.
+///
+/// - **Columns by name**: when the training file had a header and this one has one, columns are found
+///   by name: another order or extra columns are fine (the samples come out in the training order),
+///   a missing feature column is an error naming it. Without a header (or against a schema without
+///   names), the file must have the training column count, in the training order.
+/// - **Header**: `opts.header` forces it; detected, the first line is a header when it holds every
+///   training feature name, or by the rule of [`CsvOptions::header`].
+/// - **Labels are optional**: the label column, when the file has it, gives [`Dataset::labels`];
+///   without it the labels are empty ([`Dataset::has_labels`] is false).
+/// - **One-hot columns use the training categories**: a value not seen in training is an error
+///   naming the column, the value and the line; a numeric training column must hold numbers.
+/// - **One sample per row**: a missing value (the training markers) is an error naming the line and
+///   column, unless `opts.missing` is [`MissingPolicy::Drop`] ([`Dataset::dropped_lines`]).
+///
+/// The delimiter is `opts.delimiter`, else detected, else the training one. [`Dataset::schema`] is
+/// the training schema.
+///
+/// ```
+/// use kern_core::io::{read_csv, read_csv_as, CsvOptions};
+/// let dir = std::env::temp_dir().join("kern-doc-read-as");
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let (train, test) = (dir.join("train.csv"), dir.join("test.csv"));
+/// std::fs::write(&train, "x,colour,y\n1,red,a\n2,blue,b\n").unwrap();
+/// std::fs::write(&test, "colour,x,id\nblue,5,17\nred,6,18\n").unwrap(); // reordered, no label, extra id
+/// let opts = CsvOptions { one_hot: true, ..Default::default() };
+/// let schema = read_csv(&train, &opts)?.schema.unwrap();
+/// let ds = read_csv_as(&test, &schema, &opts)?;
+/// assert_eq!(ds.feature_names, ["x", "colour=blue", "colour=red"]);
+/// assert_eq!(ds.samples.row(0), &[5.0, 1.0, 0.0]);
+/// assert!(!ds.has_labels());
+/// std::fs::write(&test, "colour,x\ngreen,5\n").unwrap();
+/// let err = read_csv_as(&test, &schema, &opts).unwrap_err().to_string();
+/// assert!(err.contains(":2:") && err.contains("\"colour\"") && err.contains("\"green\""), "{err}");
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn read_csv_as(path: &Path, schema: &CsvSchema, opts: &CsvOptions) -> Result<Dataset> {
+    schema.check()?;
+    let markers = &schema.missing_markers;
+    let (_, mut records) = open_records(path, opts.delimiter, schema.delimiter)?;
+    let ((first_no, first_rec), ahead) = first_records(path, &mut records, opts.header.is_none())?;
+    let header = opts.header.unwrap_or_else(|| {
+        let has_names = schema.columns.as_ref().is_some_and(|train| {
+            schema.features.iter().all(|f| first_rec.iter().any(|n| n == train[f.column]))
+        });
+        has_names || looks_like_header(&first_rec, &ahead, markers)
+    });
+    let lay = layout(path, first_no, schema, &first_rec, header)?;
+    let ncol = first_rec.len();
+    let col = |j: usize| match (&lay.names, &schema.columns) {
+        (Some(n), _) => describe(Some(n.as_slice()), j),
+        (None, Some(train)) if ncol == schema.n_columns => describe(Some(train.as_slice()), j),
+        _ => describe(None, j),
+    };
+    let d = schema.n_features();
+    let mut data: Vec<f64> = Vec::new();
+    let mut labels = Vec::new();
+    let mut dropped_lines = Vec::new();
+    let body_first = if header { None } else { Some(Ok((first_no, first_rec.clone()))) };
+    let body = body_first.into_iter().chain(ahead.into_iter().map(Ok)).chain(records);
+    for rec in body {
+        let (lineno, rec) = rec?;
+        if rec.len() != ncol {
+            return Err(parse_err(path, lineno, format!("{} fields, expected {ncol}", rec.len())));
+        }
+        if let Some(j) = missing_in(&rec, lay.features.iter().copied().chain(lay.label), markers) {
+            match opts.missing {
+                MissingPolicy::Drop => {
+                    dropped_lines.push(lineno);
+                    continue;
+                }
+                MissingPolicy::Reject => return Err(missing_error(path, lineno, &col(j), &rec[j])),
+            }
+        }
+        for (f, &j) in schema.features.iter().zip(&lay.features) {
+            let text = &rec[j];
+            let num = text.parse::<f64>().ok();
+            match &f.categories {
+                None => match num {
+                    Some(v) if v.is_finite() => data.push(v),
+                    _ => {
+                        return Err(parse_err(
+                            path,
+                            lineno,
+                            format!(
+                                "{}: {text:?} is not a finite number (the column was numeric in training)",
+                                col(j)
+                            ),
+                        ));
+                    }
+                },
+                Some(cats) => {
+                    if num.is_some_and(|v| !v.is_finite()) {
+                        return Err(parse_err(
+                            path,
+                            lineno,
+                            format!("{}: non-finite value {text:?}", col(j)),
+                        ));
+                    }
+                    let key = num.map_or_else(|| text.to_string(), label_name);
+                    let Ok(hot) = cats.binary_search(&key) else {
+                        let known: Vec<&str> = cats.iter().take(20).map(String::as_str).collect();
+                        return Err(parse_err(
+                            path,
+                            lineno,
+                            format!(
+                                "{}: category {text:?} was not seen in training (the model knows {}{})",
+                                col(j),
+                                known.join(", "),
+                                if cats.len() > 20 { ", ..." } else { "" }
+                            ),
+                        ));
+                    };
+                    data.extend((0..cats.len()).map(|k| if k == hot { 1.0 } else { 0.0 }));
+                }
+            }
+        }
+        labels.push(match lay.label {
+            Some(k) => read_label(path, lineno, &col(k), &rec[k])?,
+            None => String::new(),
+        });
+    }
+    if labels.is_empty() {
+        return Err(parse_err(path, first_no, "no data rows"));
+    }
+    let samples = Samples::from_flat(data, labels.len(), d)?;
+    Ok(Dataset {
+        samples,
+        labels,
+        feature_names: schema.feature_names(),
+        schema: Some(schema.clone()),
+        dropped_lines,
+    })
 }

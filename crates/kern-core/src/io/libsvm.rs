@@ -97,7 +97,7 @@ pub fn read_libsvm_with(path: &Path, opts: &LibsvmOptions) -> Result<Dataset> {
     let samples = Samples::from_csr(labels.len(), d, indptr, indices, values)?.with_storage(opts.storage)?;
     let feature_names =
         if samples.is_sparse() { Vec::new() } else { (1..=d).map(|j| format!("f{j}")).collect() };
-    Ok(Dataset { samples, labels, feature_names })
+    Ok(Dataset::new(samples, labels, feature_names))
 }
 
 /// Parses one line of a LIBSVM/svmlight file, the parser [`read_libsvm_with`] applies to every line;

@@ -1,14 +1,17 @@
-//! Data files: LIBSVM/svmlight text ([`read_libsvm`], [`write_libsvm`]) and CSV ([`read_csv`]).
+//! Data files: LIBSVM/svmlight text ([`read_libsvm`], [`write_libsvm`]) and CSV ([`read_csv`], and
+//! [`read_csv_as`] for test data read against the training file's [`CsvSchema`]).
 //!
 //! Both readers accept gzip-compressed files (name ending in `.gz`; feature `gzip`, on by default), return a [`Dataset`] (validated
 //! samples plus the raw label column) and report malformed input as [`crate::CoreError::Parse`] with
 //! the file and 1-based line. [`read_data`] picks the format by file name, as the `kern` command does.
 
 mod csv;
+mod csv_schema;
 mod libsvm;
 mod write;
 
-pub use self::csv::{CsvOptions, LabelColumn, MissingPolicy, read_csv};
+pub use self::csv::{CsvOptions, LabelColumn, MissingPolicy, read_csv, read_csv_as};
+pub use self::csv_schema::{CsvFeature, CsvSchema};
 pub use self::libsvm::{LibsvmOptions, parse_libsvm_line, read_libsvm, read_libsvm_with, write_libsvm};
 pub use self::write::{
     WriteOptions, ensure_distinct, exit_broken_pipe, is_stdout, write_atomic, write_file, write_file_with,
@@ -23,8 +26,12 @@ use std::path::{Path, PathBuf};
 
 /// Samples with their label column as read from a file.
 ///
-/// Labels are kept as text (numbers normalized, so `+1`, `1` and `1.0` are the same label); turn them
-/// into targets with [`Dataset::binary`], [`Dataset::classes`] or [`Dataset::real`].
+/// Labels are kept as text: a LIBSVM file's labels are numbers and are normalized (`+1`, `1` and `1.0`
+/// are the label `1`); a CSV file's labels are its text as written (`02134` stays `02134`). Turn them
+/// into targets with [`Dataset::binary`], [`Dataset::classes`] or [`Dataset::real`]: when every label
+/// parses as a number, labels are compared and sorted as numbers (`1` and `1.0` are one class, named
+/// by its first spelling in text order; `02134` and `2134` would be one class too), otherwise as text.
+/// A label naming NaN or an infinity is an error, never a class.
 ///
 /// ```
 /// use kern_core::io::{read_libsvm, Dataset};
@@ -45,9 +52,32 @@ pub struct Dataset {
     pub labels: Vec<String>,
     /// Feature names (from a CSV header, else `f1..fd`; empty for a sparse store, whose `d` may be huge).
     pub feature_names: Vec<String>,
+    /// The CSV schema of the file ([`read_csv`]) or the training schema it was read against
+    /// ([`read_csv_as`]); `None` for other formats.
+    pub schema: Option<CsvSchema>,
+    /// The 1-based lines of rows dropped for a missing value ([`MissingPolicy::Drop`]; empty
+    /// otherwise): with them, every input row is accounted for.
+    pub dropped_lines: Vec<usize>,
 }
 
 impl Dataset {
+    /// A dataset of samples and labels, without schema or dropped lines.
+    ///
+    /// ```
+    /// use kern_core::{Samples, io::Dataset};
+    /// let ds = Dataset::new(Samples::from_rows(&[[0.0], [1.0]])?, vec!["a".into(), "b".into()], vec![]);
+    /// assert!(ds.has_labels() && ds.schema.is_none() && ds.dropped_lines.is_empty());
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn new(samples: Samples, labels: Vec<String>, feature_names: Vec<String>) -> Self {
+        Dataset { samples, labels, feature_names, schema: None, dropped_lines: Vec::new() }
+    }
+
+    /// Whether the file had labels (a label column; [`read_csv_as`] reads test data without one).
+    pub fn has_labels(&self) -> bool {
+        self.labels.iter().any(|l| !l.is_empty())
+    }
+
     /// Labels as ±1 targets (exactly two distinct labels).
     pub fn binary(&self) -> Result<BinaryTargets> {
         BinaryTargets::from_labels(&self.labels)
@@ -65,8 +95,11 @@ impl Dataset {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                l.parse::<f64>()
-                    .map_err(|_| CoreError::Targets(format!("label {l:?} of row {i} is not a number")))
+                l.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
+                    CoreError::Targets(format!(
+                        "the label of sample {i} (counting from 0) is {l:?}, not a finite number"
+                    ))
+                })
             })
             .collect();
         RealTargets::new(v?)

@@ -100,10 +100,13 @@ fn malformed_csv_inputs_name_file_and_line() {
 #[test]
 fn csv_features_labels_and_missing() {
     let p = tmp("ok.csv", "age,sex,num\n63.0,1.0,0\n67.0,?,2\n\n41.0,0.0,1\n");
-    let ds =
-        read_csv(&p, &CsvOptions { label: LabelColumn::Name("num".into()), ..Default::default() }).unwrap();
+    let by_name = CsvOptions { label: LabelColumn::Name("num".into()), ..Default::default() };
+    assert!(read_csv(&p, &by_name).is_err(), "missing values are refused by default");
+    let drop = CsvOptions { missing: kern_core::io::MissingPolicy::Drop, ..by_name };
+    let ds = read_csv(&p, &drop).unwrap();
     assert_eq!(ds.samples.as_slice(), &[63.0, 1.0, 41.0, 0.0]);
     assert_eq!(ds.labels, vec!["0", "1"]);
+    assert_eq!(ds.dropped_lines, vec![3]);
     assert_eq!(ds.feature_names, vec!["age", "sex"]);
     // Headerless, label first, semicolons, quotes.
     let p = tmp("nohdr.csv", "\"b\";1;2\n\"a\";3;4\n");
@@ -126,7 +129,8 @@ fn reads_the_real_datasets_shipped_in_data() {
     } else {
         assert!(read_csv(&mnist, &CsvOptions::default()).is_err(), "gzip is refused without the feature");
     }
-    let ds = read_csv(&dir.join("cleveland.csv"), &CsvOptions::default()).unwrap();
+    let drop = CsvOptions { missing: kern_core::io::MissingPolicy::Drop, ..Default::default() };
+    let ds = read_csv(&dir.join("cleveland.csv"), &drop).unwrap();
     assert_eq!(ds.samples.n(), 297);
 }
 

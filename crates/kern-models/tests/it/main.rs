@@ -9,6 +9,7 @@ mod libsvm_precomputed;
 mod libsvm_precomputed_training;
 mod nu_bound;
 mod railway;
+mod schema;
 mod sparse_store;
 mod weights;
 mod widen;
