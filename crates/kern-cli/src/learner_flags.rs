@@ -26,7 +26,7 @@
 use crate::CliError;
 pub use crate::any_params::AnyParams;
 use crate::any_params::RailwayParams;
-use crate::cv_flags::{is_precomputed, kernel_at};
+use crate::grid_kernel::{is_precomputed, kernel_at};
 use crate::kinds::{ModelKind, Scheme, SvmType, resolve, words};
 use kern_core::KernelSpec;
 use kern_models::fvs::FvsParams;

@@ -20,6 +20,7 @@
 
 pub mod any_params;
 pub mod cv_flags;
+mod grid_kernel;
 pub mod kinds;
 pub mod learner_flags;
 

@@ -9,8 +9,12 @@
 #![allow(rustdoc::broken_intra_doc_links)]
 
 mod commands;
-mod common;
+mod data;
+mod families;
+mod metrics;
+mod output;
 mod progress;
+mod resources;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -126,7 +130,6 @@ fn main() -> ExitCode {
     drop(spinner);
     match result {
         Ok(mut json) => {
-            common::add_storage(&mut json);
             if let Some(obj) = json.as_object_mut() {
                 obj.insert("schema".into(), SCHEMA.into());
             }

@@ -7,15 +7,17 @@
 //!
 //! `--kernel precomputed` (SVMs) reads LIBSVM's precomputed format, the full kernel matrix of the
 //! training points (`LABEL 0:i 1:K(x_i,x_1) …`); each fold trains on `K[train, train]` and predicts
-//! from `K[test, train]` (module `precomputed_cv`). A precomputed kernel has no parameters, so only
+//! from `K[test, train]` (the SVM family's `precomputed_cv`). A precomputed kernel has no parameters, so only
 //! the model's axes may be searched.
 
-use crate::commands::precomputed_cv::{FitMatrix, OnMatrix, serials};
-use crate::common::{CliError, CliResult, DataArgs, with_threads};
-use kern_cli::any_params::{AnyParams, CellModel};
+use crate::data::DataArgs;
+use crate::families::svm::precomputed;
+use crate::families::svm::precomputed_cv::{OnMatrix, serials};
+use crate::output::{CliError, CliResult, add_storage};
+use crate::resources::with_threads;
+use kern_cli::any_params::AnyParams;
 use kern_cli::cv_flags::CvFlags;
 use kern_core::Targets;
-use kern_models::ModelsError;
 use kern_models::svm::{KernelMatrix, SharedGram, SvcParams};
 use kern_tune::grid::{
     GridSearchConfig, ParamGrid, ParamPoint, PathPredictions, grid_search, grid_search_along,
@@ -73,23 +75,6 @@ fn search(
     })
 }
 
-/// A cell's SVM trained on the folds of a precomputed kernel matrix (the other kinds are refused
-/// before: a precomputed kernel cross-validates SVMs only).
-impl FitMatrix for AnyParams {
-    type Model = CellModel;
-    fn fit_matrix(&self, k: &KernelMatrix, y: &Targets) -> Result<CellModel, ModelsError> {
-        Ok(match self {
-            AnyParams::Svc(p) => CellModel::Svc(Box::new(p.fit_matrix(k, y)?)),
-            AnyParams::NuSvc(p) => CellModel::Svc(Box::new(p.fit_matrix(k, y)?)),
-            AnyParams::Svr(p) => CellModel::Svr(Box::new(p.fit_matrix(k, y)?)),
-            AnyParams::NuSvr(p) => CellModel::Svr(Box::new(p.fit_matrix(k, y)?)),
-            _ => {
-                return Err(ModelsError::Input("a precomputed kernel cross-validates SVMs only".into()));
-            }
-        })
-    }
-}
-
 /// Runs `kern cv`.
 pub fn run(a: Args) -> CliResult {
     let f = &a.cv;
@@ -98,12 +83,13 @@ pub fn run(a: Args) -> CliResult {
     kern_core::parallel::warm_up(f.threads);
     // Every model of `kern cv` computes on either sample store: a sparse file stays sparse. A
     // precomputed file becomes its kernel matrix, and the samples the folds split are the serials.
-    let (mut ds, gram) = if plan.precomputed {
-        let ds = crate::commands::precomputed::read(&a.data, true)?;
-        let k = crate::commands::precomputed::kernel_matrix(&ds)?;
-        (ds, Some(k))
+    let (mut ds, gram, stored) = if plan.precomputed {
+        let ds = precomputed::read(&a.data, true)?;
+        let k = precomputed::kernel_matrix(&ds)?;
+        (ds, Some(k), None)
     } else {
-        (a.data.load_sparse()?, None)
+        let (ds, stored) = a.data.load_sparse()?;
+        (ds, None, Some(stored))
     };
     if let Some(k) = &gram {
         ds.samples = serials(k.n())?;
@@ -131,5 +117,7 @@ pub fn run(a: Args) -> CliResult {
             search(f, &plan.grid, &build, &ds.samples, &y, &plan.config, gram.as_ref())?
         }
     };
-    Ok(f.summary(plan.learner, ds.samples.n(), &report, t.elapsed().as_secs_f64()))
+    let mut v = f.summary(plan.learner, ds.samples.n(), &report, t.elapsed().as_secs_f64());
+    add_storage(&mut v, stored);
+    Ok(v)
 }

@@ -1,6 +1,8 @@
 //! `kern fvs`: feature vector selection (Baudat & Anouar eqs. 3–8) on a data file.
 
-use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
+use crate::data::{DataArgs, parse_kernel};
+use crate::output::{CliResult, add_storage};
+use crate::resources::with_threads;
 use kern_core::{Kernel, KernelVisitor, Samples};
 use kern_models::fvs::{self, Fvs, FvsParams, Strategy};
 use serde_json::json;
@@ -53,7 +55,7 @@ pub fn run(a: Args) -> CliResult {
     };
     params.check()?;
     // FVS evaluates kernels on either sample store: a sparse file stays sparse.
-    let ds = a.data.load_sparse()?;
+    let (ds, stored) = a.data.load_sparse()?;
     let t = Instant::now();
     let f = with_threads(a.threads, || kernel.visit(Select(&ds.samples, &params)))??;
     let seconds = t.elapsed().as_secs_f64();
@@ -64,7 +66,7 @@ pub fn run(a: Args) -> CliResult {
         Strategy::Stochastic { seed } => format!("stochastic:{seed}"),
         Strategy::Auto => "auto".to_string(),
     };
-    Ok(json!({
+    let mut v = json!({
         "n": ds.samples.n(),
         "d": ds.samples.d(),
         "kernel": kernel.to_string(),
@@ -75,36 +77,7 @@ pub fn run(a: Args) -> CliResult {
         "final_fitness": f.final_fitness(),
         "stop": f.stop.name(),
         "seconds": seconds,
-    }))
-}
-
-/// `kern train --model kfa`: FVS then least squares (eqs. 9–10); saves a `kfa` model.
-pub fn train_kfa(
-    a: &crate::commands::train::Args,
-    params: kern_models::kfa::KfaParams<kern_core::KernelSpec>,
-    ds: &kern_core::io::Dataset,
-) -> CliResult {
-    use kern_core::learner::Fit;
-    let targets = crate::common::targets(ds, a.learner.regression)?;
-    let t = Instant::now();
-    let m = with_threads(a.threads, || params.fit(&ds.samples, &targets))??;
-    let seconds = t.elapsed().as_secs_f64();
-    crate::common::save_model(&a.out, &m)?;
-    let layer = &m.layers()[0];
-    Ok(json!({
-        "model": "kfa",
-        "kernel": layer.kernel().to_string(),
-        "n": ds.samples.n(),
-        "d": ds.samples.d(),
-        "task": match m.task() {
-            kern_models::kfa::Task::Binary { .. } => "binary",
-            kern_models::kfa::Task::Classes { .. } => "classes",
-            kern_models::kfa::Task::Real => "regression",
-        },
-        "n_fv": layer.n_fv(),
-        "fitness": layer.fitness().last().copied().unwrap_or(0.0),
-        "rank": m.readout().rank(),
-        "out": a.out.display().to_string(),
-        "seconds": seconds,
-    }))
+    });
+    add_storage(&mut v, Some(stored));
+    Ok(v)
 }

@@ -1,6 +1,8 @@
 //! `kern gram`: computes a dense Gram matrix and reports its speed.
 
-use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
+use crate::data::{DataArgs, parse_kernel};
+use crate::output::{CliResult, add_storage};
+use crate::resources::{check_dense, with_threads};
 use kern_core::{GramPath, Kernel, KernelVisitor, Profile, Samples, gram_with};
 use serde_json::json;
 use std::time::Instant;
@@ -31,9 +33,9 @@ pub fn run(a: Args) -> CliResult {
         "sparse" => GramPath::Sparse,
         other => return Err(format!("unknown --path {other:?}; valid: auto, gemm, sparse, pairwise").into()),
     };
-    let ds = a.data.load_sparse()?;
+    let (ds, stored) = a.data.load_sparse()?;
     let (n, d) = (ds.samples.n(), ds.samples.d());
-    crate::common::check_dense(
+    check_dense(
         n,
         1,
         "the dense Gram matrix",
@@ -64,7 +66,7 @@ pub fn run(a: Args) -> CliResult {
         Profile::SqDist | Profile::Dot => 2.0 * (n as f64) * (n as f64) * d as f64,
         Profile::General => f64::NAN,
     };
-    Ok(json!({
+    let mut v = json!({
         "n": n,
         "d": d,
         "density": kern_core::sparse_dots::density(&ds.samples),
@@ -74,5 +76,7 @@ pub fn run(a: Args) -> CliResult {
         "seconds": seconds,
         "gflops": if flops.is_finite() { json!(flops / seconds / 1e9) } else { json!(null) },
         "ns_per_entry": seconds * 1e9 / (n as f64 * n as f64),
-    }))
+    });
+    add_storage(&mut v, Some(stored));
+    Ok(v)
 }

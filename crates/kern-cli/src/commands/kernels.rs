@@ -1,6 +1,6 @@
 //! `kern kernels` (and `kern help kernels`): the kernel spec grammar and the kernels it names.
 
-use crate::common::CliResult;
+use crate::output::CliResult;
 use serde_json::json;
 
 /// The kernel grammar, shown by `kern help kernels` and printed by `kern kernels`.

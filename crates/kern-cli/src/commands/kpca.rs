@@ -5,14 +5,12 @@
 //! and the solver; `--out` writes the training points' scores as CSV (`pc1,...,pcK`), `--save` the
 //! model, which `kern predict` applies to new points.
 
-use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
-use kern_core::Kernel;
-use kern_models::kmat::{PathChoice, SolvePath};
-use kern_models::kpca::{EigenSolver, KernelPcaParams};
-use serde_json::json;
-use std::fmt::Write as _;
+use crate::data::{DataArgs, parse_kernel};
+use crate::families::kpca;
+use crate::output::{CliResult, add_storage, check_out};
+use kern_models::kmat::PathChoice;
+use kern_models::kpca::EigenSolver;
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// Arguments of `kern kpca`.
 #[derive(clap::Args, Debug)]
@@ -75,7 +73,7 @@ pub struct Args {
 /// Runs `kern kpca`.
 pub fn run(a: Args) -> CliResult {
     let kernel = parse_kernel(&a.kernel)?;
-    let mut path: PathChoice = a.path.parse()?;
+    let path: PathChoice = a.path.parse()?;
     let solver = match a.solver.as_str() {
         "auto" => EigenSolver::Auto,
         "dense" => EigenSolver::Dense,
@@ -83,101 +81,26 @@ pub fn run(a: Args) -> CliResult {
         other => return Err(format!("unknown --solver {other:?}; valid: auto, dense, krylov").into()),
     };
     for out in a.out.iter().chain(&a.save) {
-        crate::common::check_out(out, &[&a.data.data])?;
+        check_out(out, &[&a.data.data])?;
     }
-    let ds = a.data.load_sparse()?;
-    if let Some(spec) = &a.landmarks {
-        let (model, mut v) = crate::commands::landmark::kpca_landmark(
-            kernel,
-            a.components,
-            spec,
-            a.landmark_seed,
-            &a.fvs_strategy,
-            &ds,
-            a.threads,
-        )?;
-        if let Some(out) = &a.out {
-            let z = with_threads(a.threads, || model.transform(&ds.samples))??;
-            write_scores(out, z.as_ref())?;
+    let (ds, stored) = a.data.load_sparse()?;
+    let job = kpca::Job {
+        kernel,
+        components: a.components,
+        out: a.out.as_deref(),
+        save: a.save.as_deref(),
+        threads: a.threads,
+    };
+    let mut v = match &a.landmarks {
+        Some(spec) => {
+            let o = kpca::Nystrom { landmarks: spec, seed: a.landmark_seed, fvs_strategy: &a.fvs_strategy };
+            kpca::nystrom(&job, &o, &ds)?
         }
-        if let Some(p) = &a.save {
-            crate::common::save_model(p, &model)?;
+        None => {
+            let o = kpca::Exact { path, solver, tol: a.tol, block: a.block, basis: a.basis, seed: a.seed };
+            kpca::exact(&job, &o, &ds)?
         }
-        v["out"] = json!(a.out.as_ref().map(|p| p.display().to_string()));
-        return Ok(v);
-    }
-    if kern_models::kmat::choose_path(&kernel, &ds.samples, path)? == SolvePath::Dense {
-        // The n x n matrix, and for the dense eigensolver its n x n eigenvectors.
-        let copies = if solver == EigenSolver::Krylov { 1 } else { 2 };
-        let fits = crate::common::check_dense(
-            ds.samples.n(),
-            copies,
-            "kernel PCA's dense kernel matrix",
-            crate::common::DENSE_INSTEAD,
-        );
-        match fits {
-            // --path auto with a compactly supported kernel: the sparse K_C and the block Krylov
-            // solver (memory O(nnz + n k)) when the dense matrix does not fit in memory.
-            Err(_) if path == PathChoice::Auto && kernel.support_radius().is_some() => {
-                path = PathChoice::Sparse;
-            }
-            other => other?,
-        }
-    }
-    let mut params =
-        KernelPcaParams::new(kernel, a.components).path(path).solver(solver).tol(a.tol).seed(a.seed);
-    if let Some(b) = a.block {
-        params = params.block(b);
-    }
-    if let Some(m) = a.basis {
-        params = params.basis(m);
-    }
-    let t = Instant::now();
-    let model = with_threads(a.threads, || params.fit(&ds.samples))??;
-    let seconds = t.elapsed().as_secs_f64();
-    if let Some(out) = &a.out {
-        write_scores(out, model.training_scores().as_ref())?;
-    }
-    if let Some(p) = &a.save {
-        crate::common::save_model(p, &model)?;
-    }
-    let info = model.solver_info();
-    Ok(json!({
-        "n": ds.samples.n(),
-        "d": ds.samples.d(),
-        "kernel": model.kernel().to_string(),
-        "components": model.components(),
-        "eigenvalues": model.eigenvalues(),
-        "explained_variance": model.explained_variance(),
-        "explained_variance_ratio": model.explained_variance_ratio(),
-        "zero_components": model.zero_components(),
-        "path": model.path().name(),
-        "solver": info.solver,
-        "matvecs": info.matvecs,
-        "restarts": info.restarts,
-        "residual": info.residual,
-        "out": a.out.as_ref().map(|p| p.display().to_string()),
-        "seconds": seconds,
-    }))
-}
-
-/// Writes scores as CSV (`pc1,...,pcK` header, one row per point).
-pub(crate) fn write_scores(
-    out: &std::path::Path,
-    z: faer::MatRef<'_, f64>,
-) -> Result<(), crate::common::CliError> {
-    let mut s = String::new();
-    let header: Vec<String> = (1..=z.ncols()).map(|k| format!("pc{k}")).collect();
-    s.push_str(&header.join(","));
-    s.push('\n');
-    for i in 0..z.nrows() {
-        for j in 0..z.ncols() {
-            if j > 0 {
-                s.push(',');
-            }
-            write!(s, "{}", z[(i, j)])?;
-        }
-        s.push('\n');
-    }
-    crate::common::write_output(out, s.as_bytes())
+    };
+    add_storage(&mut v, Some(stored));
+    Ok(v)
 }

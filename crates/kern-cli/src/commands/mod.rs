@@ -1,4 +1,6 @@
-//! One module per subcommand.
+//! One module per subcommand: its flags (clap `Args`) and a `run` that parses them, reads the data,
+//! hands the work to a model family (`crate::families`) or does it (the commands that train no
+//! model), and returns the JSON summary, with the `"storage"` and `"nnz"` of the data it read.
 
 pub mod cv;
 pub mod export;
@@ -7,14 +9,8 @@ pub mod gram;
 pub mod info;
 pub mod kernels;
 pub mod kpca;
-pub mod landmark;
-pub mod lssvm;
-pub mod precomputed;
-pub mod precomputed_cv;
 pub mod predict;
-pub mod railway;
 pub mod scale;
 pub mod sparse;
-pub mod svm_types;
 pub mod train;
 pub mod tune;

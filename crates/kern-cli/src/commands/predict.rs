@@ -7,7 +7,11 @@
 //! `nystrom-kpca`) project the data instead: `--out` gets their scores, as `kern kpca --out` writes
 //! the training points' scores.
 
-use crate::common::{CliResult, DataArgs, with_threads};
+use crate::data::DataArgs;
+use crate::families::svm::{self, precomputed};
+use crate::families::{kfa, kpca, landmark, railway, ridge};
+use crate::output::{CliError, CliResult, add_storage, check_out, write_output};
+use crate::resources::with_threads;
 use kern_core::Samples;
 use kern_core::io::Dataset;
 use kern_models::widen::WidenFeatures;
@@ -58,19 +62,22 @@ pub enum Values {
 /// Runs `kern predict`.
 pub fn run(a: Args) -> CliResult {
     if let Some(out) = &a.out {
-        crate::common::check_out(out, &[&a.data.data, &a.model])?;
+        check_out(out, &[&a.data.data, &a.model])?;
     }
     // The worker threads come up while the model and the data are read.
     kern_core::parallel::warm_up(a.threads);
     let mut m = AnyModel::load(&a.model)?;
     let kind = m.kind();
     let csv = a.data.is_csv();
-    let ds = if m.input() == Input::KernelRows {
-        crate::commands::precomputed::read(&a.data, false)?
+    // A precomputed kernel's rows are kernel values, not samples: no storage in the summary.
+    let (ds, stored) = if m.input() == Input::KernelRows {
+        (precomputed::read(&a.data, false)?, None)
     } else if m.takes_sparse() {
-        a.data.load_sparse()?
+        let (ds, stored) = a.data.load_sparse()?;
+        (ds, Some(stored))
     } else {
-        a.data.load()?
+        let (ds, stored) = a.data.load()?;
+        (ds, Some(stored))
     };
     let x: Cow<'_, Samples> = if let Some(s) = m.scaled() {
         // Raw samples are brought to the training dimension; the model scales them.
@@ -97,7 +104,9 @@ pub fn run(a: Args) -> CliResult {
             )
             .into());
         }
-        return project(&a, &m, &x, &ds);
+        let mut v = kpca::project(&m, &x, &ds, a.out.as_deref(), a.threads)?;
+        add_storage(&mut v, stored);
+        return Ok(v);
     }
     if a.values == Some(Values::Probability)
         && let Some(why) = m.why_no_probability()
@@ -120,6 +129,7 @@ pub fn run(a: Args) -> CliResult {
     let mut summary = summary(&m, &p, &ds);
     summary["seconds"] = json!(seconds);
     summary["scaled"] = json!(m.scaled().is_some());
+    add_storage(&mut summary, stored);
     Ok(summary)
 }
 
@@ -150,146 +160,12 @@ fn lines(m: &AnyModel, p: &Predictions, values: Option<Values>) -> Vec<String> {
     }
 }
 
-/// Root mean square and mean absolute error of `pred` against the file's values, when it has them.
-fn errors(pred: &[f64], ds: &Dataset) -> (Option<f64>, Option<f64>) {
-    match ds.real() {
-        Ok(y) => {
-            let n = pred.len() as f64;
-            let se: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v) * (p - v)).sum();
-            let ae: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v).abs()).sum();
-            (Some((se / n).sqrt()), Some(ae / n))
-        }
-        Err(_) => (None, None),
-    }
-}
-
-/// The JSON summary: the figures each kind of model reports.
-fn summary(m: &AnyModel, p: &Predictions, ds: &Dataset) -> Value {
-    use crate::commands::lssvm::scores;
-    let n = ds.samples.n();
-    let name = m.learner_name();
-    match m.base() {
-        AnyModel::Libsvm(l) => {
-            let classifier = m.is_classifier();
-            let (rmse, mae) = if classifier { (None, None) } else { errors(&p.values, ds) };
-            json!({
-                "model": "libsvm",
-                "svm_type": l.svm_type().name(),
-                "kernel": l.kernel().to_string(),
-                "n": n,
-                "accuracy": if classifier { accuracy(&p.labels, &ds.labels) } else { None },
-                "rmse": rmse,
-                "mae": mae,
-                "probability": l.has_probability(),
-            })
-        }
-        AnyModel::Svc(s) => json!({
-            "model": name,
-            "n": n,
-            "accuracy": accuracy(&p.labels, &ds.labels),
-            "probability": s.has_probability(),
-        }),
-        AnyModel::RailwaySvc(_) => {
-            json!({ "model": name, "kernel": "railway", "n": n, "accuracy": accuracy(&p.labels, &ds.labels) })
-        }
-        AnyModel::Svr(_) => {
-            let (rmse, mae) = errors(&p.values, ds);
-            json!({ "model": name, "n": n, "rmse": rmse, "mae": mae })
-        }
-        AnyModel::OneClass(_) => {
-            // The accuracy when every label of the data is -1 or +1, as LIBSVM's svm-predict reports it.
-            let labels: Option<Vec<f64>> = ds
-                .labels
-                .iter()
-                .map(|l| l.trim().parse::<f64>().ok().filter(|v| *v == 1.0 || *v == -1.0))
-                .collect();
-            let accuracy = labels
-                .filter(|l| !l.is_empty())
-                .map(|l| l.iter().zip(&p.values).filter(|(a, b)| a == b).count() as f64 / l.len() as f64);
-            json!({
-                "model": name,
-                "n": n,
-                "outliers": p.values.iter().filter(|&&v| v < 0.0).count(),
-                "accuracy": accuracy,
-            })
-        }
-        AnyModel::Kfa(k) => {
-            let real = matches!(k.task(), kern_models::kfa::Task::Real);
-            let labelled = ds.labels.iter().any(|l| !l.is_empty());
-            let accuracy = if real || !labelled { None } else { accuracy(&p.labels, &ds.labels) };
-            let rmse = if real { errors(&p.values, ds).0 } else { None };
-            json!({ "model": name, "n": n, "n_fv": k.n_fv(), "accuracy": accuracy, "rmse": rmse })
-        }
-        AnyModel::Nystrom(r) => {
-            let mut v = scores(r.task(), &p.values, ds);
-            v["model"] = json!(name);
-            v["landmarks"] = json!(r.landmarks().to_string());
-            v["centres"] = json!(r.centres().n());
-            v["n"] = json!(n);
-            v["lambda"] = json!(r.lambda());
-            v
-        }
-        AnyModel::LsSvm(r) => {
-            let mut v = scores(r.task(), &p.values, ds);
-            v["n"] = json!(n);
-            v["lambda"] = json!(r.lambda());
-            v["factor_seconds"] = json!(r.factor_seconds());
-            v["path"] = json!(r.path().name());
-            v["model"] = json!(name);
-            v
-        }
-        AnyModel::Krr(r) => {
-            let mut v = scores(r.task(), &p.values, ds);
-            v["n"] = json!(n);
-            v["lambda"] = json!(r.lambda());
-            v["factor_seconds"] = json!(r.factor_seconds());
-            v["path"] = json!(r.path().name());
-            v["model"] = json!(name);
-            v
-        }
-        _ => json!({ "model": name, "n": n }),
-    }
-}
-
-/// `kern predict` on a kernel PCA model: the projections of the data's points, to `--out` as
-/// `kern kpca --out` writes the training scores.
-fn project(a: &Args, m: &AnyModel, x: &Samples, ds: &Dataset) -> CliResult {
-    let t = Instant::now();
-    let z = with_threads(a.threads, || m.transform(x))??;
-    let seconds = t.elapsed().as_secs_f64();
-    if let Some(out) = &a.out {
-        crate::commands::kpca::write_scores(out, z.as_ref())?;
-    }
-    let mut v = json!({
-        "model": m.kind().name(),
-        "kernel": m.kernel(),
-        "n": ds.samples.n(),
-        "components": z.ncols(),
-        "out": a.out.as_ref().map(|p| p.display().to_string()),
-        "seconds": seconds,
-        "scaled": m.scaled().is_some(),
-    });
-    match m.base() {
-        AnyModel::Kpca(k) => v["path"] = json!(k.path().name()),
-        AnyModel::NystromKpca(k) => {
-            v["landmarks"] = json!(k.landmarks().to_string());
-            v["centres"] = json!(k.centres().n());
-        }
-        _ => {}
-    }
-    Ok(v)
-}
-
 /// Brings test samples and a model that stores samples to one dimension, by LIBSVM's rule for a
 /// LIBSVM file: features beyond the model's are kept, the model's samples being zero there
 /// ([`kern_models::widen`]; the model's samples are widened as a sparse store, never densified).
 /// Features the file lacks are zeros ([`to_dim`]). A CSV file has every column, so a different column
 /// count is an error.
-pub(crate) fn fit_dim<'a, M: WidenFeatures>(
-    x: &'a Samples,
-    m: &mut M,
-    csv: bool,
-) -> Result<Cow<'a, Samples>, crate::common::CliError> {
+fn fit_dim<'a, M: WidenFeatures>(x: &'a Samples, m: &mut M, csv: bool) -> Result<Cow<'a, Samples>, CliError> {
     let d = m.n_features();
     if x.d() == d {
         return Ok(Cow::Borrowed(x));
@@ -315,7 +191,7 @@ fn zero_beyond(x: &Samples, d: usize) -> bool {
 /// are zeros; extra trailing features are accepted only when they are all zero (models that store
 /// samples take them through [`fit_dim`] instead). A CSV file has every column, so a different column
 /// count is an error.
-pub(crate) fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate::common::CliError> {
+fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, CliError> {
     if x.d() == d {
         return Ok(x.clone());
     }
@@ -363,10 +239,10 @@ pub(crate) fn to_dim(x: &Samples, d: usize, csv: bool) -> Result<Samples, crate:
     Ok(Samples::from_flat(data, x.n(), d)?)
 }
 
-fn write_lines(path: &std::path::Path, lines: &[String]) -> Result<(), crate::common::CliError> {
+fn write_lines(path: &std::path::Path, lines: &[String]) -> Result<(), CliError> {
     let mut s = lines.join("\n");
     s.push('\n');
-    crate::common::write_output(path, s.as_bytes())
+    write_output(path, s.as_bytes())
 }
 
 /// Decision values of one sample as a line.
@@ -374,12 +250,17 @@ fn value_line(v: &[f64]) -> String {
     v.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(" ")
 }
 
-/// Labels and predictions compared as numbers when both are numbers, as text otherwise.
-fn accuracy(pred: &[String], labels: &[String]) -> Option<f64> {
-    labels.iter().any(|l| !l.is_empty()).then(|| {
-        let norm =
-            |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
-        let hits = pred.iter().zip(labels).filter(|(p, l)| norm(p) == norm(l)).count();
-        hits as f64 / pred.len() as f64
-    })
+/// The JSON summary: the figures each kind of model reports, its family's.
+fn summary(m: &AnyModel, p: &Predictions, ds: &Dataset) -> Value {
+    let name = m.learner_name();
+    match m.base() {
+        AnyModel::Libsvm(l) => svm::predict_libsvm(l, m.is_classifier(), p, ds),
+        b @ (AnyModel::Svc(_) | AnyModel::Svr(_) | AnyModel::OneClass(_)) => svm::predict(b, name, p, ds),
+        AnyModel::RailwaySvc(_) => railway::predict(name, p, ds),
+        AnyModel::Kfa(k) => kfa::predict(k, name, p, ds),
+        AnyModel::Nystrom(r) => landmark::predict(r, name, p, ds),
+        AnyModel::LsSvm(r) => ridge::predict(r.as_ref(), name, p, ds),
+        AnyModel::Krr(r) => ridge::predict(r.as_ref(), name, p, ds),
+        _ => json!({ "model": name, "n": ds.samples.n() }),
+    }
 }

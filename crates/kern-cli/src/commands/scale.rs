@@ -1,7 +1,8 @@
 //! `kern scale`: LIBSVM's `svm-scale` — scale every feature onto `[lower, upper]`, save the parameters
 //! (`-s`) or restore them (`-r`); parameter files interoperate with `svm-scale`'s.
 
-use crate::common::{CliResult, DataArgs, write_output};
+use crate::data::DataArgs;
+use crate::output::{CliResult, add_storage, write_output};
 use kern_core::SampleRef;
 use kern_models::libsvm_model::fmt_g17;
 use kern_models::scaling::FeatureScaling;
@@ -37,7 +38,7 @@ pub struct Args {
 
 /// Runs `kern scale`.
 pub fn run(a: Args) -> CliResult {
-    let ds = a.data.load_sparse()?;
+    let (ds, stored) = a.data.load_sparse()?;
     let t = Instant::now();
     let scaling = match &a.restore {
         Some(p) => {
@@ -85,7 +86,7 @@ pub fn run(a: Args) -> CliResult {
         warnings.push(w);
     }
     let (lower, upper) = scaling.limits();
-    Ok(json!({
+    let mut v = json!({
         "n": x.n(),
         "d": x.d(),
         "lower": lower,
@@ -99,7 +100,9 @@ pub fn run(a: Args) -> CliResult {
         "warnings": warnings,
         "out": a.out.display().to_string(),
         "seconds": t.elapsed().as_secs_f64(),
-    }))
+    });
+    add_storage(&mut v, Some(stored));
+    Ok(v)
 }
 
 /// The non-zero coordinates `(index, value)` of a sample, in index order, on either store.

@@ -1,7 +1,9 @@
 //! `kern sparse`: the sparse Gram matrix of a compactly supported kernel, its ordering, bandwidth and
 //! sparse Cholesky factorization (CS-RBF paper §2, Table 1).
 
-use crate::common::{CliResult, DataArgs, parse_kernel, with_threads};
+use crate::data::{DataArgs, parse_kernel};
+use crate::output::{CliResult, add_storage};
+use crate::resources::with_threads;
 use kern_core::Kernel;
 use kern_sparse::{
     CholeskyPlan, GramOptions, Ordering, SearchMethod, bandwidth, bandwidth_permuted, sparse_gram_with,
@@ -44,7 +46,7 @@ pub fn run(a: Args) -> CliResult {
     if !(a.lambda.is_finite() && a.lambda > 0.0) {
         return Err(format!("--lambda must be finite and > 0, got {}", a.lambda).into());
     }
-    let ds = a.data.load()?;
+    let (ds, stored) = a.data.load()?;
     let x = ds.samples;
     if let Some(c) = kernel.support_radius() {
         // Full symmetric CSC storage: a value and a row index per entry, estimated from seeded pairs.
@@ -57,7 +59,7 @@ pub fn run(a: Args) -> CliResult {
             "use a smaller support radius (the c of cs-...), a sample of the data, or raise --max-memory",
         )?;
     }
-    with_threads(a.threads, move || -> CliResult {
+    let mut v = with_threads(a.threads, move || -> CliResult {
         let t0 = Instant::now();
         let g = sparse_gram_with(&kernel, &x, GramOptions { search })?;
         let assemble_seconds = t0.elapsed().as_secs_f64();
@@ -117,5 +119,8 @@ pub fn run(a: Args) -> CliResult {
             "threads": rayon::current_num_threads(),
             "seconds": t0.elapsed().as_secs_f64(),
         }))
-    })?
+    })??;
+    // The summary's "nnz" is the kernel matrix's; the data's store is added beside it.
+    add_storage(&mut v, Some(stored));
+    Ok(v)
 }

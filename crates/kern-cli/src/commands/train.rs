@@ -2,22 +2,23 @@
 //!
 //! The learner's flags are kern-cli's `LearnerFlags`, resolved once into the model
 //! ([`ModelKind`]) and translated once into its parameters (`AnyParams`, the translation `kern cv`
-//! uses); one match arm per model then trains and saves it. What `kern train` adds is its own: the
-//! output, the sample weights, the feature scaling. The model file's kind tag is what `kern predict`
-//! dispatches on.
+//! uses), both in [`plan`]; the data is read (and scaled) once, and one match arm per model hands
+//! the parameters, the data and a [`Train`] context to the model's family, which trains, saves and
+//! describes the model. What `kern train` adds is its own: the output, the sample weights, the
+//! feature scaling. The model file's kind tag is what `kern predict` dispatches on.
 
-use crate::common::{CliError, CliResult, DataArgs, parse_kernel, with_threads};
+use crate::data::{DataArgs, Stored, parse_kernel};
+use crate::families::svm::{self, ModelFormat, precomputed};
+use crate::families::{Train, kfa, landmark, railway, ridge};
+use crate::output::{CliError, CliResult, ModelScaling, add_scaling, add_storage, check_out};
 use kern_cli::any_params::AnyParams;
+use kern_cli::kinds::{ModelKind, Scheme};
 use kern_cli::learner_flags::LearnerFlags;
 use kern_core::io::Dataset;
-use kern_models::svm::{KernelMatrix, MachineStats, Multiclass, SvcParams, SvrParams};
-use kern_models::weights::{FitWeighted, SampleWeights};
+use kern_models::scaling::FeatureScaling;
+use kern_models::svm::KernelMatrix;
 use kern_tune::grid::ParamPoint;
-use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::time::Instant;
-
-pub use kern_cli::kinds::{ModelKind, Scheme};
 
 /// Arguments of `kern train`.
 #[derive(clap::Args, Debug)]
@@ -40,7 +41,7 @@ pub struct Args {
     /// Model file format: kern, or libsvm (svc and svr with linear, poly, gaussian or sigmoid kernels;
     /// LIBSVM's svm-predict reads it).
     #[arg(long, value_enum, default_value = "kern")]
-    pub format: crate::commands::export::ModelFormat,
+    pub format: ModelFormat,
     /// Scale every feature onto [--scale-lower, --scale-upper] by its training range (as svm-scale
     /// does) and store the scaling in the model: `kern predict` then scales raw data the same way.
     #[arg(long, conflicts_with = "scale_file")]
@@ -64,26 +65,30 @@ pub struct Args {
     pub weights: Option<PathBuf>,
 }
 
-/// The `--weights` file's weights, one per training sample (`None` without the flag).
-pub(crate) fn sample_weights(a: &Args, n: usize) -> Result<Option<SampleWeights>, CliError> {
-    let Some(path) = &a.weights else { return Ok(None) };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("--weights {}: {e}", path.display()))?;
-    let mut w = Vec::with_capacity(n);
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let v: f64 = line.trim().parse().map_err(|_| {
-            format!("--weights {} line {}: {:?} is not a number", path.display(), i + 1, line.trim())
-        })?;
-        w.push(v);
+impl Args {
+    /// Whether `--scale` or `--scale-file` is given.
+    fn scaled(&self) -> bool {
+        self.scale || self.scale_file.is_some()
     }
-    if w.len() != n {
-        return Err(format!("--weights {}: {} weights for {n} training rows", path.display(), w.len()).into());
+
+    /// The context the families train in: the flags they read, and the scaling of the training data.
+    fn context(&self, scaling: Option<ModelScaling>) -> Train {
+        Train {
+            out: self.out.clone(),
+            format: self.format,
+            threads: self.threads,
+            weights: self.weights.clone(),
+            allow_many_classes: self.learner.allow_many_classes,
+            regression: self.learner.regression,
+            ridge_tol: self.learner.ridge_tol(),
+            kernel: self.learner.kernel.clone(),
+            scaling,
+        }
     }
-    Ok(Some(SampleWeights::new(w).map_err(|e| format!("--weights {}: {e}", path.display()))?))
 }
 
 /// The feature scaling `--scale` / `--scale-file` ask for, fitted on (or read for) the training data.
-fn scaling_of(a: &Args, ds: &Dataset) -> Result<Option<kern_models::scaling::FeatureScaling>, CliError> {
-    use kern_models::scaling::FeatureScaling;
+fn scaling_of(a: &Args, ds: &Dataset) -> Result<Option<FeatureScaling>, CliError> {
     let s = match (&a.scale_file, a.scale) {
         (Some(p), _) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -100,26 +105,25 @@ fn scaling_of(a: &Args, ds: &Dataset) -> Result<Option<kern_models::scaling::Fea
     Ok(Some(s))
 }
 
-/// Loads the training data and applies `--scale` / `--scale-file` (the scaling is then stored with the
-/// saved model). `sparse`: the model computes on a sparse store, so a sparse file stays sparse unless
-/// it is scaled (scaling moves zeros, so scaled samples are dense).
-fn load_scaled(a: &Args, sparse: bool) -> Result<Dataset, CliError> {
-    let scaled = a.scale || a.scale_file.is_some();
-    let mut ds = if sparse && !scaled { a.data.load_sparse()? } else { a.data.load()? };
-    if let Some(s) = scaling_of(a, &ds)? {
-        ds.samples = s.apply(&ds.samples)?;
-        crate::common::store_scaling_with_model(s, ds.samples.d());
-    }
-    Ok(ds)
+/// Loads the training data and applies `--scale` / `--scale-file`, returning the scaling to store
+/// with the saved model. Every model computes on either sample store, so a sparse file stays sparse
+/// unless it is scaled (scaling moves zeros, so scaled samples are dense).
+fn load_scaled(a: &Args) -> Result<(Dataset, Stored, Option<ModelScaling>), CliError> {
+    let (mut ds, stored) = if a.scaled() { a.data.load()? } else { a.data.load_sparse()? };
+    let scaling = match scaling_of(a, &ds)? {
+        Some(s) => {
+            ds.samples = s.apply(&ds.samples)?;
+            Some(ModelScaling { scaling: s, dim: ds.samples.d() })
+        }
+        None => None,
+    };
+    Ok((ds, stored, scaling))
 }
 
-/// Runs `kern train`: the flags resolved once and translated once, before any data is read (a
-/// flag given to a model that does not take it is refused on every path: precomputed and railway
-/// kernels too), then the data read and the model trained.
-pub fn run(a: Args) -> CliResult {
-    crate::common::check_out(&a.out, &[&a.data.data])?;
-    // The worker threads come up while the data is read.
-    kern_core::parallel::warm_up(a.threads);
+/// The model and its parameters: the flags resolved once and translated once, before any data is
+/// read (a flag given to a model that does not take it is refused on every path: precomputed and
+/// railway kernels too), with what `kern train` adds refused where it does not apply.
+fn plan(a: &Args) -> Result<(ModelKind, AnyParams), CliError> {
     let model = a.learner.resolve()?;
     let weighted = model.is_svm() || model == ModelKind::Krr;
     if a.weights.is_some() && !weighted {
@@ -127,64 +131,55 @@ pub fn run(a: Args) -> CliResult {
             "--weights applies to svc, svr, nu-svc, nu-svr, one-class and krr (without --landmarks)".into()
         );
     }
-    check_libsvm_format(&a, model)?;
+    check_libsvm_format(a, model)?;
     let params = a.learner.params(model, &ParamPoint::from_pairs(&[]), a.seed)?;
+    Ok((model, params))
+}
+
+/// Runs `kern train`: the model and its parameters planned once, then the data read and the model
+/// trained by its family.
+pub fn run(a: Args) -> CliResult {
+    check_out(&a.out, &[&a.data.data])?;
+    // The worker threads come up while the data is read.
+    kern_core::parallel::warm_up(a.threads);
+    let (model, params) = plan(&a)?;
     // The SVM solvers draw their own progress; the other models get the command's spinner.
     let _spinner = (!model.is_svm()).then(|| crate::progress::Spinner::start("training"));
-    if crate::commands::precomputed::is_precomputed(&a.learner.kernel) {
-        return crate::commands::precomputed::train(&a, model, params);
+    if precomputed::is_precomputed(&a.learner.kernel) {
+        let libsvm = a.format == ModelFormat::Libsvm;
+        precomputed::check_training(model, a.scaled(), libsvm, a.learner.scheme())?;
+        let ds = precomputed::read(&a.data, true)?;
+        let k = precomputed::kernel_matrix(&ds)?;
+        // A precomputed kernel's summary has no storage: the file holds kernel values, not samples.
+        return fit(&a.context(None), params, ds, Some(&k));
     }
-    if let AnyParams::Railway(p) = &params {
-        let mut ds = load_scaled(&a, true)?;
-        if ds.samples.is_sparse() {
-            // The railway kernel's areas are located by k-means in the full feature space and its
-            // indicator centres and explicit feature map are dense vectors of length d: it needs the
-            // samples dense, whatever their sparsity.
-            let (n, d) = (ds.samples.n(), ds.samples.d());
-            kern_core::memory::check_array::<f64>(
-                &[n, d],
-                "dense copy of the sparse samples for the railway kernel",
-                "the railway kernel's areas and centres are dense points of the feature space; use a \
-                 file with fewer features, or another kernel (which keeps sparse data sparse)",
-            )?;
-            ds.samples = ds
-                .samples
-                .densify("the railway kernel (its areas and centres are dense points of the feature space)")?
-                .into_owned();
-        }
-        return crate::commands::railway::train_railway_svc(&a, p, &ds);
-    }
-    // Every other model computes on either sample store (a sparse file's samples stay O(nnz)).
-    let ds = load_scaled(&a, true)?;
-    train_params(&a, params, &ds, None)
+    let (ds, stored, scaling) = load_scaled(&a)?;
+    let t = a.context(scaling);
+    let mut v = fit(&t, params, ds, None)?;
+    add_storage(&mut v, Some(stored));
+    add_scaling(&mut v, t.scaling.as_ref());
+    Ok(v)
 }
 
 /// Trains and saves the model of `params` on the data, or (the SVMs) on the precomputed kernel
-/// matrix `gram` (then `ds` holds its rows).
-pub(crate) fn train_params(
-    a: &Args,
-    params: AnyParams,
-    ds: &Dataset,
-    gram: Option<&KernelMatrix>,
-) -> CliResult {
-    use crate::commands::{fvs, landmark, lssvm, svm_types};
+/// matrix `gram` (then `ds` holds its rows): one arm per model, each its family's.
+fn fit(t: &Train, params: AnyParams, ds: Dataset, gram: Option<&KernelMatrix>) -> CliResult {
     match params {
-        AnyParams::Svc(p) => train_svc(a, p, ds, gram),
-        AnyParams::Svr(p) => train_svr(a, p, ds, gram),
-        AnyParams::NuSvc(p) => svm_types::train_nu_svc(a, p, ds, gram),
-        AnyParams::NuSvr(p) => svm_types::train_nu_svr(a, p, ds, gram),
-        AnyParams::OneClass(p) => svm_types::train_one_class(a, p, ds, gram),
-        AnyParams::LsSvm(p) => lssvm::train_lssvm(a, p, ds),
-        AnyParams::Krr(p) => lssvm::train_krr(a, p, ds),
-        AnyParams::Kfa(p) => fvs::train_kfa(a, *p, ds),
-        AnyParams::Landmark(p) => landmark::train_landmark(a, p, ds),
-        AnyParams::Railway(p) => crate::commands::railway::train_railway_svc(a, &p, ds),
+        AnyParams::Svc(p) => svm::train_svc(t, p, &ds, gram),
+        AnyParams::Svr(p) => svm::train_svr(t, p, &ds, gram),
+        AnyParams::NuSvc(p) => svm::train_nu_svc(t, p, &ds, gram),
+        AnyParams::NuSvr(p) => svm::train_nu_svr(t, p, &ds, gram),
+        AnyParams::OneClass(p) => svm::train_one_class(t, p, &ds, gram),
+        AnyParams::LsSvm(p) => ridge::train_lssvm(t, p, &ds),
+        AnyParams::Krr(p) => ridge::train_krr(t, p, &ds),
+        AnyParams::Kfa(p) => kfa::train(t, *p, &ds),
+        AnyParams::Landmark(p) => landmark::train(t, p, &ds),
+        AnyParams::Railway(p) => railway::train(t, &p, ds),
     }
 }
 
 /// Refuses before training what a LIBSVM model file cannot hold.
 fn check_libsvm_format(a: &Args, model: ModelKind) -> Result<(), CliError> {
-    use crate::commands::export::{ModelFormat, check_format};
     if a.format != ModelFormat::Libsvm {
         return Ok(());
     }
@@ -198,122 +193,95 @@ fn check_libsvm_format(a: &Args, model: ModelKind) -> Result<(), CliError> {
                     LIBSVM counterpart"
             .into());
     }
-    check_format(a.format, kind)?;
+    svm::check_format(a.format, kind)?;
     if a.learner.scheme() == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
     }
-    if a.scale || a.scale_file.is_some() {
+    if a.scaled() {
         return Err("--format libsvm cannot store a scaling (LIBSVM model files have no place for it): \
                     scale with `kern scale -s PARAMS`, train on the scaled file, and scale test data \
                     with `kern scale -r PARAMS`"
             .into());
     }
-    if !crate::commands::precomputed::is_precomputed(&a.learner.kernel) {
+    if !precomputed::is_precomputed(&a.learner.kernel) {
         kern_models::libsvm_model::LibsvmKernel::from_spec(&parse_kernel(&a.learner.kernel)?)?;
     }
     Ok(())
 }
 
-pub(crate) fn machine_json(s: &MachineStats) -> Value {
-    json!({
-        "n": s.n, "n_sv": s.n_sv, "n_bounded": s.n_bounded, "objective": s.objective, "rho": s.rho,
-        "iterations": s.iterations, "violation": s.violation, "hit_cap": s.hit_cap, "plan": s.plan,
-    })
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use std::path::Path;
 
-/// The summary's `"plan"`: the machines' plan when they all took the same path, else one per
-/// machine, in decision-value order.
-pub(crate) fn plan_json(stats: &[MachineStats]) -> Value {
-    match stats.split_first() {
-        Some((first, rest)) if rest.iter().all(|s| s.plan == first.plan) => json!(first.plan),
-        _ => json!(stats.iter().map(|s| s.plan).collect::<Vec<_>>()),
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        train: Args,
     }
-}
 
-pub(crate) fn warn_caps(stats: &[MachineStats]) -> Vec<String> {
-    let w: Vec<String> = stats.iter().filter_map(MachineStats::warning).collect();
-    for m in &w {
-        eprintln!("kern: warning: {m}");
+    fn args(flags: &[&str]) -> Args {
+        let argv = ["train", "--data", "d.svm", "--out", "m.kern"].iter().chain(flags);
+        Cli::try_parse_from(argv).expect("flags parse").train
     }
-    w
-}
 
-/// Trains a C-SVC on the data, or on the precomputed kernel matrix `gram` (then `ds` holds its rows).
-pub(crate) fn train_svc(a: &Args, p: SvcParams, ds: &Dataset, gram: Option<&KernelMatrix>) -> CliResult {
-    crate::common::check_classes(ds, a.learner.allow_many_classes)?;
-    let targets = crate::common::targets(ds, false)?;
-    let w = sample_weights(a, ds.samples.n())?;
-    let t = Instant::now();
-    let m = with_threads(a.threads, || match gram {
-        Some(k) => p.fit_precomputed_with(k, &targets, w.as_ref()),
-        None => p.fit_with(&ds.samples, &targets, w.as_ref()),
-    })??;
-    let seconds = t.elapsed().as_secs_f64();
-    report_svc(a, ds, &m, seconds)
-}
+    /// The Rust sources under `src/<dir>` without their tests, by path.
+    fn sources(dir: &str) -> Vec<(String, String)> {
+        fn walk(p: &Path, out: &mut Vec<(String, String)>) {
+            for e in std::fs::read_dir(p).expect("source directory") {
+                let p = e.expect("entry").path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let s = std::fs::read_to_string(&p).expect("source");
+                    let code = s.split("#[cfg(test)]").next().unwrap_or_default().to_string();
+                    out.push((p.display().to_string(), code));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir), &mut out);
+        out
+    }
 
-/// Saves a trained C-SVC or nu-SVC and describes it.
-pub(crate) fn report_svc(a: &Args, ds: &Dataset, m: &kern_models::svm::Svc, seconds: f64) -> CliResult {
-    crate::commands::export::save_svc(&a.out, m, a.format)?;
-    let stats = m.stats();
-    let warnings = warn_caps(stats);
-    Ok(json!({
-        "model": "svc",
-        "type": if m.nu().is_some() { "nu-svc" } else { "c-svc" },
-        "nu": m.nu(),
-        "kernel": crate::commands::precomputed::kernel_name(m.is_precomputed(), m.kernel()),
-        "n": ds.samples.n(),
-        "d": ds.samples.d(),
-        "classes": m.names(),
-        "multiclass": if m.n_machines() == 1 { "binary" } else if m.scheme() == Multiclass::OneVsOne { "ovo" } else { "ovr" },
-        "n_sv": m.n_sv(),
-        "objective": stats.iter().map(|s| s.objective).collect::<Vec<_>>(),
-        "iterations": stats.iter().map(|s| s.iterations).sum::<u64>(),
-        "max_violation": stats.iter().map(|s| s.violation).fold(0.0, f64::max),
-        "machines": stats.iter().map(machine_json).collect::<Vec<_>>(),
-        "plan": plan_json(stats),
-        "probability": m.has_probability(),
-        "warnings": warnings,
-        "out": a.out.display().to_string(),
-        "seconds": seconds,
-    }))
-}
+    /// Each step of `kern train` runs once: `LearnerFlags::resolve` and the flags' translation into
+    /// parameters (`LearnerFlags::params`) are called at one place of the commands and families,
+    /// `plan`, which `run` calls once; the families get a `Train` context, never the flags, and
+    /// import no command.
+    #[test]
+    fn the_flags_are_resolved_and_translated_at_one_place() {
+        let (commands, families) = (sources("commands"), sources("families"));
+        let count = |files: &[(String, String)], what: &str| -> Vec<(String, usize)> {
+            files.iter().map(|(p, s)| (p.clone(), s.matches(what).count())).filter(|(_, n)| *n > 0).collect()
+        };
+        for what in [".resolve()", ".params("] {
+            let at: Vec<(String, usize)> =
+                count(&commands, what).into_iter().chain(count(&families, what)).collect();
+            assert_eq!(at.len(), 1, "{what} at {at:?}");
+            assert!(at[0].0.ends_with("train.rs") && at[0].1 == 1, "{what} at {at:?}");
+        }
+        let train = &commands.iter().find(|(p, _)| p.ends_with("train.rs")).expect("train.rs").1;
+        let plan = &train[train.find("fn plan(").expect("fn plan")..];
+        let plan = &plan[..plan.find("\n}\n").expect("end of plan")];
+        assert!(plan.contains(".resolve()") && plan.contains(".params("), "{plan}");
+        assert_eq!(train.matches("plan(&a)").count(), 1);
+        for (p, s) in &families {
+            assert!(!s.contains("LearnerFlags") && !s.contains("crate::commands"), "{p}");
+        }
+    }
 
-/// Trains an epsilon-SVR on the data, or on the precomputed kernel matrix `gram`.
-pub(crate) fn train_svr(a: &Args, p: SvrParams, ds: &Dataset, gram: Option<&KernelMatrix>) -> CliResult {
-    let y = ds.real()?;
-    let targets = kern_core::Targets::Real(y.clone());
-    let w = sample_weights(a, ds.samples.n())?;
-    let t = Instant::now();
-    let m = with_threads(a.threads, || match gram {
-        Some(k) => p.fit_precomputed_with(k, &y, w.as_ref()),
-        None => p.fit_with(&ds.samples, &targets, w.as_ref()),
-    })??;
-    let seconds = t.elapsed().as_secs_f64();
-    report_svr(a, ds, &m, seconds)
-}
-
-/// Saves a trained epsilon-SVR or nu-SVR and describes it.
-pub(crate) fn report_svr(a: &Args, ds: &Dataset, m: &kern_models::svm::Svr, seconds: f64) -> CliResult {
-    crate::commands::export::save_svr(&a.out, m, a.format)?;
-    let s = m.stats();
-    let warnings = warn_caps(std::slice::from_ref(s));
-    Ok(json!({
-        "model": "svr",
-        "type": if m.nu().is_some() { "nu-svr" } else { "epsilon-svr" },
-        "nu": m.nu(),
-        "epsilon": m.epsilon(),
-        "kernel": crate::commands::precomputed::kernel_name(m.is_precomputed(), m.kernel()),
-        "n": ds.samples.n(),
-        "d": ds.samples.d(),
-        "n_sv": s.n_sv,
-        "objective": s.objective,
-        "iterations": s.iterations,
-        "max_violation": s.violation,
-        "machines": [machine_json(s)],
-        "plan": s.plan,
-        "warnings": warnings,
-        "out": a.out.display().to_string(),
-        "seconds": seconds,
-    }))
+    /// `plan` gives the model and its parameters of the flags, and refuses what `kern train` adds
+    /// where it does not apply, before any data is read.
+    #[test]
+    fn the_plan_is_the_model_and_its_parameters() {
+        let (m, p) = plan(&args(&["--model", "lssvm", "--kernel", "linear", "--gam", "4"])).expect("plan");
+        assert_eq!(m, ModelKind::Lssvm);
+        let AnyParams::LsSvm(p) = p else { panic!("an LS-SVM") };
+        assert_eq!(p.lambda, kern_models::ridge::Lambda::Fixed(0.25));
+        let e = plan(&args(&["--model", "kfa", "--kernel", "linear", "--weights", "w.txt"])).unwrap_err();
+        assert!(e.to_string().starts_with("--weights applies to svc"), "{e}");
+        let e = plan(&args(&["--model", "krr", "--kernel", "linear", "--format", "libsvm"])).unwrap_err();
+        assert!(e.to_string().contains("cannot be written as a LIBSVM model file"), "{e}");
+    }
 }

@@ -9,7 +9,10 @@
 //! Both read sample coordinates: a precomputed kernel matrix (LIBSVM's `0:serial` rows) is refused
 //! with the reason (neither a bandwidth nor a support radius can be chosen from kernel values).
 
-use crate::common::{CliError, CliResult, DataArgs, parse_kernel, with_threads};
+use crate::data::{DataArgs, is_std, parse_kernel};
+use crate::families::svm::precomputed::is_precomputed;
+use crate::output::{CliError, CliResult, add_storage};
+use crate::resources::with_threads;
 use kern_core::{CompactlySupported, Kernel, KernelSpec};
 use kern_tune::bandwidth::{BandwidthOptions, Method, Solver, select_bandwidth, subsample_study};
 use kern_tune::grid::ParamGrid;
@@ -37,11 +40,11 @@ enum TuneCommand {
 
 /// Refuses a precomputed-kernel file (LIBSVM `-t 4` rows `LABEL 0:SERIAL 1:K1 …`): what `kern tune`
 /// chooses is a parameter of a kernel evaluated on sample coordinates, which such a file does not hold.
-fn refuse_precomputed(data: &crate::common::DataArgs, what: &str) -> Result<(), CliError> {
+fn refuse_precomputed(data: &DataArgs, what: &str) -> Result<(), CliError> {
     use std::io::BufRead;
     let path = &data.data;
     let name = path.display().to_string();
-    if crate::common::is_std(path) || name.ends_with(".gz") || name.ends_with(".csv") {
+    if is_std(path) || name.ends_with(".gz") || name.ends_with(".csv") {
         return Ok(());
     }
     let Ok(f) = std::fs::File::open(path) else { return Ok(()) }; // the reader reports it
@@ -155,7 +158,7 @@ fn bandwidth(a: BandwidthArgs) -> CliResult {
         other => return Err(format!("unknown --solver {other:?}; valid: newton, bisection").into()),
     };
     refuse_precomputed(&a.data, "the Gaussian bandwidth")?;
-    let ds = a.data.load_sparse()?;
+    let (ds, stored) = a.data.load_sparse()?;
     let labels: Option<Vec<usize>> =
         if method == Method::Ahn { Some(ds.classes()?.classes().to_vec()) } else { None };
     let opts = BandwidthOptions {
@@ -165,7 +168,7 @@ fn bandwidth(a: BandwidthArgs) -> CliResult {
     };
     let x = &ds.samples;
     let t = Instant::now();
-    let out = match a.subsample {
+    let mut out = match a.subsample {
         None => {
             let _spin = crate::progress::Spinner::start("selecting the bandwidth");
             let b = with_threads(a.threads, || select_bandwidth(x, labels.as_deref(), method, &opts))??;
@@ -196,6 +199,7 @@ fn bandwidth(a: BandwidthArgs) -> CliResult {
             })
         }
     };
+    add_storage(&mut out, Some(stored));
     Ok(out)
 }
 
@@ -215,7 +219,7 @@ fn kernel_spec(base: &KernelSpec, c: f64, nu: f64, d: usize) -> String {
 }
 
 fn support(a: SupportArgs) -> CliResult {
-    if crate::commands::precomputed::is_precomputed(&a.base) {
+    if is_precomputed(&a.base) {
         return Err(
             "--base precomputed: the support radius C tapers a radial kernel of the distance between \
                     samples, ((1 - r/C)+)^nu k(r); a precomputed kernel's values carry no distances to taper"
@@ -251,7 +255,7 @@ fn support(a: SupportArgs) -> CliResult {
         diagonal: if a.include_diagonal { Diagonal::Include } else { Diagonal::Exclude },
         sampling,
     };
-    let ds = a.data.load_sparse()?;
+    let (ds, stored) = a.data.load_sparse()?;
     let x = &ds.samples;
     let t = Instant::now();
     let spin = crate::progress::Spinner::start("alignment and sparsity of the support radii");
@@ -274,5 +278,6 @@ fn support(a: SupportArgs) -> CliResult {
         out["curve"] = json!({ "c": ch.curve.c, "alignment": ch.curve.alignment, "sparsity": ch.curve.sparsity,
                                "alignment_se": ch.curve.alignment_se, "sparsity_se": ch.curve.sparsity_se });
     }
+    add_storage(&mut out, Some(stored));
     Ok(out)
 }

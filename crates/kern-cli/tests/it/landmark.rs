@@ -125,3 +125,38 @@ fn landmark_models_train_predict_and_project() {
     let text = std::fs::read_to_string(&scores).unwrap();
     assert_eq!(text.lines().count(), 1501);
 }
+
+/// A landmark model regularized into a constant carries the warning of lssvm and krr in its
+/// summary (and on stderr); a normal one does not.
+#[test]
+fn a_landmark_model_regularized_into_a_constant_warns() {
+    let d = scratch("landmark-constant");
+    let (train, model) = (d.join("train.svm"), d.join("m.kern"));
+    write_data(&train, 300, 0.0);
+    for (model_kind, regression) in
+        [("landmark-lssvm", false), ("landmark-lssvm", true), ("landmark-krr", true)]
+    {
+        for (lambda, constant) in [("1e12", true), ("0.01", false)] {
+            let mut cmd = kern_command();
+            cmd.args(["train", "--data"]).arg(&train).args([
+                "--model",
+                model_kind,
+                "--kernel",
+                "gaussian:sigma=0.2",
+            ]);
+            cmd.args(["--lambda", lambda, "--landmarks", "random:30", "--seed", "3"]);
+            if regression && model_kind == "landmark-lssvm" {
+                cmd.arg("--regression");
+            }
+            let out = cmd.arg("--out").arg(&model).output().unwrap();
+            let v = json(&out);
+            let w = v["warnings"].as_array().expect("warnings");
+            assert_eq!(w.len(), usize::from(constant), "{model_kind} {lambda}: {v}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(err.contains("warning: the model is constant"), constant, "{err}");
+            if constant {
+                assert!(w[0].as_str().unwrap().contains("the model is constant"), "{w:?}");
+            }
+        }
+    }
+}

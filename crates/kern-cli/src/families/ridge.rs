@@ -1,4 +1,5 @@
-//! The `lssvm` and `krr` arms of `kern train` / `kern predict`.
+//! The ridge family: LS-SVM and kernel ridge regression (`kern train --model lssvm|krr`), their
+//! training summaries and what `kern predict` reports for them.
 //!
 //! `kern train --model lssvm|krr --kernel SPEC [--lambda L | --gam G] [--path auto|dense|sparse]
 //! [--regression]`: λ is the ridge penalty of both models (`K + λI`; the LS-SVM's `γ` of eq. 14, `K +
@@ -8,10 +9,12 @@
 //! for lssvm), `factor_seconds`, `path` and `warnings` (a model regularized into a constant) to the
 //! usual figures.
 
-use crate::commands::train::Args;
-use crate::common::{CliError, CliResult, with_threads};
+use super::Train;
+use crate::output::{CliError, CliResult};
+use crate::resources::with_threads;
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
+use kern_models::Predictions;
 use kern_models::kmat::PathChoice;
 use kern_models::krr::{KernelRidge, KernelRidgeParams};
 use kern_models::lssvm::{LsSvm, LsSvmParams};
@@ -32,7 +35,7 @@ fn selection_json(s: Option<&Selection>) -> Value {
     }
 }
 
-pub(crate) fn task_json(t: &Task) -> Value {
+pub fn task_json(t: &Task) -> Value {
     match t {
         Task::Binary { names } => json!({ "kind": "binary", "classes": names }),
         Task::Classes { names } => json!({ "kind": "classes", "classes": names }),
@@ -60,11 +63,11 @@ fn solver_json(v: &mut Value, solver: Solver, report: Option<PcgReport>) {
 fn check_dense_path(kernel: &KernelSpec, path: PathChoice, ds: &Dataset) -> Result<(), CliError> {
     if kern_models::kmat::choose_path(kernel, &ds.samples, path)? == kern_models::kmat::SolvePath::Dense {
         // K, and its factor or eigenvectors.
-        crate::common::check_dense(
+        crate::resources::check_dense(
             ds.samples.n(),
             2,
             "the dense kernel matrix and its factor",
-            crate::common::DENSE_INSTEAD,
+            crate::resources::DENSE_INSTEAD,
         )?;
     }
     Ok(())
@@ -73,7 +76,7 @@ fn check_dense_path(kernel: &KernelSpec, path: PathChoice, ds: &Dataset) -> Resu
 /// The warning of a model whose regularization leaves it constant: every training decision value
 /// within `tol` (the solver's tolerance, relative to the targets) of the intercept. `spread` is the
 /// model's `relative_spread` on its training targets.
-pub(crate) fn constant_warning(spread: f64, tol: f64, lambda: f64) -> Option<String> {
+pub fn constant_warning(spread: f64, tol: f64, lambda: f64) -> Option<String> {
     (spread <= tol).then(|| {
         format!(
             "the model is constant: every training decision value is within {tol:e} (relative) of the \
@@ -84,54 +87,52 @@ pub(crate) fn constant_warning(spread: f64, tol: f64, lambda: f64) -> Option<Str
 }
 
 /// `kern train --model lssvm`.
-pub fn train_lssvm(a: &Args, p: LsSvmParams, ds: &Dataset) -> CliResult {
+pub fn train_lssvm(t: &Train, p: LsSvmParams, ds: &Dataset) -> CliResult {
     check_dense_path(&p.kernel, p.path, ds)?;
-    let y = crate::common::targets(ds, a.learner.regression)?;
-    let t = Instant::now();
-    let m = with_threads(a.threads, || p.fit_targets(&ds.samples, &y))??;
-    let mut v = trained(a, &m, t)?;
+    let y = kern_cli::kinds::targets(ds, t.regression)?;
+    let t0 = Instant::now();
+    let m = with_threads(t.threads, || p.fit_targets(&ds.samples, &y))??;
+    let mut v = trained(t, &m, t0)?;
     let warnings: Vec<String> =
-        constant_warning(m.relative_spread(&y)?, a.learner.ridge_tol(), m.lambda()).into_iter().collect();
-    finish(&mut v, "lssvm", ds, a, warnings);
+        constant_warning(m.relative_spread(&y)?, t.ridge_tol, m.lambda()).into_iter().collect();
+    finish(&mut v, "lssvm", ds, t, warnings);
     v["gam"] = json!(1.0 / m.lambda());
     Ok(v)
 }
 
 /// `kern train --model krr`.
-pub fn train_krr(a: &Args, p: KernelRidgeParams, ds: &Dataset) -> CliResult {
+pub fn train_krr(t: &Train, p: KernelRidgeParams, ds: &Dataset) -> CliResult {
     check_dense_path(&p.kernel, p.path, ds)?;
-    let y = crate::common::targets(ds, true)?;
-    let w = crate::commands::train::sample_weights(a, ds.samples.n())?;
-    let t = Instant::now();
-    let m = with_threads(a.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
-    let mut v = trained(a, &m, t)?;
+    let y = kern_cli::kinds::targets(ds, true)?;
+    let w = t.weights(ds.samples.n())?;
+    let t0 = Instant::now();
+    let m = with_threads(t.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
+    let mut v = trained(t, &m, t0)?;
     // The check reads the unweighted system: with weights it is left out.
     let warnings: Vec<String> = match w {
-        None => {
-            constant_warning(m.relative_spread(&y)?, a.learner.ridge_tol(), m.lambda()).into_iter().collect()
-        }
+        None => constant_warning(m.relative_spread(&y)?, t.ridge_tol, m.lambda()).into_iter().collect(),
         Some(_) => Vec::new(),
     };
-    finish(&mut v, "krr", ds, a, warnings);
+    finish(&mut v, "krr", ds, t, warnings);
     Ok(v)
 }
 
 /// The figures every lssvm and krr summary adds, and its warnings (also printed on stderr).
-fn finish(v: &mut Value, model: &str, ds: &Dataset, a: &Args, warnings: Vec<String>) {
+fn finish(v: &mut Value, model: &str, ds: &Dataset, t: &Train, warnings: Vec<String>) {
     for w in &warnings {
         eprintln!("kern: warning: {w}");
     }
     v["model"] = json!(model);
     v["n"] = json!(ds.samples.n());
     v["d"] = json!(ds.samples.d());
-    v["out"] = json!(a.out.display().to_string());
+    v["out"] = json!(t.out_name());
     v["warnings"] = json!(warnings);
 }
 
 /// Saves a model trained since `t` and returns its summary.
-fn trained<M: Trained>(a: &Args, m: &M, t: Instant) -> CliResult {
-    let seconds = t.elapsed().as_secs_f64();
-    crate::common::save_model(&a.out, m)?;
+fn trained<M: Trained>(t: &Train, m: &M, t0: Instant) -> CliResult {
+    let seconds = t0.elapsed().as_secs_f64();
+    t.save(m)?;
     let f = m.figures();
     let mut v = summary(&f.kernel, f.lambda, f.factor_seconds, f.path, f.task, f.selection, seconds);
     solver_json(&mut v, f.solver, f.pcg);
@@ -139,7 +140,7 @@ fn trained<M: Trained>(a: &Args, m: &M, t: Instant) -> CliResult {
 }
 
 /// What the command reads from a trained LS-SVM or kernel ridge model (the two share their accessors).
-struct Figures<'a> {
+pub struct Figures<'a> {
     kernel: String,
     lambda: f64,
     factor_seconds: f64,
@@ -151,7 +152,8 @@ struct Figures<'a> {
 }
 
 /// An LS-SVM or a kernel ridge model, for the command.
-trait Trained: persist::Persist + WidenFeatures + Sync {
+pub trait Trained: persist::Persist + WidenFeatures + Sync {
+    /// The figures.
     fn figures(&self) -> Figures<'_>;
 }
 
@@ -195,39 +197,15 @@ fn summary(
     })
 }
 
-/// Accuracy (classification) or rmse and mae (regression) of predictions against the file's labels.
-pub(crate) fn scores(task: &Task, pred: &[f64], ds: &Dataset) -> Value {
-    let labelled = ds.labels.iter().any(|l| !l.is_empty());
-    if !labelled {
-        return json!({ "accuracy": null, "rmse": null, "mae": null });
-    }
-    match task {
-        Task::Regression => match ds.real() {
-            Ok(y) => {
-                let n = pred.len() as f64;
-                let se: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v) * (p - v)).sum();
-                let ae: f64 = pred.iter().zip(y.values()).map(|(p, v)| (p - v).abs()).sum();
-                json!({ "rmse": (se / n).sqrt(), "mae": ae / n })
-            }
-            Err(_) => json!({ "rmse": null, "mae": null }),
-        },
-        _ => {
-            let names = label_names(task, pred);
-            let norm = |s: &str| {
-                s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string())
-            };
-            let hits = names.iter().zip(&ds.labels).filter(|(p, l)| norm(p) == norm(l)).count();
-            json!({ "accuracy": hits as f64 / names.len() as f64 })
-        }
-    }
-}
-
-pub(crate) fn label_names(task: &Task, pred: &[f64]) -> Vec<String> {
-    match task {
-        Task::Binary { names } => {
-            pred.iter().map(|&p| if p > 0.0 { names[1].clone() } else { names[0].clone() }).collect()
-        }
-        Task::Classes { names } => pred.iter().map(|&p| names[p as usize].clone()).collect(),
-        Task::Regression => pred.iter().map(|p| format!("{p}")).collect(),
-    }
+/// `kern predict`'s summary for an LS-SVM or a kernel ridge model (`name`: the model's learner
+/// name): the scores against the file's labels, and the model's λ and path.
+pub fn predict<M: Trained>(m: &M, name: &str, p: &Predictions, ds: &Dataset) -> Value {
+    let f = m.figures();
+    let mut v = crate::metrics::scores(f.task, &p.values, ds);
+    v["n"] = json!(ds.samples.n());
+    v["lambda"] = json!(f.lambda);
+    v["factor_seconds"] = json!(f.factor_seconds);
+    v["path"] = json!(f.path);
+    v["model"] = json!(name);
+    v
 }

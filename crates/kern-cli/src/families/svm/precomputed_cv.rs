@@ -6,6 +6,7 @@
 //! `cross_val_score` does for an estimator with `kernel="precomputed"`. The folds, the scoring and
 //! the report are the grid search's own.
 
+use kern_cli::any_params::{AnyParams, CellModel};
 use kern_core::learner::{Fit, Model};
 use kern_core::{RealTargets, Samples, Targets};
 use kern_models::ModelsError;
@@ -107,6 +108,23 @@ impl<M: Model<Error = ModelsError>> Model for MatrixModel<M> {
             rows.extend(self.train.iter().map(|&j| full[(t, j)]));
         }
         self.model.predict(&Samples::from_flat(rows, test.len(), m)?)
+    }
+}
+
+/// A cell's SVM trained on the folds of a precomputed kernel matrix (the other kinds are refused
+/// before: a precomputed kernel cross-validates SVMs only).
+impl FitMatrix for AnyParams {
+    type Model = CellModel;
+    fn fit_matrix(&self, k: &KernelMatrix, y: &Targets) -> Result<CellModel, ModelsError> {
+        Ok(match self {
+            AnyParams::Svc(p) => CellModel::Svc(Box::new(p.fit_matrix(k, y)?)),
+            AnyParams::NuSvc(p) => CellModel::Svc(Box::new(p.fit_matrix(k, y)?)),
+            AnyParams::Svr(p) => CellModel::Svr(Box::new(p.fit_matrix(k, y)?)),
+            AnyParams::NuSvr(p) => CellModel::Svr(Box::new(p.fit_matrix(k, y)?)),
+            _ => {
+                return Err(ModelsError::Input("a precomputed kernel cross-validates SVMs only".into()));
+            }
+        })
     }
 }
 

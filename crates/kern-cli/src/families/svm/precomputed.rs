@@ -1,4 +1,5 @@
-//! `kern train --kernel precomputed` and `kern predict` on precomputed-kernel files (LIBSVM `-t 4`).
+//! Precomputed kernels (LIBSVM `-t 4`): reading the files `kern train`, `kern cv` and `kern predict`
+//! take with `--kernel precomputed`, the training kernel matrix, and what `kern train` refuses for them.
 //!
 //! The file format is LIBSVM's: each row is `LABEL 0:SERIAL 1:K(x,x_1) 2:K(x,x_2) …`. In a training
 //! file row `i` (from 1) describes training point `i`, so its serial must be `i`, and it holds the
@@ -6,9 +7,9 @@
 //! is not used (any number from 1) and row `r` holds the kernel values of test point `r` against the
 //! training points; it needs at least as many columns as the model's largest support-vector serial.
 
-use crate::commands::train::{Args, ModelKind, Scheme};
-use crate::common::{CliError, CliResult, DataArgs};
-use kern_cli::any_params::AnyParams;
+use crate::data::DataArgs;
+use crate::output::CliError;
+use kern_cli::kinds::{ModelKind, Scheme};
 use kern_core::Samples;
 use kern_core::io::Dataset;
 use kern_models::svm::KernelMatrix;
@@ -93,7 +94,7 @@ pub fn read(data: &DataArgs, training: bool) -> Result<Dataset, CliError> {
 
 /// The training kernel matrix of a training file's rows: the first `n` columns (extra ones are not used,
 /// as in LIBSVM).
-pub(crate) fn kernel_matrix(ds: &Dataset) -> Result<KernelMatrix, CliError> {
+pub fn kernel_matrix(ds: &Dataset) -> Result<KernelMatrix, CliError> {
     let n = ds.samples.n();
     if ds.samples.d() < n {
         return Err(format!(
@@ -107,10 +108,11 @@ pub(crate) fn kernel_matrix(ds: &Dataset) -> Result<KernelMatrix, CliError> {
     Ok(KernelMatrix::from_rows(&rows)?)
 }
 
-/// Runs `kern train --kernel precomputed` for `model`, whose parameters `params` hold a placeholder
-/// kernel (the kernel's values are the file).
-pub fn train(a: &Args, model: ModelKind, params: AnyParams) -> CliResult {
-    if a.scale || a.scale_file.is_some() {
+/// Refuses before reading what `kern train --kernel precomputed` cannot do for `model`: scale
+/// kernel values (`scaled`: --scale or --scale-file given), train other models than the SVMs, or
+/// write a one-vs-rest model as a LIBSVM file (`libsvm`: --format libsvm given).
+pub fn check_training(model: ModelKind, scaled: bool, libsvm: bool, scheme: Scheme) -> Result<(), CliError> {
+    if scaled {
         return Err("--kernel precomputed: the file holds kernel values, which --scale and --scale-file \
                     do not apply to"
             .into());
@@ -123,12 +125,10 @@ pub fn train(a: &Args, model: ModelKind, params: AnyParams) -> CliResult {
         )
         .into());
     }
-    if a.format == crate::commands::export::ModelFormat::Libsvm && a.learner.scheme() == Scheme::Ovr {
+    if libsvm && scheme == Scheme::Ovr {
         return Err("--format libsvm needs --multiclass ovo: LIBSVM models are one-vs-one".into());
     }
-    let ds = read(&a.data, true)?;
-    let k = kernel_matrix(&ds)?;
-    crate::commands::train::train_params(a, params, &ds, Some(&k))
+    Ok(())
 }
 
 /// The kernel as the JSON summaries name it.

@@ -1,0 +1,22 @@
+//! The resources of a run: its worker threads and the memory checks made before a dense kernel
+//! matrix is allocated.
+
+use kern_cli::CliError;
+
+/// Runs `f` on a rayon pool of `threads` threads (all cores when `None`).
+pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, CliError> {
+    if threads == Some(0) {
+        return Err("--threads must be at least 1".into());
+    }
+    Ok(kern_core::parallel::install(threads, f)?)
+}
+
+/// Refuses `copies` dense `n x n` matrices of f64 that do not fit in memory.
+pub fn check_dense(n: usize, copies: usize, what: &str, instead: &str) -> Result<(), CliError> {
+    let bytes = kern_core::memory::bytes_for::<f64>(&[n, n, copies], what)?;
+    Ok(kern_core::memory::check_bytes(bytes, what, instead)?)
+}
+
+/// What to do instead of a dense kernel matrix that does not fit.
+pub const DENSE_INSTEAD: &str = "use a compactly supported kernel (cs-gaussian:...) with --path sparse, \
+     a sample of the data, or raise --max-memory";
