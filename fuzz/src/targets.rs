@@ -63,12 +63,14 @@ pub fn csv(input: &[u8], scratch: &Path) {
         let opts = kern_core::io::CsvOptions { one_hot, ..Default::default() };
         if let Ok(ds) = kern_core::io::read_csv(&p, &opts) {
             assert_eq!(ds.labels.len(), ds.samples.n());
+            // The schema check: the training file read against its own schema is the training data.
+            let schema = ds.schema.as_ref().expect("read_csv returns the file's schema");
+            let again = kern_core::io::CsvOptions { header: Some(schema.columns.is_some()), ..opts };
+            let back = kern_core::io::read_csv_as(&p, schema, &again).expect("a file matches its own schema");
+            assert_eq!((&back.samples, &back.labels), (&ds.samples, &ds.labels));
         }
     }
 }
-
-// Extension point (CSV schema check): a target that runs `read_csv_as` with a `CsvSchema` on the same
-// scratch file goes next to `csv`, with its name in `TARGETS` and a `fuzz_targets/` file like `csv.rs`.
 
 /// The kernel-spec parser: an accepted spec prints to a spec that parses to the same print, and
 /// evaluates without panicking.
