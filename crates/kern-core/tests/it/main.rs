@@ -4,3 +4,4 @@ mod csv_rfc4180;
 mod files;
 mod gram_properties;
 mod sparse_store;
+mod trust;

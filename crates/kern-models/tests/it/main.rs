@@ -10,5 +10,6 @@ mod libsvm_precomputed_training;
 mod nu_bound;
 mod railway;
 mod sparse_store;
+mod trust;
 mod weights;
 mod widen;
