@@ -63,11 +63,91 @@ pub fn fix_faer_global() {
     faer::set_global_parallelism(faer_par());
 }
 
+/// The most threads [`install`] starts whatever is asked: four per processor this process may run
+/// on ([`std::thread::available_parallelism`]), at least 4 and at most [`HARD_MAX_THREADS`].
+///
+/// Why: kern's parallel work is computation (kernel blocks, solver sweeps, dense algebra), which no
+/// thread beyond one per processor speeds up; the margin of four covers a processor count that
+/// under-reports (a container's quota) and lets a few threads wait on memory while others run. Every
+/// further worker only costs: its start-up, its share of each parallel loop's splitting, and 2 MiB of
+/// reserved stack — `--threads 10000` took 306 s on 60 points and, under `ulimit -v`, reserved 20 GB
+/// of address space for stacks.
+///
+/// ```
+/// let m = kern_core::parallel::max_threads();
+/// assert!(m >= 4 && m <= kern_core::parallel::HARD_MAX_THREADS);
+/// ```
+pub fn max_threads() -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cpus.saturating_mul(4).clamp(4, HARD_MAX_THREADS)
+}
+
+/// The ceiling of [`max_threads`] on any machine (a 256-processor host gets 1,024 threads at most).
+///
+/// ```
+/// assert_eq!(kern_core::parallel::HARD_MAX_THREADS, 1024);
+/// ```
+pub const HARD_MAX_THREADS: usize = 1024;
+
+/// The thread count [`install`] uses for a request, and whether the request was lowered to
+/// [`max_threads`] (the `kern` command and the Python package warn then).
+///
+/// ```
+/// use kern_core::parallel::{ThreadCount, max_threads, thread_count};
+/// assert_eq!(thread_count(Some(1))?, ThreadCount { threads: 1, requested: 1, capped: false });
+/// let t = thread_count(Some(1_000_000))?;
+/// assert_eq!((t.threads, t.requested, t.capped), (max_threads(), 1_000_000, true));
+/// assert!(thread_count(Some(0)).is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadCount {
+    /// The threads that will run.
+    pub threads: usize,
+    /// What was asked (`None` became [`default_threads`]).
+    pub requested: usize,
+    /// Whether `threads < requested` because of [`max_threads`].
+    pub capped: bool,
+}
+
+impl ThreadCount {
+    /// The warning to show when the request was capped (`None` otherwise), in plain words.
+    ///
+    /// ```
+    /// let t = kern_core::parallel::thread_count(Some(1_000_000))?;
+    /// assert!(t.warning().unwrap().contains("1000000 threads requested"));
+    /// assert_eq!(kern_core::parallel::thread_count(Some(1))?.warning(), None);
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn warning(&self) -> Option<String> {
+        self.capped.then(|| {
+            format!(
+                "{} threads requested, using {}: more threads than four per processor only slow kern down",
+                self.requested, self.threads
+            )
+        })
+    }
+}
+
+/// The thread count for `threads` (`None`: [`default_threads`]), lowered to [`max_threads`].
+///
+/// # Errors
+/// [`crate::CoreError::Param`] for `Some(0)`.
+pub fn thread_count(threads: Option<usize>) -> crate::Result<ThreadCount> {
+    if threads == Some(0) {
+        return Err(crate::CoreError::Param { name: "threads", value: 0.0, reason: "must be at least 1" });
+    }
+    let requested = threads.unwrap_or_else(default_threads);
+    let max = max_threads();
+    Ok(ThreadCount { threads: requested.min(max), requested, capped: requested > max })
+}
+
 /// Runs `f` on a worker of a pool of `threads` threads (`None`: [`default_threads`]), and returns its
 /// result. The pool of each thread count is built once per process and reused by every later call:
 /// starting threads costs hundreds of microseconds, more than a small fit (a grid search calls this
 /// for every fit). `f` runs *on* a worker, so the parallel loops inside it split their work with the
-/// pool's other workers by stealing; called from outside any pool, each of those loops would instead
+/// pool's other workers by stealing; a count above [`max_threads`] is lowered to it ([`thread_count`]
+/// says so); called from outside any pool, each of those loops would instead
 /// be handed to the pool while the caller sleeps, two wake-ups per loop (a C-SVC whose columns split
 /// across threads took 1.4–2× the time of one thread so). Without the `rayon` feature `f` runs on
 /// the calling thread.
@@ -80,15 +160,14 @@ pub fn fix_faer_global() {
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> crate::Result<T> {
-    if threads == Some(0) {
-        return Err(crate::CoreError::Param { name: "threads", value: 0.0, reason: "must be at least 1" });
-    }
+    let count = thread_count(threads)?;
     #[cfg(feature = "rayon")]
     {
-        Ok(pool(threads.unwrap_or_else(default_threads))?.install(f))
+        Ok(pool(count.threads)?.install(f))
     }
     #[cfg(not(feature = "rayon"))]
     {
+        let _ = count;
         Ok(f())
     }
 }
@@ -105,7 +184,7 @@ pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) ->
 /// ```
 pub fn warm_up(threads: Option<usize>) {
     #[cfg(feature = "rayon")]
-    if let Ok(p) = pool(threads.unwrap_or_else(default_threads).max(1)) {
+    if let Ok(p) = pool(thread_count(threads.map(|t| t.max(1))).map_or(1, |c| c.threads)) {
         p.spawn(|| {});
     }
     prepare_dense();

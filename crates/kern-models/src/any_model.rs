@@ -786,6 +786,17 @@ impl AnyModel {
         }
         let x = self.scale(x)?;
         let x = x.as_ref();
+        let p = self.predict_base(x, proba)?;
+        crate::finite_output::mat(p.decision.as_ref(), "decision values")?;
+        crate::finite_output::values(&p.values, "predictions")?;
+        if let Some(pr) = &p.proba {
+            crate::finite_output::mat(pr.as_ref(), "probabilities")?;
+        }
+        Ok(p)
+    }
+
+    /// [`AnyModel::predict_all`] of the model under the scaling, on scaled samples, unchecked.
+    fn predict_base(&self, x: &Samples, proba: bool) -> Result<Predictions> {
         Ok(match self.base() {
             AnyModel::Svc(m) => svc_predictions(m, x, proba)?,
             AnyModel::RailwaySvc(m) => svc_predictions(&m.svc, &m.map.transform(x)?, proba)?,
@@ -879,7 +890,7 @@ impl AnyModel {
     /// A model that does not project ([`Kind::transforms`]); the samples do not fit the model.
     pub fn transform(&self, x: &Samples) -> Result<Mat<f64>> {
         let x = self.scale(x)?;
-        match self.base() {
+        let z = match self.base() {
             AnyModel::Kpca(m) => m.transform(&x),
             AnyModel::NystromKpca(m) => m.transform(&x),
             AnyModel::Fvs(m) => m.transform(&x),
@@ -887,7 +898,9 @@ impl AnyModel {
                 "a {} model predicts labels or values; only kpca, nystrom-kpca and fvs models project samples",
                 m.kind().name()
             ))),
-        }
+        }?;
+        crate::finite_output::mat(z.as_ref(), "projections")?;
+        Ok(z)
     }
 }
 

@@ -32,6 +32,19 @@ pub enum ModelsError {
     /// square, not finite, not symmetric, or too short for the model's support vectors.
     #[error("invalid kernel matrix: {0}")]
     KernelMatrix(String),
+    /// A prediction output (decision value, prediction, probability or projection) that is not finite:
+    /// the kernel or the model's coefficients overflow on these inputs.
+    #[error(
+        "the {what} of row {row} of the data (rows counted from 1) are not finite (infinite or NaN): the \
+         kernel or the model's coefficients overflow on these inputs; scale the features (kern train \
+         --scale), or use a smaller degree, gamma or coefficient"
+    )]
+    NonFinite {
+        /// What was computed: "decision values", "probabilities", "projections", ...
+        what: &'static str,
+        /// The first offending row of the input, counted from 1.
+        row: usize,
+    },
     /// A numerical failure (matrix not positive definite, no convergence, ...).
     #[error("numerical failure: {0}")]
     Numerical(String),

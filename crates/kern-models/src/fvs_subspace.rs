@@ -83,9 +83,11 @@ impl<K: Kernel + Clone> FvsKpca<K> {
     pub fn transform(&self, x: &Samples) -> Result<Mat<f64>> {
         let w = self.layer.transform(x)?;
         let (l, q) = (w.ncols(), self.eigenvalues.len());
-        Ok(Mat::from_fn(w.nrows(), q, |i, b| {
+        let z = Mat::from_fn(w.nrows(), q, |i, b| {
             (0..l).map(|a| (w[(i, a)] - self.mean[a]) * self.components[a * q + b]).sum()
-        }))
+        });
+        crate::finite_output::mat(z.as_ref(), "projections")?;
+        Ok(z)
     }
 }
 
@@ -213,9 +215,11 @@ impl<K: Kernel + Clone> FvsLda<K> {
     pub fn transform(&self, x: &Samples) -> Result<Mat<f64>> {
         let w = self.layer.transform(x)?;
         let l = w.ncols();
-        Ok(Mat::from_fn(w.nrows(), self.m, |i, b| {
+        let z = Mat::from_fn(w.nrows(), self.m, |i, b| {
             (0..l).map(|a| w[(i, a)] * self.axes[a * self.m + b]).sum()
-        }))
+        });
+        crate::finite_output::mat(z.as_ref(), "projections")?;
+        Ok(z)
     }
 
     /// The generalized eigenvalues (between- over within-class variance) of the axes, decreasing.

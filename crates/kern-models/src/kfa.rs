@@ -293,6 +293,7 @@ impl<K: Kernel + Clone> FvsLayer<K> {
         let c = &self.cholesky;
         let proj = self.projection;
         if proj == Projection::Dot {
+            crate::finite_output::mat(z.as_ref(), "projections")?;
             return Ok(z);
         }
         let n = x.n();
@@ -326,6 +327,7 @@ impl<K: Kernel + Clone> FvsLayer<K> {
                 z[(i, j)] = v;
             }
         }
+        crate::finite_output::mat(z.as_ref(), "projections")?;
         Ok(z)
     }
 }
@@ -597,6 +599,7 @@ impl<K: Kernel + Clone> KfaModel<K> {
             .into_par_iter()
             .map(|i| self.readout.apply(&(0..z.ncols()).map(|j| z[(i, j)]).collect::<Vec<_>>()))
             .collect();
+        crate::finite_output::rows(&rows, "outputs")?;
         Ok(Mat::from_fn(z.nrows(), q, |i, o| rows[i][o]))
     }
 }

@@ -28,6 +28,7 @@
 pub mod any_model;
 mod error;
 pub mod exact_sum;
+mod finite_output;
 pub mod fvs;
 pub mod fvs_subspace;
 pub mod kfa;

@@ -337,6 +337,7 @@ impl Fitted {
                 f[(i, t)] += self.bias[t];
             }
         }
+        crate::finite_output::mat(f.as_ref(), "decision values")?;
         Ok(f)
     }
 

@@ -67,17 +67,25 @@ pub fn dense<'py>(py: Python<'py>, x: &Samples) -> PyResult<Bound<'py, PyArray2<
 }
 
 /// Number of threads for scikit-learn's `n_jobs` (`None`: kern's default pool; `-1`: every CPU,
-/// `-2`: all but one, ...).
-fn threads(n_jobs: Option<i64>) -> PyResult<Option<usize>> {
-    match n_jobs {
-        None => Ok(None),
-        Some(0) => Err(value_error("n_jobs == 0 has no meaning; use None, -1 or a positive count")),
-        Some(k) if k > 0 => Ok(Some(k as usize)),
+/// `-2`: all but one, ...), lowered to kern's maximum (`kern_core::parallel::max_threads`, four per
+/// processor) with a `UserWarning` when `n_jobs` asks for more.
+fn threads(py: Python<'_>, n_jobs: Option<i64>) -> PyResult<Option<usize>> {
+    let asked = match n_jobs {
+        None => None,
+        Some(0) => return Err(value_error("n_jobs == 0 has no meaning; use None, -1 or a positive count")),
+        Some(k) if k > 0 => Some(usize::try_from(k).unwrap_or(usize::MAX)),
         Some(k) => {
             let cpus = std::thread::available_parallelism().map_or(1, |c| c.get()) as i64;
-            Ok(Some((cpus + 1 + k).max(1) as usize))
+            Some(cpus.saturating_add(1).saturating_add(k).max(1) as usize)
         }
+    };
+    let count = kern_core::parallel::thread_count(asked).map_err(value_error)?;
+    if let Some(w) = count.warning() {
+        let msg = std::ffi::CString::new(format!("n_jobs: {w}")).map_err(value_error)?;
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        PyErr::warn(py, category.as_any(), &msg, 2)?;
     }
+    Ok(asked.map(|_| count.threads))
 }
 
 /// Runs `f` without the GIL, in a local rayon pool of `n_jobs` threads when given.
@@ -86,7 +94,7 @@ pub fn run<T: Send, E: std::fmt::Display + Send>(
     n_jobs: Option<i64>,
     f: impl FnOnce() -> Result<T, E> + Send,
 ) -> PyResult<T> {
-    let t = threads(n_jobs)?;
+    let t = threads(py, n_jobs)?;
     // One pool per thread count for the process (`kern_core::parallel::install`): a grid search
     // fits hundreds of times, and starting threads for each fit cost more than a small fit.
     py.detach(|| match kern_core::parallel::install(t, f) {

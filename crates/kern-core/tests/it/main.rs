@@ -6,3 +6,4 @@ mod files;
 mod gram_properties;
 mod sparse_store;
 mod write_safety;
+mod trust;

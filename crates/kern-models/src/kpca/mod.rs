@@ -218,6 +218,12 @@ impl KernelPcaParams {
         let k_mean: Vec<f64> = centred.k1().iter().map(|v| v / nf).collect();
         let grand_mean = centred.grand_sum() / (nf * nf);
         let total_variance = trace_k - centred.grand_sum() / nf;
+        // Identical points (or a kernel constant on the data) have no variance in feature space:
+        // `tr(K̃)` is then rounding, of the order of `n ε tr(K)` (the grand sum adds n² terms). It is
+        // reported as 0, and so are the eigenvalues, the ratios and the projections — every point
+        // sits at the mean — instead of 0/0 ratios and components fitted to rounding.
+        let flat = total_variance.is_nan() || total_variance <= trace_k.abs() * nf * f64::EPSILON;
+        let total_variance = if flat { 0.0 } else { total_variance };
         let (values, vectors, info) = if dense {
             if n > DENSE_MAX_N {
                 return Err(ModelsError::Input(format!(
@@ -258,6 +264,7 @@ impl KernelPcaParams {
             };
             (r.values, r.vectors, info)
         };
+        let values = if flat { vec![0.0; values.len()] } else { values };
         // α_k = u_k / √μ_k (eq. 48); components with μ_k ≤ n ε μ_1 get α_k = 0.
         let floor = values.first().copied().unwrap_or(0.0).max(0.0) * nf * f64::EPSILON;
         let mut alphas = vec![0.0; n * k];
@@ -445,12 +452,23 @@ impl KernelPca {
         self.eigenvalues.iter().map(|m| m / n).collect()
     }
 
-    /// Fractions of the total feature-space variance, `μ_k / tr(K̃)`.
+    /// Fractions of the total feature-space variance, `μ_k / tr(K̃)`; all 0 when the data has no
+    /// variance in feature space ([`KernelPca::total_variance`] 0: identical points, or a kernel
+    /// constant on them), never `0/0`.
+    ///
+    /// ```
+    /// use kern_models::{Samples, kpca::KernelPcaParams};
+    /// let x = Samples::from_rows(&[[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]])?;
+    /// let m = KernelPcaParams::new("gaussian:sigma=1".parse()?, 2).fit(&x)?;
+    /// assert_eq!((m.total_variance(), m.explained_variance_ratio()), (0.0, vec![0.0, 0.0]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn explained_variance_ratio(&self) -> Vec<f64> {
-        self.eigenvalues.iter().map(|m| m / self.total_variance).collect()
+        let t = self.total_variance;
+        self.eigenvalues.iter().map(|m| if t > 0.0 { m / t } else { 0.0 }).collect()
     }
 
-    /// `tr(K̃)`, the total variance times `n`.
+    /// `tr(K̃)`, the total variance times `n` (0 when the data has no variance in feature space).
     pub fn total_variance(&self) -> f64 {
         self.total_variance
     }
@@ -489,10 +507,12 @@ impl KernelPca {
         // Coefficients [α | 1/n]: one expansion gives α·k_x and mean(k_x).
         let coef = Mat::from_fn(n, k + 1, |i, j| if j < k { self.alphas[j * n + i] } else { 1.0 / n as f64 });
         let e = expand(&self.kernel, &self.train, coef.as_ref(), y, self.path)?;
-        Ok(Mat::from_fn(y.n(), k, |r, j| {
+        let z = Mat::from_fn(y.n(), k, |r, j| {
             e[(r, j)] - e[(r, k)] * self.alpha_sum[j] - self.alpha_kmean[j]
                 + self.grand_mean * self.alpha_sum[j]
-        }))
+        });
+        crate::finite_output::mat(z.as_ref(), "projections")?;
+        Ok(z)
     }
 }
 

@@ -245,6 +245,7 @@ impl NystromKpca {
                 z[(i, t)] -= self.offset[t];
             }
         }
+        crate::finite_output::mat(z.as_ref(), "projections")?;
         Ok(z)
     }
 }

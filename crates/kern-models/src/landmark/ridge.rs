@@ -1232,6 +1232,7 @@ impl NystromRidge {
                 f[(i, t)] += self.bias[t];
             }
         }
+        crate::finite_output::mat(f.as_ref(), "decision values")?;
         Ok(f)
     }
 

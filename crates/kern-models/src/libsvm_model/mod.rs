@@ -293,7 +293,9 @@ impl LibsvmModel {
             )));
         }
         let rows = sparse_rows(x);
-        Ok(rows.par_iter().map(|r| self.decision_one(r)).collect())
+        let d: Vec<Vec<f64>> = rows.par_iter().map(|r| self.decision_one(r)).collect();
+        crate::finite_output::rows(&d, "decision values")?;
+        Ok(d)
     }
 
     /// Predictions (`svm_predict`): the label for classifiers, the value for regression, ±1 for
@@ -313,7 +315,9 @@ impl LibsvmModel {
             )));
         }
         let dec = self.decision_values(x)?;
-        Ok(dec.iter().map(|d| self.probability_from(d)).unzip())
+        let (labels, proba): (Vec<f64>, Vec<Vec<f64>>) = dec.iter().map(|d| self.probability_from(d)).unzip();
+        crate::finite_output::rows(&proba, "probabilities")?;
+        Ok((labels, proba))
     }
 
     fn kvalue(&self, x: &[(u32, f64)], sv: &[(u32, f64)]) -> f64 {

@@ -323,8 +323,20 @@ fn build(h: Header, body: &str, err: &dyn Fn(String) -> ModelsError) -> Result<L
         return Err(err("prob_density_marks are not ascending".into()));
     }
     let m = k - 1;
-    let mut sv_coef = vec![Vec::with_capacity(l); m];
-    let mut sv = Vec::with_capacity(l);
+    // The counts of the header size nothing until the body has shown them: a crafted `total_sv
+    // 2000000000` must not reserve 48 GB before the second line says the file is short. Every support
+    // vector is a line of the body, and every coefficient a token of its line, so once `l` lines are
+    // there the reservations below are bounded by the file's own size.
+    let found = body.lines().filter(|ln| !ln.trim().is_empty()).count();
+    if found < l {
+        return Err(err(format!("{l} support vectors announced, {found} found")));
+    }
+    let mut sv_coef: Vec<Vec<f64>> =
+        kern_core::memory::try_with_capacity(m, "the model's coefficient columns", "")?;
+    for _ in 0..m {
+        sv_coef.push(kern_core::memory::try_with_capacity(l, "the model's coefficients", "")?);
+    }
+    let mut sv = kern_core::memory::try_with_capacity(l, "the model's support vectors", "")?;
     let mut lines = body.lines().filter(|ln| !ln.trim().is_empty());
     for i in 0..l {
         let ln = lines.next().ok_or_else(|| err(format!("{l} support vectors announced, {i} found")))?;

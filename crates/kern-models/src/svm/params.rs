@@ -40,6 +40,25 @@ impl Regularization {
         }
     }
 
+    /// The box constraint `C` for a problem with `n` samples, refused when it is not finite and > 0
+    /// (`λ = 1e-320` gives `C = ∞`, a huge `λ` on many samples `C = 0`).
+    ///
+    /// ```
+    /// use kern_models::svm::Regularization;
+    /// assert_eq!(Regularization::Lambda(0.01).checked_c_for(50)?, 1.0);
+    /// assert!(Regularization::Lambda(1e-320).checked_c_for(50).is_err());
+    /// assert!(Regularization::Lambda(1e308).checked_c_for(1_000_000).is_err());
+    /// # Ok::<(), kern_models::ModelsError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ModelsError::Param`] naming `C` when the derived value is infinite, NaN or 0.
+    pub fn checked_c_for(&self, n: usize) -> Result<f64> {
+        let c = self.c_for(n);
+        check_box(c, 1.0)?;
+        Ok(c)
+    }
+
     fn check(&self) -> Result<()> {
         let (name, v) = match *self {
             Regularization::C(c) => ("c", c),
@@ -50,6 +69,20 @@ impl Regularization {
         }
         Ok(())
     }
+}
+
+/// Checks one box bound `C_i` of the dual (`C` — given, or `1/(2nλ)` — times the class and sample
+/// weights): finite, and > 0 unless the sample's `weight` is 0 (a sample weighted out).
+pub(crate) fn check_box(c: f64, weight: f64) -> Result<()> {
+    if c.is_finite() && (c > 0.0 || (c == 0.0 && weight == 0.0)) {
+        return Ok(());
+    }
+    Err(ModelsError::Param {
+        name: "C",
+        value: c,
+        reason: "the box constraint (C, or 1/(2 n lambda) from lambda, times the class and sample weights) \
+                 must be finite and > 0: choose a C or lambda nearer 1, or smaller weights",
+    })
 }
 
 /// How a C-SVC handles more than two classes.

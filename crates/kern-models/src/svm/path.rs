@@ -190,8 +190,12 @@ pub(crate) fn solve_path(
             )));
         }
         let w = p.check(y.names(), x.d())?;
-        let creg = p.regularization.c_for(train.len());
-        boxes.push(classes.iter().map(|&cl| creg * w[cl]).collect::<Vec<f64>>());
+        let creg = p.regularization.checked_c_for(train.len())?;
+        let b = classes.iter().map(|&cl| creg * w[cl]).collect::<Vec<f64>>();
+        for &c in &b {
+            super::params::check_box(c, 1.0)?;
+        }
+        boxes.push(b);
     }
     let mut order: Vec<usize> = (0..path.len()).collect();
     order.sort_by(|&a, &b| boxes[a][0].total_cmp(&boxes[b][0]));

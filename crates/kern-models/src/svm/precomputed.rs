@@ -273,7 +273,9 @@ impl ModelKernel {
         x: &Samples,
     ) -> Result<Vec<Vec<f64>>> {
         if !self.precomputed {
-            return super::predict::decision_values(&self.spec, sv, coef, rho, x);
+            let d = super::predict::decision_values(&self.spec, sv, coef, rho, x)?;
+            crate::finite_output::rows(&d, "decision values")?;
+            return Ok(d);
         }
         let serial = serial_indices(sv);
         let need = serial.iter().max().map_or(0, |&s| s + 1);
@@ -284,7 +286,7 @@ impl ModelKernel {
                 x.d()
             )));
         }
-        Ok((0..x.n())
+        let d: Vec<Vec<f64>> = (0..x.n())
             .into_par_iter()
             .map(|r| {
                 let row = x.row(r);
@@ -295,7 +297,9 @@ impl ModelKernel {
                     })
                     .collect()
             })
-            .collect())
+            .collect();
+        crate::finite_output::rows(&d, "decision values")?;
+        Ok(d)
     }
 }
 

@@ -181,6 +181,11 @@ impl SvcParams {
                 job.c.iter_mut().zip(&job.idx).for_each(|(c, &i)| *c *= sw[i]);
             }
         }
+        for job in &jobs {
+            for (&c, &i) in job.c.iter().zip(&job.idx) {
+                super::params::check_box(c, sw.map_or(1.0, |w| w[i]))?;
+            }
+        }
         let dense = if user.is_some() { None } else { self.shared_blocks(x, &groups, &jobs, scheme)? };
         let machines = jobs.len();
         let fit = |job: &Job| self.fit_job(x, job, dense.as_deref(), nu, user, machines);

@@ -103,8 +103,12 @@ fn weighted_regression(
 }
 
 /// Per-sample bounds `C·w_i` (`C` unweighted).
-fn bounds(c: f64, sw: Option<&[f64]>, n: usize) -> Vec<f64> {
-    sw.map_or_else(|| vec![c; n], |w| w.iter().map(|&wi| c * wi).collect())
+fn bounds(c: f64, sw: Option<&[f64]>, n: usize) -> Result<Vec<f64>> {
+    let b: Vec<f64> = sw.map_or_else(|| vec![c; n], |w| w.iter().map(|&wi| c * wi).collect());
+    for (i, &bi) in b.iter().enumerate() {
+        super::params::check_box(bi, sw.map_or(1.0, |w| w[i]))?;
+    }
+    Ok(b)
 }
 
 impl SvrParams {
@@ -121,9 +125,9 @@ impl SvrParams {
         weighted_regression(x, y, w, |x, y, sw| {
             self.check(x.d())?;
             let (n, z, eps) = (x.n(), y.values(), self.epsilon);
-            let c = self.regularization.c_for(n);
+            let c = self.regularization.checked_c_for(n)?;
             let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
-            fit_regression(&self.kernel, x, bounds(c, sw, n), p, None, &self.solver, user, |_| (eps, None))
+            fit_regression(&self.kernel, x, bounds(c, sw, n)?, p, None, &self.solver, user, |_| (eps, None))
         })
     }
 }
@@ -142,9 +146,9 @@ impl NuSvrParams {
         weighted_regression(x, y, w, |x, y, sw| {
             self.check(x.d())?;
             let (n, z) = (x.n(), y.values());
-            let c = self.regularization.c_for(n);
+            let c = self.regularization.checked_c_for(n)?;
             let l = sw.map_or(n as f64, |w| w.iter().sum());
-            let cs = bounds(c, sw, n);
+            let cs = bounds(c, sw, n)?;
             let mut left = c * self.nu * l / 2.0;
             let mut alpha = vec![0.0; 2 * n];
             for i in 0..n {

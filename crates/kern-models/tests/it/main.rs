@@ -11,5 +11,6 @@ mod nu_bound;
 mod railway;
 mod schema;
 mod sparse_store;
+mod trust;
 mod weights;
 mod widen;
