@@ -5,5 +5,5 @@ mod csv_schema;
 mod files;
 mod gram_properties;
 mod sparse_store;
-mod write_safety;
 mod trust;
+mod write_safety;
