@@ -4,8 +4,11 @@
 
 use kern_cli::CliError;
 use kern_core::KernelSpec;
-use kern_core::io::{CsvOptions, Dataset, LabelColumn, MissingPolicy, read_csv, read_data, read_libsvm};
+use kern_core::io::{
+    CsvOptions, CsvSchema, Dataset, LabelColumn, MissingPolicy, read_csv, read_csv_as, read_data, read_libsvm,
+};
 use kern_models::weights::SampleWeights;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -19,15 +22,52 @@ pub struct DataArgs {
     /// Data format: auto (by file name), libsvm or csv (what `--data -` is read as; default libsvm).
     #[arg(long, value_enum, default_value = "auto")]
     pub data_format: DataFormat,
-    /// CSV label column: a header name, a 0-based index (negative from the end), or `none`.
-    #[arg(long, default_value = "-1")]
-    pub label_col: String,
+    /// CSV label column: a header name, a 0-based index (negative from the end), or `none`
+    /// (default: the last column). Refused for LIBSVM data, whose label is always the first field.
+    #[arg(long)]
+    pub label_col: Option<String>,
     /// CSV: one-hot encode nominal (non-numeric) feature columns instead of failing.
     #[arg(long)]
     pub one_hot: bool,
-    /// CSV: reject rows with missing values ("?", "NA", empty) instead of skipping them.
-    #[arg(long)]
-    pub reject_missing: bool,
+    /// CSV: what a missing value ("?", "NA" or an empty field) does. error: stop, naming the line and
+    /// column. drop: leave the row out; the summary lists the lines left out.
+    #[arg(long, value_enum, default_value = "error")]
+    pub missing: Missing,
+    /// CSV: whether the first line holds column names. auto: it does when it has a text field over
+    /// a column of numbers (`400,410,420,label` over numeric labels), or no number at all; say yes
+    /// when the names are numbers over numbers only.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub header: Header,
+}
+
+/// What `--missing` does with a CSV row holding a missing value.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// Stop with an error naming the line and column.
+    Error,
+    /// Leave the row out (the summary lists its line).
+    Drop,
+}
+
+impl Missing {
+    /// The reader's policy.
+    pub fn policy(self) -> MissingPolicy {
+        match self {
+            Missing::Error => MissingPolicy::Reject,
+            Missing::Drop => MissingPolicy::Drop,
+        }
+    }
+}
+
+/// Whether a CSV file's first line holds column names (`--header`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// The first line is column names.
+    Yes,
+    /// The first line is data.
+    No,
+    /// Decide from the first lines.
+    Auto,
 }
 
 /// The format of `--data`.
@@ -104,15 +144,45 @@ impl DataArgs {
         Ok((ds, stored))
     }
 
+    /// The CSV reader's options of the flags (`--label-col`, `--one-hot`, `--missing`, `--header`).
+    pub fn csv_options(&self) -> CsvOptions {
+        CsvOptions {
+            label: self
+                .label_col
+                .as_deref()
+                .map(|l| l.parse::<LabelColumn>().unwrap_or_default())
+                .unwrap_or_default(),
+            one_hot: self.one_hot,
+            missing: self.missing.policy(),
+            header: match self.header {
+                Header::Yes => Some(true),
+                Header::No => Some(false),
+                Header::Auto => None,
+            },
+            ..Default::default()
+        }
+    }
+
+    /// Refuses the CSV-only flags that were given for data read as LIBSVM (they would be ignored).
+    fn check_libsvm_flags(&self) -> Result<(), CliError> {
+        if !self.is_csv()
+            && let Some(l) = &self.label_col
+        {
+            return Err(format!(
+                "--label-col {l} applies to CSV data; {} is read as LIBSVM (its label is the first field \
+                 of each line): leave out --label-col, or give --data-format csv if it is a CSV file",
+                self.data.display()
+            )
+            .into());
+        }
+        Ok(())
+    }
+
     /// Reads the data file, keeping a sparse file's sparse store (for commands that compute on either
     /// store in `O(nnz)` memory), reporting progress on stderr.
     pub fn load_sparse(&self) -> Result<(Dataset, Stored), CliError> {
-        let opts = CsvOptions {
-            label: self.label_col.parse::<LabelColumn>().unwrap_or_default(),
-            one_hot: self.one_hot,
-            missing: if self.reject_missing { MissingPolicy::Reject } else { MissingPolicy::Drop },
-            ..Default::default()
-        };
+        self.check_libsvm_flags()?;
+        let opts = self.csv_options();
         let t = Instant::now();
         let ds = if is_std(&self.data) {
             let stdin = self.source();
@@ -124,6 +194,20 @@ impl DataArgs {
         } else {
             read_libsvm(&self.data, None)?
         };
+        Ok(self.report(ds, t))
+    }
+
+    /// Reads CSV data against the CSV schema of a model's training file ([`read_csv_as`]): columns
+    /// found by name, the label column optional, the training categories. `--label-col` and
+    /// `--one-hot` are the schema's; `--missing` and `--header` apply.
+    pub fn load_as(&self, schema: &CsvSchema) -> Result<(Dataset, Stored), CliError> {
+        let t = Instant::now();
+        let ds = read_csv_as(self.source(), schema, &self.csv_options())?;
+        Ok(self.report(ds, t))
+    }
+
+    /// What was read, reported on stderr.
+    fn report(&self, ds: Dataset, t: Instant) -> (Dataset, Stored) {
         let stored = Stored { storage: ds.samples.storage(), nnz: ds.samples.nnz() };
         eprintln!(
             "kern: read {} ({} x {}, {} store, {} nonzeros) in {:.3} s",
@@ -134,8 +218,52 @@ impl DataArgs {
             stored.nnz,
             t.elapsed().as_secs_f64()
         );
-        Ok((ds, stored))
+        if !ds.dropped_lines.is_empty() {
+            eprintln!(
+                "kern: warning: {} rows with missing values left out (--missing drop)",
+                ds.dropped_lines.len()
+            );
+        }
+        (ds, stored)
     }
+
+    /// Adds what reading CSV data did with missing values to a summary: `"missing"` (the policy),
+    /// `"rows_dropped"` and `"dropped_lines"` (the first [`DROPPED_SHOWN`] of them, 1-based). Nothing
+    /// for LIBSVM data.
+    pub fn add_rows(&self, json: &mut Value, ds: &Dataset) {
+        if self.is_csv() {
+            add_rows(json, ds, self.missing.policy());
+        }
+    }
+}
+
+/// How many dropped lines a summary lists.
+pub const DROPPED_SHOWN: usize = 20;
+
+/// Adds `"missing"`, `"rows_dropped"` and `"dropped_lines"` (the first [`DROPPED_SHOWN`]) of CSV data
+/// read with the policy `missing` to a summary.
+pub fn add_rows(json: &mut Value, ds: &Dataset, missing: MissingPolicy) {
+    if let Some(obj) = json.as_object_mut() {
+        let name = match missing {
+            MissingPolicy::Reject => "error",
+            MissingPolicy::Drop => "drop",
+        };
+        obj.insert("missing".into(), json!(name));
+        obj.insert("rows_dropped".into(), json!(ds.dropped_lines.len()));
+        let shown: Vec<usize> = ds.dropped_lines.iter().take(DROPPED_SHOWN).copied().collect();
+        obj.insert("dropped_lines".into(), json!(shown));
+    }
+}
+
+/// The summary's `"csv_schema"` of a model's CSV schema: its column count, label column (its header name,
+/// or `column J` in a file without header; null without one) and number of features (after one-hot
+/// encoding).
+pub fn schema_json(schema: &CsvSchema) -> Value {
+    json!({
+        "columns": schema.n_columns,
+        "label": schema.label.map(|j| schema.column_name(j)),
+        "features": schema.n_features(),
+    })
 }
 
 /// Whether a path argument is `-` (standard input or output).

@@ -3,7 +3,7 @@
 //! summary's fields about the data read (`"storage"`, `"nnz"`) and the scaling (`"scaling"`).
 
 use crate::data::{Stored, is_std};
-use kern_models::scaling::{FeatureScaling, ScaledModel};
+use kern_models::scaling::FeatureScaling;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -34,17 +34,18 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Saves a kern model to a file, or to standard output when the path is `-` (wrapped with the
-/// training data's `scaling` when `kern train --scale` set one).
+/// Saves a kern model to a file, or to standard output when the path is `-`, with what is known of
+/// its input: the training data's `scaling` when `kern train --scale` set one, and the CSV `schema`
+/// of a CSV training file (kern_models::schema::model_bytes picks the stored form).
 pub fn save_model<M: kern_models::persist::Persist>(
     path: &Path,
     model: &M,
     scaling: Option<&ModelScaling>,
+    schema: Option<&kern_core::io::CsvSchema>,
 ) -> Result<(), CliError> {
-    let bytes = match scaling {
-        Some(s) => kern_models::persist::to_bytes(&ScaledModel::wrap(s.scaling.clone(), s.dim, model)?)?,
-        None => kern_models::persist::to_bytes(model)?,
-    };
+    let d = scaling.map(|s| s.dim).or(schema.map(|s| s.n_features())).unwrap_or(0);
+    let bytes =
+        kern_models::schema::model_bytes(model, d, scaling.map(|s| s.scaling.clone()), schema.cloned())?;
     write_output(path, &bytes)
 }
 

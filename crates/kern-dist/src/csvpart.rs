@@ -1,8 +1,10 @@
 //! CSV lines read in parts: the layout (delimiter, header, label column) is decided from the file's
-//! first non-blank line by every rank alike, then each line is parsed on its own, with the rules of
-//! the one-process reader (fields trimmed, missing-value markers, labels normalized). One-hot encoding
-//! needs every category of the file and quoted line breaks need the previous line, so neither is
-//! supported in parts.
+//! first non-blank lines by every rank alike, then each line is parsed on its own, with the rules of
+//! the one-process reader `kern_core::io::read_csv` (fields trimmed; the header rule of
+//! `CsvOptions::header`, decided from the first line and up to 100 lines after it; a missing value an
+//! error unless the drop policy is chosen; labels kept as the text of the file, a non-finite label an
+//! error). One-hot encoding needs every category of the file and quoted line breaks need the
+//! previous line, so neither is supported in parts.
 
 use crate::error::{DistError, Result};
 use kern_core::io::{CsvOptions, LabelColumn, MissingPolicy};
@@ -45,12 +47,26 @@ fn count_unquoted(line: &str, c: char) -> usize {
         .count()
 }
 
-fn normalize_label(s: &str) -> String {
-    let t = s.trim().trim_matches('"');
-    match t.parse::<f64>() {
-        Ok(v) if v.is_finite() => kern_core::label_name(v),
-        _ => t.to_string(),
+/// How many lines after the first the header rule looks at (as the one-process reader does).
+const HEADER_AHEAD: usize = 100;
+
+/// The header rule of `kern_core::io::CsvOptions::header`: the first line is a header when one of its
+/// fields is not a number in a column whose later values are all numbers, or when none of its fields
+/// is a number (missing-value markers count for neither).
+fn looks_like_header(first: &[String], ahead: &[Vec<String>], markers: &[String]) -> bool {
+    let informative = |f: &str| !markers.iter().any(|m| m == f);
+    let is_number = |f: &str| f.parse::<f64>().is_ok();
+    let fields: Vec<&String> = first.iter().filter(|f| informative(f)).collect();
+    if fields.is_empty() {
+        return false;
     }
+    if fields.iter().all(|f| !is_number(f)) {
+        return true;
+    }
+    first.iter().enumerate().filter(|(_, f)| informative(f) && !is_number(f)).any(|(j, _)| {
+        let mut later = ahead.iter().filter_map(|r| r.get(j)).filter(|f| informative(f)).peekable();
+        later.peek().is_some() && later.all(|f| is_number(f))
+    })
 }
 
 impl Layout {
@@ -85,7 +101,24 @@ impl Layout {
                 .unwrap_or(',')
         });
         let f = fields(&first, delim);
-        let header = opts.header.unwrap_or_else(|| f.iter().all(|s| s.parse::<f64>().is_err()));
+        let header = match opts.header {
+            Some(h) => h,
+            None => {
+                let mut ahead = Vec::new();
+                let mut next = String::new();
+                while ahead.len() < HEADER_AHEAD {
+                    next.clear();
+                    if r.read_line(&mut next).map_err(io)? == 0 {
+                        break;
+                    }
+                    let l = next.trim_end_matches(['\n', '\r']);
+                    if !l.trim().is_empty() {
+                        ahead.push(fields(l, delim));
+                    }
+                }
+                looks_like_header(&f, &ahead, &opts.missing_markers)
+            }
+        };
         let ncol = f.len();
         let names: Vec<String> = if header { f } else { (1..=ncol).map(|j| format!("f{j}")).collect() };
         let bad = |what: String| {
@@ -176,6 +209,17 @@ impl Layout {
             }
             k += 1;
         }
-        Ok(Some(self.label.map(|j| normalize_label(&f[j])).unwrap_or_default()))
+        match self.label {
+            Some(j) if f[j].parse::<f64>().is_ok_and(|v| !v.is_finite()) => {
+                indices.truncate(start);
+                values.truncate(start);
+                Err(format!(
+                    "column {:?}: label {:?} is not a finite number; a label is a class name or a finite number",
+                    self.names[j], f[j]
+                ))
+            }
+            Some(j) => Ok(Some(f[j].clone())),
+            None => Ok(Some(String::new())),
+        }
     }
 }

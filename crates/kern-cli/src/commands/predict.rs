@@ -6,8 +6,12 @@
 //! kernel expansion, one `K(X, SV)` whatever `--values` asks for). Kernel PCA models (`kpca`,
 //! `nystrom-kpca`) project the data instead: `--out` gets their scores, as `kern kpca --out` writes
 //! the training points' scores.
+//!
+//! A model trained on a CSV file stores the file's schema (its columns, label column and categories):
+//! CSV data is then read against it ([`DataArgs::load_as`]): columns found by name, the label column
+//! optional, a missing feature column or an unseen category an error naming it.
 
-use crate::data::DataArgs;
+use crate::data::{DataArgs, Missing};
 use crate::families::svm::{self, precomputed};
 use crate::families::{kfa, kpca, landmark, railway, ridge};
 use crate::output::{CliError, CliResult, add_storage, check_out, write_output};
@@ -33,7 +37,8 @@ pub struct Args {
     /// Write one prediction per line (`-`: standard output): label names for classifiers, with
     /// probabilities when the model has them; values for regressors. See --values. For a kernel PCA
     /// model (kern kpca --save): the projections of the points, as CSV with a pc1,...,pcK header and
-    /// one row per point, as kern kpca --out writes the training scores.
+    /// one row per point, as kern kpca --out writes the training scores. Line i is row i of the data
+    /// file, so --out is refused with --missing drop (a dropped row would have no line).
     #[arg(long)]
     out: Option<PathBuf>,
     /// What --out holds: label (one label or value per line), decision (the decision values, one column
@@ -69,9 +74,21 @@ pub fn run(a: Args) -> CliResult {
     let mut m = AnyModel::load(&a.model)?;
     let kind = m.kind();
     let csv = a.data.is_csv();
+    // CSV data for a model that knows its training file's columns is read against them.
+    let schema = m.schema().filter(|_| csv && m.input() == Input::Samples).cloned();
+    if a.out.is_some() && csv && a.data.missing == Missing::Drop {
+        return Err("--missing drop with --out: --out has one line per row of the data file, and a dropped \
+                    row would have none, so the lines would no longer match the rows. Fill in or remove \
+                    the rows with missing values (a run without --out lists them in \"dropped_lines\"), \
+                    or leave out --missing drop"
+            .into());
+    }
     // A precomputed kernel's rows are kernel values, not samples: no storage in the summary.
     let (ds, stored) = if m.input() == Input::KernelRows {
         (precomputed::read(&a.data, false)?, None)
+    } else if let Some(schema) = &schema {
+        let (ds, stored) = a.data.load_as(schema)?;
+        (ds, Some(stored))
     } else if m.takes_sparse() {
         let (ds, stored) = a.data.load_sparse()?;
         (ds, Some(stored))
@@ -86,13 +103,11 @@ pub fn run(a: Args) -> CliResult {
         Cow::Borrowed(&ds.samples)
     } else if m.can_widen() {
         fit_dim(&ds.samples, &mut m, csv)?
-    } else if matches!(m, AnyModel::Kfa(_)) && ds.samples.d() != m.n_features() {
-        return Err(format!(
-            "data has {} features, the model was trained on {}",
-            ds.samples.d(),
-            m.n_features()
-        )
-        .into());
+    } else if ds.samples.d() != m.n_features() {
+        // Models that do not store samples (KFA, railway, or any model with a CSV schema): the
+        // samples are brought to the model's dimension (a LIBSVM file may lack trailing features
+        // that are zero in every row).
+        Cow::Owned(to_dim(&ds.samples, m.n_features(), csv)?)
     } else {
         Cow::Borrowed(&ds.samples)
     };
@@ -106,6 +121,7 @@ pub fn run(a: Args) -> CliResult {
         }
         let mut v = kpca::project(&m, &x, &ds, a.out.as_deref(), a.threads)?;
         add_storage(&mut v, stored);
+        add_csv(&mut v, &a.data, &ds, &m, schema.is_some());
         return Ok(v);
     }
     if a.values == Some(Values::Probability)
@@ -130,7 +146,49 @@ pub fn run(a: Args) -> CliResult {
     summary["seconds"] = json!(seconds);
     summary["scaled"] = json!(m.scaled().is_some());
     add_storage(&mut summary, stored);
+    add_csv(&mut summary, &a.data, &ds, &m, schema.is_some());
     Ok(summary)
+}
+
+/// Adds what reading CSV data did to the summary: `"csv_schema"` (whether the model has a CSV schema),
+/// `"columns_reordered"` (whether the data's feature columns were found at other places than in the
+/// training file, `read_as`: the data was read against the schema), and the dropped rows
+/// ([`DataArgs::add_rows`]). Nothing for LIBSVM data.
+fn add_csv(v: &mut Value, data: &DataArgs, ds: &Dataset, m: &AnyModel, read_as: bool) {
+    if !data.is_csv() {
+        return;
+    }
+    data.add_rows(v, ds);
+    v["csv_schema"] = json!(m.schema().is_some());
+    v["columns_reordered"] = json!(read_as && reordered(data, m));
+}
+
+/// Whether the CSV data's header lists the training file's feature columns in another order or at
+/// other places (a test file without its label column, or with extra columns, counts as reordered
+/// only when a feature column moved).
+fn reordered(data: &DataArgs, m: &AnyModel) -> bool {
+    let Some(schema) = m.schema() else { return false };
+    let Some(train) = &schema.columns else { return false };
+    let Some(first) = first_record(data) else { return false };
+    schema.features.iter().any(|f| {
+        let name = &train[f.column];
+        first.iter().position(|c| c == name).is_some_and(|j| j != f.column)
+    })
+}
+
+/// The fields of the data file's first non-blank line (its header, when it has one), split on the
+/// delimiter the file's first line shows most (`,`, `;` or tab) and trimmed of blanks and quotes.
+fn first_record(data: &DataArgs) -> Option<Vec<String>> {
+    use std::io::BufRead as _;
+    if crate::data::is_std(&data.data) {
+        // Standard input was read: its first line is gone.
+        return None;
+    }
+    let mut lines = kern_core::io::open_lines(data.source()).ok()?.lines();
+    let line = lines.find_map(|l| l.ok().filter(|l| !l.trim().trim_start_matches('\u{feff}').is_empty()))?;
+    let line = line.trim_start_matches('\u{feff}');
+    let delim = [',', ';', '\t'].into_iter().max_by_key(|c| line.matches(*c).count())?;
+    Some(line.split(delim).map(|f| f.trim().trim_matches('"').to_string()).collect())
 }
 
 /// What `--out` gets.

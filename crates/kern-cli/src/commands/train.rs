@@ -14,7 +14,7 @@ use crate::output::{CliError, CliResult, ModelScaling, add_scaling, add_storage,
 use kern_cli::any_params::AnyParams;
 use kern_cli::kinds::{ModelKind, Scheme};
 use kern_cli::learner_flags::LearnerFlags;
-use kern_core::io::Dataset;
+use kern_core::io::{CsvSchema, Dataset};
 use kern_models::scaling::FeatureScaling;
 use kern_models::svm::KernelMatrix;
 use kern_tune::grid::ParamPoint;
@@ -72,7 +72,7 @@ impl Args {
     }
 
     /// The context the families train in: the flags they read, and the scaling of the training data.
-    fn context(&self, scaling: Option<ModelScaling>) -> Train {
+    fn context(&self, scaling: Option<ModelScaling>, schema: Option<CsvSchema>) -> Train {
         Train {
             out: self.out.clone(),
             format: self.format,
@@ -83,6 +83,7 @@ impl Args {
             ridge_tol: self.learner.ridge_tol(),
             kernel: self.learner.kernel.clone(),
             scaling,
+            schema,
         }
     }
 }
@@ -151,13 +152,35 @@ pub fn run(a: Args) -> CliResult {
         let ds = precomputed::read(&a.data, true)?;
         let k = precomputed::kernel_matrix(&ds)?;
         // A precomputed kernel's summary has no storage: the file holds kernel values, not samples.
-        return fit(&a.context(None), params, ds, Some(&k));
+        return fit(&a.context(None, None), params, ds, Some(&k));
     }
     let (ds, stored, scaling) = load_scaled(&a)?;
-    let t = a.context(scaling);
+    let mut rows = serde_json::json!({});
+    a.data.add_rows(&mut rows, &ds);
+    // A LIBSVM model file has no place for the CSV schema: the model is saved without it.
+    let libsvm = a.format == ModelFormat::Libsvm;
+    let schema = if libsvm { None } else { ds.schema.clone() };
+    let unchecked = libsvm && ds.schema.is_some();
+    let t = a.context(scaling, schema);
     let mut v = fit(&t, params, ds, None)?;
     add_storage(&mut v, Some(stored));
     add_scaling(&mut v, t.scaling.as_ref());
+    if let (Some(obj), Some(r)) = (v.as_object_mut(), rows.as_object()) {
+        obj.extend(r.clone());
+    }
+    if let Some(schema) = &t.schema {
+        v["csv_schema"] = crate::data::schema_json(schema);
+    }
+    if unchecked {
+        let w = "--format libsvm: a LIBSVM model file has no place for the CSV columns, so the model is \
+                 saved without them and kern predict will not check the test data's columns: give it \
+                 the training file's feature columns, in the same order, with the same categories";
+        eprintln!("kern: warning: {w}");
+        match v.get_mut("warnings").and_then(|w| w.as_array_mut()) {
+            Some(ws) => ws.push(serde_json::json!(w)),
+            None => v["warnings"] = serde_json::json!([w]),
+        }
+    }
     Ok(v)
 }
 

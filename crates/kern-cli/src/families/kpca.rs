@@ -96,10 +96,10 @@ pub fn exact(job: &Job<'_>, o: &Exact, ds: &Dataset) -> CliResult {
         write_scores(out, model.training_scores().as_ref())?;
     }
     if let Some(p) = job.save {
-        save_model(p, &model, None)?;
+        save_model(p, &model, None, ds.schema.as_ref())?;
     }
     let info = model.solver_info();
-    Ok(json!({
+    let mut v = json!({
         "n": ds.samples.n(),
         "d": ds.samples.d(),
         "kernel": model.kernel().to_string(),
@@ -115,7 +115,9 @@ pub fn exact(job: &Job<'_>, o: &Exact, ds: &Dataset) -> CliResult {
         "residual": info.residual,
         "out": job.out.map(|p| p.display().to_string()),
         "seconds": seconds,
-    }))
+    });
+    add_csv(&mut v, ds);
+    Ok(v)
 }
 
 /// `kern kpca --landmarks ...`: Nyström kernel PCA on the data; writes the training points'
@@ -134,9 +136,9 @@ pub fn nystrom(job: &Job<'_>, o: &Nystrom<'_>, ds: &Dataset) -> CliResult {
         write_scores(out, z.as_ref())?;
     }
     if let Some(p) = job.save {
-        save_model(p, &model, None)?;
+        save_model(p, &model, None, ds.schema.as_ref())?;
     }
-    Ok(json!({
+    let mut v = json!({
         "n": ds.samples.n(),
         "d": ds.samples.d(),
         "kernel": model.kernel().to_string(),
@@ -150,7 +152,18 @@ pub fn nystrom(job: &Job<'_>, o: &Nystrom<'_>, ds: &Dataset) -> CliResult {
         "path": "landmarks",
         "out": job.out.map(|p| p.display().to_string()),
         "seconds": seconds,
-    }))
+    });
+    add_csv(&mut v, ds);
+    Ok(v)
+}
+
+/// Adds what the CSV training file's reading did (`"missing"`, `"rows_dropped"`, `"dropped_lines"`)
+/// and its `"csv_schema"`, saved with the model by `--save`, to the summary (nothing for LIBSVM data).
+fn add_csv(v: &mut serde_json::Value, ds: &Dataset) {
+    if let Some(schema) = &ds.schema {
+        crate::data::add_rows(v, ds, schema.missing);
+        v["csv_schema"] = crate::data::schema_json(schema);
+    }
 }
 
 /// `kern predict` on a kernel PCA model: the projections of the samples `x` (the rows of `ds`), to

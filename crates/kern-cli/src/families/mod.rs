@@ -45,12 +45,15 @@ pub struct Train {
     pub kernel: String,
     /// The scaling applied to the training data, saved with the model.
     pub scaling: Option<ModelScaling>,
+    /// The CSV schema of a CSV training file, saved with the model (`kern predict` reads CSV test
+    /// data against it).
+    pub schema: Option<kern_core::io::CsvSchema>,
 }
 
 impl Train {
-    /// Saves a kern model to `--out`, with the training data's scaling.
+    /// Saves a kern model to `--out`, with the training data's scaling and CSV schema.
     pub fn save<M: kern_models::persist::Persist>(&self, model: &M) -> Result<(), kern_cli::CliError> {
-        crate::output::save_model(&self.out, model, self.scaling.as_ref())
+        crate::output::save_model(&self.out, model, self.scaling.as_ref(), self.schema.as_ref())
     }
 
     /// The weights of the `--weights` file, one per training sample of `n`.

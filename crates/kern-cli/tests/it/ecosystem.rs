@@ -284,7 +284,7 @@ fn a_symlinked_out_keeps_its_link_and_writes_the_target() {
 }
 
 #[test]
-fn lssvm_and_krr_refuse_a_csv_with_another_column_count() {
+fn lssvm_and_krr_refuse_a_csv_without_the_training_columns() {
     let d = scratch("csv-dual");
     let (train, m) = (d.join("tr.csv"), d.join("m.kern"));
     std::fs::write(&train, "a,b,y\n0,0,1\n1,0.5,1\n3,3,-1\n4,3.5,-1\n0.5,0,1\n3.5,3,-1\n").unwrap();
@@ -295,12 +295,20 @@ fn lssvm_and_krr_refuse_a_csv_with_another_column_count() {
             a.extend([e, "0.1"]);
         }
         succeeds(&a);
-        for (name, text) in [("fewer.csv", "a,y\n0,1\n"), ("more.csv", "a,b,c,y\n0,0,0,1\n")] {
+        // Against the training file's columns: a missing one is named; without a header the
+        // column count must be the training one. An extra named column is ignored.
+        for (name, text, want) in [
+            ("fewer.csv", "a,y\n0,1\n", "\"b\""),
+            ("more.csv", "0,0,0,1\n", "4 columns, the training data had 3"),
+        ] {
             let test = d.join(name);
             std::fs::write(&test, text).unwrap();
             let (okk, _, err) = kern(&["predict", "--model", s(&m), "--data", s(&test)]);
-            assert!(!okk && err.contains("feature columns"), "{model} {name}: {err}");
+            assert!(!okk && err.contains(want), "{model} {name}: {err}");
         }
+        let named = d.join("named.csv");
+        std::fs::write(&named, "a,b,c,y\n0,0,0,1\n").unwrap();
+        succeeds(&["predict", "--model", s(&m), "--data", s(&named)]);
         // The right column count predicts.
         let same = d.join("same.csv");
         std::fs::write(&same, "a,b,y\n0,0,1\n").unwrap();

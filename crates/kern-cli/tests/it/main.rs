@@ -3,6 +3,7 @@
 mod cmd;
 mod common;
 mod core_commands;
+mod csv_schema;
 mod cv_folds;
 mod cv_precomputed;
 mod determinism;

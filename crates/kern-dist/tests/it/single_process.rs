@@ -4,7 +4,7 @@
 use crate::common::{build_lssvm, grid_config, lssvm_grid, scratch, two_blobs, write};
 
 use kern_core::Targets;
-use kern_core::io::{CsvOptions, LibsvmOptions, read_csv, read_libsvm_with};
+use kern_core::io::{CsvOptions, LibsvmOptions, MissingPolicy, read_csv, read_libsvm_with};
 use kern_core::learner::Fit;
 use kern_dist::rows::{PartOptions, read_part};
 use kern_dist::split::{byte_range, for_each_line};
@@ -99,13 +99,60 @@ fn csv_part_of_one_equals_the_whole_file_reader() {
     let dir = scratch("csv_part_of_one_equals_the_whole_file_reader");
     let content = b"a;b;y\r\n1;\"2.5\";x\n?;1;y\n\n0;-3;\"1.0\"\n";
     let p = write(&dir, "whole.csv", content);
-    let opts = CsvOptions::default();
+    let opts = CsvOptions { missing: MissingPolicy::Drop, ..Default::default() };
     let part =
         read_part(&SingleProcess, &p, &PartOptions { csv: opts.clone(), ..Default::default() }).unwrap();
     let whole = read_csv(&p, &opts).unwrap();
     assert_eq!(part.samples.as_ref(), Some(&whole.samples));
     assert_eq!(part.labels, whole.labels);
-    assert_eq!(part.global_labels(&SingleProcess).unwrap(), vec!["1", "x"]);
+    // Labels keep the text of the file, as the one-process reader keeps it.
+    assert_eq!(part.global_labels(&SingleProcess).unwrap(), vec!["1.0", "x"]);
+}
+
+/// A missing value is an error by default, in parts as in one piece, naming the line.
+#[test]
+fn csv_part_refuses_missing_values_by_default() {
+    let dir = scratch("csv_part_refuses_missing_values_by_default");
+    let p = write(&dir, "holes.csv", b"a,b,y\n1,2,x\n?,1,y\n");
+    assert!(read_csv(&p, &CsvOptions::default()).is_err());
+    match read_part(&SingleProcess, &p, &PartOptions::default()) {
+        Err(DistError::RankFailed { rank: 0, message }) => {
+            assert!(message.contains("holes.csv:3:") && message.contains("\"a\""), "{message}")
+        }
+        other => panic!("expected a rank failure, got {other:?}"),
+    }
+}
+
+/// The header rule of the one-process reader: `400,410,420,label` over numeric rows is a header;
+/// labels that look like numbers keep their text (`02134`).
+#[test]
+fn csv_part_detects_the_header_and_keeps_label_text_as_read_csv() {
+    let dir = scratch("csv_part_detects_the_header_as_read_csv");
+    for content in [
+        &b"400,410,420,label\n0.1,0.2,0.3,02134\n0.3,0.2,0.1,10001\n"[..],
+        b"0.1,0.2,0.3,02134\n0.3,0.2,0.1,10001\n",
+        b"a,b,c,d\n1,2,3,4\n",
+        b"?,b,c,y\n1,2,3,x\n",
+    ] {
+        let p = write(&dir, "h.csv", content);
+        let part = read_part(&SingleProcess, &p, &PartOptions::default()).unwrap();
+        let whole = read_csv(&p, &CsvOptions::default());
+        match whole {
+            Ok(whole) => {
+                assert_eq!(
+                    part.samples.as_ref(),
+                    Some(&whole.samples),
+                    "{}",
+                    String::from_utf8_lossy(content)
+                );
+                assert_eq!(part.labels, whole.labels);
+            }
+            Err(e) => panic!("{}: {e}", String::from_utf8_lossy(content)),
+        }
+    }
+    let p = write(&dir, "h.csv", b"400,410,420,label\n0.1,0.2,0.3,02134\n0.3,0.2,0.1,10001\n");
+    let part = read_part(&SingleProcess, &p, &PartOptions::default()).unwrap();
+    assert_eq!(part.labels, ["02134", "10001"]);
 }
 
 #[test]
