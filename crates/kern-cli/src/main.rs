@@ -3,7 +3,8 @@
 //! Every subcommand reads `--data PATH` (LIBSVM by default, CSV when the name ends in `.csv` or
 //! `.csv.gz`), writes progress to stderr and prints exactly one JSON object on the last line of stdout,
 //! always with `"seconds"` (wall time of the work, excluding file reading). Errors go to stderr with a
-//! non-zero exit code. The kernel spec syntax is printed by `kern help kernels`.
+//! non-zero exit code; when the program reading stdout goes away (`kern ... | head -1`), `kern` ends
+//! quietly, killed by SIGPIPE as other command-line tools are. The kernel spec syntax is printed by `kern help kernels`.
 
 // The argument docs are clap's `--help` text, where `[:SEED]` is literal syntax, not a link.
 #![allow(rustdoc::broken_intra_doc_links)]
@@ -14,6 +15,7 @@ mod families;
 mod metrics;
 mod output;
 mod progress;
+mod report;
 mod resources;
 
 use clap::{Parser, Subcommand};
@@ -34,6 +36,9 @@ struct Cli {
     /// No progress bars.
     #[arg(long, short = 'q', global = true)]
     quiet: bool,
+    /// Replace write-protected output files (refused otherwise); the replaced file keeps its mode.
+    #[arg(long, global = true)]
+    force: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -97,11 +102,11 @@ fn main() -> ExitCode {
         match kern_core::memory::parse_size(m) {
             Ok(bytes) => kern_core::memory::set_limit(Some(bytes)),
             Err(e) => {
-                eprintln!("kern: error: --max-memory {m:?}: {e}");
-                return ExitCode::FAILURE;
+                return report::failure(&format!("--max-memory {m:?}: {e}").into());
             }
         }
     }
+    output::set_force(cli.force);
     progress::install(progress::Mode::from_flags(cli.progress, cli.quiet));
     kern_core::parallel::fix_faer_global();
     // Work that draws no progress of its own gets a spinner with the elapsed time (shown under the
@@ -133,17 +138,8 @@ fn main() -> ExitCode {
             if let Some(obj) = json.as_object_mut() {
                 obj.insert("schema".into(), SCHEMA.into());
             }
-            println!("{json}");
-            ExitCode::SUCCESS
+            report::summary(&json)
         }
-        Err(e) => {
-            eprintln!("kern: error: {e}");
-            let mut source = e.source();
-            while let Some(s) = source {
-                eprintln!("  caused by: {s}");
-                source = s.source();
-            }
-            ExitCode::FAILURE
-        }
+        Err(e) => report::failure(&e),
     }
 }

@@ -4,7 +4,7 @@
 //! or `--progress` is given, never with `--quiet`; standard output (the JSON summary) is untouched.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -94,11 +94,9 @@ fn svm_line(p: &kern_models::svm::SolverProgress) {
         p.violation,
         p.elapsed.as_secs_f64()
     );
-    if std::io::stderr().is_terminal() {
-        eprint!("\r\x1b[2K{line}");
-    } else {
-        eprintln!("{line}");
-    }
+    // Progress is not worth failing over: a standard error that cannot be written is skipped.
+    let mut err = std::io::stderr().lock();
+    let _ = if err.is_terminal() { write!(err, "\r\x1b[2K{line}") } else { writeln!(err, "{line}") };
 }
 
 /// A spinner with the elapsed time while `what` runs; cleared when dropped. Hidden unless progress is

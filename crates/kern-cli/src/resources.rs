@@ -8,6 +8,11 @@ pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Sen
     if threads == Some(0) {
         return Err("--threads must be at least 1".into());
     }
+    // More threads than the documented maximum are capped (kern_core::parallel::max_threads), with a
+    // warning.
+    if let Some(w) = kern_core::parallel::thread_count(threads)?.warning() {
+        eprintln!("kern: warning: {w}");
+    }
     Ok(kern_core::parallel::install(threads, f)?)
 }
 

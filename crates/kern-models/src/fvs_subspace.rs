@@ -37,9 +37,9 @@ pub struct FvsKpca<K> {
 }
 
 fn sym_eigen_desc(c: &Mat<f64>) -> Result<(Vec<f64>, Mat<f64>)> {
-    let evd = c
-        .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| ModelsError::Numerical(format!("eigendecomposition: {}", kern_core::faer_errors::evd(e))))?;
+    let evd = c.self_adjoint_eigen(Side::Lower).map_err(|e| {
+        ModelsError::Numerical(format!("eigendecomposition: {}", kern_core::faer_errors::evd(e)))
+    })?;
     let l = c.nrows();
     let s = evd.S().column_vector();
     let u = evd.U();

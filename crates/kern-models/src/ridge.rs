@@ -685,9 +685,9 @@ fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Res
         GridMethod::Eigen => {
             let GramMatrix::Dense(k) = gram else { unreachable!("eigen method on the dense path") };
             let t0 = Instant::now();
-            let evd = k
-                .self_adjoint_eigen(Side::Lower)
-                .map_err(|e| ModelsError::Numerical(format!("eigendecomposition of K: {}", kern_core::faer_errors::evd(e))))?;
+            let evd = k.self_adjoint_eigen(Side::Lower).map_err(|e| {
+                ModelsError::Numerical(format!("eigendecomposition of K: {}", kern_core::faer_errors::evd(e)))
+            })?;
             drop(k);
             let u = evd.U();
             let lam: Vec<f64> = (0..n).map(|i| evd.S().column_vector()[i]).collect();

@@ -290,8 +290,9 @@ pub fn amd_order(a: &CscMatrix<f64>) -> Result<Permutation> {
     let mut inv = vec![0usize; n];
     let mut mem = MemBuffer::try_new(amd::order_scratch::<usize>(n, ri.len()))
         .map_err(|_| SparseError::Faer("out of memory for the AMD workspace".into()))?;
-    amd::order(&mut perm, &mut inv, sym, amd::Control::default(), MemStack::new(&mut mem))
-        .map_err(|e| SparseError::Faer(format!("minimum-degree ordering: {}", kern_core::faer_errors::sparse(e))))?;
+    amd::order(&mut perm, &mut inv, sym, amd::Control::default(), MemStack::new(&mut mem)).map_err(|e| {
+        SparseError::Faer(format!("minimum-degree ordering: {}", kern_core::faer_errors::sparse(e)))
+    })?;
     Permutation::from_vec(perm)
 }
 

@@ -2,7 +2,7 @@
 //! train --format` offers are the SVM family's).
 
 use crate::families::svm::not_an_svm;
-use crate::output::{CliResult, write_output};
+use crate::output::{CliResult, check_out, write_output};
 use kern_models::libsvm_model::LibsvmModel;
 use kern_models::persist;
 use kern_models::svm::{OneClass, Svc, Svr};
@@ -25,6 +25,7 @@ pub struct Args {
 /// Runs `kern export`.
 pub fn run(a: Args) -> CliResult {
     debug_assert!(a.libsvm);
+    check_out(&a.out, &[&a.model])?;
     let bytes = persist::read(&a.model)?;
     let path = a.model.display().to_string();
     let kind = persist::peek_kind(&bytes, &path)?;

@@ -32,6 +32,6 @@ pub struct Args {}
 
 /// Runs `kern kernels`: prints the grammar, then the JSON summary.
 pub fn run(_: Args) -> CliResult {
-    println!("{GRAMMAR}");
+    kern_core::io::write_stdout(format!("{GRAMMAR}\n").as_bytes())?;
     Ok(json!({ "kernels": kern_core::KERNEL_NAMES, "seconds": 0.0 }))
 }

@@ -7,7 +7,7 @@
 
 use crate::data::{DataArgs, parse_kernel};
 use crate::families::kpca;
-use crate::output::{CliResult, add_storage, check_out};
+use crate::output::{CliResult, add_storage, check_out, check_outputs_differ};
 use kern_models::kmat::PathChoice;
 use kern_models::kpca::EigenSolver;
 use std::path::PathBuf;
@@ -82,6 +82,9 @@ pub fn run(a: Args) -> CliResult {
     };
     for out in a.out.iter().chain(&a.save) {
         check_out(out, &[&a.data.data])?;
+    }
+    if let (Some(out), Some(save)) = (&a.out, &a.save) {
+        check_outputs_differ(out, save, "--out and --save")?;
     }
     let (ds, stored) = a.data.load_sparse()?;
     let job = kpca::Job {

@@ -2,7 +2,7 @@
 //! (`-s`) or restore them (`-r`); parameter files interoperate with `svm-scale`'s.
 
 use crate::data::DataArgs;
-use crate::output::{CliResult, add_storage, write_output};
+use crate::output::{CliResult, add_storage, check_out, check_outputs_differ, write_output};
 use kern_core::SampleRef;
 use kern_models::libsvm_model::fmt_g17;
 use kern_models::scaling::FeatureScaling;
@@ -38,6 +38,7 @@ pub struct Args {
 
 /// Runs `kern scale`.
 pub fn run(a: Args) -> CliResult {
+    check_paths(&a)?;
     let (ds, stored) = a.data.load_sparse()?;
     let t = Instant::now();
     let scaling = match &a.restore {
@@ -103,6 +104,18 @@ pub fn run(a: Args) -> CliResult {
     });
     add_storage(&mut v, Some(stored));
     Ok(v)
+}
+
+/// Refuses every pair of an input (`--data`, `-r`) and an output (`--out`, `-s`) that are the same
+/// file, and `-s` and `--out` naming the same file, before anything is read or written.
+fn check_paths(a: &Args) -> Result<(), crate::output::CliError> {
+    let inputs = [Some(a.data.data.as_path()), a.restore.as_deref()];
+    check_out(&a.out, &inputs)?;
+    if let Some(save) = &a.save {
+        check_out(save, &inputs)?;
+        check_outputs_differ(save, &a.out, "-s (--save) and --out")?;
+    }
+    Ok(())
 }
 
 /// The non-zero coordinates `(index, value)` of a sample, in index order, on either store.

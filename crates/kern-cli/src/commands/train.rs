@@ -140,7 +140,7 @@ fn plan(a: &Args) -> Result<(ModelKind, AnyParams), CliError> {
 /// Runs `kern train`: the model and its parameters planned once, then the data read and the model
 /// trained by its family.
 pub fn run(a: Args) -> CliResult {
-    check_out(&a.out, &[&a.data.data])?;
+    check_out(&a.out, &[Some(a.data.data.as_path()), a.weights.as_deref(), a.scale_file.as_deref()])?;
     // The worker threads come up while the data is read.
     kern_core::parallel::warm_up(a.threads);
     let (model, params) = plan(&a)?;

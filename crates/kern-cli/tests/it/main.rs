@@ -19,6 +19,7 @@ mod libsvm_compat;
 mod lssvm;
 mod messages;
 mod model_flags;
+mod outputs;
 mod precomputed;
 mod predict_registry;
 mod predict_unseen;

@@ -160,11 +160,9 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
         gemm_nn(x.as_mut(), Accum::Add, v.as_ref().subcols(0, cur), hnew.as_ref().subrows(0, cur), -1.0);
         gemm_tn(rtr.as_mut(), x.as_ref(), x.as_ref());
         // Rayleigh–Ritz.
-        let evd = h
-            .as_ref()
-            .submatrix(0, 0, cur, cur)
-            .self_adjoint_eigen(Side::Lower)
-            .map_err(|e| ModelsError::Numerical(format!("projected eigenproblem: {}", kern_core::faer_errors::evd(e))))?;
+        let evd = h.as_ref().submatrix(0, 0, cur, cur).self_adjoint_eigen(Side::Lower).map_err(|e| {
+            ModelsError::Numerical(format!("projected eigenproblem: {}", kern_core::faer_errors::evd(e)))
+        })?;
         let s = evd.S().column_vector();
         let u = evd.U();
         // Descending order.

@@ -246,9 +246,12 @@ impl KernelPcaParams {
                 }
             }
             drop(gram);
-            let evd = kc
-                .self_adjoint_eigen(Side::Lower)
-                .map_err(|e| ModelsError::Numerical(format!("dense eigendecomposition: {}", kern_core::faer_errors::evd(e))))?;
+            let evd = kc.self_adjoint_eigen(Side::Lower).map_err(|e| {
+                ModelsError::Numerical(format!(
+                    "dense eigendecomposition: {}",
+                    kern_core::faer_errors::evd(e)
+                ))
+            })?;
             let s = evd.S().column_vector();
             let u = evd.U();
             let values: Vec<f64> = (0..k).map(|j| s[n - 1 - j]).collect();

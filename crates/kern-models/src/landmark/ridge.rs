@@ -786,7 +786,12 @@ impl<'a> Falkon<'a> {
         }
         let la = ta
             .llt(Side::Lower)
-            .map_err(|e| ModelsError::Numerical(format!("FALKON's preconditioner factor: {}", kern_core::faer_errors::llt(e))))?
+            .map_err(|e| {
+                ModelsError::Numerical(format!(
+                    "FALKON's preconditioner factor: {}",
+                    kern_core::faer_errors::llt(e)
+                ))
+            })?
             .L()
             .to_owned();
         let mut r = Mat::<f64>::zeros(m, m);

@@ -98,7 +98,9 @@ impl<I: Index> Csc<I> {
         ) {
             Ok(s) if s.len_val() <= max => Ok(Some(s)),
             Ok(_) | Err(FaerError::IndexOverflow) => Ok(None),
-            Err(e) => Err(SparseError::Faer(format!("symbolic Cholesky: {}", kern_core::faer_errors::sparse(e)))),
+            Err(e) => {
+                Err(SparseError::Faer(format!("symbolic Cholesky: {}", kern_core::faer_errors::sparse(e))))
+            }
         }
     }
 
