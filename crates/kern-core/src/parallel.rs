@@ -78,8 +78,20 @@ pub fn fix_faer_global() {
 /// assert!(m >= 4 && m <= kern_core::parallel::HARD_MAX_THREADS);
 /// ```
 pub fn max_threads() -> usize {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    cpus.saturating_mul(4).clamp(4, HARD_MAX_THREADS)
+    cpus().saturating_mul(4).clamp(4, HARD_MAX_THREADS)
+}
+
+/// The processors this process may run on ([`std::thread::available_parallelism`], 1 when unknown),
+/// read once per process: each reading costs tens of microseconds (the affinity mask and the cgroup's
+/// CPU quota files), paid again by every fit that asked for it — more than a 100-point fit's own work.
+///
+/// ```
+/// assert_eq!(kern_core::parallel::cpus(), kern_core::parallel::cpus());
+/// assert!(kern_core::parallel::cpus() >= 1);
+/// ```
+pub fn cpus() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The ceiling of [`max_threads`] on any machine (a 256-processor host gets 1,024 threads at most).
@@ -240,7 +252,7 @@ pub fn default_threads() -> usize {
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|&t| t > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .unwrap_or_else(cpus)
 }
 
 /// The process's pool of `threads` threads, built on first use.

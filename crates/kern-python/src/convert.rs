@@ -75,7 +75,7 @@ fn threads(py: Python<'_>, n_jobs: Option<i64>) -> PyResult<Option<usize>> {
         Some(0) => return Err(value_error("n_jobs == 0 has no meaning; use None, -1 or a positive count")),
         Some(k) if k > 0 => Some(usize::try_from(k).unwrap_or(usize::MAX)),
         Some(k) => {
-            let cpus = std::thread::available_parallelism().map_or(1, |c| c.get()) as i64;
+            let cpus = kern_core::parallel::cpus() as i64;
             Some(cpus.saturating_add(1).saturating_add(k).max(1) as usize)
         }
     };
