@@ -22,6 +22,7 @@ use kern_models::krr::{KernelRidge, KernelRidgeParams};
 use kern_models::landmark::{NystromRidge, NystromRidgeParams};
 use kern_models::lssvm::{LsSvm, LsSvmParams};
 use kern_models::railway::{AreaParams, GammaChoice};
+use kern_models::ridge::Spread;
 use kern_models::svm::{NuSvcParams, NuSvrParams, OneClassParams, Svc, SvcParams, Svr, SvrParams};
 
 /// The parameters of one learner, as the flags (and a grid point) set them: one variant per model
@@ -213,5 +214,118 @@ impl Fit<Targets> for AnyParams {
                 ));
             }
         })
+    }
+}
+
+/// The warning of a model whose regularization leaves it constant: every training decision value
+/// within `tol` (the solver's tolerance, relative to the targets) of the intercept. `spread` is the
+/// model's relative spread on its training targets (`relative_spread` of the ridge models,
+/// [`nystrom_spread`] of a landmark model). `kern train`, `kern cv` (per cell) and `kern-mpi train`
+/// all warn with it.
+///
+/// ```
+/// use kern_cli::any_params::constant_warning;
+/// assert!(constant_warning(1e-9, 1e-6, 1e6).unwrap().contains("use a smaller --lambda"));
+/// assert_eq!(constant_warning(0.5, 1e-6, 1.0), None);
+/// ```
+pub fn constant_warning(spread: f64, tol: f64, lambda: f64) -> Option<String> {
+    (spread <= tol).then(|| {
+        format!(
+            "the model is constant: every training decision value is within {tol:e} (relative) of the \
+             intercept, as lambda = {lambda:e} regularizes everything away (lambda is the ridge penalty \
+             of K + lambda I: larger, more regularization); use a smaller --lambda"
+        )
+    })
+}
+
+/// How far a landmark model's decision values on `x` stray from its intercepts, against the targets
+/// `y` of those rows (kern-models' [`Spread`]; its `ratio()` is the relative spread). `y` is encoded
+/// as the model's outputs are: ±1 (binary; two classes), ±1 one-vs-rest (more classes), or the
+/// values. One pass over the kernel matrix between the rows and the centres; parts of the training
+/// rows (one per process) combine with [`Spread::merge`].
+///
+/// ```
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_models::landmark::{Landmarks, NystromRidgeParams};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+/// let y = Targets::Real(RealTargets::new(vec![0.0, 1.0, 2.0, 3.0])?);
+/// let m = NystromRidgeParams::krr("linear".parse()?, 1e6, "random:2".parse::<Landmarks>()?).fit_targets(&x, &y)?;
+/// assert!(kern_cli::any_params::nystrom_spread(&m, &x, &y)?.ratio() < 1e-3);
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub fn nystrom_spread(m: &NystromRidge, x: &Samples, y: &Targets) -> Result<Spread, CliError> {
+    let f = m.decision_function(x)?;
+    let r = m.outputs();
+    let target = |i: usize, t: usize| -> f64 {
+        let sign = |b: bool| if b { 1.0 } else { -1.0 };
+        match y {
+            Targets::Binary(b) => b.y()[i],
+            Targets::Classes(c) if r == 1 => sign(c.classes()[i] == 1),
+            Targets::Classes(c) => sign(c.classes()[i] == t),
+            Targets::Real(v) => v.values()[i],
+        }
+    };
+    let mut s = Spread::default();
+    for t in 0..r {
+        let b = m.bias(t);
+        for i in 0..x.n() {
+            s.add(f[(i, t)] - b, target(i, t) - b);
+        }
+    }
+    Ok(s)
+}
+
+/// The constant-model warning of a model a cross-validation cell trained on `x`, `y` (`tol`: the
+/// ridge solver's tolerance): lssvm, krr and the landmark models (cells train unweighted); `None`
+/// for the others.
+fn cell_warning(m: &CellModel, x: &Samples, y: &Targets, tol: f64) -> Result<Option<String>, CliError> {
+    Ok(match m {
+        CellModel::LsSvm(m) => constant_warning(m.relative_spread(y)?, tol, m.lambda()),
+        CellModel::Krr(m) => constant_warning(m.relative_spread(y)?, tol, m.lambda()),
+        CellModel::Landmark(m) => constant_warning(nystrom_spread(m, x, y)?.ratio(), tol, m.lambda()),
+        _ => None,
+    })
+}
+
+/// A cross-validation cell's learner that keeps the constant-model warning of its fits
+/// ([`constant_warning`]): `warnings[cell]` takes the first fold's warning. `kern cv` adds it to the
+/// cell in its JSON.
+///
+/// ```
+/// use std::sync::Mutex;
+/// use kern_core::learner::Fit;
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_cli::any_params::{AnyParams, Watched};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
+/// let y = Targets::Real(RealTargets::new(vec![0.0, 2.0, 4.0])?);
+/// let warnings = vec![Mutex::new(None)];
+/// let krr = |l| AnyParams::Krr(kern_models::krr::KernelRidgeParams::new("linear".parse().unwrap()).lambda(l));
+/// Watched { params: krr(1e-9), cell: 0, tol: 1e-6, warnings: &warnings }.fit(&x, &y)?;
+/// assert!(warnings[0].lock().unwrap().is_none());
+/// Watched { params: krr(1e12), cell: 0, tol: 1e-6, warnings: &warnings }.fit(&x, &y)?;
+/// assert!(warnings[0].lock().unwrap().as_deref().unwrap().contains("constant"));
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub struct Watched<'a> {
+    /// The cell's learner.
+    pub params: AnyParams,
+    /// The cell's index in the grid.
+    pub cell: usize,
+    /// The ridge solver's tolerance (the bound of a constant model's spread).
+    pub tol: f64,
+    /// One slot per cell.
+    pub warnings: &'a [std::sync::Mutex<Option<String>>],
+}
+
+impl Fit<Targets> for Watched<'_> {
+    type Model = CellModel;
+    type Error = ModelsError;
+    fn fit(&self, x: &Samples, y: &Targets) -> Result<CellModel, ModelsError> {
+        let m = self.params.fit(x, y)?;
+        let w = cell_warning(&m, x, y, self.tol).map_err(|e| ModelsError::Input(e.to_string()))?;
+        if let (Some(w), Some(slot)) = (w, self.warnings.get(self.cell)) {
+            slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(w);
+        }
+        Ok(m)
     }
 }

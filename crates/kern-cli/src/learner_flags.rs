@@ -180,6 +180,44 @@ pub struct LearnerFlags {
     pub projection: String,
 }
 
+/// Every learner flag of `kern train` and `kern cv` (all but `--model`, `--type` and `--kernel`,
+/// which every learner takes), each with a value that differs from its default: the flags
+/// [`LearnerFlags::given`] reports and the model kinds' flag lists name. The tests of the refusals walk
+/// this list.
+///
+/// ```
+/// use clap::ValueEnum;
+/// use kern_cli::{kinds::ModelKind, learner_flags::EVERY_FLAG};
+/// for m in ModelKind::value_variants() {
+///     assert!(m.flags().iter().all(|f| EVERY_FLAG.iter().any(|e| e[0] == *f)), "{}", m.name());
+/// }
+/// ```
+pub const EVERY_FLAG: [&[&str]; 23] = [
+    &["--nu", "0.3"],
+    &["--c", "2"],
+    &["--lambda", "0.1"],
+    &["--gam", "10"],
+    &["--epsilon-tube", "0.2"],
+    &["--class-weight", "1:2"],
+    &["--probability"],
+    &["--multiclass", "ovo"],
+    &["--regression"],
+    &["--allow-many-classes"],
+    &["--tol", "1e-4"],
+    &["--cache-mb", "8"],
+    &["--no-shrinking"],
+    &["--max-iter", "10"],
+    &["--path", "dense"],
+    &["--order", "amd"],
+    &["--solver", "iterative"],
+    &["--preconditioner", "none"],
+    &["--landmarks", "random:5"],
+    &["--max-fv", "3"],
+    &["--min-fitness", "0.9"],
+    &["--fvs-strategy", "exact"],
+    &["--projection", "orthogonal"],
+];
+
 impl LearnerFlags {
     /// The learner flags given on the command line, by name (`--model`, `--type` and `--kernel`,
     /// which every learner takes, left out; a flag with a default counts as given when it names
@@ -595,33 +633,6 @@ mod tests {
         Cli::try_parse_from(a).expect("flags parse").learner
     }
 
-    /// Every learner flag, with a value that differs from its default.
-    const FLAGS: [&[&str]; 23] = [
-        &["--nu", "0.3"],
-        &["--c", "2"],
-        &["--lambda", "0.1"],
-        &["--gam", "10"],
-        &["--epsilon-tube", "0.2"],
-        &["--class-weight", "1:2"],
-        &["--probability"],
-        &["--multiclass", "ovo"],
-        &["--regression"],
-        &["--allow-many-classes"],
-        &["--tol", "1e-4"],
-        &["--cache-mb", "8"],
-        &["--no-shrinking"],
-        &["--max-iter", "10"],
-        &["--path", "dense"],
-        &["--order", "amd"],
-        &["--solver", "iterative"],
-        &["--preconditioner", "none"],
-        &["--landmarks", "random:5"],
-        &["--max-fv", "3"],
-        &["--min-fitness", "0.9"],
-        &["--fvs-strategy", "exact"],
-        &["--projection", "orthogonal"],
-    ];
-
     /// The args naming each model by `--model` (the landmark models with their centres, railway
     /// with its kernel).
     fn model_args(m: ModelKind) -> Vec<&'static str> {
@@ -641,7 +652,7 @@ mod tests {
     fn every_flag_is_refused_where_it_does_not_apply() {
         let mut taken = std::collections::BTreeSet::new();
         for &m in ModelKind::value_variants() {
-            for args in FLAGS {
+            for args in EVERY_FLAG {
                 let flag = args[0];
                 if flag == "--landmarks" && matches!(m, ModelKind::LandmarkLssvm | ModelKind::LandmarkKrr) {
                     taken.insert(flag);
@@ -668,7 +679,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(taken.len(), FLAGS.len(), "every flag is taken by some model");
+        assert_eq!(taken.len(), EVERY_FLAG.len(), "every flag is taken by some model");
     }
 
     /// `--type` names the SVMs as `--model` does, and the refusals name the learner as the user did.

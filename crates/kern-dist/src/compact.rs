@@ -144,6 +144,9 @@ pub struct CompactFit {
     pub halo: usize,
     /// Stored entries of this rank's columns of `K_C`.
     pub nnz: usize,
+    /// How far the training decision values stray from the intercepts, relative to the targets
+    /// (kern-models' `relative_spread` of the ridge models, over all ranks; the same on every rank).
+    pub relative_spread: f64,
 }
 
 /// A k-d split of the samples into `size` cells (module docs).
@@ -750,7 +753,27 @@ pub fn fit_compact(
     } else {
         (x, vec![0.0; r])
     };
-    Ok(CompactFit { rows: own.gid, alpha, bias: bias_v, task, report, halo: op.n_halo, nnz: op.val.len() })
+    // The relative spread of the training decision values: f − b = y − b − λα on every row (as
+    // kern-models' ridge models compute it), the maxima over all ranks.
+    let mut spread = kern_models::ridge::Spread::default();
+    for (i, yi) in own.y.chunks_exact(r.max(1)).enumerate() {
+        for (t, (&v, &bt)) in yi.iter().zip(&bias_v).enumerate() {
+            spread.add(v - bt - params.lambda * alpha[t * n + i], v - bt);
+        }
+    }
+    let mut m = [spread.fit, spread.target];
+    comm.allreduce_max_f64(&mut m);
+    let relative_spread = kern_models::ridge::Spread { fit: m[0], target: m[1] }.ratio();
+    Ok(CompactFit {
+        rows: own.gid,
+        alpha,
+        bias: bias_v,
+        task,
+        report,
+        halo: op.n_halo,
+        nnz: op.val.len(),
+        relative_spread,
+    })
 }
 
 /// The model file of a distributed fit, on rank 0 (`None` on the others): the rows read in parts

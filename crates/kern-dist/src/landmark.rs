@@ -33,7 +33,7 @@ use kern_models::fvs::{FvsParams, Strategy};
 use kern_models::landmark::{
     Landmarks, NystromRidge, NystromRidgeParams, RowPart, block_rows, fvs_on_pool, landmark_candidates,
 };
-use kern_models::ridge::Task;
+use kern_models::ridge::{Spread, Task};
 use std::borrow::Cow;
 
 /// This rank's targets (`None` without rows) and the task of all ranks' targets: class names agreed
@@ -441,4 +441,35 @@ pub fn fit_nystrom_blocks(
     // The fit's collectives are the same on every rank whatever happens locally (errors before the
     // first sum are parameter errors, the same on every rank); agree on the outcome.
     agree(comm, params.fit_part(&part, centres, &idx).map_err(Into::into))
+}
+
+/// How far the decision values of `m` on the training rows of every rank stray from its intercepts,
+/// relative to the targets (kern-cli's `nystrom_spread` on each rank's rows, the maxima over all
+/// ranks): the figure of `kern train`'s constant-model warning. Collective.
+///
+/// ```
+/// use kern_dist::{landmark::{fit_nystrom, relative_spread}, rows::read_part, SingleProcess};
+/// use kern_models::landmark::NystromRidgeParams;
+/// let p = std::env::temp_dir().join("kern-doc-nystrom-spread.svm");
+/// let text: String = (0..30).map(|i| format!("{} 1:{}\n", (i as f64 * 0.2).sin(), i as f64 * 0.1)).collect();
+/// std::fs::write(&p, text).unwrap();
+/// let part = read_part(&SingleProcess, &p, &Default::default())?;
+/// let flat = NystromRidgeParams::krr("gaussian:sigma=0.5".parse()?, 1e9, "random:6".parse()?);
+/// let m = fit_nystrom(&SingleProcess, &part, &flat, true)?;
+/// assert!(relative_spread(&SingleProcess, &part, &m)? < 1e-6);
+/// # std::fs::remove_file(&p).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn relative_spread(comm: &dyn Comm, rows: &DistRows, m: &NystromRidge) -> Result<f64> {
+    let (y, _) = targets_part(comm, rows, matches!(m.task(), Task::Regression))?;
+    let local = match (rows.samples.as_ref(), y.as_ref()) {
+        (Some(x), Some(y)) => {
+            kern_cli::any_params::nystrom_spread(m, x, y).map_err(|e| DistError::Invalid(e.to_string()))
+        }
+        _ => Ok(Spread::default()),
+    };
+    let s = agree(comm, local)?;
+    let mut v = [s.fit, s.target];
+    comm.allreduce_max_f64(&mut v);
+    Ok(Spread { fit: v[0], target: v[1] }.ratio())
 }

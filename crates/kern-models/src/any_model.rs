@@ -806,9 +806,9 @@ impl AnyModel {
                 from_values(v, d)
             }
             AnyModel::OneClass(m) => {
-                let d = m.decision_function(x)?;
-                let v = d.iter().map(|&v| if v > 0.0 { 1.0 } else { -1.0 }).collect();
-                from_values(v, column(&d))
+                let decision = m.decision_function(x)?;
+                let v = decision.col(0).iter().map(|&v| if v > 0.0 { 1.0 } else { -1.0 }).collect();
+                from_values(v, decision)
             }
             AnyModel::LsSvm(m) => from_ridge(m.task(), m.decision_function(x)?),
             AnyModel::Krr(m) => from_ridge(m.task(), m.decision_function(x)?),

@@ -360,16 +360,52 @@ impl Fitted {
                 enc.y.ncols()
             )));
         }
-        let (mut spread, mut scale) = (0.0f64, 0.0f64);
+        let mut s = Spread::default();
         for t in 0..r {
             let b = self.bias[t];
             for i in 0..n {
                 let yi = enc.y[(i, t)];
-                spread = spread.max((yi - b - self.lambda * self.alpha[t * n + i]).abs());
-                scale = scale.max((yi - b).abs());
+                s.add(yi - b - self.lambda * self.alpha[t * n + i], yi - b);
             }
         }
-        Ok(if scale > 0.0 { spread / scale } else { 1.0 })
+        Ok(s.ratio())
+    }
+}
+
+/// The two maxima of a model's relative spread (see `relative_spread` of the ridge models):
+/// `fit = max |f_t(x_i) − b_t|` and `target = max |y_it − b_t|` over the rows seen so far. Parts
+/// computed on separate row sets combine by taking the maxima ([`Spread::merge`]).
+///
+/// ```
+/// use kern_models::ridge::Spread;
+/// let mut s = Spread::default();
+/// s.add(0.5, 2.0);
+/// s.add(-1.0, 1.0);
+/// assert_eq!(s.ratio(), 0.5);
+/// assert_eq!(Spread::default().ratio(), 1.0); // targets all at the intercept
+/// assert_eq!(s.merge(Spread { fit: 3.0, target: 1.0 }).ratio(), 1.5);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spread {
+    /// Largest `|f_t(x_i) − b_t|`.
+    pub fit: f64,
+    /// Largest `|y_it − b_t|`.
+    pub target: f64,
+}
+
+impl Spread {
+    /// Takes in one row and output: its decision value and target, both less the intercept.
+    pub fn add(&mut self, f_minus_b: f64, y_minus_b: f64) {
+        self.fit = self.fit.max(f_minus_b.abs());
+        self.target = self.target.max(y_minus_b.abs());
+    }
+    /// The spread of both row sets.
+    pub fn merge(self, other: Spread) -> Spread {
+        Spread { fit: self.fit.max(other.fit), target: self.target.max(other.target) }
+    }
+    /// `fit / target`, or 1 when every target equals its intercept (the model fits them exactly).
+    pub fn ratio(self) -> f64 {
+        if self.target > 0.0 { self.fit / self.target } else { 1.0 }
     }
 }
 

@@ -23,7 +23,7 @@ use kern_core::Samples;
 /// assert!(m.decision_function(&t).is_err());
 /// m.widen_features(3)?;
 /// assert_eq!(m.n_features(), 3);
-/// let f = m.decision_function(&t)?[0][0];
+/// let f = m.decision_function(&t)?[(0, 0)];
 /// // LIBSVM's value: Σ coef_i k(sv_i, t) + b with the support vectors zero in feature 3.
 /// let (idx, coef) = m.machine_coefficients(0);
 /// let b = m.machines()[0].2;

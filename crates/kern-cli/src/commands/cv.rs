@@ -15,13 +15,14 @@ use crate::families::svm::precomputed;
 use crate::families::svm::precomputed_cv::{OnMatrix, serials};
 use crate::output::{CliError, CliResult, add_storage};
 use crate::resources::with_threads;
-use kern_cli::any_params::AnyParams;
+use kern_cli::any_params::{AnyParams, Watched};
 use kern_cli::cv_flags::CvFlags;
 use kern_core::Targets;
 use kern_models::svm::{KernelMatrix, SharedGram, SvcParams};
 use kern_tune::grid::{
     GridSearchConfig, ParamGrid, ParamPoint, PathPredictions, grid_search, grid_search_along,
 };
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// Arguments of `kern cv`.
@@ -55,10 +56,10 @@ fn svc_along_c(
 
 /// Runs the grid search of the cells' learners, on the data or (`k` given) on the folds of a
 /// precomputed kernel matrix, whose samples `x` are then the serial numbers.
-fn search(
+fn search<'w>(
     f: &CvFlags,
     grid: &ParamGrid,
-    build: &(dyn Fn(&ParamPoint) -> Result<AnyParams, CliError> + Sync),
+    build: &(dyn Fn(&ParamPoint) -> Result<Watched<'w>, CliError> + Sync),
     x: &kern_core::Samples,
     y: &Targets,
     cfg: &GridSearchConfig,
@@ -67,12 +68,29 @@ fn search(
     Ok(match k {
         Some(k) => {
             let on = |p: &ParamPoint| -> Result<OnMatrix<AnyParams>, CliError> {
-                Ok(OnMatrix { params: build(p)?, k: k.clone() })
+                Ok(OnMatrix { params: build(p)?.params, k: k.clone() })
             };
             serde_json::to_value(with_threads(f.threads, || grid_search(grid, on, x, y, cfg))??)?
         }
         None => serde_json::to_value(with_threads(f.threads, || grid_search(grid, build, x, y, cfg))??)?,
     })
+}
+
+/// Adds each cell's constant-model warning (`kern_cli::any_params::constant_warning`, from the
+/// first fold that had one) to the cell in the report, as `"warnings"` (a list, as `kern train`'s;
+/// absent from a cell without one, as `"error"`), and prints it on stderr with the cell's parameters.
+fn add_cell_warnings(report: &mut serde_json::Value, warnings: Vec<Mutex<Option<String>>>) {
+    let Some(cells) = report.get_mut("cells").and_then(serde_json::Value::as_array_mut) else { return };
+    for (cell, w) in cells.iter_mut().zip(warnings) {
+        let w: Vec<String> =
+            w.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_iter().collect();
+        for w in &w {
+            eprintln!("kern: warning: cell {}: {w}", cell["params"]);
+        }
+        if !w.is_empty() {
+            cell["warnings"] = serde_json::json!(w);
+        }
+    }
 }
 
 /// Runs `kern cv`.
@@ -113,8 +131,20 @@ pub fn run(a: Args) -> CliResult {
             serde_json::to_value(&r)?
         }
         _ => {
-            let build = |p: &ParamPoint| f.cell(&plan, p);
-            search(f, &plan.grid, &build, &ds.samples, &y, &plan.config, gram.as_ref())?
+            let points = plan.grid.points();
+            let warnings: Vec<Mutex<Option<String>>> = points.iter().map(|_| Mutex::new(None)).collect();
+            let build = |p: &ParamPoint| {
+                let cell = points.iter().position(|q| q == p).unwrap_or(usize::MAX);
+                Ok::<_, CliError>(Watched {
+                    params: f.cell(&plan, p)?,
+                    cell,
+                    tol: f.learner.ridge_tol(),
+                    warnings: &warnings,
+                })
+            };
+            let mut r = search(f, &plan.grid, &build, &ds.samples, &y, &plan.config, gram.as_ref())?;
+            add_cell_warnings(&mut r, warnings);
+            r
         }
     };
     let mut v = f.summary(plan.learner, ds.samples.n(), &report, t.elapsed().as_secs_f64());

@@ -190,8 +190,8 @@ fn fit(t: &Train, params: AnyParams, ds: Dataset, gram: Option<&KernelMatrix>) -
     match params {
         AnyParams::Svc(p) => svm::train_svc(t, p, &ds, gram),
         AnyParams::Svr(p) => svm::train_svr(t, p, &ds, gram),
-        AnyParams::NuSvc(p) => svm::train_nu_svc(t, p, &ds, gram),
-        AnyParams::NuSvr(p) => svm::train_nu_svr(t, p, &ds, gram),
+        AnyParams::NuSvc(p) => svm::train_svc(t, p, &ds, gram),
+        AnyParams::NuSvr(p) => svm::train_svr(t, p, &ds, gram),
         AnyParams::OneClass(p) => svm::train_one_class(t, p, &ds, gram),
         AnyParams::LsSvm(p) => ridge::train_lssvm(t, p, &ds),
         AnyParams::Krr(p) => ridge::train_krr(t, p, &ds),

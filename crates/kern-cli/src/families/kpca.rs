@@ -92,31 +92,16 @@ pub fn exact(job: &Job<'_>, o: &Exact, ds: &Dataset) -> CliResult {
     let t = Instant::now();
     let model = with_threads(job.threads, || params.fit(&ds.samples))??;
     let seconds = t.elapsed().as_secs_f64();
-    if let Some(out) = job.out {
-        write_scores(out, model.training_scores().as_ref())?;
-    }
-    if let Some(p) = job.save {
-        save_model(p, &model, None, ds.schema.as_ref())?;
-    }
+    write_and_save(job, ds, &model, || Ok(model.training_scores()))?;
     let info = model.solver_info();
-    let mut v = json!({
-        "n": ds.samples.n(),
-        "d": ds.samples.d(),
-        "kernel": model.kernel().to_string(),
-        "components": model.components(),
-        "eigenvalues": model.eigenvalues(),
-        "explained_variance": model.explained_variance(),
-        "explained_variance_ratio": model.explained_variance_ratio(),
-        "zero_components": model.zero_components(),
-        "path": model.path().name(),
-        "solver": info.solver,
-        "matvecs": info.matvecs,
-        "restarts": info.restarts,
-        "residual": info.residual,
-        "out": job.out.map(|p| p.display().to_string()),
-        "seconds": seconds,
-    });
-    add_csv(&mut v, ds);
+    let spectrum = [model.eigenvalues(), &model.explained_variance(), &model.explained_variance_ratio()];
+    let mut v = summary(job, ds, model.kernel().to_string(), model.components(), spectrum, seconds);
+    v["zero_components"] = json!(model.zero_components());
+    v["path"] = json!(model.path().name());
+    v["solver"] = json!(info.solver);
+    v["matvecs"] = json!(info.matvecs);
+    v["restarts"] = json!(info.restarts);
+    v["residual"] = json!(info.residual);
     Ok(v)
 }
 
@@ -131,30 +116,56 @@ pub fn nystrom(job: &Job<'_>, o: &Nystrom<'_>, ds: &Dataset) -> CliResult {
     let t = Instant::now();
     let model = with_threads(job.threads, || p.fit(&ds.samples))??;
     let seconds = t.elapsed().as_secs_f64();
+    write_and_save(job, ds, &model, || Ok(with_threads(job.threads, || model.transform(&ds.samples))??))?;
+    let spectrum = [model.eigenvalues(), &model.explained_variance(), &model.explained_variance_ratio()];
+    let mut v = summary(job, ds, model.kernel().to_string(), model.components(), spectrum, seconds);
+    v["landmarks"] = json!(model.landmarks().to_string());
+    v["centres"] = json!(model.centres().n());
+    v["seed"] = json!(o.seed);
+    v["path"] = json!("landmarks");
+    Ok(v)
+}
+
+/// Writes the training points' scores (`scores`, computed only when asked for) to `--out` and saves
+/// the model to `--save`, as asked.
+fn write_and_save<M: kern_models::persist::Persist>(
+    job: &Job<'_>,
+    ds: &Dataset,
+    model: &M,
+    scores: impl FnOnce() -> Result<faer::Mat<f64>, CliError>,
+) -> Result<(), CliError> {
     if let Some(out) = job.out {
-        let z = with_threads(job.threads, || model.transform(&ds.samples))??;
-        write_scores(out, z.as_ref())?;
+        write_scores(out, scores()?.as_ref())?;
     }
     if let Some(p) = job.save {
-        save_model(p, &model, None, ds.schema.as_ref())?;
+        save_model(p, model, None, ds.schema.as_ref())?;
     }
+    Ok(())
+}
+
+/// The figures of every `kern kpca` summary: the data's and the model's (`spectrum`: eigenvalues,
+/// explained variance and its ratio), `--out`, the time and what the CSV file's reading did.
+fn summary(
+    job: &Job<'_>,
+    ds: &Dataset,
+    kernel: String,
+    components: usize,
+    spectrum: [&[f64]; 3],
+    seconds: f64,
+) -> serde_json::Value {
     let mut v = json!({
         "n": ds.samples.n(),
         "d": ds.samples.d(),
-        "kernel": model.kernel().to_string(),
-        "components": model.components(),
-        "eigenvalues": model.eigenvalues(),
-        "explained_variance": model.explained_variance(),
-        "explained_variance_ratio": model.explained_variance_ratio(),
-        "landmarks": model.landmarks().to_string(),
-        "centres": model.centres().n(),
-        "seed": o.seed,
-        "path": "landmarks",
+        "kernel": kernel,
+        "components": components,
+        "eigenvalues": spectrum[0],
+        "explained_variance": spectrum[1],
+        "explained_variance_ratio": spectrum[2],
         "out": job.out.map(|p| p.display().to_string()),
         "seconds": seconds,
     });
     add_csv(&mut v, ds);
-    Ok(v)
+    v
 }
 
 /// Adds what the CSV training file's reading did (`"missing"`, `"rows_dropped"`, `"dropped_lines"`)

@@ -5,14 +5,14 @@
 //! Training streams the kernel matrix between the data and the M centres in blocks, so memory grows
 //! with M² and the data, never with n × M. JSON adds the centres' choice and count, the conjugate
 //! gradient iterations, residual and passes over the data, and the warning of a model regularized
-//! into a constant (as lssvm's and krr's: [`super::ridge::constant_warning`]).
+//! into a constant (as lssvm's and krr's: [`kern_cli::any_params::constant_warning`]).
 
 use super::Train;
-use super::ridge::{constant_warning, task_json};
-use crate::output::{CliError, CliResult};
+use super::ridge::task_json;
+use crate::output::CliResult;
 use crate::resources::with_threads;
+use kern_cli::any_params::{constant_warning, nystrom_spread};
 use kern_core::io::Dataset;
-use kern_core::{Samples, Targets};
 use kern_models::Predictions;
 use kern_models::landmark::{NystromRidge, NystromRidgeParams, NystromSolve};
 use serde_json::{Value, json};
@@ -42,7 +42,7 @@ pub fn train(t: &Train, p: NystromRidgeParams, ds: &Dataset) -> CliResult {
             r.iterations, r.residual
         );
     }
-    let spread = with_threads(t.threads, || relative_spread(&m, &ds.samples, &y))??;
+    let spread = with_threads(t.threads, || nystrom_spread(&m, &ds.samples, &y))??.ratio();
     let warnings: Vec<String> = constant_warning(spread, t.ridge_tol, m.lambda()).into_iter().collect();
     for w in &warnings {
         eprintln!("kern: warning: {w}");
@@ -68,34 +68,6 @@ pub fn train(t: &Train, p: NystromRidgeParams, ds: &Dataset) -> CliResult {
         "out": t.out_name(),
         "seconds": seconds,
     }))
-}
-
-/// How far the training decision values stray from the intercepts, relative to the training
-/// targets: `max |f_t(x_i) − b_t| / max |y_it − b_t|` over samples and outputs (1 when the targets
-/// all equal the intercepts), as kern-models' `relative_spread` of the exact ridge models. `y` is
-/// encoded as the model's outputs are: ±1 (binary; two classes), ±1 one-vs-rest (more classes), or
-/// the values. One pass over the kernel matrix between the samples and the centres.
-fn relative_spread(m: &NystromRidge, x: &Samples, y: &Targets) -> Result<f64, CliError> {
-    let f = m.decision_function(x)?;
-    let r = m.outputs();
-    let target = |i: usize, t: usize| -> f64 {
-        let sign = |b: bool| if b { 1.0 } else { -1.0 };
-        match y {
-            Targets::Binary(b) => b.y()[i],
-            Targets::Classes(c) if r == 1 => sign(c.classes()[i] == 1),
-            Targets::Classes(c) => sign(c.classes()[i] == t),
-            Targets::Real(v) => v.values()[i],
-        }
-    };
-    let (mut spread, mut scale) = (0.0f64, 0.0f64);
-    for t in 0..r {
-        let b = m.bias(t);
-        for i in 0..x.n() {
-            spread = spread.max((f[(i, t)] - b).abs());
-            scale = scale.max((target(i, t) - b).abs());
-        }
-    }
-    Ok(if scale > 0.0 { spread / scale } else { 1.0 })
 }
 
 /// `kern predict`'s summary for a landmark model (`name`: the model's learner name): the scores

@@ -12,6 +12,7 @@
 use super::Train;
 use crate::output::{CliError, CliResult};
 use crate::resources::with_threads;
+use kern_cli::any_params::constant_warning;
 use kern_core::KernelSpec;
 use kern_core::io::Dataset;
 use kern_models::Predictions;
@@ -71,19 +72,6 @@ fn check_dense_path(kernel: &KernelSpec, path: PathChoice, ds: &Dataset) -> Resu
         )?;
     }
     Ok(())
-}
-
-/// The warning of a model whose regularization leaves it constant: every training decision value
-/// within `tol` (the solver's tolerance, relative to the targets) of the intercept. `spread` is the
-/// model's `relative_spread` on its training targets.
-pub fn constant_warning(spread: f64, tol: f64, lambda: f64) -> Option<String> {
-    (spread <= tol).then(|| {
-        format!(
-            "the model is constant: every training decision value is within {tol:e} (relative) of the \
-             intercept, as lambda = {lambda:e} regularizes everything away (lambda is the ridge penalty \
-             of K + lambda I: larger, more regularization); use a smaller --lambda"
-        )
-    })
 }
 
 /// `kern train --model lssvm`.

@@ -160,3 +160,37 @@ fn a_landmark_model_regularized_into_a_constant_warns() {
         }
     }
 }
+
+/// `kern cv` gives each cell the constant-model warning of `kern train` when its fits were
+/// regularized into a constant (lssvm, krr, landmark models), in the cell's `warnings` and on stderr;
+/// cells of models that follow their targets have none.
+#[test]
+fn kern_cv_cells_carry_the_constant_model_warning() {
+    let d = scratch("cv-constant");
+    let train = d.join("train.svm");
+    write_data(&train, 120, 0.0);
+    let cases: [&[&str]; 3] = [
+        &["--model", "lssvm"],
+        &["--model", "krr"],
+        &["--model", "landmark-krr", "--landmarks", "random:20"],
+    ];
+    for model in cases {
+        let mut cmd = kern_command();
+        cmd.args(["cv", "--data"]).arg(&train).args(model);
+        cmd.args(["--kernel", "gaussian:sigma=0.2", "--grid", "lambda=[0.001,1e12]", "--folds", "3"]);
+        let out = cmd.output().unwrap();
+        let v = json(&out);
+        let cells = v["cells"].as_array().expect("cells");
+        assert_eq!(cells.len(), 2, "{v}");
+        for c in cells {
+            let constant = c["params"]["lambda"].as_f64().unwrap() > 1.0;
+            let w = c.get("warnings").and_then(|w| w.as_array()).cloned().unwrap_or_default();
+            assert_eq!(w.len(), usize::from(constant), "{model:?}: {c}");
+            if constant {
+                assert!(w[0].as_str().unwrap().starts_with("the model is constant"), "{w:?}");
+            }
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.matches("warning: cell").count(), 1, "{model:?}: {err}");
+    }
+}

@@ -6,33 +6,7 @@
 use crate::common::{kern, output, scratch, write};
 use clap::ValueEnum;
 use kern_cli::kinds::{ModelKind, words};
-
-/// Every learner flag, with a value that differs from its default.
-const FLAGS: [&[&str]; 23] = [
-    &["--nu", "0.3"],
-    &["--c", "2"],
-    &["--lambda", "0.1"],
-    &["--gam", "10"],
-    &["--epsilon-tube", "0.2"],
-    &["--class-weight", "1:2"],
-    &["--probability"],
-    &["--multiclass", "ovo"],
-    &["--regression"],
-    &["--allow-many-classes"],
-    &["--tol", "1e-4"],
-    &["--cache-mb", "8"],
-    &["--no-shrinking"],
-    &["--max-iter", "10"],
-    &["--path", "dense"],
-    &["--order", "amd"],
-    &["--solver", "iterative"],
-    &["--preconditioner", "none"],
-    &["--landmarks", "random:5"],
-    &["--max-fv", "3"],
-    &["--min-fitness", "0.9"],
-    &["--fvs-strategy", "exact"],
-    &["--projection", "orthogonal"],
-];
+use kern_cli::learner_flags::EVERY_FLAG;
 
 /// The args naming model `m` (its kernel included).
 fn model_args(m: ModelKind) -> Vec<&'static str> {
@@ -56,7 +30,7 @@ fn stderr_of(args: &[&str]) -> String {
 #[test]
 fn every_flag_a_model_does_not_take_is_refused_with_the_list_of_those_it_takes() {
     for &m in ModelKind::value_variants() {
-        for flag in FLAGS {
+        for flag in EVERY_FLAG {
             // --landmarks is how lssvm and krr become their landmark forms.
             if m.flags().contains(&flag[0])
                 || flag[0] == "--landmarks" && matches!(m, ModelKind::Lssvm | ModelKind::Krr)

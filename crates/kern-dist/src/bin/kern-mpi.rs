@@ -268,6 +268,7 @@ fn train_compact(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         return Ok(None);
     }
     let r = fit.report;
+    let warnings = constant_warnings(&a, fit.relative_spread, params.lambda);
     if !r.converged {
         eprintln!(
             "kern-mpi: warning: conjugate gradients stopped after {} iterations at relative residual {:e}, \
@@ -291,9 +292,22 @@ fn train_compact(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         "residual": r.residual,
         "converged": r.converged,
         "traffic": traffic,
+        "warnings": warnings,
         "out": a.out.display().to_string(),
         "seconds": seconds,
     })))
+}
+
+/// The constant-model warning of a trained model (`spread`: its relative spread over all the
+/// training rows), as `kern train` gives it (kern-cli's `constant_warning`, bound by `--tol`),
+/// printed on stderr.
+fn constant_warnings(a: &TrainArgs, spread: f64, lambda: f64) -> Vec<String> {
+    let w: Vec<String> =
+        kern_cli::any_params::constant_warning(spread, a.tol.unwrap_or(1e-6), lambda).into_iter().collect();
+    for w in &w {
+        eprintln!("kern-mpi: warning: {w}");
+    }
+    w
 }
 
 fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
@@ -336,10 +350,12 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         Ok(())
     };
     kern_dist::agree(comm, saved)?;
+    let spread = kern_dist::landmark::relative_spread(comm, &part, &m)?;
     let r = m.report();
     if comm.rank() != 0 {
         return Ok(None);
     }
+    let warnings = constant_warnings(&a, spread, m.lambda());
     if !r.converged {
         eprintln!(
             "kern-mpi: warning: conjugate gradients stopped after {} iterations at relative residual {:e}, \
@@ -366,6 +382,7 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         "converged": r.converged,
         "passes": m.passes(),
         "traffic": traffic,
+        "warnings": warnings,
         "out": a.out.display().to_string(),
         "seconds": seconds,
     })))

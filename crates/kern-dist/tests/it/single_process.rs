@@ -258,3 +258,40 @@ fn kern_mpi_predict_kern_predict_and_the_registry_agree() {
         assert_eq!(std::fs::read_to_string(&out).unwrap(), mpi);
     }
 }
+
+/// `kern-mpi train` warns of a model regularized into a constant, as `kern train` does: in the
+/// summary's `warnings` and on stderr, for a landmark model and a compact-kernel model; a model that
+/// follows its targets has none.
+#[test]
+fn kern_mpi_train_warns_of_a_constant_model() {
+    let dir = scratch("kern_mpi_train_warns_of_a_constant_model");
+    let text: String =
+        (0..60).map(|i| format!("{} 1:{}\n", (i as f64 * 0.2).sin(), i as f64 * 0.1)).collect();
+    let data = write(&dir, "d.svm", text.as_bytes());
+    let mpi_bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_kern-mpi"));
+    let train = |lambda: &str, how: &[&str]| -> (Vec<serde_json::Value>, String) {
+        let out = dir.join("m.kern");
+        let run = std::process::Command::new(&mpi_bin)
+            .args(["train", "--model", "krr", "--regression", "--data", data.to_str().unwrap()])
+            .args(["--lambda", lambda, "--out", out.to_str().unwrap()])
+            .args(how)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let stdout = String::from_utf8(run.stdout).unwrap();
+        let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+        (v["warnings"].as_array().expect("a warnings list").clone(), String::from_utf8(run.stderr).unwrap())
+    };
+    let ways: [&[&str]; 2] = [
+        &["--kernel", "gaussian:sigma=0.5", "--landmarks", "random:8"],
+        &["--kernel", "cs-gaussian:sigma=0.3,c=0.9", "--solver", "iterative"],
+    ];
+    for how in ways {
+        let (w, stderr) = train("1e12", how);
+        assert_eq!(w.len(), 1, "{how:?}: {w:?}");
+        assert!(w[0].as_str().unwrap().starts_with("the model is constant"), "{how:?}: {w:?}");
+        assert!(stderr.contains("warning: the model is constant"), "{how:?}: {stderr}");
+        let (w, _) = train("1e-3", how);
+        assert!(w.is_empty(), "{how:?}: {w:?}");
+    }
+}

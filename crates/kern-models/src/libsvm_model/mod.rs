@@ -44,7 +44,7 @@
 //! let back = LibsvmModel::parse(&text, "model.txt")?;
 //! assert_eq!(back.predict(&x)?, vec![-1.0, -1.0, 1.0, 1.0]);
 //! let (a, b) = (back.decision_values(&x)?, svc.decision_function(&x)?);
-//! assert!((a[0][0] - b[0][0]).abs() < 1e-12);
+//! assert!((a[0][0] - b[(0, 0)]).abs() < 1e-12);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

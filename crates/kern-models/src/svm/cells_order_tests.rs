@@ -183,6 +183,8 @@ fn regression_and_one_class_in_the_cells_order_agree_on_a_medium_problem() {
         };
         let (a, b) = (fit(true), fit(false));
         let (da, db) = (a.decision_function(&x).unwrap(), b.decision_function(&x).unwrap());
+        let (da, db): (Vec<f64>, Vec<f64>) =
+            (da.col(0).iter().copied().collect(), db.col(0).iter().copied().collect());
         check(
             format!("one-class nu = {nu}"),
             (a.stats(), da, a.support_vectors()),

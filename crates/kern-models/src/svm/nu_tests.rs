@@ -226,7 +226,11 @@ fn nu_svc_probabilities_and_persistence() {
         .fit(&x, &BinaryTargets::from_f64(&y).unwrap())
         .unwrap();
     let p = m.predict_proba(&x).unwrap();
-    assert!(p.iter().all(|r| (r[0] + r[1] - 1.0).abs() < 1e-12 && r.iter().all(|v| (0.0..=1.0).contains(v))));
+    assert!(
+        (0..p.nrows())
+            .map(|i| p.row(i))
+            .all(|r| (r[0] + r[1] - 1.0).abs() < 1e-12 && r.iter().all(|v| (0.0..=1.0).contains(v)))
+    );
     let back: Svc = crate::persist::from_bytes(&crate::persist::to_bytes(&m).unwrap(), "m").unwrap();
     assert_eq!(back, m);
     let oc = OneClassParams::new("gaussian:sigma=1".parse().unwrap()).nu(0.2).fit(&x).unwrap();

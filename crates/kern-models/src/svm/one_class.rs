@@ -83,7 +83,7 @@ impl OneClassParams {
     /// let x = Samples::from_rows(&[[0.0], [0.1], [0.2], [5.0]])?;
     /// let p = OneClassParams::new("gaussian:sigma=1".parse()?).nu(0.5);
     /// let m = p.fit_weighted(&x, &SampleWeights::new(vec![1.0, 1.0, 1.0, 0.0])?)?;
-    /// assert!(m.decision_function(&Samples::from_rows(&[[5.0]])?)?[0] < 0.0);
+    /// assert!(m.decision_function(&Samples::from_rows(&[[5.0]])?)?[(0, 0)] < 0.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_weighted(&self, x: &Samples, w: &crate::weights::SampleWeights) -> Result<OneClass> {
@@ -164,10 +164,9 @@ impl OneClass {
     pub fn stats(&self) -> &MachineStats {
         &self.stats
     }
-    /// Decision values `f(x) = Σ α_i k(x_i, x) − ρ`, one per sample.
-    pub fn decision_function(&self, x: &Samples) -> Result<Vec<f64>> {
-        let d = self.kernel.decision_values(&self.sv, super::predict::column(&self.coef), &[self.rho], x)?;
-        Ok(d.into_iter().map(|r| r[0]).collect())
+    /// Decision values `f(x) = Σ α_i k(x_i, x) − ρ`: one row per sample, one column.
+    pub fn decision_function(&self, x: &Samples) -> Result<faer::Mat<f64>> {
+        self.kernel.decision_values(&self.sv, super::predict::column(&self.coef), &[self.rho], x)
     }
 }
 
@@ -175,7 +174,7 @@ impl Model for OneClass {
     type Error = ModelsError;
     /// `+1` inside the estimated support (`f(x) > 0`), `−1` outside (LIBSVM's labels).
     fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
-        Ok(self.decision_function(x)?.into_iter().map(|v| if v > 0.0 { 1.0 } else { -1.0 }).collect())
+        Ok(self.decision_function(x)?.col(0).iter().map(|&v| if v > 0.0 { 1.0 } else { -1.0 }).collect())
     }
 }
 

@@ -95,7 +95,7 @@ pub(crate) fn cross_validated_sigmoid(
             &xs,
         )?;
         for (k, &i) in test.iter().enumerate() {
-            dec[i] = d[k][0];
+            dec[i] = d[(k, 0)];
         }
     }
     Ok(fit_sigmoid(&dec, y))

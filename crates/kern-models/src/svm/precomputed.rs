@@ -271,10 +271,10 @@ impl ModelKernel {
         coef: faer::MatRef<'_, f64>,
         rho: &[f64],
         x: &Samples,
-    ) -> Result<Vec<Vec<f64>>> {
+    ) -> Result<faer::Mat<f64>> {
         if !self.precomputed {
             let d = super::predict::decision_values(&self.spec, sv, coef, rho, x)?;
-            crate::finite_output::rows(&d, "decision values")?;
+            crate::finite_output::mat(d.as_ref(), "decision values")?;
             return Ok(d);
         }
         let serial = serial_indices(sv);
@@ -298,7 +298,8 @@ impl ModelKernel {
                     .collect()
             })
             .collect();
-        crate::finite_output::rows(&d, "decision values")?;
+        let d = super::rows_to_mat(&d, rho.len());
+        crate::finite_output::mat(d.as_ref(), "decision values")?;
         Ok(d)
     }
 }
@@ -608,7 +609,7 @@ impl OneClassParams {
     /// let w = SampleWeights::new(vec![1.0, 1.0, 1.0, 0.0])?;
     /// let m = OneClassParams::new("linear".parse()?).nu(0.5).fit_precomputed_with(&KernelMatrix::from_rows(&k)?, Some(&w))?;
     /// // The kernel row of the point 5 against the training points: outside.
-    /// assert!(m.decision_function(&Samples::from_rows(&[k[3].clone()])?)?[0] < 0.0);
+    /// assert!(m.decision_function(&Samples::from_rows(&[k[3].clone()])?)?[(0, 0)] < 0.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_precomputed_with(&self, k: &KernelMatrix, w: Option<&SampleWeights>) -> Result<OneClass> {

@@ -151,8 +151,8 @@ fn c_svc_and_nu_svc_on_the_gram_of_a_builtin_kernel_match_it() {
         assert_eq!(b.stats()[0].iterations, p.stats()[0].iterations);
         let (fb, fp) = (b.decision_function(&z).unwrap(), p.decision_function(&rows).unwrap());
         let tol = bound(&ci, b.stats()[0].rho, &x, &z);
-        for (u, v) in fb.iter().zip(&fp) {
-            assert!((u[0] - v[0]).abs() <= tol, "decision {} vs {} (bound {tol:e})", u[0], v[0]);
+        for (u, v) in fb.col(0).iter().zip(fp.col(0).iter()) {
+            assert!((u - v).abs() <= tol, "decision {u} vs {v} (bound {tol:e})");
         }
         assert_eq!(b.predict(&z).unwrap(), p.predict(&rows).unwrap());
     }
@@ -197,7 +197,8 @@ fn regression_and_one_class_on_the_gram_of_a_builtin_kernel_match_it() {
     assert_bits(b.coefficients(), p.coefficients(), "one-class coefficients");
     assert_bits(&[b.rho()], &[p.rho()], "one-class rho");
     let tol = bound(b.coefficients(), b.rho(), &x, &z);
-    for (u, v) in b.decision_function(&z).unwrap().iter().zip(&p.decision_function(&rows).unwrap()) {
+    let (fb, fp) = (b.decision_function(&z).unwrap(), p.decision_function(&rows).unwrap());
+    for (u, v) in fb.col(0).iter().zip(fp.col(0).iter()) {
         assert!((u - v).abs() <= tol, "one-class decision {u} vs {v} (bound {tol:e})");
     }
 }
@@ -212,7 +213,7 @@ fn multiclass_probability_and_persistence_of_precomputed_models() {
         SvcParams::new(kernel()).solver(gram()).c(2.0).probability(true, 7).fit_precomputed(&km, &y).unwrap();
     assert_eq!(m.n_machines(), 3);
     let p = m.predict_proba(&rows).unwrap();
-    for r in &p {
+    for r in (0..p.nrows()).map(|i| p.row(i)) {
         assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-9 && r.iter().all(|&v| (0.0..=1.0).contains(&v)));
     }
     // A saved precomputed model loads as one and predicts the same values.
@@ -261,9 +262,9 @@ fn precomputed_models_round_trip_through_libsvm_model_files() {
     assert_eq!(back.n_features(), serial_rows(svc.support_vectors()).into_iter().max().unwrap() + 1);
     let tol = bound(&coef, svc.stats()[0].rho, &x, &z);
     let (a, b) = (back.decision_values(&rows).unwrap(), svc.decision_function(&rows).unwrap());
-    for (u, v) in a.iter().zip(&b) {
+    for (u, v) in a.iter().zip(b.col(0).iter()) {
         // Same kernel rows, sums in two orders: only the summation and ρ terms of the bound apply.
-        assert!((u[0] - v[0]).abs() <= tol, "{} vs {}", u[0], v[0]);
+        assert!((u[0] - v).abs() <= tol, "{} vs {v}", u[0]);
     }
     let svr = SvrParams::new(kernel())
         .solver(gram())
@@ -329,8 +330,8 @@ fn weighted_fits_on_the_gram_of_a_builtin_kernel_match_weighted_fits_with_it() {
         assert_eq!(b.stats()[0].iterations, p.stats()[0].iterations);
         let (fb, fp) = (b.decision_function(&z).unwrap(), p.decision_function(&rows).unwrap());
         let tol = bound(&ci, b.stats()[0].rho, &x, &z);
-        for (u, v) in fb.iter().zip(&fp) {
-            assert!((u[0] - v[0]).abs() <= tol, "decision {} vs {} (bound {tol:e})", u[0], v[0]);
+        for (u, v) in fb.col(0).iter().zip(fp.col(0).iter()) {
+            assert!((u - v).abs() <= tol, "decision {u} vs {v} (bound {tol:e})");
         }
         assert_eq!(b.predict(&z).unwrap(), p.predict(&rows).unwrap());
     }
@@ -365,7 +366,8 @@ fn weighted_fits_on_the_gram_of_a_builtin_kernel_match_weighted_fits_with_it() {
     assert_bits(b.coefficients(), p.coefficients(), "weighted one-class coefficients");
     assert_bits(&[b.rho()], &[p.rho()], "weighted one-class rho");
     let tol = bound(b.coefficients(), b.rho(), &x, &z);
-    for (u, v) in b.decision_function(&z).unwrap().iter().zip(&p.decision_function(&rows).unwrap()) {
+    let (fb, fp) = (b.decision_function(&z).unwrap(), p.decision_function(&rows).unwrap());
+    for (u, v) in fb.col(0).iter().zip(fp.col(0).iter()) {
         assert!((u - v).abs() <= tol, "one-class decision {u} vs {v} (bound {tol:e})");
     }
 }

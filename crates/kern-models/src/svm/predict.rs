@@ -29,7 +29,7 @@ pub(crate) fn decision_values(
     coef: faer::MatRef<'_, f64>,
     rho: &[f64],
     x: &Samples,
-) -> Result<Vec<Vec<f64>>> {
+) -> Result<faer::Mat<f64>> {
     sv.check_same_dim(x)?;
     #[cfg(test)]
     KERNEL_EVALUATIONS.with(|c| c.set(c.get() + (sv.n() * x.n()) as u64));
@@ -44,5 +44,5 @@ pub(crate) fn decision_values(
     let e = kernel
         .visit(V(sv, coef, x))
         .map_err(|e| crate::ModelsError::Numerical(format!("kernel expansion: {e}")))?;
-    Ok((0..x.n()).map(|r| rho.iter().enumerate().map(|(m, &rh)| e[(r, m)] - rh).collect()).collect())
+    Ok(faer::Mat::from_fn(x.n(), rho.len(), |r, m| e[(r, m)] - rho[m]))
 }

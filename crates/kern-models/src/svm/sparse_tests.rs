@@ -391,7 +391,7 @@ fn the_cells_order_agrees_on_a_medium_problem() {
         );
         assert!(sa.n_sv.abs_diff(sb.n_sv) as f64 <= 0.02 * sb.n_sv as f64, "{} {}", sa.n_sv, sb.n_sv);
         let (da, db) = (a.decision_function(&x).unwrap(), b.decision_function(&x).unwrap());
-        let worst = da.iter().zip(&db).map(|(u, v)| (u[0] - v[0]).abs()).fold(0.0, f64::max);
+        let worst = da.col(0).iter().zip(db.col(0).iter()).map(|(u, v)| (u - v).abs()).fold(0.0, f64::max);
         assert!(worst <= 1e-3, "decision values differ by {worst}");
         assert!(alpha_of(&a, &x, &y).1);
     }

@@ -48,7 +48,7 @@ pub(crate) struct Machine {
 /// assert_eq!(m.n_machines(), 3);                      // (a,b), (a,c), (b,c)
 /// assert_eq!(m.predict(&x)?, vec![0.0, 0.0, 1.0, 1.0, 2.0, 2.0]);
 /// let d = m.decision_function(&Samples::from_rows(&[[0.0, 0.0]])?)?;
-/// assert!(d[0][0] > 0.0 && d[0][1] > 0.0);             // a beats b and c
+/// assert!(d[(0, 0)] > 0.0 && d[(0, 1)] > 0.0);         // a beats b and c
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -596,7 +596,7 @@ impl Svc {
 
     /// Decision values: one row per sample, one column per machine (shape in the type's docs). For a
     /// precomputed-kernel model the samples are kernel rows against the training points.
-    pub fn decision_function(&self, x: &Samples) -> Result<Vec<Vec<f64>>> {
+    pub fn decision_function(&self, x: &Samples) -> Result<faer::Mat<f64>> {
         let coef = self.expansion.0.get_or_init(|| {
             let mut a = faer::Mat::zeros(self.sv.n(), self.machines.len());
             for (j, m) in self.machines.iter().enumerate() {
@@ -610,12 +610,14 @@ impl Svc {
         self.kernel.decision_values(&self.sv, coef.as_ref(), &rho, x)
     }
 
-    fn vote(&self, dec: &[f64]) -> usize {
+    /// The class of row `i` of the decision values `dec`.
+    fn vote(&self, dec: faer::MatRef<'_, f64>, i: usize) -> usize {
+        let dec = dec.row(i);
         match self.scheme {
             _ if self.binary => usize::from(dec[0] > 0.0),
             Multiclass::OneVsOne => {
                 let mut votes = vec![0usize; self.names.len()];
-                for (m, &v) in self.machines.iter().zip(dec) {
+                for (m, &v) in self.machines.iter().zip(dec.iter()) {
                     let neg = m.neg.expect("one-vs-one machines have a negative class");
                     votes[if v > 0.0 { m.pos } else { neg }] += 1;
                 }
@@ -636,7 +638,8 @@ impl Svc {
 
     /// Predicted class index of each sample (for binary models 0 = the −1 class, 1 = the +1 class).
     pub fn predict_class(&self, x: &Samples) -> Result<Vec<usize>> {
-        Ok(self.decision_function(x)?.iter().map(|d| self.vote(d)).collect())
+        let dec = self.decision_function(x)?;
+        Ok((0..dec.nrows()).map(|i| self.vote(dec.as_ref(), i)).collect())
     }
 
     /// Predicted label names.
@@ -653,8 +656,8 @@ impl Svc {
     /// cross-validation models, not from the final decision values, and coupling is not voting
     /// (LIBSVM documents the same disagreement). Errors when the model was trained without
     /// probabilities.
-    pub fn predict_proba(&self, x: &Samples) -> Result<Vec<Vec<f64>>> {
-        self.proba_from(&self.decision_function(x)?)
+    pub fn predict_proba(&self, x: &Samples) -> Result<faer::Mat<f64>> {
+        self.proba_from(self.decision_function(x)?.as_ref())
     }
 
     /// Labels, decision values and (with `proba`) class probabilities of every sample, from one
@@ -670,8 +673,8 @@ impl Svc {
     /// let m = SvcParams::new("linear".parse()?).probability(true, 0).fit(&x, &y)?;
     /// let all = m.predict_all(&x, true)?;
     /// assert_eq!(all.labels, m.predict_names(&x)?);
-    /// assert_eq!(all.decision[(0, 0)], m.decision_function(&x)?[0][0]);
-    /// assert_eq!(all.proba.map(|p| p[(9, 1)]), Some(m.predict_proba(&x)?[9][1]));
+    /// assert_eq!(all.decision, m.decision_function(&x)?);
+    /// assert_eq!(all.proba, Some(m.predict_proba(&x)?));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -682,19 +685,19 @@ impl Svc {
             return Err(no_probabilities());
         }
         let dec = self.decision_function(x)?;
-        let classes: Vec<usize> = dec.iter().map(|d| self.vote(d)).collect();
+        let classes: Vec<usize> = (0..dec.nrows()).map(|i| self.vote(dec.as_ref(), i)).collect();
         let labels = classes.iter().map(|&c| self.names[c].clone()).collect();
-        let proba = if proba { Some(rows_to_mat(&self.proba_from(&dec)?, self.names.len())) } else { None };
-        Ok(SvcPredictions { classes, labels, decision: rows_to_mat(&dec, self.machines.len()), proba })
+        let proba = if proba { Some(self.proba_from(dec.as_ref())?) } else { None };
+        Ok(SvcPredictions { classes, labels, decision: dec, proba })
     }
 
     /// Class probabilities from decision values (see [`Svc::predict_proba`]).
-    fn proba_from(&self, dec: &[Vec<f64>]) -> Result<Vec<Vec<f64>>> {
+    fn proba_from(&self, dec: faer::MatRef<'_, f64>) -> Result<faer::Mat<f64>> {
         let sig = self.sigmoids.as_ref().ok_or_else(no_probabilities)?;
         let k = self.names.len();
-        Ok(dec
-            .iter()
-            .map(|d| {
+        let rows: Vec<Vec<f64>> = (0..dec.nrows())
+            .map(|i| {
+                let d: Vec<f64> = dec.row(i).iter().copied().collect();
                 if self.binary {
                     let p = sig[0].prob(d[0]);
                     vec![1.0 - p, p]
@@ -702,7 +705,7 @@ impl Svc {
                     match self.scheme {
                         Multiclass::OneVsOne => {
                             let mut r = vec![vec![0.0; k]; k];
-                            for ((m, s), &v) in self.machines.iter().zip(sig).zip(d) {
+                            for ((m, s), &v) in self.machines.iter().zip(sig).zip(&d) {
                                 let b = m.neg.expect("pair");
                                 let p = s.prob(v).clamp(1e-7, 1.0 - 1e-7);
                                 r[m.pos][b] = p;
@@ -711,7 +714,7 @@ impl Svc {
                             platt::couple(&r)
                         }
                         Multiclass::OneVsRest => {
-                            let mut p: Vec<f64> = sig.iter().zip(d).map(|(s, &v)| s.prob(v)).collect();
+                            let mut p: Vec<f64> = sig.iter().zip(&d).map(|(s, &v)| s.prob(v)).collect();
                             let t: f64 = p.iter().sum();
                             p.iter_mut().for_each(|v| *v /= t);
                             p
@@ -719,7 +722,8 @@ impl Svc {
                     }
                 }
             })
-            .collect())
+            .collect();
+        Ok(rows_to_mat(&rows, k))
     }
 }
 

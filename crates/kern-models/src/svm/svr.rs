@@ -270,7 +270,7 @@ impl Model for Svr {
     type Error = ModelsError;
     fn predict(&self, x: &Samples) -> Result<Vec<f64>> {
         let d = self.kernel.decision_values(&self.sv, super::predict::column(&self.coef), &[self.rho], x)?;
-        Ok(d.into_iter().map(|r| r[0]).collect())
+        Ok(d.col(0).iter().copied().collect())
     }
 }
 

@@ -316,7 +316,7 @@ fn compact_kernel_predictions_match_dense_evaluation() {
             .zip(&coef)
             .map(|(&s, &c)| c * k.eval(m.support_vectors().row(s), xt.row(i)))
             .sum::<f64>();
-        assert!((f - d[i][0]).abs() < 1e-10);
+        assert!((f - d[(i, 0)]).abs() < 1e-10);
     }
 }
 
@@ -362,7 +362,7 @@ fn multiclass_one_vs_one_and_one_vs_rest() {
     );
     for m in [&ovo, &ovr] {
         let d = m.decision_function(&xt).unwrap();
-        assert!(d.iter().all(|r| r.len() == m.n_machines()));
+        assert_eq!((d.nrows(), d.ncols()), (xt.n(), m.n_machines()));
         let p = m.predict(&xt).unwrap();
         let acc =
             p.iter().zip(tt.classes()).filter(|(p, c)| **p as usize == **c).count() as f64 / p.len() as f64;
@@ -371,9 +371,9 @@ fn multiclass_one_vs_one_and_one_vs_rest() {
     // Votes follow the documented sign convention.
     let d = ovo.decision_function(&xt).unwrap();
     let pc = ovo.predict_class(&xt).unwrap();
-    for (row, &c) in d.iter().zip(&pc) {
+    for (i, &c) in pc.iter().enumerate() {
         let mut votes = [0; 4];
-        for ((a, b), v) in order.iter().zip(row) {
+        for ((a, b), v) in order.iter().zip(d.row(i).iter()) {
             votes[if *v > 0.0 { *a } else { b.unwrap() }] += 1;
         }
         assert_eq!(votes[c], *votes.iter().max().unwrap());
@@ -402,13 +402,17 @@ fn probabilities_are_seeded_and_normalized() {
     let pa = a.predict_proba(&x).unwrap();
     assert_eq!(pa, b.predict_proba(&x).unwrap());
     assert!(
-        pa.iter().all(
+        (0..pa.nrows()).map(|i| pa.row(i)).all(
             |r| (r.iter().sum::<f64>() - 1.0).abs() < 1e-9 && r.iter().all(|&v| (0.0..=1.0).contains(&v))
         )
     );
     // Mostly (not always: documented) the most probable class is the predicted one.
     let pc = a.predict_class(&x).unwrap();
-    let agree = pa.iter().zip(&pc).filter(|(r, c)| r.iter().cloned().fold(0.0, f64::max) == r[**c]).count();
+    let agree = (0..pa.nrows())
+        .map(|i| pa.row(i))
+        .zip(&pc)
+        .filter(|(r, c)| r.iter().cloned().fold(0.0, f64::max) == r[**c])
+        .count();
     assert!(agree as f64 > 0.9 * pc.len() as f64);
     let plain = SvcParams::new("gaussian:sigma=1.5".parse().unwrap()).fit(&x, &t).unwrap();
     assert!(plain.predict_proba(&x).is_err());
@@ -425,10 +429,9 @@ fn save_load_predict_is_bit_identical_and_bad_files_fail() {
     persist::save(&path, &m).unwrap();
     let back: Svc = persist::load(&path).unwrap();
     let (d1, d2) = (m.decision_function(&xt).unwrap(), back.decision_function(&xt).unwrap());
-    for (r1, r2) in d1.iter().zip(&d2) {
-        for (a, b) in r1.iter().zip(r2) {
-            assert_eq!(a.to_bits(), b.to_bits());
-        }
+    assert_eq!((d1.nrows(), d1.ncols()), (d2.nrows(), d2.ncols()));
+    for (i, j) in (0..d1.nrows()).flat_map(|i| (0..d1.ncols()).map(move |j| (i, j))) {
+        assert_eq!(d1[(i, j)].to_bits(), d2[(i, j)].to_bits());
     }
     assert_eq!(m.predict_proba(&xt).unwrap(), back.predict_proba(&xt).unwrap());
     let z: Vec<f64> = (0..x.n()).map(|i| x.row(i)[0]).collect();
@@ -625,13 +628,13 @@ fn cached_expansion_matches_the_per_machine_sums() {
     let sv = m.support_vectors();
     for (j, &(_, _, b)) in m.machines().iter().enumerate() {
         let (rows, coef) = m.machine_coefficients(j);
-        for (i, row) in first.iter().enumerate() {
+        for i in 0..first.nrows() {
             let want: f64 =
                 rows.iter().zip(&coef).map(|(&r, &c)| c * k.eval(sv.row(r), xt.row(i))).sum::<f64>() + b;
             assert!(
-                (row[j] - want).abs() <= 1e-12 * (1.0 + want.abs()),
+                (first[(i, j)] - want).abs() <= 1e-12 * (1.0 + want.abs()),
                 "machine {j} sample {i}: {} vs {want}",
-                row[j]
+                first[(i, j)]
             );
         }
     }
@@ -664,10 +667,8 @@ fn labels_decision_values_and_probabilities_cost_one_expansion() {
     assert_eq!(all.labels, m.predict_names(&x).unwrap());
     let proba = m.predict_proba(&x).unwrap();
     let p = all.proba.unwrap();
-    for i in 0..x.n() {
-        assert_eq!((0..dec[i].len()).map(|j| all.decision[(i, j)]).collect::<Vec<_>>(), dec[i]);
-        assert_eq!((0..proba[i].len()).map(|j| p[(i, j)]).collect::<Vec<_>>(), proba[i]);
-    }
+    assert_eq!(all.decision, dec);
+    assert_eq!(p, proba);
     // The registry's prediction of every output is the same one expansion.
     let any = crate::AnyModel::from(m);
     let (all, cost) = kernel_evaluations(|| any.predict_all(&x, true).unwrap());

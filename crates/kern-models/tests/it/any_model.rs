@@ -78,9 +78,9 @@ fn every_kind_round_trips_through_the_registry() {
     let p = any.predict_all(&x, true).unwrap();
     assert_eq!(p.labels, svc.predict_names(&x).unwrap());
     assert_eq!(p.values, svc.predict(&x).unwrap());
-    same(&p.decision, &rows(&svc.decision_function(&x).unwrap()));
-    same(p.proba.as_ref().unwrap(), &rows(&svc.predict_proba(&x).unwrap()));
-    same(&any.predict_proba(&x).unwrap(), &rows(&svc.predict_proba(&x).unwrap()));
+    same(&p.decision, &svc.decision_function(&x).unwrap());
+    same(p.proba.as_ref().unwrap(), &svc.predict_proba(&x).unwrap());
+    same(&any.predict_proba(&x).unwrap(), &svc.predict_proba(&x).unwrap());
     assert_eq!(any.classes().unwrap(), ["1", "2"]);
 
     let svr = SvrParams::new(gaussian()).c(5.0).fit(&x, &real).unwrap();
@@ -92,10 +92,7 @@ fn every_kind_round_trips_through_the_registry() {
     let oc = OneClassParams::new(gaussian()).fit(&x).unwrap();
     let any = reload(&dir, &oc);
     check(&any, Kind::OneClass);
-    same(
-        &any.decision_function(&x).unwrap(),
-        &rows(&oc.decision_function(&x).unwrap().into_iter().map(|v| vec![v]).collect::<Vec<_>>()),
-    );
+    same(&any.decision_function(&x).unwrap(), &oc.decision_function(&x).unwrap());
     assert_eq!(any.predict(&x).unwrap(), oc.predict(&x).unwrap());
 
     let ls = LsSvmParams::new(gaussian()).lambda(1e-2).fit(&x, &bin).unwrap();

@@ -105,11 +105,12 @@ fn rewritten_libsvm_models_match_libsvm_output() {
     }
 }
 
-fn assert_same_decisions(m: &LibsvmModel, kern: &[Vec<f64>], x: &Samples, what: &str) {
+fn assert_same_decisions(m: &LibsvmModel, kern: &faer::Mat<f64>, x: &Samples, what: &str) {
     let ours = m.decision_values(x).unwrap();
-    for (i, (a, b)) in ours.iter().zip(kern).enumerate() {
-        assert_eq!(a.len(), b.len(), "{what}");
-        for (u, v) in a.iter().zip(b) {
+    assert_eq!(ours.len(), kern.nrows(), "{what}");
+    for (i, a) in ours.iter().enumerate() {
+        assert_eq!(a.len(), kern.ncols(), "{what}");
+        for (u, v) in a.iter().zip(kern.row(i).iter()) {
             assert!((u - v).abs() <= 1e-12, "{what}: sample {i}: LIBSVM-file decision {u} vs kern {v}");
         }
     }
@@ -167,7 +168,7 @@ fn kern_svc_written_as_libsvm_predicts_the_same() {
                                 .unwrap()
                         })
                         .collect();
-                    for (a, b) in p.iter().zip(&pk) {
+                    for (a, b) in p.iter().zip((0..pk.nrows()).map(|i| pk.row(i))) {
                         for (c, &kc) in order.iter().enumerate() {
                             // kern leaves binary sigmoids unclamped, LIBSVM clamps to [1e-7, 1 - 1e-7].
                             assert!(
@@ -205,7 +206,8 @@ fn kern_svr_written_as_libsvm_predicts_the_same() {
         let m = LibsvmModel::from_svr(&svr).unwrap();
         assert_eq!(m.svm_type(), SvmType::EpsilonSvr);
         let back = LibsvmModel::parse(&m.to_text(), spec).unwrap();
-        let kern: Vec<Vec<f64>> = svr.predict(&te.samples).unwrap().into_iter().map(|v| vec![v]).collect();
+        let v = svr.predict(&te.samples).unwrap();
+        let kern = faer::Mat::from_fn(v.len(), 1, |i, _| v[i]);
         assert_same_decisions(&back, &kern, &te.samples, spec);
         assert!(m.to_text().contains(&format!("rho {}\n", fmt_g17(-svr.bias()))));
     }

@@ -100,7 +100,7 @@ fn check_nu_svc_binary(name: &str, kernel: &str, nu: f64, shrinking: bool, eps: 
     want.sort_by_key(|p| p.0);
     assert_same_svs(name, &machine_svs(&m, &x, 0), &want, tol);
     assert!(close(-m.machines()[0].2, e.rho[0], tol), "{name}: rho {} vs {}", -m.machines()[0].2, e.rho[0]);
-    let dec: Vec<f64> = m.decision_function(&xt).unwrap().iter().map(|r| r[0]).collect();
+    let dec: Vec<f64> = m.decision_function(&xt).unwrap().col(0).iter().copied().collect();
     assert_decisions(name, &dec, &e.dec_column(0).iter().map(|d| d.1).collect::<Vec<_>>(), tol);
     let pred = m.predict(&xt).unwrap();
     assert_eq!(pred, e.dec.iter().map(|d| d.0).collect::<Vec<_>>(), "{name}: labels");
@@ -157,7 +157,12 @@ fn nu_svc_mnist_three_digits_matches_libsvm() {
     }
     let dec = m.decision_function(&xt).unwrap();
     for (r, (label, d)) in e.dec.iter().enumerate() {
-        assert_decisions(&format!("test sample {r}"), &dec[r], d, SAME_PATH);
+        assert_decisions(
+            &format!("test sample {r}"),
+            &dec.row(r).iter().copied().collect::<Vec<_>>(),
+            d,
+            SAME_PATH,
+        );
         assert_eq!(m.predict(&xt).unwrap()[r], *label, "label of test sample {r}");
     }
 }
@@ -179,7 +184,7 @@ fn check_one_class(name: &str, train: &str, test: &str, d: usize, kernel: &str, 
     assert!(close(m.rho(), e.rho[0], tol), "{name}: rho {} vs {}", m.rho(), e.rho[0]);
     assert_decisions(
         name,
-        &m.decision_function(&xt).unwrap(),
+        &m.decision_function(&xt).unwrap().col(0).iter().copied().collect::<Vec<_>>(),
         &e.dec_column(0).iter().map(|d| d.1).collect::<Vec<_>>(),
         tol,
     );
@@ -295,7 +300,7 @@ fn check_nu_svc_bounds(name: &str, nu: f64, shrinking: bool, eps: f64) {
     );
     assert_sv_count(name, kern_sv.len(), lib_sv.len());
     // Decision values.
-    let dec_k: Vec<f64> = m.decision_function(&xt).unwrap().iter().map(|r| r[0]).collect();
+    let dec_k: Vec<f64> = m.decision_function(&xt).unwrap().col(0).iter().copied().collect();
     let b = ag.offset_bound;
     let sum_coef: f64 = lib_sv.iter().chain(&kern_sv).map(|p| p.1.abs()).sum();
     let (mut agree_l, mut agree_k) = (0usize, 0usize);

@@ -158,7 +158,7 @@ fn c_svc_trained_on_a_precomputed_matrix_agrees_with_libsvm() {
         constraint: Constraint::Signed(0.0),
     };
     let ag = dual.agreement(name, &lib, &kern);
-    let dec_k: Vec<f64> = m.decision_function(&d.test).unwrap().iter().map(|r| r[0]).collect();
+    let dec_k: Vec<f64> = m.decision_function(&d.test).unwrap().col(0).iter().copied().collect();
     let round = DOUBLE * (coef_mass(&e.sv, &kern_sv) + e.rho.abs() + rho_k.abs());
     let labels = check_decisions(
         name,
@@ -212,7 +212,7 @@ fn nu_svc_trained_on_a_precomputed_matrix_agrees_with_libsvm() {
     let ag = dual.agreement(name, &lib, &kern);
     // dec = (g − ρ)/r: |dec_L − dec_K| ≤ (‖g‖ bound + B)/r_L + |r_K dec_K| B/(r_L r_K) (B = offset
     // bound, |1/r_L − 1/r_K| ≤ B/(r_L r_K)), as in the ν-SVC test with built-in kernels.
-    let dec_k: Vec<f64> = m.decision_function(&d.test).unwrap().iter().map(|r| r[0]).collect();
+    let dec_k: Vec<f64> = m.decision_function(&d.test).unwrap().col(0).iter().copied().collect();
     let b = ag.offset_bound;
     let round = DOUBLE * (coef_mass(&e.sv, &kern_sv) + e.rho.abs() + (rho_k / r_k).abs());
     let worst = dec_k.iter().fold(0.0f64, |a, v| a.max(v.abs()));
@@ -251,7 +251,7 @@ fn one_class_trained_on_a_precomputed_matrix_agrees_with_libsvm() {
         constraint: Constraint::Signed(nu * l as f64),
     };
     let ag = dual.agreement(name, &lib, &kern);
-    let dec_k = m.decision_function(&d.test).unwrap();
+    let dec_k: Vec<f64> = m.decision_function(&d.test).unwrap().col(0).iter().copied().collect();
     let round = DOUBLE * (coef_mass(&e.sv, &kern_sv) + e.rho.abs() + m.rho().abs());
     let labels = check_decisions(
         name,

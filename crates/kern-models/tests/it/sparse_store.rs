@@ -98,7 +98,7 @@ proptest! {
                 prop_assert_eq!(a.machine_coefficients(0).0, b.machine_coefficients(0).0);
                 prop_assert!(b.support_vectors().is_sparse());
                 let (da, db) = (a.decision_function(&td).unwrap(), b.decision_function(&ts).unwrap());
-                close(&da[0], &db[0], 1e-9, spec)?;
+                close(&[da[(0, 0)]], &[db[(0, 0)]], 1e-9, spec)?;
             }
 
             let rt = Targets::Real(RealTargets::new(y.clone()).unwrap());
@@ -198,8 +198,8 @@ fn models_train_on_a_sparse_store_too_large_to_densify() {
             assert_eq!(a.predict_names(&dense).unwrap(), labels);
             assert_eq!(b.predict_names(&sparse).unwrap(), labels);
             let (da, db) = (a.decision_function(&dense).unwrap(), b.decision_function(&sparse).unwrap());
-            for (x, y) in da.iter().zip(&db) {
-                assert!((x[0] - y[0]).abs() <= 1e-9 * x[0].abs().max(1.0), "{spec}: {} vs {}", x[0], y[0]);
+            for (x, y) in da.col(0).iter().zip(db.col(0).iter()) {
+                assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{spec}: {x} vs {y}");
             }
         }
         let y: Vec<f64> = labels.iter().map(|&l| if l == "pos" { 1.0 } else { -1.0 }).collect();

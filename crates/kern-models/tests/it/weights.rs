@@ -108,7 +108,7 @@ proptest! {
         let (dw, dd) = (mw.decision_function(&x).unwrap(), md.decision_function(&x).unwrap());
         let (bw, bd) = (mw.machines()[0].2, md.machines()[0].2);
         for i in 0..n {
-            let (fw, fd) = (dw[i][0] - bw, dd[i][0] - bd);
+            let (fw, fd) = (dw[(i, 0)] - bw, dd[(i, 0)] - bd);
             prop_assert!((fw - fd).abs() <= bound, "sample {i}: {fw} vs {fd}, bound {bound}");
         }
     }

@@ -92,9 +92,9 @@ fn unseen_features_follow_libsvm() {
                             + coef.iter().map(|c| c.abs()).sum::<f64>()
                                 * if kernel == "linear" { 9.0 } else { 1.0 };
                         assert!(
-                            (f[r][0] - want).abs() <= 1e-12 * scale,
+                            (f[(r, 0)] - want).abs() <= 1e-12 * scale,
                             "{kernel} sparse_model={sparse_model} seed={seed} row {r}: {} vs {want}",
-                            f[r][0]
+                            f[(r, 0)]
                         );
                     }
                 }
@@ -117,9 +117,9 @@ fn widening_keeps_predictions_on_the_old_features() {
     m.widen_features(1 << 40).unwrap();
     let wide = test.widen(1 << 40).unwrap();
     let after = m.decision_function(&wide).unwrap();
-    for (a, b) in before.iter().zip(&after) {
+    for (a, b) in before.col(0).iter().zip(after.col(0).iter()) {
         // Same kernel values up to the dense vs sparse evaluation order (a few ulp per value).
-        assert!((a[0] - b[0]).abs() <= 1e-12 * (1.0 + a[0].abs()), "{a:?} vs {b:?}");
+        assert!((a - b).abs() <= 1e-12 * (1.0 + a.abs()), "{a} vs {b}");
     }
     assert!(m.widen_features(3).is_err(), "narrowing is refused");
 }

@@ -828,7 +828,7 @@ fn boundary_figure(
     let centres = Grid::centres(xr, yr, cells);
     let flat: Vec<f64> = centres.iter().flat_map(|&(a, b)| [a, b]).collect();
     let dec = model.decision_function(&kern_core::Samples::from_flat(flat, centres.len(), 2)?)?;
-    let g = Grid { x: xr, y: yr, cells, values: dec.iter().map(|d| d[0]).collect() };
+    let g = Grid { x: xr, y: yr, cells, values: dec.col(0).iter().copied().collect() };
     let bayes = bayes_grid(mixture, xr, yr, cells);
     let sv = model.support_vectors();
     let pts = |sign: f64| -> Vec<(f64, f64)> {

@@ -481,7 +481,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
     let bayes_g = Grid::sample(gx, gy, cells, |a, b| gm.log_ratio([a, b]));
     let kfa_g = Grid { x: gx, y: gy, cells, values: col0(&kfa.outputs(&gs)?) };
     let svm_g =
-        Grid { x: gx, y: gy, cells, values: svm.decision_function(&gs)?.iter().map(|d| d[0]).collect() };
+        Grid { x: gx, y: gy, cells, values: svm.decision_function(&gs)?.col(0).iter().copied().collect() };
     let classes = |extra: Group| {
         vec![
             Group::points("class −1: N((−1,0), I)", points_of(&x, (0..x.n()).filter(|&i| y[i] < 0.0))),

@@ -103,7 +103,7 @@ impl Trained {
             Trained::Railway(m) => m.svc.decision_function(&m.map.transform(x)?)?,
             Trained::Shifted(m, s) => return m.decision(&shifted(x, s)?),
         };
-        Ok(d.into_iter().map(|r| r[0]).collect())
+        Ok(d.col(0).iter().copied().collect())
     }
     fn n_sv(&self) -> usize {
         match self {

@@ -518,7 +518,7 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
     scatter(&ctx.dir.join(&figures[0]), "Two groups of data", "x1", "x2", &groups)?;
     for f in &fits {
         let dv = f.model.decision_function(&q)?;
-        let g = Grid { x: bx, y: by, cells, values: dv.iter().map(|r| r[0]).collect() };
+        let g = Grid { x: bx, y: by, cells, values: dv.col(0).iter().copied().collect() };
         let name = format!("rkhs-svm-{}.svg", f.name);
         field(
             &ctx.dir.join(&name),

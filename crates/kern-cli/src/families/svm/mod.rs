@@ -11,6 +11,7 @@ use super::Train;
 use crate::metrics::{accuracy, errors};
 use crate::output::{CliError, CliResult, write_output};
 use crate::resources::with_threads;
+use kern_core::Targets;
 use kern_core::io::Dataset;
 use kern_core::learner::Model;
 use kern_models::libsvm_model::LibsvmModel;
@@ -18,7 +19,7 @@ use kern_models::svm::{
     KernelMatrix, MachineStats, Multiclass, NuSvcParams, NuSvrParams, OneClassParams, Svc, SvcParams, Svr,
     SvrParams,
 };
-use kern_models::weights::FitWeighted;
+use kern_models::weights::{FitWeighted, SampleWeights};
 use kern_models::{AnyModel, Predictions};
 use precomputed::kernel_name;
 use serde_json::{Value, json};
@@ -89,30 +90,80 @@ fn warn_caps(stats: &[MachineStats]) -> Vec<String> {
     w
 }
 
-/// Trains a C-SVC on the data, or on the precomputed kernel matrix `gram` (then `ds` holds its rows).
-pub fn train_svc(t: &Train, p: SvcParams, ds: &Dataset, gram: Option<&KernelMatrix>) -> CliResult {
-    kern_cli::kinds::check_classes(ds, t.allow_many_classes)?;
-    let targets = kern_cli::kinds::targets(ds, false)?;
-    let w = t.weights(ds.samples.n())?;
-    let t0 = Instant::now();
-    let m = with_threads(t.threads, || match gram {
-        Some(k) => p.fit_precomputed_with(k, &targets, w.as_ref()),
-        None => p.fit_with(&ds.samples, &targets, w.as_ref()),
-    })??;
-    report_svc(t, ds, &m, t0.elapsed().as_secs_f64())
+/// The SVM parameters `kern train` fits on the data or on a precomputed kernel matrix, with or
+/// without sample weights: C-SVC and nu-SVC (an [`Svc`]), epsilon-SVR and nu-SVR (an [`Svr`]).
+pub trait SvmParams: FitWeighted + Sync {
+    /// Trains on the precomputed kernel matrix `k` (its rows the training points) with targets `y`.
+    fn fit_on_matrix(
+        &self,
+        k: &KernelMatrix,
+        y: &Targets,
+        w: Option<&SampleWeights>,
+    ) -> Result<Self::Model, CliError>;
 }
 
-/// Trains a nu-SVC on the data, or on the precomputed kernel matrix `gram` (then `ds` holds its rows).
-pub fn train_nu_svc(t: &Train, p: NuSvcParams, ds: &Dataset, gram: Option<&KernelMatrix>) -> CliResult {
-    kern_cli::kinds::check_classes(ds, t.allow_many_classes)?;
+macro_rules! svm_params {
+    ($params:ty, classes) => {
+        impl SvmParams for $params {
+            fn fit_on_matrix(
+                &self,
+                k: &KernelMatrix,
+                y: &Targets,
+                w: Option<&SampleWeights>,
+            ) -> Result<Self::Model, CliError> {
+                Ok(self.fit_precomputed_with(k, y, w)?)
+            }
+        }
+    };
+    ($params:ty, real) => {
+        impl SvmParams for $params {
+            fn fit_on_matrix(
+                &self,
+                k: &KernelMatrix,
+                y: &Targets,
+                w: Option<&SampleWeights>,
+            ) -> Result<Self::Model, CliError> {
+                let Targets::Real(y) = y else { return Err("regression needs real-valued targets".into()) };
+                Ok(self.fit_precomputed_with(k, y, w)?)
+            }
+        }
+    };
+}
+svm_params!(SvcParams, classes);
+svm_params!(NuSvcParams, classes);
+svm_params!(SvrParams, real);
+svm_params!(NuSvrParams, real);
+
+/// Trains `p` with targets `y` on the data, or on the precomputed kernel matrix `gram` (then `ds`
+/// holds its rows), with `--weights` when given; the model and the seconds the fit took.
+fn fit_svm<P: SvmParams>(
+    t: &Train,
+    p: &P,
+    ds: &Dataset,
+    y: &Targets,
+    gram: Option<&KernelMatrix>,
+) -> Result<(P::Model, f64), CliError> {
     let w = t.weights(ds.samples.n())?;
-    let targets = kern_cli::kinds::targets(ds, false)?;
     let t0 = Instant::now();
     let m = with_threads(t.threads, || match gram {
-        Some(k) => p.fit_precomputed_with(k, &targets, w.as_ref()),
-        None => p.fit_with(&ds.samples, &targets, w.as_ref()),
+        Some(k) => p.fit_on_matrix(k, y, w.as_ref()),
+        None => Ok(p.fit_with(&ds.samples, y, w.as_ref())?),
     })??;
-    report_svc(t, ds, &m, t0.elapsed().as_secs_f64())
+    Ok((m, t0.elapsed().as_secs_f64()))
+}
+
+/// Trains a C-SVC or nu-SVC on the data, or on the precomputed kernel matrix `gram` (then `ds` holds
+/// its rows).
+pub fn train_svc<P: SvmParams<Model = Svc>>(
+    t: &Train,
+    p: P,
+    ds: &Dataset,
+    gram: Option<&KernelMatrix>,
+) -> CliResult {
+    kern_cli::kinds::check_classes(ds, t.allow_many_classes)?;
+    let targets = kern_cli::kinds::targets(ds, false)?;
+    let (m, seconds) = fit_svm(t, &p, ds, &targets, gram)?;
+    report_svc(t, ds, &m, seconds)
 }
 
 /// Saves a trained C-SVC or nu-SVC and describes it.
@@ -142,30 +193,16 @@ fn report_svc(t: &Train, ds: &Dataset, m: &Svc, seconds: f64) -> CliResult {
     }))
 }
 
-/// Trains an epsilon-SVR on the data, or on the precomputed kernel matrix `gram`.
-pub fn train_svr(t: &Train, p: SvrParams, ds: &Dataset, gram: Option<&KernelMatrix>) -> CliResult {
-    let y = ds.real()?;
-    let targets = kern_core::Targets::Real(y.clone());
-    let w = t.weights(ds.samples.n())?;
-    let t0 = Instant::now();
-    let m = with_threads(t.threads, || match gram {
-        Some(k) => p.fit_precomputed_with(k, &y, w.as_ref()),
-        None => p.fit_with(&ds.samples, &targets, w.as_ref()),
-    })??;
-    report_svr(t, ds, &m, t0.elapsed().as_secs_f64())
-}
-
-/// Trains a nu-SVR on the data, or on the precomputed kernel matrix `gram`.
-pub fn train_nu_svr(t: &Train, p: NuSvrParams, ds: &Dataset, gram: Option<&KernelMatrix>) -> CliResult {
-    let w = t.weights(ds.samples.n())?;
-    let y = ds.real()?;
-    let targets = kern_core::Targets::Real(y.clone());
-    let t0 = Instant::now();
-    let m = with_threads(t.threads, || match gram {
-        Some(k) => p.fit_precomputed_with(k, &y, w.as_ref()),
-        None => p.fit_with(&ds.samples, &targets, w.as_ref()),
-    })??;
-    report_svr(t, ds, &m, t0.elapsed().as_secs_f64())
+/// Trains an epsilon-SVR or nu-SVR on the data, or on the precomputed kernel matrix `gram`.
+pub fn train_svr<P: SvmParams<Model = Svr>>(
+    t: &Train,
+    p: P,
+    ds: &Dataset,
+    gram: Option<&KernelMatrix>,
+) -> CliResult {
+    let targets = kern_core::Targets::Real(ds.real()?);
+    let (m, seconds) = fit_svm(t, &p, ds, &targets, gram)?;
+    report_svr(t, ds, &m, seconds)
 }
 
 /// The summary of a model of one machine (SVR, one-class): its figures, the machine's and the
