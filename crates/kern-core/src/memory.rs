@@ -88,7 +88,7 @@ pub fn address_space_limited() -> bool {
 const ADDRESS_SPACE: &str = "address-space limit (ulimit -v)";
 
 /// Address space this process may still map under its soft `RLIMIT_AS`, when it has one.
-fn address_space_remaining() -> Option<u64> {
+pub(crate) fn address_space_remaining() -> Option<u64> {
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     remaining_address_space(&limits, &status)
@@ -291,6 +291,37 @@ fn refused_by_allocator(bytes: u64, what: &str, instead: &str) -> CoreError {
         source_name: "allocator",
         instead: instead.to_string(),
     }
+}
+
+/// Refuses a dense symmetric eigendecomposition of an `n × n` matrix (faer's `self_adjoint_eigen`)
+/// that does not fit in the budget: its `n × n` eigenvectors and the workspace faer asks for (about
+/// three more `n × n` matrices), which faer would otherwise allocate by aborting the process when
+/// the allocation fails.
+///
+/// ```
+/// use kern_core::memory;
+/// memory::set_limit(Some(100 << 20)); // 100 MiB
+/// assert!(memory::check_eigen(200, "an eigendecomposition", "").is_ok());
+/// let e = memory::check_eigen(5_000, "the eigendecomposition of K", "use fewer rows").unwrap_err();
+/// assert!(e.to_string().contains("the eigendecomposition of K needs"), "{e}");
+/// assert!(memory::check_eigen(usize::MAX, "x", "").is_err()); // overflow is an error, not a panic
+/// memory::set_limit(None);
+/// ```
+///
+/// # Errors
+/// [`CoreError::Memory`] when it does not fit (or its size overflows).
+pub fn check_eigen(n: usize, what: &str, instead: &str) -> Result<()> {
+    // The eigenvectors, and n × n × 4 as a first bound: faer's workspace is below three n × n.
+    bytes_for::<f64>(&[n, n, 4], what)?;
+    let vectors = bytes_for::<f64>(&[n, n], what)?;
+    let scratch = faer::linalg::evd::self_adjoint_evd_scratch::<f64>(
+        n,
+        faer::linalg::evd::ComputeEigenvectors::Yes,
+        faer::get_global_parallelism(),
+        Default::default(),
+    )
+    .unaligned_bytes_required();
+    check_bytes(vectors.saturating_add(scratch as u64), what, instead)
 }
 
 /// Human-readable bytes: `80.0 GB` (powers of 1000, as `df -H`).

@@ -101,14 +101,18 @@ pub fn cpus() -> usize {
 /// ```
 pub const HARD_MAX_THREADS: usize = 1024;
 
-/// The thread count [`install`] uses for a request, and whether the request was lowered to
-/// [`max_threads`] (the `kern` command and the Python package warn then).
+/// The thread count [`install`] uses for a request, and whether the request was lowered: to
+/// [`max_threads`], or to what an address-space limit leaves room for ([`address_space_threads`]);
+/// the `kern` command and the Python package warn then.
 ///
 /// ```
 /// use kern_core::parallel::{ThreadCount, max_threads, thread_count};
-/// assert_eq!(thread_count(Some(1))?, ThreadCount { threads: 1, requested: 1, capped: false });
-/// let t = thread_count(Some(1_000_000))?;
-/// assert_eq!((t.threads, t.requested, t.capped), (max_threads(), 1_000_000, true));
+/// if !kern_core::memory::address_space_limited() {
+///     let one = ThreadCount { threads: 1, requested: 1, capped: false, address_space: None };
+///     assert_eq!(thread_count(Some(1))?, one);
+///     let t = thread_count(Some(1_000_000))?;
+///     assert_eq!((t.threads, t.requested, t.capped), (max_threads(), 1_000_000, true));
+/// }
 /// assert!(thread_count(Some(0)).is_err());
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
@@ -118,30 +122,51 @@ pub struct ThreadCount {
     pub threads: usize,
     /// What was asked (`None` became [`default_threads`]).
     pub requested: usize,
-    /// Whether `threads < requested` because of [`max_threads`].
+    /// Whether `threads < requested`.
     pub capped: bool,
+    /// When the address-space limit lowered the count: the bytes it left and the bytes each thread
+    /// reserves ([`AddressSpaceThreads`]).
+    pub address_space: Option<AddressSpaceThreads>,
 }
 
 impl ThreadCount {
     /// The warning to show when the request was capped (`None` otherwise), in plain words.
     ///
     /// ```
-    /// let t = kern_core::parallel::thread_count(Some(1_000_000))?;
-    /// assert!(t.warning().unwrap().contains("1000000 threads requested"));
+    /// use kern_core::parallel::{AddressSpaceThreads, ThreadCount};
+    /// if !kern_core::memory::address_space_limited() {
+    ///     let t = kern_core::parallel::thread_count(Some(1_000_000))?;
+    ///     assert!(t.warning().unwrap().contains("1000000 threads requested"));
+    /// }
     /// assert_eq!(kern_core::parallel::thread_count(Some(1))?.warning(), None);
+    /// let space = AddressSpaceThreads { threads: 2, available: 400 << 20, per_thread: 130 << 20 };
+    /// let t = ThreadCount { threads: 2, requested: 8, capped: true, address_space: Some(space) };
+    /// assert!(t.warning().unwrap().contains("ulimit -v"));
     /// # Ok::<(), kern_core::CoreError>(())
     /// ```
     pub fn warning(&self) -> Option<String> {
-        self.capped.then(|| {
-            format!(
+        if !self.capped {
+            return None;
+        }
+        Some(match &self.address_space {
+            Some(a) if a.threads == self.threads => format!(
+                "{} threads requested, using {}: the address-space limit (ulimit -v) leaves {}, and \
+                 each thread doing dense algebra reserves about {} (raise the limit for more threads)",
+                self.requested,
+                self.threads,
+                crate::memory::human(a.available),
+                crate::memory::human(a.per_thread)
+            ),
+            _ => format!(
                 "{} threads requested, using {}: more threads than four per processor only slow kern down",
                 self.requested, self.threads
-            )
+            ),
         })
     }
 }
 
-/// The thread count for `threads` (`None`: [`default_threads`]), lowered to [`max_threads`].
+/// The thread count for `threads` (`None`: [`default_threads`]), lowered to [`max_threads`] and,
+/// under an address-space limit, to [`address_space_threads`].
 ///
 /// # Errors
 /// [`crate::CoreError::Param`] for `Some(0)`.
@@ -150,8 +175,92 @@ pub fn thread_count(threads: Option<usize>) -> crate::Result<ThreadCount> {
         return Err(crate::CoreError::Param { name: "threads", value: 0.0, reason: "must be at least 1" });
     }
     let requested = threads.unwrap_or_else(default_threads);
-    let max = max_threads();
-    Ok(ThreadCount { threads: requested.min(max), requested, capped: requested > max })
+    let space = address_space_threads();
+    let max = max_threads().min(space.map_or(usize::MAX, |a| a.threads));
+    let address_space = space.filter(|a| a.threads < requested.min(max_threads()));
+    Ok(ThreadCount { threads: requested.min(max), requested, capped: requested > max, address_space })
+}
+
+/// How many threads an address-space limit (`ulimit -v`, `RLIMIT_AS`) leaves room for.
+///
+/// ```
+/// use kern_core::parallel::AddressSpaceThreads;
+/// let a = AddressSpaceThreads::plan(1 << 30, 128 << 20);
+/// assert_eq!(a.threads, 6); // three quarters of 1 GiB in 128 MiB parts
+/// assert_eq!(AddressSpaceThreads::plan(10 << 20, 128 << 20).threads, 1); // never below one
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddressSpaceThreads {
+    /// The threads that fit.
+    pub threads: usize,
+    /// The address space left when the plan was made, in bytes.
+    pub available: u64,
+    /// The address space each worker thread reserves, in bytes ([`thread_reservation`]).
+    pub per_thread: u64,
+}
+
+impl AddressSpaceThreads {
+    /// The plan for `available` bytes and `per_thread` bytes a thread: as many threads as fit in
+    /// three quarters of `available` (the rest is left for the data), at least one.
+    pub fn plan(available: u64, per_thread: u64) -> Self {
+        let usable = available / 4 * 3;
+        let threads = usize::try_from(usable / per_thread.max(1)).unwrap_or(usize::MAX).max(1);
+        AddressSpaceThreads { threads, available, per_thread }
+    }
+}
+
+/// Under an address-space limit, the threads it leaves room for (`None` without a limit), planned
+/// once per process on the first call (the `kern` command makes it at start-up, before it reads
+/// data), so that every later call gets the same pool.
+///
+/// Why: faer's matrix product reserves, on every thread that calls it, packing buffers of twice the
+/// processor's last-level cache, and aborts the process when that reservation fails; each thread
+/// also gets a stack and, from the C allocator, a heap arena of its own. Under `ulimit -v` eight
+/// threads of a 32 MiB-cache processor so reserved about 1 GB and aborted where two succeeded.
+///
+/// ```
+/// if let Some(a) = kern_core::parallel::address_space_threads() {
+///     assert!(a.threads >= 1 && a.per_thread > 0);
+/// }
+/// ```
+pub fn address_space_threads() -> Option<AddressSpaceThreads> {
+    static PLAN: std::sync::OnceLock<Option<AddressSpaceThreads>> = std::sync::OnceLock::new();
+    *PLAN.get_or_init(|| {
+        let available = crate::memory::address_space_remaining()?;
+        Some(AddressSpaceThreads::plan(available, thread_reservation()))
+    })
+}
+
+/// The address space one worker thread may reserve: faer's packing buffers (twice the largest
+/// processor cache the system reports, 32 MiB when it reports none), a heap arena of the C
+/// allocator (64 MiB) and a stack (2 MiB).
+///
+/// ```
+/// assert!(kern_core::parallel::thread_reservation() >= 66 << 20);
+/// ```
+pub fn thread_reservation() -> u64 {
+    const ARENA: u64 = 64 << 20;
+    const STACK: u64 = 2 << 20;
+    2 * largest_cache().unwrap_or(32 << 20) + ARENA + STACK
+}
+
+/// The largest cache of processor 0 in bytes, from `/sys/devices/system/cpu/cpu0/cache`.
+fn largest_cache() -> Option<u64> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    dir.filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("size")).ok())
+        .filter_map(|s| parse_cache_size(s.trim()))
+        .max()
+}
+
+/// `32768K`, `2M` or `512` (bytes) as bytes.
+fn parse_cache_size(s: &str) -> Option<u64> {
+    let (num, unit) = match s.char_indices().last()? {
+        (i, 'K') => (&s[..i], 1u64 << 10),
+        (i, 'M') => (&s[..i], 1 << 20),
+        (i, 'G') => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok()?.checked_mul(unit)
 }
 
 /// Runs `f` on a worker of a pool of `threads` threads (`None`: [`default_threads`]), and returns its
@@ -219,14 +328,14 @@ pub fn prepare_dense() {
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
-            let _ = std::thread::Builder::new().name("kern-warm-up".into()).spawn(|| {
-                // faer's first product on a thread reserves address space for its packing buffers
-                // (twice the last-level cache); under `ulimit -v` that could fail in the work's
-                // own threads because this one holds it, so the warm-up is skipped there.
-                if !crate::memory::address_space_limited() {
-                    first_product();
-                }
-            });
+            // faer's first product on a thread reserves address space for its packing buffers
+            // (twice the last-level cache), and the thread itself a stack and a heap arena; under
+            // `ulimit -v` that could fail in the work's own threads because this one holds it, so
+            // the warm-up is skipped there.
+            if crate::memory::address_space_limited() {
+                return;
+            }
+            let _ = std::thread::Builder::new().name("kern-warm-up".into()).spawn(first_product);
         });
     }
 }
@@ -432,5 +541,17 @@ pub mod sequential {
             }
             Some(head)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cache_sizes_parse() {
+        assert_eq!(super::parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(super::parse_cache_size("2M"), Some(2 << 20));
+        assert_eq!(super::parse_cache_size("512"), Some(512));
+        assert_eq!(super::parse_cache_size("x"), None);
+        assert_eq!(super::parse_cache_size(""), None);
     }
 }

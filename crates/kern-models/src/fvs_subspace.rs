@@ -37,6 +37,11 @@ pub struct FvsKpca<K> {
 }
 
 fn sym_eigen_desc(c: &Mat<f64>) -> Result<(Vec<f64>, Mat<f64>)> {
+    kern_core::memory::check_eigen(
+        c.nrows(),
+        "an eigendecomposition of the feature-vector scatter",
+        "use fewer feature vectors",
+    )?;
     let evd = c.self_adjoint_eigen(Side::Lower).map_err(|e| {
         ModelsError::Numerical(format!("eigendecomposition: {}", kern_core::faer_errors::evd(e)))
     })?;

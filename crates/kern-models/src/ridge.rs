@@ -721,6 +721,11 @@ fn solve_grid(p: &Problem<'_>, gram: GramMatrix, grid: &[f64], loo: bool) -> Res
         GridMethod::Eigen => {
             let GramMatrix::Dense(k) = gram else { unreachable!("eigen method on the dense path") };
             let t0 = Instant::now();
+            kern_core::memory::check_eigen(
+                k.nrows(),
+                "the eigendecomposition of the kernel matrix",
+                "use the refactor grid method, fewer rows or a landmark model",
+            )?;
             let evd = k.self_adjoint_eigen(Side::Lower).map_err(|e| {
                 ModelsError::Numerical(format!("eigendecomposition of K: {}", kern_core::faer_errors::evd(e)))
             })?;

@@ -145,8 +145,10 @@ impl FeatureScaling {
 
     /// Scales the features of `x` (its first `x.d()` features; listed features beyond are ignored, as
     /// `svm-scale` ignores them; unlisted ones become 0). Sparse samples stay sparse when the scaling
-    /// maps every zero to zero (`lower = 0` on non-negative features); otherwise the scaled data is
-    /// dense (as `svm-scale` writes it) and needs the memory of a dense copy.
+    /// maps every zero to zero (`lower = 0` on non-negative features), with at most the original
+    /// non-zeros; otherwise they stay sparse in the dimension, with a value for every listed feature
+    /// of every sample (those are at most the features with a non-zero in training, so a feature
+    /// index of 10⁹ costs nothing). Dense samples stay dense.
     ///
     /// ```
     /// use kern_models::scaling::FeatureScaling;
@@ -157,6 +159,9 @@ impl FeatureScaling {
     /// assert!(y.is_sparse());
     /// assert_eq!(y.nnz(), 2);
     /// assert_eq!(y.sample(1).dot(y.sample(1)), 1.0); // 4 on [0, 4] becomes 1
+    /// // Onto [-1, 1] zeros become -1 in the two listed features only: still sparse, 4 values.
+    /// let z = FeatureScaling::fit(&x, -1.0, 1.0)?.apply(&x)?;
+    /// assert!(z.is_sparse() && z.nnz() == 4);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn apply(&self, x: &Samples) -> Result<Samples> {
@@ -179,6 +184,32 @@ impl FeatureScaling {
                 if let kern_core::SampleRef::Sparse { indices: ix, values: vs } = s {
                     for (&j, &v) in ix.iter().zip(vs) {
                         let m = scaled(v, range_of(j));
+                        if m != 0.0 {
+                            indices.push(j);
+                            values.push(m);
+                        }
+                    }
+                }
+                indptr.push(indices.len());
+            }
+            return Ok(Samples::from_csr(x.n(), d, indptr, indices, values)?);
+        }
+        // A sparse store whose zeros do not stay zero: only the listed columns (at most the columns
+        // with a non-zero in training) get values, so the result stays sparse in d, with up to n times
+        // the listed columns' count of values.
+        if x.is_sparse() {
+            let listed: Vec<(usize, f64, f64)> = listed.map(|&(j, lo, hi)| (j - 1, lo, hi)).collect();
+            kern_core::memory::check_array::<(usize, f64)>(
+                &[x.n(), listed.len()],
+                "the scaled features",
+                "scale onto a range starting at 0 on non-negative features, which keeps zeros at zero",
+            )?;
+            let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+            for s in x.samples() {
+                if let kern_core::SampleRef::Sparse { indices: ix, values: vs } = s {
+                    for &(j, lo, hi) in &listed {
+                        let v = ix.binary_search(&j).map_or(0.0, |k| vs[k]);
+                        let m = map(v, lo, hi, self.lower, self.upper);
                         if m != 0.0 {
                             indices.push(j);
                             values.push(m);
@@ -471,8 +502,8 @@ mod tests {
             prop_assert_eq!(FeatureScaling::parse(&s.to_text(), "r").unwrap(), s);
         }
 
-        /// The sparse store scales to the same values as its dense copy, and stays sparse exactly when
-        /// the scaling maps zero to zero (lower = 0 on non-negative features).
+        /// The sparse store scales to the same values as its dense copy and stays sparse, with no more
+        /// values than before when the scaling maps zero to zero (lower = 0 on non-negative features).
         #[test]
         fn sparse_and_dense_stores_scale_alike(rows in proptest::collection::vec(proptest::collection::vec(prop_oneof![Just(0.0), 0.0..9.0f64], 4), 2..10), lower in prop_oneof![Just(0.0), -2.0..0.0f64]) {
             let dense = Samples::from_rows(&rows).unwrap();
@@ -487,7 +518,9 @@ mod tests {
                 let hi = rows.iter().map(|r| r[j]).fold(f64::NEG_INFINITY, f64::max);
                 lo == hi || (lo == 0.0 && lower == 0.0)
             });
-            prop_assert_eq!(zs.is_sparse(), zero_stays);
+            // A sparse store stays sparse; when zeros stay zero it has no more values than before.
+            prop_assert!(zs.is_sparse());
+            prop_assert!(!zero_stays || zs.nnz() <= sparse.nnz());
         }
     }
 }

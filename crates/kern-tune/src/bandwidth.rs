@@ -756,6 +756,7 @@ pub fn select_bandwidth(
         };
         return finish(r.beta, r.value, Some(r.derivative), r.iterations, np, description, Vec::new());
     }
+    crate::pairs::check_pair_set(x, opts.sampling, 1)?;
     let set = pair_set(x, opts.sampling);
     let p = &set.sq;
     let np = p.len();
@@ -893,7 +894,11 @@ pub fn subsample_study(
         return Err(TuneError::Param { name: "repeats", value: 0.0, reason: "must be >= 1" });
     }
     let sub_opts = BandwidthOptions { sampling: PairSampling::All, ..opts.clone() };
-    let mut betas = Vec::with_capacity(repeats);
+    let mut betas = kern_core::memory::try_with_capacity::<f64>(
+        repeats,
+        "the bandwidths of the subsamples",
+        "use fewer repeats",
+    )?;
     for r in 0..repeats {
         let idx = rng::sample_indices(&mut rng::stream(seed, r as u64), x.n(), m);
         let xs = x.select(&idx)?;

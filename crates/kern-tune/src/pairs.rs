@@ -365,6 +365,24 @@ fn point_set(x: &Samples, sampling: PairSampling) -> Option<(Option<Vec<usize>>,
     }
 }
 
+/// Refuses a [`pair_set`] of `x` under `sampling` that does not fit in the memory budget, counting
+/// `per_pair` f64 values a pair (its squared distance and what the caller derives from it) and the
+/// two ends of a random pair: a `--random-pairs` count is the user's, and the vectors would otherwise
+/// abort the process when they cannot be allocated.
+pub(crate) fn check_pair_set(x: &Samples, sampling: PairSampling, per_pair: usize) -> crate::Result<()> {
+    let n = x.n();
+    let (pairs, per_pair) = match sampling {
+        PairSampling::All => (n_pairs(n), per_pair),
+        PairSampling::Auto { max_points, .. } => (n_pairs(n.min(max_points.max(2))), per_pair),
+        PairSampling::Subsample { m, .. } => (n_pairs(n.min(m.max(2))), per_pair),
+        PairSampling::RandomPairs { count, .. } => (count, per_pair + 1),
+    };
+    const WHAT: &str = "the pairs of points";
+    let bytes = kern_core::memory::bytes_for::<f64>(&[pairs, per_pair], WHAT)?;
+    kern_core::memory::check_bytes(bytes, WHAT, "use fewer random pairs or a smaller subsample")?;
+    Ok(())
+}
+
 /// The squared distances that `sampling` selects from `x`.
 pub(crate) fn pair_set(x: &Samples, sampling: PairSampling) -> PairSet {
     let n = x.n();

@@ -218,6 +218,7 @@ impl SupportProfile {
         if x.n() < 2 {
             return Err(TuneError::Undefined("alignment and sparsity need at least two points".into()));
         }
+        crate::pairs::check_pair_set(x, opts.sampling, 3)?;
         let set = pair_set(x, opts.sampling);
         let r: Vec<f64> = set.sq.par_iter().map(|&p| p.sqrt()).collect();
         let w: Vec<f64> = set.sq.par_iter().map(|&p| base.of_sq_dist(p).powi(2)).collect();

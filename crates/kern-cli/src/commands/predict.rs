@@ -160,35 +160,7 @@ fn add_csv(v: &mut Value, data: &DataArgs, ds: &Dataset, m: &AnyModel, read_as: 
     }
     data.add_rows(v, ds);
     v["csv_schema"] = json!(m.schema().is_some());
-    v["columns_reordered"] = json!(read_as && reordered(data, m));
-}
-
-/// Whether the CSV data's header lists the training file's feature columns in another order or at
-/// other places (a test file without its label column, or with extra columns, counts as reordered
-/// only when a feature column moved).
-fn reordered(data: &DataArgs, m: &AnyModel) -> bool {
-    let Some(schema) = m.schema() else { return false };
-    let Some(train) = &schema.columns else { return false };
-    let Some(first) = first_record(data) else { return false };
-    schema.features.iter().any(|f| {
-        let name = &train[f.column];
-        first.iter().position(|c| c == name).is_some_and(|j| j != f.column)
-    })
-}
-
-/// The fields of the data file's first non-blank line (its header, when it has one), split on the
-/// delimiter the file's first line shows most (`,`, `;` or tab) and trimmed of blanks and quotes.
-fn first_record(data: &DataArgs) -> Option<Vec<String>> {
-    use std::io::BufRead as _;
-    if crate::data::is_std(&data.data) {
-        // Standard input was read: its first line is gone.
-        return None;
-    }
-    let mut lines = kern_core::io::open_lines(data.source()).ok()?.lines();
-    let line = lines.find_map(|l| l.ok().filter(|l| !l.trim().trim_start_matches('\u{feff}').is_empty()))?;
-    let line = line.trim_start_matches('\u{feff}');
-    let delim = [',', ';', '\t'].into_iter().max_by_key(|c| line.matches(*c).count())?;
-    Some(line.split(delim).map(|f| f.trim().trim_matches('"').to_string()).collect())
+    v["columns_reordered"] = json!(read_as && ds.columns_reordered);
 }
 
 /// What `--out` gets.

@@ -242,8 +242,8 @@ fn missing_values_are_an_error_unless_dropped() {
 }
 
 /// `400,410,420,label` over numeric rows is a header (wavelength-like column names); `--header no`
-/// reads it as data. Over text labels the first line cannot be told from
-/// data (its label is text like the others): `--header yes` says it.
+/// reads it as data. Over two rows of distinct text labels the first line cannot be told from
+/// data (nothing repeats to compare its label with): `--header yes` says it.
 #[test]
 fn numeric_column_names_are_a_header() {
     let dir = scratch("csv-schema-header");

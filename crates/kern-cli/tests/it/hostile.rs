@@ -148,6 +148,146 @@ fn dense_matrices_over_the_address_space_limit_are_refused() {
     }
 }
 
+/// Under a tight `ulimit -v`, a dense product on many threads (each reserves packing buffers of
+/// twice the last-level cache) runs on the threads that fit, with a warning, where it used to abort:
+/// the exit status is success or a clean error, never an abort (134) or a panic (101).
+#[test]
+fn dense_products_under_a_tight_address_space_limit_never_abort() {
+    let d = scratch("ulimit-v-threads");
+    let mut text = String::with_capacity(700 * 60);
+    for i in 0..700 {
+        let row: Vec<String> = (1..=9).map(|j| format!("{j}:{}", (i * 7 + j * 13) % 10)).collect();
+        text.push_str(&format!(
+            "{} {}
+",
+            if i % 2 == 0 { 1 } else { -1 },
+            row.join(" ")
+        ));
+    }
+    let data = write(&d, "x.svm", text);
+    let out = d.join("out");
+    let kern = env!("CARGO_BIN_EXE_kern");
+    let runs: [&[&str]; 3] = [
+        &["gram", "--data", s(&data), "--kernel", "gaussian:sigma=3"],
+        &[
+            "kpca",
+            "--data",
+            s(&data),
+            "--kernel",
+            "gaussian:sigma=3",
+            "--components",
+            "2",
+            "--solver",
+            "dense",
+        ],
+        &["train", "--model", "krr", "--data", s(&data), "--kernel", "gaussian:sigma=3", "--out", s(&out)],
+    ];
+    for limit in ["200000", "400000"] {
+        for args in runs {
+            let r = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("ulimit -v {limit} && exec \"$0\" \"$@\""))
+                .arg(kern)
+                .args(["--force", "-q"])
+                .args(args)
+                .args(["--threads", "8"])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&r.stderr);
+            let what = format!("ulimit -v {limit}, {args:?}");
+            assert!(matches!(r.status.code(), Some(0 | 1)), "{what}: {:?}\n{stderr}", r.status);
+            assert!(
+                !stderr.contains("panicked") && !stderr.contains("memory allocation of"),
+                "{what}: {stderr}"
+            );
+            if r.status.success() {
+                assert!(
+                    stderr.contains("threads requested, using") && stderr.contains("ulimit -v"),
+                    "{what}: {stderr}"
+                );
+            } else {
+                assert!(stderr.contains("kern: error:"), "{what}: {stderr}");
+            }
+        }
+    }
+}
+
+/// Sizes that come from flags are checked against the memory budget before anything is allocated:
+/// a huge repeat count or random-pair count, and a dense eigendecomposition whose workspace does not
+/// fit even though the kernel matrix does.
+#[test]
+fn sizes_from_flags_are_refused_over_the_budget() {
+    let d = scratch("sizes-from-flags");
+    let mut text = String::with_capacity(2500 * 20);
+    for i in 0..2500 {
+        text.push_str(&format!(
+            "{} 1:{} 2:{}\n",
+            if i % 2 == 0 { 1 } else { -1 },
+            (i * 37) % 101,
+            (i * 53) % 89
+        ));
+    }
+    let data = write(&d, "x.svm", text);
+    let huge = "1000000000000";
+    let base = ["--max-memory", "150M", "tune"];
+    let bw = [
+        &base[..],
+        &["bandwidth", "--data", s(&data), "--method", "median", "--subsample", "10", "--repeats", huge],
+    ]
+    .concat();
+    let err = fails(&d, &bw, "out of memory");
+    assert!(err.contains("use fewer repeats"), "{err}");
+    let support = [
+        &base[..],
+        &[
+            "support",
+            "--data",
+            s(&data),
+            "--base",
+            "gaussian:sigma=1",
+            "--gamma",
+            "0.5",
+            "--random-pairs",
+            huge,
+        ],
+    ]
+    .concat();
+    let err = fails(&d, &support, "out of memory");
+    assert!(err.contains("32.0 TB") && err.contains("fewer random pairs"), "{err}");
+    // The kernel matrix (50 MB) fits, the eigendecomposition (about four times that) does not.
+    let out = d.join("m");
+    let krr = [
+        "--max-memory",
+        "150M",
+        "train",
+        "--model",
+        "krr",
+        "--data",
+        s(&data),
+        "--kernel",
+        "gaussian:sigma=1",
+        "--out",
+        s(&out),
+    ];
+    let err = fails(&d, &krr, "out of memory");
+    assert!(err.contains("eigendecomposition"), "{err}");
+    let kpca = [
+        "--max-memory",
+        "150M",
+        "kpca",
+        "--data",
+        s(&data),
+        "--kernel",
+        "gaussian:sigma=1",
+        "--components",
+        "2",
+        "--solver",
+        "dense",
+    ];
+    let err = fails(&d, &kpca, "out of memory");
+    assert!(err.contains("eigendecomposition") && err.contains("Krylov"), "{err}");
+}
+
 #[test]
 fn one_hot_of_an_id_column_over_max_memory_is_refused() {
     let d = scratch("one-hot");

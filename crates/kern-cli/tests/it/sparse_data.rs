@@ -146,3 +146,45 @@ fn every_command_runs_on_a_sparse_file() {
     ]);
     assert!(!ok && err.contains("railway kernel") && err.contains("dense"), "{err}");
 }
+
+/// `kern scale` onto the default [-1, 1] of a LIBSVM file with a feature index of 10⁹: zeros become
+/// -1 in the three varying features only, so the result stays sparse (9 values, never 3 × 10⁹) and
+/// runs under a 1 GB address space; the values are svm-scale's.
+#[test]
+fn scale_of_a_feature_index_of_1e9_stays_sparse_under_a_small_address_space() {
+    let dir = scratch("scale-1e9");
+    let data = dir.join("x.svm");
+    std::fs::write(&data, "1 1:0.5 1000000000:1\n-1 2:0.3 1000000000:3\n1 1:1.5\n").unwrap();
+    let out = dir.join("x.scaled");
+    let r = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1000000 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_kern"))
+        .args(["scale", "-q", "--data", data.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{:?}: {stderr}", r.status);
+    let j: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!((j["d"].as_u64(), j["nonzeros_after"].as_u64()), (Some(1_000_000_000), Some(9)), "{j}");
+    // Ranges: feature 1 [0, 1.5], feature 2 [0, 0.3], feature 10⁹ [0, 3]; v ↦ -1 + 2 v / (max - min).
+    let third = -1.0 + 2.0 * 0.5 / 1.5;
+    let want: [(&str, &[(usize, f64)]); 3] = [
+        ("1", &[(1, third), (2, -1.0), (1_000_000_000, third)]),
+        ("-1", &[(1, -1.0), (2, 1.0), (1_000_000_000, 1.0)]),
+        ("1", &[(1, 1.0), (2, -1.0), (1_000_000_000, -1.0)]),
+    ];
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    for (line, (label, pairs)) in text.lines().zip(want) {
+        let mut fields = line.split_whitespace();
+        assert_eq!(fields.next(), Some(label), "{line}");
+        let got: Vec<(usize, f64)> = fields
+            .map(|f| {
+                let (j, v) = f.split_once(':').unwrap();
+                (j.parse().unwrap(), v.parse().unwrap())
+            })
+            .collect();
+        assert_eq!(got, pairs, "{line}");
+    }
+}

@@ -87,9 +87,12 @@ pub struct CsvOptions {
     /// `Some(true)`: the first line is a header; `Some(false)`: it is data; `None`: detect. Detection
     /// compares the first line with the lines after it (up to 100), column by column: the first line
     /// is a header when one of its fields is not a number in a column whose other values are all
-    /// numbers (`400,410,420,label` over numeric rows), or when none of its fields is a number
-    /// (missing-value markers count for neither). A header of numbers only over numeric rows cannot
-    /// be told from data: force it with `Some(true)`.
+    /// numbers (`400,410,420,label` over numeric rows), when none of its fields is a number, or when
+    /// its text fields differ in kind from their columns' values: they never reappear in a column
+    /// whose values repeat (`400,410,420,label` over rows labelled `cat` and `dog`; a first row
+    /// labelled `cat` over such rows is data), or their length differs from a column whose values
+    /// all have one length. Missing-value markers count for nothing. A header of numbers only over
+    /// numeric rows cannot be told from data: force it with `Some(true)`.
     pub header: Option<bool>,
     /// The delimiter; `None` detects `,`, `;` or tab from the first line.
     pub delimiter: Option<char>,
@@ -261,25 +264,78 @@ fn is_number(f: &str) -> bool {
     f.parse::<f64>().is_ok()
 }
 
-/// The header rule of [`CsvOptions::header`]: a field of the first line that is not a number in a
-/// column whose later values are all numbers, or no number at all in the first line.
+/// The header rule of [`CsvOptions::header`], column by column over the first line's field `f` and
+/// the column's later values `V` (missing-value markers left out of both), in the spirit of Python's
+/// `csv.Sniffer.has_header`:
+///
+/// 1. `f` is not a number in a column whose `V` are all numbers: a header.
+/// 2. No field of the first line is a number: a header.
+/// 3. Otherwise the text columns (some of `V` not a number) vote: `f` text and one of `V`: data
+///    (-1); `f` text and none of `V`, where `V` looks categorical (at least [`CATEGORICAL_ROWS`]
+///    values, each at least twice) or all have one length that `f` does not have: a header (+1).
+///    Numeric columns with a number in the first line do not vote (a number names a column as well
+///    as it fills one). A header when the votes add up to more than zero.
 fn looks_like_header(
     first: &::csv::StringRecord,
     ahead: &[(usize, ::csv::StringRecord)],
     markers: &[String],
 ) -> bool {
-    let informative = |f: &str| !markers.iter().any(|m| m == f);
-    let fields: Vec<&str> = first.iter().filter(|f| informative(f)).collect();
+    let informative = |f: &&str| !markers.iter().any(|m| m == f);
+    let fields: Vec<&str> = first.iter().filter(informative).collect();
     if fields.is_empty() {
         return false;
     }
+    let column =
+        |j: usize| -> Vec<&str> { ahead.iter().filter_map(|(_, r)| r.get(j)).filter(informative).collect() };
+    // Rule 1.
+    let text_over_numbers =
+        first.iter().enumerate().filter(|(_, f)| informative(f) && !is_number(f)).any(|(j, _)| {
+            let later = column(j);
+            !later.is_empty() && later.iter().all(|f| is_number(f))
+        });
+    if text_over_numbers {
+        return true;
+    }
+    // Rule 2.
     if fields.iter().all(|f| !is_number(f)) {
         return true;
     }
-    first.iter().enumerate().filter(|(_, f)| informative(f) && !is_number(f)).any(|(j, _)| {
-        let mut later = ahead.iter().filter_map(|(_, r)| r.get(j)).filter(|f| informative(f)).peekable();
-        later.peek().is_some() && later.all(is_number)
-    })
+    // Rule 3.
+    let mut votes = 0i64;
+    for (j, f) in first.iter().enumerate() {
+        if !informative(&f) || is_number(f) {
+            continue;
+        }
+        let later = column(j);
+        if later.iter().all(|v| is_number(v)) {
+            continue; // no later values (rule 1 covers numeric ones)
+        }
+        votes += text_column_vote(f, &later);
+    }
+    votes > 0
+}
+
+/// How many later values a text column needs before "`f` never reappears" counts as a header.
+const CATEGORICAL_ROWS: usize = 4;
+
+/// The vote of a text column of [`looks_like_header`]: -1 when `f` is one of the later values, +1
+/// when it differs in kind from them (they repeat and `f` is not among them, or they share a length
+/// `f` does not have), 0 when nothing can be told.
+fn text_column_vote(f: &str, later: &[&str]) -> i64 {
+    if later.contains(&f) {
+        return -1;
+    }
+    if later.len() < CATEGORICAL_ROWS {
+        return 0;
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in later {
+        *counts.entry(v).or_default() += 1;
+    }
+    let categorical = counts.values().all(|&c| c >= 2);
+    let len = |s: &str| s.chars().count();
+    let one_length = later.iter().all(|v| len(v) == len(later[0])) && len(f) != len(later[0]);
+    i64::from(categorical || one_length)
 }
 
 /// `column "name"`, or `column J` (1-based) without a header.
@@ -509,7 +565,14 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         }
     }
     let samples = Samples::from_flat(data, cells.len(), d)?;
-    Ok(Dataset { samples, labels, feature_names, schema: Some(schema), dropped_lines })
+    Ok(Dataset {
+        samples,
+        labels,
+        feature_names,
+        schema: Some(schema),
+        dropped_lines,
+        columns_reordered: false,
+    })
 }
 
 /// Where each column of a training schema is in a test file.
@@ -614,7 +677,8 @@ fn layout(
 ///   column, unless `opts.missing` is [`MissingPolicy::Drop`] ([`Dataset::dropped_lines`]).
 ///
 /// The delimiter is `opts.delimiter`, else detected, else the training one. [`Dataset::schema`] is
-/// the training schema.
+/// the training schema; [`Dataset::columns_reordered`] says whether a feature column was found at
+/// another place than in the training file.
 ///
 /// ```
 /// use kern_core::io::{read_csv, read_csv_as, CsvOptions};
@@ -628,7 +692,7 @@ fn layout(
 /// let ds = read_csv_as(&test, &schema, &opts)?;
 /// assert_eq!(ds.feature_names, ["x", "colour=blue", "colour=red"]);
 /// assert_eq!(ds.samples.row(0), &[5.0, 1.0, 0.0]);
-/// assert!(!ds.has_labels());
+/// assert!(!ds.has_labels() && ds.columns_reordered);
 /// std::fs::write(&test, "colour,x\ngreen,5\n").unwrap();
 /// let err = read_csv_as(&test, &schema, &opts).unwrap_err().to_string();
 /// assert!(err.contains(":2:") && err.contains("\"colour\"") && err.contains("\"green\""), "{err}");
@@ -646,6 +710,7 @@ pub fn read_csv_as(path: &Path, schema: &CsvSchema, opts: &CsvOptions) -> Result
         has_names || looks_like_header(&first_rec, &ahead, markers)
     });
     let lay = layout(path, first_no, schema, &first_rec, header)?;
+    let columns_reordered = schema.features.iter().zip(&lay.features).any(|(f, &j)| f.column != j);
     let ncol = first_rec.len();
     let col = |j: usize| match (&lay.names, &schema.columns) {
         (Some(n), _) => describe(Some(n.as_slice()), j),
@@ -730,5 +795,6 @@ pub fn read_csv_as(path: &Path, schema: &CsvSchema, opts: &CsvOptions) -> Result
         feature_names: schema.feature_names(),
         schema: Some(schema.clone()),
         dropped_lines,
+        columns_reordered,
     })
 }

@@ -58,6 +58,10 @@ pub struct Dataset {
     /// The 1-based lines of rows dropped for a missing value ([`MissingPolicy::Drop`]; empty
     /// otherwise): with them, every input row is accounted for.
     pub dropped_lines: Vec<usize>,
+    /// Whether [`read_csv_as`] found a feature column at another place than in the training file
+    /// (a header in another order; a test file without the label column, or with extra columns,
+    /// counts only when a feature column moved). False for every other reader.
+    pub columns_reordered: bool,
 }
 
 impl Dataset {
@@ -70,7 +74,14 @@ impl Dataset {
     /// # Ok::<(), kern_core::CoreError>(())
     /// ```
     pub fn new(samples: Samples, labels: Vec<String>, feature_names: Vec<String>) -> Self {
-        Dataset { samples, labels, feature_names, schema: None, dropped_lines: Vec::new() }
+        Dataset {
+            samples,
+            labels,
+            feature_names,
+            schema: None,
+            dropped_lines: Vec::new(),
+            columns_reordered: false,
+        }
     }
 
     /// Whether the file had labels (a label column; [`read_csv_as`] reads test data without one).

@@ -210,3 +210,68 @@ proptest! {
         prop_assert_eq!(&te.labels, &tr.labels);
     }
 }
+
+/// A numeric header over a text label column: the header's label name never reappears in a column
+/// whose values repeat, so the first line is a header; a first row labelled like the others is data.
+#[test]
+fn a_numeric_header_over_text_labels_is_detected() {
+    let dir = scratch("csv-numeric-header-text");
+    let rows = "1.2,3.4,5.6,cat\n2.3,4.5,6.7,dog\n3.1,4.1,5.9,cat\n0.5,0.7,0.9,dog\n";
+    let p = write(&dir, "h.csv", format!("400,410,420,label\n{rows}"));
+    let ds = read_csv(&p, &CsvOptions::default()).unwrap();
+    assert_eq!(ds.feature_names, ["400", "410", "420"]);
+    assert_eq!(ds.labels, ["cat", "dog", "cat", "dog"]);
+    // The same rows without the header: the first row's label reappears, so it is data.
+    let bare = read_csv(&write(&dir, "bare.csv", rows), &CsvOptions::default()).unwrap();
+    assert_eq!((bare.samples.n(), bare.schema.unwrap().columns), (4, None));
+    assert_eq!(bare.labels, ["cat", "dog", "cat", "dog"]);
+    // Too few rows to tell: read as data unless forced.
+    let short = write(&dir, "short.csv", "400,410,label\n0.1,0.2,a\n0.3,0.4,b\n");
+    assert_eq!(read_csv(&short, &CsvOptions::default()).unwrap().samples.n(), 3);
+    // Codes of one length under a name of another length.
+    let codes = write(&dir, "codes.csv", "1,2,region\n0.1,0.2,N01\n0.3,0.4,S02\n0.5,0.6,E03\n0.7,0.8,W04\n");
+    assert_eq!(read_csv(&codes, &CsvOptions::default()).unwrap().labels, ["N01", "S02", "E03", "W04"]);
+    // `--header no` stays the override.
+    let forced = read_csv(&p, &CsvOptions { header: Some(false), ..Default::default() }).unwrap();
+    assert_eq!((forced.samples.n(), forced.labels[0].as_str()), (5, "label"));
+}
+
+proptest! {
+    #![proptest_config(kern_testkit::proptest_config(32))]
+
+    /// Numeric features and text labels from a few classes: with a numeric header (wavelength-like
+    /// names) the first line is always taken as the header; without it, a first row whose label
+    /// appears again is always data.
+    #[test]
+    fn numeric_headers_over_text_labels_are_told_from_data(
+        rows in proptest::collection::vec((proptest::collection::vec(-1e3..1e3f64, 3), 0..3usize), 2..30),
+    ) {
+        let dir = scratch("csv-header-prop");
+        let classes = ["cat", "dog", "bird"];
+        let line = |(x, c): &(Vec<f64>, usize)| format!("{},{},{},{}\n", x[0], x[1], x[2], classes[*c]);
+        // Every label appears at least twice: the rows, then the rows again.
+        let body: String = rows.iter().chain(&rows).map(line).collect();
+        let with = read_csv(&write(&dir, "with.csv", format!("400,410,420,label\n{body}")), &CsvOptions::default()).unwrap();
+        prop_assert_eq!(with.samples.n(), 2 * rows.len());
+        prop_assert_eq!(&with.feature_names, &["400", "410", "420"]);
+        let without = read_csv(&write(&dir, "without.csv", &body), &CsvOptions::default()).unwrap();
+        prop_assert_eq!(without.samples.n(), 2 * rows.len());
+        prop_assert_eq!(without.labels[0].as_str(), classes[rows[0].1]);
+    }
+}
+
+/// `read_csv_as` says whether it found the feature columns at other places than in training.
+#[test]
+fn read_as_reports_reordered_columns() {
+    let dir = scratch("csv-reordered-flag");
+    let train = write(&dir, "train.csv", "a,b,label\n1,2,x\n3,4,y\n");
+    let schema = read_csv(&train, &CsvOptions::default()).unwrap().schema.unwrap();
+    let same = write(&dir, "same.csv", "a,b\n1,2\n");
+    let extra = write(&dir, "extra.csv", "a,b,label,id\n1,2,x,7\n");
+    let swapped = write(&dir, "swapped.csv", "b,a\n2,1\n");
+    let bare = write(&dir, "bare.csv", "1,2,x\n");
+    let reordered = |p| read_csv_as(p, &schema, &CsvOptions::default()).unwrap().columns_reordered;
+    assert!(!reordered(&same) && !reordered(&extra) && !reordered(&bare));
+    assert!(reordered(&swapped));
+    assert!(!read_csv(&train, &CsvOptions::default()).unwrap().columns_reordered);
+}

@@ -246,6 +246,11 @@ impl KernelPcaParams {
                 }
             }
             drop(gram);
+            kern_core::memory::check_eigen(
+                n,
+                "the dense eigendecomposition of kernel PCA",
+                "use the Krylov solver, fewer rows or landmark kernel PCA",
+            )?;
             let evd = kc.self_adjoint_eigen(Side::Lower).map_err(|e| {
                 ModelsError::Numerical(format!(
                     "dense eigendecomposition: {}",

@@ -107,6 +107,7 @@ impl NystromKpcaParams {
         let scatter = Mat::from_fn(m, m, |i, j| 0.5 * (sc[(i, j)] + sc[(j, i)]) - n as f64 * mu[i] * mu[j]);
         drop(sc);
         let total: f64 = (0..m).map(|i| scatter[(i, i)]).sum();
+        memory::check_eigen(m, "kernel PCA's eigendecomposition", "use fewer centres")?;
         let evd = scatter.self_adjoint_eigen(Side::Lower).map_err(|e| {
             ModelsError::Numerical(format!("eigendecomposition: {}", kern_core::faer_errors::evd(e)))
         })?;

@@ -44,9 +44,14 @@ pub enum GammaChoice {
 /// Parameters of [`locate_areas`].
 ///
 /// ```
-/// let p = kern_models::railway::AreaParams::default();
+/// use kern_models::railway::AreaParams;
+/// let p = AreaParams::default();
 /// assert_eq!(p.significance, 0.05);
 /// assert!(p.check().is_ok());
+/// // No k-means run, or no step in one, is an error (never silently one).
+/// let e = AreaParams { restarts: 0, ..p.clone() }.check().unwrap_err().to_string();
+/// assert!(e.contains("restarts") && e.contains("at least 1"), "{e}");
+/// assert!(AreaParams { max_iter: 0, ..p }.check().is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AreaParams {
@@ -101,6 +106,7 @@ impl AreaParams {
         if self.sub_cells < 2 {
             return p("sub_cells", self.sub_cells as f64, "must be at least 2");
         }
+        super::kmeans::check_runs(self.restarts, self.max_iter)?;
         match self.gamma {
             GammaChoice::Fixed(g) | GammaChoice::Relative(g) if !(g > 0.0 && g.is_finite()) => {
                 p("gamma", g, "must be finite and > 0")

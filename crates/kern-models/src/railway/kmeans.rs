@@ -50,9 +50,10 @@ pub fn kmeans(
     if k == 0 || k > n {
         return Err(ModelsError::Param { name: "k", value: k as f64, reason: "must be in 1..=n" });
     }
+    check_runs(restarts, max_iter)?;
     let mut master = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut best: Option<KMeans> = None;
-    for _ in 0..restarts.max(1) {
+    for _ in 0..restarts {
         let s: u64 = master.random();
         let run = lloyd(x, idx, k, max_iter, s);
         if best.as_ref().is_none_or(|b| run.inertia < b.inertia) {
@@ -94,7 +95,7 @@ fn lloyd(x: &Samples, idx: &[usize], k: usize, max_iter: usize, seed: u64) -> KM
         cent.extend_from_slice(&c);
     }
     let mut labels = vec![usize::MAX; n];
-    for _ in 0..max_iter.max(1) {
+    for _ in 0..max_iter {
         let mut changed = false;
         for (t, &i) in idx.iter().enumerate() {
             let xi = x.row(i);
@@ -149,4 +150,24 @@ fn lloyd(x: &Samples, idx: &[usize], k: usize, max_iter: usize, seed: u64) -> KM
         .map(|(t, &i)| sq_dist(x.row(i), &cent[labels[t] * d..(labels[t] + 1) * d]))
         .sum();
     KMeans { centroids: cent, labels, inertia, k }
+}
+
+/// Refuses k-means without a run or an iteration: `restarts` and `max_iter` must be at least 1
+/// (zero used to become one silently).
+pub(crate) fn check_runs(restarts: usize, max_iter: usize) -> Result<()> {
+    if restarts == 0 {
+        return Err(ModelsError::Param {
+            name: "restarts",
+            value: 0.0,
+            reason: "must be at least 1 (k-means runs at least once for each number of clusters)",
+        });
+    }
+    if max_iter == 0 {
+        return Err(ModelsError::Param {
+            name: "max_iter",
+            value: 0.0,
+            reason: "must be at least 1 (each k-means run takes at least one step)",
+        });
+    }
+    Ok(())
 }
