@@ -1,15 +1,25 @@
 //! CSV lines read in parts: the layout (delimiter, header, label column) is decided from the file's
 //! first non-blank lines by every rank alike, then each line is parsed on its own, with the rules of
-//! the one-process reader `kern_core::io::read_csv` (fields trimmed; the header rule of
-//! `CsvOptions::header`, decided from the first line and up to 100 lines after it; a missing value an
+//! the one-process reader `kern_core::io::read_csv` (fields trimmed; its header rule,
+//! `kern_core::io::looks_like_header`, over the first line and up to `HEADER_SAMPLE` lines after it; a missing value an
 //! error unless the drop policy is chosen; labels kept as the text of the file, a non-finite label an
 //! error). One-hot encoding needs every category of the file and quoted line breaks need the
 //! previous line, so neither is supported in parts.
 
 use crate::error::{DistError, Result};
-use kern_core::io::{CsvOptions, LabelColumn, MissingPolicy};
+use kern_core::io::{CsvOptions, HEADER_SAMPLE, LabelColumn, MissingPolicy, looks_like_header};
 use std::io::BufRead;
 use std::path::Path;
+
+/// What one line of a CSV file held.
+pub(crate) enum Line {
+    /// A row, with its label (empty without a label column).
+    Row(String),
+    /// The header or a blank line.
+    NoRow,
+    /// A row dropped for a missing value (the drop policy).
+    Dropped,
+}
 
 /// How every line of a CSV file is read.
 pub(crate) struct Layout {
@@ -45,28 +55,6 @@ fn count_unquoted(line: &str, c: char) -> usize {
             ch == c && !quoted
         })
         .count()
-}
-
-/// How many lines after the first the header rule looks at (as the one-process reader does).
-const HEADER_AHEAD: usize = 100;
-
-/// The header rule of `kern_core::io::CsvOptions::header`: the first line is a header when one of its
-/// fields is not a number in a column whose later values are all numbers, or when none of its fields
-/// is a number (missing-value markers count for neither).
-fn looks_like_header(first: &[String], ahead: &[Vec<String>], markers: &[String]) -> bool {
-    let informative = |f: &str| !markers.iter().any(|m| m == f);
-    let is_number = |f: &str| f.parse::<f64>().is_ok();
-    let fields: Vec<&String> = first.iter().filter(|f| informative(f)).collect();
-    if fields.is_empty() {
-        return false;
-    }
-    if fields.iter().all(|f| !is_number(f)) {
-        return true;
-    }
-    first.iter().enumerate().filter(|(_, f)| informative(f) && !is_number(f)).any(|(j, _)| {
-        let mut later = ahead.iter().filter_map(|r| r.get(j)).filter(|f| informative(f)).peekable();
-        later.peek().is_some() && later.all(|f| is_number(f))
-    })
 }
 
 impl Layout {
@@ -106,7 +94,7 @@ impl Layout {
             None => {
                 let mut ahead = Vec::new();
                 let mut next = String::new();
-                while ahead.len() < HEADER_AHEAD {
+                while ahead.len() < HEADER_SAMPLE {
                     next.clear();
                     if r.read_line(&mut next).map_err(io)? == 0 {
                         break;
@@ -157,17 +145,18 @@ impl Layout {
         self.names.len() - usize::from(self.label.is_some())
     }
 
-    /// Parses the line starting at byte `at`: appends its nonzero features and returns its label
-    /// (`Ok(None)` for the header, a blank line, or a row skipped for a missing value).
+    /// Parses the line starting at byte `at`: appends its nonzero features and returns its label,
+    /// or says that the line holds no row (the header, a blank line) or that its row was dropped for
+    /// a missing value.
     pub(crate) fn parse_line(
         &self,
         at: u64,
         line: &str,
         indices: &mut Vec<usize>,
         values: &mut Vec<f64>,
-    ) -> std::result::Result<Option<String>, String> {
+    ) -> std::result::Result<Line, String> {
         if Some(at) == self.header_at || line.trim().trim_start_matches('\u{feff}').is_empty() {
-            return Ok(None);
+            return Ok(Line::NoRow);
         }
         if line.matches('"').count() % 2 == 1 {
             return Err("a quoted field spans lines, which reading in parts does not support".into());
@@ -180,7 +169,7 @@ impl Layout {
             return if self.reject {
                 Err(format!("missing value in column {:?}", self.names[j]))
             } else {
-                Ok(None)
+                Ok(Line::Dropped)
             };
         }
         let start = indices.len();
@@ -218,8 +207,8 @@ impl Layout {
                     self.names[j], f[j]
                 ))
             }
-            Some(j) => Ok(Some(f[j].clone())),
-            None => Ok(Some(String::new())),
+            Some(j) => Ok(Line::Row(f[j].clone())),
+            None => Ok(Line::Row(String::new())),
         }
     }
 }

@@ -319,7 +319,9 @@ pub fn align_rows<'a>(comm: &dyn Comm, rows: &'a DistRows, block: usize) -> Resu
         Some(sp) if !out.is_empty() => Some(build_samples(out, rows.d, sp)?),
         _ => None,
     };
-    Ok(Cow::Owned(DistRows { samples, labels, row_offset: a[p], n_total: n, d: rows.d }))
+    // The rows move between ranks; the lines dropped on reading stay with the rank that read them.
+    let dropped_lines = rows.dropped_lines.clone();
+    Ok(Cow::Owned(DistRows { samples, labels, row_offset: a[p], n_total: n, d: rows.d, dropped_lines }))
 }
 
 /// The centres of a landmark model and their global row indices, the same on every rank and the same

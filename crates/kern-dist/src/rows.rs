@@ -34,6 +34,9 @@ pub struct DistRows {
     pub n_total: usize,
     /// The dimension agreed by all ranks.
     pub d: usize,
+    /// The 1-based lines of the file, among this rank's, whose rows were dropped for a missing value
+    /// (CSV with the drop policy), as `kern_core::io::Dataset::dropped_lines` counts them.
+    pub dropped_lines: Vec<usize>,
 }
 
 impl DistRows {
@@ -105,6 +108,8 @@ struct Local {
     values: Vec<f64>,
     max_index: usize,
     lines: usize,
+    /// Local 0-based indices of the lines whose rows were dropped.
+    dropped: Vec<usize>,
 }
 
 /// Reads this rank's part of a LIBSVM file, or of a CSV file when the name ends in `.csv`
@@ -164,12 +169,14 @@ pub fn read_part(comm: &dyn Comm, path: &Path, opts: &PartOptions) -> Result<Dis
             .transpose()
             .map_err(DistError::from),
     )?;
+    let dropped_lines = local.dropped.iter().map(|&i| line_offset as usize + i + 1).collect();
     Ok(DistRows {
         samples,
         labels: local.labels,
         row_offset: row_offset as usize,
         n_total: n_total as usize,
         d,
+        dropped_lines,
     })
 }
 
@@ -200,9 +207,13 @@ fn read_local(
         l.max_index = layout.d();
         for_each_line(path, start, end, |i, at, line| {
             l.lines = i + 1;
-            if let Some(label) = layout.parse_line(at, line, &mut l.indices, &mut l.values)? {
-                l.labels.push(label);
-                l.indptr.push(l.indices.len());
+            match layout.parse_line(at, line, &mut l.indices, &mut l.values)? {
+                crate::csvpart::Line::Row(label) => {
+                    l.labels.push(label);
+                    l.indptr.push(l.indices.len());
+                }
+                crate::csvpart::Line::Dropped => l.dropped.push(i),
+                crate::csvpart::Line::NoRow => {}
             }
             Ok(())
         })

@@ -43,6 +43,7 @@ fn part(x: &Samples, labels: &[String], lo: usize, hi: usize) -> DistRows {
         row_offset: lo,
         n_total: x.n(),
         d: 3,
+        dropped_lines: Vec::new(),
     }
 }
 

@@ -181,8 +181,12 @@ type Row = (usize, ::csv::StringRecord);
 /// The records of a CSV file with the 1-based line each starts on (empty lines skipped).
 type Records<'a> = Box<dyn Iterator<Item = Result<Row>> + 'a>;
 
-/// How many lines after the first the header detection looks at.
-const HEADER_SAMPLE: usize = 100;
+/// How many lines after the first the header detection ([`looks_like_header`]) looks at.
+///
+/// ```
+/// assert_eq!(kern_core::io::HEADER_SAMPLE, 100);
+/// ```
+pub const HEADER_SAMPLE: usize = 100;
 
 /// Opens a CSV file: the delimiter (`delimiter`, else detected from the first non-blank line, else
 /// `fallback`) and its records.
@@ -260,6 +264,17 @@ fn first_records(path: &Path, records: &mut Records<'_>, detect: bool) -> Result
     Ok((first, ahead))
 }
 
+/// [`looks_like_header`] over the records the reader holds.
+fn header_of(
+    first: &::csv::StringRecord,
+    ahead: &[(usize, ::csv::StringRecord)],
+    markers: &[String],
+) -> bool {
+    let first: Vec<&str> = first.iter().collect();
+    let ahead: Vec<Vec<&str>> = ahead.iter().map(|(_, r)| r.iter().collect()).collect();
+    looks_like_header(&first, &ahead, markers)
+}
+
 fn is_number(f: &str) -> bool {
     f.parse::<f64>().is_ok()
 }
@@ -275,18 +290,29 @@ fn is_number(f: &str) -> bool {
 ///    values, each at least twice) or all have one length that `f` does not have: a header (+1).
 ///    Numeric columns with a number in the first line do not vote (a number names a column as well
 ///    as it fills one). A header when the votes add up to more than zero.
-fn looks_like_header(
-    first: &::csv::StringRecord,
-    ahead: &[(usize, ::csv::StringRecord)],
-    markers: &[String],
-) -> bool {
+///
+/// Public so that a reader of a CSV file in parts (`kern-mpi`) decides exactly as [`read_csv`]
+/// does: `first` is the first non-blank line's fields, `ahead` the fields of up to
+/// [`HEADER_SAMPLE`] non-blank lines after it, `markers` the missing-value markers.
+///
+/// ```
+/// use kern_core::io::looks_like_header;
+/// let lines = ["1.2,3.4,cat", "0.5,2.5,dog", "1.5,0.5,cat", "2.5,1.0,dog"];
+/// let ahead: Vec<Vec<&str>> = lines.iter().map(|l| l.split(',').collect()).collect();
+/// assert!(looks_like_header(&["400", "410", "label"], &ahead, &[]));
+/// assert!(!looks_like_header(&["0.1", "0.2", "cat"], &ahead, &[]));
+/// assert!(looks_like_header(&["a", "b", "label"], &ahead, &[]));
+/// ```
+pub fn looks_like_header<S: AsRef<str>>(first: &[S], ahead: &[Vec<S>], markers: &[String]) -> bool {
     let informative = |f: &&str| !markers.iter().any(|m| m == f);
-    let fields: Vec<&str> = first.iter().filter(informative).collect();
+    let first: Vec<&str> = first.iter().map(AsRef::as_ref).collect();
+    let fields: Vec<&str> = first.iter().copied().filter(informative).collect();
     if fields.is_empty() {
         return false;
     }
-    let column =
-        |j: usize| -> Vec<&str> { ahead.iter().filter_map(|(_, r)| r.get(j)).filter(informative).collect() };
+    let column = |j: usize| -> Vec<&str> {
+        ahead.iter().filter_map(|r| r.get(j)).map(AsRef::as_ref).filter(informative).collect()
+    };
     // Rule 1.
     let text_over_numbers =
         first.iter().enumerate().filter(|(_, f)| informative(f) && !is_number(f)).any(|(j, _)| {
@@ -302,7 +328,7 @@ fn looks_like_header(
     }
     // Rule 3.
     let mut votes = 0i64;
-    for (j, f) in first.iter().enumerate() {
+    for (j, &f) in first.iter().enumerate() {
         if !informative(&f) || is_number(f) {
             continue;
         }
@@ -412,7 +438,7 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     let (delim, mut records) = open_records(path, opts.delimiter, ',')?;
     let ((first_no, first_rec), ahead) = first_records(path, &mut records, opts.header.is_none())?;
     let ncol = first_rec.len();
-    let header = opts.header.unwrap_or_else(|| looks_like_header(&first_rec, &ahead, &opts.missing_markers));
+    let header = opts.header.unwrap_or_else(|| header_of(&first_rec, &ahead, &opts.missing_markers));
     let names: Option<Vec<String>> = header.then(|| first_rec.iter().map(str::to_string).collect());
     let label_idx: Option<usize> = match &opts.label {
         LabelColumn::Last => Some(ncol - 1),
@@ -707,7 +733,7 @@ pub fn read_csv_as(path: &Path, schema: &CsvSchema, opts: &CsvOptions) -> Result
         let has_names = schema.columns.as_ref().is_some_and(|train| {
             schema.features.iter().all(|f| first_rec.iter().any(|n| n == train[f.column]))
         });
-        has_names || looks_like_header(&first_rec, &ahead, markers)
+        has_names || header_of(&first_rec, &ahead, markers)
     });
     let lay = layout(path, first_no, schema, &first_rec, header)?;
     let columns_reordered = schema.features.iter().zip(&lay.features).any(|(f, &j)| f.column != j);

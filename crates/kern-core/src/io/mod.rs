@@ -10,7 +10,9 @@ mod csv_schema;
 mod libsvm;
 mod write;
 
-pub use self::csv::{CsvOptions, LabelColumn, MissingPolicy, read_csv, read_csv_as};
+pub use self::csv::{
+    CsvOptions, HEADER_SAMPLE, LabelColumn, MissingPolicy, looks_like_header, read_csv, read_csv_as,
+};
 pub use self::csv_schema::{CsvFeature, CsvSchema};
 pub use self::libsvm::{LibsvmOptions, parse_libsvm_line, read_libsvm, read_libsvm_with, write_libsvm};
 pub use self::write::{

@@ -105,6 +105,9 @@ fn csv_part_of_one_equals_the_whole_file_reader() {
     let whole = read_csv(&p, &opts).unwrap();
     assert_eq!(part.samples.as_ref(), Some(&whole.samples));
     assert_eq!(part.labels, whole.labels);
+    // The row with "?" (line 3) is dropped and said so, as the one-process reader says it.
+    assert_eq!(part.dropped_lines, whole.dropped_lines);
+    assert_eq!(part.dropped_lines, [3]);
     // Labels keep the text of the file, as the one-process reader keeps it.
     assert_eq!(part.global_labels(&SingleProcess).unwrap(), vec!["1.0", "x"]);
 }
@@ -133,6 +136,9 @@ fn csv_part_detects_the_header_and_keeps_label_text_as_read_csv() {
         b"0.1,0.2,0.3,02134\n0.3,0.2,0.1,10001\n",
         b"a,b,c,d\n1,2,3,4\n",
         b"?,b,c,y\n1,2,3,x\n",
+        // A numeric header over text labels, and the same rows without it (kern-core's rule, shared).
+        b"400,410,420,label\n1,2,3,cat\n2,1,3,dog\n3,2,1,cat\n1,3,2,dog\n",
+        b"0,1,2,cat\n1,2,3,cat\n2,1,3,dog\n3,2,1,cat\n1,3,2,dog\n",
     ] {
         let p = write(&dir, "h.csv", content);
         let part = read_part(&SingleProcess, &p, &PartOptions::default()).unwrap();
@@ -153,6 +159,10 @@ fn csv_part_detects_the_header_and_keeps_label_text_as_read_csv() {
     let p = write(&dir, "h.csv", b"400,410,420,label\n0.1,0.2,0.3,02134\n0.3,0.2,0.1,10001\n");
     let part = read_part(&SingleProcess, &p, &PartOptions::default()).unwrap();
     assert_eq!(part.labels, ["02134", "10001"]);
+    let p = write(&dir, "h.csv", b"400,410,420,label\n1,2,3,cat\n2,1,3,dog\n3,2,1,cat\n1,3,2,dog\n");
+    assert_eq!(read_part(&SingleProcess, &p, &PartOptions::default()).unwrap().labels.len(), 4);
+    let p = write(&dir, "h.csv", b"0,1,2,cat\n1,2,3,cat\n2,1,3,dog\n3,2,1,cat\n1,3,2,dog\n");
+    assert_eq!(read_part(&SingleProcess, &p, &PartOptions::default()).unwrap().labels.len(), 5);
 }
 
 #[test]
