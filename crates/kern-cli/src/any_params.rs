@@ -111,6 +111,11 @@ pub struct RailwayParams {
 ///
 /// ```
 /// assert!(kern_cli::any_params::railway_spec("railway:auto,k_max=x", 0).is_err());
+/// // A count is a whole number: a negative, fractional or NaN value is refused, not truncated.
+/// for bad in ["k_max=-1", "k_max=2.5", "k_max=NaN", "sub_cells=-3"] {
+///     assert!(kern_cli::any_params::railway_spec(&format!("railway:auto,{bad}"), 0).is_err());
+/// }
+/// assert!(kern_cli::any_params::railway_spec("railway:auto,k_max=3", 0).is_ok());
 /// ```
 pub fn railway_spec(spec: &str, seed: u64) -> Result<(AreaParams, KernelSpec, String), CliError> {
     let rest =
@@ -127,6 +132,10 @@ pub fn railway_spec(spec: &str, seed: u64) -> Result<(AreaParams, KernelSpec, St
     for kv in parts {
         let (k, v) = kv.split_once('=').ok_or_else(|| format!("{spec:?}: expected key=value, got {kv:?}"))?;
         let num = || v.parse::<f64>().map_err(|_| format!("{spec:?}: {k}={v:?} is not a number"));
+        let count = || {
+            v.parse::<usize>()
+                .map_err(|_| format!("{spec:?}: {k}={v:?} is not a whole number (0, 1, 2, ...)"))
+        };
         match k {
             "local" => {
                 local = match v {
@@ -138,8 +147,8 @@ pub fn railway_spec(spec: &str, seed: u64) -> Result<(AreaParams, KernelSpec, St
             }
             "gamma" => p.gamma = GammaChoice::Relative(num()?),
             "significance" => p.significance = num()?,
-            "k_max" => p.k_max = num()? as usize,
-            "sub_cells" => p.sub_cells = num()? as usize,
+            "k_max" => p.k_max = count()?,
+            "sub_cells" => p.sub_cells = count()?,
             _ => {
                 return Err(format!(
                     "{spec:?}: unknown key {k:?} (local, gamma, significance, k_max, sub_cells)"
