@@ -286,7 +286,7 @@ fn is_number(f: &str) -> bool {
 /// 1. `f` is not a number in a column whose `V` are all numbers: a header.
 /// 2. No field of the first line is a number: a header.
 /// 3. Otherwise the text columns (some of `V` not a number) vote: `f` text and one of `V`: data
-///    (-1); `f` text and none of `V`, where `V` looks categorical (at least [`CATEGORICAL_ROWS`]
+///    (-1); `f` text and none of `V`, where `V` looks categorical (at least `CATEGORICAL_ROWS` = 4
 ///    values, each at least twice) or all have one length that `f` does not have: a header (+1).
 ///    Numeric columns with a number in the first line do not vote (a number names a column as well
 ///    as it fills one). A header when the votes add up to more than zero.
