@@ -3,7 +3,7 @@
 (libsvm-official), linear and Gaussian kernels, on the sparse set of bench/bow_gen.py.
 
 Not part of CI. Needs `pip install libsvm-official scikit-learn scipy numpy` and a release build of
-`kern` (`cargo build --release -p kern-cli`). Every solver runs in its own process under
+`kern` (`cargo build --release -p kernml-cli`). Every solver runs in its own process under
 `/usr/bin/time -v` (peak resident memory of that process), single process each, `--repeats` times in
 the same run; the reported training time is the best of the repeats (kern: its JSON "seconds"; the
 peers: the fit call), excluding file reading for all three. Reported per solver: test accuracy,

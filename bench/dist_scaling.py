@@ -2,7 +2,7 @@
 """Strong and weak scaling of kern-mpi's two distributed solvers, with the bytes each rank sends.
 
 Not part of CI. Needs OpenMPI (`mpirun`) and a release build of kern-mpi with MPI
-(`cargo build --release -p kern-dist --features mpi --bin kern-mpi`). One command:
+(`cargo build --release -p kernml-dist --features mpi --bin kern-mpi`). One command:
 
     python3 bench/dist_scaling.py [--n 1000000] [--work /dev/shm/kern-dist-scaling] [--only nystrom,compact]
 
@@ -91,7 +91,7 @@ def main():
     ap.add_argument("--kern-mpi", default=os.path.join(ROOT, "target", "release", "kern-mpi"))
     a = ap.parse_args()
     if not os.path.exists(a.kern_mpi):
-        sys.exit(f"{a.kern_mpi} not found: cargo build --release -p kern-dist --features mpi --bin kern-mpi")
+        sys.exit(f"{a.kern_mpi} not found: cargo build --release -p kernml-dist --features mpi --bin kern-mpi")
     os.makedirs(a.work, exist_ok=True)
     rows = []
     try:

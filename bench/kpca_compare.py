@@ -8,7 +8,7 @@ kern's is the `seconds` of its JSON (Gram matrix, centring inside the products, 
 reading excluded on both sides. Prints median and min-max of `--repeats` runs each, the ratio, and the
 largest relative difference of the eigenvalues (both report eigenvalues of the centred Gram matrix).
 
-    cargo build --release -p kern-cli && python3 bench/kpca_compare.py [--n 5000] [--repeats 5]
+    cargo build --release -p kernml-cli && python3 bench/kpca_compare.py [--n 5000] [--repeats 5]
 """
 import argparse
 import json

@@ -1100,7 +1100,7 @@ def main():
         print("settings:", ", ".join(f"{k} (gamma {v[0]}, C {v[1]:g})" for k, v in SETTINGS.items()))
         return
     if not os.path.exists(args.kern) and (args.load or not extra):
-        sys.exit(f"suite: no kern at {args.kern} (cargo build --release -p kern-cli)")
+        sys.exit(f"suite: no kern at {args.kern} (cargo build --release -p kernml-cli)")
 
     import libsvm
     from importlib.metadata import version

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compactly supported SVM at scale: the precomputed sparse kernel matrix against columns on demand.
 
-Not part of CI. Needs numpy and a release build of `kern` (`cargo build --release -p kern-cli`).
+Not part of CI. Needs numpy and a release build of `kern` (`cargo build --release -p kernml-cli`).
 Green-red data (bench/svm_compare.py's generator, seed 2004, as bench/svm_scale.py's grcs-N) are
 written once per n as LIBSVM files into --work. Each fit is one `kern train` process under
 `/usr/bin/time -v`: C-SVC, kernel cs-gaussian:sigma=0.6,c=0.1,nu=3, C = 1.

@@ -2,7 +2,7 @@
 """Peer comparison of kern's SVM with LIBSVM (libsvm-official) and scikit-learn.
 
 Not part of CI. Needs `pip install libsvm-official scikit-learn numpy` and a release build of `kern`
-(`cargo build --release -p kern-cli`). Writes the data sets as LIBSVM files into --work (default
+(`cargo build --release -p kernml-cli`). Writes the data sets as LIBSVM files into --work (default
 /tmp/kern-svm-compare) so that all three read the same numbers, then for each problem runs every
 solver --repeats times (median and spread of the training wall time, excluding file reading for all
 three: kern's JSON "seconds", the peers' fit calls) and checks agreement:

@@ -28,7 +28,7 @@ fold splits, so the scores differ a little; the cells should agree).
 Usage: python3 bench/svm_grid_cv.py [--repeats 3] [--kern target/release/kern] [--cold]
                                     [--threads N] [--json out.json] [--own-folds]
 --cold also times `kern cv --no-warm-start` (every fit from zero on its own fold matrix).
-Needs `pip install scikit-learn numpy` and `cargo build --release -p kern-cli`.
+Needs `pip install scikit-learn numpy` and `cargo build --release -p kernml-cli`.
 """
 import argparse, json, os, re, subprocess, sys
 

@@ -2,7 +2,7 @@
 """Training time of kern's SVM against n, next to LIBSVM (libsvm-official) and scikit-learn.
 
 Not part of CI. Needs `pip install libsvm-official scikit-learn numpy` and a release build of `kern`
-(`cargo build --release -p kern-cli`). Data are written as LIBSVM files into --work (default
+(`cargo build --release -p kernml-cli`). Data are written as LIBSVM files into --work (default
 /tmp/kern-svm-scale) so every tool reads the same numbers. Each run is a separate process under
 `/usr/bin/time -v` (peak RSS); the time reported is the training time (kern's JSON "seconds", the
 peers' fit call), best of --repeats.
@@ -113,7 +113,7 @@ def libsvm_loop_worker(path, gamma, c, fits):
 
 def kern_loop(path, gamma, c, fits):
     """kern's per-fit time through the svm_small_fits bench harness (built and run by cargo)."""
-    p = subprocess.run(["cargo", "bench", "-q", "-p", "kern-models", "--bench", "svm_small_fits", "--",
+    p = subprocess.run(["cargo", "bench", "-q", "-p", "kernml-models", "--bench", "svm_small_fits", "--",
                         path, repr(gamma), repr(c), str(fits)], cwd=ROOT, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(p.stderr[-2000:])

@@ -78,7 +78,7 @@ def problem(name):
 
 def harness():
     """Builds the kern-models `svm_small_fits` harness (release) and returns its executable."""
-    p = subprocess.run(["cargo", "bench", "-q", "-p", "kern-models", "--bench", "svm_small_fits", "--no-run",
+    p = subprocess.run(["cargo", "bench", "-q", "-p", "kernml-models", "--bench", "svm_small_fits", "--no-run",
                         "--message-format=json"], cwd=ROOT, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(p.stderr[-2000:])

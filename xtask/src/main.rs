@@ -12,7 +12,7 @@
 //!   tier: `cargo test --workspace --release`, the README's command. With `--extended`, the extended
 //!   tier: every test, the ones marked `#[ignore = "extended tier"]` (the medium fits) included, with
 //!   `KERN_TEST_TIER=extended`, which multiplies every property test's case count (`kern-testkit`).
-//!   Other arguments go to `cargo test` (for example `--features kern-dist/mpi`, or a test-name filter
+//!   Other arguments go to `cargo test` (for example `--features kernml-dist/mpi`, or a test-name filter
 //!   after `--`).
 //! - `cargo xtask check-features`: whether a build of kern-python alone (maturin's) and the workspace's
 //!   build without its tests enable the same features on every dependency as `cargo test --workspace`,
@@ -181,7 +181,7 @@ fn check_features() -> ExitCode {
     };
     let mut differ = 0;
     for (what, selection) in [
-        ("kern-python alone", &["-p", "kern-python"][..]),
+        ("kern-python alone", &["-p", "kernml-python"][..]),
         ("the workspace without tests", &["--workspace"][..]),
     ] {
         let Some(build) = features(selection, "normal,build") else {

@@ -1,8 +1,8 @@
 //! Times a dense Gaussian Gram matrix:
-//! `cargo bench -p kern-core --bench gram_timing -- N D [REPEATS] [auto|gemm|sparse] [FILE]`.
+//! `cargo bench -p kernml-core --bench gram_timing -- N D [REPEATS] [auto|gemm|sparse] [FILE]`.
 //! Without FILE the data are uniform on [0, 1)^D; with FILE (CSV or LIBSVM, label in the last CSV column)
 //! its first N rows are used, divided by 255 when D = 784 (MNIST). Prints the median, min and max seconds
-//! and ns per matrix entry (a quick check beside the criterion bench `cargo bench -p kern-core --bench gram`).
+//! and ns per matrix entry (a quick check beside the criterion bench `cargo bench -p kernml-core --bench gram`).
 
 use kern_core::io::{CsvOptions, LabelColumn, read_data};
 use kern_core::{Gaussian, GramPath, Samples, gram_with};

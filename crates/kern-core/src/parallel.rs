@@ -1,11 +1,6 @@
 //! Parallelism in one place: faer's parallelism with a fixed degree, so dense algebra gives the same
-//! bits at any thread count, and the [`prelude`] every parallel loop of this crate imports, so that the
-//! `rayon` cargo feature is one switch.
-//!
-//! With the `rayon` feature (on by default) [`prelude`] is rayon's prelude and faer runs on the rayon
-//! pool. Without it [`prelude`] gives the same method names (`into_par_iter`, `par_chunks_mut`,
-//! `with_min_len`, faer's `par_col_chunks_mut` …) as ordinary sequential iterators, and faer runs
-//! sequentially: same results, one thread.
+//! bits at any thread count, the process's rayon pools, and the [`prelude`] (rayon's) every parallel
+//! loop of this crate imports. `--threads 1` / `install(Some(1), ..)` runs everything on one thread.
 //!
 //! faer splits reductions (the matrix-vector products of the tridiagonal reduction of an
 //! eigendecomposition, the blocks of a Cholesky factorization) into as many parts as its `Par` degree
@@ -19,7 +14,6 @@
 //! let squares: Vec<usize> = (0..5usize).into_par_iter().with_min_len(2).map(|i| i * i).collect();
 //! assert_eq!(squares, [0, 1, 4, 9, 16]);
 //! let p = kern_core::parallel::faer_par();
-//! # #[cfg(feature = "rayon")]
 //! assert_eq!(p, faer::Par::rayon(kern_core::parallel::FAER_DEGREE));
 //! ```
 
@@ -42,14 +36,7 @@ pub const FAER_DEGREE: usize = 8;
 /// assert_eq!(c, a);
 /// ```
 pub fn faer_par() -> Par {
-    #[cfg(feature = "rayon")]
-    {
-        Par::rayon(FAER_DEGREE)
-    }
-    #[cfg(not(feature = "rayon"))]
-    {
-        Par::Seq
-    }
+    Par::rayon(FAER_DEGREE)
 }
 
 /// Sets faer's global parallelism (used by its high-level methods such as `self_adjoint_eigen` and
@@ -275,22 +262,13 @@ fn parse_cache_size(s: &str) -> Option<u64> {
 ///
 /// ```
 /// let t = kern_core::parallel::install(Some(1), || rayon::current_num_threads())?;
-/// # #[cfg(feature = "rayon")]
 /// assert_eq!(t, 1);
 /// assert!(kern_core::parallel::install(Some(0), || ()).is_err());
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> crate::Result<T> {
     let count = thread_count(threads)?;
-    #[cfg(feature = "rayon")]
-    {
-        Ok(pool(count.threads)?.install(f))
-    }
-    #[cfg(not(feature = "rayon"))]
-    {
-        let _ = count;
-        Ok(f())
-    }
+    Ok(pool(count.threads)?.install(f))
 }
 
 /// Starts the threads [`install`] will run on for `threads` (`None`: the global pool) without waiting
@@ -304,13 +282,10 @@ pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) ->
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn warm_up(threads: Option<usize>) {
-    #[cfg(feature = "rayon")]
     if let Ok(p) = pool(thread_count(threads.map(|t| t.max(1))).map_or(1, |c| c.threads)) {
         p.spawn(|| {});
     }
     prepare_dense();
-    #[cfg(not(feature = "rayon"))]
-    let _ = threads;
 }
 
 /// Makes the first call of faer's matrix product on a thread of its own, once per process, without
@@ -324,25 +299,21 @@ pub fn warm_up(threads: Option<usize>) {
 /// kern_core::parallel::prepare_dense(); // the second call does nothing
 /// ```
 pub fn prepare_dense() {
-    #[cfg(feature = "rayon")]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            // faer's first product on a thread reserves address space for its packing buffers
-            // (twice the last-level cache), and the thread itself a stack and a heap arena; under
-            // `ulimit -v` that could fail in the work's own threads because this one holds it, so
-            // the warm-up is skipped there.
-            if crate::memory::address_space_limited() {
-                return;
-            }
-            let _ = std::thread::Builder::new().name("kern-warm-up".into()).spawn(first_product);
-        });
-    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // faer's first product on a thread reserves address space for its packing buffers
+        // (twice the last-level cache), and the thread itself a stack and a heap arena; under
+        // `ulimit -v` that could fail in the work's own threads because this one holds it, so
+        // the warm-up is skipped there.
+        if crate::memory::address_space_limited() {
+            return;
+        }
+        let _ = std::thread::Builder::new().name("kern-warm-up".into()).spawn(first_product);
+    });
 }
 
 /// One small matrix product, so that faer's one-time set-up (the cache sizes its blocking is planned
 /// on, the processor's features) is done.
-#[cfg(feature = "rayon")]
 fn first_product() {
     let a = faer::Mat::<f64>::from_fn(32, 32, |i, j| (i + j) as f64);
     let mut c = faer::Mat::<f64>::zeros(32, 32);
@@ -365,7 +336,6 @@ pub fn default_threads() -> usize {
 }
 
 /// The process's pool of `threads` threads, built on first use.
-#[cfg(feature = "rayon")]
 fn pool(threads: usize) -> crate::Result<std::sync::Arc<rayon::ThreadPool>> {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock};
@@ -396,152 +366,7 @@ fn pool(threads: usize) -> crate::Result<std::sync::Arc<rayon::ThreadPool>> {
 /// assert_eq!(m[(3, 2)], 1.0);
 /// ```
 pub mod prelude {
-    #[cfg(feature = "rayon")]
     pub use rayon::prelude::*;
-
-    #[cfg(not(feature = "rayon"))]
-    pub use super::sequential::{IntoParIter, ParChunks, ParChunksMut, ParIterTuning, ParMatChunksMut};
-}
-
-/// The sequential stand-in for rayon's iterator methods (only without the `rayon` feature).
-#[cfg(not(feature = "rayon"))]
-pub mod sequential {
-    use faer::MatMut;
-
-    /// `into_par_iter` = `into_iter`.
-    ///
-    /// ```
-    /// use kern_core::parallel::prelude::*;
-    /// assert_eq!((0..3usize).into_par_iter().sum::<usize>(), 3);
-    /// ```
-    pub trait IntoParIter: IntoIterator + Sized {
-        /// The ordinary iterator.
-        fn into_par_iter(self) -> Self::IntoIter {
-            self.into_iter()
-        }
-    }
-    impl<T: IntoIterator> IntoParIter for T {}
-
-    /// rayon's splitting hints, which mean nothing sequentially.
-    ///
-    /// ```
-    /// use kern_core::parallel::prelude::*;
-    /// assert_eq!((0..4usize).into_par_iter().with_min_len(2).with_max_len(3).count(), 4);
-    /// ```
-    pub trait ParIterTuning: Iterator + Sized {
-        /// Returns the iterator unchanged.
-        fn with_min_len(self, _min: usize) -> Self {
-            self
-        }
-        /// Returns the iterator unchanged.
-        fn with_max_len(self, _max: usize) -> Self {
-            self
-        }
-    }
-    impl<I: Iterator> ParIterTuning for I {}
-
-    /// `par_iter` / `par_chunks` on slices.
-    ///
-    /// ```
-    /// use kern_core::parallel::prelude::*;
-    /// let v = [1, 2, 3];
-    /// assert_eq!(v.par_chunks(2).count(), 2);
-    /// assert_eq!(v.par_iter().sum::<i32>(), 6);
-    /// ```
-    pub trait ParChunks<T> {
-        /// `iter`.
-        fn par_iter(&self) -> std::slice::Iter<'_, T>;
-        /// `chunks`.
-        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T>;
-    }
-    impl<T> ParChunks<T> for [T] {
-        fn par_iter(&self) -> std::slice::Iter<'_, T> {
-            self.iter()
-        }
-        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T> {
-            self.chunks(size)
-        }
-    }
-
-    /// `par_iter_mut` / `par_chunks_mut` on slices.
-    ///
-    /// ```
-    /// use kern_core::parallel::prelude::*;
-    /// let mut v = [1, 2, 3];
-    /// v.par_iter_mut().for_each(|x| *x *= 2);
-    /// assert_eq!(v, [2, 4, 6]);
-    /// ```
-    pub trait ParChunksMut<T> {
-        /// `iter_mut`.
-        fn par_iter_mut(&mut self) -> std::slice::IterMut<'_, T>;
-        /// `chunks_mut`.
-        fn par_chunks_mut(&mut self, size: usize) -> std::slice::ChunksMut<'_, T>;
-    }
-    impl<T> ParChunksMut<T> for [T] {
-        fn par_iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
-            self.iter_mut()
-        }
-        fn par_chunks_mut(&mut self, size: usize) -> std::slice::ChunksMut<'_, T> {
-            self.chunks_mut(size)
-        }
-    }
-
-    /// faer's `par_col_chunks_mut` / `par_row_chunks_mut` (which exist only with faer's `rayon`
-    /// feature) as sequential iterators over blocks of `size` columns / rows (the last may be smaller).
-    ///
-    /// ```
-    /// use kern_core::parallel::prelude::*;
-    /// let mut m = faer::Mat::<f64>::zeros(5, 2);
-    /// let sizes: Vec<usize> = m.as_mut().par_row_chunks_mut(2).map(|r| r.nrows()).collect();
-    /// assert_eq!(sizes, [2, 2, 1]);
-    /// ```
-    pub trait ParMatChunksMut<'a> {
-        /// Blocks of `size` columns, left to right.
-        fn par_col_chunks_mut(self, size: usize) -> MatChunks<'a>;
-        /// Blocks of `size` rows, top to bottom.
-        fn par_row_chunks_mut(self, size: usize) -> MatChunks<'a>;
-    }
-    impl<'a> ParMatChunksMut<'a> for MatMut<'a, f64> {
-        fn par_col_chunks_mut(self, size: usize) -> MatChunks<'a> {
-            assert!(size > 0, "chunk size must be positive");
-            MatChunks { rest: Some(self), size, by_cols: true }
-        }
-        fn par_row_chunks_mut(self, size: usize) -> MatChunks<'a> {
-            assert!(size > 0, "chunk size must be positive");
-            MatChunks { rest: Some(self), size, by_cols: false }
-        }
-    }
-
-    /// The iterator of [`ParMatChunksMut`].
-    ///
-    /// ```
-    /// use kern_core::parallel::prelude::*;
-    /// let mut m = faer::Mat::<f64>::zeros(2, 3);
-    /// assert_eq!(m.as_mut().par_col_chunks_mut(2).count(), 2);
-    /// ```
-    #[derive(Debug)]
-    pub struct MatChunks<'a> {
-        rest: Option<MatMut<'a, f64>>,
-        size: usize,
-        by_cols: bool,
-    }
-
-    impl<'a> Iterator for MatChunks<'a> {
-        type Item = MatMut<'a, f64>;
-        fn next(&mut self) -> Option<Self::Item> {
-            let m = self.rest.take()?;
-            let len = if self.by_cols { m.ncols() } else { m.nrows() };
-            if len == 0 {
-                return None;
-            }
-            let k = self.size.min(len);
-            let (head, tail) = if self.by_cols { m.split_at_col_mut(k) } else { m.split_at_row_mut(k) };
-            if k < len {
-                self.rest = Some(tail);
-            }
-            Some(head)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! FVS versus random basis points (the Nyström choice) for kernel function approximation: test accuracy
 //! against the basis size L on real datasets, mean over 10 seeds.
 //!
-//! `cargo bench -p kern-models --bench fvs_vs_random` (data from `KERN_DATA_DIR`, default the
+//! `cargo bench -p kernml-models --bench fvs_vs_random` (data from `KERN_DATA_DIR`, default the
 //! workspace's `data/`). Each seed draws a 70/30 split; features are standardised on the training part;
 //! the kernel is Gaussian `exp(−‖x − y‖²/σ²)` with `σ² = d` (the dimension). FVS uses the default
 //! strategy; the random basis takes independent points of a random order with the same seed.

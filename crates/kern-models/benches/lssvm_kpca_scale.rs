@@ -3,8 +3,8 @@
 //! centre of its class plus N(0, I/5)).
 //!
 //! ```text
-//! cargo bench -p kern-models --bench lssvm_kpca_scale -- lssvm 50000 0.995 [lambda]
-//! cargo bench -p kern-models --bench lssvm_kpca_scale -- kpca 100000 0.999 8
+//! cargo bench -p kernml-models --bench lssvm_kpca_scale -- lssvm 50000 0.995 [lambda]
+//! cargo bench -p kernml-models --bench lssvm_kpca_scale -- kpca 100000 0.999 8
 //! ```
 //!
 //! The support radius C is the `(1 − τ)` quantile of the pairwise distances, estimated from 2,000,000

@@ -4,7 +4,7 @@
 //! (written with all digits, so that two builds can be compared bit for bit).
 //!
 //! ```text
-//! cargo bench -p kern-models --bench svm_small_fits -- FILE GAMMA C [REPS] [CACHE_MB]
+//! cargo bench -p kernml-models --bench svm_small_fits -- FILE GAMMA C [REPS] [CACHE_MB]
 //! ```
 //!
 //! `FILE` is a LIBSVM file with two labels (`bench/svm_scale.py --only keel-inproc` writes the KEEL

@@ -2,7 +2,7 @@
 //! predictions back as `Array1` and decision values as `Array2`.
 //!
 //! ```sh
-//! cargo run --release -p kern-models --features ndarray --example ndarray_interop
+//! cargo run --release -p kernml-models --features ndarray --example ndarray_interop
 //! ```
 
 use kern_models::array::{FitArray, IntoArray2, PredictArray};

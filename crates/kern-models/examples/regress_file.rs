@@ -2,8 +2,8 @@
 //! leave-one-out, and an ε-SVR, compared on held-out data.
 //!
 //! ```sh
-//! cargo run --release -p kern-models --example regress_file -- TRAIN [TEST]
-//! cargo run --release -p kern-models --example regress_file -- data/student-mat.csv
+//! cargo run --release -p kernml-models --example regress_file -- TRAIN [TEST]
+//! cargo run --release -p kernml-models --example regress_file -- data/student-mat.csv
 //! ```
 //!
 //! The target is the label column (the last column of a CSV file, the first field of a LIBSVM line)
@@ -40,16 +40,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let kernel: KernelSpec = format!("gaussian:sigma={}", bw.sigma).parse()?;
     println!("{} training samples, {} features, kernel {kernel}", x.n(), x.d());
 
-    let rmse = |pred: &[f64]| -> f64 {
-        let se: f64 = pred.iter().zip(test_y.values()).map(|(p, y)| (p - y) * (p - y)).sum();
-        (se / pred.len() as f64).sqrt()
-    };
+    let rmse = |pred: &[f64]| kern_tune::metrics::mean_squared_error(pred, test_y.values()).map(f64::sqrt);
 
     // λ absent: chosen by exact leave-one-out over the default grid.
     let krr = KernelRidgeParams::new(kernel.clone()).fit(&x, &train_y)?;
-    println!("kernel ridge (λ = {:e}): test RMSE {:.4}", krr.lambda(), rmse(&krr.predict(&xt)?));
+    println!("kernel ridge (λ = {:e}): test RMSE {:.4}", krr.lambda(), rmse(&krr.predict(&xt)?)?);
 
     let svr = SvrParams::new(kernel).c(10.0).epsilon(0.1).fit(&x, &train_y)?;
-    println!("ε-SVR (C = 10, ε = 0.1):   test RMSE {:.4}", rmse(&svr.predict(&xt)?));
+    println!("ε-SVR (C = 10, ε = 0.1):   test RMSE {:.4}", rmse(&svr.predict(&xt)?)?);
     Ok(())
 }

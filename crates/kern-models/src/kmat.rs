@@ -8,7 +8,7 @@
 //! [`AUTO_SPARSE_MAX_DENSITY`], or whenever `n > AUTO_DENSE_MAX_N` (a dense `n × n` matrix would not
 //! fit); otherwise the dense path, where one GEMM-shaped dense Cholesky is faster than a sparse one on a
 //! nearly full pattern. The threshold comes from LS-SVM measurements on green-red at n = 5000
-//! (`cargo bench -p kern-models --bench lssvm_kpca`). Both paths compute the same mathematical matrix
+//! (`cargo bench -p kernml-models --bench lssvm_kpca`). Both paths compute the same mathematical matrix
 //! (a dense `K_C` holds the zeros explicitly), so the choice changes only speed and memory.
 
 use crate::error::{ModelsError, Result};

@@ -1,6 +1,6 @@
 //! Criterion benchmarks of the SMO column source on a sparse store (bag of words): full columns of
 //! `SignedColumns` (inverted index) against the per-pair merged sparse products they replace, for a
-//! linear and a Gaussian kernel. `cargo bench -p kern-sparse --bench columns`.
+//! linear and a Gaussian kernel. `cargo bench -p kernml-sparse --bench columns`.
 //!
 //! The data imitate `bench/bow_gen.py`: 5,000 documents over d = 1,000,000 words, Zipf word ranks
 //! (exponent 1.1) scattered over the index range, log-normal lengths around 60 distinct words,

@@ -1,5 +1,5 @@
 //! Criterion benchmarks of kern-sparse: sparse Gram assembly at scale, RCM on green-red (Table 1), and
-//! the LS-SVM solve of eq. 14 at n = 5000, sparse vs dense. `cargo bench -p kern-sparse --bench sparse`.
+//! the LS-SVM solve of eq. 14 at n = 5000, sparse vs dense. `cargo bench -p kernml-sparse --bench sparse`.
 //! (Side-by-side tables come from the `sparse_bench` target; see docs/benchmarks.md.)
 
 mod green_red;

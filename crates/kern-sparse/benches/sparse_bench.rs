@@ -1,9 +1,9 @@
 //! Sparse Gram, ordering and LS-SVM measurements (current figures in docs/benchmarks.md). Run in release:
 //!
 //! ```text
-//! cargo bench -p kern-sparse --bench sparse_bench -- table1
-//! cargo bench -p kern-sparse --bench sparse_bench -- lssvm5000 [EXPORT_DIR]
-//! cargo bench -p kern-sparse --bench sparse_bench -- assemble100k
+//! cargo bench -p kernml-sparse --bench sparse_bench -- table1
+//! cargo bench -p kernml-sparse --bench sparse_bench -- lssvm5000 [EXPORT_DIR]
+//! cargo bench -p kernml-sparse --bench sparse_bench -- assemble100k
 //! /usr/bin/time -v target/release/examples/sparse_bench lssvm50k
 //! ```
 //! Each prints one JSON object per line; timings are the median and min/max over repeats.

@@ -195,7 +195,8 @@ impl CholeskyPlan {
                 let mut best: Option<(Permutation, Analysis)> = None;
                 for o in [Ordering::Amd, Ordering::Rcm, Ordering::NestedDissection] {
                     if o == Ordering::NestedDissection
-                        && best.as_ref().is_some_and(|(_, b)| b.nnz() < nd_min_factor_nnz)
+                        && (!crate::ordering::HAS_NESTED_DISSECTION
+                            || best.as_ref().is_some_and(|(_, b)| b.nnz() < nd_min_factor_nnz))
                     {
                         continue;
                     }

@@ -321,6 +321,7 @@ pub fn amd_order(a: &CscMatrix<f64>) -> Result<Permutation> {
 /// assert!(nd < none);
 /// # Ok::<(), kern_sparse::SparseError>(())
 /// ```
+#[cfg(feature = "metis")]
 pub fn nd_order(a: &CscMatrix<f64>) -> Result<Permutation> {
     let n = check_square(a)?;
     let (mut xadj, mut adjncy) = metis_graph(a)?;
@@ -360,9 +361,29 @@ pub fn nd_order(a: &CscMatrix<f64>) -> Result<Permutation> {
     Permutation::from_vec(perm.into_iter().map(|v| v as usize).collect())
 }
 
+/// Nested dissection without METIS: this build left out kern-sparse's `metis` feature (on by default),
+/// so the ordering is an error; [`Ordering::Auto`] and the other orderings work as usual.
+#[cfg(not(feature = "metis"))]
+pub fn nd_order(a: &CscMatrix<f64>) -> Result<Permutation> {
+    check_square(a)?;
+    Err(SparseError::Matrix(
+        "nested dissection needs METIS, which this build of kern-sparse left out (its `metis` feature); use AMD or RCM"
+            .into(),
+    ))
+}
+
+/// Whether nested dissection is available: kern-sparse was built with its `metis` feature (the default).
+///
+/// ```
+/// assert_eq!(kern_sparse::ordering::HAS_NESTED_DISSECTION, cfg!(feature = "metis"));
+/// ```
+pub const HAS_NESTED_DISSECTION: bool = cfg!(feature = "metis");
+
+#[cfg(feature = "metis")]
 /// Serializes calls into METIS (see [`nd_order`]).
 static METIS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+#[cfg(feature = "metis")]
 fn too_large(n: usize) -> SparseError {
     SparseError::Matrix(format!("pattern too large for METIS's 32-bit indices ({n} entries)"))
 }
@@ -370,6 +391,7 @@ fn too_large(n: usize) -> SparseError {
 /// The adjacency graph of the pattern of `U + Uᵀ` without the diagonal, `U` the upper triangle of
 /// `a` (as AMD reads it), in METIS's CSR form (`xadj`, `adjncy`, 32-bit). Columns are visited in
 /// increasing order, so every neighbour list comes out sorted and free of duplicates.
+#[cfg(feature = "metis")]
 fn metis_graph(a: &CscMatrix<f64>) -> Result<(Vec<i32>, Vec<i32>)> {
     let n = a.ncols();
     i32::try_from(n).map_err(|_| too_large(n))?;

@@ -236,8 +236,13 @@ impl Pcg {
         let (b, perm, block) = match opts.preconditioner {
             Preconditioner::None => (a, Permutation::identity(n), 0),
             Preconditioner::BlockJacobi { block } => {
-                let perm =
-                    if block > 1 { order(&a, Ordering::NestedDissection)? } else { Permutation::identity(n) };
+                // Nested dissection keeps the blocks' couplings in the separators; without METIS, AMD.
+                let by = if crate::ordering::HAS_NESTED_DISSECTION {
+                    Ordering::NestedDissection
+                } else {
+                    Ordering::Amd
+                };
+                let perm = if block > 1 { order(&a, by)? } else { Permutation::identity(n) };
                 let b = permute_symmetric(&a, &perm)?;
                 (b, perm, block)
             }

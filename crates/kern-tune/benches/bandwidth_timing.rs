@@ -1,5 +1,5 @@
 //! Times the bandwidth heuristics outside criterion (median, min, max of R runs):
-//! `cargo bench -p kern-tune --bench bandwidth_timing -- [R]`.
+//! `cargo bench -p kernml-tune --bench bandwidth_timing -- [R]`.
 //! Data as in `benches/tune.rs` and `bench/bandwidth_numpy.py`: the even rows of `mnist_5k.csv.gz` from
 //! `KERN_DATA_DIR` (2500 × 784, raw pixels) and a synthetic 2500 × 18 set.
 

@@ -244,21 +244,10 @@ impl Scoring {
                 truth.len()
             )));
         }
-        let n = truth.len().max(1) as f64;
         Ok(match self.resolve(kind)? {
-            Scoring::Accuracy => {
-                let correct = pred
-                    .iter()
-                    .zip(truth)
-                    .filter(|&(&p, &t)| match kind {
-                        TargetKind::Binary => (p > 0.0) == (t > 0.0),
-                        _ => p.round() == t,
-                    })
-                    .count();
-                correct as f64 / n
-            }
-            Scoring::NegMse => -pred.iter().zip(truth).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / n,
-            Scoring::NegMae => -pred.iter().zip(truth).map(|(p, t)| (p - t).abs()).sum::<f64>() / n,
+            Scoring::Accuracy => crate::metrics::accuracy_of(pred, truth, kind)?,
+            Scoring::NegMse => -crate::metrics::mean_squared_error(pred, truth)?,
+            Scoring::NegMae => -crate::metrics::mean_absolute_error(pred, truth)?,
             Scoring::Custom { f, .. } => f(pred, truth),
             Scoring::Auto => unreachable!("resolved above"),
         })

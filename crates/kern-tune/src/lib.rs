@@ -31,7 +31,9 @@ pub mod bandwidth;
 pub mod binned;
 pub mod cv;
 pub mod grid;
+pub mod metrics;
 pub mod pairs;
+pub mod split;
 pub mod support;
 
 pub use error::{BoxError, Result, TuneError};

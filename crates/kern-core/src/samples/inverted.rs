@@ -189,16 +189,9 @@ impl InvertedIndex {
     }
 }
 
-/// Threads of the current rayon pool (one without the `rayon` feature).
+/// Threads of the current rayon pool.
 fn pool_threads() -> usize {
-    #[cfg(feature = "rayon")]
-    {
-        rayon::current_num_threads()
-    }
-    #[cfg(not(feature = "rayon"))]
-    {
-        1
-    }
+    rayon::current_num_threads()
 }
 
 #[cfg(test)]
