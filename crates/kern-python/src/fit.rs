@@ -2,7 +2,7 @@
 //! Python layer encoded them (class indices `0..k` or real values) and validated parameters, and
 //! trains without the GIL.
 
-use crate::convert::{run, samples, value_error};
+use crate::convert::{py_error, run, samples, value_error};
 use crate::model::Model;
 use kern_core::learner::Fit;
 use kern_core::{ClassTargets, KernelSpec, Linear, RealTargets, Samples, Targets, label_name};
@@ -21,7 +21,7 @@ use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
 
 fn kernel(spec: &str) -> PyResult<KernelSpec> {
-    spec.parse().map_err(value_error)
+    spec.parse().map_err(py_error)
 }
 
 /// The training samples of `x`, checked against `n` targets.
@@ -62,7 +62,7 @@ fn input(x: &Bound<'_, PyAny>, n: Option<usize>, kernel_spec: &str) -> PyResult<
     {
         return Err(value_error(format!("{n} targets for a kernel matrix of {rows} rows")));
     }
-    let k = KernelMatrix::new(faer::Mat::from_fn(rows, cols, |i, j| v[[i, j]])).map_err(value_error)?;
+    let k = KernelMatrix::new(faer::Mat::from_fn(rows, cols, |i, j| v[[i, j]])).map_err(py_error)?;
     Ok(Input::Gram(k))
 }
 
@@ -77,17 +77,17 @@ fn kernel_of(input: &Input) -> KernelSpec {
 /// Class targets from class indices `0..k` (the names are the indices).
 fn classes(y: &[i64]) -> PyResult<ClassTargets> {
     let v: Vec<f64> = y.iter().map(|&c| c as f64).collect();
-    ClassTargets::from_f64(&v).map_err(value_error)
+    ClassTargets::from_f64(&v).map_err(py_error)
 }
 
 /// Real targets.
 fn real(y: Vec<f64>) -> PyResult<Targets> {
-    Ok(Targets::Real(RealTargets::new(y).map_err(value_error)?))
+    Ok(Targets::Real(RealTargets::new(y).map_err(py_error)?))
 }
 
 /// Checked sample weights (finite, `>= 0`, not all zero), if any.
 fn weights(w: Option<Vec<f64>>) -> PyResult<Option<SampleWeights>> {
-    w.map(|w| SampleWeights::new(w).map_err(value_error)).transpose()
+    w.map(|w| SampleWeights::new(w).map_err(py_error)).transpose()
 }
 
 fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> SolverParams {
@@ -167,7 +167,7 @@ pub fn fit_svr(
     sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
     let x = input(x, Some(y.len()), kernel_spec)?;
-    let r = RealTargets::new(y).map_err(value_error)?;
+    let r = RealTargets::new(y).map_err(py_error)?;
     let t = Targets::Real(r.clone());
     let w = weights(sample_weight)?;
     let solver = solver(tol, cache_mb, shrinking, max_iter);
@@ -218,7 +218,7 @@ pub fn fit_one_class(
 
 /// Targets of a ridge-type model: class indices when `classify`, else real values.
 fn ridge_targets(y: Vec<f64>, classify: bool) -> PyResult<Targets> {
-    Ok(if classify { Targets::Classes(ClassTargets::from_f64(&y).map_err(value_error)?) } else { real(y)? })
+    Ok(if classify { Targets::Classes(ClassTargets::from_f64(&y).map_err(py_error)?) } else { real(y)? })
 }
 
 /// Trains kernel ridge regression `(K + λI)α = y` (no bias) at a fixed λ, with optional per-sample
@@ -241,7 +241,7 @@ pub fn fit_krr(
     let m = run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?;
     // The check reads the unweighted system: with sample weights it is left out.
     if w.is_none() {
-        let spread = m.relative_spread(&t).map_err(value_error)?;
+        let spread = m.relative_spread(&t).map_err(py_error)?;
         warn_constant(py, spread, m.lambda(), "alpha")?;
     }
     Ok(Model { inner: m.into() })
@@ -293,7 +293,7 @@ pub fn fit_lssvm(
         (None, None) => p,
     };
     let m = run(py, n_jobs, || p.fit_targets(&x, &t))?;
-    warn_constant(py, m.relative_spread(&t).map_err(value_error)?, m.lambda(), "alpha")?;
+    warn_constant(py, m.relative_spread(&t).map_err(py_error)?, m.lambda(), "alpha")?;
     Ok(Model { inner: m.into() })
 }
 
@@ -338,7 +338,7 @@ pub fn fit_nystrom_kpca(
     n_jobs: Option<i64>,
 ) -> PyResult<Model> {
     let x = samples(x)?;
-    let choice: Landmarks = landmarks.parse().map_err(value_error)?;
+    let choice: Landmarks = landmarks.parse().map_err(py_error)?;
     let kernel = kernel(kernel_spec)?;
     let m = run(py, n_jobs, || {
         let centres = select_landmarks(&kernel, &x, choice, seed, Default::default())?;
@@ -368,7 +368,7 @@ pub fn fit_fvs(
     let choice = match basis {
         "fvs" => {
             let p = FvsParams { max_fv: Some(max_fv), min_fitness, ..Default::default() };
-            p.check().map_err(value_error)?;
+            p.check().map_err(py_error)?;
             BasisChoice::Fvs(p)
         }
         "random" => BasisChoice::Random { size: max_fv, seed },
@@ -399,11 +399,11 @@ pub fn fit_railway(
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
 ) -> PyResult<Model> {
-    let x = data(x, y.len())?.to_dense().map_err(value_error)?;
+    let x = data(x, y.len())?.to_dense().map_err(py_error)?;
     let cls = classes(&y)?;
     let params =
         AreaParams { gamma: GammaChoice::Relative(gamma), significance, k_max, seed, ..Default::default() };
-    params.check().map_err(value_error)?;
+    params.check().map_err(py_error)?;
     let svc = SvcParams::new(KernelSpec::Linear(Linear))
         .c(c)
         .probability(probability, seed)

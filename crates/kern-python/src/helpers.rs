@@ -1,7 +1,7 @@
 //! Stand-alone functions: Gram matrices, Gaussian bandwidth heuristics, support radius of a compactly
-//! supported kernel.
+//! supported kernel, the memory limit, and a test hook on kern's thread pools.
 
-use crate::convert::{mat, run, samples, value_error};
+use crate::convert::{mat, py_error, run, samples, value_error};
 use kern_core::{KernelSpec, cross_gram, gram as kern_gram};
 use kern_tune::bandwidth::{BandwidthOptions, Method, select_bandwidth};
 use kern_tune::support::{Procedure, Search, SupportOptions, select_support};
@@ -19,7 +19,7 @@ pub fn gram<'py>(
     kernel_spec: &str,
     n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let k: KernelSpec = kernel_spec.parse().map_err(value_error)?;
+    let k: KernelSpec = kernel_spec.parse().map_err(py_error)?;
     let x = samples(x)?;
     let g = match y {
         None => run(py, n_jobs, || kern_gram(&k, &x))?,
@@ -41,7 +41,7 @@ pub fn bandwidth<'py>(
     labels: Option<Vec<usize>>,
     n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let method: Method = method.parse().map_err(value_error)?;
+    let method: Method = method.parse().map_err(py_error)?;
     let x = samples(x)?;
     let b =
         run(py, n_jobs, || select_bandwidth(&x, labels.as_deref(), method, &BandwidthOptions::default()))?;
@@ -73,7 +73,7 @@ pub fn support_radius<'py>(
     grid: Option<Vec<f64>>,
     n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let base: KernelSpec = base_spec.parse().map_err(value_error)?;
+    let base: KernelSpec = base_spec.parse().map_err(py_error)?;
     let proc = match procedure {
         "combined" => Procedure::Combined { gamma: value },
         "min-alignment" => Procedure::MinAlignment { mu: value },
@@ -94,4 +94,35 @@ pub fn support_radius<'py>(
     d.set_item("sparsity", c.sparsity)?;
     d.set_item("pairs", c.pairs)?;
     Ok(d)
+}
+
+/// Sets the memory budget of kern's allocations in this process: a byte count, a size string
+/// (`"4G"`, `"512M"`, `"1.5GiB"`: powers of 1024), or `None` to remove the limit (then the budget is
+/// what the system reports). Returns the limit set, in bytes.
+#[pyfunction]
+#[pyo3(signature = (limit))]
+pub fn set_memory_limit(limit: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    let bytes = match limit {
+        None => None,
+        Some(v) => Some(if let Ok(s) = v.extract::<String>() {
+            kern_core::memory::parse_size(&s).map_err(|_| {
+                value_error(format!(
+                    "limit must be a byte count, a size such as \"4G\" or \"512M\", or None; got {s:?}"
+                ))
+            })?
+        } else {
+            v.extract::<u64>().map_err(|_| {
+                value_error("limit must be a non-negative byte count, a size such as \"4G\", or None")
+            })?
+        }),
+    };
+    crate::convert::set_memory_limit(bytes);
+    Ok(bytes)
+}
+
+/// The sizes of the thread pools kern has run work on in this process (a test hook: their sum is
+/// the number of worker threads kern started).
+#[pyfunction]
+pub fn pools_used() -> Vec<usize> {
+    crate::convert::pools_used()
 }

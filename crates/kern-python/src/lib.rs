@@ -3,8 +3,9 @@
 //! The native module `kern._kern` of the Python package `kern` (scikit-learn-compatible estimators,
 //! written in Python over these functions). It converts NumPy and SciPy inputs to kern samples once,
 //! trains and predicts without the GIL in a rayon pool sized by `n_jobs`, returns NumPy arrays, and
-//! turns every kern error into a `ValueError`. Built with maturin (`pyproject.toml` next to this
-//! crate); the tests are the pytest suite in `tests/`.
+//! turns kern's errors into Python exceptions (`MemoryError` for a refused allocation, else
+//! `ValueError`). Built with maturin (`pyproject.toml` next to this crate); the tests are the pytest
+//! suite in `tests/`.
 
 mod convert;
 mod fit;
@@ -32,5 +33,8 @@ fn _kern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(helpers::gram, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::support_radius, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::set_memory_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::pools_used, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

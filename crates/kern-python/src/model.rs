@@ -1,7 +1,7 @@
 //! [`Model`]: a trained kern model held by a Python estimator, with its predictions, fitted attributes
 //! and bytes (for pickling).
 
-use crate::convert::{array2, dense, mat, run, samples, value_error};
+use crate::convert::{array2, dense, mat, py_error, run, samples, value_error};
 use kern_core::Samples;
 use kern_models::svm::Svc;
 use kern_models::{AnyModel, Input};
@@ -203,7 +203,13 @@ impl Model {
 
     /// Index in `x` (the training samples) of each support vector; for a precomputed model, the row of
     /// the training kernel matrix (its serial number − 1; `x` is not read).
-    fn support_indices(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn support_indices(
+        &self,
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Vec<usize>> {
         let sv = match &self.inner {
             AnyModel::Svc(m) => m.support_vectors(),
             AnyModel::Svr(m) => m.support_vectors(),
@@ -214,7 +220,7 @@ impl Model {
             return Ok((0..sv.n()).map(|i| sv.row(i)[0] as usize - 1).collect());
         }
         let x = samples(x)?;
-        run(py, None, || match_rows(&x, sv))
+        run(py, n_jobs, || match_rows(&x, sv))
     }
 
     /// SMO iterations of each machine (`[n]` for SVR and one-class).
@@ -224,6 +230,22 @@ impl Model {
             AnyModel::OneClass(m) => Ok(vec![m.stats().iterations]),
             _ => Ok(self.svc()?.stats().iter().map(|s| s.iterations).collect()),
         }
+    }
+
+    /// Whether the iteration cap (`max_iter`) stopped each machine's solver before the tolerance was
+    /// met (`[stopped]` for SVR and one-class).
+    fn hit_cap(&self) -> PyResult<Vec<bool>> {
+        match &self.inner {
+            AnyModel::Svr(m) => Ok(vec![m.stats().hit_cap]),
+            AnyModel::OneClass(m) => Ok(vec![m.stats().hit_cap]),
+            _ => Ok(self.svc()?.stats().iter().map(|s| s.hit_cap).collect()),
+        }
+    }
+
+    /// The Platt sigmoids `(A, B)` of the machines (`P(positive | f) = 1 / (1 + exp(A f + B))`, LIBSVM's
+    /// `probA`/`probB`), empty when no probabilities were fitted.
+    fn platt(&self) -> PyResult<Vec<(f64, f64)>> {
+        Ok(self.svc()?.platt_sigmoids().unwrap_or_default())
     }
 
     /// The path each machine's solve took (`[plan]` for SVR and one-class), as dictionaries with the
@@ -325,12 +347,12 @@ impl Model {
 
     /// The model's bytes: a kern model file (header and payload), as `kern predict` reads it.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, &self.inner.to_bytes().map_err(value_error)?))
+        Ok(PyBytes::new(py, &self.inner.to_bytes().map_err(py_error)?))
     }
 
     /// A model from [`Model::to_bytes`] output or a model file's bytes (validated as a model file is).
     #[staticmethod]
     fn from_bytes(bytes: &[u8]) -> PyResult<Model> {
-        Ok(Model { inner: AnyModel::from_bytes(bytes, "pickled model").map_err(value_error)? })
+        Ok(Model { inner: AnyModel::from_bytes(bytes, "pickled model").map_err(py_error)? })
     }
 }

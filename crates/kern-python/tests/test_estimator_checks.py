@@ -39,12 +39,6 @@ ESTIMATORS = [
 ]
 
 #: Checks that cannot pass, per estimator class, with the reason.
-_RAILWAY_BLOBS = (
-    "on the check's overlapping three-class blobs, the areas located from the labels overlap so that "
-    "more than 12 are partially active at one sample, the most the railway kernel's explicit zone map "
-    "enumerates (2^12 zones); kern then raises ValueError asking for a larger gamma. The binary problem "
-    "of the same check trains (see test_railway_binary_blobs)."
-)
 _SMO_WEIGHTS = (
     "the check compares decision values of a fit with integer sample weights and a fit on repeated "
     "samples to rtol=1e-7, but SMO stops at the default tol=1e-3 on the KKT violation: the two duals "
@@ -115,11 +109,6 @@ EXPECTED_FAILURES = {
         "check_outliers_fit_predict": _OC_SAMPLES,
         "check_outliers_train": _OC_SAMPLES,
         "check_outliers_train(readonly_memmap=True)": _OC_SAMPLES,
-    },
-    "RailwaySVC": {
-        "check_classifiers_train": _RAILWAY_BLOBS,
-        "check_classifiers_train(readonly_memmap=True)": _RAILWAY_BLOBS,
-        "check_classifiers_train(readonly_memmap=True,X_dtype=float32)": _RAILWAY_BLOBS,
     },
 }
 

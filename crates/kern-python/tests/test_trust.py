@@ -1,6 +1,5 @@
 """Thread caps and non-finite outputs on the everyday path."""
 
-import os
 import warnings
 
 import numpy as np
@@ -16,17 +15,22 @@ def _data():
     return X, y
 
 
-def test_huge_n_jobs_is_capped_with_a_user_warning():
+def test_huge_n_jobs_is_capped_to_the_cpus_with_a_user_warning():
     X, y = _data()
-    with pytest.warns(UserWarning, match="threads requested"):
+    cpus = kern._base.cpu_count()
+    before = set(kern._kern.pools_used())
+    capped = rf"n_jobs=1000000 is more than the {cpus} CPUs .* using {cpus} threads"
+    with pytest.warns(UserWarning, match=capped):
         m = kern.SVC(n_jobs=10**6).fit(X, y)
-    with pytest.warns(UserWarning, match=r"n_jobs: 1000000 threads requested, using \d+"):
+    with pytest.warns(UserWarning, match="n_jobs=1000000 is more than"):
         m.predict(X)
-    cap = 4 * (os.cpu_count() or 1)
+    # The pools kern started for it have at most one thread per CPU.
+    assert max(set(kern._kern.pools_used()) - before, default=cpus) <= cpus
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        m.set_params(n_jobs=1).predict(X)  # no warning below the cap
-        m.set_params(n_jobs=min(cap, 4)).predict(X)
+        m.set_params(n_jobs=1).predict(X)  # no warning up to the CPU count
+        m.set_params(n_jobs=cpus).predict(X)
+        m.set_params(n_jobs=-1).predict(X)
 
 
 def test_overflowing_kernel_values_raise_naming_the_row():

@@ -1,8 +1,12 @@
 """Shared machinery of the estimators: kernels by scikit-learn name or kern spec, input conversion,
 thread counts, and pickling through kern's model bytes."""
 
+import functools
 import numbers
+import os
+import warnings
 
+import joblib
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
@@ -23,18 +27,59 @@ def _num(v, name):
 
 
 def resolve_gamma(gamma, X, default=None):
-    """scikit-learn's `gamma`: a positive number, 'scale' (1 / (n_features * X.var())) or 'auto'
-    (1 / n_features); `None` means `default` ('auto' in scikit-learn's kernel ridge and kernel PCA)."""
+    """The number scikit-learn's `gamma` stands for on the samples `X`.
+
+    Parameters
+    ----------
+    gamma : {'scale', 'auto'} or float or None
+        A positive number; ``'scale'``: ``1 / (n_features * X.var())``; ``'auto'``: ``1 / n_features``;
+        `None`: `default`.
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training samples.
+    default : {'scale', 'auto'} or float, default=None
+        What `None` means ('auto' in scikit-learn's kernel ridge and kernel PCA).
+
+    Returns
+    -------
+    float
+        The positive, finite `gamma`.
+
+    Raises
+    ------
+    ValueError
+        For a `gamma` that is not 'scale', 'auto' or a positive number, or a 'scale' that is not a
+        positive finite number on these samples (feature values too large or too small).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kern._base import resolve_gamma
+    >>> X = np.array([[0.0, 2.0], [2.0, 0.0]])
+    >>> resolve_gamma("scale", X)  # X.var() = 1, two features
+    0.5
+    >>> resolve_gamma("auto", X)
+    0.5
+    """
     if gamma is None:
         gamma = default
     d = X.shape[1]
     if isinstance(gamma, str):
         if gamma == "scale":
-            if sp.issparse(X):
-                var = X.multiply(X).mean() - X.mean() ** 2
-            else:
-                var = X.var()
-            return float(1.0 / (d * var)) if var != 0 else 1.0
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                if sp.issparse(X):
+                    var = X.multiply(X).mean() - X.mean() ** 2
+                else:
+                    var = X.var()
+                if var == 0:
+                    return 1.0
+                g = float(1.0 / (d * var))
+            if not (np.isfinite(g) and g > 0):
+                raise ValueError(
+                    f"gamma='scale' is 1 / (n_features * X.var()) = {g!r} here (X.var() = {float(var)!r}): "
+                    "the feature values are too large or too small for it; scale X (for example with "
+                    "sklearn.preprocessing.StandardScaler) or give gamma a positive number"
+                )
+            return g
         if gamma == "auto":
             return float(1.0 / d)
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}")
@@ -75,8 +120,27 @@ def kernel_spec(kernel, gamma, degree, coef0, X, gamma_default=None, precomputed
 
 
 def samples(X):
-    """What the native module reads: a float64 2-D array (any strides, read-only or memory-mapped
-    arrays included, no copy here) or the parts of a canonical CSR matrix."""
+    """What the native module reads for validated input `X`.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        float64 samples (the estimators validate them to a C-ordered array or a CSR matrix first).
+
+    Returns
+    -------
+    ndarray or tuple
+        The array itself (no copy), or the parts ``(indptr, indices, data, n_samples, n_features)`` of
+        the canonical CSR form of a sparse matrix.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from kern._base import samples
+    >>> indptr, indices, data, n, d = samples(sp.csr_matrix(np.array([[0.0, 2.0], [3.0, 0.0]])))
+    >>> indptr.tolist(), indices.tolist(), data.tolist(), n, d
+    ([0, 1, 2], [1, 0], [2.0, 3.0], 2, 2)
+    """
     if sp.issparse(X):
         X = X.tocsr()
         if not X.has_canonical_format:
@@ -93,8 +157,24 @@ def samples(X):
 
 
 def seed(random_state):
-    """A 64-bit seed: `None` gives a fixed seed (kern is deterministic by default), an int is used as is,
-    a `RandomState` is drawn from."""
+    """The 64-bit seed of scikit-learn's `random_state`.
+
+    Parameters
+    ----------
+    random_state : int, RandomState instance or None
+        `None` gives a fixed seed (kern is deterministic by default), an int is used as is, a
+        `RandomState` is drawn from.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from kern._base import seed
+    >>> seed(None), seed(7)
+    (0, 7)
+    """
     if random_state is None:
         return 0
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
@@ -102,15 +182,157 @@ def seed(random_state):
     return int(check_random_state(random_state).randint(0, 2**31 - 1))
 
 
+@functools.lru_cache(maxsize=1)
+def cpu_count():
+    """The CPUs this process may use: `joblib.cpu_count()` (its affinity mask and its cgroup's CPU
+    quota), read once per process.
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> from kern._base import cpu_count
+    >>> cpu_count() >= 1
+    True
+    """
+    return max(1, int(joblib.cpu_count()))
+
+
+#: The environment variables that cap a process's compute threads: OpenMP's (joblib sets it, with the
+#: BLAS ones, to `cpu_count() // n_jobs` in the worker processes of `Parallel(n_jobs)` and so of
+#: `GridSearchCV(n_jobs)`) and rayon's (kern's thread pools).
+THREAD_LIMIT_VARS = ("OMP_NUM_THREADS", "RAYON_NUM_THREADS")
+
+
+@functools.lru_cache(maxsize=1)
+def _openmp_controllers():
+    """threadpoolctl's controllers of the OpenMP runtimes loaded in this process (scikit-learn's among
+    them), found once per process: finding them costs milliseconds, reading one a microsecond."""
+    from threadpoolctl import ThreadpoolController
+
+    return [c for c in ThreadpoolController().lib_controllers if c.user_api == "openmp"]
+
+
+def thread_limit():
+    """The most compute threads the caller allows this process, or `None` when nothing limits it.
+
+    The smallest of: `OMP_NUM_THREADS` and `RAYON_NUM_THREADS` (their first positive number; joblib's
+    worker processes get ``OMP_NUM_THREADS = cpu_count() // n_jobs``, and
+    ``joblib.parallel_config(inner_max_num_threads=k)`` sets it to `k`), and the thread count of the
+    OpenMP runtimes loaded, which ``threadpoolctl.threadpool_limits(k)`` lowers for the duration of
+    its block.
+
+    Returns
+    -------
+    int or None
+        The limit (at least 1), or `None`.
+
+    Examples
+    --------
+    >>> from threadpoolctl import threadpool_limits
+    >>> from kern._base import thread_limit
+    >>> with threadpool_limits(limits=1):
+    ...     thread_limit()
+    1
+    """
+    limits = []
+    for var in THREAD_LIMIT_VARS:
+        first = os.environ.get(var, "").split(",")[0].strip()
+        if first.isdigit() and int(first) > 0:
+            limits.append(int(first))
+    for c in _openmp_controllers():
+        if c.num_threads and c.num_threads > 0:
+            limits.append(int(c.num_threads))
+    return min(limits) if limits else None
+
+
 def n_jobs_arg(n_jobs):
+    """The thread count kern runs a fit or prediction on, for scikit-learn's `n_jobs`.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        `None`: the CPUs this process may use (:func:`cpu_count`), lowered to the limits joblib and
+        threadpoolctl set (:func:`thread_limit`), so that the fits of
+        ``GridSearchCV(n_jobs=k)`` together use no more threads than there are CPUs. A positive count:
+        that many threads, capped at :func:`cpu_count` with a `UserWarning` (more threads than CPUs
+        only slow the computation down). Negative, as scikit-learn: ``-1`` all CPUs, ``-2`` all but
+        one, and so on (at least one).
+
+    Returns
+    -------
+    int
+        The thread count, from 1 to :func:`cpu_count`.
+
+    Raises
+    ------
+    ValueError
+        For ``n_jobs=0`` or a value that is not an integer.
+
+    Examples
+    --------
+    >>> from kern._base import cpu_count, n_jobs_arg
+    >>> n_jobs_arg(1)
+    1
+    >>> n_jobs_arg(-1) == cpu_count()
+    True
+    >>> n_jobs_arg(-(cpu_count() + 5))
+    1
+    """
+    cpus = cpu_count()
     if n_jobs is None:
-        return None
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        limit = thread_limit()
+        return cpus if limit is None else max(1, min(cpus, limit))
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral):
         raise ValueError(f"n_jobs must be None or an integer, got {n_jobs!r}")
-    return int(n_jobs)
+    n_jobs = int(n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs == 0 has no meaning; use None, -1 or a positive count")
+    if n_jobs < 0:
+        return max(cpus + 1 + n_jobs, 1)
+    if n_jobs > cpus:
+        warnings.warn(
+            f"n_jobs={n_jobs} is more than the {cpus} CPUs this process may use; using {cpus} threads "
+            "(more threads than CPUs only slow kern down)",
+            UserWarning,
+            stacklevel=3,
+        )
+        return cpus
+    return n_jobs
 
 
 def positive(v, name):
+    """`v` as a float, checked to be a positive finite number.
+
+    Parameters
+    ----------
+    v : float
+        The value.
+    name : str
+        The parameter's name, for the error message.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        When `v` is not a positive finite real number.
+
+    Examples
+    --------
+    >>> from kern._base import positive
+    >>> positive(2, "C")
+    2.0
+    >>> positive(-1, "C")
+    Traceback (most recent call last):
+    ...
+    ValueError: C must be positive, got -1.0
+    """
     v = _num(v, name)
     if v <= 0:
         raise ValueError(f"{name} must be positive, got {v!r}")
@@ -118,6 +340,23 @@ def positive(v, name):
 
 
 def max_iter_arg(max_iter):
+    """scikit-learn's `max_iter` for the native solver: `None` (kern's default cap) for a negative value.
+
+    Parameters
+    ----------
+    max_iter : int
+        The most iterations; -1 for no cap of the caller's.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> from kern._base import max_iter_arg
+    >>> max_iter_arg(-1) is None, max_iter_arg(100)
+    (True, 100)
+    """
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
         raise ValueError(f"max_iter must be an integer, got {max_iter!r}")
     return None if max_iter < 0 else int(max_iter)

@@ -1,4 +1,6 @@
-"""Stand-alone functions: `gram`, `bandwidth`, `support_radius`."""
+"""Stand-alone functions: `gram`, `bandwidth`, `support_radius`, `set_memory_limit`."""
+
+import numbers
 
 import numpy as np
 from sklearn.utils import check_array
@@ -59,3 +61,48 @@ def support_radius(
     return _kern.support_radius(
         samples(X), str(base), str(procedure), float(value), float(nu), g, n_jobs_arg(n_jobs)
     )
+
+
+def set_memory_limit(limit):
+    """Sets the memory kern may allocate in this process, or removes the limit.
+
+    kern sizes every large allocation (kernel matrices, caches, factorizations) before it makes it,
+    against this limit or, without one, the memory the system reports free (cgroup limit,
+    ``MemAvailable``, ``ulimit -v``); a refusal raises `MemoryError` saying what needed how much.
+
+    Parameters
+    ----------
+    limit : int, str or None
+        Bytes, a size such as ``"4G"``, ``"512M"`` or ``"1.5GiB"`` (powers of 1024), or `None` to
+        remove the limit.
+
+    Returns
+    -------
+    int or None
+        The limit set, in bytes.
+
+    Raises
+    ------
+    ValueError
+        For a negative number or a size that does not parse.
+
+    Examples
+    --------
+    >>> import numpy as np, kern
+    >>> kern.set_memory_limit("1M")
+    1048576
+    >>> X = np.random.default_rng(0).normal(size=(2000, 2))
+    >>> try:
+    ...     kern.gram(X)  # a 2000 x 2000 kernel matrix needs 32 MB
+    ... except MemoryError:
+    ...     print("refused")
+    refused
+    >>> kern.set_memory_limit(None)
+    """
+    if limit is not None and not isinstance(limit, str):
+        if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, numbers.Integral) or limit < 0:
+            raise ValueError(
+                f"limit must be a non-negative byte count, a size such as '4G', or None; got {limit!r}"
+            )
+        limit = int(limit)
+    return _kern.set_memory_limit(limit)

@@ -1,14 +1,18 @@
 """Support vector machines: `SVC`, `NuSVC`, `SVR`, `NuSVR`, `OneClassSVM` and `RailwaySVC`."""
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _kern
+from ._docs import numpydoc
 from ._base import (
     KernModelMixin,
     kernel_spec,
@@ -20,7 +24,10 @@ from ._base import (
     seed,
 )
 
-_SPARSE = ["csr", "csc"]
+#: Sparse input is converted to CSR once, at validation (a CSC matrix too), and dense input to a
+#: C-ordered array: every later step (gamma='scale', the native conversion) then reads the same bits
+#: whatever the caller's layout, so C- and Fortran-ordered or sliced X train identical models.
+_SPARSE = ["csr"]
 #: `_KernelSVM._validate` without targets.
 _NO_Y = object()
 
@@ -52,14 +59,30 @@ def _weights(sample_weight, X):
     return sw, sw.tolist()
 
 
-def _support_rows(model, X, sw):
+def _support_rows(model, X, sw, n_jobs):
     """Training-row index of each support vector. Samples of weight 0 were left out of training, so
     only the others are matched (a zero-weight duplicate of a support vector is never reported). A
     precomputed-kernel model knows its support vectors' rows of the kernel matrix."""
+    threads = n_jobs_arg(n_jobs)
     if model.is_precomputed() or sw is None or (sw > 0).all():
-        return np.asarray(model.support_indices(samples(X)), dtype=np.int64)
+        return np.asarray(model.support_indices(samples(X), threads), dtype=np.int64)
     keep = np.flatnonzero(sw > 0)
-    return keep[np.asarray(model.support_indices(samples(X[keep])), dtype=np.int64)]
+    return keep[np.asarray(model.support_indices(samples(X[keep]), threads), dtype=np.int64)]
+
+
+def _fit_status(est, X):
+    """`shape_fit_`, `fit_status_` (0, or 1 when the iteration cap stopped a solver before its
+    tolerance, as scikit-learn's) and the `ConvergenceWarning` that goes with 1."""
+    est.shape_fit_ = X.shape
+    est.fit_status_ = int(any(est._model.hit_cap()))
+    if est.fit_status_:
+        cap = f"max_iter={est.max_iter}" if est.max_iter >= 0 else "kern's default iteration cap"
+        warnings.warn(
+            f"Solver terminated early ({cap}): the solution is approximate. Consider pre-processing "
+            "your data with StandardScaler or MinMaxScaler, or a larger max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
 
 def _ovr_decision(dec, k):
@@ -99,9 +122,9 @@ class _KernelSVM(KernModelMixin):
             raise TypeError("Sparse precomputed kernels are not supported.")
         accept = False if self._precomputed() else _SPARSE
         if y is _NO_Y:
-            X = validate_data(self, X, accept_sparse=accept, dtype=np.float64, reset=reset)
+            X = validate_data(self, X, accept_sparse=accept, dtype=np.float64, order="C", reset=reset)
         else:
-            X, y = validate_data(self, X, y, accept_sparse=accept, dtype=np.float64, **kw)
+            X, y = validate_data(self, X, y, accept_sparse=accept, dtype=np.float64, order="C", **kw)
         if reset and self._precomputed() and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"Precomputed matrix must be a square matrix. Input is a {X.shape[0]}x{X.shape[1]} matrix."
@@ -196,14 +219,22 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
             sw_list,
         )
         self.kernel_spec_ = spec
-        self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
-        self.fit_plan_ = self._model.plans()
+        self.class_weight_ = np.ones(len(self.classes_)) if cw is None else np.asarray(cw)
+        self._set_classifier_status(X)
         self._set_support(X, y_enc, sw)
         return self
 
+    def _set_classifier_status(self, X):
+        """`n_iter_`, `fit_plan_`, `probA_`, `probB_`, `shape_fit_`, `fit_status_` of a trained SVC."""
+        self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
+        self.fit_plan_ = self._model.plans()
+        platt = np.asarray(self._model.platt(), dtype=np.float64).reshape(-1, 2)
+        self.probA_, self.probB_ = platt[:, 0].copy(), platt[:, 1].copy()
+        _fit_status(self, X)
+
     def _set_support(self, X, y_enc, sw):
         k = len(self.classes_)
-        rows = _support_rows(self._model, X, sw)
+        rows = _support_rows(self._model, X, sw, self.n_jobs)
         # scikit-learn's layout: support vectors grouped by class, in sample order within a class.
         order = np.lexsort((rows, y_enc[rows]))
         self.support_ = rows[order].astype(np.int32)
@@ -228,22 +259,27 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
         self.intercept_ = intercept
 
 
-class SVC(_BaseSVC):
+@numpydoc(
     """C-support vector classification by kern's SMO solver (one-vs-one for more than two classes).
 
-    Parameters follow scikit-learn's `sklearn.svm.SVC`; `kernel` also takes a kern kernel spec such as
-    ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"`` (then `gamma`, `degree`, `coef0` are ignored), or
-    ``"precomputed"``: `fit` takes the `n × n` kernel matrix of the training samples and the prediction
-    methods the `m × n` matrix `K(X, X_train)` (as scikit-learn's SVC). `n_jobs` is the number of
-    threads kern trains and predicts with (`None`: all cores; `-1`: all cores).
-
-    Fitted attributes: `classes_`, `n_features_in_`, `support_`, `support_vectors_`, `n_support_`,
-    `dual_coef_`, `intercept_`, `kernel_spec_` (the kern spec used), with scikit-learn's shapes and
-    signs; `n_iter_` and `fit_plan_`, one entry per binary machine: the SMO iterations and the path
-    the solve took (a dict: order, start, columns, cache_mb, sparse_columns, selection, threading,
-    shrinking).
-    """
-
+    scikit-learn's `sklearn.svm.SVC` with the same parameters and fitted attributes, plus kern kernel
+    specs, sparse input without densifying, and `n_jobs`.""",
+    ["C", "kernel", "degree", "gamma", "coef0", "shrinking", "probability", "tol", "cache_size",
+     "class_weight", "max_iter", "decision_function_shape", "random_state", "n_jobs"],
+    ["class_weight_", "classes_", "dual_coef_", "fit_status_", "intercept_", "n_features_in_", "n_iter_",
+     "n_support_", "probA_", "probB_", "shape_fit_", "support_", "support_vectors_", "kernel_spec_",
+     "fit_plan_"],
+    """>>> import numpy as np, kern
+    >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+    >>> y = np.array([1, 1, 2, 2])
+    >>> clf = kern.SVC(gamma="auto").fit(X, y)
+    >>> clf.predict([[-0.8, -1.0]])
+    array([1])
+    >>> clf.n_support_, clf.fit_status_
+    (array([2, 2], dtype=int32), 0)""",
+    "NuSVC : the same classifier with `nu` in place of `C`.",
+)
+class SVC(_BaseSVC):
     def __init__(
         self,
         *,
@@ -277,17 +313,25 @@ def _nu(nu):
     return nu
 
 
+@numpydoc(
+    """ν-support vector classification (LIBSVM's ``-s 1``) by kern's SMO solver: `nu` replaces `C`;
+    one-vs-one for more than two classes (each pair's `nu` must be feasible, else ValueError).
+
+    scikit-learn's `sklearn.svm.NuSVC` (without `class_weight`), plus kern kernel specs and
+    `n_jobs`.""",
+    ["nu", "kernel", "degree", "gamma", "coef0", "shrinking", "probability", "tol", "cache_size",
+     "max_iter", "decision_function_shape", "random_state", "n_jobs"],
+    ["class_weight_", "classes_", "dual_coef_", "fit_status_", "intercept_", "n_features_in_", "n_iter_",
+     "n_support_", "probA_", "probB_", "shape_fit_", "support_", "support_vectors_", "kernel_spec_",
+     "fit_plan_"],
+    """>>> import numpy as np, kern
+    >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+    >>> clf = kern.NuSVC(nu=0.5).fit(X, ["a", "a", "b", "b"])
+    >>> clf.predict([[1.5, 1.0]])
+    array(['b'], dtype='<U1')""",
+    "SVC : the same classifier with `C`.",
+)
 class NuSVC(_BaseSVC):
-    """ν-support vector classification (LIBSVM's `-s 1`) by kern's SMO solver: `nu` in (0, 1] bounds the
-    fraction of margin errors from above and of support vectors from below; one-vs-one for more than two
-    classes (each pair's `nu` must be feasible, else ValueError).
-
-    Parameters follow scikit-learn's `sklearn.svm.NuSVC` (no `class_weight`); `kernel` also takes a kern
-    spec or ``"precomputed"`` (as `SVC`); `n_jobs` is kern's thread count. Fitted attributes as `SVC`: `classes_`, `n_features_in_`,
-    `support_`, `support_vectors_`, `n_support_`, `dual_coef_`, `intercept_`, `kernel_spec_`, `n_iter_`,
-    `fit_plan_`.
-    """
-
     def __init__(
         self,
         *,
@@ -314,23 +358,33 @@ class NuSVC(_BaseSVC):
         return self._fit_kernel_svc(X, y, 1.0, _nu(self.nu), None, sample_weight)
 
 
-class RailwaySVC(_BaseSVC):
+@numpydoc(
     """C-SVC with a railway kernel (González & Muñoz 2008): areas located from the labels by k-means
     with a purity test, each area a locally linear kernel, joined smoothly; trained as a linear SVC on
     the kernel's explicit features.
 
-    `gamma` is the indicator sharpness relative to each area's radius (`gamma / r²`), `significance` the
-    level of the purity test, `k_max` the most clusters tried. Fitted attributes: `classes_`,
-    `n_features_in_`, `n_areas_`, `n_zones_`.
-    """
-
+    The defaults work on standardized data of moderate dimension; the areas are located in the
+    feature space as given, so scale the features first (`sklearn.preprocessing.StandardScaler`).""",
+    ["C", "railway_gamma", "significance", "k_max", "probability", "tol", "cache_size", "max_iter",
+     "decision_function_shape", "random_state", "n_jobs"],
+    ["classes_", "class_weight_", "n_features_in_", "n_areas_", "n_zones_", "fit_status_", "shape_fit_",
+     "n_iter_", "probA_", "probB_", "fit_plan_"],
+    """>>> import numpy as np, kern
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-2, 1, (40, 2)), rng.normal(2, 1, (40, 2))])
+    >>> y = np.repeat([0, 1], 40)
+    >>> clf = kern.RailwaySVC(random_state=0).fit(X, y)
+    >>> float(clf.score(X, y)) > 0.9
+    True""",
+)
+class RailwaySVC(_BaseSVC):
     def __init__(
         self,
         *,
         C=1.0,
-        gamma=4.0,
+        gamma=2.0,
         significance=0.05,
-        k_max=40,
+        k_max=10,
         probability=False,
         tol=1e-3,
         cache_size=200,
@@ -344,7 +398,7 @@ class RailwaySVC(_BaseSVC):
     def fit(self, X, y):
         """Locates the areas and trains the SVC."""
         self._check_shape()
-        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, order="C")
         y_enc = _encode_classes(self, y)
         if not isinstance(self.k_max, (int, np.integer)) or isinstance(self.k_max, bool) or self.k_max < 1:
             raise ValueError(f"k_max must be a positive integer, got {self.k_max!r}")
@@ -363,21 +417,30 @@ class RailwaySVC(_BaseSVC):
             n_jobs_arg(self.n_jobs),
         )
         self.n_areas_, self.n_zones_ = self._model.railway_parts()
-        self.n_iter_ = np.asarray(self._model.iterations(), dtype=np.int32)
-        self.fit_plan_ = self._model.plans()
+        self.class_weight_ = np.ones(len(self.classes_))
+        self._set_classifier_status(X)
         return self
 
 
+@numpydoc(
+    """Epsilon-support vector regression by kern's SMO solver.
+
+    scikit-learn's `sklearn.svm.SVR` with the same parameters and fitted attributes, plus kern kernel
+    specs, sparse input and `n_jobs`.""",
+    ["kernel", "degree", "gamma", "coef0", "tol", "C", "epsilon", "shrinking", "cache_size", "max_iter",
+     "n_jobs"],
+    ["dual_coef_1", "fit_status_", "intercept_1", "n_features_in_", "n_iter_1", "n_support_1", "shape_fit_",
+     "support_", "support_vectors_", "kernel_spec_", "fit_plan_"],
+    """>>> import numpy as np, kern
+    >>> X = np.linspace(0, 3, 20).reshape(-1, 1)
+    >>> reg = kern.SVR(C=10.0, epsilon=0.05).fit(X, np.sin(X[:, 0]))
+    >>> bool(abs(reg.predict([[1.5]])[0] - np.sin(1.5)) < 0.1)
+    True
+    >>> reg.n_support_.shape, reg.shape_fit_
+    ((1,), (20, 1))""",
+    "NuSVR : the same regressor with `nu` in place of `epsilon`.",
+)
 class SVR(_KernelSVM, RegressorMixin, BaseEstimator):
-    """Epsilon-support vector regression by kern's SMO solver; parameters as scikit-learn's
-    `sklearn.svm.SVR`, `kernel` also a kern spec or ``"precomputed"`` (kernel matrices, as `SVC`),
-    `n_jobs` kern's thread count.
-
-    Fitted attributes: `n_features_in_`, `support_`, `support_vectors_`, `dual_coef_` (`(1, n_SV)`),
-    `intercept_`, `kernel_spec_`, `n_iter_`, and `fit_plan_`: a one-item list with the path the solve
-    took (a dict: order, start, columns, cache_mb, sparse_columns, selection, threading, shrinking).
-    """
-
     def __init__(
         self,
         *,
@@ -436,20 +499,35 @@ def _set_expansion(est, X, sw):
     with one expansion (SVR, ν-SVR, one-class), support vectors in sample order."""
     est.n_iter_ = int(est._model.iterations()[0])
     est.fit_plan_ = est._model.plans()
-    rows = _support_rows(est._model, X, sw)
+    _fit_status(est, X)
+    rows = _support_rows(est._model, X, sw, est.n_jobs)
     coef, bias = est._model.svr_coefficients()
     order = np.argsort(rows, kind="stable")
     est.support_ = rows[order].astype(np.int32)
     est.support_vectors_ = est._training_vectors(X, est.support_)
+    est.n_support_ = np.array([len(rows)], dtype=np.int32)
     est.dual_coef_ = np.asarray(coef, dtype=np.float64)[order].reshape(1, -1)
     est.intercept_ = np.array([bias])
 
 
-class NuSVR(SVR):
-    """ν-support vector regression (LIBSVM's `-s 4`): `nu` in (0, 1] replaces the tube width `epsilon`,
-    which the solver finds; parameters as scikit-learn's `sklearn.svm.NuSVR`, `kernel` also a kern spec
-    or ``"precomputed"``, `n_jobs` kern's thread count. Fitted attributes as `SVR`."""
+@numpydoc(
+    """ν-support vector regression (LIBSVM's ``-s 4``): `nu` replaces the tube width `epsilon`, which
+    the solver finds.
 
+    scikit-learn's `sklearn.svm.NuSVR` with the same parameters and fitted attributes, plus kern kernel
+    specs and `n_jobs`.""",
+    ["nu", "C", "kernel", "degree", "gamma", "coef0", "shrinking", "tol", "cache_size", "max_iter",
+     "n_jobs"],
+    ["dual_coef_1", "fit_status_", "intercept_1", "n_features_in_", "n_iter_1", "n_support_1", "shape_fit_",
+     "support_", "support_vectors_", "kernel_spec_", "fit_plan_"],
+    """>>> import numpy as np, kern
+    >>> X = np.linspace(0, 3, 20).reshape(-1, 1)
+    >>> reg = kern.NuSVR(nu=0.5, C=10.0).fit(X, np.sin(X[:, 0]))
+    >>> bool(abs(reg.predict([[1.5]])[0] - np.sin(1.5)) < 0.1)
+    True""",
+    "SVR : the same regressor with `epsilon`.",
+)
+class NuSVR(SVR):
     def __init__(
         self,
         *,
@@ -473,18 +551,24 @@ class NuSVR(SVR):
         return self._fit_regression(X, y, 0.0, _nu(self.nu), sample_weight)
 
 
+@numpydoc(
+    """One-class SVM (Schölkopf et al. 2001, LIBSVM's ``-s 2``) by kern's SMO solver: estimates the
+    support of a distribution; `predict` gives +1 inside, -1 outside.
+
+    scikit-learn's `sklearn.svm.OneClassSVM` with the same parameters and fitted attributes, plus kern
+    kernel specs and `n_jobs`.""",
+    ["kernel", "degree", "gamma", "coef0", "tol", "nu", "shrinking", "cache_size", "max_iter", "n_jobs"],
+    ["dual_coef_1", "fit_status_", "intercept_1", "n_features_in_", "n_iter_1", "n_support_1", "shape_fit_",
+     "support_", "support_vectors_", "kernel_spec_", "fit_plan_", "offset_"],
+    """>>> import numpy as np, kern
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> oc = kern.OneClassSVM(nu=0.1, gamma="auto").fit(X)
+    >>> oc.predict([[6.0, 6.0]])
+    array([-1])
+    >>> bool((oc.predict(X) == 1).mean() > 0.7)
+    True""",
+)
 class OneClassSVM(_KernelSVM, OutlierMixin, BaseEstimator):
-    """One-class SVM (Schölkopf et al. 2001, LIBSVM's `-s 2`) by kern's SMO solver: `nu` in (0, 1] bounds
-    the fraction of training samples outside the estimated support from above and of support vectors
-    from below. Parameters as scikit-learn's `sklearn.svm.OneClassSVM`; `kernel` also a kern spec or
-    ``"precomputed"`` (kernel matrices, as `SVC`).
-
-    Fitted attributes: `n_features_in_`, `support_`, `support_vectors_`, `dual_coef_` `(1, n_SV)`,
-    `intercept_` (`-rho`), `offset_` (`rho`: `decision_function = score_samples - offset_`),
-    `kernel_spec_`, `n_iter_`, `fit_plan_` (as `SVR`). `predict` gives +1 inside the support, -1
-    outside.
-    """
-
     def __init__(
         self,
         *,

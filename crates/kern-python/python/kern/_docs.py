@@ -1,0 +1,127 @@
+"""numpydoc docstrings of the support vector machines, built from one description of each parameter
+and fitted attribute (the estimators share most of them)."""
+
+PARAMS = {
+    "C": """C : float, default=1.0
+    Regularization: the bound on each dual variable (larger fits the training data more closely).
+    Must be positive.""",
+    "nu": """nu : float, default=0.5
+    In (0, 1]: an upper bound on the fraction of margin errors and a lower bound on the fraction of
+    support vectors.""",
+    "kernel": """kernel : str, default='rbf'
+    'linear', 'poly', 'rbf', 'sigmoid', 'precomputed', or a kern kernel spec such as
+    ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"`` (then `gamma`, `degree` and `coef0` are not read). With
+    'precomputed', `fit` takes the ``(n_samples, n_samples)`` kernel matrix of the training samples
+    and the other methods the ``(n_queries, n_samples)`` matrix ``K(X, X_train)``.""",
+    "degree": """degree : int, default=3
+    Degree of the 'poly' kernel.""",
+    "gamma": """gamma : {'scale', 'auto'} or float, default='scale'
+    Kernel coefficient of 'rbf', 'poly' and 'sigmoid': 'scale' is ``1 / (n_features * X.var())``,
+    'auto' ``1 / n_features``.""",
+    "coef0": """coef0 : float, default=0.0
+    Independent term of 'poly' and 'sigmoid'.""",
+    "shrinking": """shrinking : bool, default=True
+    Whether the solver leaves out variables that are unlikely to change (faster, same optimum).""",
+    "probability": """probability : bool, default=False
+    Whether to fit Platt sigmoids (by internal 5-fold cross-validation, seeded by `random_state`) for
+    `predict_proba`.""",
+    "tol": """tol : float, default=1e-3
+    Stopping tolerance on the largest violation of the optimality conditions.""",
+    "cache_size": """cache_size : float, default=200
+    Kernel column cache, in MB.""",
+    "class_weight": """class_weight : dict or 'balanced', default=None
+    Multiplies `C` of the samples of a class: ``{label: weight}``, or 'balanced' (``n_samples /
+    (n_classes * np.bincount(y))``). `None`: weight 1 for every class.""",
+    "max_iter": """max_iter : int, default=-1
+    The most solver iterations; -1 for kern's default cap (``max(10**7, 100 * n_samples)``). When
+    the cap stops the solver first, `fit_status_` is 1 and a `ConvergenceWarning` is issued.""",
+    "decision_function_shape": """decision_function_shape : {'ovr', 'ovo'}, default='ovr'
+    Shape of `decision_function` for more than two classes: one column per class ('ovr') or per
+    pair of classes ('ovo'). Training is one-vs-one either way.""",
+    "random_state": """random_state : int, RandomState instance or None, default=None
+    Seed of the probability cross-validation. `None` is a fixed seed: kern is deterministic.""",
+    "n_jobs": """n_jobs : int, default=None
+    Threads kern trains and predicts with. `None`: the CPUs this process may use, lowered to the
+    limits joblib and threadpoolctl set (``OMP_NUM_THREADS`` in the workers of
+    ``GridSearchCV(n_jobs=k)``, ``threadpoolctl.threadpool_limits``), so parallel grid searches do
+    not oversubscribe the CPUs. A count above the CPUs is lowered to them with a `UserWarning`;
+    ``-1`` means all CPUs, ``-2`` all but one, as in scikit-learn.""",
+    "epsilon": """epsilon : float, default=0.1
+    Half-width of the tube in which errors are not penalized. Must be non-negative.""",
+    "railway_gamma": """gamma : float, default=2.0
+    Sharpness of the area indicators, relative to each area's radius (``gamma / r**2``): larger
+    gives sharper area borders, so that fewer areas overlap at a sample.""",
+    "significance": """significance : float, default=0.05
+    Level of the purity test that accepts an area.""",
+    "k_max": """k_max : int, default=10
+    The most clusters tried per class when locating the areas. More clusters fit finer class shapes
+    but overlap more: kern refuses a sample where more than 12 areas overlap (ValueError).""",
+}
+
+ATTRIBUTES = {
+    "classes_": """classes_ : ndarray of shape (n_classes,)
+    The class labels.""",
+    "class_weight_": """class_weight_ : ndarray of shape (n_classes,)
+    The weight of each class (ones without `class_weight`).""",
+    "n_features_in_": """n_features_in_ : int
+    Number of features seen during `fit`.""",
+    "support_": """support_ : ndarray of shape (n_SV,)
+    Indices of the support vectors in the training samples.""",
+    "support_vectors_": """support_vectors_ : ndarray of shape (n_SV, n_features)
+    The support vectors (empty for kernel='precomputed').""",
+    "n_support_": """n_support_ : ndarray of shape (n_classes,), dtype=int32
+    Number of support vectors of each class.""",
+    "n_support_1": """n_support_ : ndarray of shape (1,), dtype=int32
+    Number of support vectors.""",
+    "dual_coef_": """dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+    Dual coefficients of the support vectors in the decision functions, in scikit-learn's
+    one-vs-one layout and signs.""",
+    "dual_coef_1": """dual_coef_ : ndarray of shape (1, n_SV)
+    Coefficients of the support vectors in the decision function.""",
+    "intercept_": """intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+    Constants of the decision functions.""",
+    "intercept_1": """intercept_ : ndarray of shape (1,)
+    Constant of the decision function.""",
+    "probA_": """probA_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+    Platt sigmoid slope of each pair of classes, in LIBSVM's convention ``P = 1 / (1 + exp(probA_ * f
+    + probB_))``; empty without `probability`.""",
+    "probB_": """probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+    Platt sigmoid offsets; empty without `probability`.""",
+    "fit_status_": """fit_status_ : int
+    0 when the solver met its tolerance, 1 when the iteration cap stopped it first.""",
+    "shape_fit_": """shape_fit_ : tuple of int
+    Shape of the training `X`.""",
+    "n_iter_": """n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,), dtype=int32
+    Solver iterations of each binary machine.""",
+    "n_iter_1": """n_iter_ : int
+    Solver iterations.""",
+    "kernel_spec_": """kernel_spec_ : str
+    The kern kernel spec trained with (for example ``"gaussian:gamma=0.5"``).""",
+    "fit_plan_": """fit_plan_ : list of dict
+    The path each machine's solve took (keys: order, start, columns, cache_mb, sparse_columns,
+    selection, threading, shrinking).""",
+    "offset_": """offset_ : float
+    ``score_samples - decision_function`` (``-intercept_[0]``).""",
+    "n_areas_": """n_areas_ : int
+    Number of areas located.""",
+    "n_zones_": """n_zones_ : int
+    Number of zones (combinations of overlapping areas) of the explicit feature map.""",
+}
+
+
+def numpydoc(summary, params, attributes, examples, see_also=None):
+    """A numpydoc class docstring from the shared parameter and attribute entries."""
+
+    def decorate(cls):
+        parts = [
+            summary.strip(),
+            "Parameters\n----------\n" + "\n".join(PARAMS[p] for p in params),
+            "Attributes\n----------\n" + "\n".join(ATTRIBUTES[a] for a in attributes),
+        ]
+        if see_also:
+            parts.append("See Also\n--------\n" + see_also.strip())
+        parts.append("Examples\n--------\n" + examples.strip())
+        cls.__doc__ = "\n\n".join(parts) + "\n"
+        return cls
+
+    return decorate
