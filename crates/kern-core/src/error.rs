@@ -111,6 +111,20 @@ pub enum CoreError {
         /// Found dimension.
         found: usize,
     },
+    /// A sample value outside the domain of the kernel (a negative feature for the chi2 kernel).
+    #[error("sample {row}, feature {col} is {value}: {reason}")]
+    Domain {
+        /// The kernel's spec name.
+        kernel: &'static str,
+        /// Zero-based row index.
+        row: usize,
+        /// Zero-based column index.
+        col: usize,
+        /// The offending value.
+        value: f64,
+        /// What the kernel's domain is.
+        reason: &'static str,
+    },
     /// A hyperparameter outside its valid range.
     #[error("invalid parameter {name} = {value}: {reason}")]
     Param {

@@ -124,7 +124,7 @@ pub fn gram<K: Kernel>(k: &K, x: &Samples) -> Result<Mat<f64>> {
 
 /// The symmetric Gram matrix with an explicit [`GramPath`].
 pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f64>> {
-    k.check_dim(x.d())?;
+    k.check_samples(x)?;
     let n = x.n();
     let plan = gram_plan(k, x, path);
     let by_norms = matches!(plan, Plan::Gemm | Plan::Inverted) && k.profile() == Profile::SqDist;
@@ -184,7 +184,8 @@ pub fn cross_gram<K: Kernel>(k: &K, x: &Samples, y: &Samples) -> Result<Mat<f64>
 /// The cross Gram matrix with an explicit [`GramPath`].
 pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPath) -> Result<Mat<f64>> {
     x.check_same_dim(y)?;
-    k.check_dim(x.d())?;
+    k.check_samples(x)?;
+    k.check_samples(y)?;
     // The sparse form is not used across two sets yet: a cross Gram takes the dense GEMM, or per-pair
     // inner products when either side is stored sparse.
     let plan = match plan(k, x.d(), path) {

@@ -13,7 +13,10 @@
 //! | name | keys | kernel |
 //! |---|---|---|
 //! | `gaussian` (`rbf`) | exactly one of `sigma` (exp(−r²/σ²)), `beta`/`gamma` (exp(−βr²)), `std` (exp(−r²/(2σ²))) | [`Gaussian`] |
-//! | `laplacian` | `sigma` | [`Laplacian`] |
+//! | `laplacian` | `sigma` | [`Laplacian`] (exp(−‖x − y‖₂/σ)) |
+//! | `laplacian-l1` | `gamma` | [`LaplacianL1`] (exp(−γ‖x − y‖₁), scikit-learn's `laplacian`) |
+//! | `chi2` | `gamma` (1) | [`Chi2`] (exp(−γ Σ (x − y)²/(x + y)), nonnegative features) |
+//! | `cosine` | — | [`Cosine`] (⟨x, y⟩/(‖x‖ ‖y‖)) |
 //! | `linear` | — | [`Linear`] |
 //! | `poly` (`polynomial`) | `degree` (required), `coef0` (0), `scale` (1) | [`Polynomial`] |
 //! | `sigmoid` | `a` (1), `b` (0) | [`Sigmoid`] |
@@ -43,8 +46,8 @@ mod radial_param {
 }
 
 /// The names a kernel spec may start with, for error messages.
-pub const KERNEL_NAMES: &str =
-    "gaussian, rbf, laplacian, linear, poly, polynomial, sigmoid, log, spline, cs-<radial>, indicator";
+pub const KERNEL_NAMES: &str = "gaussian, rbf, laplacian, laplacian-l1, chi2, cosine, linear, poly, polynomial, sigmoid, log, spline, \
+     cs-<radial>, indicator";
 
 /// Any built-in kernel, as read from a spec string or a model file.
 ///
@@ -66,6 +69,12 @@ pub enum KernelSpec {
     Gaussian(Gaussian),
     /// [`Laplacian`].
     Laplacian(Laplacian),
+    /// [`LaplacianL1`].
+    LaplacianL1(LaplacianL1),
+    /// [`Chi2`].
+    Chi2(Chi2),
+    /// [`Cosine`].
+    Cosine(Cosine),
     /// [`Linear`].
     Linear(Linear),
     /// [`Polynomial`].
@@ -116,6 +125,9 @@ impl KernelSpec {
         match self {
             KernelSpec::Gaussian(k) => v.visit(k),
             KernelSpec::Laplacian(k) => v.visit(k),
+            KernelSpec::LaplacianL1(k) => v.visit(k),
+            KernelSpec::Chi2(k) => v.visit(k),
+            KernelSpec::Cosine(k) => v.visit(k),
             KernelSpec::Linear(k) => v.visit(k),
             KernelSpec::Polynomial(k) => v.visit(k),
             KernelSpec::Sigmoid(k) => v.visit(k),
@@ -154,6 +166,9 @@ macro_rules! dispatch {
         match $self {
             KernelSpec::Gaussian($k) => $e,
             KernelSpec::Laplacian($k) => $e,
+            KernelSpec::LaplacianL1($k) => $e,
+            KernelSpec::Chi2($k) => $e,
+            KernelSpec::Cosine($k) => $e,
             KernelSpec::Linear($k) => $e,
             KernelSpec::Polynomial($k) => $e,
             KernelSpec::Sigmoid($k) => $e,
@@ -203,6 +218,9 @@ impl Kernel for KernelSpec {
     fn check_dim(&self, d: usize) -> Result<()> {
         dispatch!(self, k => k.check_dim(d))
     }
+    fn check_samples(&self, x: &crate::Samples) -> Result<()> {
+        dispatch!(self, k => k.check_samples(x))
+    }
 }
 
 macro_rules! from_kernel {
@@ -212,7 +230,8 @@ macro_rules! from_kernel {
         }
     )*};
 }
-from_kernel!(Gaussian => Gaussian, Laplacian => Laplacian, Linear => Linear, Polynomial => Polynomial,
+from_kernel!(Gaussian => Gaussian, Laplacian => Laplacian, LaplacianL1 => LaplacianL1, Chi2 => Chi2,
+    Cosine => Cosine, Linear => Linear, Polynomial => Polynomial,
     Sigmoid => Sigmoid, LogKernel => Log, LinearSpline => Spline, Indicator => Indicator,
     CompactlySupported<KernelSpec> => Compact, Sum<KernelSpec, KernelSpec> => Sum,
     Product<KernelSpec, KernelSpec> => Product, Scaled<KernelSpec> => Scaled);
@@ -221,6 +240,8 @@ fn fmt_atom_params(k: &KernelSpec) -> String {
     match k {
         KernelSpec::Gaussian(g) => fmt_gaussian(g),
         KernelSpec::Laplacian(l) => format!("sigma={}", l.sigma()),
+        KernelSpec::LaplacianL1(l) => format!("gamma={}", l.gamma()),
+        KernelSpec::Chi2(c) => format!("gamma={}", c.gamma()),
         KernelSpec::Log(l) => format!("beta={}", l.beta()),
         _ => String::new(),
     }
@@ -240,6 +261,9 @@ impl fmt::Display for KernelSpec {
         match self {
             KernelSpec::Gaussian(_) => write!(f, "gaussian:{}", fmt_atom_params(self)),
             KernelSpec::Laplacian(_) => write!(f, "laplacian:{}", fmt_atom_params(self)),
+            KernelSpec::LaplacianL1(_) => write!(f, "laplacian-l1:{}", fmt_atom_params(self)),
+            KernelSpec::Chi2(_) => write!(f, "chi2:{}", fmt_atom_params(self)),
+            KernelSpec::Cosine(_) => write!(f, "cosine"),
             KernelSpec::Log(_) => write!(f, "log:{}", fmt_atom_params(self)),
             KernelSpec::Linear(_) => write!(f, "linear"),
             KernelSpec::Spline(_) => write!(f, "spline"),
@@ -554,6 +578,9 @@ fn build(name: &str, kv: &mut Params<'_, '_>) -> Result<KernelSpec> {
             }
         }
         "laplacian" => Laplacian::new(kv.required("sigma")?)?.into(),
+        "laplacian-l1" => LaplacianL1::new(kv.required("gamma")?)?.into(),
+        "chi2" => Chi2::new(kv.num("gamma")?.unwrap_or(1.0))?.into(),
+        "cosine" => Cosine.into(),
         "linear" => Linear.into(),
         "poly" | "polynomial" => {
             let deg = kv.required("degree")?;
@@ -620,6 +647,11 @@ mod tests {
             "gaussian:beta=2",
             "gaussian:std=1.5",
             "laplacian:sigma=1",
+            "laplacian-l1:gamma=0.25",
+            "chi2:gamma=1",
+            "chi2:gamma=0.5",
+            "cosine",
+            "cosine + 2 * chi2:gamma=3",
             "linear",
             "poly:degree=2,coef0=1",
             "poly:degree=3,coef0=0,scale=0.5",
@@ -660,6 +692,11 @@ mod tests {
             "2 * 3",
             "(linear",
             "-1 * linear",
+            "laplacian-l1",
+            "laplacian-l1:sigma=1",
+            "chi2:gamma=-1",
+            "cosine:gamma=1",
+            "cs-laplacian-l1:gamma=1,c=1",
         ] {
             assert!(s.parse::<KernelSpec>().is_err(), "{s} should fail");
         }

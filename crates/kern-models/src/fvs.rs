@@ -390,7 +390,7 @@ impl<'a, K: Kernel> Engine<'a, K> {
         let n = x.map_or(0, Samples::n);
         let diag: Vec<f64> = match x {
             Some(x) => {
-                k.check_dim(x.d())?;
+                k.check_samples(x)?;
                 (0..n).into_par_iter().map(|i| k.eval_ref(x.sample(i), x.sample(i))).collect()
             }
             None => Vec::new(),

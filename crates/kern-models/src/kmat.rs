@@ -172,6 +172,7 @@ impl KernelVisitor for BuildGram<'_> {
 /// `K(X, X)` on the given path, from the kernel-matrix layer ([`kern_sparse::kmatrix`]),
 /// monomorphized for the concrete kernel.
 pub fn build_gram(k: &KernelSpec, x: &Samples, path: SolvePath) -> Result<GramMatrix> {
+    k.check_samples(x)?;
     Ok(k.visit(BuildGram(x, path))?)
 }
 

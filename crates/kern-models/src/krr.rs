@@ -21,6 +21,8 @@ use crate::error::Result;
 use crate::kmat::PathChoice;
 use crate::persist::Persist;
 use crate::ridge::{Encoded, Fitted, GridMethod, Lambda, Problem, log10_grid};
+use crate::weights::SampleWeights;
+use faer::{Mat, MatRef};
 use kern_core::{KernelSpec, Samples, Targets};
 use kern_sparse::{Ordering, SolveOptions};
 use serde::{Deserialize, Serialize};
@@ -61,6 +63,34 @@ impl KernelRidgeParams {
             ordering: Ordering::Auto,
             solver: SolveOptions::default(),
         }
+    }
+
+    /// Trains on `r ≥ 1` target columns at once (`y` is `n × r`, multi-output regression): one
+    /// factorization of `K + λI` (per λ of a grid) and `r` right-hand sides; with sample weights (at a
+    /// fixed λ) as [`crate::weights::FitWeighted`]. The model's [`KernelRidge::alpha`] has one column
+    /// per output, and its decision function `m × r` values.
+    ///
+    /// ```
+    /// use kern_core::Samples;
+    /// use kern_models::krr::KernelRidgeParams;
+    /// let x = Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
+    /// let y = faer::Mat::from_fn(3, 2, |i, t| if t == 0 { i as f64 } else { -(i as f64) });
+    /// let m = KernelRidgeParams::new("linear".parse()?).lambda(0.1).fit_outputs(&x, y.as_ref(), None)?;
+    /// assert_eq!(m.outputs(), 2);
+    /// let f = m.decision_function(&x)?;
+    /// assert!((f[(2, 0)] + f[(2, 1)]).abs() < 1e-12); // the second output is minus the first
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_outputs(
+        &self,
+        x: &Samples,
+        y: MatRef<'_, f64>,
+        weights: Option<&SampleWeights>,
+    ) -> Result<KernelRidge> {
+        if let Some(w) = weights {
+            w.check_len(x.n())?;
+        }
+        self.fit_weights(x, Encoded::real_columns(y.to_owned())?, weights.map(SampleWeights::values))
     }
 
     fn fit_encoded(&self, x: &Samples, enc: Encoded) -> Result<KernelRidge> {
@@ -118,6 +148,44 @@ impl KernelRidge {
         m.validate().map_err(|e| crate::ModelsError::Input(format!("invalid kernel ridge model: {e}")))?;
         Ok(m)
     }
+}
+
+impl KernelRidge {
+    /// The relative spread (see `relative_spread`) on `r` target columns (`n × r`, the unweighted
+    /// training targets of [`KernelRidgeParams::fit_outputs`]).
+    pub fn relative_spread_outputs(&self, y: MatRef<'_, f64>) -> Result<f64> {
+        self.0.relative_spread_of(&Encoded::real_columns(y.to_owned())?)
+    }
+}
+
+/// Kernel ridge coefficients from a kernel matrix the caller computed (scikit-learn's
+/// `kernel="precomputed"`, or a kernel function of its own): `α` (`n × r`) of `(K + λI) α = y` for
+/// `r` target columns, by one Cholesky factorization; with sample weights,
+/// `α = S (S K S + λI)⁻¹ S y`, `S = diag √w`, as the weighted fit. `K` must be square, finite and
+/// symmetric ([`crate::svm::KernelMatrix`]'s check), and `K + λI` positive definite.
+///
+/// ```
+/// use kern_models::krr::solve_kernel_matrix;
+/// let k = faer::Mat::from_fn(2, 2, |i, j| if i == j { 2.0 } else { 1.0 });
+/// let y = faer::Mat::from_fn(2, 1, |i, _| [3.0, 3.0][i]);
+/// let a = solve_kernel_matrix(k, y.as_ref(), 1.0, None)?;   // (K + I) a = y: a = (0.75, 0.75)
+/// assert!((a[(0, 0)] - 0.75).abs() < 1e-15 && (a[(1, 0)] - 0.75).abs() < 1e-15);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+pub fn solve_kernel_matrix(
+    k: Mat<f64>,
+    y: MatRef<'_, f64>,
+    lambda: f64,
+    weights: Option<&SampleWeights>,
+) -> Result<Mat<f64>> {
+    let k = crate::svm::KernelMatrix::new(k)?;
+    let enc = Encoded::real_columns(y.to_owned())?;
+    crate::ridge::solve_dense_gram(
+        k.as_mat().to_owned(),
+        enc.y.as_ref(),
+        lambda,
+        weights.map(SampleWeights::values),
+    )
 }
 
 impl Persist for KernelRidge {

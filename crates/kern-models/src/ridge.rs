@@ -79,7 +79,8 @@ impl Task {
         !matches!(self, Task::Regression)
     }
 
-    /// Number of outputs `r` of the dual model.
+    /// Number of outputs `r` of the dual model for a classifier; at least 1 for regression, which may
+    /// have several (multi-output kernel ridge regression).
     pub fn outputs(&self) -> usize {
         match self {
             Task::Classes { names } if names.len() > 2 => names.len(),
@@ -87,7 +88,8 @@ impl Task {
         }
     }
 
-    /// Predictions from decision values (`m × r`): ±1, class index or value.
+    /// Predictions from decision values (`m × r`): ±1, class index or value (of the first output, for
+    /// a multi-output regression; its decision values hold every output).
     pub fn decode(&self, f: MatRef<'_, f64>) -> Vec<f64> {
         (0..f.nrows())
             .map(|i| match self {
@@ -148,6 +150,27 @@ impl Encoded {
             task: Task::Classes { names: t.names().to_vec() },
             truth: c.iter().map(|&v| v as f64).collect(),
         }
+    }
+
+    /// Real targets in `r ≥ 1` columns (`n × r`, multi-output regression); the truth per sample is
+    /// the first column (used only by a validation set's error rate, which is the mean squared error
+    /// over all columns for regression).
+    pub fn real_columns(y: Mat<f64>) -> Result<Self> {
+        for t in 0..y.ncols() {
+            for i in 0..y.nrows() {
+                if !y[(i, t)].is_finite() {
+                    return Err(ModelsError::Input(format!(
+                        "non-finite target {} at row {i}, output {t}",
+                        y[(i, t)]
+                    )));
+                }
+            }
+        }
+        if y.ncols() == 0 {
+            return Err(ModelsError::Input("targets with no output column".into()));
+        }
+        let truth = (0..y.nrows()).map(|i| y[(i, 0)]).collect();
+        Ok(Encoded { y, task: Task::Regression, truth })
     }
 
     pub fn real(t: &RealTargets) -> Self {
@@ -351,7 +374,11 @@ impl Fitted {
     /// y_it − b_t − λα_it`, so this costs `O(n r)`, no kernel evaluation. `y` must be the (unweighted)
     /// training targets.
     pub fn relative_spread(&self, y: &Targets) -> Result<f64> {
-        let enc = Encoded::any(y);
+        self.relative_spread_of(&Encoded::any(y))
+    }
+
+    /// [`Fitted::relative_spread`] of encoded targets (several real outputs included).
+    pub(crate) fn relative_spread_of(&self, enc: &Encoded) -> Result<f64> {
         let (n, r) = (self.train.n(), self.outputs());
         if enc.y.nrows() != n || enc.y.ncols() != r {
             return Err(ModelsError::Input(format!(
@@ -425,6 +452,52 @@ pub(crate) struct Problem<'a> {
     pub solver: SolveOptions,
     /// Sample weights of kernel ridge regression at a fixed λ (`None`: 1; see [`crate::weights`]).
     pub weights: Option<&'a [f64]>,
+}
+
+/// Solves `(K + λI) α = y` for a given dense Gram matrix `K` (`n × n`, symmetric) and `r` right-hand
+/// sides `y` (`n × r`): one Cholesky factorization; with sample weights `w`,
+/// `α = S (S K S + λI)⁻¹ S y`, `S = diag √w`, as [`fit`] does.
+pub(crate) fn solve_dense_gram(
+    k: Mat<f64>,
+    y: MatRef<'_, f64>,
+    lambda: f64,
+    weights: Option<&[f64]>,
+) -> Result<Mat<f64>> {
+    let n = k.nrows();
+    if k.ncols() != n || y.nrows() != n {
+        return Err(ModelsError::Input(format!(
+            "a {} x {} kernel matrix for {} targets",
+            k.nrows(),
+            k.ncols(),
+            y.nrows()
+        )));
+    }
+    let l = check_lambda(lambda)?;
+    let mut gram = GramMatrix::Dense(k);
+    let sqrt_w: Option<Vec<f64>> = weights.map(|w| w.iter().map(|v| v.sqrt()).collect());
+    let mut x = y.to_owned();
+    if let Some(s) = &sqrt_w {
+        if s.len() != n {
+            return Err(ModelsError::Input(format!("{} sample weights for {n} samples", s.len())));
+        }
+        scale_gram(&mut gram, s);
+        scale_rows(x.as_mut(), s);
+    }
+    let mut plan = CholeskyPlan::new(gram, Ordering::Auto)?;
+    plan.factor(l)?.solve_mat_in_place(x.as_mut())?;
+    if let Some(s) = &sqrt_w {
+        scale_rows(x.as_mut(), s);
+    }
+    Ok(x)
+}
+
+/// Scales row `i` of `m` by `s[i]`.
+fn scale_rows(mut m: faer::MatMut<'_, f64>, s: &[f64]) {
+    for t in 0..m.ncols() {
+        for (i, si) in s.iter().enumerate() {
+            m[(i, t)] *= si;
+        }
+    }
 }
 
 /// Scales `K ← S K S` (`S = diag s`) in place, dense or sparse.
@@ -514,7 +587,7 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
     if p.enc.y.nrows() != n {
         return Err(ModelsError::Input(format!("{} targets for {n} samples", p.enc.y.nrows())));
     }
-    p.kernel.check_dim(p.x.d())?;
+    p.kernel.check_samples(p.x)?;
     let path = choose_path(p.kernel, p.x, p.path)?;
     let r = p.enc.y.ncols();
     // Sample weights (crate::weights): `α = S (S K S + λI)⁻¹ S y`, `S = diag √w`.
@@ -527,7 +600,7 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
                     .into(),
             ));
         }
-        p.enc.y = Mat::from_fn(n, r, |i, t| p.enc.y[(i, t)] * s[i]);
+        scale_rows(p.enc.y.as_mut(), s);
     }
     let p = p;
     let shift = |lambda: f64| -> f64 { lambda };

@@ -254,7 +254,7 @@ const CONSTANT_TOL: f64 = 1e-6;
 /// A Python `UserWarning` when the regularization `lambda` (named `name` in Python) left the model
 /// constant: every training decision value within [`CONSTANT_TOL`] of the intercept (`spread` is
 /// the model's `relative_spread` on its training targets).
-fn warn_constant(py: Python<'_>, spread: f64, lambda: f64, name: &str) -> PyResult<()> {
+pub(crate) fn warn_constant(py: Python<'_>, spread: f64, lambda: f64, name: &str) -> PyResult<()> {
     if spread > CONSTANT_TOL {
         return Ok(());
     }

@@ -11,6 +11,7 @@ mod convert;
 mod fit;
 mod helpers;
 mod model;
+mod ridge;
 
 use pyo3::prelude::*;
 
@@ -30,6 +31,8 @@ fn _kern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::fit_nystrom_kpca, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_fvs, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_railway, m)?)?;
+    m.add_function(wrap_pyfunction!(ridge::fit_krr_outputs, m)?)?;
+    m.add_function(wrap_pyfunction!(ridge::krr_kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::gram, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::support_radius, m)?)?;

@@ -69,6 +69,10 @@ impl<A: Kernel, B: Kernel> Kernel for Sum<A, B> {
         self.a.check_dim(d)?;
         self.b.check_dim(d)
     }
+    fn check_samples(&self, x: &crate::Samples) -> Result<()> {
+        self.a.check_samples(x)?;
+        self.b.check_samples(x)
+    }
 }
 
 /// `k(x, y) = k₁(x, y) · k₂(x, y)`; PD when both are (Schur product theorem).
@@ -126,6 +130,10 @@ impl<A: Kernel, B: Kernel> Kernel for Product<A, B> {
     fn check_dim(&self, d: usize) -> Result<()> {
         self.a.check_dim(d)?;
         self.b.check_dim(d)
+    }
+    fn check_samples(&self, x: &crate::Samples) -> Result<()> {
+        self.a.check_samples(x)?;
+        self.b.check_samples(x)
     }
 }
 
@@ -191,5 +199,8 @@ impl<K: Kernel> Kernel for Scaled<K> {
     }
     fn check_dim(&self, d: usize) -> Result<()> {
         self.kernel.check_dim(d)
+    }
+    fn check_samples(&self, x: &crate::Samples) -> Result<()> {
+        self.kernel.check_samples(x)
     }
 }

@@ -10,6 +10,7 @@ mod compact;
 mod dot_product;
 mod fast_exp;
 mod indicator;
+mod pairwise;
 pub(crate) mod radial;
 mod spline;
 
@@ -18,11 +19,12 @@ pub use compact::CompactlySupported;
 pub use dot_product::{Linear, Polynomial, Sigmoid};
 pub use fast_exp::{exp_fast, exp_scaled};
 pub use indicator::Indicator;
+pub use pairwise::{Chi2, Cosine, LaplacianL1};
 pub use radial::{Gaussian, Laplacian, LogKernel};
 pub use spline::LinearSpline;
 
 use crate::error::Result;
-use crate::samples::SampleRef;
+use crate::samples::{SampleRef, Samples};
 
 /// How a kernel value depends on its two arguments.
 ///
@@ -172,6 +174,22 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
         let _ = d;
         Ok(())
     }
+
+    /// Checks that the kernel can be evaluated on the samples `x`: [`Kernel::check_dim`] of their
+    /// dimension, and, for kernels defined on part of `ℝᵈ` only, their values (the [`Chi2`] kernel
+    /// refuses negative features). Every Gram matrix and kernel expansion kern forms calls it on its
+    /// samples, once.
+    ///
+    /// ```
+    /// use kern_core::{Chi2, Gaussian, Kernel, Samples};
+    /// let x = Samples::from_rows(&[[1.0, -2.0]])?;
+    /// assert!(Gaussian::with_beta(1.0)?.check_samples(&x).is_ok());
+    /// assert!(Chi2::new(1.0)?.check_samples(&x).is_err());
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    fn check_samples(&self, x: &Samples) -> Result<()> {
+        self.check_dim(x.d())
+    }
 }
 
 impl<K: Kernel + ?Sized> Kernel for &K {
@@ -209,5 +227,8 @@ impl<K: Kernel + ?Sized> Kernel for &K {
     }
     fn check_dim(&self, d: usize) -> Result<()> {
         (**self).check_dim(d)
+    }
+    fn check_samples(&self, x: &Samples) -> Result<()> {
+        (**self).check_samples(x)
     }
 }

@@ -224,10 +224,9 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
                 opts.tol
             )));
         }
-        // Next block: R orthogonalised once more against the basis and within itself.
-        orthonormalize(v.as_ref().subcols(0, cur), x.as_mut(), &mut rng, 1);
         // Thick restart when the basis is full: V ← V Y_p, W ← W Y_p in place (row chunk by row
-        // chunk, so no second n × p copy), H ← Θ_p.
+        // chunk, so no second n × p copy), H ← Θ_p. It comes before the next block is
+        // orthonormalised: with `m = n` a full basis spans ℝⁿ and leaves no room for the block.
         if cur + b > m {
             let p = (cur - b).min((k + b).max(m / 2)).max(k);
             let y = Mat::from_fn(cur, p, |i, j| u[(i, order[j])]);
@@ -239,8 +238,11 @@ pub fn top_eigenpairs(op: &dyn SymOp, k: usize, opts: &KrylovOptions) -> Result<
             }
             cur = p;
             restarts += 1;
-            // The pending block is orthogonal to the old basis, hence to the new one; one more
-            // pass guards against the rounding of the restart products.
+            // The pending block is orthogonal to the old basis, hence to the new one; a second pass
+            // guards against the rounding of the restart products.
+            orthonormalize(v.as_ref().subcols(0, cur), x.as_mut(), &mut rng, 2);
+        } else {
+            // Next block: R orthogonalised once more against the basis and within itself.
             orthonormalize(v.as_ref().subcols(0, cur), x.as_mut(), &mut rng, 1);
         }
     }

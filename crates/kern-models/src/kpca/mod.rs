@@ -55,7 +55,9 @@ use serde::{Deserialize, Serialize};
 /// Which eigensolver [`KernelPcaParams::fit`] uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EigenSolver {
-    /// Dense when `n ≤ DENSE_AUTO_MAX_N` or `4k ≥ n`, Krylov otherwise.
+    /// Dense when `n ≤ DENSE_AUTO_MAX_N` or `k ≥ n / DENSE_AUTO_SHARE` (or the Krylov basis would
+    /// not fit), Krylov otherwise: a few components of a few hundred points already cost the full
+    /// eigendecomposition several times what the Krylov method costs.
     #[default]
     Auto,
     /// Full dense eigendecomposition (needs the `n × n` matrix; refused above 20,000 points).
@@ -64,8 +66,12 @@ pub enum EigenSolver {
     Krylov,
 }
 
-/// Sizes up to which [`EigenSolver::Auto`] uses the full dense eigendecomposition.
-pub const DENSE_AUTO_MAX_N: usize = 500;
+/// Sizes up to which [`EigenSolver::Auto`] uses the full dense eigendecomposition (scikit-learn's
+/// `KernelPCA` threshold too).
+pub const DENSE_AUTO_MAX_N: usize = 200;
+/// [`EigenSolver::Auto`] uses the full dense eigendecomposition from `k ≥ n / DENSE_AUTO_SHARE`
+/// components on: the crossover measured at n = 442 to 2,000 (one in 16 to one in 30).
+pub const DENSE_AUTO_SHARE: usize = 16;
 /// Largest `n` for which a full dense eigendecomposition is attempted.
 pub const DENSE_MAX_N: usize = 20_000;
 
@@ -159,7 +165,7 @@ impl KernelPcaParams {
                 reason: "must be finite and > 0",
             });
         }
-        self.kernel.check_dim(x.d())?;
+        self.kernel.check_samples(x)?;
         let path = choose_path(&self.kernel, x, self.path)?;
         if let (SolvePath::Sparse, Some(c), false) = (path, self.kernel.support_radius(), x.is_sparse()) {
             // Points near in space made near in index: the sparse products then read the block's rows
@@ -198,7 +204,9 @@ impl KernelPcaParams {
         let dense = match self.solver {
             EigenSolver::Dense => true,
             EigenSolver::Krylov => false,
-            EigenSolver::Auto => n <= DENSE_AUTO_MAX_N || 4 * k >= n || k + 2 * kopts.block > kopts.max_dim,
+            EigenSolver::Auto => {
+                n <= DENSE_AUTO_MAX_N || DENSE_AUTO_SHARE * k >= n || k + 2 * kopts.block > kopts.max_dim
+            }
         };
         let trace_k = match &gram {
             GramMatrix::Dense(m) => (0..n).map(|i| m[(i, i)]).sum::<f64>(),

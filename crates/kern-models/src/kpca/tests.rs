@@ -282,3 +282,37 @@ fn sparse_krylov_matches_dense_kpca_within_its_residual_bound() {
         assert!(err <= bound, "scores of component {j}: ‖Δz‖ = {err:e} > bound {bound:e}");
     }
 }
+
+/// The Krylov solver with a basis as large as the problem (`max_dim = n`, small `n`): a full basis
+/// spans ℝⁿ, and the restart comes before the next block is orthonormalised (it used to panic,
+/// "could not extend an orthonormal basis"). Same eigenvalues as the dense solver.
+#[test]
+fn krylov_with_a_basis_of_every_dimension_matches_dense() {
+    for (n, k) in [(50, 2), (60, 10), (30, 1)] {
+        let x = uniform(n, 3, n as u64);
+        let kernel: KernelSpec = "gaussian:sigma=1".parse().unwrap();
+        let kr = KernelPcaParams::new(kernel.clone(), k).solver(EigenSolver::Krylov).fit(&x).unwrap();
+        let de = KernelPcaParams::new(kernel, k).solver(EigenSolver::Dense).fit(&x).unwrap();
+        assert_eq!(kr.solver_info().solver, "krylov");
+        let top = de.eigenvalues()[0];
+        for (a, b) in kr.eigenvalues().iter().zip(de.eigenvalues()) {
+            assert!((a - b).abs() <= 1e-9 * top, "n = {n}, k = {k}: {a} vs {b}");
+        }
+    }
+}
+
+/// `EigenSolver::Auto` takes the Krylov method for a few components of a few hundred points (the
+/// full eigendecomposition cost several times more at n = 442), and the dense one for many
+/// components or small `n`.
+#[test]
+fn auto_plans_krylov_for_few_components_of_many_points() {
+    let kernel: KernelSpec = "gaussian:sigma=1".parse().unwrap();
+    let plan = |n: usize, k: usize| {
+        let x = uniform(n, 3, 7);
+        KernelPcaParams::new(kernel.clone(), k).fit(&x).unwrap().solver_info().solver.clone()
+    };
+    assert_eq!(plan(442, 2), "krylov");
+    assert_eq!(plan(442, 27), "krylov");
+    assert_eq!(plan(442, 28), "dense");
+    assert_eq!(plan(DENSE_AUTO_MAX_N, 2), "dense");
+}

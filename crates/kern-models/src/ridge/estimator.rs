@@ -118,7 +118,8 @@ macro_rules! ridge_estimator {
                 self.0.pcg
             }
 
-            /// Number of outputs (1, or the number of classes for one-vs-rest with more than two classes).
+            /// Number of outputs (1, the number of classes for one-vs-rest with more than two classes, or
+            /// the number of target columns of a multi-output kernel ridge regression).
             pub fn outputs(&self) -> usize {
                 self.0.outputs()
             }

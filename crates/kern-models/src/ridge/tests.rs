@@ -328,3 +328,62 @@ fn one_vs_rest_iterative_equals_direct() {
     }
     assert_eq!(it.predict(&x).unwrap(), d.predict(&x).unwrap());
 }
+
+/// Multi-output kernel ridge regression (one factorization, `r` right-hand sides) equals one fit per
+/// target column, on the dense and the sparse path, unweighted and weighted; the model round-trips
+/// through its bytes; and `solve_kernel_matrix` on the Gram matrix gives the same coefficients.
+#[test]
+fn multi_output_krr_equals_one_fit_per_column() {
+    use crate::weights::{FitWeighted, SampleWeights};
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(47);
+    let n = 120;
+    let x = Samples::from_flat((0..2 * n).map(|_| rng.random::<f64>() * 3.0).collect(), n, 2).unwrap();
+    let y = Mat::from_fn(n, 3, |i, t| (x.row(i)[0] * (t + 1) as f64).sin() + x.row(i)[1] * t as f64);
+    let w = SampleWeights::new((0..n).map(|i| 0.5 + (i % 3) as f64).collect()).unwrap();
+    for spec in ["gaussian:sigma=0.8", "cs-gaussian:sigma=0.8,c=1.2"] {
+        let p = KernelRidgeParams::new(spec.parse().unwrap()).lambda(0.05);
+        for weights in [None, Some(&w)] {
+            let multi = p.fit_outputs(&x, y.as_ref(), weights).unwrap();
+            assert_eq!(multi.outputs(), 3);
+            let f = multi.decision_function(&x).unwrap();
+            for t in 0..3 {
+                let col = Targets::Real(RealTargets::new((0..n).map(|i| y[(i, t)]).collect()).unwrap());
+                let one = match weights {
+                    None => p.fit_targets(&x, &col).unwrap(),
+                    Some(w) => p.fit_weighted(&x, &col, w).unwrap(),
+                };
+                let scale = one.alpha(0).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                for (a, b) in multi.alpha(t).iter().zip(one.alpha(0)) {
+                    assert!((a - b).abs() <= 1e-10 * scale, "{spec} output {t}: {a} vs {b}");
+                }
+                let g = one.decision_function(&x).unwrap();
+                for i in 0..n {
+                    assert!((f[(i, t)] - g[(i, 0)]).abs() <= 1e-9, "{spec} output {t} row {i}");
+                }
+            }
+            let again: crate::krr::KernelRidge =
+                from_bytes(&to_bytes(&multi).unwrap(), "multi-output model").unwrap();
+            // The same coefficients (the payload saves no timing), hence the same decision values.
+            assert_eq!(again.decision_function(&x).unwrap(), f);
+            if spec.starts_with("gaussian") {
+                let k = dense_k(&spec.parse().unwrap(), &x);
+                let a = crate::krr::solve_kernel_matrix(k, y.as_ref(), 0.05, weights).unwrap();
+                for t in 0..3 {
+                    for (i, b) in multi.alpha(t).iter().enumerate() {
+                        assert!(
+                            (a[(i, t)] - b).abs() <= 1e-10 * b.abs().max(1.0),
+                            "kernel matrix, output {t}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let bad = Mat::from_fn(n, 1, |i, _| if i == 3 { f64::NAN } else { 0.0 });
+    assert!(
+        KernelRidgeParams::new("linear".parse().unwrap())
+            .lambda(1.0)
+            .fit_outputs(&x, bad.as_ref(), None)
+            .is_err()
+    );
+}

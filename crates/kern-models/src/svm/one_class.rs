@@ -106,7 +106,7 @@ impl OneClassParams {
             None => (std::borrow::Cow::Borrowed(x), vec![1.0; x.n()]),
         };
         let x = x.as_ref();
-        self.check(x.d())?;
+        self.check(x)?;
         let n = x.n();
         if n == 0 {
             return Err(ModelsError::Input("one-class SVM needs at least one training sample".into()));

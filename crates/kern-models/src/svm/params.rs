@@ -1,7 +1,7 @@
 //! Hyperparameters of the SVMs, validated once into checked forms.
 
 use crate::error::{ModelsError, Result};
-use kern_core::KernelSpec;
+use kern_core::{KernelSpec, Samples};
 use serde::{Deserialize, Serialize};
 
 /// The regularization of a C-SVC or ε-SVR.
@@ -169,11 +169,11 @@ impl SolverParams {
     }
 }
 
-/// The one validation path of every SVM's parameters: the kernel against the data dimension, the
+/// The one validation path of every SVM's parameters: the kernel against the training samples, the
 /// solver settings, and whichever of `C`/`λ`, `ν` and `ε` the type has.
 fn check_params(
     kernel: &KernelSpec,
-    d: Option<usize>,
+    x: Option<&Samples>,
     solver: &SolverParams,
     regularization: Option<&Regularization>,
     nu: Option<f64>,
@@ -193,8 +193,8 @@ fn check_params(
     {
         return Err(ModelsError::Param { name: "epsilon", value: e, reason: "must be finite and >= 0" });
     }
-    if let Some(d) = d {
-        kern_core::Kernel::check_dim(kernel, d)?;
+    if let Some(x) = x {
+        kern_core::Kernel::check_samples(kernel, x)?;
     }
     Ok(())
 }
@@ -308,8 +308,8 @@ impl SvcParams {
         self
     }
     /// Validates against the class names of the training targets; returns the weight of each class.
-    pub(crate) fn check(&self, names: &[String], d: usize) -> Result<Vec<f64>> {
-        check_params(&self.kernel, Some(d), &self.solver, Some(&self.regularization), None, None)?;
+    pub(crate) fn check(&self, names: &[String], x: &Samples) -> Result<Vec<f64>> {
+        check_params(&self.kernel, Some(x), &self.solver, Some(&self.regularization), None, None)?;
         let mut w = vec![1.0; names.len()];
         for (name, v) in &self.class_weights {
             if !(v.is_finite() && *v > 0.0) {
@@ -370,10 +370,10 @@ impl SvrParams {
         self
     }
 
-    pub(crate) fn check(&self, d: usize) -> Result<()> {
+    pub(crate) fn check(&self, x: &Samples) -> Result<()> {
         check_params(
             &self.kernel,
-            Some(d),
+            Some(x),
             &self.solver,
             Some(&self.regularization),
             None,
@@ -459,8 +459,8 @@ impl NuSvrParams {
         }
     }
 
-    pub(crate) fn check(&self, d: usize) -> Result<()> {
-        check_params(&self.kernel, Some(d), &self.solver, Some(&self.regularization), Some(self.nu), None)
+    pub(crate) fn check(&self, x: &Samples) -> Result<()> {
+        check_params(&self.kernel, Some(x), &self.solver, Some(&self.regularization), Some(self.nu), None)
     }
 }
 
@@ -489,7 +489,7 @@ impl OneClassParams {
         OneClassParams { kernel, nu: 0.5, solver: SolverParams::default() }
     }
 
-    pub(crate) fn check(&self, d: usize) -> Result<()> {
-        check_params(&self.kernel, Some(d), &self.solver, None, Some(self.nu), None)
+    pub(crate) fn check(&self, x: &Samples) -> Result<()> {
+        check_params(&self.kernel, Some(x), &self.solver, None, Some(self.nu), None)
     }
 }

@@ -189,7 +189,7 @@ pub(crate) fn solve_path(
                 p.kernel, gram.kernel
             )));
         }
-        let w = p.check(y.names(), x.d())?;
+        let w = p.check(y.names(), x)?;
         let creg = p.regularization.checked_c_for(train.len())?;
         let b = classes.iter().map(|&cl| creg * w[cl]).collect::<Vec<f64>>();
         for &c in &b {

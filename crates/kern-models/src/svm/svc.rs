@@ -159,7 +159,7 @@ impl SvcParams {
         user: Option<&super::KernelMatrix>,
     ) -> Result<Svc> {
         let k = names.len();
-        let weights = self.check(names, x.d())?;
+        let weights = self.check(names, x)?;
         let mut groups: Vec<Vec<usize>> = vec![Vec::new(); k];
         for (i, &c) in classes.iter().enumerate() {
             groups[c].push(i);

@@ -123,7 +123,7 @@ impl SvrParams {
         user: Option<&super::KernelMatrix>,
     ) -> Result<Svr> {
         weighted_regression(x, y, w, |x, y, sw| {
-            self.check(x.d())?;
+            self.check(x)?;
             let (n, z, eps) = (x.n(), y.values(), self.epsilon);
             let c = self.regularization.checked_c_for(n)?;
             let p = (0..2 * n).map(|i| if i < n { eps - z[i] } else { eps + z[i - n] }).collect();
@@ -144,7 +144,7 @@ impl NuSvrParams {
         user: Option<&super::KernelMatrix>,
     ) -> Result<Svr> {
         weighted_regression(x, y, w, |x, y, sw| {
-            self.check(x.d())?;
+            self.check(x)?;
             let (n, z) = (x.n(), y.values());
             let c = self.regularization.checked_c_for(n)?;
             let l = sw.map_or(n as f64, |w| w.iter().sum());

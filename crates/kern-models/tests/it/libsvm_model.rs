@@ -222,6 +222,13 @@ fn models_libsvm_cannot_hold_are_refused_with_the_reason() {
     assert!(e.contains("compactly supported"), "{e}");
     let e = LibsvmModel::from_svc(&fit("laplacian:sigma=1")).unwrap_err().to_string();
     assert!(e.contains("no LIBSVM counterpart"), "{e}");
+    // scikit-learn's pairwise kernels have no LIBSVM kernel type either.
+    for spec in ["laplacian-l1:gamma=0.5", "chi2:gamma=1", "cosine"] {
+        let e = kern_models::libsvm_model::LibsvmKernel::from_spec(&spec.parse().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no LIBSVM counterpart"), "{spec}: {e}");
+    }
     let ovr = SvcParams::new("linear".parse().unwrap())
         .multiclass(Multiclass::OneVsRest)
         .fit(&tr.samples, &y)

@@ -3,11 +3,15 @@
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kern
-from ._base import KernModelMixin, kernel_spec, n_jobs_arg, seed
+from ._base import KernModelMixin, kernel_spec, n_jobs_arg, positive, seed
+from ._pairwise import pairwise_spec
 
 _SPARSE = ["csr", "csc"]
 
@@ -36,13 +40,75 @@ def samples_arg(X):
 
 
 class KernelPCA(_Transformer):
-    """Kernel principal component analysis (centred in feature space), as scikit-learn's
-    `sklearn.decomposition.KernelPCA` (no inverse transform): dense eigendecomposition or a block Krylov
-    method; with a compactly supported kern kernel the Gram matrix stays sparse.
+    """Kernel principal component analysis, as scikit-learn's `sklearn.decomposition.KernelPCA`.
 
-    `n_components=None` keeps every component with a positive eigenvalue. `eigen_solver` is 'auto',
-    'dense' or 'krylov' ('arpack' and 'randomized' mean 'krylov'). Fitted attributes: `eigenvalues_`
-    (of the centred Gram matrix), `eigenvectors_` (unit norm), `n_features_in_`, `kernel_spec_`.
+    The data are centred in feature space; the components are the leading eigenvectors of the
+    centred kernel matrix, by a full dense eigendecomposition or, for a few components of many
+    samples, a block Krylov method. With a compactly supported kern kernel the kernel matrix stays
+    sparse. Components follow scikit-learn: `n_components=None` keeps every component with a
+    positive eigenvalue, a larger `n_components` than samples is cut to the number of samples,
+    eigenvalues below ``1e-12`` of the largest count as zero, and each eigenvector's sign makes its
+    largest entry positive.
+
+    Parameters
+    ----------
+    n_components : int, default=None
+        Number of components; None keeps every component with a nonzero eigenvalue.
+    kernel : str, default="linear"
+        'linear', 'rbf', 'poly', 'sigmoid', 'laplacian' (``exp(-gamma ||x - y||_1)``), 'chi2'
+        (``exp(-gamma sum (x - y)^2 / (x + y))``, nonnegative features only), 'cosine', or a kern
+        kernel spec string.
+    gamma : float, default=None
+        Kernel rate of 'rbf', 'poly', 'sigmoid' and 'laplacian'; None means ``1 / n_features``. For
+        'chi2', None means 1.
+    degree : int, default=3
+        Degree of the 'poly' kernel.
+    coef0 : float, default=1
+        Constant of the 'poly' and 'sigmoid' kernels.
+    alpha : float, default=1.0
+        Ridge penalty of the pre-image regression learned with `fit_inverse_transform=True`.
+    fit_inverse_transform : bool, default=False
+        Learn the pre-image map of `inverse_transform`: kernel ridge regression of the training
+        samples on their projections, ``dual_coef_ = (K_transformed + alpha I)^-1 X``, as
+        scikit-learn does (dense `X` only).
+    eigen_solver : {'auto', 'dense', 'krylov', 'arpack', 'randomized'}, default='auto'
+        'auto' takes the Krylov method for a few components of many samples, else the dense
+        eigendecomposition; 'arpack' and 'randomized' mean 'krylov'.
+    tol : float, default=0
+        Relative residual tolerance of the Krylov method; 0 means 1e-10.
+    remove_zero_eig : bool, default=False
+        Drop components with a zero eigenvalue (always done when `n_components` is None).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the Krylov method's start block.
+    n_jobs : int, default=None
+        Threads of the fit and of projections.
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components,)
+        Eigenvalues of the centred kernel matrix, descending.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
+        Unit eigenvectors of the centred kernel matrix.
+    dual_coef_ : ndarray of shape (n_samples, n_features)
+        Coefficients of the pre-image map (with `fit_inverse_transform=True`).
+    X_transformed_fit_ : ndarray of shape (n_samples, n_components)
+        Projections of the training samples (with `fit_inverse_transform=True`).
+    n_features_in_ : int
+        Number of features seen during fit.
+    kernel_spec_ : str
+        The kern kernel spec trained with.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from kern import KernelPCA
+    >>> X = load_diabetes().data
+    >>> pca = KernelPCA(n_components=2, kernel="rbf", fit_inverse_transform=True, alpha=0.1)
+    >>> Z = pca.fit_transform(X)
+    >>> Z.shape
+    (442, 2)
+    >>> pca.inverse_transform(Z).shape
+    (442, 10)
     """
 
     def __init__(
@@ -53,8 +119,11 @@ class KernelPCA(_Transformer):
         gamma=None,
         degree=3,
         coef0=1,
+        alpha=1.0,
+        fit_inverse_transform=False,
         eigen_solver="auto",
         tol=0,
+        remove_zero_eig=False,
         random_state=None,
         n_jobs=None,
     ):
@@ -63,48 +132,146 @@ class KernelPCA(_Transformer):
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
         self.eigen_solver = eigen_solver
         self.tol = tol
+        self.remove_zero_eig = remove_zero_eig
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
-        """Computes the leading eigenpairs of the centred Gram matrix."""
+        """Computes the leading eigenpairs of the centred kernel matrix.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : KernelPCA
+            The fitted estimator.
+        """
         X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64)
         n = X.shape[0]
         k = _count(self.n_components, "n_components", allow_none=True)
-        everything = k is None
-        k = n if everything else min(k, n)
+        k = n if k is None else min(k, n)
         if not isinstance(self.eigen_solver, str):
             raise ValueError(f"eigen_solver must be a string, got {self.eigen_solver!r}")
         solver = "dense" if k >= n else self.eigen_solver
         tol = float(self.tol)
         if not tol >= 0:
             raise ValueError(f"tol must be >= 0, got {self.tol!r}")
-        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X, gamma_default="auto")
+        if self.fit_inverse_transform and sp.issparse(X):
+            raise ValueError("fit_inverse_transform needs dense X (the pre-image map regresses on X)")
+        spec = pairwise_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
         self._model = _kern.fit_kpca(
             samples_arg(X), spec, k, solver, tol if tol > 0 else 1e-10, seed(self.random_state),
             n_jobs_arg(self.n_jobs),
         )
         mu, alphas, _ = self._model.kpca_parts()
         mu = np.asarray(mu)
-        self._keep = _positive_components(mu, everything, n)
-        if self._keep is not None:
-            mu, alphas = mu[self._keep], alphas[:, self._keep]
+        # Unit eigenvectors u = alpha sqrt(mu) (kern leaves alpha = 0 for a zero eigenvalue).
+        vectors = alphas * np.sqrt(np.maximum(mu, 0.0))
+        # scikit-learn's spectrum clean-up (`_check_psd_eigenvalues`): negatives and values below
+        # 1e-12 of the largest are zero.
+        mu = np.where(mu < _SMALL_EIGENVALUE * max(mu.max(initial=0.0), 0.0), 0.0, mu)
+        keep = np.arange(len(mu))
+        if self.remove_zero_eig or self.n_components is None:
+            keep = np.flatnonzero(mu > 0)
+        # scikit-learn's deterministic signs (`svd_flip`): the largest entry of each vector positive.
+        signs = np.sign(vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])])
+        signs[signs == 0] = 1.0
+        self._keep = keep
+        self._scale = signs[keep] * (mu[keep] > 0)
         self.kernel_spec_ = spec
-        self.eigenvalues_ = mu
-        self.eigenvectors_ = alphas * np.sqrt(mu)
-        self._n_features_out = len(mu)
+        self.eigenvalues_ = mu[keep]
+        self.eigenvectors_ = vectors[:, keep] * signs[keep]
+        self._n_features_out = len(keep)
+        if self.fit_inverse_transform:
+            Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+            K = _kern.gram(Z, None, spec, n_jobs_arg(self.n_jobs))
+            self.dual_coef_ = _kern.krr_kernel_matrix(
+                K, np.ascontiguousarray(X), positive(self.alpha, "alpha"), n_jobs_arg(self.n_jobs)
+            )
+            self.X_transformed_fit_ = Z
         return self
 
+    def transform(self, X):
+        """Projections of the samples onto the components.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+            Projections.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+        z = self._model.transform(samples_arg(X), n_jobs_arg(self.n_jobs))
+        return z[:, self._keep] * self._scale
+
     def fit_transform(self, X, y=None):
-        """Fits and returns the training scores."""
-        return self.fit(X).transform(X)
+        """Fits and returns the projections of the training samples, ``eigenvectors_ *
+        sqrt(eigenvalues_)`` (no second kernel matrix).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+            Projections of the training samples.
+        """
+        self.fit(X)
+        return self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+
+    def inverse_transform(self, X):
+        """Approximate pre-images of projections, by the kernel ridge regression learned with
+        `fit_inverse_transform=True`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components)
+            Projections.
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+            Points in the input space.
+        """
+        check_is_fitted(self)
+        if not self.fit_inverse_transform:
+            raise NotFittedError(
+                "inverse_transform needs the pre-image map: fit with fit_inverse_transform=True"
+            )
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.X_transformed_fit_.shape[1]:
+            raise ValueError(
+                f"X has {X.shape[1]} columns, but this model has {self.X_transformed_fit_.shape[1]} components"
+            )
+        K = _kern.gram(X, self.X_transformed_fit_, self.kernel_spec_, n_jobs_arg(self.n_jobs))
+        return K @ self.dual_coef_
+
+
+#: Eigenvalues below this fraction of the largest count as zero (scikit-learn's `small_pos_ratio`).
+_SMALL_EIGENVALUE = 1e-12
 
 
 def _positive_components(mu, everything, n):
     """Which components to keep: all with a positive eigenvalue, or with `everything` (no
-    `n_components`) those above rounding, `max(mu) * n * eps` (as `KernelPCA`)."""
+    `n_components`) those above rounding, `max(mu) * n * eps`."""
     keep = mu > (mu.max(initial=0.0) * n * np.finfo(float).eps if everything else 0.0)
     return None if not everything and keep.all() else np.flatnonzero(keep)
 

@@ -6,56 +6,154 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _kern
 from ._base import KernModelMixin, kernel_spec, n_jobs_arg, positive, samples
+from ._pairwise import pairwise_spec, user_gram, user_kernel
 from .svm import _encode_classes
 
 _SPARSE = ["csr", "csc"]
 
 
 class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
-    """Kernel ridge regression `(K + alpha I) c = y`, `f(x) = sum_i c_i k(x, x_i)` (no intercept), as
-    scikit-learn's `sklearn.kernel_ridge.KernelRidge`. A model that `alpha` leaves constant (every
-    training prediction within 1e-6 of zero, relative to the targets; without `sample_weight`) raises a
-    `UserWarning`. With a compactly supported kern kernel (for
-    example ``kernel="cs-gaussian:sigma=0.5,c=1.5"``) the system is sparse and never formed densely.
+    """Kernel ridge regression, as scikit-learn's `sklearn.kernel_ridge.KernelRidge`.
 
-    `gamma=None` means `1 / n_features` as in scikit-learn. Fitted attributes: `dual_coef_`, `X_fit_`,
-    `n_features_in_`, `kernel_spec_`.
+    Solves ``(K + alpha I) c = y`` for the dual coefficients and predicts
+    ``f(x) = sum_i c_i k(x, x_i)`` (no intercept). Several target columns are solved together: one
+    factorization of ``K + alpha I``, one right-hand side per column. With a compactly supported kern
+    kernel (for example ``kernel="cs-gaussian:sigma=0.5,c=1.5"``) the system is sparse and never
+    formed densely. A model that `alpha` leaves constant (every training prediction within 1e-6 of
+    zero, relative to the targets; without `sample_weight`) raises a `UserWarning`.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Ridge penalty: the ``alpha`` of ``K + alpha I`` (larger, more regularization).
+    kernel : str or callable, default="linear"
+        'linear', 'rbf', 'poly', 'sigmoid', 'laplacian' (``exp(-gamma ||x - y||_1)``), 'chi2'
+        (``exp(-gamma sum (x - y)^2 / (x + y))``, nonnegative features only), 'cosine', a kern kernel
+        spec string, 'precomputed' (`X` is the kernel matrix: ``K(X, X_fit)`` when predicting), or a
+        callable ``kernel(x, y, **kernel_params) -> float`` evaluated as scikit-learn does.
+    gamma : float, default=None
+        Kernel rate of 'rbf', 'poly', 'sigmoid' and 'laplacian'; None means ``1 / n_features``. For
+        'chi2', None means 1.
+    degree : int, default=3
+        Degree of the 'poly' kernel.
+    coef0 : float, default=1
+        Constant of the 'poly' and 'sigmoid' kernels.
+    kernel_params : dict, default=None
+        Extra keyword arguments of a callable kernel.
+    n_jobs : int, default=None
+        Threads of the fit and of predictions.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        Dual coefficients ``c``; two-dimensional when `y` was.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        Training data, needed for predictions (the training kernel matrix for 'precomputed').
+    n_features_in_ : int
+        Number of features seen during fit.
+    kernel_spec_ : str
+        The kern kernel spec trained with ('precomputed' or 'callable' for a user kernel).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kern import KernelRidge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((50, 3))
+    >>> y = np.column_stack([X[:, 0], X[:, 1] ** 2])
+    >>> model = KernelRidge(alpha=0.1, kernel="rbf", gamma=0.5).fit(X, y)
+    >>> model.dual_coef_.shape
+    (50, 2)
+    >>> model.predict(X[:2]).shape
+    (2, 2)
     """
 
-    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1, n_jobs=None):
+    def __init__(
+        self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1, kernel_params=None, n_jobs=None
+    ):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.kernel_params = kernel_params
         self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
-        """Solves for the dual coefficients; with `sample_weight` (an array, or one number for every
-        sample) it minimizes `sum_i w_i (y_i - f(x_i))^2 + alpha ||f||^2`, as scikit-learn does."""
-        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
+        """Solves for the dual coefficients.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (the kernel matrix, of shape (n_samples, n_samples), for 'precomputed').
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Target values.
+        sample_weight : float or array-like of shape (n_samples,), default=None
+            Weights: the fit minimizes ``sum_i w_i (y_i - f(x_i))^2 + alpha ||f||^2``, as
+            scikit-learn does.
+
+        Returns
+        -------
+        self : KernelRidge
+            The fitted estimator.
+        """
+        user = user_kernel(self.kernel)
+        X, y = validate_data(
+            self, X, y, accept_sparse=None if user else _SPARSE, dtype=np.float64, y_numeric=True,
+            multi_output=True,
+        )
         sw = None
         if sample_weight is not None:
             sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True).tolist()
-        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X, gamma_default="auto")
-        self._model = _kern.fit_krr(
-            samples(X),
-            np.asarray(y, dtype=np.float64).tolist(),
-            spec,
-            positive(self.alpha, "alpha"),
-            n_jobs_arg(self.n_jobs),
-            sw,
-        )
-        self.kernel_spec_ = spec
-        self.dual_coef_ = self._model.ridge_coefficients()[0][:, 0]
+        lam = positive(self.alpha, "alpha")
+        y = np.asarray(y, dtype=np.float64)
+        Y = y.reshape(-1, 1) if y.ndim == 1 else y
         self.X_fit_ = X
+        if user:
+            self._model = None
+            K = np.ascontiguousarray(user_gram(self.kernel, self.kernel_params, X), dtype=np.float64)
+            coef = _kern.krr_kernel_matrix(K, np.ascontiguousarray(Y), lam, n_jobs_arg(self.n_jobs), sw)
+            self.kernel_spec_ = "callable" if callable(self.kernel) else "precomputed"
+        else:
+            spec = pairwise_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+            jobs = n_jobs_arg(self.n_jobs)
+            if y.ndim == 1:
+                self._model = _kern.fit_krr(samples(X), y.tolist(), spec, lam, jobs, sw)
+            else:
+                self._model = _kern.fit_krr_outputs(samples(X), np.ascontiguousarray(Y), spec, lam, jobs, sw)
+            self.kernel_spec_ = spec
+            coef = self._model.ridge_coefficients()[0]
+        self.dual_coef_ = coef[:, 0] if y.ndim == 1 else coef
         return self
 
     def predict(self, X):
-        """Predicted values."""
+        """Predicted values.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples (for 'precomputed', the kernel matrix ``K(X, X_fit)`` of shape
+            (n_samples, n_training_samples)).
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_targets)
+            Predictions, with as many columns as the training targets had.
+        """
         check_is_fitted(self)
+        if user_kernel(self.kernel):
+            X = validate_data(self, X, dtype=np.float64, reset=False)
+            return user_gram(self.kernel, self.kernel_params, X, self.X_fit_) @ self.dual_coef_
         X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
-        return self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))[:, 0]
+        d = self._model.decision_function(samples(X), n_jobs_arg(self.n_jobs))
+        return d[:, 0] if self.dual_coef_.ndim == 1 else d
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        tags.input_tags.sparse = not user_kernel(self.kernel)
+        return tags
 
 
 class _LSSVM(KernModelMixin, BaseEstimator):

@@ -227,6 +227,7 @@ pub fn expand<K: Kernel>(
         });
     }
     x.check_same_dim(y)?;
+    k.check_samples(y)?;
     let (n, m, r) = (x.n(), y.n(), coef.ncols());
     let mut out = Mat::<f64>::zeros(m, r);
     match (sparse, k.support_radius()) {

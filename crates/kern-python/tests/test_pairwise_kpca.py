@@ -1,0 +1,197 @@
+"""scikit-learn's pairwise kernels ('laplacian', 'chi2', 'cosine'), multi-output and callable-kernel
+`KernelRidge`, and `KernelPCA`'s component semantics and pre-image map, each against scikit-learn."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes
+from sklearn.decomposition import KernelPCA as SkKernelPCA
+from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+from sklearn.metrics.pairwise import chi2_kernel, cosine_similarity, laplacian_kernel
+
+import kern
+from kern import _kern
+from kern._pairwise import pairwise_spec
+
+
+def rel(a, b):
+    """Largest difference relative to the largest entry of the reference."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.abs(a - b).max() / max(np.abs(b).max(), 1e-300)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(47)
+    x = rng.uniform(0, 2, (60, 4))
+    x[3] = 0.0  # a zero row: cosine's 0/0 and chi2's empty coordinates
+    xt = rng.uniform(0, 2, (25, 4))
+    y = np.column_stack([np.sin(x[:, 0]) + x[:, 1], x[:, 2] * x[:, 3], np.cos(x.sum(1))])
+    return x, xt, y
+
+
+@pytest.mark.parametrize(
+    "name, gamma, ref",
+    [
+        ("laplacian", None, lambda a, b: laplacian_kernel(a, b)),
+        ("laplacian", 0.7, lambda a, b: laplacian_kernel(a, b, gamma=0.7)),
+        ("chi2", None, lambda a, b: chi2_kernel(a, b)),
+        ("chi2", 0.3, lambda a, b: chi2_kernel(a, b, gamma=0.3)),
+        ("cosine", None, cosine_similarity),
+    ],
+)
+def test_kernels_agree_with_sklearn_pairwise(data, name, gamma, ref):
+    x, xt, _ = data
+    spec = pairwise_spec(name, gamma, 3, 1, x)
+    assert np.abs(_kern.gram(x, None, spec, None) - ref(x, x)).max() <= 1e-12
+    assert np.abs(_kern.gram(xt, x, spec, None) - ref(xt, x)).max() <= 1e-12
+
+
+def test_chi2_refuses_negative_features(data):
+    x, xt, y = data
+    neg = x.copy()
+    neg[5, 2] = -0.5
+    with pytest.raises(ValueError, match="nonnegative"):
+        kern.KernelRidge(kernel="chi2").fit(neg, y)
+    m = kern.KernelRidge(kernel="chi2").fit(x, y)
+    with pytest.raises(ValueError, match="nonnegative"):
+        m.predict(-xt)
+    with pytest.raises(ValueError, match="nonnegative"):
+        kern.KernelPCA(2, kernel="chi2").fit(neg)
+
+
+KRR_PARAMS = [
+    dict(kernel="linear"),
+    dict(kernel="rbf", gamma=0.5),
+    dict(kernel="rbf"),
+    dict(kernel="poly", degree=2, gamma=0.3, coef0=1.0),
+    dict(kernel="laplacian"),
+    dict(kernel="laplacian", gamma=0.4),
+    dict(kernel="chi2", gamma=0.5),
+    dict(kernel="cosine"),
+]
+
+
+@pytest.mark.parametrize("params", KRR_PARAMS)
+@pytest.mark.parametrize("outputs", [None, 1, 3])
+def test_kernel_ridge_agrees_with_sklearn(data, params, outputs):
+    """Coefficients and predictions to 1e-8 relative, with one target vector, one column, or three
+    columns (solved together), unweighted and weighted; `dual_coef_` has scikit-learn's shape."""
+    x, xt, y = data
+    yy = y[:, 0] if outputs is None else y[:, :outputs]
+    sw = np.random.default_rng(1).uniform(0.2, 2.0, len(x))
+    for w in (None, sw):
+        ours = kern.KernelRidge(alpha=0.3, **params).fit(x, yy, sample_weight=w)
+        ref = SkKernelRidge(alpha=0.3, **params).fit(x, yy, sample_weight=w)
+        assert ours.dual_coef_.shape == ref.dual_coef_.shape
+        assert rel(ours.dual_coef_, ref.dual_coef_) <= 1e-8
+        assert ours.predict(xt).shape == ref.predict(xt).shape
+        assert rel(ours.predict(xt), ref.predict(xt)) <= 1e-8
+
+
+def test_kernel_ridge_callable_and_precomputed(data):
+    x, xt, y = data
+
+    def kfun(a, b, scale=1.0):
+        return np.exp(-scale * np.abs(a - b).max())
+
+    ours = kern.KernelRidge(alpha=0.5, kernel=kfun, kernel_params={"scale": 0.8}).fit(x, y)
+    ref = SkKernelRidge(alpha=0.5, kernel=kfun, kernel_params={"scale": 0.8}).fit(x, y)
+    assert rel(ours.dual_coef_, ref.dual_coef_) <= 1e-8
+    assert rel(ours.predict(xt), ref.predict(xt)) <= 1e-8
+    k, kt = laplacian_kernel(x, x), laplacian_kernel(xt, x)
+    ours = kern.KernelRidge(alpha=0.5, kernel="precomputed").fit(k, y[:, 0])
+    ref = SkKernelRidge(alpha=0.5, kernel="precomputed").fit(k, y[:, 0])
+    assert rel(ours.dual_coef_, ref.dual_coef_) <= 1e-8
+    assert rel(ours.predict(kt), ref.predict(kt)) <= 1e-8
+    # The native laplacian gives the same model as its precomputed matrix.
+    native = kern.KernelRidge(alpha=0.5, kernel="laplacian").fit(x, y[:, 0])
+    assert rel(native.predict(xt), ours.predict(kt)) <= 1e-8
+
+
+def test_multi_output_kernel_ridge_pickles(data):
+    import pickle
+
+    x, xt, y = data
+    m = kern.KernelRidge(alpha=0.3, kernel="rbf").fit(x, y)
+    again = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(again.predict(xt), m.predict(xt))
+
+
+def align(ours, ref):
+    """`ours` with each column's sign chosen to match `ref`'s."""
+    s = np.sign(np.sum(ours * ref, axis=0))
+    s[s == 0] = 1
+    return ours * s
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    return load_diabetes().data
+
+
+@pytest.mark.parametrize(
+    "params",
+    [dict(kernel="linear"), dict(kernel="rbf", gamma=2.0), dict(kernel="poly", degree=2, gamma=5.0, coef0=1.0)],
+)
+@pytest.mark.parametrize("n_components", [None, 2, 8, 500])
+def test_kernel_pca_agrees_with_sklearn(diabetes, params, n_components):
+    """Same number of components (None: the nonzero eigenvalues; more than samples: cut to the
+    samples), eigenvalues, eigenvectors and projections up to each component's sign."""
+    x = diabetes[:150]
+    xt = diabetes[150:200]
+    ours = kern.KernelPCA(n_components, **params).fit(x)
+    ref = SkKernelPCA(n_components, **params).fit(x)
+    assert ours.eigenvalues_.shape == ref.eigenvalues_.shape
+    big = ref.eigenvalues_ > 1e-8 * ref.eigenvalues_[0]  # eigenvectors of (near-)zero eigenvalues are arbitrary
+    assert rel(ours.eigenvalues_[big], ref.eigenvalues_[big]) <= 1e-8
+    # Projections of distinct eigenvalues only (a repeated eigenvalue's basis is arbitrary).
+    gaps = np.diff(ref.eigenvalues_[big]) / ref.eigenvalues_[0]
+    distinct = np.flatnonzero(big)[: np.argmax(np.append(-gaps < 1e-6, True)) + 1]
+    zt, zr = ours.transform(xt), ref.transform(xt)
+    assert zt.shape == zr.shape
+    assert rel(align(zt[:, distinct], zr[:, distinct]), zr[:, distinct]) <= 1e-6
+    z, zf = ours.fit_transform(x), ref.fit_transform(x)
+    assert z.shape == zf.shape
+    assert rel(align(z[:, distinct], zf[:, distinct]), zf[:, distinct]) <= 1e-6
+
+
+def test_kernel_pca_component_counts(diabetes):
+    x = diabetes[:40]
+    for n_components in (None, 39, 40, 41, 1000):
+        for kw in (dict(kernel="linear"), dict(kernel="rbf"), dict(kernel="linear", remove_zero_eig=True)):
+            ours = kern.KernelPCA(n_components, **kw).fit_transform(x)
+            ref = SkKernelPCA(n_components, **kw).fit_transform(x)
+            assert ours.shape == ref.shape, (n_components, kw)
+
+
+@pytest.mark.parametrize("params", [dict(kernel="rbf", gamma=2.0), dict(kernel="linear"), dict(kernel="poly", gamma=5.0)])
+def test_kernel_pca_inverse_transform_agrees_with_sklearn(diabetes, params):
+    x = diabetes[:120]
+    ours = kern.KernelPCA(4, fit_inverse_transform=True, alpha=0.05, **params).fit(x)
+    ref = SkKernelPCA(4, fit_inverse_transform=True, alpha=0.05, **params).fit(x)
+    # The kernel on the projections is invariant under a component's sign: same pre-image map.
+    assert rel(ours.dual_coef_, ref.dual_coef_) <= 1e-6
+    back, back_ref = ours.inverse_transform(ours.transform(x)), ref.inverse_transform(ref.transform(x))
+    assert back.shape == x.shape
+    assert rel(back, back_ref) <= 1e-6
+    with pytest.raises(Exception, match="fit_inverse_transform"):
+        kern.KernelPCA(2).fit(x).inverse_transform(np.zeros((1, 2)))
+
+
+@pytest.mark.parametrize(
+    "name, kfun",
+    [("laplacian", laplacian_kernel), ("chi2", chi2_kernel), ("cosine", cosine_similarity)],
+)
+def test_kernel_pca_pairwise_kernels(name, kfun):
+    """scikit-learn's KernelPCA takes 'cosine' by name; 'laplacian' and 'chi2' (kern accepts them too)
+    are compared with its precomputed kernel matrix."""
+    x = np.random.default_rng(3).uniform(0, 1, (80, 5))
+    xt = np.random.default_rng(4).uniform(0, 1, (20, 5))
+    ours = kern.KernelPCA(3, kernel=name).fit(x)
+    ref = SkKernelPCA(3, kernel="precomputed").fit(kfun(x, x))
+    assert rel(ours.eigenvalues_, ref.eigenvalues_) <= 1e-8
+    zr = ref.transform(kfun(xt, x))
+    assert rel(align(ours.transform(xt), zr), zr) <= 1e-6
+    if name == "cosine":
+        named = SkKernelPCA(3, kernel="cosine").fit(x)
+        assert rel(ours.eigenvalues_, named.eigenvalues_) <= 1e-8
