@@ -33,7 +33,7 @@
 use crate::CliError;
 pub use crate::any_params::{AnyParams, CellModel};
 use crate::grid_kernel::is_model_param;
-pub use crate::grid_kernel::{is_precomputed, kernel_at, set_kernel_param};
+pub use crate::grid_kernel::{is_precomputed, kernel_at, set_kernel_param, with_features};
 use crate::kinds::{ModelKind, check_classes, targets, words};
 use crate::learner_flags::LearnerFlags;
 use kern_core::io::Dataset;
@@ -61,30 +61,40 @@ pub struct CvFlags {
     /// The learner's flags, as `kern train`'s (`--model`, `--type`, `--kernel`, `--c`, `--nu`, …).
     #[command(flatten)]
     pub learner: LearnerFlags,
-    /// Number of folds (k-fold), a kern-tune validation spec (kfold:K[:REPEATS], loo, holdout:F), or
+    /// Number of folds (k-fold), kfold:K[:REPEATS], loo, holdout:F or file:PATH.
+    ///
     /// file:PATH: the folds given, one integer per line for each sample in file order (the fold in
     /// which it is tested; -1: always trains), as scikit-learn's PredefinedSplit.
-    #[arg(long, default_value = "5")]
+    #[arg(long, default_value = "5", help_heading = "Grid search")]
     pub folds: String,
-    /// The grid, e.g. c=2^-5..2^15:11,sigma=0.1..2:5 (kern-tune grid syntax).
-    #[arg(long)]
+    /// The grid: NAME=RANGE,... e.g. c=2^-5..2^15:11,g=2^-15..2^3:10 (grid.py's search).
+    ///
+    /// RANGE: 2^A..2^B:N (N powers of two, exponents evenly spaced from A to B), 10^A..10^B:N (powers
+    /// of ten), LO..HI:N (N evenly spaced values, both ends included), [V1,V2,...] (these values) or
+    /// V (one value). The last axis varies fastest. NAME: a parameter of the model (c or C, lambda,
+    /// gam, epsilon, nu, max_fv, min_fitness: the refusal of another lists the model's) or of the
+    /// kernel, written into --kernel (gamma or g, sigma, beta, std, degree, coef0, ...; k.NAME for a
+    /// kernel key that is also a model's, as k.c for the radius of a cs- kernel). The last line on
+    /// stderr is the best cell, as grid.py prints it: best: c=..., gamma=..., accuracy=...%.
+    #[arg(long, help_heading = "Grid search", allow_hyphen_values = true)]
     pub grid: String,
     /// Scoring: auto (accuracy / negative MSE), accuracy, neg_mse, neg_mae.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", help_heading = "Grid search")]
     pub scoring: String,
     /// Seed of every random step: the folds, the probability CV (--probability), the landmarks.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = "Grid search", hide_short_help = true)]
     pub seed: u64,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, help_heading = "Solver")]
     pub threads: Option<usize>,
     /// Refuse grids with more cells than this (every cell trains one model per fold).
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, help_heading = "Grid search", hide_short_help = true)]
     pub max_cells: usize,
-    /// Fit every (cell, fold) of a two-class svc grid over c on its own, from zero. By default the
-    /// cells that share a kernel are fitted fold by fold in ascending c, each from the previous
-    /// solution, reading one kernel matrix of all samples (when it fits in --cache-mb).
-    #[arg(long)]
+    /// Fit every (cell, fold) of a two-class svc grid over c on its own, from zero.
+    ///
+    /// By default the cells that share a kernel are fitted fold by fold in ascending c, each from the
+    /// previous solution, reading one kernel matrix of all samples (when it fits in --cache-mb).
+    #[arg(long, help_heading = "Solver", hide_short_help = true)]
     pub no_warm_start: bool,
 }
 
@@ -104,6 +114,55 @@ pub struct CvPlan {
     pub config: GridSearchConfig,
     /// `--kernel precomputed`: the data file is the kernel matrix.
     pub precomputed: bool,
+}
+
+/// The grid with grid.py's names as kern's: names are case-insensitive (`C` is `c`) and `g` is the
+/// Gaussian's `gamma`.
+///
+/// ```
+/// assert_eq!(kern_cli::cv_flags::canonical_grid("C=[1,10],g=2^-3..2^1:3"), "c=[1,10],gamma=2^-3..2^1:3");
+/// ```
+pub fn canonical_grid(grid: &str) -> String {
+    let mut out = String::with_capacity(grid.len());
+    let (mut depth, mut at_name, mut name) = (0usize, true, String::new());
+    for ch in grid.chars() {
+        if at_name {
+            if ch == '=' {
+                let n = name.trim().to_ascii_lowercase();
+                out.push_str(if n == "g" { "gamma" } else { &n });
+                out.push('=');
+                name.clear();
+                at_name = false;
+            } else {
+                name.push(ch);
+            }
+            continue;
+        }
+        match ch {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => at_name = true,
+            _ => {}
+        }
+        out.push(ch);
+    }
+    out.push_str(&name);
+    out
+}
+
+/// The parameters of the kernels by name, for the refusal of a grid name neither the model nor the
+/// kernel takes.
+fn kernel_keys(spec: &str) -> &'static str {
+    let name = spec.split(':').next().unwrap_or_default().trim();
+    match name.trim_start_matches("cs-") {
+        "gaussian" | "rbf" => "sigma, beta, gamma (g) or std",
+        "laplacian" => "sigma",
+        "poly" => "degree, coef0 and scale",
+        "sigmoid" => "a and b",
+        "log" => "beta",
+        "indicator" => "radius and gamma",
+        _ => "none",
+    }
 }
 
 /// The flags a grid axis replaces in every cell (it sets their parameter).
@@ -129,8 +188,9 @@ fn check_axes(
     m: ModelKind,
     named: &str,
     given: &[&str],
-    precomputed: bool,
+    kernel: &str,
 ) -> Result<(), CliError> {
+    let precomputed = is_precomputed(kernel);
     let takes = m.axes();
     let kernel_too = if precomputed {
         " (a precomputed kernel has no parameters)"
@@ -162,6 +222,20 @@ fn check_axes(
                  values are fixed in the file); grid over the model's parameters ({}), or compute one \
                  kernel file per kernel parameter value",
                 words(takes)
+            )
+            .into());
+        }
+        // A kernel parameter: the kernel must take it.
+        let spec = crate::grid_kernel::with_features(kernel, None)?.0;
+        let key = name.strip_prefix("k.").unwrap_or(name);
+        let takes_key =
+            set_kernel_param(&spec, key, 1.0).is_ok_and(|s| s.parse::<kern_core::KernelSpec>().is_ok());
+        if !takes_key && !spec.contains(['+', '*', '(']) {
+            return Err(format!(
+                "the grid axis {name:?} is not a parameter of {named} nor of the kernel {kernel:?}; {named} \
+                 takes {}, the kernel {} (kern help kernels)",
+                words(takes),
+                kernel_keys(kernel)
             )
             .into());
         }
@@ -220,7 +294,7 @@ impl CvFlags {
     /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     pub fn plan(&self) -> Result<CvPlan, CliError> {
-        let grid: ParamGrid = self.grid.parse()?;
+        let grid: ParamGrid = canonical_grid(&self.grid).parse()?;
         if grid.len() > self.max_cells {
             return Err(format!(
                 "the grid has {} cells, more than --max-cells {}; use fewer points per axis or raise --max-cells",
@@ -242,7 +316,7 @@ impl CvFlags {
             .into());
         }
         let named = self.learner.named(learner);
-        check_axes(&grid, learner, &named, &self.learner.given(), precomputed)?;
+        check_axes(&grid, learner, &named, &self.learner.given(), &self.learner.kernel)?;
         // Fail early on a kernel the grid cannot fill in, or parameters the model refuses.
         if let Some(p) = grid.points().first() {
             self.learner.params(learner, p, self.seed)?;
@@ -396,7 +470,8 @@ impl CvFlags {
             "model": model,
             "type": l.svm_type().map(crate::kinds::SvmType::name),
             "n": n,
-            "kernel": self.learner.kernel,
+            "kernel": crate::grid_kernel::with_features(&self.learner.kernel, self.learner.n_features)
+                .map_or_else(|_| self.learner.kernel.clone(), |k| k.0),
             "scoring": report["scoring"],
             "validation": report["validation"],
             "stratified": report["stratified"],
@@ -474,9 +549,9 @@ mod tests {
                 a.extend(extra);
                 let r = cv(&a).plan();
                 let named = format!("--model {}", m.name());
-                // A non-ν model's nu is the kernel's (the Gaussian has none: an error of the kernel).
+                // A non-ν model's nu is the kernel's (the Gaussian has none: refused as neither's).
                 if axis == "nu" && !m.axes().contains(&"nu") {
-                    assert!(r.is_err_and(|e| !e.to_string().contains("not a parameter of")), "{a:?}");
+                    assert!(r.is_err_and(|e| e.to_string().contains("nor of the kernel")), "{a:?}");
                     continue;
                 }
                 assert_eq!(

@@ -15,28 +15,34 @@ use std::time::Instant;
 /// Where the data comes from.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DataArgs {
-    /// Data file: LIBSVM/svmlight, or CSV when the name ends in .csv / .csv.gz (gzip allowed); `-` reads
+    /// Data file (also the first file by position): LIBSVM, or CSV when named .csv / .csv.gz; `-`: stdin.
+    ///
+    /// LIBSVM/svmlight, or CSV when the name ends in .csv or .csv.gz (gzip allowed); `-` reads
     /// standard input.
-    #[arg(long)]
+    #[arg(long, help_heading = "Data")]
     pub data: PathBuf,
     /// Data format: auto (by file name), libsvm or csv (what `--data -` is read as; default libsvm).
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Data", hide_short_help = true)]
     pub data_format: DataFormat,
-    /// CSV label column: a header name, a 0-based index (negative from the end), or `none`
-    /// (default: the last column). Refused for LIBSVM data, whose label is always the first field.
-    #[arg(long)]
+    /// CSV label column: a header name, a 0-based index (negative from the end), or none.
+    ///
+    /// Default: the last column. Refused for LIBSVM data, whose label is always the first field.
+    #[arg(long, allow_hyphen_values = true, help_heading = "Data")]
     pub label_col: Option<String>,
     /// CSV: one-hot encode nominal (non-numeric) feature columns instead of failing.
-    #[arg(long)]
+    #[arg(long, help_heading = "Data", hide_short_help = true)]
     pub one_hot: bool,
-    /// CSV: what a missing value ("?", "NA" or an empty field) does. error: stop, naming the line and
-    /// column. drop: leave the row out; the summary lists the lines left out.
-    #[arg(long, value_enum, default_value = "error")]
+    /// CSV: what a missing value ("?", "NA" or an empty field) does: error or drop (the row).
+    ///
+    /// error: stop, naming the line and column. drop: leave the row out; the summary lists the lines
+    /// left out.
+    #[arg(long, value_enum, default_value = "error", help_heading = "Data", hide_short_help = true)]
     pub missing: Missing,
-    /// CSV: whether the first line holds column names. auto: it does when it has a text field over
-    /// a column of numbers (`400,410,420,label` over numeric labels), or no number at all; say yes
-    /// when the names are numbers over numbers only.
-    #[arg(long, value_enum, default_value = "auto")]
+    /// CSV: whether the first line holds column names (auto, yes, no).
+    ///
+    /// auto: it does when it has a text field over a column of numbers (`400,410,420,label` over
+    /// numeric labels), or no number at all; say yes when the names are numbers over numbers only.
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Data", hide_short_help = true)]
     pub header: Header,
 }
 

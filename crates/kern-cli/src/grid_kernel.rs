@@ -39,7 +39,7 @@ pub fn set_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, Cli
         .filter_map(|s| s.split_once('=').map(|(k, v)| (k.trim().to_string(), v.trim().to_string())))
         .collect();
     // The Gaussian takes exactly one of sigma / beta / gamma / std: a grid over one replaces the others.
-    let width = ["sigma", "beta", "gamma", "std"];
+    let width = WIDTHS;
     if width.contains(&key) && name.trim().trim_start_matches("cs-").starts_with(['g', 'r']) {
         kv.retain(|(k, _)| !width.contains(&k.as_str()));
     }
@@ -49,6 +49,41 @@ pub fn set_kernel_param(spec: &str, key: &str, value: f64) -> Result<String, Cli
     }
     let body: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok(format!("{}:{}", name.trim(), body.join(",")))
+}
+
+/// The width parameters of a Gaussian spec (exactly one is given).
+pub(crate) const WIDTHS: [&str; 4] = ["sigma", "beta", "gamma", "std"];
+
+/// `spec` with LIBSVM's default width filled in for `d` features: a Gaussian (`gaussian`, `rbf`)
+/// without a width gets `gamma=1/d`, and every parameter whose value is written `1/d` gets `1/d`
+/// (`poly:scale=1/d`); with the value `1/d` in the second place when the spec asked for it. `d`
+/// unknown (`None`, before the data is read): a placeholder 1, to check the rest of the spec.
+///
+/// ```
+/// use kern_cli::cv_flags::with_features;
+/// assert_eq!(with_features("rbf", Some(4))?, ("rbf:gamma=0.25".to_string(), Some(0.25)));
+/// assert_eq!(with_features("poly:degree=2,scale=1/d", Some(2))?.0, "poly:degree=2,scale=0.5");
+/// assert_eq!(with_features("gaussian:sigma=2", Some(4))?, ("gaussian:sigma=2".to_string(), None));
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub fn with_features(spec: &str, d: Option<usize>) -> Result<(String, Option<f64>), CliError> {
+    let gamma = 1.0 / d.unwrap_or(1).max(1) as f64;
+    let compound = spec.contains(['+', '*', '(']);
+    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    let keys: Vec<&str> =
+        params.split(',').filter_map(|kv| kv.split_once('=').map(|(k, _)| k.trim())).collect();
+    let gaussian = ["gaussian", "rbf"].contains(&name.trim());
+    let mut s = spec.to_string();
+    let mut defaulted = false;
+    if !compound && gaussian && !keys.iter().any(|k| WIDTHS.contains(k)) {
+        s = set_kernel_param(&s, "gamma", gamma)?;
+        defaulted = true;
+    }
+    if s.contains("=1/d") {
+        s = s.replace("=1/d", &format!("={gamma}"));
+        defaulted = true;
+    }
+    Ok((s, defaulted.then_some(gamma)))
 }
 
 /// Grid names that are model parameters rather than kernel parameters (`nu` only under a ν type,

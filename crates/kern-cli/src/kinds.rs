@@ -32,11 +32,11 @@ pub enum ModelKind {
     Lssvm,
     /// Kernel ridge regression, (K + lambda I) alpha = y (no intercept).
     Krr,
-    /// Kernel function approximation on selected feature vectors (Baudat & Anouar).
+    /// Kernel function approximation on selected feature vectors.
     Kfa,
-    /// LS-SVM on M landmark (Nyström) centres of --landmarks, for large data.
+    /// LS-SVM on M landmark centres of --landmarks, for large data.
     LandmarkLssvm,
-    /// Kernel ridge on M landmark (Nyström) centres of --landmarks, for large data.
+    /// Kernel ridge on M landmark centres of --landmarks, for large data.
     LandmarkKrr,
     /// Linear SVC on the railway kernel's feature map, areas located from the labels (--kernel railway:auto).
     Railway,

@@ -26,7 +26,7 @@
 use crate::CliError;
 pub use crate::any_params::AnyParams;
 use crate::any_params::RailwayParams;
-use crate::grid_kernel::{is_precomputed, kernel_at};
+use crate::grid_kernel::{is_precomputed, kernel_at, with_features};
 use crate::kinds::{ModelKind, Scheme, SvmType, resolve, words};
 use kern_core::KernelSpec;
 use kern_models::fvs::FvsParams;
@@ -70,114 +70,134 @@ pub const DEFAULT_RIDGE_TOL: f64 = 1e-6;
 /// ```
 #[derive(clap::Args, Debug, Clone)]
 pub struct LearnerFlags {
-    /// The model (or --type for an SVM, by its LIBSVM name).
-    #[arg(long, value_enum, required_unless_present = "svm_type")]
+    /// The model (or --type, LIBSVM's name of an SVM).
+    #[arg(long, value_enum, required_unless_present = "svm_type", help_heading = "Model")]
     pub model: Option<ModelKind>,
-    /// LIBSVM's name of an SVM model (svm-train -s), an alias of --model: c-svc (-s 0, svc), nu-svc
-    /// (-s 1), one-class (-s 2), epsilon-svr (-s 3, svr), nu-svr (-s 4).
-    #[arg(long = "type", value_enum, value_name = "SVM_TYPE")]
+    /// LIBSVM's name of an SVM model (svm-train -s), an alias of --model.
+    ///
+    /// c-svc (-s 0, svc), nu-svc (-s 1), one-class (-s 2), epsilon-svr (-s 3, svr), nu-svr (-s 4).
+    #[arg(long = "type", value_enum, value_name = "SVM_TYPE", help_heading = "Model")]
     pub svm_type: Option<SvmType>,
-    /// Kernel spec, e.g. gaussian:sigma=0.6 (grammar: kern help kernels); kern cv sets the grid's names
-    /// other than the model's parameters in it. Or precomputed (SVMs; LIBSVM -t 4): the data file then
-    /// holds kernel values, each row LABEL 0:i 1:K(x_i,x_1) 2:K(x_i,x_2) ... for training point i = 1,
-    /// 2, ... in order; kern cv trains every fold on the rows and columns of its training points and
-    /// predicts its test points from their rows, and its grid may only hold the model's parameters.
-    /// Or railway:auto[,local=linear|affine][,gamma=C][,significance=A][,k_max=K][,sub_cells=S]
-    /// (--model railway).
-    #[arg(long)]
+    /// Kernel spec, e.g. gaussian:sigma=0.6 or rbf (gamma 1/d); grammar: kern help kernels.
+    ///
+    /// A Gaussian (gaussian, rbf) given without a width takes LIBSVM's gamma = 1/d (d: the number of
+    /// features), as does the value 1/d of any parameter (poly:scale=1/d); the summary says so. kern cv
+    /// writes the grid's names other than the model's parameters into it. Or precomputed (SVMs; LIBSVM
+    /// -t 4): the data file then holds kernel values, each row LABEL 0:i 1:K(x_i,x_1) 2:K(x_i,x_2) ...
+    /// for training point i = 1, 2, ... in order. Or railway:auto[,local=linear|affine][,gamma=C]
+    /// [,significance=A][,k_max=K][,sub_cells=S] (--model railway).
+    #[arg(long, help_heading = "Kernel")]
     pub kernel: String,
     /// nu of nu-svc, nu-svr and one-class, in (0, 1] (LIBSVM -n, default 0.5).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, help_heading = "Model")]
     pub nu: Option<f64>,
     /// Regularization C (svc, svr, nu-svr, railway; LIBSVM -c, default 1).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, help_heading = "Model")]
     pub c: Option<f64>,
-    /// The ridge penalty lambda, larger regularizes more: K + lambda I (lssvm, krr and their landmark
-    /// forms; scikit-learn's alpha), or C = 1/(2 n lambda) (svc, svr, nu-svr, railway). lssvm, krr:
-    /// absent means chosen by exact leave-one-out over the default grid.
-    #[arg(long, conflicts_with_all = ["c", "gam"])]
+    /// Ridge penalty lambda of K + lambda I (lssvm, krr), or C = 1/(2 n lambda) (the SVMs).
+    ///
+    /// Larger regularizes more (scikit-learn's alpha). lssvm, krr: absent means chosen by exact
+    /// leave-one-out over the default grid.
+    #[arg(long, conflicts_with_all = ["c", "gam"], allow_negative_numbers = true, help_heading = "Model")]
     pub lambda: Option<f64>,
-    /// LS-SVMlab's gam, the error weight of K + I/gam, larger regularizes less (lssvm,
-    /// landmark-lssvm): the same as --lambda 1/gam.
-    #[arg(long)]
+    /// LS-SVMlab's gam of K + I/gam (lssvm, landmark-lssvm): --lambda 1/gam.
+    #[arg(long, allow_negative_numbers = true, help_heading = "Model", hide_short_help = true)]
     pub gam: Option<f64>,
-    /// Half-width of the epsilon-insensitive tube (svr; LIBSVM -p, default 0.1). nu-svr finds the
-    /// width itself from --nu.
-    #[arg(long)]
+    /// Half-width of the epsilon-insensitive tube (svr; LIBSVM -p, default 0.1).
+    ///
+    /// nu-svr finds the width itself from --nu.
+    #[arg(long, allow_negative_numbers = true, help_heading = "Model")]
     pub epsilon_tube: Option<f64>,
     /// Class weight LABEL:W, repeatable: class LABEL gets C*W (svc, railway; LIBSVM -wLABEL W).
-    #[arg(long = "class-weight", value_name = "LABEL:W")]
+    #[arg(long = "class-weight", value_name = "LABEL:W", help_heading = "Model", hide_short_help = true)]
     pub class_weight: Vec<String>,
-    /// Fit Platt probabilities by internal 5-fold CV (svc, nu-svc, railway; LIBSVM -b 1), seeded by
-    /// --seed.
-    #[arg(long)]
+    /// Fit Platt probabilities by internal 5-fold CV (svc, nu-svc, railway; LIBSVM -b 1).
+    ///
+    /// Seeded by --seed.
+    #[arg(long, help_heading = "Model")]
     pub probability: bool,
     /// Multi-class scheme (svc, railway; default ovo; nu-svc is one-vs-one only, as LIBSVM).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Model", hide_short_help = true)]
     pub multiclass: Option<Scheme>,
-    /// Real-valued targets: least-squares regression instead of classification (kfa, lssvm, krr and
-    /// their landmark forms; svr and nu-svr always regress).
-    #[arg(long)]
+    /// Real-valued targets: regression (kfa, lssvm, krr and their landmark forms).
+    ///
+    /// svr and nu-svr always regress.
+    #[arg(long, help_heading = "Model", hide_short_help = true)]
     pub regression: bool,
-    /// Train svc, nu-svc or railway even on labels that look real-valued or on more than 100 classes.
-    #[arg(long)]
+    /// Train svc, nu-svc or railway on labels that look real-valued or on more than 100 classes.
+    #[arg(long, help_heading = "Model", hide_short_help = true)]
     pub allow_many_classes: bool,
-    /// Stopping tolerance: on the KKT violation (the SVMs; LIBSVM -e; default 1e-3), on the relative
-    /// residual of the iterative solver (lssvm, krr with --solver iterative, the landmark models;
-    /// default 1e-6).
-    #[arg(long)]
+    /// Stopping tolerance (LIBSVM -e; default 1e-3 for the SVMs, 1e-6 for the iterative solvers).
+    ///
+    /// The SVMs stop on the optimality violation; lssvm, krr with --solver iterative and the landmark
+    /// models on the relative residual of the iterative solver (docs/cli.md says more).
+    #[arg(long, allow_negative_numbers = true, help_heading = "Solver")]
     pub tol: Option<f64>,
-    /// Kernel cache in megabytes (the SVMs; LIBSVM -m, default 100), for each training run: kern cv
-    /// runs several at once.
-    #[arg(long)]
+    /// Kernel cache in megabytes (the SVMs; LIBSVM -m, default 100), per training run.
+    ///
+    /// kern cv runs several at once.
+    #[arg(long, allow_negative_numbers = true, help_heading = "Solver", hide_short_help = true)]
     pub cache_mb: Option<f64>,
-    /// Turn the shrinking heuristic off (the SVMs). Compactly supported kernels with few neighbours per
-    /// point (large low-dimensional data) are solved without it either way, as it only costs time there.
-    #[arg(long)]
+    /// Turn the shrinking heuristic off (the SVMs; LIBSVM -h 0).
+    ///
+    /// Compactly supported kernels with few neighbours per point (large low-dimensional data) are
+    /// solved without it either way, as it only costs time there.
+    #[arg(long, help_heading = "Solver", hide_short_help = true)]
     pub no_shrinking: bool,
-    /// Iteration cap of the solver (the SVMs: default max(1e7, 100 n); lssvm, krr iterative: 10000;
-    /// the landmark models: 1000).
-    #[arg(long)]
+    /// Iteration cap of the solver.
+    ///
+    /// The SVMs: default max(1e7, 100 n); lssvm, krr iterative: 10000; the landmark models: 1000.
+    #[arg(long, help_heading = "Solver", hide_short_help = true)]
     pub max_iter: Option<u64>,
     /// Gram matrix path: auto (by kernel support and density), dense or sparse (lssvm, krr).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", help_heading = "Solver", hide_short_help = true)]
     pub path: String,
-    /// Ordering before the sparse Cholesky factorization (lssvm, krr): auto (whichever of amd, rcm and
-    /// nd predicts the smallest factor), amd, rcm, nd (nested dissection) or none.
-    #[arg(long, default_value = "auto")]
+    /// Fill-reducing ordering of the sparse factorization (lssvm, krr): auto, amd, rcm, nd or none.
+    ///
+    /// auto: whichever of amd, rcm and nd (nested dissection) predicts the smallest factor.
+    #[arg(long, default_value = "auto", help_heading = "Solver", hide_short_help = true)]
     pub order: String,
-    /// Linear solver on the sparse path at a fixed --lambda (lssvm, krr): auto (the sparse Cholesky
-    /// factor unless its predicted size exceeds the memory budget), direct, or iterative
-    /// (preconditioned conjugate gradients, stopped by --tol and --max-iter). For the landmark models:
-    /// auto (the cheaper of the two by their operation counts), direct (factor the centres' normal
-    /// equations after one pass over the data) or iterative.
-    #[arg(long, default_value = "auto")]
+    /// Linear solver (lssvm, krr, landmark models): auto, direct or iterative.
+    ///
+    /// lssvm, krr on the sparse path at a fixed --lambda: auto (the sparse factor unless its
+    /// predicted size exceeds the memory budget), direct, or iterative (preconditioned conjugate
+    /// gradients, stopped by --tol and --max-iter). The landmark models: auto (the cheaper of the two
+    /// by their operation counts), direct (factor the centres' normal equations after one pass over
+    /// the data) or iterative.
+    #[arg(long, default_value = "auto", help_heading = "Solver", hide_short_help = true)]
     pub solver: String,
-    /// Preconditioner of the iterative solver (lssvm, krr): none (plain conjugate gradients, the
-    /// faster on compactly supported kernels with a positive shift) or block-jacobi[:SIZE] (dense
-    /// blocks of SIZE points along the nested-dissection order, default 256). For the landmark models:
-    /// falkon (the default) or none.
-    #[arg(long)]
+    /// Preconditioner of the iterative solver.
+    ///
+    /// lssvm, krr: none (plain conjugate gradients, the faster on compactly supported kernels with a
+    /// positive shift) or block-jacobi[:SIZE] (dense blocks of SIZE points, default 256). The
+    /// landmark models: falkon (the default; docs/cli.md) or none.
+    #[arg(long, help_heading = "Solver", hide_short_help = true)]
     pub preconditioner: Option<String>,
-    /// The centres of landmark-lssvm and landmark-krr (also: --model lssvm|krr --landmarks ...):
-    /// random:M (uniform, by --seed) or fvs:M[:POOL] (feature vector selection on a random pool of
-    /// POOL points, default max(10 M, 10000); candidate scoring by --fvs-strategy). Solved by conjugate
-    /// gradients with FALKON's preconditioner; needs --lambda (or --gam).
-    #[arg(long, value_name = "fvs:M|random:M")]
+    /// Centres of landmark-lssvm and landmark-krr: random:M or fvs:M[:POOL].
+    ///
+    /// Also --model lssvm|krr --landmarks ...: random:M (uniform, by --seed) or fvs:M[:POOL] (feature
+    /// vector selection on a random pool of POOL points, default max(10 M, 10000); candidate scoring
+    /// by --fvs-strategy). Needs --lambda (or --gam).
+    #[arg(long, value_name = "fvs:M|random:M", help_heading = "Model", hide_short_help = true)]
     pub landmarks: Option<String>,
     /// Stop feature vector selection after this many vectors (kfa; default: no limit).
-    #[arg(long)]
+    #[arg(long, help_heading = "Model", hide_short_help = true)]
     pub max_fv: Option<usize>,
     /// Stop feature vector selection once the fitness reaches this value, in (0, 1] (kfa).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, help_heading = "Model", hide_short_help = true)]
     pub min_fitness: Option<f64>,
-    /// FVS candidate scoring: auto, exact, max-residual, stochastic[:SEED],
-    /// sampled[:CANDIDATES[:SEED]] (kfa, and the landmark models with fvs centres).
-    #[arg(long, default_value = "auto")]
+    /// FVS candidate scoring (kfa, fvs centres): auto, exact, max-residual, stochastic, sampled.
+    ///
+    /// stochastic[:SEED], sampled[:CANDIDATES[:SEED]].
+    #[arg(long, default_value = "auto", help_heading = "Solver", hide_short_help = true)]
     pub fvs_strategy: String,
     /// Projection on the feature vectors: dot, orthogonal, coordinates (kfa).
-    #[arg(long, default_value = "dot")]
+    #[arg(long, default_value = "dot", help_heading = "Model", hide_short_help = true)]
     pub projection: String,
+    /// The number of features of the data, once read: the d of a width 1/d (LIBSVM's default gamma)
+    /// in `--kernel`. `None` before the data is read (a placeholder width then checks the spec).
+    #[arg(skip)]
+    pub n_features: Option<usize>,
 }
 
 /// Every learner flag of `kern train` and `kern cv` (all but `--model`, `--type` and `--kernel`,
@@ -259,6 +279,41 @@ impl LearnerFlags {
         .into_iter()
         .filter_map(|(flag, given)| given.then_some(flag))
         .collect()
+    }
+
+    /// The gamma `--kernel` takes by default, `1/d` for the `d` features of the data
+    /// ([`LearnerFlags::n_features`]): `Some` when the spec is a Gaussian without a width or has a
+    /// parameter `1/d` (LIBSVM's default gamma), `None` when it sets its parameters.
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// let mut cli = Cli::try_parse_from(["train", "--model", "svc", "--kernel", "rbf"])?;
+    /// cli.learner.n_features = Some(8);
+    /// assert_eq!(cli.learner.default_gamma(), Some(0.125));
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    pub fn default_gamma(&self) -> Option<f64> {
+        if is_precomputed(&self.kernel) {
+            return None;
+        }
+        with_features(&self.kernel, self.n_features).ok().and_then(|(_, g)| g)
+    }
+
+    /// The note of a defaulted gamma ([`LearnerFlags::default_gamma`]) for stderr and the summary.
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// let mut cli = Cli::try_parse_from(["train", "--model", "svc", "--kernel", "rbf"])?;
+    /// cli.learner.n_features = Some(4);
+    /// assert_eq!(cli.learner.gamma_note().as_deref(), Some("gamma defaulted to 1/d = 1/4 = 0.25 (LIBSVM's default; d is the number of features)"));
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    pub fn gamma_note(&self) -> Option<String> {
+        let g = self.default_gamma()?;
+        let d = self.n_features?;
+        Some(format!("gamma defaulted to 1/d = 1/{d} = {g} (LIBSVM's default; d is the number of features)"))
     }
 
     /// Whether `--kernel` is a railway kernel (`railway:auto[,...]`).
@@ -478,7 +533,7 @@ impl LearnerFlags {
             if is_precomputed(&self.kernel) {
                 Ok(KernelSpec::Linear(kern_core::Linear))
             } else {
-                kernel_at(&self.kernel, p, m.is_nu())
+                kernel_at(&with_features(&self.kernel, self.n_features)?.0, p, m.is_nu())
             }
         };
         let nu = p.get("nu").unwrap_or(self.nu_value());

@@ -1,8 +1,11 @@
 //! The `kern` command: kern's capabilities on LIBSVM/svmlight and CSV files.
 //!
 //! Every subcommand reads `--data PATH` (LIBSVM by default, CSV when the name ends in `.csv` or
-//! `.csv.gz`), writes progress to stderr and prints exactly one JSON object on the last line of stdout,
-//! always with `"seconds"` (wall time of the work, excluding file reading). Errors go to stderr with a
+//! `.csv.gz`; `kern train`, `predict`, `scale`, `cv` and `info` also take it by position, with
+//! svm-train's, svm-predict's and svm-scale's options: [`libsvm_argv`]), writes progress to stderr and
+//! prints exactly one JSON object on the last line of stdout, always with `"seconds"` (wall time of
+//! the work, excluding file reading); on stderr instead when stdout carries the command's data
+//! (`--out -`). Errors go to stderr with a
 //! non-zero exit code; when the program reading stdout goes away (`kern ... | head -1`), `kern` ends
 //! quietly, killed by SIGPIPE as other command-line tools are. The kernel spec syntax is printed by `kern help kernels`.
 
@@ -12,6 +15,7 @@
 mod commands;
 mod data;
 mod families;
+mod libsvm_argv;
 mod metrics;
 mod output;
 mod progress;
@@ -25,19 +29,21 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "kern", version, about, long_about = None)]
 struct Cli {
-    /// Memory budget, e.g. 4G or 512M: larger allocations are refused with an error saying what to do
-    /// instead (default: the cgroup limit or the available memory, whichever is smaller).
-    #[arg(long, global = true, value_name = "SIZE")]
+    /// Memory budget, e.g. 4G or 512M (default: the cgroup limit or the available memory).
+    ///
+    /// Larger allocations are refused with an error saying what to do instead. Default: the cgroup
+    /// limit or the available memory, whichever is smaller.
+    #[arg(long, global = true, value_name = "SIZE", help_heading = "Output", hide_short_help = true)]
     max_memory: Option<String>,
     /// Draw progress bars on stderr even when it is not a terminal (they are drawn on a terminal
     /// anyway).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Output", hide_short_help = true)]
     progress: bool,
     /// No progress bars.
-    #[arg(long, short = 'q', global = true)]
+    #[arg(long, short = 'q', global = true, help_heading = "Output")]
     quiet: bool,
     /// Replace write-protected output files (refused otherwise); the replaced file keeps its mode.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Output", hide_short_help = true)]
     force: bool,
     #[command(subcommand)]
     command: Command,
@@ -51,11 +57,18 @@ enum Command {
     Gram(commands::gram::Args),
     /// Sparse Gram matrix of a compactly supported kernel: sparsity, ordering, bandwidth, sparse Cholesky.
     Sparse(commands::sparse::Args),
-    /// Feature vector selection (Baudat & Anouar): selected samples and fitness.
+    /// Feature vector selection: selected samples and fitness.
     Fvs(commands::fvs::Args),
     /// Train a model (svc, svr, ...) and save it.
+    #[command(
+        after_help = "LIBSVM's way: kern train [svm-train options -s -t -d -g -r -c -n -p -m -e -h -b -wi -v -q] DATA \
+                            [MODEL]; MODEL defaults to DATA.model (docs/cli.md)."
+    )]
     Train(Box<commands::train::Args>),
     /// Apply a saved model to a data file.
+    #[command(
+        after_help = "LIBSVM's way: kern predict [-b 0|1] [-q] TEST MODEL OUTPUT (svm-predict's options)."
+    )]
     Predict(commands::predict::Args),
     /// Cross-validated grid search of a model's parameters.
     Cv(Box<commands::cv::Args>),
@@ -66,6 +79,9 @@ enum Command {
     /// Write a trained svc/svr model as a LIBSVM model file (for LIBSVM's svm-predict and bindings).
     Export(commands::export::Args),
     /// Scale features onto [lower, upper] as LIBSVM's svm-scale does (-l -u -y -s -r).
+    #[command(
+        after_help = "LIBSVM's way: kern scale [-l L] [-u U] [-y YL YU] [-s FILE | -r FILE] DATA > OUT."
+    )]
     Scale(commands::scale::Args),
     /// The kernel spec grammar (also: kern help kernels).
     #[command(long_about = commands::kernels::GRAMMAR)]
@@ -97,7 +113,15 @@ const SCHEMA: u32 = 1;
 
 fn main() -> ExitCode {
     kern_core::parallel::prepare_dense();
-    let cli = Cli::parse();
+    // LIBSVM's options and positional files, rewritten into kern's flags.
+    let argv = match libsvm_argv::rewrite(std::env::args_os().collect()) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("kern: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = Cli::parse_from(argv);
     if let Some(m) = &cli.max_memory {
         match kern_core::memory::parse_size(m) {
             Ok(bytes) => kern_core::memory::set_limit(Some(bytes)),

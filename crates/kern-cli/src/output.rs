@@ -28,6 +28,16 @@ pub struct ModelScaling {
 /// [`write_output`].
 static FORCE: AtomicBool = AtomicBool::new(false);
 
+/// Whether a command wrote its data (a model, scaled data, predictions, scores) to standard output:
+/// the summary then goes to standard error, so that standard output holds the data only.
+static STDOUT_DATA: AtomicBool = AtomicBool::new(false);
+
+/// Whether standard output carries the command's data (see [`write_output`]): `main` then writes the
+/// summary to standard error.
+pub fn stdout_has_data() -> bool {
+    STDOUT_DATA.load(Ordering::Relaxed)
+}
+
 /// Sets the `--force` of the run (see [`write_output`]).
 pub fn set_force(force: bool) {
     FORCE.store(force, Ordering::Relaxed);
@@ -35,10 +45,14 @@ pub fn set_force(force: bool) {
 
 /// Writes an output file through kern-core's safe writer, or to standard output when the path is `-`
 /// or another name of standard output (`/dev/stdout`, the file a shell redirected it to), which is
-/// written through file descriptor 1 so that the JSON summary follows the output. A write-protected
+/// written through file descriptor 1; the JSON summary then goes to standard error
+/// ([`stdout_has_data`]), so that standard output is the data alone. A write-protected
 /// existing file is refused unless `--force`; a reader that went away and a closed standard output
 /// are kern-core's `BrokenPipe` and `StdoutClosed` errors (`main` ends quietly on the first).
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    if is_std(path) || kern_core::io::is_stdout(path) {
+        STDOUT_DATA.store(true, Ordering::Relaxed);
+    }
     if is_std(path) {
         kern_core::io::write_stdout(bytes)?;
     } else {

@@ -40,6 +40,21 @@ impl Mode {
 
 static MODE: OnceLock<Mode> = OnceLock::new();
 
+/// The grid search's bar while it is drawn: lines printed meanwhile go above it ([`eprintln`]).
+static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// Prints a line on stderr above the grid search's bar when one is drawn (so that the bar is
+/// redrawn below it, never overwritten), else as `eprintln!` does.
+pub fn eprintln(line: &str) {
+    let bar = BAR.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    match bar.filter(|b| !b.is_finished() && !b.is_hidden()) {
+        Some(b) => b.println(line),
+        None => {
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+    }
+}
+
 fn target() -> ProgressDrawTarget {
     if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
@@ -67,11 +82,12 @@ pub fn install(mode: Mode) {
             let b = ProgressBar::with_draw_target(Some(total as u64), target());
             b.set_style(
                 ProgressStyle::with_template(
-                    "grid search [{elapsed_precise}] {wide_bar} {pos}/{len} fits, ~{eta} left",
+                    "grid search [{elapsed_precise}] {wide_bar} {pos}/{len} fits, ~{eta} left {msg}",
                 )
                 .expect("a valid template"),
             );
-            *slot = Some(b);
+            *slot = Some(b.clone());
+            *BAR.lock().unwrap_or_else(|e| e.into_inner()) = Some(b);
         }
         let b = slot.as_ref().expect("set above");
         // Fits finish on several threads: keep the largest count seen.
@@ -94,6 +110,12 @@ fn svm_line(p: &kern_models::svm::SolverProgress) {
         p.violation,
         p.elapsed.as_secs_f64()
     );
+    // Under a grid search's bar, the solver's line is the bar's message (one fit among many).
+    let bar = BAR.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(b) = bar.filter(|b| !b.is_finished() && !b.is_hidden()) {
+        b.set_message(line);
+        return;
+    }
     // Progress is not worth failing over: a standard error that cannot be written is skipped.
     let mut err = std::io::stderr().lock();
     let _ = if err.is_terminal() { write!(err, "\r\x1b[2K{line}") } else { writeln!(err, "{line}") };

@@ -7,10 +7,17 @@ use std::error::Error;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-/// Writes the summary line to standard output (through file descriptor 1, after any output written
-/// there): success, or the end of a failed write.
+/// Writes the summary line to standard output (through file descriptor 1), or to standard error when
+/// the command wrote its data to standard output (`--out -`): success, or the end of a failed write.
 pub fn summary(json: &serde_json::Value) -> ExitCode {
-    match kern_core::io::write_stdout(format!("{json}\n").as_bytes()) {
+    let line = format!("{json}\n");
+    if crate::output::stdout_has_data() {
+        let mut err = std::io::stderr().lock();
+        // Standard error may be gone; the data was written.
+        let _ = err.write_all(line.as_bytes());
+        return ExitCode::SUCCESS;
+    }
+    match kern_core::io::write_stdout(line.as_bytes()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => failure(&e.into()),
     }
@@ -33,11 +40,11 @@ pub fn failure(e: &CliError) -> ExitCode {
 /// whose text the line above does not already hold, with the ` (os error N)` numbers of system
 /// errors left out.
 pub fn error_text(e: &(dyn Error + 'static)) -> String {
-    let mut above = plain(&e.to_string());
+    let mut above = cli_terms(&plain(&e.to_string()));
     let mut text = format!("kern: error: {above}\n");
     let mut source = e.source();
     while let Some(s) = source {
-        let cause = plain(&s.to_string());
+        let cause = cli_terms(&plain(&s.to_string()));
         if !cause.is_empty() && !above.contains(&cause) {
             text.push_str(&format!("  caused by: {cause}\n"));
         }
@@ -86,6 +93,28 @@ fn core_error<'a>(e: &'a (dyn Error + 'static)) -> Option<&'a CoreError> {
     e.downcast_ref::<kern_sparse::SparseError>().and_then(sparse)
 }
 
+/// The library's advice in the command's terms: the libraries name their own ways of setting what
+/// a flag of `kern` sets (the memory limit of `set_limit`, the force option of the writer, ...); the
+/// command names its flag.
+fn cli_terms(text: &str) -> String {
+    use kern_core::memory::{LIMIT_SOURCE, RAISE_LIMIT};
+    let source = format!("({LIMIT_SOURCE})");
+    [
+        (RAISE_LIMIT, "raise --max-memory"),
+        (source.as_str(), "(--max-memory)"),
+        ("the force option (with_force)", "--force"),
+        ("the drop policy for missing values)", "the drop policy for missing values, --missing drop)"),
+        ("another fill-reducing ordering", "another --order"),
+        ("scale the features (feature scaling)", "scale the features (kern train --scale)"),
+        (
+            "train a railway SVC (kern-models) with the spec railway:auto",
+            "use --kernel railway:auto with kern train",
+        ),
+    ]
+    .iter()
+    .fold(text.to_string(), |t, (lib, cli)| t.replace(lib, cli))
+}
+
 /// `text` without the ` (os error N)` numbers the system's error texts end with.
 fn plain(text: &str) -> String {
     const MARK: &str = " (os error ";
@@ -109,6 +138,28 @@ fn plain(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A memory refusal of the library (its limit, its advice) is shown with the flag that sets the
+    /// limit, as every refusal of the command is.
+    #[test]
+    fn library_advice_is_shown_in_flags() {
+        let e = CoreError::Memory {
+            what: "a matrix".into(),
+            needed: 2 << 20,
+            available: 1 << 20,
+            source_name: kern_core::memory::LIMIT_SOURCE,
+            instead: format!("use fewer samples, or {}", kern_core::memory::RAISE_LIMIT),
+        };
+        assert!(!e.to_string().contains("--"), "{e}");
+        let text = error_text(&e);
+        assert!(
+            text.contains("available (--max-memory); use fewer samples, or raise --max-memory\n"),
+            "{text}"
+        );
+        let w = CoreError::WriteProtected { path: "m.kern".into() };
+        assert!(!w.to_string().contains("--"), "{w}");
+        assert!(error_text(&w).contains("write-protected; write with --force to replace it"));
+    }
 
     #[test]
     fn os_error_numbers_are_left_out() {

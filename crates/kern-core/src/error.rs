@@ -170,9 +170,11 @@ pub enum CoreError {
         needed: u64,
         /// Bytes available.
         available: u64,
-        /// Where the budget comes from (`--max-memory`, `cgroup limit`, `MemAvailable`, `allocator`).
+        /// Where the budget comes from ([`crate::memory::LIMIT_SOURCE`], `cgroup limit`, `MemAvailable`,
+        /// `allocator`).
         source_name: &'static str,
-        /// What to do instead (a sparse, iterative or landmark path, or a larger `--max-memory`).
+        /// What to do instead (a sparse, iterative or landmark path, or
+        /// [`crate::memory::RAISE_LIMIT`]).
         instead: String,
     },
     /// A size computation that overflows the machine's integers (no memory could hold it).
@@ -203,8 +205,8 @@ pub enum CoreError {
     /// An existing output file the user has no write permission for, which is not replaced unless
     /// forced.
     #[error(
-        "refusing to replace {}: it is write-protected; use the force option (`--force` on the command \
-         line) to replace it, or remove it first",
+        "refusing to replace {}: it is write-protected; write with the force option (with_force) to \
+         replace it, or remove it first",
         path.display()
     )]
     WriteProtected {

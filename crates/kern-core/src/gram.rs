@@ -501,7 +501,7 @@ fn zeros_parallel(nrows: usize, ncols: usize) -> Result<Mat<f64>> {
         ncols,
         "dense Gram matrix",
         "use a compactly supported kernel (cs-gaussian:...) with the sparse path, a landmark (Nystroem/FVS) \
-         model, a sample of the data, or raise --max-memory",
+         model, a sample of the data, or raise the memory limit (set_limit)",
     )?;
     let cs = m.col_stride() as usize;
     debug_assert!(cs >= nrows);

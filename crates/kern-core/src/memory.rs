@@ -2,7 +2,7 @@
 //! arithmetic, against the memory this process may still use, and refused with
 //! [`CoreError::Memory`] (what it needs, what is available, what to do instead) rather than aborting.
 //!
-//! The budget is, in order: the override set by [`set_limit`] (the `kern --max-memory` flag), else
+//! The budget is, in order: the override set by [`set_limit`] (source [`LIMIT_SOURCE`]), else
 //! the smallest of the cgroup's remaining memory (cgroup v2 `memory.max - memory.current`, or v1
 //! `memory.limit_in_bytes - memory.usage_in_bytes`), the kernel's `MemAvailable`, and the address
 //! space this process may still map under its `RLIMIT_AS` (`ulimit -v`, as clusters set it: the soft
@@ -12,7 +12,7 @@
 //! ```
 //! use kern_core::memory::{self, Budget};
 //! memory::set_limit(Some(1 << 30)); // 1 GiB
-//! assert_eq!(memory::budget(), Budget { bytes: Some(1 << 30), source: "--max-memory" });
+//! assert_eq!(memory::budget(), Budget { bytes: Some(1 << 30), source: memory::LIMIT_SOURCE });
 //! let n = 100_000usize;
 //! let bytes = memory::bytes_for::<f64>(&[n, n], "dense Gram")?;
 //! let err = memory::check_bytes(bytes, "dense Gram", "use the sparse path").unwrap_err();
@@ -38,6 +38,31 @@ pub fn set_limit(bytes: Option<u64>) {
     LIMIT.store(bytes.unwrap_or(u64::MAX), Ordering::Relaxed);
 }
 
+/// The [`Budget::source`] of the limit set by [`set_limit`]. A front end names its own way of
+/// setting that limit when it shows a [`CoreError::Memory`] (the `kern` command: its `--max-memory`
+/// flag).
+///
+/// ```
+/// use kern_core::memory;
+/// memory::set_limit(Some(1 << 30));
+/// assert_eq!(memory::budget().source, memory::LIMIT_SOURCE);
+/// memory::set_limit(None);
+/// ```
+pub const LIMIT_SOURCE: &str = "memory limit";
+
+/// The advice of every memory refusal whose remedy is more memory, in the library's terms: a front
+/// end that sets the limit its own way (the `kern --max-memory` flag, `kern.set_memory_limit` in
+/// Python) may replace these words with its own.
+///
+/// ```
+/// use kern_core::memory::{self, RAISE_LIMIT};
+/// memory::set_limit(Some(1 << 20));
+/// let e = memory::check_bytes(1 << 30, "a matrix", &format!("use fewer samples, or {RAISE_LIMIT}")).unwrap_err();
+/// assert!(e.to_string().ends_with("use fewer samples, or raise the memory limit (set_limit)"));
+/// memory::set_limit(None);
+/// ```
+pub const RAISE_LIMIT: &str = "raise the memory limit (set_limit)";
+
 /// How many bytes may still be allocated, and where that number comes from.
 ///
 /// ```
@@ -48,7 +73,7 @@ pub fn set_limit(bytes: Option<u64>) {
 pub struct Budget {
     /// Bytes available; `None` when the system does not say.
     pub bytes: Option<u64>,
-    /// `"--max-memory"`, `"cgroup limit"`, `"MemAvailable"`, `"address-space limit (ulimit -v)"` or
+    /// [`LIMIT_SOURCE`] (the limit of [`set_limit`]), `"cgroup limit"`, `"MemAvailable"`, `"address-space limit (ulimit -v)"` or
     /// `"unknown"`.
     pub source: &'static str,
 }
@@ -57,12 +82,12 @@ pub struct Budget {
 ///
 /// ```
 /// let b = kern_core::memory::budget();
-/// if let Some(bytes) = b.bytes { assert!(bytes > 0 || b.source != "--max-memory"); }
+/// if let Some(bytes) = b.bytes { assert!(bytes > 0 || b.source != kern_core::memory::LIMIT_SOURCE); }
 /// ```
 pub fn budget() -> Budget {
     let over = LIMIT.load(Ordering::Relaxed);
     if over != u64::MAX {
-        return Budget { bytes: Some(over), source: "--max-memory" };
+        return Budget { bytes: Some(over), source: LIMIT_SOURCE };
     }
     [
         (cgroup_remaining(), "cgroup limit"),
@@ -206,9 +231,10 @@ pub fn check_bytes(bytes: u64, what: &str, instead: &str) -> Result<()> {
             needed: bytes,
             available: avail,
             source_name: b.source,
-            // --max-memory cannot lift the address-space limit: say which limit to raise.
+            // The memory limit of `set_limit` cannot lift the address-space limit: say which limit to
+            // raise.
             instead: if b.source == ADDRESS_SPACE {
-                instead.replace("raise --max-memory", "raise the address-space limit (ulimit -v)")
+                instead.replace(RAISE_LIMIT, "raise the address-space limit (ulimit -v)")
             } else {
                 instead.to_string()
             },
@@ -352,7 +378,7 @@ mod tests {
     fn system_budget_is_positive_when_known() {
         // No override is set by this test binary's other tests outside their own doctests.
         let b = budget();
-        if b.source != "--max-memory"
+        if b.source != LIMIT_SOURCE
             && let Some(bytes) = b.bytes
         {
             assert!(bytes > 0);

@@ -605,8 +605,8 @@ fn build(name: &str, kv: &mut Params<'_, '_>) -> Result<KernelSpec> {
         }
         "railway" => {
             return Err(kv.err(
-                "railway kernels are located from training labels: use --kernel railway:auto with \
-                 `kern train` (kern-models)"
+                "railway kernels are located from training labels: train a railway SVC \
+                 (kern-models) with the spec railway:auto"
                     .into(),
             ));
         }

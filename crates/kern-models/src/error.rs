@@ -36,8 +36,8 @@ pub enum ModelsError {
     /// the kernel or the model's coefficients overflow on these inputs.
     #[error(
         "the {what} of row {row} of the data (rows counted from 1) are not finite (infinite or NaN): the \
-         kernel or the model's coefficients overflow on these inputs; scale the features (kern train \
-         --scale), or use a smaller degree, gamma or coefficient"
+         kernel or the model's coefficients overflow on these inputs; scale the features (feature \
+         scaling), or use a smaller degree, gamma or coefficient"
     )]
     NonFinite {
         /// What was computed: "decision values", "probabilities", "projections", ...

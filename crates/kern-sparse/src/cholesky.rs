@@ -338,7 +338,7 @@ impl CholeskyPlan {
 }
 
 /// What to do when a dense matrix does not fit in memory.
-pub(crate) const DENSE_INSTEAD: &str = "use a compactly supported kernel (cs-gaussian, ...) with the sparse path, or fewer samples, or raise --max-memory";
+pub(crate) const DENSE_INSTEAD: &str = "use a compactly supported kernel (cs-gaussian, ...) with the sparse path, or fewer samples, or raise the memory limit (set_limit)";
 
 fn factor_dense(a: &Mat<f64>, shift: f64) -> Result<DenseCholesky> {
     let n = a.ncols();
@@ -376,8 +376,7 @@ fn factor_dense(a: &Mat<f64>, shift: f64) -> Result<DenseCholesky> {
 fn factor_sparse<I: Index>(plan: &mut Arc<SparsePlan<I>>, shift: f64) -> Result<Factor<I>> {
     let symbolic = Arc::clone(&plan.symbolic);
     let par = kern_core::parallel::faer_par();
-    const INSTEAD: &str =
-        "try another --order (amd usually fills least), a smaller support radius, or raise --max-memory";
+    const INSTEAD: &str = "try another fill-reducing ordering (amd usually fills least), a smaller support radius, or raise the memory limit (set_limit)";
     let req = numeric_scratch(&symbolic, par);
     let shared = Arc::get_mut(plan).is_none();
     // Alive together through the numeric step, beside the plan: the factor, faer's working space and

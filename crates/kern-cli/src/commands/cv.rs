@@ -32,6 +32,10 @@ pub struct Args {
     data: DataArgs,
     #[command(flatten)]
     cv: CvFlags,
+    /// Also print svm-train -v's line (`Cross Validation Accuracy = x%`) on stdout before the
+    /// summary: `kern train -v N` is `kern cv` with this flag.
+    #[arg(long, hide = true)]
+    libsvm_report: bool,
 }
 
 /// The grid search of a two-class C-SVC with the cells that share a kernel fitted together: one kernel
@@ -85,7 +89,7 @@ fn add_cell_warnings(report: &mut serde_json::Value, warnings: Vec<Mutex<Option<
         let w: Vec<String> =
             w.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_iter().collect();
         for w in &w {
-            eprintln!("kern: warning: cell {}: {w}", cell["params"]);
+            crate::progress::eprintln(&format!("kern: warning: cell {}: {w}", cell["params"]));
         }
         if !w.is_empty() {
             cell["warnings"] = serde_json::json!(w);
@@ -94,11 +98,10 @@ fn add_cell_warnings(report: &mut serde_json::Value, warnings: Vec<Mutex<Option<
 }
 
 /// Runs `kern cv`.
-pub fn run(a: Args) -> CliResult {
-    let f = &a.cv;
-    let plan = f.plan()?;
+pub fn run(mut a: Args) -> CliResult {
+    let plan = a.cv.plan()?;
     // The worker threads come up while the data is read.
-    kern_core::parallel::warm_up(f.threads);
+    kern_core::parallel::warm_up(a.cv.threads);
     // Every model of `kern cv` computes on either sample store: a sparse file stays sparse. A
     // precomputed file becomes its kernel matrix, and the samples the folds split are the serials.
     let (mut ds, gram, stored) = if plan.precomputed {
@@ -111,6 +114,15 @@ pub fn run(a: Args) -> CliResult {
     };
     if let Some(k) = &gram {
         ds.samples = serials(k.n())?;
+    } else {
+        a.cv.learner.n_features = Some(ds.samples.d());
+    }
+    let f = &a.cv;
+    // A width the grid sets is not the default's.
+    let widths = ["gamma", "sigma", "beta", "std", "g"];
+    let note = f.learner.gamma_note().filter(|_| !plan.grid.names().iter().any(|n| widths.contains(n)));
+    if let Some(n) = &note {
+        crate::progress::eprintln(&format!("kern: note: {n}"));
     }
     // Folds are fitted concurrently, each (lssvm, krr) with a dense training-fold matrix and its factor.
     f.check_memory(&plan, &ds.samples)?;
@@ -149,5 +161,50 @@ pub fn run(a: Args) -> CliResult {
     };
     let mut v = f.summary(plan.learner, ds.samples.n(), &report, t.elapsed().as_secs_f64());
     add_storage(&mut v, stored);
+    let gamma = note.as_ref().and(f.learner.default_gamma());
+    if let (Some(n), Some(g)) = (&note, gamma) {
+        v["gamma_default"] = serde_json::json!({"gamma": g, "d": f.learner.n_features, "note": n});
+    }
+    if a.libsvm_report {
+        kern_core::io::write_stdout(format!("{}\n", libsvm_line(&v)).as_bytes())?;
+    }
+    crate::progress::eprintln(&best_line(&v, gamma));
     Ok(v)
+}
+
+/// The best cell as grid.py prints it: `best: c=2, gamma=0.5, accuracy=96.67%` (the grid's names in
+/// order, the defaulted gamma when the kernel took it, and the score: accuracy in percent, or the
+/// mean squared or absolute error).
+fn best_line(v: &serde_json::Value, gamma: Option<f64>) -> String {
+    let mut parts: Vec<String> = match v["best_params"].as_object() {
+        Some(p) => p.iter().map(|(k, x)| format!("{k}={x}")).collect(),
+        None => Vec::new(),
+    };
+    if let Some(g) = gamma {
+        parts.push(format!("gamma={g} (1/d)"));
+    }
+    parts.push(score_text(v, "="));
+    format!("best: {}", parts.join(", "))
+}
+
+/// The best score by its name: `accuracy=96.67%`, `mse=0.25`, `mae=0.4` (`eq` between them).
+fn score_text(v: &serde_json::Value, eq: &str) -> String {
+    let score = v["best_score"].as_f64().unwrap_or(f64::NAN);
+    match v["scoring"].as_str().unwrap_or("") {
+        "accuracy" => format!("accuracy{eq}{}%", (score * 1e6).round() / 1e4),
+        "neg_mse" => format!("mse{eq}{}", -score),
+        "neg_mae" => format!("mae{eq}{}", -score),
+        other => format!("{other}{eq}{score}"),
+    }
+}
+
+/// svm-train -v's line: `Cross Validation Accuracy = 96.6667%`, or `Cross Validation Mean squared
+/// error = 0.25` for regression.
+fn libsvm_line(v: &serde_json::Value) -> String {
+    let score = v["best_score"].as_f64().unwrap_or(f64::NAN);
+    match v["scoring"].as_str().unwrap_or("") {
+        "accuracy" => format!("Cross Validation Accuracy = {}%", (score * 1e6).round() / 1e4),
+        "neg_mse" => format!("Cross Validation Mean squared error = {}", -score),
+        _ => format!("Cross Validation {}", score_text(v, " = ")),
+    }
 }

@@ -19,7 +19,7 @@ pub struct Args {
     /// Stop after this many feature vectors.
     #[arg(long)]
     max_fv: Option<usize>,
-    /// Stop once the fitness J_S reaches this value, in (0, 1].
+    /// Stop once the fitness reaches this value, in (0, 1].
     #[arg(long)]
     min_fitness: Option<f64>,
     /// Candidate scoring: auto, exact, max-residual, stochastic[:SEED], sampled[:CANDIDATES[:SEED]].

@@ -27,23 +27,24 @@ pub struct Args {
     /// 20 % non-zero, when n > 20,000, or when the dense matrix would not fit in memory), dense, sparse.
     #[arg(long, default_value = "auto")]
     path: String,
-    /// Eigensolver: auto (full dense for n <= 500 or when 4 x components >= n, else block Krylov), dense,
-    /// krylov (block Lanczos on matrix products; on the sparse path memory grows with the non-zeros and
-    /// n x basis size, never n x n).
+    /// Eigensolver: auto, dense or krylov (iterative, on matrix products; docs/cli.md).
+    ///
+    /// auto: dense for n <= 500 or when 4 x components >= n, else krylov. krylov: on the sparse path
+    /// memory grows with the non-zeros and n x basis size, never n x n.
     #[arg(long, default_value = "auto")]
     solver: String,
-    /// Krylov relative residual tolerance.
+    /// Relative residual tolerance of the iterative eigensolver.
     #[arg(long, default_value_t = 1e-10)]
     tol: f64,
-    /// Krylov block size (vectors per pass over the kernel matrix; default max(components, 8), at
+    /// Block size of the iterative eigensolver (vectors per pass over the kernel matrix; default max(components, 8), at
     /// most 32).
     #[arg(long)]
     block: Option<usize>,
-    /// Krylov basis size before a restart (default max(6 (components + block), 96), made smaller when
+    /// Basis size of the iterative eigensolver before a restart (default max(6 (components + block), 96), made smaller when
     /// the basis would not fit in memory).
     #[arg(long)]
     basis: Option<usize>,
-    /// Seed of the Krylov start block.
+    /// Seed of the iterative eigensolver's start.
     #[arg(long, default_value_t = 0x4b50_4341)]
     seed: u64,
     /// Write the training scores (n rows, K columns) as CSV.

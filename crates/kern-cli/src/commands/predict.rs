@@ -48,6 +48,10 @@ pub struct Args {
     /// trained with probabilities.
     #[arg(long, value_enum, requires = "out")]
     values: Option<Values>,
+    /// With probabilities, label each point by the one-vs-one vote (as without them) instead of its
+    /// most probable class (svm-predict -b 1's label, the default).
+    #[arg(long)]
+    vote_label: bool,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -137,7 +141,12 @@ pub fn run(a: Args) -> CliResult {
             _ => false,
         };
     let t = Instant::now();
-    let p = with_threads(a.threads, || m.predict_all(&x, proba))??;
+    let mut p = with_threads(a.threads, || m.predict_all(&x, proba))??;
+    if a.vote_label {
+        p.proba_labels = None;
+    } else {
+        most_probable(&m, &mut p);
+    }
     let seconds = t.elapsed().as_secs_f64();
     if let Some(out) = &a.out {
         write_lines(out, &lines(&m, &p, a.values))?;
@@ -187,6 +196,28 @@ fn lines(m: &AnyModel, p: &Predictions, values: Option<Values>) -> Vec<String> {
             })
             .collect(),
         _ => p.labels.clone(),
+    }
+}
+
+/// Labels every point by its most probable class when the probabilities were computed, as
+/// svm-predict -b 1 does (the first class of the model's order on a tie): the labels written and
+/// scored. A LIBSVM model's predictions carry these labels already.
+fn most_probable(m: &AnyModel, p: &mut Predictions) {
+    if let Some(l) = p.proba_labels.take() {
+        p.labels = l;
+        return;
+    }
+    let (Some(proba), Some(classes)) = (&p.proba, m.classes()) else { return };
+    for (i, label) in p.labels.iter_mut().enumerate() {
+        let mut best = 0;
+        for j in 1..proba.ncols() {
+            if proba[(i, j)] > proba[(i, best)] {
+                best = j;
+            }
+        }
+        if let Some(c) = classes.get(best) {
+            *label = c.to_string();
+        }
     }
 }
 

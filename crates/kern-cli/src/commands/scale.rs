@@ -31,8 +31,13 @@ pub struct Args {
     /// Scale with the parameters of this file (written by `kern scale -s` or `svm-scale -s`).
     #[arg(short = 'r', long)]
     restore: Option<PathBuf>,
-    /// Where to write the scaled data, in LIBSVM format (`-`: standard output, before the JSON line).
-    #[arg(long)]
+    /// Where to write the scaled data (default `-`, standard output, as svm-scale; the summary then
+    /// goes to stderr).
+    ///
+    /// LIBSVM format, or CSV (with a header line) when the name ends in .csv, or for CSV data written
+    /// to standard output: either way kern reads the file back. Labels that are not numbers (CSV
+    /// data) need CSV output.
+    #[arg(long, default_value = "-")]
     out: PathBuf,
 }
 
@@ -57,20 +62,50 @@ pub fn run(a: Args) -> CliResult {
     let x = scaling.apply(&ds.samples)?;
     let scale_y = scaling.target().is_some();
     let y = if scale_y { Some(ds.real()?) } else { None };
+    let csv = writes_csv(&a);
+    let label = |i: usize| match &y {
+        Some(y) => fmt_g17(scaling.apply_target(y.values()[i])),
+        None => ds.labels[i].clone(),
+    };
+    if !csv && let Some(l) = ds.labels.iter().find(|l| !l.is_empty() && l.parse::<f64>().is_err()) {
+        return Err(format!(
+            "the label {l:?} is not a number, which a LIBSVM file cannot hold: write CSV (--out NAME.csv), \
+             which keeps the labels as they are"
+        )
+        .into());
+    }
     let mut out = String::new();
+    if csv {
+        let names = match &ds.schema {
+            Some(s) => s.feature_names(),
+            None => (1..=x.d()).map(|j| format!("x{j}")).collect(),
+        };
+        let label_name = ds.schema.as_ref().and_then(|s| s.label_name()).unwrap_or_else(|| "label".into());
+        let names: Vec<String> = names.iter().map(|n| csv_field(n)).collect();
+        writeln!(out, "{},{}", names.join(","), csv_field(&label_name)).expect("String write");
+    }
     let (mut before, mut after) = (0usize, 0usize);
     let mut used = std::collections::BTreeSet::new();
     for (i, (r, r0)) in x.samples().zip(ds.samples.samples()).enumerate() {
-        match &y {
-            Some(y) => out.push_str(&fmt_g17(scaling.apply_target(y.values()[i]))),
-            None => out.push_str(&ds.labels[i]),
-        }
-        for (j, v) in nonzeros(r) {
-            write!(out, " {}:{v}", j + 1).expect("String write");
-            used.insert(j);
-            after += 1;
-        }
+        let nz: Vec<(usize, f64)> = nonzeros(r).collect();
+        used.extend(nz.iter().map(|(j, _)| *j));
+        after += nz.len();
         before += nonzeros(r0).count();
+        if csv {
+            let mut row = vec![0.0; x.d()];
+            for (j, v) in nz {
+                row[j] = v;
+            }
+            for v in row {
+                write!(out, "{v},").expect("String write");
+            }
+            out.push_str(&csv_field(&label(i)));
+        } else {
+            out.push_str(&label(i));
+            for (j, v) in nz {
+                write!(out, " {}:{v}", j + 1).expect("String write");
+            }
+        }
         out.push('\n');
     }
     if let Some(p) = &a.save {
@@ -100,10 +135,26 @@ pub fn run(a: Args) -> CliResult {
         "nonzeros_after": after,
         "warnings": warnings,
         "out": a.out.display().to_string(),
+        "format": if csv { "csv" } else { "libsvm" },
         "seconds": t.elapsed().as_secs_f64(),
     });
     add_storage(&mut v, Some(stored));
     Ok(v)
+}
+
+/// Whether the scaled data is written as CSV: an output named `.csv`, or CSV data
+/// written to standard output.
+fn writes_csv(a: &Args) -> bool {
+    if crate::data::is_std(&a.out) {
+        return a.data.is_csv();
+    }
+    let name = a.out.to_string_lossy().to_ascii_lowercase();
+    name.ends_with(".csv")
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
 }
 
 /// Refuses every pair of an input (`--data`, `-r`) and an output (`--out`, `-s`) that are the same

@@ -28,40 +28,48 @@ pub struct Args {
     /// The learner's flags, as `kern cv`'s (`--model`, `--type`, `--kernel`, `--c`, `--nu`, …).
     #[command(flatten)]
     pub learner: LearnerFlags,
-    /// Seed of every random step: the probability CV (--probability), the landmarks' centres, the
-    /// railway areas.
-    #[arg(long, default_value_t = 0)]
+    /// Seed of every random step: the probability CV, the landmarks' centres, the railway areas.
+    #[arg(long, default_value_t = 0, help_heading = "Model", hide_short_help = true)]
     pub seed: u64,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, help_heading = "Solver")]
     pub threads: Option<usize>,
-    /// Where to write the model (`-`: standard output).
-    #[arg(long)]
+    /// Where to write the model (`-`: standard output); default DATA.model for a positional DATA.
+    #[arg(long, help_heading = "Output")]
     pub out: PathBuf,
-    /// Model file format: kern, or libsvm (svc and svr with linear, poly, gaussian or sigmoid kernels;
-    /// LIBSVM's svm-predict reads it).
-    #[arg(long, value_enum, default_value = "kern")]
+    /// Model file format: kern, or libsvm (svm-predict reads it).
+    ///
+    /// libsvm: svc and svr with linear, poly, gaussian or sigmoid kernels.
+    #[arg(long, value_enum, default_value = "kern", help_heading = "Output")]
     pub format: ModelFormat,
-    /// Scale every feature onto [--scale-lower, --scale-upper] by its training range (as svm-scale
-    /// does) and store the scaling in the model: `kern predict` then scales raw data the same way.
-    #[arg(long, conflicts_with = "scale_file")]
+    /// Scale every feature onto [-1, 1] by its training range (as svm-scale) and store it in the model.
+    ///
+    /// The range is [--scale-lower, --scale-upper]; `kern predict` then scales raw data the same way.
+    #[arg(long, conflicts_with = "scale_file", help_heading = "Data")]
     pub scale: bool,
     /// Lower end of --scale's range.
-    #[arg(long, default_value_t = -1.0, requires = "scale", allow_negative_numbers = true)]
+    #[arg(long, default_value_t = -1.0, requires = "scale", allow_negative_numbers = true, help_heading = "Data", hide_short_help = true)]
     pub scale_lower: f64,
     /// Upper end of --scale's range.
-    #[arg(long, default_value_t = 1.0, requires = "scale", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        requires = "scale",
+        allow_negative_numbers = true,
+        help_heading = "Data",
+        hide_short_help = true
+    )]
     pub scale_upper: f64,
     /// Scale the features with the parameters of this file (`svm-scale -s` or `kern scale -s`
     /// output) and store them in the model, as --scale does.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Data", hide_short_help = true)]
     pub scale_file: Option<PathBuf>,
-    /// Per-sample weights: a text file with one number per training row, in the data file's order
-    /// (svc, svr, nu-svc, nu-svr, one-class, krr). A weight multiplies that sample's C (for nu-svc
-    /// and one-class it is the sample's bound, as in scikit-learn's sample_weight); an integer
-    /// weight m counts the sample m times; weight 0 leaves it out. krr minimizes the weighted squared
-    /// error and needs --lambda.
-    #[arg(long, value_name = "FILE")]
+    /// Per-sample weights: a file with one number per training row (svc, svr, nu-svc, nu-svr, one-class, krr).
+    ///
+    /// In the data file's order. A weight multiplies that sample's C (for nu-svc and one-class it is
+    /// the sample's bound, as in scikit-learn's sample_weight); an integer weight m counts the sample
+    /// m times; weight 0 leaves it out. krr minimizes the weighted squared error and needs --lambda.
+    #[arg(long, value_name = "FILE", help_heading = "Data", hide_short_help = true)]
     pub weights: Option<PathBuf>,
 }
 
@@ -138,8 +146,9 @@ fn plan(a: &Args) -> Result<(ModelKind, AnyParams), CliError> {
 }
 
 /// Runs `kern train`: the model and its parameters planned once, then the data read and the model
-/// trained by its family.
-pub fn run(a: Args) -> CliResult {
+/// trained by its family. A kernel width that defaults to `1/d` (LIBSVM's gamma) is planned again
+/// once the data's `d` is known (the first plan checked the spec with a placeholder width).
+pub fn run(mut a: Args) -> CliResult {
     check_out(&a.out, &[Some(a.data.data.as_path()), a.weights.as_deref(), a.scale_file.as_deref()])?;
     // The worker threads come up while the data is read.
     kern_core::parallel::warm_up(a.threads);
@@ -155,6 +164,12 @@ pub fn run(a: Args) -> CliResult {
         return fit(&a.context(None, None), params, ds, Some(&k));
     }
     let (ds, stored, scaling) = load_scaled(&a)?;
+    a.learner.n_features = Some(ds.samples.d());
+    let note = a.learner.gamma_note();
+    let params = if note.is_some() { plan(&a)?.1 } else { params };
+    if let Some(n) = &note {
+        eprintln!("kern: note: {n}");
+    }
     let mut rows = serde_json::json!({});
     a.data.add_rows(&mut rows, &ds);
     // A LIBSVM model file has no place for the CSV schema: the model is saved without it.
@@ -165,6 +180,9 @@ pub fn run(a: Args) -> CliResult {
     let mut v = fit(&t, params, ds, None)?;
     add_storage(&mut v, Some(stored));
     add_scaling(&mut v, t.scaling.as_ref());
+    if let (Some(n), Some(g)) = (note, a.learner.default_gamma()) {
+        v["gamma_default"] = serde_json::json!({"gamma": g, "d": a.learner.n_features, "note": n});
+    }
     if let (Some(obj), Some(r)) = (v.as_object_mut(), rows.as_object()) {
         obj.extend(r.clone());
     }
@@ -288,7 +306,8 @@ mod tests {
         let plan = &train[train.find("fn plan(").expect("fn plan")..];
         let plan = &plan[..plan.find("\n}\n").expect("end of plan")];
         assert!(plan.contains(".resolve()") && plan.contains(".params("), "{plan}");
-        assert_eq!(train.matches("plan(&a)").count(), 1);
+        // Once before the data is read, once more when the kernel's width defaults to 1/d.
+        assert_eq!(train.matches("plan(&a)").count(), 2);
         for (p, s) in &families {
             assert!(!s.contains("LearnerFlags") && !s.contains("crate::commands"), "{p}");
         }

@@ -50,6 +50,14 @@ fn help_blocks(command: &str) -> BTreeMap<String, String> {
         let indent = line.len() - trimmed.len();
         // A flag's line is indented by 2 (with a short name) or 6; its text by 10.
         let flag = (indent <= 6).then(|| trimmed.split([' ', ',']).find(|w| w.starts_with("--"))).flatten();
+        // A heading (`Model:`) ends the block above it.
+        let heading = indent == 0 && trimmed.ends_with(':');
+        if heading {
+            if let Some((name, body)) = current.take() {
+                blocks.insert(name, body.join("\n").trim_end().to_string());
+            }
+            continue;
+        }
         if let Some(flag) = flag {
             if let Some((name, body)) = current.take() {
                 blocks.insert(name, body.join("\n").trim_end().to_string());

@@ -18,8 +18,9 @@ fn predicts_with_a_model_written_by_libsvm() {
     let predict = |values: &str| {
         kern_io(&["predict", "--model", &model, "--data", &test, "--out", "-", "--values", values], None)
     };
-    let (ok, j, stdout, err) = predict("decision");
+    let (ok, _, stdout, err) = predict("decision");
     assert!(ok, "{err}");
+    let j: serde_json::Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
     assert_eq!(j["model"], "libsvm");
     assert_eq!(j["schema"], 1);
     let lines: Vec<&str> = stdout.lines().collect();
@@ -29,7 +30,7 @@ fn predicts_with_a_model_written_by_libsvm() {
         .filter(|l| !l.starts_with('#'))
         .map(str::to_string)
         .collect();
-    assert_eq!(lines.len(), expected.len() + 1, "one line per sample, then the JSON");
+    assert_eq!(lines.len(), expected.len(), "one line per sample, the JSON on stderr");
     for (ours, want) in lines.iter().zip(&expected) {
         let want: Vec<f64> =
             want.split('|').next().unwrap().split_whitespace().skip(1).map(|t| t.parse().unwrap()).collect();
@@ -109,13 +110,14 @@ fn dash_means_standard_input_and_output() {
     );
     assert!(ok, "{err}");
     let test = std::fs::read(fixture("bin_test.txt")).unwrap();
-    let (ok, j, stdout, err) =
+    let (ok, _, stdout, err) =
         kern_io(&["predict", "--model", s(&model), "--data", "-", "--out", "-"], Some(&test));
     assert!(ok, "{err}");
     let n = test.iter().filter(|&&b| b == b'\n').count();
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), n + 1, "{stdout}");
-    assert!(lines[..n].iter().all(|l| *l == "1" || *l == "-1"), "{stdout}");
+    assert_eq!(lines.len(), n, "{stdout}");
+    assert!(lines.iter().all(|l| *l == "1" || *l == "-1"), "{stdout}");
+    let j: serde_json::Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
     assert_eq!(j["n"], n);
     assert!(!d.join("-").exists(), "no file named '-'");
     // A LIBSVM model straight to standard output.

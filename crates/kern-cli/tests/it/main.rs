@@ -16,6 +16,7 @@ mod kpca_scale;
 mod landmark;
 mod learner_flags;
 mod libsvm_compat;
+mod libsvm_habits;
 mod lssvm;
 mod messages;
 mod model_flags;

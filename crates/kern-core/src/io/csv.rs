@@ -379,8 +379,7 @@ fn missing_error(path: &Path, line: usize, column: &str, value: &str) -> crate::
         line,
         format!(
             "{column} {what}, a missing value; rows with missing values are refused so that every row \
-             gets its prediction (to drop such rows instead, choose the drop policy for missing values, \
-             `--missing drop` in kern)"
+             gets its prediction (to drop such rows instead, choose the drop policy for missing values)"
         ),
     )
 }

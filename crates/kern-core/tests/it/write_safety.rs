@@ -136,7 +136,7 @@ fn write_protected_files_are_refused_unless_forced() {
         let err = write_atomic(target, b"new").unwrap_err();
         assert!(matches!(&err, CoreError::WriteProtected { path } if path == target), "{err}");
         let msg = err.to_string();
-        assert!(msg.contains("write-protected") && msg.contains("--force"), "{msg}");
+        assert!(msg.contains("write-protected") && msg.contains("with_force"), "{msg}");
     }
     assert_eq!(std::fs::read(&p).unwrap(), b"old");
     assert_eq!(listing(&d), ["link.kern", "model.kern"]);

@@ -388,7 +388,7 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     })))
 }
 
-fn cv(comm: &dyn Comm, a: CvArgs) -> CmdResult {
+fn cv(comm: &dyn Comm, mut a: CvArgs) -> CmdResult {
     use kern_dist::grid::grid_search_dist;
     let f = &a.cv;
     // The same flags on every rank: the same plan, or the same error.
@@ -408,6 +408,9 @@ fn cv(comm: &dyn Comm, a: CvArgs) -> CmdResult {
         comm,
         kern_core::io::read_data(&a.data.data, &a.data.csv()).map_err(DistError::from),
     )?;
+    // A kernel width of 1/d (LIBSVM's default gamma) is the data's.
+    a.cv.learner.n_features = Some(ds.samples.d());
+    let f = &a.cv;
     // The memory check depends on each rank's budget: agreed.
     kern_dist::agree(
         comm,

@@ -327,7 +327,8 @@ fn basis_that_fits(max_dim: usize, n: usize, floor: usize, gram: &GramMatrix) ->
         GramMatrix::Dense(_) => 8 * (n as u64) * (n as u64),
         GramMatrix::Sparse(m) => 16 * m.nnz() as u64,
     };
-    let room = if b.source == "--max-memory" { bytes.saturating_sub(gram_bytes) } else { bytes };
+    let room =
+        if b.source == kern_core::memory::LIMIT_SOURCE { bytes.saturating_sub(gram_bytes) } else { bytes };
     let fits = (room / 4 * 3 / (16 * n.max(1) as u64)) as usize;
     max_dim.min(fits).max(floor.min(n))
 }

@@ -267,7 +267,7 @@ fn compact_sources_are_chosen_by_memory() {
     assert!(plan::kc_on_demand(501, Some(1000), &t));
     assert!(!plan::kc_on_demand(u64::MAX, None, &t));
     let per = kern_sparse::kmatrix::LRU_BYTES_PER_SAMPLE as u64 + ON_DEMAND_BYTES_PER_SAMPLE;
-    let budget = |bytes| Budget { bytes: Some(bytes), source: "--max-memory" };
+    let budget = |bytes| Budget { bytes: Some(bytes), source: kern_core::memory::LIMIT_SOURCE };
     assert!(check_on_demand(1000, 1 << 40, budget(1000 * per)).is_ok());
     assert!(check_on_demand(1000, 1 << 40, Budget { bytes: None, source: "unknown" }).is_ok());
     let e = check_on_demand(1001, 1 << 40, budget(1000 * per)).unwrap_err().to_string();

@@ -117,7 +117,7 @@ impl<I: Index> Csc<I> {
         let perm = symbolic
             .perm()
             .ok_or_else(|| SparseError::Faer("symbolic Cholesky without its permutation".into()))?;
-        const INSTEAD: &str = "use a smaller support radius, or raise --max-memory";
+        const INSTEAD: &str = "use a smaller support radius, or raise the memory limit (set_limit)";
         let nnz = self.values.len();
         let mut values = kern_core::memory::try_filled(nnz, 0.0, "permuted sparse matrix", INSTEAD)?;
         let mut row_idx =
