@@ -29,7 +29,7 @@ pub struct Args {
     path: String,
     /// Eigensolver: auto, dense or krylov (iterative, on matrix products; docs/cli.md).
     ///
-    /// auto: dense for n <= 500 or when 4 x components >= n, else krylov. krylov: on the sparse path
+    /// auto: dense for n <= 200 or when 16 x components >= n, else krylov. krylov: on the sparse path
     /// memory grows with the non-zeros and n x basis size, never n x n.
     #[arg(long, default_value = "auto")]
     solver: String,
