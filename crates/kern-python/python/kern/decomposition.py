@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kern
@@ -237,6 +238,9 @@ class KernelPCA(_Transformer):
         self.fit(X)
         return self.eigenvectors_ * np.sqrt(self.eigenvalues_)
 
+    # Only with `fit_inverse_transform=True`: otherwise the method is absent (`hasattr` is False), so
+    # generic code (scikit-learn's checks, pipelines) does not call a map that was never learned.
+    @available_if(lambda self: self.fit_inverse_transform)
     def inverse_transform(self, X):
         """Approximate pre-images of projections, by the kernel ridge regression learned with
         `fit_inverse_transform=True`.
