@@ -257,8 +257,7 @@ fn parse_cache_size(s: &str) -> Option<u64> {
 /// pool's other workers by stealing; a count above [`max_threads`] is lowered to it ([`thread_count`]
 /// says so); called from outside any pool, each of those loops would instead
 /// be handed to the pool while the caller sleeps, two wake-ups per loop (a C-SVC whose columns split
-/// across threads took 1.4–2× the time of one thread so). Without the `rayon` feature `f` runs on
-/// the calling thread.
+/// across threads took 1.4–2× the time of one thread so).
 ///
 /// ```
 /// let t = kern_core::parallel::install(Some(1), || rayon::current_num_threads())?;
@@ -353,8 +352,7 @@ fn pool(threads: usize) -> crate::Result<std::sync::Arc<rayon::ThreadPool>> {
     Ok(p)
 }
 
-/// The parallel-iterator vocabulary of kern's loops: rayon's prelude with the `rayon` feature, a
-/// sequential stand-in with the same method names without it.
+/// The parallel-iterator vocabulary of kern's loops: rayon's prelude.
 ///
 /// ```
 /// use kern_core::parallel::prelude::*;
