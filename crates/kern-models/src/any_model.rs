@@ -795,6 +795,27 @@ impl AnyModel {
         Ok(p)
     }
 
+    /// How [`AnyModel::predict_all`] expands the kernel against the support vectors of an SVM
+    /// ([`crate::svm::Svc::expansion_plan`]); `None` for other models and precomputed kernels.
+    ///
+    /// ```
+    /// use kern_models::{AnyModel, Fit, RealTargets, Samples};
+    /// use kern_models::svm::SvrParams;
+    /// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+    /// let y = RealTargets::new(vec![0.0, 1.0, 2.0, 3.0])?;
+    /// let m = AnyModel::from(SvrParams::new("linear".parse()?).fit(&x, &y)?);
+    /// assert_eq!(m.expansion_plan(&x).map(|p| p.name()), Some("serial"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn expansion_plan(&self, x: &Samples) -> Option<kern_sparse::kmatrix::ExpandPlan> {
+        match self.base() {
+            AnyModel::Svc(m) => m.expansion_plan(x),
+            AnyModel::Svr(m) => m.expansion_plan(x),
+            AnyModel::OneClass(m) => m.expansion_plan(x),
+            _ => None,
+        }
+    }
+
     /// [`AnyModel::predict_all`] of the model under the scaling, on scaled samples, unchecked.
     fn predict_base(&self, x: &Samples, proba: bool) -> Result<Predictions> {
         Ok(match self.base() {

@@ -153,6 +153,9 @@ pub fn run(a: Args) -> CliResult {
     }
     let mut summary = summary(&m, &p, &ds);
     summary["seconds"] = json!(seconds);
+    if let Some(plan) = m.expansion_plan(&x) {
+        summary["plan"] = json!({ "expansion": plan.name() });
+    }
     summary["scaled"] = json!(m.scaled().is_some());
     add_storage(&mut summary, stored);
     add_csv(&mut summary, &a.data, &ds, &m, schema.is_some());

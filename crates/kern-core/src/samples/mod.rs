@@ -626,7 +626,10 @@ pub enum StoragePolicy {
     Sparse,
 }
 
-/// Squared Euclidean distance between two equal-length slices.
+/// Squared Euclidean distance between two equal-length slices, by direct differences (exact for nearby
+/// points), with four independent accumulators: one running sum would chain every addition on the
+/// last (four cycles each), so a 13-feature distance took about 20 ns; the fixed grouping vectorizes
+/// without reassociation flags and gives the same bits on every run.
 ///
 /// ```
 /// assert_eq!(kern_core::sq_dist(&[0.0, 0.0], &[3.0, 4.0]), 25.0);
@@ -634,10 +637,25 @@ pub enum StoragePolicy {
 #[inline]
 pub fn sq_dist(x: &[f64], y: &[f64]) -> f64 {
     debug_assert_eq!(x.len(), y.len());
-    x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum()
+    let n = x.len().min(y.len());
+    let (a, b) = (&x[..n], &y[..n]);
+    let mut acc = [0.0f64; 4];
+    let chunks = n / 4;
+    for c in 0..chunks {
+        for t in 0..4 {
+            let v = a[c * 4 + t] - b[c * 4 + t];
+            acc[t] += v * v;
+        }
+    }
+    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+    for t in chunks * 4..n {
+        let v = a[t] - b[t];
+        s += v * v;
+    }
+    s
 }
 
-/// Dot product of two equal-length slices.
+/// Dot product of two equal-length slices, with eight independent accumulators (see [`sq_dist`]).
 ///
 /// ```
 /// assert_eq!(kern_core::dot(&[1.0, 2.0], &[3.0, 4.0]), 11.0);
@@ -645,7 +663,21 @@ pub fn sq_dist(x: &[f64], y: &[f64]) -> f64 {
 #[inline]
 pub fn dot(x: &[f64], y: &[f64]) -> f64 {
     debug_assert_eq!(x.len(), y.len());
-    x.iter().zip(y).map(|(a, b)| a * b).sum()
+    let n = x.len().min(y.len());
+    let (a, b) = (&x[..n], &y[..n]);
+    let mut acc = [0.0f64; 8];
+    let chunks = n / 8;
+    for c in 0..chunks {
+        let (x, y) = (&a[c * 8..c * 8 + 8], &b[c * 8..c * 8 + 8]);
+        for t in 0..8 {
+            acc[t] += x[t] * y[t];
+        }
+    }
+    let mut s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for t in chunks * 8..n {
+        s += a[t] * b[t];
+    }
+    s
 }
 
 #[cfg(test)]

@@ -164,6 +164,13 @@ impl OneClass {
     pub fn stats(&self) -> &MachineStats {
         &self.stats
     }
+    /// How a prediction on `x` expands the kernel against the support vectors (small products on the
+    /// calling thread, larger ones in parallel blocks, compact kernels through a neighbour index);
+    /// `None` for a precomputed kernel.
+    pub fn expansion_plan(&self, x: &Samples) -> Option<kern_sparse::kmatrix::ExpandPlan> {
+        self.kernel.expansion_plan(&self.sv, x)
+    }
+
     /// Decision values `f(x) = Σ α_i k(x_i, x) − ρ`: one row per sample, one column.
     pub fn decision_function(&self, x: &Samples) -> Result<faer::Mat<f64>> {
         self.kernel.decision_values(&self.sv, super::predict::column(&self.coef), &[self.rho], x)

@@ -263,6 +263,16 @@ impl ModelKernel {
         Ok(())
     }
 
+    /// How [`ModelKernel::decision_values`] expands `K(x, SV)` ([`super::predict::expansion_plan`]);
+    /// `None` for a precomputed kernel (its rows are given).
+    pub(crate) fn expansion_plan(
+        &self,
+        sv: &Samples,
+        x: &Samples,
+    ) -> Option<kern_sparse::kmatrix::ExpandPlan> {
+        (!self.precomputed).then(|| super::predict::expansion_plan(&self.spec, sv, x))
+    }
+
     /// Decision values `Σ_k coef_{m,k} k(sv_k, x) − ρ_m` (one row per sample, one column per machine);
     /// for a precomputed kernel `x` holds kernel rows (see the module docs).
     pub(crate) fn decision_values(

@@ -7,6 +7,7 @@
 
 use crate::error::Result;
 use kern_core::{Kernel, KernelSpec, KernelVisitor, Samples};
+use kern_sparse::kmatrix::ExpandPlan;
 
 /// One machine's coefficients as the one-column matrix [`decision_values`] takes (no copy).
 pub(crate) fn column(coef: &[f64]) -> faer::MatRef<'_, f64> {
@@ -18,6 +19,19 @@ thread_local! {
     /// Kernel values `k(x, sv)` the expansions started on this thread asked for (tests count them:
     /// one prediction of labels, decision values and probabilities is one expansion).
     pub(crate) static KERNEL_EVALUATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How [`decision_values`] expands `K(x, sv)`: [`kern_sparse::kmatrix::expand_plan`] with the sparse
+/// neighbour path for kernels with a support radius.
+pub(crate) fn expansion_plan(kernel: &KernelSpec, sv: &Samples, x: &Samples) -> ExpandPlan {
+    struct V<'a>(&'a Samples, &'a Samples);
+    impl KernelVisitor for V<'_> {
+        type Output = ExpandPlan;
+        fn visit<K: Kernel>(self, k: &K) -> ExpandPlan {
+            kern_sparse::kmatrix::expand_plan(k, self.0, self.1, k.support_radius().is_some())
+        }
+    }
+    kernel.visit(V(sv, x))
 }
 
 /// Decision values of the machines whose coefficients are the columns of `coef` (dense over the

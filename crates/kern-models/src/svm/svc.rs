@@ -594,6 +594,24 @@ impl Svc {
         self.sigmoids.is_some()
     }
 
+    /// How a prediction on `x` expands the kernel against the support vectors (small products on the
+    /// calling thread, larger ones in parallel blocks, compact kernels through a neighbour index);
+    /// `None` for a precomputed kernel.
+    ///
+    /// ```
+    /// use kern_models::svm::SvcParams;
+    /// use kern_models::{BinaryTargets, Fit, Samples};
+    /// use kern_sparse::kmatrix::ExpandPlan;
+    /// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+    /// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+    /// let m = SvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?;
+    /// assert_eq!(m.expansion_plan(&x), Some(ExpandPlan::Serial));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn expansion_plan(&self, x: &Samples) -> Option<kern_sparse::kmatrix::ExpandPlan> {
+        self.kernel.expansion_plan(&self.sv, x)
+    }
+
     /// Decision values: one row per sample, one column per machine (shape in the type's docs). For a
     /// precomputed-kernel model the samples are kernel rows against the training points.
     pub fn decision_function(&self, x: &Samples) -> Result<faer::Mat<f64>> {

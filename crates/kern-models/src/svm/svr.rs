@@ -260,6 +260,13 @@ impl Svr {
     pub fn epsilon(&self) -> f64 {
         self.epsilon
     }
+    /// How a prediction on `x` expands the kernel against the support vectors (small products on the
+    /// calling thread, larger ones in parallel blocks, compact kernels through a neighbour index);
+    /// `None` for a precomputed kernel.
+    pub fn expansion_plan(&self, x: &Samples) -> Option<kern_sparse::kmatrix::ExpandPlan> {
+        self.kernel.expansion_plan(&self.sv, x)
+    }
+
     /// Training figures (`n_sv` counts samples with `α ≠ α*`).
     pub fn stats(&self) -> &MachineStats {
         &self.stats

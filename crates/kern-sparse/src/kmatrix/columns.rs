@@ -19,7 +19,7 @@
 
 use super::on_demand::{ColumnLru, KcColumn, SparseOnDemand};
 use faer::Mat;
-use kern_core::{InvertedIndex, Kernel, Profile, Samples};
+use kern_core::{InvertedIndex, Kernel, Profile, Samples, dot, sq_dist};
 use nalgebra_sparse::CscMatrix;
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -1150,45 +1150,4 @@ impl SparseColumn<'_> {
             }
         }
     }
-}
-
-/// Dot product with eight independent accumulators (vectorizes without reassociation flags).
-#[inline]
-pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f64; 8];
-    let chunks = n / 8;
-    for c in 0..chunks {
-        let (x, y) = (&a[c * 8..c * 8 + 8], &b[c * 8..c * 8 + 8]);
-        for t in 0..8 {
-            acc[t] += x[t] * y[t];
-        }
-    }
-    let mut s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-    for t in chunks * 8..n {
-        s += a[t] * b[t];
-    }
-    s
-}
-
-/// Squared distance (direct differences: exact for nearby points).
-#[inline]
-pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f64; 4];
-    let chunks = n / 4;
-    for c in 0..chunks {
-        for t in 0..4 {
-            let v = a[c * 4 + t] - b[c * 4 + t];
-            acc[t] += v * v;
-        }
-    }
-    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
-    for t in chunks * 4..n {
-        let v = a[t] - b[t];
-        s += v * v;
-    }
-    s
 }

@@ -195,6 +195,55 @@ const EXPAND_BLOCK_BYTES: usize = 64 << 20;
 /// Queries per sparse cross-Gram block in [`expand`].
 const EXPAND_SPARSE_BLOCK: usize = 16_384;
 
+/// How [`expand`] computes `K(Y, X) A`, chosen by [`expand_plan`] (the one place) and reported by the
+/// predictions that use it.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_sparse::kmatrix::{expand_plan, ExpandPlan};
+/// let x = Samples::from_rows(&[[0.0], [1.0]])?;
+/// assert_eq!(expand_plan(&Gaussian::with_sigma(1.0)?, &x, &x, false), ExpandPlan::Serial);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpandPlan {
+    /// Few kernel values (both stores dense, [`kern_core::gram::small_cross`]): the direct distances
+    /// and the product on the calling thread, without the pool or a GEMM.
+    Serial,
+    /// Blocks of the dense cross Gram ([`kern_core::cross_gram`]) in parallel, each times `A` by faer.
+    Blocks,
+    /// A compact kernel's neighbour index and the sparse cross Gram, in blocks of queries.
+    Neighbours,
+}
+
+impl ExpandPlan {
+    /// The plan's name in summaries: `"serial"`, `"blocks"`, `"neighbours"`.
+    ///
+    /// ```
+    /// assert_eq!(kern_sparse::kmatrix::ExpandPlan::Neighbours.name(), "neighbours");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            ExpandPlan::Serial => "serial",
+            ExpandPlan::Blocks => "blocks",
+            ExpandPlan::Neighbours => "neighbours",
+        }
+    }
+}
+
+/// The plan of [`expand`] for training points `x`, new points `y` and the `sparse` flag: the neighbour
+/// index for a kernel with a support radius when `sparse`; else the serial path for a small product of
+/// two dense stores ([`kern_core::gram::small_cross`]); else parallel blocks.
+pub fn expand_plan<K: Kernel>(k: &K, x: &Samples, y: &Samples, sparse: bool) -> ExpandPlan {
+    if sparse && k.support_radius().is_some() {
+        ExpandPlan::Neighbours
+    } else if !x.is_sparse() && !y.is_sparse() && kern_core::gram::small_cross(y.n(), x.n(), x.d()) {
+        ExpandPlan::Serial
+    } else {
+        ExpandPlan::Blocks
+    }
+}
+
 /// The kernel expansion `E = K(Y, X) A` for new points `Y` (`m` samples), training points `X` (`n`
 /// samples) and coefficients `A` (`n × r`): `E[j, t] = Σ_i A[i, t] k(y_j, x_i)`, an `m × r` matrix.
 /// Either store on either side; a sparse store is never densified.
@@ -230,8 +279,29 @@ pub fn expand<K: Kernel>(
     k.check_samples(y)?;
     let (n, m, r) = (x.n(), y.n(), coef.ncols());
     let mut out = Mat::<f64>::zeros(m, r);
-    match (sparse, k.support_radius()) {
-        (true, Some(c)) => {
+    match expand_plan(k, x, y, sparse) {
+        ExpandPlan::Serial => {
+            // cross_gram takes its serial path on the same rule.
+            let g = kern_core::cross_gram(k, y, x)?;
+            // out[:, t] += g[:, i] · coef[i, t], training point by training point: contiguous columns,
+            // zero coefficients (a one-vs-one machine's other classes) skipped.
+            for t in 0..r {
+                let o =
+                    out.as_mut().col_mut(t).try_as_col_major_mut().expect("unit row stride").as_slice_mut();
+                for i in 0..n {
+                    let c = coef[(i, t)];
+                    if c == 0.0 {
+                        continue;
+                    }
+                    let gi = g.as_ref().col(i).try_as_col_major().expect("unit row stride").as_slice();
+                    for (o, &v) in o.iter_mut().zip(gi) {
+                        *o += v * c;
+                    }
+                }
+            }
+        }
+        ExpandPlan::Neighbours => {
+            let c = k.support_radius().expect("the plan checked the radius");
             let index = NeighborIndex::new(x, c)?;
             let mut j0 = 0;
             while j0 < m {
@@ -242,7 +312,7 @@ pub fn expand<K: Kernel>(
                 j0 = j1;
             }
         }
-        _ => {
+        ExpandPlan::Blocks => {
             let rows = (EXPAND_BLOCK_BYTES / (8 * n.max(1))).clamp(64, 8192);
             let mut j0 = 0;
             while j0 < m {

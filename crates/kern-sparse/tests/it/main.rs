@@ -2,6 +2,7 @@
 
 mod cholesky;
 mod common;
+mod expansion;
 mod gram;
 mod neighbors;
 mod nested_dissection;
