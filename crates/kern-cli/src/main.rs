@@ -22,13 +22,19 @@ mod progress;
 mod report;
 mod resources;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Kernel methods on LIBSVM and CSV files; one JSON summary line per run.
+// `kern -h` and `kern --help` print the same short help (the commands and the common flags); `kern
+// help` prints every flag. clap's own help flag is turned off here, which turns it off in every
+// subcommand too: `command()` gives them theirs back.
 #[derive(Parser)]
-#[command(name = "kern", version, about, long_about = None)]
+#[command(name = "kern", version, about, long_about = None, disable_help_flag = true)]
 struct Cli {
+    /// Print help (every option: kern help)
+    #[arg(short = 'h', long = "help", action = clap::ArgAction::HelpShort)]
+    help: Option<bool>,
     /// Memory budget, e.g. 4G or 512M (default: the cgroup limit or the available memory).
     ///
     /// Larger allocations are refused with an error saying what to do instead. Default: the cgroup
@@ -108,6 +114,27 @@ impl Command {
     }
 }
 
+/// The command line: [`Cli`], with clap's `-h, --help` in every subcommand (short help for `-h`, long
+/// help for `--help`), as clap adds it when the top level keeps it.
+fn command() -> clap::Command {
+    /// Adds the help flag to every subcommand of `cmd`, recursively. Every subcommand has a long help
+    /// (the global flags hidden from the short help are in it), hence clap's two texts.
+    fn restore_help(cmd: clap::Command) -> clap::Command {
+        cmd.mut_subcommands(|sc| {
+            restore_help(sc).arg(
+                clap::Arg::new("help")
+                    .short('h')
+                    .long("help")
+                    .action(clap::ArgAction::Help)
+                    .help_heading(None)
+                    .help("Print help (see more with '--help')")
+                    .long_help("Print help (see a summary with '-h')"),
+            )
+        })
+    }
+    restore_help(Cli::command())
+}
+
 /// Version of the JSON summary's layout, the `"schema"` field of every summary.
 const SCHEMA: u32 = 1;
 
@@ -121,7 +148,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cli = Cli::parse_from(argv);
+    let cli = match Cli::from_arg_matches(&command().get_matches_from(argv)) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
     if let Some(m) = &cli.max_memory {
         match kern_core::memory::parse_size(m) {
             Ok(bytes) => kern_core::memory::set_limit(Some(bytes)),

@@ -284,7 +284,8 @@ def test_docstring_examples_run(module):
 
 @pytest.mark.parametrize(
     "cls",
-    [kern.SVC, kern.NuSVC, kern.SVR, kern.NuSVR, kern.OneClassSVM, kern.RailwaySVC],
+    [kern.SVC, kern.NuSVC, kern.SVR, kern.NuSVR, kern.OneClassSVM, kern.RailwaySVC, kern.KernelRidge,
+     kern.KernelPCA],
     ids=lambda c: c.__name__,
 )
 def test_class_docstrings_are_numpydoc_with_every_parameter(cls):

@@ -645,8 +645,9 @@ pub fn make_folds(
     Ok(out)
 }
 
-/// Indices of each class, ascending, classes in index order (empty classes skipped).
-fn class_members(strata: &[usize]) -> Vec<Vec<usize>> {
+/// Indices of each class, ascending, classes in index order (empty classes skipped): the groups that
+/// stratified folds and the stratified train/test split ([`crate::split`]) draw from.
+pub(crate) fn class_members(strata: &[usize]) -> Vec<Vec<usize>> {
     let k = strata.iter().copied().max().map_or(0, |m| m + 1);
     let mut m = vec![Vec::new(); k];
     for (i, &c) in strata.iter().enumerate() {
@@ -685,6 +686,13 @@ pub(crate) fn strata_for<'a, T: CvTargets>(
     if matches!(validation, Validation::LeaveOneOut | Validation::Predefined { .. }) {
         return Ok(None);
     }
+    strata_of(y, stratify)
+}
+
+/// The strata `stratify` asks for: the class of every sample (class targets, unless
+/// [`Stratify::Never`]), none for real targets (an error with [`Stratify::Always`]). Used by the folds
+/// ([`strata_for`]) and the train/test split ([`crate::split`]).
+pub(crate) fn strata_of<T: CvTargets>(y: &T, stratify: Stratify) -> Result<Option<Cow<'_, [usize]>>> {
     match (stratify, y.strata()) {
         (Stratify::Never, _) => Ok(None),
         (Stratify::Always, None) => {

@@ -1,4 +1,5 @@
-//! Scores of predictions against targets: accuracy, mean squared and absolute error, R².
+//! Scores of predictions against targets: accuracy, mean squared and absolute error, R², squared
+//! correlation coefficient.
 //! [`crate::cv::Scoring`] scores cross-validation folds with these same functions.
 //!
 //! Predictions are in the convention of kern's `Model::predict`: the sign for binary targets, the class
@@ -103,4 +104,72 @@ pub fn r2_score(pred: &[f64], truth: &[f64]) -> Result<f64> {
     } else {
         0.0
     })
+}
+
+/// The squared correlation coefficient of predictions and truth, `cov(p, t)² / (var(p) · var(t))`:
+/// LIBSVM's "Squared correlation coefficient" of a regression (svm-train -v, svm-predict), 1 when the
+/// predictions are an exact affine function of the truth. NaN when the predictions or the truth are
+/// constant (the correlation is undefined; LIBSVM prints `nan`). Computed from the centred values,
+/// which gives LIBSVM's number without the cancellation of its raw sums.
+///
+/// ```
+/// use kern_tune::metrics::squared_correlation;
+/// assert_eq!(squared_correlation(&[1.0, 2.0, 3.0], &[5.0, 3.0, 1.0])?, 1.0);
+/// assert!(squared_correlation(&[2.0, 2.0], &[1.0, 3.0])?.is_nan());
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
+pub fn squared_correlation(pred: &[f64], truth: &[f64]) -> Result<f64> {
+    check(pred.len(), truth.len())?;
+    if truth.is_empty() {
+        return Err(TuneError::Scoring("squared correlation of no targets".into()));
+    }
+    let n = truth.len() as f64;
+    let (mp, mt) = (pred.iter().sum::<f64>() / n, truth.iter().sum::<f64>() / n);
+    let (mut spt, mut spp, mut stt) = (0.0, 0.0, 0.0);
+    for (p, t) in pred.iter().zip(truth) {
+        let (dp, dt) = (p - mp, t - mt);
+        spt += dp * dt;
+        spp += dp * dp;
+        stt += dt * dt;
+    }
+    if spp == 0.0 || stt == 0.0 {
+        return Ok(f64::NAN);
+    }
+    Ok(spt * spt / (spp * stt))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// By hand: p = 1, 2, 3, 4 and t = 2, 4, 5, 4 have centred cross sum 3.5 and centred squares 5
+    /// and 4.75, so SCC = 3.5² / (5 · 4.75) = 49/95.
+    #[test]
+    fn squared_correlation_of_a_hand_computed_case() {
+        let scc = squared_correlation(&[1.0, 2.0, 3.0, 4.0], &[2.0, 4.0, 5.0, 4.0]).unwrap();
+        assert!((scc - 49.0 / 95.0).abs() <= 1e-15, "{scc}");
+        assert!(squared_correlation(&[1.0], &[1.0, 2.0]).is_err());
+        assert!(squared_correlation(&[], &[]).is_err());
+        assert!(squared_correlation(&[1.0, 2.0], &[3.0, 3.0]).unwrap().is_nan());
+    }
+
+    proptest! {
+        #![proptest_config(kern_testkit::proptest_config(64))]
+
+        /// The SCC of y against a·y + b (a ≠ 0) is 1, whatever the sign of a.
+        #[test]
+        fn squared_correlation_of_an_affine_map_is_one(
+            y in prop::collection::vec(-10.0f64..10.0, 2..60),
+            a in prop_oneof![-100.0f64..-0.01, 0.01f64..100.0],
+            b in -100.0f64..100.0,
+        ) {
+            let mean = y.iter().sum::<f64>() / y.len() as f64;
+            // A spread of y well above the rounding of a·y + b (|b| ≤ 100, |a| ≥ 0.01).
+            prop_assume!(y.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max) > 0.1);
+            let p: Vec<f64> = y.iter().map(|v| a * v + b).collect();
+            let scc = squared_correlation(&p, &y).unwrap();
+            prop_assert!((scc - 1.0).abs() <= 1e-9, "{}", scc);
+        }
+    }
 }

@@ -14,7 +14,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::cv::{CvTargets, Stratify};
+use crate::cv::{CvTargets, Stratify, class_members, strata_of};
 use crate::error::{Result, TuneError};
 use crate::rng;
 use kern_core::Samples;
@@ -78,15 +78,7 @@ pub fn train_test_split<T: CvTargets>(
             "{n} samples cannot be split with {test_fraction} of them in the test part and at least one in each"
         )));
     }
-    let strata = match (stratify, y.strata()) {
-        (Stratify::Never, _) => None,
-        (Stratify::Always, None) => {
-            return Err(TuneError::Validation(
-                "stratification needs class targets, these are real-valued".into(),
-            ));
-        }
-        (_, s) => s,
-    };
+    let strata = strata_of(y, stratify)?;
     let mut g = rng::stream(seed, 0);
     let mut test = match strata.as_deref() {
         None => {
@@ -117,11 +109,9 @@ pub fn train_test_split<T: CvTargets>(
 /// rows left over by rounding down go to the classes with the largest remainders (ties: lower class).
 fn stratified_test<R: rand::Rng>(g: &mut R, strata: &[usize], n_test: usize) -> Vec<usize> {
     let n = strata.len();
-    let k = strata.iter().copied().max().map_or(0, |m| m + 1);
-    let mut members = vec![Vec::new(); k];
-    for (i, &c) in strata.iter().enumerate() {
-        members[c].push(i);
-    }
+    // Empty classes would take no row and draw nothing: leaving them out changes no split.
+    let mut members = class_members(strata);
+    let k = members.len();
     let exact: Vec<f64> = members.iter().map(|m| m.len() as f64 * n_test as f64 / n as f64).collect();
     let mut take: Vec<usize> = exact.iter().map(|e| e.floor() as usize).collect();
     let mut left = n_test - take.iter().sum::<usize>();

@@ -19,6 +19,7 @@ use kern_cli::any_params::{AnyParams, Watched};
 use kern_cli::cv_flags::CvFlags;
 use kern_core::Targets;
 use kern_models::svm::{KernelMatrix, SharedGram, SvcParams};
+use kern_tune::cv::{CvTargets, Scoring, TargetKind};
 use kern_tune::grid::{
     GridSearchConfig, ParamGrid, ParamPoint, PathPredictions, grid_search, grid_search_along,
 };
@@ -99,7 +100,7 @@ fn add_cell_warnings(report: &mut serde_json::Value, warnings: Vec<Mutex<Option<
 
 /// Runs `kern cv`.
 pub fn run(mut a: Args) -> CliResult {
-    let plan = a.cv.plan()?;
+    let mut plan = a.cv.plan()?;
     // The worker threads come up while the data is read.
     kern_core::parallel::warm_up(a.cv.threads);
     // Every model of `kern cv` computes on either sample store: a sparse file stays sparse. A
@@ -128,6 +129,11 @@ pub fn run(mut a: Args) -> CliResult {
     f.check_memory(&plan, &ds.samples)?;
     let t = Instant::now();
     let y = f.targets(plan.learner, &ds)?;
+    // svm-train -v's regression report: the test predictions of every fold, pooled for the squared
+    // correlation coefficient.
+    let mse = matches!(plan.config.cv.scoring.resolve(TargetKind::Real), Ok(Scoring::NegMse));
+    let pooled =
+        (a.libsvm_report && mse && y.kind() == TargetKind::Real).then(|| pool_predictions(&mut plan));
     let report = match &y {
         Targets::Binary(yb) if f.warm_c_path(&plan, ds.samples.n(), &y) => {
             let build = |p: &ParamPoint| f.svc_params(&plan, p);
@@ -166,10 +172,34 @@ pub fn run(mut a: Args) -> CliResult {
         v["gamma_default"] = serde_json::json!({"gamma": g, "d": f.learner.n_features, "note": n});
     }
     if a.libsvm_report {
-        kern_core::io::write_stdout(format!("{}\n", libsvm_line(&v)).as_bytes())?;
+        let mut lines = format!("{}\n", libsvm_line(&v));
+        if let Some(p) = pooled {
+            let p = p.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let scc = kern_tune::metrics::squared_correlation(&p.0, &p.1).unwrap_or(f64::NAN);
+            lines.push_str(&format!("Cross Validation Squared correlation coefficient = {scc}\n"));
+        }
+        kern_core::io::write_stdout(lines.as_bytes())?;
     }
     crate::progress::eprintln(&best_line(&v, gamma));
     Ok(v)
+}
+
+/// Predictions and truth of every fold's test part, in the order the folds were scored.
+type Pooled = Mutex<(Vec<f64>, Vec<f64>)>;
+
+/// Makes the plan's scoring (the mean squared error of svm-train -v's one cell, reported as such)
+/// also keep every fold's test predictions and truth, in the returned store: what svm-train -v's
+/// squared correlation coefficient is computed over.
+fn pool_predictions(plan: &mut kern_cli::cv_flags::CvPlan) -> std::sync::Arc<Pooled> {
+    let pooled = std::sync::Arc::new(Pooled::default());
+    let store = std::sync::Arc::clone(&pooled);
+    plan.config.cv.scoring = Scoring::custom("neg_mse", move |p, t| {
+        let mut s = store.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        s.0.extend_from_slice(p);
+        s.1.extend_from_slice(t);
+        kern_tune::metrics::mean_squared_error(p, t).map_or(f64::NAN, |e| -e)
+    });
+    pooled
 }
 
 /// The best cell as grid.py prints it: `best: c=2, gamma=0.5, accuracy=96.67%` (the grid's names in
@@ -199,7 +229,8 @@ fn score_text(v: &serde_json::Value, eq: &str) -> String {
 }
 
 /// svm-train -v's line: `Cross Validation Accuracy = 96.6667%`, or `Cross Validation Mean squared
-/// error = 0.25` for regression.
+/// error = 0.25` for regression (followed by the squared correlation coefficient's line, written by
+/// [`run`]).
 fn libsvm_line(v: &serde_json::Value) -> String {
     let score = v["best_score"].as_f64().unwrap_or(f64::NAN);
     match v["scoring"].as_str().unwrap_or("") {

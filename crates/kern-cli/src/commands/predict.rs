@@ -35,10 +35,11 @@ pub struct Args {
     #[arg(long)]
     model: PathBuf,
     /// Write one prediction per line (`-`: standard output): label names for classifiers, with
-    /// probabilities when the model has them; values for regressors. See --values. For a kernel PCA
-    /// model (kern kpca --save): the projections of the points, as CSV with a pc1,...,pcK header and
-    /// one row per point, as kern kpca --out writes the training scores. Line i is row i of the data
-    /// file, so --out is refused with --missing drop (a dropped row would have no line).
+    /// probabilities when the model has them; values for regressors (every output of a multi-output
+    /// kernel ridge model, separated by spaces). See --values. For a kernel PCA model (kern kpca
+    /// --save): the projections of the points, as CSV with a pc1,...,pcK header and one row per point,
+    /// as kern kpca --out writes the training scores. Line i is row i of the data file, so --out is
+    /// refused with --missing drop (a dropped row would have no line).
     #[arg(long)]
     out: Option<PathBuf>,
     /// What --out holds: label (one label or value per line), decision (the decision values, one column
@@ -198,6 +199,11 @@ fn lines(m: &AnyModel, p: &Predictions, values: Option<Values>) -> Vec<String> {
                 format!("{l} {}", ps.join(" "))
             })
             .collect(),
+        // A regressor with several outputs (multi-output kernel ridge): every output, as its decision
+        // values.
+        _ if !m.is_classifier() && p.decision.ncols() > 1 => {
+            rows(&p.decision).iter().map(|r| value_line(r)).collect()
+        }
         _ => p.labels.clone(),
     }
 }

@@ -186,10 +186,16 @@ fn summary(
 }
 
 /// `kern predict`'s summary for an LS-SVM or a kernel ridge model (`name`: the model's learner
-/// name): the scores against the file's labels, and the model's λ and path.
+/// name): the scores against the file's labels, and the model's λ and path. A data file has one label
+/// per point, so a multi-output regression is scored on its first output: the summary then says so
+/// (`"outputs"`, the number of outputs written, and `"scored_output": 1`).
 pub fn predict<M: Trained>(m: &M, name: &str, p: &Predictions, ds: &Dataset) -> Value {
     let f = m.figures();
     let mut v = crate::metrics::scores(f.task, &p.values, ds);
+    if !f.task.is_classification() && p.decision.ncols() > 1 {
+        v["outputs"] = json!(p.decision.ncols());
+        v["scored_output"] = json!(1);
+    }
     v["n"] = json!(ds.samples.n());
     v["lambda"] = json!(f.lambda);
     v["factor_seconds"] = json!(f.factor_seconds);

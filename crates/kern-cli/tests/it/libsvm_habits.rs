@@ -361,7 +361,34 @@ fn cv_reports_the_best_cell_as_grid_py() {
     assert!(ok, "{stderr}");
     let acc = (v["best_score"].as_f64().unwrap() * 1e6).round() / 1e4;
     assert_eq!(stdout.lines().next().unwrap(), format!("Cross Validation Accuracy = {acc}%"));
+    // A classification has no squared correlation coefficient: the summary follows.
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
     assert_eq!(v["best_params"]["c"], 10.0);
+}
+
+/// `kern train -s 3 -v N` prints svm-train's two regression lines: the mean squared error (the
+/// summary's) and the squared correlation coefficient of the folds' test predictions, which for a
+/// linear SVR on a target that is a linear function of the features (its ε = 0.1 tube a twentieth of
+/// the target's spread) is near 1.
+#[test]
+fn train_v_on_a_regression_prints_both_of_svm_trains_lines() {
+    let d = scratch("libsvm-habits-cv-regression");
+    let data = d.join("r.svm");
+    write_data(&data, "real", 60, 2);
+    let (ok, v, stdout, stderr) = kern_io(&["train", "-s", "3", "-t", "0", "-v", "4", s(&data)], None);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert_eq!(
+        lines[0],
+        format!("Cross Validation Mean squared error = {}", -v["best_score"].as_f64().unwrap())
+    );
+    let scc: f64 = lines[1]
+        .strip_prefix("Cross Validation Squared correlation coefficient = ")
+        .unwrap_or_else(|| panic!("{stdout}"))
+        .parse()
+        .unwrap();
+    assert!(scc > 0.99 && scc <= 1.0, "{scc}");
 }
 
 /// Unknown short options are refused with the nearest option; `-h` fits on a screen; `--help` is

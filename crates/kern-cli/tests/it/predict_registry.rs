@@ -154,3 +154,46 @@ fn a_kernel_pca_model_has_no_decision_values() {
     ]);
     assert!(!ok && err.contains("projects the points"), "{err}");
 }
+
+/// A multi-output kernel ridge model (three target columns, fitted by the library): `kern predict`
+/// writes every output, one line per point, by default and with `--values decision`, equal to the
+/// library's decision values column by column; the summary scores the first output against the file's
+/// labels and says so.
+#[test]
+fn kern_predict_writes_every_output_of_a_multi_output_ridge() {
+    let dir = scratch("kern_predict_writes_every_output_of_a_multi_output_ridge");
+    let (x, _) = data();
+    let n = x.n();
+    let y = faer::Mat::from_fn(n, 3, |i, t| (x.row(i)[0] * (t + 1) as f64).sin() + x.row(i)[1] * t as f64);
+    let labels: Vec<String> = (0..n).map(|i| format!("{}", y[(i, 0)])).collect();
+    let file = dir.join("d.svm");
+    kern_core::io::write_libsvm(&file, &x, &labels).unwrap();
+    let k: KernelSpec = "gaussian:sigma=1".parse().unwrap();
+    let multi = KernelRidgeParams::new(k).lambda(1e-2).fit_outputs(&x, y.as_ref(), None).unwrap();
+    assert_eq!(multi.outputs(), 3);
+    let model = save(&dir, &multi);
+    // The samples as kern predict reads them.
+    let read = kern_core::io::read_libsvm(&file, None).unwrap().samples;
+    let want = multi.decision_function(&read).unwrap();
+    for values in ["label", "decision"] {
+        let (j, lines) = predict(&model, &file, values, &dir);
+        assert_eq!(lines.len(), n, "--values {values}");
+        for (i, line) in lines.iter().enumerate() {
+            let v: Vec<f64> = line.split(' ').map(|t| t.parse().unwrap()).collect();
+            assert_eq!(v.len(), 3, "--values {values} row {i}: {line}");
+            for (c, &u) in v.iter().enumerate() {
+                let w = want[(i, c)];
+                assert!(
+                    (u - w).abs() <= 1e-12 * (1.0 + w.abs()),
+                    "--values {values} row {i} output {c}: {u} vs {w}"
+                );
+            }
+        }
+        assert_eq!(j["outputs"], 3);
+        assert_eq!(j["scored_output"], 1);
+        // The first output's rmse against the labels (its targets).
+        let se: f64 = (0..n).map(|i| (want[(i, 0)] - y[(i, 0)]).powi(2)).sum();
+        let rmse = j["rmse"].as_f64().unwrap();
+        assert!((rmse - (se / n as f64).sqrt()).abs() <= 1e-9, "rmse {rmse}");
+    }
+}

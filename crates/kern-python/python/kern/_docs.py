@@ -1,5 +1,23 @@
-"""numpydoc docstrings of the support vector machines, built from one description of each parameter
-and fitted attribute (the estimators share most of them)."""
+"""numpydoc docstrings of kern's estimators (the support vector machines, `KernelRidge`,
+`KernelPCA`), built from one description of each parameter and fitted attribute (the estimators
+share most of them)."""
+
+import inspect
+import textwrap
+
+# The kernels scikit-learn's pairwise kernels name, as `KernelRidge` and `KernelPCA` take them.
+_PAIRWISE_KERNELS = (
+    "'linear', 'rbf', 'poly', 'sigmoid', 'laplacian' (``exp(-gamma ||x - y||_1)``), 'chi2' "
+    "(``exp(-gamma sum (x - y)^2 / (x + y))``, nonnegative features only), 'cosine'"
+)
+
+
+def _entry(head, text):
+    """A parameter entry: `head`, then `text` wrapped and indented under it."""
+    return head + "\n" + textwrap.fill(
+        text, width=100, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False
+    )
+
 
 PARAMS = {
     "C": """C : float, default=1.0
@@ -53,6 +71,20 @@ PARAMS = {
     gives sharper area borders, so that fewer areas overlap at a sample.""",
     "significance": """significance : float, default=0.05
     Level of the purity test that accepts an area.""",
+    "pairwise_kernel": _entry(
+        'kernel : str or callable, default="linear"',
+        _PAIRWISE_KERNELS + ", a kern kernel spec string, 'precomputed' (`X` is the kernel matrix: "
+        "``K(X, X_fit)`` when predicting), or a callable ``kernel(x, y, **kernel_params) -> float`` "
+        "evaluated as scikit-learn does.",
+    ),
+    "pairwise_kernel_str": _entry(
+        'kernel : str, default="linear"', _PAIRWISE_KERNELS + ", or a kern kernel spec string."
+    ),
+    "pairwise_gamma": """gamma : float, default=None
+    Kernel rate of 'rbf', 'poly', 'sigmoid' and 'laplacian'; None means ``1 / n_features``. For
+    'chi2', None means 1.""",
+    "pairwise_coef0": """coef0 : float, default=1
+    Constant of the 'poly' and 'sigmoid' kernels.""",
     "k_max": """k_max : int, default=10
     The most clusters tried per class when locating the areas. More clusters fit finer class shapes
     but overlap more: kern refuses a sample where more than 12 areas overlap (ValueError).""",
@@ -109,18 +141,26 @@ ATTRIBUTES = {
 }
 
 
+def _lookup(table, item):
+    """The shared entry named `item`, or `item` itself when it is an entry (several lines): the
+    estimator's own."""
+    return item if "\n" in item else table[item]
+
+
 def numpydoc(summary, params, attributes, examples, see_also=None):
-    """A numpydoc class docstring from the shared parameter and attribute entries."""
+    """A numpydoc class docstring from the shared parameter and attribute entries (an item of
+    `params` or `attributes` is the name of a shared entry or an entry of its own); the summary and
+    the examples, written indented in the source, are dedented to the entries' margin."""
 
     def decorate(cls):
         parts = [
-            summary.strip(),
-            "Parameters\n----------\n" + "\n".join(PARAMS[p] for p in params),
-            "Attributes\n----------\n" + "\n".join(ATTRIBUTES[a] for a in attributes),
+            inspect.cleandoc(summary),
+            "Parameters\n----------\n" + "\n".join(_lookup(PARAMS, p) for p in params),
+            "Attributes\n----------\n" + "\n".join(_lookup(ATTRIBUTES, a) for a in attributes),
         ]
         if see_also:
             parts.append("See Also\n--------\n" + see_also.strip())
-        parts.append("Examples\n--------\n" + examples.strip())
+        parts.append("Examples\n--------\n" + inspect.cleandoc(examples))
         cls.__doc__ = "\n\n".join(parts) + "\n"
         return cls
 

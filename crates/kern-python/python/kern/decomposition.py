@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kern
 from ._base import KernModelMixin, kernel_spec, n_jobs_arg, positive, seed
+from ._docs import numpydoc
 from ._pairwise import pairwise_spec
 
 _SPARSE = ["csr", "csc"]
@@ -40,7 +41,7 @@ def samples_arg(X):
     return samples(X)
 
 
-class KernelPCA(_Transformer):
+@numpydoc(
     """Kernel principal component analysis, as scikit-learn's `sklearn.decomposition.KernelPCA`.
 
     The data are centred in feature space; the components are the leading eigenvectors of the
@@ -49,59 +50,47 @@ class KernelPCA(_Transformer):
     sparse. Components follow scikit-learn: `n_components=None` keeps every component with a
     positive eigenvalue, a larger `n_components` than samples is cut to the number of samples,
     eigenvalues below ``1e-12`` of the largest count as zero, and each eigenvector's sign makes its
-    largest entry positive.
-
-    Parameters
-    ----------
-    n_components : int, default=None
-        Number of components; None keeps every component with a nonzero eigenvalue.
-    kernel : str, default="linear"
-        'linear', 'rbf', 'poly', 'sigmoid', 'laplacian' (``exp(-gamma ||x - y||_1)``), 'chi2'
-        (``exp(-gamma sum (x - y)^2 / (x + y))``, nonnegative features only), 'cosine', or a kern
-        kernel spec string.
-    gamma : float, default=None
-        Kernel rate of 'rbf', 'poly', 'sigmoid' and 'laplacian'; None means ``1 / n_features``. For
-        'chi2', None means 1.
-    degree : int, default=3
-        Degree of the 'poly' kernel.
-    coef0 : float, default=1
-        Constant of the 'poly' and 'sigmoid' kernels.
-    alpha : float, default=1.0
-        Ridge penalty of the pre-image regression learned with `fit_inverse_transform=True`.
-    fit_inverse_transform : bool, default=False
-        Learn the pre-image map of `inverse_transform`: kernel ridge regression of the training
-        samples on their projections, ``dual_coef_ = (K_transformed + alpha I)^-1 X``, as
-        scikit-learn does (dense `X` only).
-    eigen_solver : {'auto', 'dense', 'krylov', 'arpack', 'randomized'}, default='auto'
-        'auto' takes the Krylov method for a few components of many samples, else the dense
-        eigendecomposition; 'arpack' and 'randomized' mean 'krylov'.
-    tol : float, default=0
-        Relative residual tolerance of the Krylov method; 0 means 1e-10.
-    remove_zero_eig : bool, default=False
-        Drop components with a zero eigenvalue (always done when `n_components` is None).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the Krylov method's start block.
-    n_jobs : int, default=None
-        Threads of the fit and of projections.
-
-    Attributes
-    ----------
-    eigenvalues_ : ndarray of shape (n_components,)
-        Eigenvalues of the centred kernel matrix, descending.
-    eigenvectors_ : ndarray of shape (n_samples, n_components)
-        Unit eigenvectors of the centred kernel matrix.
-    dual_coef_ : ndarray of shape (n_samples, n_features)
-        Coefficients of the pre-image map (with `fit_inverse_transform=True`).
-    X_transformed_fit_ : ndarray of shape (n_samples, n_components)
-        Projections of the training samples (with `fit_inverse_transform=True`).
-    n_features_in_ : int
-        Number of features seen during fit.
-    kernel_spec_ : str
-        The kern kernel spec trained with.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_diabetes
+    largest entry positive.""",
+    [
+        """n_components : int, default=None
+    Number of components; None keeps every component with a nonzero eigenvalue.""",
+        "pairwise_kernel_str",
+        "pairwise_gamma",
+        "degree",
+        "pairwise_coef0",
+        """alpha : float, default=1.0
+    Ridge penalty of the pre-image regression learned with `fit_inverse_transform=True`.""",
+        """fit_inverse_transform : bool, default=False
+    Learn the pre-image map of `inverse_transform`: kernel ridge regression of the training
+    samples on their projections, ``dual_coef_ = (K_transformed + alpha I)^-1 X``, as
+    scikit-learn does (dense `X` only).""",
+        """eigen_solver : {'auto', 'dense', 'krylov', 'arpack', 'randomized'}, default='auto'
+    'auto' takes the Krylov method for a few components of many samples, else the dense
+    eigendecomposition; 'arpack' and 'randomized' mean 'krylov'.""",
+        """tol : float, default=0
+    Relative residual tolerance of the Krylov method; 0 means 1e-10.""",
+        """remove_zero_eig : bool, default=False
+    Drop components with a zero eigenvalue (always done when `n_components` is None).""",
+        """random_state : int, RandomState instance or None, default=None
+    Seed of the Krylov method's start block.""",
+        """n_jobs : int, default=None
+    Threads of the fit and of projections.""",
+    ],
+    [
+        """eigenvalues_ : ndarray of shape (n_components,)
+    Eigenvalues of the centred kernel matrix, descending.""",
+        """eigenvectors_ : ndarray of shape (n_samples, n_components)
+    Unit eigenvectors of the centred kernel matrix.""",
+        """dual_coef_ : ndarray of shape (n_samples, n_features)
+    Coefficients of the pre-image map (with `fit_inverse_transform=True`).""",
+        """X_transformed_fit_ : ndarray of shape (n_samples, n_components)
+    Projections of the training samples (with `fit_inverse_transform=True`).""",
+        """n_features_in_ : int
+    Number of features seen during fit.""",
+        """kernel_spec_ : str
+    The kern kernel spec trained with.""",
+    ],
+    """>>> from sklearn.datasets import load_diabetes
     >>> from kern import KernelPCA
     >>> X = load_diabetes().data
     >>> pca = KernelPCA(n_components=2, kernel="rbf", fit_inverse_transform=True, alpha=0.1)
@@ -109,9 +98,9 @@ class KernelPCA(_Transformer):
     >>> Z.shape
     (442, 2)
     >>> pca.inverse_transform(Z).shape
-    (442, 10)
-    """
-
+    (442, 10)""",
+)
+class KernelPCA(_Transformer):
     def __init__(
         self,
         n_components=None,

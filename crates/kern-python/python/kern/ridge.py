@@ -6,13 +6,14 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _kern
 from ._base import KernModelMixin, kernel_spec, n_jobs_arg, positive, samples
+from ._docs import numpydoc
 from ._pairwise import pairwise_spec, user_gram, user_kernel
 from .svm import _encode_classes
 
 _SPARSE = ["csr", "csc"]
 
 
-class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
+@numpydoc(
     """Kernel ridge regression, as scikit-learn's `sklearn.kernel_ridge.KernelRidge`.
 
     Solves ``(K + alpha I) c = y`` for the dual coefficients and predicts
@@ -20,43 +21,30 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
     factorization of ``K + alpha I``, one right-hand side per column. With a compactly supported kern
     kernel (for example ``kernel="cs-gaussian:sigma=0.5,c=1.5"``) the system is sparse and never
     formed densely. A model that `alpha` leaves constant (every training prediction within 1e-6 of
-    zero, relative to the targets; without `sample_weight`) raises a `UserWarning`.
-
-    Parameters
-    ----------
-    alpha : float, default=1.0
-        Ridge penalty: the ``alpha`` of ``K + alpha I`` (larger, more regularization).
-    kernel : str or callable, default="linear"
-        'linear', 'rbf', 'poly', 'sigmoid', 'laplacian' (``exp(-gamma ||x - y||_1)``), 'chi2'
-        (``exp(-gamma sum (x - y)^2 / (x + y))``, nonnegative features only), 'cosine', a kern kernel
-        spec string, 'precomputed' (`X` is the kernel matrix: ``K(X, X_fit)`` when predicting), or a
-        callable ``kernel(x, y, **kernel_params) -> float`` evaluated as scikit-learn does.
-    gamma : float, default=None
-        Kernel rate of 'rbf', 'poly', 'sigmoid' and 'laplacian'; None means ``1 / n_features``. For
-        'chi2', None means 1.
-    degree : int, default=3
-        Degree of the 'poly' kernel.
-    coef0 : float, default=1
-        Constant of the 'poly' and 'sigmoid' kernels.
-    kernel_params : dict, default=None
-        Extra keyword arguments of a callable kernel.
-    n_jobs : int, default=None
-        Threads of the fit and of predictions.
-
-    Attributes
-    ----------
-    dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
-        Dual coefficients ``c``; two-dimensional when `y` was.
-    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
-        Training data, needed for predictions (the training kernel matrix for 'precomputed').
-    n_features_in_ : int
-        Number of features seen during fit.
-    kernel_spec_ : str
-        The kern kernel spec trained with ('precomputed' or 'callable' for a user kernel).
-
-    Examples
-    --------
-    >>> import numpy as np
+    zero, relative to the targets; without `sample_weight`) raises a `UserWarning`.""",
+    [
+        """alpha : float, default=1.0
+    Ridge penalty: the ``alpha`` of ``K + alpha I`` (larger, more regularization).""",
+        "pairwise_kernel",
+        "pairwise_gamma",
+        "degree",
+        "pairwise_coef0",
+        """kernel_params : dict, default=None
+    Extra keyword arguments of a callable kernel.""",
+        """n_jobs : int, default=None
+    Threads of the fit and of predictions.""",
+    ],
+    [
+        """dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+    Dual coefficients ``c``; two-dimensional when `y` was.""",
+        """X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+    Training data, needed for predictions (the training kernel matrix for 'precomputed').""",
+        """n_features_in_ : int
+    Number of features seen during fit.""",
+        """kernel_spec_ : str
+    The kern kernel spec trained with ('precomputed' or 'callable' for a user kernel).""",
+    ],
+    """>>> import numpy as np
     >>> from kern import KernelRidge
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((50, 3))
@@ -65,8 +53,9 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
     >>> model.dual_coef_.shape
     (50, 2)
     >>> model.predict(X[:2]).shape
-    (2, 2)
-    """
+    (2, 2)""",
+)
+class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
 
     def __init__(
         self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1, kernel_params=None, n_jobs=None
