@@ -3,11 +3,8 @@
 //! - `cargo xtask repro [--quick] [--only ID] [--out DIR] [--threads N] [--no-png]`: regenerate the
 //!   papers' tables and figures (runs the `kern-repro` binary in release mode).
 //!   The real datasets ship in the repository's `data/` (see its README); `KERN_DATA_DIR` overrides.
-//!   Every SVG figure is then also written as PNG beside it (`FIG.png`, for quick viewing) by
-//!   `rsvg-convert` when that program is installed (Debian/Ubuntu: `librsvg2-bin`; macOS: `librsvg`);
-//!   without it the step is skipped with a note. `--no-png` skips it. An external converter rather
-//!   than a Rust rasteriser keeps the build small: `resvg` would add its font stack (and a bundled
-//!   font, or the system's found at run time) to every build of the workspace for a viewing aid.
+//!   Every SVG figure is also written as PNG beside it (`FIG.png`, for quick viewing) by kern-repro
+//!   itself; `--no-png` (passed on to it) skips them.
 //! - `cargo xtask test [--extended] [CARGO_ARGS...] [-- TEST_ARGS...]`: the test suite. Alone, the fast
 //!   tier: `cargo test --workspace --release`, the README's command. With `--extended`, the extended
 //!   tier: every test, the ones marked `#[ignore = "extended tier"]` (the medium fits) included, with
@@ -20,7 +17,6 @@
 //!   differences and fails when there are any.
 //! - `cargo xtask ci`: what `.ci/run` runs.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 fn cargo() -> Command {
@@ -50,22 +46,12 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("repro") => {
-            let png = !args.iter().any(|a| a == "--no-png");
-            let rest: Vec<&String> = args[1..].iter().filter(|a| *a != "--no-png").collect();
-            let out = rest
-                .windows(2)
-                .rev()
-                .find(|w| w[0] == "--out")
-                .map_or_else(|| PathBuf::from("results"), |w| PathBuf::from(w[1]));
             let mut c = cargo();
             // By binary name, not `--package`: the features are then unified over the whole workspace
             // as in `cargo test --workspace`, so the build is the one the tests made.
             c.args(["run", "--quiet", "--release", "--bin", "kern-repro", "--"]);
-            c.args(rest);
-            if !succeeds(&mut c) {
-                return ExitCode::FAILURE;
-            }
-            if png { png_copies(&out) } else { ExitCode::SUCCESS }
+            c.args(&args[1..]);
+            run(c)
         }
         Some("test") => {
             let extended = args[1..].iter().any(|a| a == "--extended");
@@ -93,59 +79,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Every `*.svg` under `dir`, sorted.
-fn svgs(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> =
-        std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            svgs(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "svg") {
-            out.push(p);
-        }
-    }
-    Ok(())
-}
-
-/// Writes `FIG.png` beside every `FIG.svg` under `dir` with `rsvg-convert`; a missing converter is a
-/// note, not a failure (the SVGs are the figures), a failing conversion is a failure.
-fn png_copies(dir: &Path) -> ExitCode {
-    let found = Command::new("rsvg-convert")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        eprintln!(
-            "xtask: PNG copies skipped: rsvg-convert not found (install librsvg2-bin on Debian/Ubuntu, \
-             librsvg on macOS)"
-        );
-        return ExitCode::SUCCESS;
-    }
-    let mut files = Vec::new();
-    if let Err(e) = svgs(dir, &mut files) {
-        eprintln!("xtask: cannot list {}: {e}", dir.display());
-        return ExitCode::FAILURE;
-    }
-    for svg in &files {
-        let png = svg.with_extension("png");
-        let ok = Command::new("rsvg-convert")
-            .args(["--background-color", "white", "--zoom", "1.5", "--output"])
-            .arg(&png)
-            .arg(svg)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!("xtask: rsvg-convert failed on {}", svg.display());
-            return ExitCode::FAILURE;
-        }
-    }
-    eprintln!("xtask: wrote {} PNG copies of the SVG figures under {}", files.len(), dir.display());
-    ExitCode::SUCCESS
 }
 
 /// Every package of a build with its enabled features, as `cargo tree` lists them.

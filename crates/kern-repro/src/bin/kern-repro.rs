@@ -1,5 +1,6 @@
-//! `kern-repro [--quick] [--only ID] [--out DIR] [--threads N] [--seed S] [--list]`: runs the papers'
-//! experiments (what `cargo xtask repro` calls).
+//! `kern-repro [--quick] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list]`: runs the
+//! papers' experiments (what `cargo xtask repro` calls). Every SVG figure is also written as a PNG beside
+//! it unless `--no-png`.
 
 use kern_repro::registry;
 use kern_repro::report::{RunOptions, run};
@@ -15,6 +16,7 @@ fn main() -> ExitCode {
         let r: Result<(), String> = (|| {
             match a.as_str() {
                 "--quick" => opts.quick = true,
+                "--no-png" => kern_repro::figures::set_png_copies(false),
                 "--only" => opts.only = Some(value("--only")?),
                 "--out" => opts.out = PathBuf::from(value("--out")?),
                 "--seed" => opts.seed = value("--seed")?.parse().map_err(|_| "--seed takes an integer")?,
@@ -33,7 +35,7 @@ fn main() -> ExitCode {
         })();
         if let Err(m) = r {
             eprintln!(
-                "kern-repro: {m}\nusage: kern-repro [--quick] [--only ID] [--out DIR] [--threads N] [--seed S] [--list]"
+                "kern-repro: {m}\nusage: kern-repro [--quick] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list]"
             );
             return ExitCode::FAILURE;
         }

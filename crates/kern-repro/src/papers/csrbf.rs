@@ -1,7 +1,7 @@
 //! Zhang, Genton & Liu (2004), compactly supported RBF kernels.
 
 use crate::Result;
-use crate::figures::{Series, line_chart};
+use crate::figures::{Series, line_chart, line_chart_with};
 use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use kern_core::{CompactlySupported, Gaussian, Kernel};
 use serde_json::json;
@@ -174,8 +174,9 @@ pub fn rcm(ctx: &Ctx) -> Result<Status> {
         for (name, p) in [("rcm", &p_rcm), ("amd", &p_amd)] {
             let permuted = kern_sparse::permute_symmetric(a, p)?;
             let f = format!("csrbf-rcm-spy-{name}-{pct}.svg");
-            let title = format!("{} {pct}% sparse, nz = {}", name.to_uppercase(), a.nnz());
-            crate::figures::spy(&ctx.dir.join(&f), &title, &pattern_density(&permuted, 100), 100)?;
+            let title = format!("{} ordering, {pct}% sparse", name.to_uppercase());
+            let n = permuted.nrows();
+            crate::figures::spy(&ctx.dir.join(&f), &title, &pattern_density(&permuted, 100), 100, n)?;
             figures.push(f);
         }
         reduced &= s == 0.0 || after.bw < before.bw;
@@ -292,7 +293,7 @@ pub fn alignment(ctx: &Ctx) -> Result<Status> {
             .zip(curve.alignment.iter().zip(&curve.sparsity))
             .map(|(&l, (a, s))| (l, a + gamma * s))
             .collect();
-        series.push(Series { name: format!("A + {gamma}·S (max at C = {:.3})", ch.c), points: pts });
+        series.push(Series { name: format!("A + {gamma}·S"), points: pts });
         eq8.push(json!({"gamma": gamma, "c": ch.c, "a": ch.alignment, "s": ch.sparsity}));
     }
     line_chart(
@@ -302,16 +303,12 @@ pub fn alignment(ctx: &Ctx) -> Result<Status> {
         "score",
         &series,
     )?;
-    let mut fig5 = series[..2].to_vec();
-    for mu in [0.90, 0.95, 0.98, 0.99] {
-        fig5.push(Series { name: format!("μ = {mu}"), points: vec![(lg[0], mu), (lg[lg.len() - 1], mu)] });
-    }
-    line_chart(
+    line_chart_with(
         &ctx.dir.join("csrbf-alignment-fig5.svg"),
         "Fig. 5: A(C), S(C) and the levels μ",
-        "log2 C",
-        "score",
-        &fig5,
+        ("log2 C", "score"),
+        &series[..2],
+        ("levels μ", &[0.90, 0.95, 0.98, 0.99]),
     )?;
     let paper = [
         (0.90, 1.583, 0.912, 0.482),
@@ -471,7 +468,8 @@ pub fn three_clusters(seed: u64) -> (kern_core::Samples, Vec<usize>) {
 /// Example 3 / Fig. 8: kernel PCA of the three clusters with the compactly supported Gaussian, C chosen
 /// by eq. 8 with γ = 0.3. The paper does not give the Gaussian's width; we use exp(−r²/0.1) (σ² = 0.1,
 /// the width of Schölkopf & Smola's version of this example, which the paper says it follows). Eight
-/// components, each drawn as a grey-level map over [−1, 1] × [−0.6, 1] (dark = large). `results`:
+/// components, drawn in one figure as grey-level maps over [−1, 1] × [−0.6, 1] (dark = large) with
+/// contour lines and the clusters. `results`:
 /// `{c, alignment, sparsity, eigenvalues_cs, eigenvalues_gaussian, separated}`.
 pub fn kpca(ctx: &Ctx) -> Result<Status> {
     use kern_core::KernelSpec;
@@ -503,26 +501,41 @@ pub fn kpca(ctx: &Ctx) -> Result<Status> {
         let p = [z[(i, 0)], z[(i, 1)]];
         (0..3).all(|o| o == c || d2(p, cent[c]) < d2(p, cent[o]))
     });
-    // Component maps.
+    // Component maps: one figure, a panel per component, with the clusters on top.
     let cells = 60;
-    let grid: Vec<f64> = (0..cells * cells)
-        .flat_map(|k| {
-            let (i, j) = (k / cells, k % cells);
-            [-1.0 + 2.0 * j as f64 / (cells - 1) as f64, 1.0 - 1.6 * i as f64 / (cells - 1) as f64]
+    let (gx, gy) = ((-1.0, 1.0), (-0.6, 1.0));
+    let centres = crate::figures::Grid::centres(gx, gy, cells);
+    let flat: Vec<f64> = centres.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let g = kern_core::Samples::from_flat(flat, cells * cells, 2)?;
+    let proj = m_cs.transform(&g)?;
+    let panels: Vec<crate::figures::Panel> = (0..8.min(proj.ncols()))
+        .map(|comp| crate::figures::Panel {
+            title: format!("component {}", comp + 1),
+            grid: crate::figures::Grid {
+                x: gx,
+                y: gy,
+                cells,
+                values: (0..proj.nrows()).map(|r| proj[(r, comp)]).collect(),
+            },
+            levels: 7,
         })
         .collect();
-    let g = kern_core::Samples::from_flat(grid, cells * cells, 2)?;
-    let proj = m_cs.transform(&g)?;
-    let mut figures = Vec::new();
-    for comp in 0..8.min(proj.ncols()) {
-        let col: Vec<f64> = (0..proj.nrows()).map(|r| proj[(r, comp)]).collect();
-        let (lo, hi) = col.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, &v| (a.0.min(v), a.1.max(v)));
-        let dens: Vec<f64> = col.iter().map(|v| if hi > lo { (v - lo) / (hi - lo) } else { 0.0 }).collect();
-        let f = format!("csrbf-kpca-component-{}.svg", comp + 1);
-        let title = format!("component {} (eigenvalue {:.4})", comp + 1, m_cs.eigenvalues()[comp]);
-        crate::figures::spy(&ctx.dir.join(&f), &title, &dens, cells)?;
-        figures.push(f);
-    }
+    let groups: Vec<crate::figures::Group> = (0..3)
+        .map(|c| {
+            let pts = (0..x.n()).filter(|&i| labels[i] == c).map(|i| (x.row(i)[0], x.row(i)[1])).collect();
+            crate::figures::Group::points(&format!("cluster {}", c + 1), pts)
+        })
+        .collect();
+    let f = "csrbf-kpca-components.svg";
+    crate::figures::field_panels(
+        &ctx.dir.join(f),
+        "Fig. 8: kernel PCA components, compactly supported Gaussian",
+        ("x1", "x2"),
+        &panels,
+        &groups,
+        4,
+    )?;
+    let figures = vec![f.to_string()];
     let ev = m_cs.eigenvalues().to_vec();
     let evg = m_g.eigenvalues().to_vec();
     let table = vec![
@@ -739,8 +752,8 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
             fit(format!("cs-gaussian:sigma=0.6,c={},nu=3", ch.c).parse()?)?;
         if mu == 0.98 {
             let f = "csrbf-svm-boundary-cs.svg";
-            let title = format!("Fig. 6: k_C SVM (μ = 0.98, Ĉ = {:.2})", ch.c);
-            boundary_figure(&ctx.dir.join(f), &title, &model, &mixture, &x, &y)?;
+            let title = "Fig. 6: k_C SVM, C by eq. 9 (μ = 0.98)";
+            boundary_figure(&ctx.dir.join(f), title, &model, &mixture, &x, &y)?;
             figures.push(f.to_string());
         }
         errs.push(err);

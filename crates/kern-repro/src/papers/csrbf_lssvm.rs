@@ -3,7 +3,7 @@
 
 use crate::Result;
 use crate::datasets::GreenRed;
-use crate::figures::{Group, scatter};
+use crate::figures::{Group, scatter_plot};
 use crate::papers::csrbf::bayes_error;
 use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use kern_core::learner::Fit;
@@ -251,12 +251,13 @@ fn fig7(ctx: &Ctx, mixture: &GreenRed) -> Result<Fig7> {
     let n_sv = a_svm.iter().filter(|a| **a != 0.0).count();
     let svm_c = report.best_params()["c"];
     let f = "csrbf-lssvm-fig7-svm.svg";
-    scatter(
+    scatter_plot(
         &ctx.dir.join(f),
-        &format!("Fig. 7: SVM + Gaussian (C = {svm_c}, {n_sv} of {n} a_i ≠ 0)"),
-        "x1",
-        "x2",
+        "Fig. 7: SVM + Gaussian",
+        ("x1", "x2"),
         &bubbles(&x, &yv, &a_svm),
+        &[],
+        true,
     )?;
     figures.push(f.to_string());
     // LS-SVMs, λ by exact leave-one-out over the default grid.
@@ -299,11 +300,7 @@ fn fig7(ctx: &Ctx, mixture: &GreenRed) -> Result<Fig7> {
             groups.push(Group::points("x_new", vec![(x_new[0], x_new[1])]));
         }
         let f = format!("csrbf-lssvm-fig7-{name}.svg");
-        let title = match c {
-            None => format!("Fig. 7: {what} (λ = {:.3})", 1.0 / m.lambda()),
-            Some(c) => format!("Fig. 7: {what}, C = {c:.3} (λ = {:.3})", 1.0 / m.lambda()),
-        };
-        scatter(&ctx.dir.join(&f), &title, "x1", "x2", &groups)?;
+        scatter_plot(&ctx.dir.join(&f), &format!("Fig. 7: {what}"), ("x1", "x2"), &groups, &[], true)?;
         figures.push(f);
         fits.push(
             json!({"name": name, "c": c, "lambda": 1.0 / m.lambda(), "nonzero": nonzero, "f_x_new": full,

@@ -10,7 +10,7 @@
 
 use crate::Result;
 use crate::datasets::{Loaded, load_csv, rng};
-use crate::figures::{Grid, Group, Series, field, line_chart, scatter};
+use crate::figures::{Grid, Group, Series, field, line_chart, scatter_plot};
 use crate::papers::versus_random::VersusRandom;
 use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use faer::Mat;
@@ -505,7 +505,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
     )?;
     field(
         &ctx.dir.join("fvs-gaussians-svm.svg"),
-        &format!("SVM (C = {svm_c}, {n_sv} SVs) and Bayes boundaries"),
+        "SVM and Bayes boundaries",
         &svm_g,
         true,
         &[&svm_g, &bayes_g],
@@ -1271,26 +1271,28 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
     }
     let noise_rmse =
         (xs.iter().zip(&ys).map(|(a, b)| (sinc_fn(*a) - b).powi(2)).sum::<f64>() / n as f64).sqrt();
-    let curve = |p: &[f64]| grid.iter().copied().zip(p.iter().copied()).step_by(4).collect::<Vec<_>>();
+    let curve = |name: &str, p: &[f64]| Series {
+        name: name.into(),
+        points: grid.iter().copied().zip(p.iter().copied()).collect(),
+    };
     let mut figures = Vec::new();
     for (i, r) in runs.iter().enumerate() {
         let fig = format!("fvs-sinc-fit{}.svg", if i == 0 { "" } else { "-0-20" });
         let fvx: Vec<(f64, f64)> = r.fv.iter().map(|&i| (xs[i], ys[i])).collect();
-        scatter(
+        scatter_plot(
             &ctx.dir.join(&fig),
-            &format!(
-                "Fig. 6, inputs on {}: KFA 6 FV (RMSE {:.3}), SVR {} SV (RMSE {:.3})",
-                r.name, r.kfa_rmse, r.n_sv, r.svr_rmse
-            ),
-            "x",
-            "y",
+            &format!("Fig. 6: sinc fits, inputs on {}", r.name),
+            ("x", "y"),
             &[
                 Group::points("noisy data", xs.iter().copied().zip(ys.iter().copied()).collect()),
-                Group::points("sinc x", curve(&truth)),
-                Group::points("KFA (6 FV)", curve(&r.kfa_pred)),
-                Group::points(&format!("SVR ({} SV)", r.n_sv), curve(&r.svr_pred)),
                 Group { name: "feature vectors".into(), sizes: vec![1.0; fvx.len()], points: fvx },
             ],
+            &[
+                curve("sinc x", &truth),
+                curve("KFA (6 FV)", &r.kfa_pred),
+                curve(&format!("SVR ({} SV)", r.n_sv), &r.svr_pred),
+            ],
+            false,
         )?;
         figures.push(fig);
     }

@@ -49,23 +49,23 @@ pub fn curves(ctx: &Ctx) -> Result<Status> {
     let s = |f: &dyn Fn(&CurvePoint) -> f64| lb.iter().copied().zip(curve.iter().map(f)).collect::<Vec<_>>();
     line_chart(
         &ctx.dir.join("bandwidth-curves-variance.svg"),
-        &format!("Fig. 2: s²(β), max at β = {:.4}", maxv.beta),
+        "Fig. 2: variance of the similarities",
         "log10 β",
-        "",
+        "similarity variance s²(β)",
         &[Series { name: "variance s²(β)".into(), points: s(&|c| c.2) }],
     )?;
     line_chart(
         &ctx.dir.join("bandwidth-curves-derivative.svg"),
-        "Fig. 2: ds²/dβ",
+        "Fig. 2: derivative of the variance",
         "log10 β",
-        "",
+        "ds²/dβ",
         &[Series { name: "derivative".into(), points: s(&|c| c.3) }],
     )?;
     line_chart(
         &ctx.dir.join("bandwidth-curves-mean.svg"),
-        &format!("Fig. 3: mean similarity μ(β), 0.5 at β = {:.4}", half.beta),
+        "Fig. 3: mean similarity",
         "log10 β",
-        "",
+        "mean similarity μ(β)",
         &[Series { name: "mean μ(β)".into(), points: s(&|c| c.1) }],
     )?;
     let mut hist_json = serde_json::Map::new();
@@ -576,14 +576,14 @@ pub fn fig5(ctx: &Ctx) -> Result<Status> {
     };
     line_chart(
         &ctx.dir.join("bandwidth-fig5a.svg"),
-        &format!("Fig. 5A: (mean similarity − ½)² on {k} samples of 500 (MAGIC)"),
+        "Fig. 5A: the mean-to-half objective per sample",
         "log10 β",
         "(mean − ½)²",
         &lines(&obj),
     )?;
     line_chart(
         &ctx.dir.join("bandwidth-fig5b.svg"),
-        &format!("Fig. 5B: test error of a C-SVC (C = ½) on the same {k} samples"),
+        "Fig. 5B: C-SVC test error per sample",
         "log10 β",
         "test error",
         &lines(&err),

@@ -21,7 +21,7 @@
 //!   area gets its own offset), an extension that is not in the paper.
 
 use crate::datasets::{Loaded, load_csv, rng};
-use crate::figures::{Contour, Grid, Group, Series, field_with, line_chart, scatter, spy};
+use crate::figures::{Contour, Grid, Group, Series, field_with, line_chart, scatter_plot, spy};
 use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use crate::{ReproError, Result};
 use kern_core::io::LabelColumn;
@@ -541,22 +541,14 @@ pub fn xor(ctx: &Ctx) -> Result<Status> {
     let bounds = ((-1.0, 21.0), (-1.0, 21.0));
     let (m_cen, m_rail, m_rbf) = (&models[0].1, &models[1].1, &models[3].1);
     for (m, file, title) in [
-        (
-            m_cen,
-            "railway-xor-decision-railway.svg",
-            format!("Fig. 3a: railway kernel (centred data), {} SVs", m_cen.n_sv()),
-        ),
-        (
-            m_rail,
-            "railway-xor-decision-railway-raw.svg",
-            format!("Railway kernel, raw coordinates, {} SVs", m_rail.n_sv()),
-        ),
+        (m_cen, "railway-xor-decision-railway.svg", "Fig. 3a: railway kernel (centred data)".to_string()),
+        (m_rail, "railway-xor-decision-railway-raw.svg", "Railway kernel, raw coordinates".to_string()),
         (
             &models[2].1,
             "railway-xor-decision-railway-affine.svg",
-            format!("Railway kernel, affine local kernels, {} SVs", models[2].1.n_sv()),
+            "Railway kernel, affine local kernels".to_string(),
         ),
-        (m_rbf, "railway-xor-decision-rbf.svg", format!("Fig. 3b: RBF σ = 1, {} SVs", m_rbf.n_sv())),
+        (m_rbf, "railway-xor-decision-rbf.svg", "Fig. 3b: RBF σ = 1".to_string()),
     ] {
         decision_figure(&ctx.dir.join(file), &title, m, &xr, &y, &m.sv_mask(&x)?, bounds)?;
     }
@@ -605,7 +597,13 @@ pub fn xor(ctx: &Ctx) -> Result<Status> {
             dens[a * cells + b] = (s / 4.0 / gmax).sqrt();
         }
     }
-    spy(&ctx.dir.join("railway-xor-gram.svg"), "Fig. 5: |K_R| ordered by zone (sqrt scale)", &dens, cells)?;
+    spy(
+        &ctx.dir.join("railway-xor-gram.svg"),
+        "Fig. 5: |K_R| ordered by zone (sqrt scale)",
+        &dens,
+        cells,
+        2 * cells,
+    )?;
     let above = |ev: &[f64], t: f64| ev.iter().filter(|&&v| v > t * ev[0]).count() as f64 / ev.len() as f64;
     let f = |k: &str| sv[k].as_f64().unwrap_or(f64::NAN);
     let te = |k: &str| test_err[k].as_f64().unwrap_or(f64::NAN);
@@ -914,7 +912,7 @@ pub fn intersection(ctx: &Ctx) -> Result<Status> {
     let fig_rbf = "railway-fig6-decision-rbf.svg";
     decision_figure(
         &ctx.dir.join(fig_b),
-        &format!("Fig. 6b: railway kernel with an intersection, {} SVs", m_rail.n_sv()),
+        "Fig. 6b: railway kernel with an intersection",
         &m_rail,
         &xr,
         &y,
@@ -923,7 +921,7 @@ pub fn intersection(ctx: &Ctx) -> Result<Status> {
     )?;
     decision_figure(
         &ctx.dir.join(fig_rbf),
-        &format!("Fig. 6 (comparison): RBF σ = 1, {} SVs", m_rbf.n_sv()),
+        "Fig. 6 (comparison): RBF σ = 1",
         &m_rbf,
         &xr,
         &y,
@@ -1255,17 +1253,18 @@ pub fn two_areas(ctx: &Ctx) -> Result<Status> {
                     (0..n).filter(|&i| fa[i] == area && fy[i] == lab).map(|i| (fx[i][0], fx[i][1])).collect();
                 Group::points(name, pts)
             };
-            scatter(
+            scatter_plot(
                 &ctx.dir.join("railway-two-areas-data.svg"),
                 &format!("Fig. 8: two areas ({label})"),
-                "x1",
-                "x2",
+                ("x1", "x2"),
                 &[
                     grp(0, 1.0, "A1, +1"),
                     grp(0, -1.0, "A1, −1"),
                     grp(1, 1.0, "A2, +1"),
                     grp(1, -1.0, "A2, −1"),
                 ],
+                &[],
+                true,
             )?;
             figures.push("railway-two-areas-data.svg".to_string());
         }
@@ -1727,7 +1726,14 @@ fn step_figure(ctx: &Ctx, xr: &[[f64; 2]], loc: &AreaLocation, step: usize) -> R
         })
         .collect();
     let name = format!("railway-areas-k{}.svg", t.k);
-    scatter(&ctx.dir.join(&name), &format!("Fig. 7: k-means with k = {}", t.k), "x1", "x2", &groups)?;
+    scatter_plot(
+        &ctx.dir.join(&name),
+        &format!("Fig. 7: k-means with k = {}", t.k),
+        ("x1", "x2"),
+        &groups,
+        &[],
+        true,
+    )?;
     Ok(name)
 }
 
@@ -1752,12 +1758,13 @@ pub fn areas(ctx: &Ctx) -> Result<Status> {
     let pick = |want: f64| {
         xr.iter().zip(&y).filter(|(_, l)| **l == want).map(|(p, _)| (p[0], p[1])).collect::<Vec<_>>()
     };
-    scatter(
+    scatter_plot(
         &ctx.dir.join("railway-areas-data.svg"),
         "Fig. 7a: a two-class problem",
-        "x1",
-        "x2",
+        ("x1", "x2"),
         &[Group::points("class +1", pick(1.0)), Group::points("class −1", pick(-1.0))],
+        &[],
+        true,
     )?;
     for step in 0..loc.trace.len() {
         figures.push(step_figure(ctx, &xr, &loc, step)?);
@@ -1784,11 +1791,7 @@ pub fn areas(ctx: &Ctx) -> Result<Status> {
         .push(Group::points("area centres", loc.areas.iter().map(|a| (a.center[0], a.center[1])).collect()));
     field_with(
         &ctx.dir.join("railway-areas-final.svg"),
-        &format!(
-            "Fig. 7b: {} areas after joining (k = {})",
-            loc.areas.len(),
-            loc.trace.last().map_or(0, |t| t.k)
-        ),
+        "Fig. 7b: the areas after joining",
         ("x1", "x2", ""),
         &blank,
         false,

@@ -7,7 +7,7 @@
 
 use crate::Result;
 use crate::datasets::{Loaded, load_csv, rng};
-use crate::figures::{Grid, Group, Series, field, line_chart, scatter};
+use crate::figures::{Grid, Group, Series, field, line_chart, scatter, scatter_plot};
 use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
 use kern_core::io::LabelColumn;
 use kern_core::learner::{Fit, Model};
@@ -141,7 +141,14 @@ pub fn kpca(ctx: &Ctx) -> Result<Status> {
         vec![Group::points("group 1 (inner)", g0), Group::points("group 2 (ring)", g1)]
     };
     let mut figures = vec!["rkhs-kpca-input.svg".to_string()];
-    scatter(&ctx.dir.join(&figures[0]), "Input data", "x1", "x2", &split(&|i| (x.row(i)[0], x.row(i)[1])))?;
+    scatter_plot(
+        &ctx.dir.join(&figures[0]),
+        "Input data",
+        ("x1", "x2"),
+        &split(&|i| (x.row(i)[0], x.row(i)[1])),
+        &[],
+        true,
+    )?;
     let kernels = [
         ("gaussian", "Gaussian σ = 1", "gaussian:std=1"),
         ("linear", "linear", "linear"),
@@ -515,14 +522,14 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
     };
     let groups = [Group::points("class −1 (outer)", pts(-1.0)), Group::points("class +1 (inner)", pts(1.0))];
     let mut figures = vec!["rkhs-svm-input.svg".to_string()];
-    scatter(&ctx.dir.join(&figures[0]), "Two groups of data", "x1", "x2", &groups)?;
+    scatter_plot(&ctx.dir.join(&figures[0]), "Two groups of data", ("x1", "x2"), &groups, &[], true)?;
     for f in &fits {
         let dv = f.model.decision_function(&q)?;
         let g = Grid { x: bx, y: by, cells, values: dv.col(0).iter().copied().collect() };
         let name = format!("rkhs-svm-{}.svg", f.name);
         field(
             &ctx.dir.join(&name),
-            &format!("{} kernel ({}): error {:.3}, {} SVs", f.name, f.params, f.test_error, f.n_sv),
+            &format!("{} kernel ({})", f.name, f.params),
             &g,
             true,
             &[&g, &bayes_grid],

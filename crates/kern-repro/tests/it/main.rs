@@ -1,0 +1,3 @@
+//! Integration tests of kern-repro: one test binary, one module per topic.
+
+mod figures;
