@@ -126,12 +126,11 @@ pub fn gram<K: Kernel>(k: &K, x: &Samples) -> Result<Mat<f64>> {
 pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f64>> {
     k.check_samples(x)?;
     let n = x.n();
-    let serial = path == GramPath::Auto && small_cross(n, n, x.d()) && !x.is_sparse();
-    let plan = if serial { small_plan(gram_plan(k, x, path)) } else { gram_plan(k, x, path) };
+    let plan = gram_plan(k, x, path);
     let by_norms = matches!(plan, Plan::Gemm | Plan::Inverted) && k.profile() == Profile::SqDist;
     let norms = if by_norms { x.sq_norms() } else { Vec::new() };
     let xt = faer_t(x);
-    let mut out = if serial { zeros_serial(n, n)? } else { zeros_parallel(n, n)? };
+    let mut out = zeros_parallel(n, n)?;
     if plan == Plan::Inverted {
         let rows: Vec<usize> = (0..n).collect();
         if let Some(index) = InvertedIndex::new(x, &rows) {
@@ -151,7 +150,7 @@ pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f6
         return Ok(out);
     }
     // Phase 1: the lower block triangle, one task per block column (a disjoint column range).
-    let fill = |bj: usize, mut cols: MatMut<'_, f64>| {
+    out.as_mut().par_col_chunks_mut(BLOCK).enumerate().for_each(|(bj, mut cols)| {
         let j0 = bj * BLOCK;
         let w = cols.ncols();
         let mut i0 = j0;
@@ -161,47 +160,23 @@ pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f6
             fill_block(k, plan, x, xt, &norms, i0, j0, blk);
             i0 += h;
         }
-    };
-    if serial {
-        for bj in 0..n.div_ceil(BLOCK) {
-            let j0 = bj * BLOCK;
-            fill(bj, out.as_mut().submatrix_mut(0, j0, n, BLOCK.min(n - j0)));
-        }
-    } else {
-        out.as_mut().par_col_chunks_mut(BLOCK).enumerate().for_each(|(bj, cols)| fill(bj, cols));
-    }
+    });
     mirror_lower(out.as_mut());
     Ok(out)
 }
 
-/// Multiply-adds `n_x · n_y · d` (`n² · d` for a symmetric Gram) up to which an automatic Gram matrix
-/// of dense stores is computed on the calling thread by direct distances ([`small_cross`]). Below it,
-/// waking the pool's workers and a GEMM's first product on a thread cost more than the work. Measured as the prediction time of a fresh
-/// `kern predict` over scikit-learn's (best of 3, `bench/suite.py`'s γ = 1/d and scale settings) with
-/// the limit at 0 (always blocks) against 2²⁰: heart (54 points × 103 support vectors × 13 features)
-/// 0.59–0.63 against 0.43–0.45, wisconsin 0.53–0.76 against 0.30–0.44, iris 0.61–1.04 against
-/// 0.45–0.58; above the limit the blocks win: at 2²³ crx (131 × 300 × 46) went from 0.23–0.30 to
-/// 0.39–0.43 and german from 0.19 to 0.45.
+/// Multiply-adds `n_x · n_y · d` up to which a prediction's cross Gram of dense stores is computed on
+/// the calling thread by direct distances ([`small_cross`], [`cross_gram_serial`]). Below it, waking
+/// the pool's workers and a GEMM's first product on a thread cost more than the work. Measured as the
+/// prediction time of a fresh `kern predict` over scikit-learn's (best of 3, `bench/suite.py`'s
+/// γ = 1/d and scale settings) with the limit at 0 (always blocks) against 2²⁰: heart (54 points × 103
+/// support vectors × 13 features) 0.59–0.63 against 0.43–0.45, wisconsin 0.53–0.76 against 0.30–0.44,
+/// iris 0.61–1.04 against 0.45–0.58; above the limit the blocks win: at 2²³ crx (131 × 300 × 46) went
+/// from 0.23–0.30 to 0.39–0.43 and german from 0.19 to 0.45.
 pub const SMALL_CROSS_WORK: u64 = 1 << 20;
 
-/// The plan of a small Gram matrix ([`small_cross`]): direct distances or inner products instead of a
-/// GEMM (whose first product on a thread sets up its packing buffers), other plans as they are.
-fn small_plan(plan: Plan) -> Plan {
-    match plan {
-        Plan::Gemm | Plan::Sparse => Plan::Direct,
-        p => p,
-    }
-}
-
-/// A zeroed `nrows × ncols` matrix, reserved fallibly, on the calling thread.
-fn zeros_serial(nrows: usize, ncols: usize) -> Result<Mat<f64>> {
-    let mut m = crate::memory::try_mat_capacity(nrows, ncols, "dense Gram matrix", "")?;
-    m.resize_with(nrows, ncols, |_, _| 0.0);
-    Ok(m)
-}
-
 /// Whether a cross Gram of `nx × ny` values in dimension `d` is small enough for the calling thread
-/// ([`SMALL_CROSS_WORK`]): the one rule that [`cross_gram`] and the expansions built on it follow.
+/// ([`SMALL_CROSS_WORK`]): the rule of the prediction's expansion plan.
 ///
 /// ```
 /// assert!(kern_core::gram::small_cross(50, 100, 13));
@@ -211,8 +186,32 @@ pub fn small_cross(nx: usize, ny: usize, d: usize) -> bool {
     (nx as u128) * (ny as u128) * (d.max(1) as u128) <= SMALL_CROSS_WORK as u128
 }
 
-/// The cross Gram matrix `K_ij = k(x_i, y_j)` (`n_x × n_y`): a small one ([`small_cross`]) on the calling
-/// thread by direct distances, a larger one in parallel blocks.
+/// The cross Gram matrix `K(X, Y)` on the calling thread, by direct distances or inner products per pair
+/// (pairwise for other kernels): no GEMM and no hand-off to the pool, for the small products
+/// [`small_cross`] admits.
+///
+/// ```
+/// use kern_core::{cross_gram, Gaussian, Samples};
+/// let x = Samples::from_rows(&[[0.0, 1.0], [1.0, 0.0]])?;
+/// let y = Samples::from_rows(&[[0.0, 0.0], [2.0, 2.0], [1.0, 1.0]])?;
+/// let k = Gaussian::with_beta(0.5)?;
+/// let (a, b) = (kern_core::gram::cross_gram_serial(&k, &x, &y)?, cross_gram(&k, &x, &y)?);
+/// assert!((0..2).all(|i| (0..3).all(|j| (a[(i, j)] - b[(i, j)]).abs() < 1e-15)));
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn cross_gram_serial<K: Kernel>(k: &K, x: &Samples, y: &Samples) -> Result<Mat<f64>> {
+    x.check_same_dim(y)?;
+    k.check_samples(x)?;
+    k.check_samples(y)?;
+    let direct = if plan(k, x.d(), GramPath::Auto) == Plan::Pairwise { Plan::Pairwise } else { Plan::Direct };
+    let mut out = crate::memory::try_mat_capacity(x.n(), y.n(), "dense Gram matrix", "")?;
+    out.resize_with(x.n(), y.n(), |_, _| 0.0);
+    let empty = MatRef::from_column_major_slice(&[], 0, 0);
+    fill_cross_block(k, direct, x, y, empty, empty, &[], &[], 0, 0, out.as_mut());
+    Ok(out)
+}
+
+/// The cross Gram matrix `K_ij = k(x_i, y_j)` (`n_x × n_y`).
 ///
 /// ```
 /// use kern_core::{cross_gram, Gaussian, Kernel, Samples};
@@ -240,15 +239,12 @@ pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPat
         Plan::Sparse => Plan::Gemm,
         p => p,
     };
-    let (nx, ny) = (x.n(), y.n());
-    // Few values: direct distances on the calling thread ([`small_cross`]).
-    let serial = path == GramPath::Auto && small_cross(nx, ny, x.d()) && !x.is_sparse() && !y.is_sparse();
-    let plan = if serial { small_plan(plan) } else { plan };
     let radial_gemm = matches!(plan, Plan::Gemm | Plan::Inverted) && k.profile() == Profile::SqDist;
+    let (nx, ny) = (x.n(), y.n());
     let xn = if radial_gemm { x.sq_norms() } else { Vec::new() };
     let yn = if radial_gemm { y.sq_norms() } else { Vec::new() };
     let (xt, yt) = (faer_t(x), faer_t(y));
-    let mut out = if serial { zeros_serial(nx, ny)? } else { zeros_parallel(nx, ny)? };
+    let mut out = zeros_parallel(nx, ny)?;
     if plan == Plan::Inverted {
         let rows: Vec<usize> = (0..nx).collect();
         if let Some(index) = InvertedIndex::new(x, &rows) {
@@ -261,7 +257,7 @@ pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPat
             return Ok(out);
         }
     }
-    let fill = |bj: usize, mut cols: MatMut<'_, f64>| {
+    out.as_mut().par_col_chunks_mut(BLOCK).enumerate().for_each(|(bj, mut cols)| {
         let j0 = bj * BLOCK;
         let w = cols.ncols();
         let mut i0 = 0;
@@ -271,12 +267,7 @@ pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPat
             fill_cross_block(k, plan, x, y, xt, yt, &xn, &yn, i0, j0, blk);
             i0 += h;
         }
-    };
-    if serial {
-        fill(0, out.as_mut());
-    } else {
-        out.as_mut().par_col_chunks_mut(BLOCK).enumerate().for_each(|(bj, cols)| fill(bj, cols));
-    }
+    });
     Ok(out)
 }
 

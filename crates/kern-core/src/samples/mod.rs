@@ -627,9 +627,8 @@ pub enum StoragePolicy {
 }
 
 /// Squared Euclidean distance between two equal-length slices, by direct differences (exact for nearby
-/// points), with four independent accumulators: one running sum would chain every addition on the
-/// last (four cycles each), so a 13-feature distance took about 20 ns; the fixed grouping vectorizes
-/// without reassociation flags and gives the same bits on every run.
+/// points), with four independent accumulators: one running sum chains every addition on the last;
+/// the fixed grouping vectorizes without reassociation flags and gives the same bits on every run.
 ///
 /// ```
 /// assert_eq!(kern_core::sq_dist(&[0.0, 0.0], &[3.0, 4.0]), 25.0);

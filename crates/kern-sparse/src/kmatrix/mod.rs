@@ -281,8 +281,7 @@ pub fn expand<K: Kernel>(
     let mut out = Mat::<f64>::zeros(m, r);
     match expand_plan(k, x, y, sparse) {
         ExpandPlan::Serial => {
-            // cross_gram takes its serial path on the same rule.
-            let g = kern_core::cross_gram(k, y, x)?;
+            let g = kern_core::gram::cross_gram_serial(k, y, x)?;
             // out[:, t] += g[:, i] · coef[i, t], training point by training point: contiguous columns,
             // zero coefficients (a one-vs-one machine's other classes) skipped.
             for t in 0..r {
