@@ -306,6 +306,7 @@ impl CvFlags {
         let validation: Validation = self.folds.parse()?;
         let scoring: Scoring = self.scoring.parse()?;
         let learner = self.learner()?;
+        self.learner.refuse_auto("kern cv")?;
         let precomputed = is_precomputed(&self.learner.kernel);
         if precomputed && !learner.is_svm() {
             return Err(format!(

@@ -86,20 +86,34 @@ pub struct LearnerFlags {
     /// -t 4): the data file then holds kernel values, each row LABEL 0:i 1:K(x_i,x_1) 2:K(x_i,x_2) ...
     /// for training point i = 1, 2, ... in order. Or railway:auto[,local=linear|affine][,gamma=C]
     /// [,significance=A][,k_max=K][,sub_cells=S] (--model railway).
-    #[arg(long, help_heading = "Kernel")]
+    ///
+    /// kern train chooses a width or support radius written as a method: gaussian:sigma=auto
+    /// (mean-to-half; or max-variance, ahn, median, scale), cs-gaussian:sigma=auto,c=auto (alignment
+    /// at least 0.99; or c=align-MU, c=sparse-TAU). Default: gaussian (gamma 1/d, as svm-train).
+    #[arg(long, default_value = "gaussian", help_heading = "Kernel")]
     pub kernel: String,
-    /// nu of nu-svc, nu-svr and one-class, in (0, 1] (LIBSVM -n, default 0.5).
+    /// Choose every hyperparameter on the training data (kern train): the Gaussian's width, a compact
+    /// kernel's radius, C or nu by cross-validation, lambda by leave-one-out.
+    ///
+    /// The same as writing auto for each of them that is not given: --kernel gaussian:sigma=auto
+    /// (cs-gaussian:sigma=auto,c=auto), --c auto (svc, svr), --nu auto (nu-svc, nu-svr), --lambda
+    /// auto (lssvm, krr). The summary says what was chosen and how long each choice took.
+    #[arg(long, help_heading = "Model")]
+    pub auto: bool,
+    /// nu of nu-svc, nu-svr and one-class, in (0, 1] (LIBSVM -n, default 0.5), or auto (kern train:
+    /// 5-fold cross-validation over 0.05..0.8; nu-svc, nu-svr).
     #[arg(long, allow_negative_numbers = true, help_heading = "Model")]
-    pub nu: Option<f64>,
-    /// Regularization C (svc, svr, nu-svr, railway; LIBSVM -c, default 1).
+    pub nu: Option<Setting>,
+    /// Regularization C (svc, svr, nu-svr, railway; LIBSVM -c, default 1), or auto (kern train, svc
+    /// and svr: 5-fold cross-validation over 0.1..1000, warm-started along the C path).
     #[arg(long, allow_negative_numbers = true, help_heading = "Model")]
-    pub c: Option<f64>,
+    pub c: Option<Setting>,
     /// Ridge penalty lambda of K + lambda I (lssvm, krr), or C = 1/(2 n lambda) (the SVMs).
     ///
-    /// Larger regularizes more (scikit-learn's alpha). lssvm, krr: absent means chosen by exact
-    /// leave-one-out over the default grid.
+    /// Larger regularizes more (scikit-learn's alpha). lssvm, krr: absent or auto means chosen by
+    /// exact leave-one-out over the default grid.
     #[arg(long, conflicts_with_all = ["c", "gam"], allow_negative_numbers = true, help_heading = "Model")]
-    pub lambda: Option<f64>,
+    pub lambda: Option<Setting>,
     /// LS-SVMlab's gam of K + I/gam (lssvm, landmark-lssvm): --lambda 1/gam.
     #[arg(long, allow_negative_numbers = true, help_heading = "Model", hide_short_help = true)]
     pub gam: Option<f64>,
@@ -198,6 +212,43 @@ pub struct LearnerFlags {
     /// in `--kernel`. `None` before the data is read (a placeholder width then checks the spec).
     #[arg(skip)]
     pub n_features: Option<usize>,
+}
+
+/// A numeric flag's value: a number, or `auto` (chosen on the training data by `kern train`).
+///
+/// ```
+/// use kern_cli::learner_flags::Setting;
+/// assert_eq!("auto".parse::<Setting>()?, Setting::Auto);
+/// assert_eq!("0.5".parse::<Setting>()?.value(), Some(0.5));
+/// assert!("half".parse::<Setting>().is_err());
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Setting {
+    /// Chosen on the training data.
+    Auto,
+    /// This value.
+    Value(f64),
+}
+
+impl Setting {
+    /// The number, `None` for `auto`.
+    pub fn value(self) -> Option<f64> {
+        match self {
+            Setting::Auto => None,
+            Setting::Value(v) => Some(v),
+        }
+    }
+}
+
+impl std::str::FromStr for Setting {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.trim().eq_ignore_ascii_case("auto") {
+            return Ok(Setting::Auto);
+        }
+        s.trim().parse::<f64>().map(Setting::Value).map_err(|_| format!("{s:?} is neither a number nor auto"))
+    }
 }
 
 /// Every learner flag of `kern train` and `kern cv` (all but `--model`, `--type` and `--kernel`,
@@ -412,7 +463,7 @@ impl LearnerFlags {
     /// # Ok::<(), clap::Error>(())
     /// ```
     pub fn nu_value(&self) -> f64 {
-        self.nu.unwrap_or(DEFAULT_NU)
+        self.nu.and_then(Setting::value).unwrap_or(DEFAULT_NU)
     }
 
     /// `--epsilon-tube`, or LIBSVM's default [`DEFAULT_EPSILON_TUBE`].
@@ -533,20 +584,20 @@ impl LearnerFlags {
             if is_precomputed(&self.kernel) {
                 Ok(KernelSpec::Linear(kern_core::Linear))
             } else {
-                kernel_at(&with_features(&self.kernel, self.n_features)?.0, p, m.is_nu())
+                kernel_at(&with_features(&self.kernel_text()?, self.n_features)?.0, p, m.is_nu())
             }
         };
         let nu = p.get("nu").unwrap_or(self.nu_value());
         // C of the SVMs: the grid's c or lambda, else the flags'.
         let (c, lambda) = match (p.get("c"), p.get("lambda")) {
-            (None, None) => (self.c, self.lambda),
+            (None, None) => (self.c.and_then(Setting::value), self.lambda.and_then(Setting::value)),
             given => given,
         };
         // λ of the ridge models: the grid's lambda or gam, else the flags' (None: leave-one-out).
         let ridge_lambda = match (p.get("lambda"), p.get("gam")) {
             (Some(l), _) => Some(l),
             (None, Some(g)) => Some(1.0 / g),
-            (None, None) => self.lambda.or(self.gam.map(|g| 1.0 / g)),
+            (None, None) => self.lambda.and_then(Setting::value).or(self.gam.map(|g| 1.0 / g)),
         };
         let svc = |k: KernelSpec| -> Result<SvcParams, CliError> {
             let mut s = SvcParams::new(k).solver(self.solver());

@@ -19,6 +19,7 @@
 #![allow(rustdoc::broken_intra_doc_links)]
 
 pub mod any_params;
+mod auto_flags;
 pub mod cv_flags;
 mod grid_kernel;
 pub mod kinds;

@@ -15,6 +15,9 @@ pub enum ModelsError {
     /// A failure of the sparse layer (sparse Gram, ordering, Cholesky: e.g. not positive definite).
     #[error(transparent)]
     Sparse(#[from] kern_sparse::SparseError),
+    /// A failure of the selection layer (folds, bandwidth and support-radius choices).
+    #[error(transparent)]
+    Tune(#[from] kern_tune::TuneError),
     /// A hyperparameter outside its valid range.
     #[error("invalid parameter {name} = {value}: {reason}")]
     Param {

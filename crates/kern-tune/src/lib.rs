@@ -4,6 +4,8 @@
 //!
 //! Layer: 3 of 5, above kern-sparse (see `docs/architecture.md`).
 //!
+//! - [`auto`]: kernel specs with automatic values (`gaussian:sigma=auto`, `cs-gaussian:sigma=auto,c=auto`)
+//!   resolved on the training data by the bandwidth and support-radius methods below.
 //! - [`support`]: the CS-RBF paper's alignment A(C) and sparsity S(C) (§3, Theorem 1, eq. 7) over a
 //!   whole grid of C in one pass over the pairs, an exact search over the sorted pair distances, and the
 //!   three selection procedures (eqs. 8–10).
@@ -27,6 +29,7 @@ mod error;
 mod fastexp;
 mod rng;
 
+pub mod auto;
 pub mod bandwidth;
 pub mod binned;
 pub mod cv;

@@ -158,6 +158,11 @@ pub fn run(mut a: Args) -> CliResult {
     if precomputed::is_precomputed(&a.learner.kernel) {
         let libsvm = a.format == ModelFormat::Libsvm;
         precomputed::check_training(model, a.scaled(), libsvm, a.learner.scheme())?;
+        if a.learner.has_auto() {
+            return Err("automatic values are chosen from sample coordinates, which a precomputed kernel \
+                        file does not hold: give --c or --nu as numbers, or search them with kern cv --grid"
+                .into());
+        }
         let ds = precomputed::read(&a.data, true)?;
         let k = precomputed::kernel_matrix(&ds)?;
         // A precomputed kernel's summary has no storage: the file holds kernel values, not samples.
@@ -165,8 +170,12 @@ pub fn run(mut a: Args) -> CliResult {
     }
     let (ds, stored, scaling) = load_scaled(&a)?;
     a.learner.n_features = Some(ds.samples.d());
+    // Automatic values are chosen on the training data and written into the flags as numbers.
+    let t_auto = std::time::Instant::now();
+    let mut auto = a.learner.choose_auto(model, &ds, a.seed)?;
+    let auto_seconds = t_auto.elapsed().as_secs_f64();
     let note = a.learner.gamma_note();
-    let params = if note.is_some() { plan(&a)?.1 } else { params };
+    let params = if note.is_some() || !auto.is_empty() { plan(&a)?.1 } else { params };
     if let Some(n) = &note {
         eprintln!("kern: note: {n}");
     }
@@ -178,6 +187,12 @@ pub fn run(mut a: Args) -> CliResult {
     let unchecked = libsvm && ds.schema.is_some();
     let t = a.context(scaling, schema);
     let mut v = fit(&t, params, ds, None)?;
+    if !auto.is_empty() {
+        for c in auto.iter_mut().filter(|c| c["parameter"] == "lambda") {
+            c["value"] = v["lambda"].clone();
+        }
+        v["auto"] = serde_json::json!({"kernel": a.learner.kernel, "choices": auto, "seconds": auto_seconds});
+    }
     add_storage(&mut v, Some(stored));
     add_scaling(&mut v, t.scaling.as_ref());
     if let (Some(n), Some(g)) = (note, a.learner.default_gamma()) {
@@ -245,7 +260,7 @@ fn check_libsvm_format(a: &Args, model: ModelKind) -> Result<(), CliError> {
             .into());
     }
     if !precomputed::is_precomputed(&a.learner.kernel) {
-        kern_models::libsvm_model::LibsvmKernel::from_spec(&parse_kernel(&a.learner.kernel)?)?;
+        kern_models::libsvm_model::LibsvmKernel::from_spec(&parse_kernel(&a.learner.kernel_text()?)?)?;
     }
     Ok(())
 }

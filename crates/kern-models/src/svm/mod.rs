@@ -32,6 +32,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod auto;
 mod cache;
 mod nu;
 mod one_class;
@@ -71,6 +72,7 @@ mod split_tests;
 #[cfg(test)]
 mod tests;
 
+pub use auto::{AutoChoice, AutoSearch, c_grid};
 pub use one_class::OneClass;
 pub use params::{
     Multiclass, NuSvcParams, NuSvrParams, OneClassParams, Regularization, SolverParams, SvcParams, SvrParams,

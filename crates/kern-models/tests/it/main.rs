@@ -1,6 +1,7 @@
 //! Integration tests of kern-models: one test binary, one module per topic.
 
 mod any_model;
+mod auto_values;
 mod fvs;
 mod fvs_sparse;
 mod libsvm_model;

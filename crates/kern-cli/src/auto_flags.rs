@@ -1,0 +1,196 @@
+//! Automatic values of the learner flags: `--auto`, `--kernel gaussian:sigma=auto`, `--c auto`,
+//! `--nu auto`, `--lambda auto`, chosen on the training data by `kern train` in one place
+//! ([`LearnerFlags::choose_auto`]), each reported with its method and time.
+//!
+//! The kernel's width and radius come first (kern-tune's [`AutoKernel`]: Letchford's bandwidths and
+//! the CS-RBF support radius, no labels needed except for `ahn`), then `C` or `ν` at that kernel by
+//! 5-fold cross-validation (kern-models' `choose_c` / `choose_nu`), and `λ` of the ridge models by the
+//! exact leave-one-out the models already run over their default grid. Commands other than
+//! `kern train` refuse automatic values: their choice is part of training.
+
+use crate::CliError;
+use crate::any_params::AnyParams;
+use crate::grid_kernel::is_precomputed;
+use crate::kinds::ModelKind;
+use crate::learner_flags::{LearnerFlags, Setting};
+use kern_core::io::Dataset;
+use kern_models::svm::{AutoChoice, AutoSearch};
+use kern_tune::auto::AutoKernel;
+use kern_tune::grid::ParamPoint;
+use serde_json::{Value, json};
+
+impl LearnerFlags {
+    /// The kernel spec with any automatic value replaced by 1, for checking the flags before the data
+    /// are read; the spec itself when it has none.
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// let cli = Cli::try_parse_from(["train", "--model", "svc", "--kernel", "gaussian:gamma=auto"])?;
+    /// assert_eq!(cli.learner.kernel_text().unwrap(), "gaussian:gamma=1");
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    pub fn kernel_text(&self) -> Result<String, CliError> {
+        if is_precomputed(&self.kernel) || self.is_railway() {
+            return Ok(self.kernel.clone());
+        }
+        Ok(match AutoKernel::parse(&self.kernel)? {
+            Some(a) => a.placeholder(),
+            None => self.kernel.clone(),
+        })
+    }
+
+    /// Whether any value is automatic (`--auto`, an automatic kernel value, or `auto` as a number).
+    ///
+    /// ```
+    /// # use clap::Parser;
+    /// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+    /// let cli = Cli::try_parse_from(["train", "--model", "svc", "--c", "auto"])?;
+    /// assert!(cli.learner.has_auto());
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    pub fn has_auto(&self) -> bool {
+        self.auto
+            || [self.c, self.nu, self.lambda].contains(&Some(Setting::Auto))
+            || (!is_precomputed(&self.kernel)
+                && !self.is_railway()
+                && !matches!(AutoKernel::parse(&self.kernel), Ok(None)))
+    }
+
+    /// The refusal of automatic values by a command that does not train (`kern cv`).
+    pub fn refuse_auto(&self, command: &str) -> Result<(), CliError> {
+        if self.has_auto() {
+            return Err(format!(
+                "{command} does not choose automatic values (--auto, auto in --kernel, --c, --nu or \
+                 --lambda): kern train chooses them on its training data and reports them; give {command} \
+                 numbers, or a grid"
+            )
+            .into());
+        }
+        Ok(())
+    }
+
+    /// `--auto` written out for model `m`: `auto` for every value of the model and kernel not given.
+    fn expand_auto(&mut self, m: ModelKind) {
+        if !self.auto {
+            return;
+        }
+        let k = self.kernel.trim().to_ascii_lowercase();
+        let (name, rest) = k.split_once(':').unwrap_or((k.as_str(), ""));
+        let has = |key: &str| rest.split(',').any(|p| p.split('=').next() == Some(key));
+        let width = ["sigma", "beta", "gamma", "std"].iter().any(|w| has(w));
+        match name {
+            "gaussian" | "rbf" if !width => self.kernel = "gaussian:sigma=auto".into(),
+            "cs-gaussian" | "cs-rbf" => {
+                let mut keys: Vec<String> =
+                    rest.split(',').filter(|p| !p.is_empty()).map(String::from).collect();
+                if !width {
+                    keys.insert(0, "sigma=auto".into());
+                }
+                if !has("c") {
+                    keys.push("c=auto".into());
+                }
+                self.kernel = format!("cs-gaussian:{}", keys.join(","));
+            }
+            _ => {}
+        }
+        match m {
+            ModelKind::Svc | ModelKind::Svr if self.c.is_none() && self.lambda.is_none() => {
+                self.c = Some(Setting::Auto)
+            }
+            ModelKind::NuSvc | ModelKind::NuSvr if self.nu.is_none() => self.nu = Some(Setting::Auto),
+            ModelKind::Lssvm | ModelKind::Krr if self.lambda.is_none() && self.gam.is_none() => {
+                self.lambda = Some(Setting::Auto)
+            }
+            _ => {}
+        }
+    }
+
+    /// Chooses every automatic value of model `m` on the training data `ds` (its samples as the model
+    /// will see them, scaled if scaling is asked for) and writes the chosen numbers into the flags, so
+    /// that the next translation ([`LearnerFlags::params`]) gives the model to train. Returns the
+    /// report: one entry per chosen value, in order (`[]` when nothing is automatic).
+    pub fn choose_auto(&mut self, m: ModelKind, ds: &Dataset, seed: u64) -> Result<Vec<Value>, CliError> {
+        self.expand_auto(m);
+        let mut report = Vec::new();
+        if !is_precomputed(&self.kernel)
+            && !self.is_railway()
+            && let Some(auto) = AutoKernel::parse(&self.kernel)?
+        {
+            let labels = if auto.needs_labels() {
+                Some(ds.classes().map_err(|e| format!("the ahn width needs class labels: {e}"))?)
+            } else {
+                None
+            };
+            let r = auto.resolve(&ds.samples, labels.as_ref().map(|l| l.classes()), seed)?;
+            self.kernel = r.kernel.to_string();
+            for c in r.choices {
+                report.push(json!({
+                    "parameter": c.parameter, "method": c.method,
+                    "value": if c.value.is_finite() { json!(c.value) } else { json!("inf") },
+                    "detail": c.detail, "seconds": c.seconds,
+                }));
+            }
+        }
+        let search = AutoSearch { seed, ..Default::default() };
+        if self.c == Some(Setting::Auto) {
+            if is_precomputed(&self.kernel) {
+                return Err("--c auto needs sample coordinates; with a precomputed kernel, search c with \
+                            kern cv --grid"
+                    .into());
+            }
+            self.c = None;
+            let ch = match self.params(m, &ParamPoint::from_pairs(&[]), seed)? {
+                AnyParams::Svc(p) => p.choose_c(&ds.samples, &ds.classes()?, &search)?,
+                AnyParams::Svr(p) => p.choose_c(&ds.samples, &ds.real()?, &search)?,
+                _ => return Err(format!("--c auto applies to svc and svr, not --model {}", m.name()).into()),
+            };
+            self.c = Some(Setting::Value(ch.value));
+            report.push(cv_json(&ch, "5-fold cross-validation along the C path"));
+        }
+        if self.nu == Some(Setting::Auto) {
+            self.nu = None;
+            let ch = match self.params(m, &ParamPoint::from_pairs(&[]), seed)? {
+                AnyParams::NuSvc(p) => p.choose_nu(&ds.samples, &ds.classes()?, &search)?,
+                AnyParams::NuSvr(p) => p.choose_nu(&ds.samples, &ds.real()?, &search)?,
+                _ => {
+                    return Err(format!(
+                        "--nu auto applies to nu-svc and nu-svr (cross-validated against their labels), \
+                         not --model {}",
+                        m.name()
+                    )
+                    .into());
+                }
+            };
+            self.nu = Some(Setting::Value(ch.value));
+            report.push(cv_json(&ch, "5-fold cross-validation"));
+        }
+        if self.lambda == Some(Setting::Auto) {
+            match m {
+                ModelKind::Lssvm | ModelKind::Krr => {
+                    self.lambda = None;
+                    // Filled in from the trained model's summary (its leave-one-out selection).
+                    report.push(
+                        json!({"parameter": "lambda", "method": "exact leave-one-out over the default grid"}),
+                    );
+                }
+                _ => {
+                    return Err(format!(
+                        "--lambda auto applies to lssvm and krr (exact leave-one-out), not --model {}",
+                        m.name()
+                    )
+                    .into());
+                }
+            }
+        }
+        Ok(report)
+    }
+}
+
+fn cv_json(ch: &AutoChoice, method: &str) -> Value {
+    json!({
+        "parameter": ch.parameter, "method": method, "value": ch.value,
+        "detail": format!("{} over {} of the samples, {} folds", ch.scoring, ch.points, ch.folds),
+        "curve": ch.curve, "seconds": ch.seconds,
+    })
+}

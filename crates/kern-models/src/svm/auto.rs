@@ -1,0 +1,381 @@
+//! `C` and `ν` chosen on the training data by k-fold cross-validation over a short log grid, so that a
+//! user need not run a grid search ([`SvcParams::choose_c`], [`SvrParams::choose_c`],
+//! [`NuSvcParams::choose_nu`], [`NuSvrParams::choose_nu`]).
+//!
+//! **C-SVC along the C path.** The kernel matrix of the (sub)sample is computed once
+//! ([`SharedGram`]); in every fold, every one-vs-one pair of classes is fitted for all values of `C` in
+//! ascending order, each fit starting from the previous one's solution ([`SvcParams::predict_c_path`]:
+//! the previous optimum is feasible for a larger `C`), and the pairs vote as in one-vs-one
+//! prediction. The whole search costs a small multiple of one fit. The vote is one-vs-one whatever the
+//! model's multi-class scheme.
+//!
+//! **The others** (ε-SVR, ν-SVC, ν-SVR) cross-validate every grid value by ordinary fits.
+//!
+//! **Grid.** `C ∈ 10^{−1}, 10^{−0.5}, …, 10³` (9 values, the range of LIBSVM's guide at half-decade
+//! steps); while the best value is the largest, the grid is extended upwards by two half-decades, at
+//! most twice (a best value at the edge means the grid was too short, not that it was found).
+//! `ν ∈ {0.05, 0.1, 0.2, …, 0.8}`, values that are infeasible for the classes' sizes left out. Ties go to
+//! the smaller `C` (the smoother model) and the larger `ν`.
+//!
+//! **Size.** Beyond `max_points` samples (default 3,000) the search runs on a seeded subsample of that
+//! size, and the chosen value is reported with the number of points it was chosen on.
+//!
+//! ```
+//! use kern_core::{ClassTargets, Samples};
+//! use kern_models::svm::{AutoSearch, SvcParams};
+//! let x = Samples::from_flat((0..120).map(|i| (i % 60) as f64 / 10.0 + if i >= 60 { 0.3 } else { 0.0 }).collect(), 60, 2)?;
+//! let y = ClassTargets::from_labels(&(0..60).map(|i| if i % 3 == 0 { "a" } else { "b" }).collect::<Vec<_>>())?;
+//! let p = SvcParams::new("gaussian:sigma=1".parse()?);
+//! let ch = p.choose_c(&x, &y, &AutoSearch::default())?;
+//! assert!(ch.curve.iter().any(|&(c, _)| c == ch.value));
+//! assert_eq!((ch.parameter, ch.folds, ch.points), ("c", 5, 60));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::params::{NuSvcParams, NuSvrParams, SvcParams, SvrParams};
+use super::path::SharedGram;
+use crate::error::{ModelsError, Result};
+use kern_core::learner::Fit;
+use kern_core::{BinaryTargets, ClassTargets, RealTargets, Samples};
+use kern_tune::cv::{CvConfig, Validation, cross_validate, make_folds, subsample};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// How [`SvcParams::choose_c`] and the others search.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AutoSearch {
+    /// Number of folds (default 5).
+    pub folds: usize,
+    /// Beyond this many samples, search on a seeded subsample of this size (default 3,000).
+    pub max_points: usize,
+    /// Seed of the folds and the subsample.
+    pub seed: u64,
+}
+
+impl Default for AutoSearch {
+    fn default() -> Self {
+        AutoSearch { folds: 5, max_points: 3000, seed: 0 }
+    }
+}
+
+/// A value chosen by cross-validation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AutoChoice {
+    /// `"c"` or `"nu"`.
+    pub parameter: &'static str,
+    /// The chosen value.
+    pub value: f64,
+    /// Every value tried with its mean cross-validation score, in ascending order of the value.
+    pub curve: Vec<(f64, f64)>,
+    /// `"accuracy"` or `"neg_mse"` (higher is better).
+    pub scoring: &'static str,
+    /// Samples the search ran on.
+    pub points: usize,
+    /// Folds.
+    pub folds: usize,
+    /// Wall time of the search.
+    pub seconds: f64,
+}
+
+/// The default grid of `C`: `10^{−1}` to `10³` in half-decades.
+pub fn c_grid() -> Vec<f64> {
+    (0..9).map(|i| 10f64.powf(-1.0 + 0.5 * i as f64)).collect()
+}
+
+const NU_GRID: [f64; 9] = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
+
+impl AutoSearch {
+    fn check(&self, n: usize) -> Result<()> {
+        if self.folds < 2 {
+            return Err(ModelsError::Input(format!(
+                "automatic values need at least 2 folds, got {}",
+                self.folds
+            )));
+        }
+        if self.max_points < 2 * self.folds {
+            return Err(ModelsError::Input(format!(
+                "automatic values need a search size of at least {} points, got {}",
+                2 * self.folds,
+                self.max_points
+            )));
+        }
+        if n < 2 * self.folds {
+            return Err(ModelsError::Input(format!(
+                "automatic values are chosen by {}-fold cross-validation, which needs at least {} samples, got {n}",
+                self.folds,
+                2 * self.folds
+            )));
+        }
+        Ok(())
+    }
+
+    /// The rows searched: all, or a seeded subsample of `max_points`.
+    fn rows(&self, n: usize) -> Result<Vec<usize>> {
+        if n <= self.max_points {
+            return Ok((0..n).collect());
+        }
+        Ok(subsample(n, self.max_points, self.seed, 0)?)
+    }
+
+    fn cv(&self) -> CvConfig {
+        CvConfig::k_fold(self.folds, self.seed)
+    }
+}
+
+/// The best of `curve` (highest score; ties to the first, i.e. in the order given).
+fn best(curve: &[(f64, f64)]) -> (usize, f64) {
+    let mut b = 0;
+    for (i, &(_, s)) in curve.iter().enumerate() {
+        if s > curve[b].1 {
+            b = i;
+        }
+    }
+    (b, curve[b].0)
+}
+
+/// Runs `score` over the C grid, extending it upwards (two half-decades, at most twice) while the best
+/// value is the largest; returns the curve in ascending order.
+fn along_c(mut score: impl FnMut(&[f64]) -> Result<Vec<f64>>) -> Result<Vec<(f64, f64)>> {
+    let grid = c_grid();
+    let mut curve: Vec<(f64, f64)> = grid.iter().copied().zip(score(&grid)?).collect();
+    for _ in 0..2 {
+        if best(&curve).0 + 1 != curve.len() {
+            break;
+        }
+        let top = curve[curve.len() - 1].0;
+        let more = [top * 10f64.sqrt(), top * 10.0];
+        curve.extend(more.iter().copied().zip(score(&more)?));
+    }
+    Ok(curve)
+}
+
+impl SvcParams {
+    /// Chooses `C` by `search.folds`-fold cross-validated accuracy along the C path (module notes),
+    /// with this learner's kernel and class weights. The chosen value goes into
+    /// [`SvcParams::c`](SvcParams::c) by the caller.
+    pub fn choose_c(&self, x: &Samples, y: &ClassTargets, search: &AutoSearch) -> Result<AutoChoice> {
+        let t = Instant::now();
+        same_len(x, y.len())?;
+        search.check(x.n())?;
+        let rows = search.rows(x.n())?;
+        let xs = x.select(&rows)?;
+        let ys = y.select(&rows)?;
+        let gram = SharedGram::new(&self.kernel, &xs)?;
+        let folds = make_folds(
+            xs.n(),
+            Some(ys.classes()),
+            &Validation::KFold { k: search.folds, repeats: 1 },
+            search.seed,
+        )?;
+        let k = ys.n_classes();
+        let present: Vec<usize> = (0..k).filter(|&c| ys.counts()[c] > 0).collect();
+        let pairs: Vec<(usize, usize)> = present
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &a)| present[i + 1..].iter().map(move |&b| (a, b)))
+            .collect();
+        // The binary targets of each pair over all rows (rows of other classes are never trained on).
+        let pair_targets: Vec<BinaryTargets> = pairs
+            .iter()
+            .map(|&(a, b)| {
+                let names: Vec<&str> = ys
+                    .classes()
+                    .iter()
+                    .map(|&c| if c == a { ys.names()[a].as_str() } else { ys.names()[b].as_str() })
+                    .collect();
+                Ok(BinaryTargets::from_labels(&names)?)
+            })
+            .collect::<Result<_>>()?;
+        let positive: Vec<usize> = pairs
+            .iter()
+            .zip(&pair_targets)
+            .map(|(&(a, b), t)| if t.names()[1] == ys.names()[a] { a } else { b })
+            .collect();
+        let score = |cs: &[f64]| -> Result<Vec<f64>> {
+            let path: Vec<SvcParams> = cs.iter().map(|&c| self.clone().probability(false, 0).c(c)).collect();
+            let jobs: Vec<(usize, usize)> =
+                (0..folds.len()).flat_map(|f| (0..pairs.len()).map(move |p| (f, p))).collect();
+            // Predictions of every (fold, pair) at every C: ±1 per test row of the fold, or None when the
+            // fold's training part lacks one of the pair's classes.
+            let preds: Vec<Option<Vec<Vec<f64>>>> = jobs
+                .par_iter()
+                .map(|&(f, p)| {
+                    let (a, b) = pairs[p];
+                    let train: Vec<usize> = folds[f]
+                        .train
+                        .iter()
+                        .copied()
+                        .filter(|&i| ys.classes()[i] == a || ys.classes()[i] == b)
+                        .collect();
+                    let has = |c: usize| train.iter().any(|&i| ys.classes()[i] == c);
+                    if !(has(a) && has(b)) {
+                        return Ok(None);
+                    }
+                    SvcParams::predict_c_path(&path, &gram, &xs, &pair_targets[p], &train, &folds[f].test)
+                        .map(Some)
+                })
+                .collect::<Result<_>>()?;
+            // Mean over folds of the fold's accuracy, as cross-validation reports it.
+            let mut mean = vec![0.0; cs.len()];
+            for (f, fold) in folds.iter().enumerate() {
+                for (ci, m) in mean.iter_mut().enumerate() {
+                    let mut hits = 0usize;
+                    for (r, &i) in fold.test.iter().enumerate() {
+                        let mut votes = vec![0u32; k];
+                        for (p, &(a, b)) in pairs.iter().enumerate() {
+                            if let Some(pr) = &preds[f * pairs.len() + p] {
+                                let pos = positive[p];
+                                let neg = if pos == a { b } else { a };
+                                votes[if pr[ci][r] > 0.0 { pos } else { neg }] += 1;
+                            }
+                        }
+                        // LIBSVM's rule: the first class with the most votes.
+                        let mut w = 0;
+                        for c in 1..k {
+                            if votes[c] > votes[w] {
+                                w = c;
+                            }
+                        }
+                        hits += usize::from(w == ys.classes()[i]);
+                    }
+                    *m += hits as f64 / fold.test.len() as f64 / folds.len() as f64;
+                }
+            }
+            Ok(mean)
+        };
+        let curve = along_c(score)?;
+        let (_, value) = best(&curve);
+        Ok(AutoChoice {
+            parameter: "c",
+            value,
+            curve,
+            scoring: "accuracy",
+            points: xs.n(),
+            folds: search.folds,
+            seconds: t.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+fn same_len(x: &Samples, n: usize) -> Result<()> {
+    if x.n() != n {
+        return Err(ModelsError::Input(format!("{} samples and {n} targets", x.n())));
+    }
+    Ok(())
+}
+
+/// Cross-validated mean score of `learner` on `(x, y)`.
+fn cv_score<P: Fit<T>, T: kern_tune::cv::CvTargets>(
+    learner: &P,
+    x: &Samples,
+    y: &T,
+    s: &AutoSearch,
+) -> Result<f64> {
+    Ok(cross_validate(learner, x, y, &s.cv())?.mean)
+}
+
+impl SvrParams {
+    /// Chooses `C` by cross-validated mean squared error over the C grid (module notes).
+    ///
+    /// ```
+    /// use kern_core::{RealTargets, Samples};
+    /// use kern_models::svm::{AutoSearch, SvrParams};
+    /// let x = Samples::from_flat((0..40).map(|i| i as f64 / 10.0).collect(), 40, 1)?;
+    /// let y = RealTargets::new((0..40).map(|i| (i as f64 / 10.0).sin()).collect())?;
+    /// let ch = SvrParams::new("gaussian:sigma=1".parse()?).choose_c(&x, &y, &AutoSearch::default())?;
+    /// assert_eq!((ch.parameter, ch.scoring), ("c", "neg_mse"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn choose_c(&self, x: &Samples, y: &RealTargets, search: &AutoSearch) -> Result<AutoChoice> {
+        let t = Instant::now();
+        same_len(x, y.len())?;
+        search.check(x.n())?;
+        let rows = search.rows(x.n())?;
+        let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
+        let curve =
+            along_c(|cs| cs.iter().map(|&c| cv_score(&self.clone().c(c), &xs, &ys, search)).collect())?;
+        let (_, value) = best(&curve);
+        Ok(AutoChoice {
+            parameter: "c",
+            value,
+            curve,
+            scoring: "neg_mse",
+            points: xs.n(),
+            folds: search.folds,
+            seconds: t.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+/// The ν grid searched for data whose smallest class pair allows at most `nu_max` (descending, so
+/// that ties go to the larger ν).
+fn nu_curve(nu_max: f64, mut score: impl FnMut(f64) -> Result<f64>) -> Result<Vec<(f64, f64)>> {
+    let mut curve = Vec::new();
+    for &nu in NU_GRID.iter().rev().filter(|&&nu| nu <= nu_max) {
+        curve.push((nu, score(nu)?));
+    }
+    if curve.is_empty() {
+        return Err(ModelsError::Input(format!("no value of nu is feasible (at most {nu_max})")));
+    }
+    Ok(curve)
+}
+
+fn nu_choice(
+    mut curve: Vec<(f64, f64)>,
+    scoring: &'static str,
+    points: usize,
+    s: &AutoSearch,
+    t: Instant,
+) -> AutoChoice {
+    let (_, value) = best(&curve);
+    curve.reverse();
+    AutoChoice {
+        parameter: "nu",
+        value,
+        curve,
+        scoring,
+        points,
+        folds: s.folds,
+        seconds: t.elapsed().as_secs_f64(),
+    }
+}
+
+impl NuSvcParams {
+    /// Chooses `ν` by cross-validated accuracy over `{0.05, 0.1, 0.2, …, 0.8}`, leaving out the values
+    /// infeasible for the training folds (ν-SVC needs `ν ≤ 2 min(n₊, n₋)/n` for every pair of classes).
+    pub fn choose_nu(&self, x: &Samples, y: &ClassTargets, search: &AutoSearch) -> Result<AutoChoice> {
+        let t = Instant::now();
+        same_len(x, y.len())?;
+        search.check(x.n())?;
+        let rows = search.rows(x.n())?;
+        let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
+        let counts = ys.counts();
+        // The tightest pair, with a margin for the folds' rounding.
+        let mut nu_max = 1.0f64;
+        for a in 0..counts.len() {
+            for b in a + 1..counts.len() {
+                if counts[a] == 0 || counts[b] == 0 {
+                    continue;
+                }
+                let (na, nb) = (counts[a] as f64, counts[b] as f64);
+                nu_max = nu_max.min(2.0 * na.min(nb) / (na + nb) * 0.9);
+            }
+        }
+        let curve = nu_curve(nu_max, |nu| cv_score(&self.clone().nu(nu), &xs, &ys, search))?;
+        Ok(nu_choice(curve, "accuracy", xs.n(), search, t))
+    }
+}
+
+impl NuSvrParams {
+    /// Chooses `ν` by cross-validated mean squared error over `{0.05, 0.1, 0.2, …, 0.8}`.
+    pub fn choose_nu(&self, x: &Samples, y: &RealTargets, search: &AutoSearch) -> Result<AutoChoice> {
+        let t = Instant::now();
+        same_len(x, y.len())?;
+        search.check(x.n())?;
+        let rows = search.rows(x.n())?;
+        let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
+        let curve = nu_curve(1.0, |nu| cv_score(&self.clone().nu(nu), &xs, &ys, search))?;
+        Ok(nu_choice(curve, "neg_mse", xs.n(), search, t))
+    }
+}

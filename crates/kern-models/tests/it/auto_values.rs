@@ -1,0 +1,91 @@
+//! `C` and `ν` chosen by cross-validation: the warm-started one-vs-one path scores what ordinary fits
+//! on the same folds score, the choice is the curve's best, and the search is deterministic.
+
+use kern_core::{ClassTargets, RealTargets, Samples};
+use kern_models::svm::{AutoSearch, NuSvcParams, NuSvrParams, SvcParams, SvrParams, c_grid};
+use kern_testkit::data::blobs;
+use kern_tune::cv::{CvConfig, cross_validate};
+
+fn classes(per: usize, k: usize, seed: u64) -> (Samples, ClassTargets) {
+    // Overlapping blobs: accuracy moves with C.
+    let (x, c) = blobs(per, k, 2, 1.0, 0.8, seed);
+    let names: Vec<String> = c.iter().map(|c| format!("class{c}")).collect();
+    (x, ClassTargets::from_labels(&names).unwrap())
+}
+
+/// The path's accuracies are those of cold one-vs-one fits on the same folds. Warm and cold fits stop
+/// at the same KKT tolerance, so a test point whose decision value lies within that tolerance of 0 may
+/// be predicted differently: at most 2 such points per fold.
+#[test]
+fn the_path_scores_what_ordinary_fits_score() {
+    for (k, seed) in [(2, 1), (3, 2), (4, 3)] {
+        let (x, y) = classes(25, k, seed);
+        let p = SvcParams::new("gaussian:sigma=1".parse().unwrap());
+        let s = AutoSearch { seed: 9, ..Default::default() };
+        let ch = p.choose_c(&x, &y, &s).unwrap();
+        assert!(ch.curve.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(&ch.curve.iter().map(|c| c.0).collect::<Vec<_>>()[..9], &c_grid()[..]);
+        let folds = kern_tune::cv::folds_for(&y, &CvConfig::k_fold(5, 9)).unwrap();
+        let smallest = folds.iter().map(|f| f.test.len()).min().unwrap() as f64;
+        for &(c, acc) in &ch.curve {
+            let cold = cross_validate(&p.clone().c(c), &x, &y, &CvConfig::k_fold(5, 9)).unwrap();
+            assert!((cold.mean - acc).abs() <= 2.0 / smallest, "k={k} c={c}: path {acc} cold {}", cold.mean);
+        }
+        // The choice is the best of the curve, the first (smallest C) among equals.
+        let best = ch.curve.iter().map(|c| c.1).fold(f64::MIN, f64::max);
+        let first = ch.curve.iter().find(|c| c.1 == best).unwrap().0;
+        assert_eq!(ch.value, first);
+        // Extended only while the best was the largest value.
+        if ch.curve.len() > 9 {
+            let (i, _) = ch.curve[..ch.curve.len() - 2]
+                .iter()
+                .enumerate()
+                .fold((0, f64::MIN), |b, (i, c)| if c.1 > b.1 { (i, c.1) } else { b });
+            assert_eq!(i, ch.curve.len() - 3);
+        }
+        let again = p.choose_c(&x, &y, &s).unwrap();
+        assert_eq!((again.value, &again.curve), (ch.value, &ch.curve));
+    }
+}
+
+/// Beyond `max_points` the search runs on a seeded subsample of that size.
+#[test]
+fn large_sets_are_searched_on_a_subsample() {
+    let (x, y) = classes(40, 3, 4);
+    let p = SvcParams::new("gaussian:sigma=1".parse().unwrap());
+    let ch = p.choose_c(&x, &y, &AutoSearch { max_points: 60, ..Default::default() }).unwrap();
+    assert_eq!(ch.points, 60);
+    assert!(p.choose_c(&x, &y, &AutoSearch { folds: 1, ..Default::default() }).is_err());
+    let tiny = x.select(&[0, 1, 2, 40, 41, 42]).unwrap();
+    let ty = y.select(&[0, 1, 2, 40, 41, 42]).unwrap();
+    assert!(p.choose_c(&tiny, &ty, &AutoSearch::default()).is_err());
+}
+
+/// ν: every value tried is feasible and fits; the choice is the curve's best, the largest among
+/// equals; regression scores by mean squared error.
+#[test]
+fn nu_and_regression_choices() {
+    let (x, y) = classes(20, 3, 5);
+    let ch = NuSvcParams::new("gaussian:sigma=1".parse().unwrap())
+        .choose_nu(&x, &y, &AutoSearch::default())
+        .unwrap();
+    assert!(ch.curve.windows(2).all(|w| w[0].0 < w[1].0));
+    let best = ch.curve.iter().map(|c| c.1).fold(f64::MIN, f64::max);
+    assert_eq!(ch.value, ch.curve.iter().rev().find(|c| c.1 == best).unwrap().0);
+    let xr = Samples::from_flat((0..60).map(|i| i as f64 / 10.0).collect(), 60, 1).unwrap();
+    let yr = RealTargets::new(
+        (0..60).map(|i| (i as f64 / 10.0).sin() + if i % 7 == 0 { 0.3 } else { 0.0 }).collect(),
+    )
+    .unwrap();
+    let svr = SvrParams::new("gaussian:sigma=1".parse().unwrap());
+    let ch = svr.choose_c(&xr, &yr, &AutoSearch::default()).unwrap();
+    assert_eq!(ch.scoring, "neg_mse");
+    for &(c, mse) in &ch.curve {
+        let cold = cross_validate(&svr.clone().c(c), &xr, &yr, &CvConfig::k_fold(5, 0)).unwrap();
+        assert_eq!(cold.mean, mse, "c={c}");
+    }
+    let ch = NuSvrParams::new("gaussian:sigma=1".parse().unwrap())
+        .choose_nu(&xr, &yr, &AutoSearch::default())
+        .unwrap();
+    assert!(ch.curve.iter().all(|c| c.1 <= 0.0) && ch.curve.iter().any(|c| c.0 == ch.value));
+}
