@@ -34,9 +34,10 @@ impl LearnerFlags {
         if is_precomputed(&self.kernel) || self.is_railway() {
             return Ok(self.kernel.clone());
         }
-        Ok(match AutoKernel::parse(&self.kernel)? {
+        let kernel = self.auto_kernel();
+        Ok(match AutoKernel::parse(&kernel)? {
             Some(a) => a.placeholder(),
-            None => self.kernel.clone(),
+            None => kernel,
         })
     }
 
@@ -70,17 +71,18 @@ impl LearnerFlags {
         Ok(())
     }
 
-    /// `--auto` written out for model `m`: `auto` for every value of the model and kernel not given.
-    fn expand_auto(&mut self, m: ModelKind) {
+    /// The kernel spec with `--auto` written out: a Gaussian without a width gets `sigma=auto`, a
+    /// cs-gaussian without a width or radius `sigma=auto` and `c=auto`; other specs as given.
+    fn auto_kernel(&self) -> String {
         if !self.auto {
-            return;
+            return self.kernel.clone();
         }
         let k = self.kernel.trim().to_ascii_lowercase();
         let (name, rest) = k.split_once(':').unwrap_or((k.as_str(), ""));
         let has = |key: &str| rest.split(',').any(|p| p.split('=').next() == Some(key));
         let width = ["sigma", "beta", "gamma", "std"].iter().any(|w| has(w));
         match name {
-            "gaussian" | "rbf" if !width => self.kernel = "gaussian:sigma=auto".into(),
+            "gaussian" | "rbf" if !width => "gaussian:sigma=auto".into(),
             "cs-gaussian" | "cs-rbf" => {
                 let mut keys: Vec<String> =
                     rest.split(',').filter(|p| !p.is_empty()).map(String::from).collect();
@@ -90,10 +92,18 @@ impl LearnerFlags {
                 if !has("c") {
                     keys.push("c=auto".into());
                 }
-                self.kernel = format!("cs-gaussian:{}", keys.join(","));
+                format!("cs-gaussian:{}", keys.join(","))
             }
-            _ => {}
+            _ => self.kernel.clone(),
         }
+    }
+
+    /// `--auto` written out for model `m`: `auto` for every value of the model and kernel not given.
+    fn expand_auto(&mut self, m: ModelKind) {
+        if !self.auto {
+            return;
+        }
+        self.kernel = self.auto_kernel();
         match m {
             ModelKind::Svc | ModelKind::Svr if self.c.is_none() && self.lambda.is_none() => {
                 self.c = Some(Setting::Auto)
@@ -117,8 +127,18 @@ impl LearnerFlags {
             && !self.is_railway()
             && let Some(auto) = AutoKernel::parse(&self.kernel)?
         {
+            let classes = matches!(m, ModelKind::Svc | ModelKind::NuSvc | ModelKind::Lssvm | ModelKind::Kfa)
+                && !self.regression;
             let labels = if auto.needs_labels() {
-                Some(ds.classes().map_err(|e| format!("the ahn width needs class labels: {e}"))?)
+                if !classes {
+                    return Err(format!(
+                        "the ahn width needs class labels (Ahn's criterion separates classes), and --model {} \
+                         learns none here: use auto, max-variance or median",
+                        m.name()
+                    )
+                    .into());
+                }
+                Some(ds.classes()?)
             } else {
                 None
             };
@@ -191,6 +211,6 @@ fn cv_json(ch: &AutoChoice, method: &str) -> Value {
     json!({
         "parameter": ch.parameter, "method": method, "value": ch.value,
         "detail": format!("{} over {} of the samples, {} folds", ch.scoring, ch.points, ch.folds),
-        "curve": ch.curve, "seconds": ch.seconds,
+        "curve": ch.curve, "failed": ch.failed, "seconds": ch.seconds,
     })
 }

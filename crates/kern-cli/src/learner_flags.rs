@@ -88,8 +88,9 @@ pub struct LearnerFlags {
     /// [,significance=A][,k_max=K][,sub_cells=S] (--model railway).
     ///
     /// kern train chooses a width or support radius written as a method: gaussian:sigma=auto
-    /// (mean-to-half; or max-variance, ahn, median, scale), cs-gaussian:sigma=auto,c=auto (alignment
-    /// at least 0.99; or c=align-MU, c=sparse-TAU). Default: gaussian (gamma 1/d, as svm-train).
+    /// (mean-to-half; or max-variance, ahn, median, scale), cs-gaussian:sigma=auto,c=auto (half of
+    /// the kernel matrix zero; or c=sparse-TAU, c=align-MU). Default: gaussian (gamma 1/d, as
+    /// svm-train).
     #[arg(long, default_value = "gaussian", help_heading = "Kernel")]
     pub kernel: String,
     /// Choose every hyperparameter on the training data (kern train): the Gaussian's width, a compact

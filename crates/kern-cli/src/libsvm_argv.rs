@@ -29,7 +29,8 @@ const TRAIN_VALUE: [(char, &str); 13] = [
 
 /// The long flags of `kern train`, `kern cv`, `kern predict` and `kern scale` that take no value
 /// (every other long flag takes one).
-const SWITCHES: [&str; 13] = [
+const SWITCHES: [&str; 14] = [
+    "--auto",
     "--one-hot",
     "--probability",
     "--regression",

@@ -1,5 +1,6 @@
 //! Integration tests of kern-cli: one test binary, one module per topic.
 
+mod auto_values;
 mod cmd;
 mod common;
 mod core_commands;

@@ -68,6 +68,8 @@ pub struct AutoChoice {
     pub value: f64,
     /// Every value tried with its mean cross-validation score, in ascending order of the value.
     pub curve: Vec<(f64, f64)>,
+    /// Values left out because their fits failed (a ν too small for the data), ascending.
+    pub failed: Vec<f64>,
     /// `"accuracy"` or `"neg_mse"` (higher is better).
     pub scoring: &'static str,
     /// Samples the search ran on.
@@ -250,6 +252,7 @@ impl SvcParams {
             parameter: "c",
             value,
             curve,
+            failed: Vec::new(),
             scoring: "accuracy",
             points: xs.n(),
             folds: search.folds,
@@ -300,6 +303,7 @@ impl SvrParams {
             parameter: "c",
             value,
             curve,
+            failed: Vec::new(),
             scoring: "neg_mse",
             points: xs.n(),
             folds: search.folds,
@@ -309,20 +313,28 @@ impl SvrParams {
 }
 
 /// The ν grid searched for data whose smallest class pair allows at most `nu_max` (descending, so
-/// that ties go to the larger ν).
-fn nu_curve(nu_max: f64, mut score: impl FnMut(f64) -> Result<f64>) -> Result<Vec<(f64, f64)>> {
-    let mut curve = Vec::new();
+/// that ties go to the larger ν). A value whose fits fail (a ν too small for the data leaves no
+/// positive margin) is left out of the curve and listed in the second part.
+fn nu_curve(nu_max: f64, mut score: impl FnMut(f64) -> Result<f64>) -> Result<(Vec<(f64, f64)>, Vec<f64>)> {
+    let (mut curve, mut failed, mut last) = (Vec::new(), Vec::new(), None);
     for &nu in NU_GRID.iter().rev().filter(|&&nu| nu <= nu_max) {
-        curve.push((nu, score(nu)?));
+        match score(nu) {
+            Ok(s) => curve.push((nu, s)),
+            Err(e) => {
+                failed.push(nu);
+                last = Some(e);
+            }
+        }
     }
-    if curve.is_empty() {
-        return Err(ModelsError::Input(format!("no value of nu is feasible (at most {nu_max})")));
+    match (curve.is_empty(), last) {
+        (true, Some(e)) => Err(e),
+        (true, None) => Err(ModelsError::Input(format!("no value of nu is feasible (at most {nu_max})"))),
+        _ => Ok((curve, failed)),
     }
-    Ok(curve)
 }
 
 fn nu_choice(
-    mut curve: Vec<(f64, f64)>,
+    (mut curve, mut failed): (Vec<(f64, f64)>, Vec<f64>),
     scoring: &'static str,
     points: usize,
     s: &AutoSearch,
@@ -330,10 +342,12 @@ fn nu_choice(
 ) -> AutoChoice {
     let (_, value) = best(&curve);
     curve.reverse();
+    failed.reverse();
     AutoChoice {
         parameter: "nu",
         value,
         curve,
+        failed,
         scoring,
         points,
         folds: s.folds,

@@ -74,14 +74,14 @@ fn auto_is_mean_to_half_and_ahn_uses_labels() {
     assert!(e.to_string().contains("class labels"), "{e}");
 }
 
-/// `c=auto` is the sparsest radius with alignment at least 0.99 (CS-RBF eq. 9); `sparse-TAU` keeps
-/// at least that sparsity; both report the values the resolved kernel carries.
+/// `c=auto` is the most aligned radius with sparsity at least 1/2 (CS-RBF eq. 10), `align-MU` the
+/// sparsest with alignment at least MU (eq. 9); both report the values the resolved kernel carries.
 #[test]
 fn support_radius_meets_its_procedure() {
     use kern_tune::support::{Procedure, Search, SupportOptions, select_support};
     let x = points(150, 2, 11);
     for (spec, proc_) in [
-        ("cs-gaussian:sigma=auto,c=auto", Procedure::MinAlignment { mu: 0.99 }),
+        ("cs-gaussian:sigma=auto,c=auto", Procedure::MinSparsity { tau: 0.5 }),
         ("cs-gaussian:sigma=auto,c=align-0.9", Procedure::MinAlignment { mu: 0.9 }),
         ("cs-gaussian:sigma=auto,c=sparse-0.5,nu=3", Procedure::MinSparsity { tau: 0.5 }),
     ] {
@@ -129,4 +129,18 @@ fn misplaced_automatic_values_are_refused() {
     // Words that are not automatic values are left to the kernel parser.
     assert!(AutoKernel::parse("gaussian:sigma=best-one").unwrap().is_none());
     assert!(AutoKernel::parse("railway:auto").unwrap().is_none());
+}
+
+/// Without `nu`, an automatic radius comes with the smallest integer ν ≥ max(3, (d + 1)/2), for which
+/// the taper is positive definite on R^d.
+#[test]
+fn nu_defaults_to_the_positive_definite_bound() {
+    for (d, nu) in [(2, 3), (5, 3), (6, 4), (13, 7)] {
+        let x = points(40, d, 2);
+        let r = resolve("cs-gaussian:sigma=auto,c=auto", &x, None);
+        let s = r.kernel.to_string();
+        assert!(s.ends_with(&format!(",nu={nu}")), "d={d}: {s}");
+        let r = resolve("cs-gaussian:sigma=auto,c=auto,nu=2.5,nu_check=off", &x, None);
+        assert!(r.kernel.to_string().contains("nu=2.5"), "{}", r.kernel);
+    }
 }

@@ -1,0 +1,240 @@
+//! `kern train` with automatic values: what it chooses is what `kern tune` and explicit values give,
+//! the model trained is the one the chosen numbers train, and commands that do not train refuse them.
+
+use crate::common::{kern, s, scratch, succeeds};
+use std::path::{Path, PathBuf};
+
+/// Three overlapping classes in the plane (and a real target for regression).
+fn data(dir: &Path, n: usize) -> (PathBuf, PathBuf) {
+    let (mut cls, mut reg) = (String::from("x1,x2,label\n"), String::from("x1,x2,y\n"));
+    for i in 0..n {
+        let c = i % 3;
+        let a = (i as f64 * 0.618).fract() * 2.0 + c as f64;
+        let b = (i as f64 * 0.414).fract() * 2.0 - 0.5 * c as f64;
+        cls.push_str(&format!("{a},{b},k{c}\n"));
+        reg.push_str(&format!("{a},{b},{}\n", (a * 1.3).sin() + 0.1 * b + 0.05 * ((i * 7) % 5) as f64));
+    }
+    let (fc, fr) = (dir.join("c.csv"), dir.join("r.csv"));
+    std::fs::write(&fc, cls).unwrap();
+    std::fs::write(&fr, reg).unwrap();
+    (fc, fr)
+}
+
+/// The width chosen in `kern train` is `kern tune bandwidth`'s, in the spec's unit, and the saved
+/// model is byte for byte the one trained with the chosen numbers written out.
+#[test]
+fn chosen_values_train_the_model_they_name() {
+    let dir = scratch("auto-values");
+    let (fc, _) = data(&dir, 150);
+    let tuned = succeeds(&["tune", "bandwidth", "--data", s(&fc), "--method", "max-variance"]);
+    let auto = dir.join("auto.model");
+    let j = succeeds(&[
+        "train",
+        "--data",
+        s(&fc),
+        "--model",
+        "svc",
+        "--kernel",
+        "gaussian:gamma=max-variance",
+        "--c",
+        "auto",
+        "--out",
+        s(&auto),
+    ]);
+    let ch = j["auto"]["choices"].as_array().unwrap();
+    assert_eq!(
+        (ch[0]["parameter"].as_str(), ch[0]["method"].as_str()),
+        (Some("gamma"), Some("max-variance"))
+    );
+    assert_eq!(ch[0]["value"], tuned["beta"], "{j}");
+    assert_eq!(ch[1]["parameter"], "c");
+    let c = ch[1]["value"].as_f64().unwrap();
+    let curve = ch[1]["curve"].as_array().unwrap();
+    let best = curve.iter().map(|p| p[1].as_f64().unwrap()).fold(f64::MIN, f64::max);
+    assert_eq!(curve.iter().find(|p| p[1].as_f64().unwrap() == best).unwrap()[0].as_f64(), Some(c));
+    let kernel = j["auto"]["kernel"].as_str().unwrap();
+    assert_eq!(j["kernel"].as_str(), Some(kernel));
+    let explicit = dir.join("explicit.model");
+    succeeds(&[
+        "train",
+        "--data",
+        s(&fc),
+        "--model",
+        "svc",
+        "--kernel",
+        kernel,
+        "--c",
+        &format!("{c:?}"),
+        "--out",
+        s(&explicit),
+    ]);
+    assert_eq!(std::fs::read(&auto).unwrap(), std::fs::read(&explicit).unwrap());
+    // Same seed, same bytes.
+    let again = dir.join("again.model");
+    succeeds(&[
+        "train",
+        "--data",
+        s(&fc),
+        "--model",
+        "svc",
+        "--kernel",
+        "gaussian:gamma=max-variance",
+        "--c",
+        "auto",
+        "--out",
+        s(&again),
+    ]);
+    assert_eq!(std::fs::read(&auto).unwrap(), std::fs::read(&again).unwrap());
+}
+
+/// `--auto` writes `auto` for every value of the model and kernel that is not given.
+#[test]
+fn auto_chooses_every_value_of_each_model() {
+    let dir = scratch("auto-every");
+    let (fc, fr) = data(&dir, 120);
+    let out = dir.join("m.model");
+    let params = |j: &serde_json::Value| -> Vec<String> {
+        j["auto"]["choices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["parameter"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for (model, file, kernel, want) in [
+        ("svc", &fc, "gaussian", vec!["sigma", "c"]),
+        ("svr", &fr, "rbf", vec!["sigma", "c"]),
+        ("nu-svc", &fc, "gaussian", vec!["sigma", "nu"]),
+        ("nu-svr", &fr, "gaussian", vec!["sigma", "nu"]),
+        ("krr", &fr, "gaussian", vec!["sigma", "lambda"]),
+        ("lssvm", &fc, "cs-gaussian:nu=3", vec!["sigma", "c", "lambda"]),
+        ("svc", &fc, "gaussian:gamma=0.5", vec!["c"]),
+    ] {
+        let j = succeeds(&[
+            "train",
+            "--data",
+            s(file),
+            "--model",
+            model,
+            "--kernel",
+            kernel,
+            "--auto",
+            "--out",
+            s(&out),
+        ]);
+        assert_eq!(params(&j), want, "{model} {kernel}: {j}");
+        for c in j["auto"]["choices"].as_array().unwrap() {
+            assert!(c["value"].as_f64().is_some_and(|v| v > 0.0), "{model}: {c}");
+        }
+        if model == "krr" || model == "lssvm" {
+            assert_eq!(j["auto"]["choices"][want.len() - 1]["value"], j["lambda"]);
+        }
+        assert!(!j["auto"]["kernel"].as_str().unwrap().contains("auto"));
+    }
+    // Without --kernel, --auto is a Gaussian with its width chosen.
+    let j = succeeds(&["train", "--data", s(&fc), "--model", "svc", "--auto", "--out", s(&out)]);
+    assert_eq!(params(&j), ["sigma", "c"]);
+}
+
+#[test]
+fn commands_and_models_that_cannot_choose_refuse() {
+    let dir = scratch("auto-refused");
+    let (fc, fr) = data(&dir, 60);
+    let out = dir.join("m.model");
+    for (args, says) in [
+        (
+            vec![
+                "cv",
+                "--data",
+                s(&fc),
+                "--model",
+                "svc",
+                "--kernel",
+                "gaussian:sigma=auto",
+                "--grid",
+                "c=1..2:2",
+            ],
+            "kern train chooses them",
+        ),
+        (
+            vec![
+                "cv",
+                "--data",
+                s(&fc),
+                "--model",
+                "svc",
+                "--kernel",
+                "rbf",
+                "--c",
+                "auto",
+                "--grid",
+                "gamma=1..2:2",
+            ],
+            "kern train chooses them",
+        ),
+        (
+            vec![
+                "train",
+                "--data",
+                s(&fr),
+                "--model",
+                "svr",
+                "--kernel",
+                "gaussian:sigma=ahn",
+                "--out",
+                s(&out),
+            ],
+            "class labels",
+        ),
+        (
+            vec![
+                "train",
+                "--data",
+                s(&fc),
+                "--model",
+                "one-class",
+                "--kernel",
+                "rbf",
+                "--nu",
+                "auto",
+                "--out",
+                s(&out),
+            ],
+            "--nu auto applies to nu-svc and nu-svr",
+        ),
+        (
+            vec![
+                "train",
+                "--data",
+                s(&fc),
+                "--model",
+                "svc",
+                "--kernel",
+                "laplacian:sigma=auto",
+                "--out",
+                s(&out),
+            ],
+            "gaussian and cs-gaussian",
+        ),
+        (
+            vec![
+                "train",
+                "--data",
+                s(&fc),
+                "--model",
+                "svc",
+                "--kernel",
+                "rbf",
+                "--c",
+                "most",
+                "--out",
+                s(&out),
+            ],
+            "neither a number nor auto",
+        ),
+    ] {
+        let (ok, _, err) = kern(&args);
+        assert!(!ok && err.contains(says), "{args:?}: {err}");
+        assert!(!out.exists());
+    }
+}
