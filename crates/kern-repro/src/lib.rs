@@ -13,6 +13,7 @@
 pub mod datasets;
 mod error;
 pub mod figures;
+pub mod items;
 pub mod papers;
 pub mod registry;
 pub mod report;

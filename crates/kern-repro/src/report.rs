@@ -4,14 +4,17 @@
 //! `{ "id", "paper", "reproduces", "status": "done"|"skipped"|"error", "reason"?, "quick", "seed",
 //!    "seconds", "versions": {"kern"}, "sizes", "seeds", "results", "table": [{quantity, paper, ours, note}],
 //!    "claims": [{kind: "paper"|"paper_stand_in"|"identity"|"ours", source, claim, holds, evidence}],
-//!    "figures": [file names] }`.
+//!    "figures": [file names], "items": [{kind, paper_ref, paper, ours, basis: {rule, …}, verdict, reason}] }`.
 //!
-//! REPORT.md opens with the accounting of the papers' claims per paper: claims of kind `paper` that hold
+//! REPORT.md opens with the per-item headline (per paper: items of kind `paper` that reproduce, partly
+//! reproduce, do not, or are not attempted, under [`crate::items::RULE`]) and the per-item table of each
+//! paper; then the accounting of the papers' claims per paper: claims of kind `paper` that hold
 //! or do not hold, and the papers' claims that are not checkable (checked only on stand-in data, or not
 //! at all: [`crate::registry::unchecked`]). Identities and our own claims are listed apart and never
 //! counted in the headline.
 //! `results` is free-form per experiment and documented in its function's rustdoc.
 
+use crate::items::{Item, RULE, Verdict, counts};
 use crate::registry::{Ctx, Experiment, Kind, Outcome, Paper, Status, unchecked};
 use crate::{ReproError, Result};
 use serde_json::json;
@@ -49,6 +52,53 @@ pub struct Ran {
 
 fn write(path: &Path, s: &str) -> Result<()> {
     std::fs::write(path, s).map_err(|e| ReproError::io(path, e))
+}
+
+/// The per-item table of `items` (Markdown), empty when there are none.
+pub fn items_md(items: &[Item]) -> String {
+    let mut s = String::new();
+    if items.is_empty() {
+        return s;
+    }
+    s.push_str("| item | kind | paper | kern | verdict | reason |\n|---|---|---|---|---|---|\n");
+    for i in items {
+        let _ = writeln!(s, "{}", item_row(i));
+    }
+    s.push('\n');
+    s
+}
+
+/// A table cell: no line breaks, no bare `|`.
+fn cell(t: &str) -> String {
+    t.replace('\n', " ").replace('|', "\\|")
+}
+
+/// The per-item table with the experiment of each row in front.
+fn items_md_with(rows: &[(String, Item)]) -> String {
+    let mut s = String::from(
+        "| experiment | item | kind | paper | kern | verdict | reason |\n|---|---|---|---|---|---|---|\n",
+    );
+    for (id, i) in rows {
+        let _ = writeln!(s, "| {id} {}", item_row(i));
+    }
+    s.push('\n');
+    s
+}
+
+/// One item as a Markdown table row (`| item | kind | paper | kern | verdict | reason |`).
+fn item_row(i: &Item) -> String {
+    let v = match i.verdict {
+        Verdict::Reproduces => i.verdict.label().to_string(),
+        other => format!("**{}**", other.label()),
+    };
+    format!(
+        "| {} | {} | {} | {} | {v} | {} |",
+        cell(&i.paper_ref),
+        i.kind.tag(),
+        cell(&i.paper),
+        cell(&i.ours),
+        cell(&i.reason)
+    )
 }
 
 fn table_md(o: &Outcome) -> String {
@@ -112,13 +162,16 @@ pub fn run(experiments: &[Experiment], opts: &RunOptions) -> Result<Vec<Ran>> {
             "reason": reason, "quick": opts.quick, "seed": opts.seed, "seconds": seconds,
             "versions": { "kern": env!("CARGO_PKG_VERSION") },
             "sizes": o.sizes, "seeds": o.seeds, "results": o.results, "table": o.table,
-            "claims": o.claims, "figures": o.figures,
+            "claims": o.claims, "figures": o.figures, "items": o.all_items(),
         });
         let text = serde_json::to_string_pretty(&doc).map_err(|err| ReproError::Other(err.to_string()))?;
         write(&dir.join(format!("{}.json", e.id)), &text)?;
         let mut md = format!("# {} — {}\n\n{}\n\n", e.id, e.reproduces, e.paper.title());
         match &status {
-            Ok(Status::Done(o)) => md.push_str(&table_md(o)),
+            Ok(Status::Done(o)) => {
+                md.push_str(&items_md(&o.all_items()));
+                md.push_str(&table_md(o));
+            }
             Ok(Status::Skipped(r)) => {
                 let _ = writeln!(md, "**Skipped**: {r}");
             }
@@ -129,12 +182,10 @@ pub fn run(experiments: &[Experiment], opts: &RunOptions) -> Result<Vec<Ran>> {
         write(&dir.join(format!("{}.md", e.id)), &md)?;
         let summary = match &status {
             Ok(Status::Done(o)) => {
-                let paper: Vec<_> = o.claims.iter().filter(|c| c.kind == Kind::Paper).collect();
-                let held = paper.iter().filter(|c| c.holds).count();
+                let c = counts(&o.all_items());
                 format!(
-                    "done in {seconds:.2} s, {held}/{} paper claims hold ({} other checks)",
-                    paper.len(),
-                    o.claims.len() - paper.len()
+                    "done in {seconds:.2} s: items {} reproduce, {} partly, {} do not, {} not attempted",
+                    c[0], c[1], c[2], c[3]
                 )
             }
             Ok(Status::Skipped(r)) => format!("SKIPPED: {r}"),
@@ -153,9 +204,10 @@ fn write_report(out_dir: &Path, ran: &[Ran], opts: &RunOptions) -> Result<()> {
     let mut s = String::from("# kern reproduction report\n\n");
     let _ = writeln!(
         s,
-        "Generated by `cargo xtask repro{}` (seed {}). Paper values beside ours; every qualitative claim \
-         checked on our numbers and tagged with where it comes from. Experiments that could not run are \
-         listed as skipped with the reason.\n",
+        "Generated by `cargo xtask repro{}` (seed {}). Every table cell, figure and quantitative statement \
+         of the papers that an experiment touches is an item below, the paper's value beside ours, with a \
+         verdict under the one rule stated after the headline; items of kind *paper* alone are counted. \
+         Experiments that could not run are listed as skipped with the reason.\n",
         if opts.quick { " --quick" } else { "" },
         opts.seed
     );
@@ -173,8 +225,61 @@ fn write_report(out_dir: &Path, ran: &[Ran], opts: &RunOptions) -> Result<()> {
             _ => None,
         })
     };
-    // Per paper: [holds, does not hold, not checkable] over the paper's claims, and [identity, ours] counts.
     let papers = [Paper::Csrbf, Paper::Letchford, Paper::Fvs, Paper::Rkhs, Paper::Railway];
+    // The per-item tables, per paper: every item of the paper's experiments that ran, then the paper's
+    // items no experiment attempts (when any of its experiments ran).
+    let mut item_rows = Vec::new();
+    let mut item_total = [0usize; 4];
+    let mut item_tables = String::new();
+    for p in papers {
+        let mut rows: Vec<(String, Item)> = Vec::new();
+        for (r, o) in outcomes().filter(|(r, _)| r.paper == p.dir()) {
+            rows.extend(o.all_items().into_iter().map(|i| (format!("`{}`", r.id), i)));
+        }
+        if !ran.iter().any(|r| r.paper == p.dir()) {
+            continue;
+        }
+        rows.extend(unchecked().iter().filter(|u| u.paper == p).map(|u| ("—".to_string(), u.item())));
+        let c = counts(rows.iter().map(|(_, i)| i));
+        let not_counted = rows.iter().filter(|(_, i)| !i.kind.counts()).count();
+        for (t, v) in item_total.iter_mut().zip(c) {
+            *t += v;
+        }
+        item_rows.push((p, c, not_counted));
+        let _ = writeln!(item_tables, "### {}\n", p.title());
+        let _ = writeln!(
+            item_tables,
+            "{} reproduce, {} partly, {} do not, {} not attempted ({} rows not counted).\n",
+            c[0], c[1], c[2], c[3], not_counted
+        );
+        item_tables.push_str(&items_md_with(&rows));
+    }
+    let _ = writeln!(
+        s,
+        "**{done} experiments done, {skipped} skipped, {errors} errors. Of the papers' items (table cells, \
+         figures and quantitative statements), {} reproduce, {} partly, {} do not and {} are not \
+         attempted.**\n",
+        item_total[0], item_total[1], item_total[2], item_total[3]
+    );
+    s.push_str(
+        "| paper | reproduces | partly | does not | not attempted | not counted |\n|---|---|---|---|---|---|\n",
+    );
+    for (p, c, nc) in &item_rows {
+        let _ = writeln!(s, "| {} | {} | {} | {} | {} | {nc} |", p.title(), c[0], c[1], c[2], c[3]);
+    }
+    let _ = writeln!(
+        s,
+        "| **total** | **{}** | **{}** | **{}** | **{}** | |\n",
+        item_total[0], item_total[1], item_total[2], item_total[3]
+    );
+    s.push_str(RULE);
+    s.push_str(
+        "\n\nThe main reading of every ambiguous passage, and why, is in the crate's READINGS.md; the other \
+                reading is shown as a labelled variant beside it.\n\n## Per-item reproduction\n\n",
+    );
+    s.push_str(&item_tables);
+    s.push_str("## The papers' claims\n\n");
+    // Per paper: [holds, does not hold, not checkable] over the paper's claims, and [identity, ours] counts.
     let mut rows = Vec::new();
     let mut total = [0usize; 6];
     for p in papers {
@@ -200,8 +305,8 @@ fn write_report(out_dir: &Path, ran: &[Ran], opts: &RunOptions) -> Result<()> {
     }
     let _ = writeln!(
         s,
-        "**{done} experiments done, {skipped} skipped, {errors} errors. Of the papers' own claims, {} hold, {} do \
-         not hold and {} are not checkable** ({} checks of our implementation, {} claims of ours and {} \
+        "Of the papers' own claims (each also an item above, judged by direction), {} hold, {} do \
+         not hold and {} are not checkable ({} checks of our implementation, {} claims of ours and {} \
          checks of a claim on the other reading of an ambiguous text are listed apart and not counted).\n",
         total[0], total[1], total[2], total[3], total[4], total[5]
     );
@@ -244,11 +349,11 @@ fn write_report(out_dir: &Path, ran: &[Ran], opts: &RunOptions) -> Result<()> {
         })
         .collect();
     if !failing.is_empty() {
-        s.push_str("## The papers' claims that do not hold on our data\n\n");
+        s.push_str("### The papers' claims that do not hold on our data\n\n");
         s.push_str(&failing.join("\n"));
         s.push_str("\n\n");
     }
-    s.push_str("## The papers' claims that are not checkable\n\n");
+    s.push_str("### The papers' claims that are not checkable\n\n");
     for (r, o) in outcomes() {
         for c in o.claims.iter().filter(|c| c.kind == Kind::PaperStandIn) {
             let v = if c.holds { "holds" } else { "does not hold" };
@@ -272,7 +377,7 @@ fn write_report(out_dir: &Path, ran: &[Ran], opts: &RunOptions) -> Result<()> {
         })
         .collect();
     if !others.is_empty() {
-        s.push_str("## Other checks that do not hold (identities, our claims, other readings)\n\n");
+        s.push_str("### Other checks that do not hold (identities, our claims, other readings)\n\n");
         s.push_str(&others.join("\n"));
         s.push_str("\n\n");
     }

@@ -303,6 +303,7 @@ pub fn fvs_vs_random(ctx: &Ctx) -> Result<Status> {
         table,
         claims,
         figures,
+        items: Vec::new(),
     }))
 }
 

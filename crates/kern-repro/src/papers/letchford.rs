@@ -150,6 +150,7 @@ pub fn curves(ctx: &Ctx) -> Result<Status> {
             .iter()
             .map(|f| format!("bandwidth-curves-{f}.svg"))
             .collect(),
+        items: Vec::new(),
     }))
 }
 
@@ -507,6 +508,7 @@ pub fn robustness(ctx: &Ctx) -> Result<Status> {
         table,
         claims,
         figures,
+        items: Vec::new(),
     }))
 }
 
@@ -610,5 +612,6 @@ pub fn fig5(ctx: &Ctx) -> Result<Status> {
         table,
         claims,
         figures: vec!["bandwidth-fig5a.svg".into(), "bandwidth-fig5b.svg".into()],
+        items: Vec::new(),
     }))
 }

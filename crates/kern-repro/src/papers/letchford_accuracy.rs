@@ -690,6 +690,7 @@ pub fn accuracy(ctx: &Ctx) -> Result<Status> {
         table,
         claims,
         figures,
+        items: Vec::new(),
     }))
 }
 

@@ -1,3 +1,4 @@
 //! Integration tests of kern-repro: one test binary, one module per topic.
 
 mod figures;
+mod items;
