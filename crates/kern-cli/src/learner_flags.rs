@@ -89,8 +89,7 @@ pub struct LearnerFlags {
     ///
     /// kern train chooses a width or support radius written as a method: gaussian:sigma=auto
     /// (mean-to-half; or max-variance, ahn, median, scale), cs-gaussian:sigma=auto,c=auto (half of
-    /// the kernel matrix zero; or c=sparse-TAU, c=align-MU). Default: gaussian (gamma 1/d, as
-    /// svm-train).
+    /// the kernel matrix zero; or c=sparse-TAU, c=align-MU).
     #[arg(long, default_value = "gaussian", help_heading = "Kernel")]
     pub kernel: String,
     /// Choose every hyperparameter on the training data (kern train): the Gaussian's width, a compact

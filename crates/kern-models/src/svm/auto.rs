@@ -312,10 +312,13 @@ impl SvrParams {
     }
 }
 
+/// The values scored with their scores, and the values whose fits failed.
+type NuCurve = (Vec<(f64, f64)>, Vec<f64>);
+
 /// The ν grid searched for data whose smallest class pair allows at most `nu_max` (descending, so
 /// that ties go to the larger ν). A value whose fits fail (a ν too small for the data leaves no
 /// positive margin) is left out of the curve and listed in the second part.
-fn nu_curve(nu_max: f64, mut score: impl FnMut(f64) -> Result<f64>) -> Result<(Vec<(f64, f64)>, Vec<f64>)> {
+fn nu_curve(nu_max: f64, mut score: impl FnMut(f64) -> Result<f64>) -> Result<NuCurve> {
     let (mut curve, mut failed, mut last) = (Vec::new(), Vec::new(), None);
     for &nu in NU_GRID.iter().rev().filter(|&&nu| nu <= nu_max) {
         match score(nu) {
@@ -334,7 +337,7 @@ fn nu_curve(nu_max: f64, mut score: impl FnMut(f64) -> Result<f64>) -> Result<(V
 }
 
 fn nu_choice(
-    (mut curve, mut failed): (Vec<(f64, f64)>, Vec<f64>),
+    (mut curve, mut failed): NuCurve,
     scoring: &'static str,
     points: usize,
     s: &AutoSearch,
