@@ -206,6 +206,14 @@ fn train_kernel(a: &TrainArgs) -> Result<KernelSpec, Box<dyn std::error::Error +
         )
         .into());
     }
+    if !matches!(kern_tune::auto::AutoKernel::parse(&a.kernel), Ok(None)) {
+        return Err(format!(
+            "--kernel {}: kern-mpi trains with numbers; choose automatic values with kern train --auto or \
+             kern tune bandwidth on the data (or a sample of it) and give the chosen numbers",
+            a.kernel
+        )
+        .into());
+    }
     Ok(a.kernel.parse()?)
 }
 

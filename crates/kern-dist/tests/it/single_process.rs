@@ -305,3 +305,37 @@ fn kern_mpi_train_warns_of_a_constant_model() {
         assert!(w.is_empty(), "{how:?}: {w:?}");
     }
 }
+
+/// `kern-mpi train` and `kern-mpi cv` refuse automatic values (each rank sees part of the data, so a
+/// choice made there would differ between ranks) with the way to get the numbers.
+#[test]
+fn kern_mpi_refuses_automatic_values() {
+    let dir = scratch("kern_mpi_refuses_automatic_values");
+    let text: String = (0..40).map(|i| format!("{} 1:{}\n", if i % 2 == 0 { 1 } else { -1 }, i)).collect();
+    let data = write(&dir, "d.svm", text.as_bytes());
+    let mpi_bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_kern-mpi"));
+    let out = dir.join("m.kern");
+    for args in [
+        vec![
+            "train",
+            "--model",
+            "krr",
+            "--kernel",
+            "gaussian:sigma=auto",
+            "--lambda",
+            "1",
+            "--landmarks",
+            "random:8",
+        ],
+        vec!["cv", "--model", "svc", "--kernel", "rbf", "--c", "auto", "--grid", "gamma=1..2:2"],
+    ] {
+        let run = std::process::Command::new(&mpi_bin)
+            .args(&args)
+            .args(["--data", data.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(!run.status.success() && stderr.contains("auto"), "{args:?}: {stderr}");
+        assert!(!out.exists());
+    }
+}
