@@ -2,6 +2,7 @@
 //! Python layer encoded them (class indices `0..k` or real values) and validated parameters, and
 //! trains without the GIL.
 
+use crate::auto::{Setting, value_of};
 use crate::convert::{py_error, run, samples, value_error};
 use crate::model::Model;
 use kern_core::learner::Fit;
@@ -14,7 +15,8 @@ use kern_models::landmark::{Landmarks, NystromKpcaParams, select_landmarks};
 use kern_models::lssvm::LsSvmParams;
 use kern_models::railway::{AreaParams, GammaChoice, RailwaySvc, ZoneMap, locate_areas};
 use kern_models::svm::{
-    KernelMatrix, Multiclass, NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams,
+    AutoSearch, KernelMatrix, Multiclass, NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams,
+    SvrParams,
 };
 use kern_models::weights::{FitWeighted, SampleWeights};
 use numpy::PyReadonlyArray2;
@@ -66,11 +68,21 @@ fn input(x: &Bound<'_, PyAny>, n: Option<usize>, kernel_spec: &str) -> PyResult<
     Ok(Input::Gram(k))
 }
 
-/// The parameters' kernel: the given one, or a placeholder never evaluated for a kernel matrix.
-fn kernel_of(input: &Input) -> KernelSpec {
-    match input {
-        Input::Samples(_, k) => k.clone(),
-        Input::Gram(_) => KernelSpec::Linear(Linear),
+impl Input {
+    /// The parameters' kernel: the given one, or a placeholder never evaluated for a kernel matrix.
+    fn kernel(&self) -> KernelSpec {
+        match self {
+            Input::Samples(_, k) => k.clone(),
+            Input::Gram(_) => KernelSpec::Linear(Linear),
+        }
+    }
+
+    /// The samples, `None` for a kernel matrix.
+    fn samples(&self) -> Option<&Samples> {
+        match self {
+            Input::Samples(x, _) => Some(x),
+            Input::Gram(_) => None,
+        }
     }
 }
 
@@ -96,7 +108,9 @@ fn solver(tol: f64, cache_mb: f64, shrinking: bool, max_iter: Option<u64>) -> So
 
 /// Trains a C-SVC (`nu` = `None`) or a ν-SVC (`nu` = `Some(ν)`; `c` and `class_weight` unused) on class
 /// indices `y`, with optional per-sample weights; `kernel_spec = "precomputed"`: `x` is the kernel
-/// matrix of the training points.
+/// matrix of the training points. `c` or `nu` `"auto"`: chosen by cross-validation on the samples
+/// (without the weights, among the values the weighted fit can take; `seed` draws the folds). Returns
+/// the model and the `C` or `ν` it was trained with.
 #[pyfunction]
 #[pyo3(signature = (x, y, kernel_spec, c, nu, class_weight, ovr, probability, seed, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
@@ -105,8 +119,8 @@ pub fn fit_svc(
     x: &Bound<'_, PyAny>,
     y: Vec<i64>,
     kernel_spec: &str,
-    c: f64,
-    nu: Option<f64>,
+    c: Setting,
+    nu: Option<Setting>,
     class_weight: Option<Vec<f64>>,
     ovr: bool,
     probability: bool,
@@ -117,75 +131,96 @@ pub fn fit_svc(
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
     sample_weight: Option<Vec<f64>>,
-) -> PyResult<Model> {
+) -> PyResult<(Model, f64)> {
     let x = input(x, Some(y.len()), kernel_spec)?;
-    let t = Targets::Classes(classes(&y)?);
+    let cls = classes(&y)?;
+    let t = Targets::Classes(cls.clone());
     let w = weights(sample_weight)?;
     let solver = solver(tol, cache_mb, shrinking, max_iter);
-    let kernel = kernel_of(&x);
-    let m = if let Some(nu) = nu {
-        let p = NuSvcParams::new(kernel).nu(nu).probability(probability, seed).solver(solver);
-        run(py, n_jobs, || match &x {
+    let kernel = x.kernel();
+    let search = AutoSearch { seed, ..AutoSearch::default() };
+    let (m, value) = if let Some(nu) = nu {
+        let p = NuSvcParams::new(kernel).probability(probability, seed).solver(solver);
+        let nu = value_of(py, n_jobs, &nu, "nu", x.samples(), |xs| {
+            p.choose_nu_weighted(xs, &cls, w.as_ref(), &search)
+        })?;
+        let p = p.nu(nu);
+        let m = run(py, n_jobs, || match &x {
             Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
             Input::Gram(k) => p.fit_precomputed_with(k, &t, w.as_ref()),
-        })?
+        })?;
+        (m, nu)
     } else {
         let mut p = SvcParams::new(kernel)
-            .c(c)
             .multiclass(if ovr { Multiclass::OneVsRest } else { Multiclass::OneVsOne })
             .probability(probability, seed)
             .solver(solver);
         for (i, w) in class_weight.unwrap_or_default().into_iter().enumerate() {
             p = p.class_weight(label_name(i as f64), w);
         }
-        run(py, n_jobs, || match &x {
+        let c = value_of(py, n_jobs, &c, "C", x.samples(), |xs| p.choose_c(xs, &cls, &search))?;
+        let p = p.c(c);
+        let m = run(py, n_jobs, || match &x {
             Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
             Input::Gram(k) => p.fit_precomputed_with(k, &t, w.as_ref()),
-        })?
+        })?;
+        (m, c)
     };
-    Ok(Model { inner: m.into() })
+    Ok((Model { inner: m.into() }, value))
 }
 
 /// Trains an ε-SVR (`nu` = `None`) or a ν-SVR (`nu` = `Some(ν)`, `epsilon` unused: the tube is found),
-/// with optional per-sample weights; `kernel_spec = "precomputed"`: `x` is the kernel matrix.
+/// with optional per-sample weights; `kernel_spec = "precomputed"`: `x` is the kernel matrix. `c` of
+/// the ε-SVR or `nu` of the ν-SVR `"auto"`: chosen by cross-validation on the samples (without the
+/// weights; `seed` draws the folds). Returns the model and the `C` (ε-SVR) or `ν` it was trained with.
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel_spec, c, epsilon, nu, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
+#[pyo3(signature = (x, y, kernel_spec, c, epsilon, nu, seed, tol, cache_mb, shrinking, max_iter, n_jobs, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_svr(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     y: Vec<f64>,
     kernel_spec: &str,
-    c: f64,
+    c: Setting,
     epsilon: f64,
-    nu: Option<f64>,
+    nu: Option<Setting>,
+    seed: u64,
     tol: f64,
     cache_mb: f64,
     shrinking: bool,
     max_iter: Option<u64>,
     n_jobs: Option<i64>,
     sample_weight: Option<Vec<f64>>,
-) -> PyResult<Model> {
+) -> PyResult<(Model, f64)> {
     let x = input(x, Some(y.len()), kernel_spec)?;
     let r = RealTargets::new(y).map_err(py_error)?;
     let t = Targets::Real(r.clone());
     let w = weights(sample_weight)?;
     let solver = solver(tol, cache_mb, shrinking, max_iter);
-    let kernel = kernel_of(&x);
-    let m = if let Some(nu) = nu {
-        let p = NuSvrParams::new(kernel).c(c).nu(nu).solver(solver);
-        run(py, n_jobs, || match &x {
+    let kernel = x.kernel();
+    let search = AutoSearch { seed, ..AutoSearch::default() };
+    let (m, value) = if let Some(nu) = nu {
+        let c =
+            c.value("C")?.ok_or_else(|| value_error("C='auto' is for SVC and SVR; give NuSVR a number"))?;
+        let p = NuSvrParams::new(kernel).c(c).solver(solver);
+        let nu = value_of(py, n_jobs, &nu, "nu", x.samples(), |xs| p.choose_nu(xs, &r, &search))?;
+        let p = p.nu(nu);
+        let m = run(py, n_jobs, || match &x {
             Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
             Input::Gram(k) => p.fit_precomputed_with(k, &r, w.as_ref()),
-        })?
+        })?;
+        (m, nu)
     } else {
-        let p = SvrParams::new(kernel).c(c).epsilon(epsilon).solver(solver);
-        run(py, n_jobs, || match &x {
+        let p = SvrParams::new(kernel).epsilon(epsilon).solver(solver);
+        let c = value_of(py, n_jobs, &c, "C", x.samples(), |xs| p.choose_c(xs, &r, &search))?;
+        let p = p.c(c);
+        let m = run(py, n_jobs, || match &x {
             Input::Samples(x, _) => p.fit_with(x, &t, w.as_ref()),
             Input::Gram(k) => p.fit_precomputed_with(k, &r, w.as_ref()),
-        })?
+        })?;
+        (m, c)
     };
-    Ok(Model { inner: m.into() })
+    Ok((Model { inner: m.into() }, value))
 }
 
 /// Trains a one-class SVM (no targets), with optional per-sample weights; `kernel_spec =
@@ -207,7 +242,7 @@ pub fn fit_one_class(
 ) -> PyResult<Model> {
     let x = input(x, None, kernel_spec)?;
     let w = weights(sample_weight)?;
-    let p = OneClassParams::new(kernel_of(&x)).nu(nu).solver(solver(tol, cache_mb, shrinking, max_iter));
+    let p = OneClassParams::new(x.kernel()).nu(nu).solver(solver(tol, cache_mb, shrinking, max_iter));
     let m = run(py, n_jobs, || match (&x, &w) {
         (Input::Gram(k), w) => p.fit_precomputed_with(k, w.as_ref()),
         (Input::Samples(x, _), Some(w)) => p.fit_weighted(x, w),
@@ -221,8 +256,9 @@ fn ridge_targets(y: Vec<f64>, classify: bool) -> PyResult<Targets> {
     Ok(if classify { Targets::Classes(ClassTargets::from_f64(&y).map_err(py_error)?) } else { real(y)? })
 }
 
-/// Trains kernel ridge regression `(K + λI)α = y` (no bias) at a fixed λ, with optional per-sample
-/// weights (`α = S (S K S + λI)⁻¹ S y`, `S = diag √w`).
+/// Trains kernel ridge regression `(K + λI)α = y` (no bias) at a fixed λ (`lam`), or λ chosen by exact
+/// leave-one-out over the default grid (`lam` = `None`), with optional per-sample weights (at a fixed
+/// λ: `α = S (S K S + λI)⁻¹ S y`, `S = diag √w`).
 #[pyfunction]
 #[pyo3(signature = (x, y, kernel_spec, lam, n_jobs, sample_weight=None))]
 pub fn fit_krr(
@@ -230,14 +266,14 @@ pub fn fit_krr(
     x: &Bound<'_, PyAny>,
     y: Vec<f64>,
     kernel_spec: &str,
-    lam: f64,
+    lam: Option<f64>,
     n_jobs: Option<i64>,
     sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
     let x = data(x, y.len())?;
     let t = real(y)?;
     let w = weights(sample_weight)?;
-    let p = KernelRidgeParams::new(kernel(kernel_spec)?).lambda(lam);
+    let p = krr_params(kernel(kernel_spec)?, lam);
     let m = run(py, n_jobs, || p.fit_with(&x, &t, w.as_ref()))?;
     // The check reads the unweighted system: with sample weights it is left out.
     if w.is_none() {
@@ -245,6 +281,16 @@ pub fn fit_krr(
         warn_constant(py, spread, m.lambda(), "alpha")?;
     }
     Ok(Model { inner: m.into() })
+}
+
+/// Kernel ridge settings at λ = `lam`, or (`None`) with λ chosen by exact leave-one-out over
+/// [`kern_models::krr::default_lambda_grid`] (the library's default).
+pub(crate) fn krr_params(kernel: KernelSpec, lam: Option<f64>) -> KernelRidgeParams {
+    let p = KernelRidgeParams::new(kernel);
+    match lam {
+        Some(l) => p.lambda(l),
+        None => p,
+    }
 }
 
 /// The tolerance under which a model's training decision values count as constant (relative to the

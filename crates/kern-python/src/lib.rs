@@ -7,6 +7,7 @@
 //! `ValueError`). Built with maturin (`pyproject.toml` next to this crate); the tests are the pytest
 //! suite in `tests/`.
 
+mod auto;
 mod convert;
 mod fit;
 mod helpers;
@@ -33,6 +34,7 @@ fn _kern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::fit_railway, m)?)?;
     m.add_function(wrap_pyfunction!(ridge::fit_krr_outputs, m)?)?;
     m.add_function(wrap_pyfunction!(ridge::krr_kernel_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(auto::resolve_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::gram, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::support_radius, m)?)?;

@@ -5,7 +5,7 @@
 use crate::convert::{mat, run, samples, value_error};
 use crate::model::Model;
 use kern_core::KernelSpec;
-use kern_models::krr::{KernelRidgeParams, solve_kernel_matrix};
+use kern_models::krr::solve_kernel_matrix;
 use kern_models::weights::SampleWeights;
 use numpy::{PyArray2, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -21,9 +21,10 @@ fn weights(w: Option<Vec<f64>>) -> PyResult<Option<SampleWeights>> {
     w.map(|w| SampleWeights::new(w).map_err(value_error)).transpose()
 }
 
-/// Trains kernel ridge regression on the `n × t` targets `y` at a fixed λ: one factorization of
-/// `K + λI`, `t` right-hand sides; with optional per-sample weights. Warns, as the one-output fit,
-/// when λ left the model constant (unweighted fits only).
+/// Trains kernel ridge regression on the `n × t` targets `y` at a fixed λ (`lam`; `None`: chosen by
+/// exact leave-one-out over the default grid): one factorization of `K + λI` (per λ of the grid), `t`
+/// right-hand sides; with optional per-sample weights. Warns, as the one-output fit, when λ left the
+/// model constant (unweighted fits only).
 #[pyfunction]
 #[pyo3(signature = (x, y, kernel_spec, lam, n_jobs, sample_weight=None))]
 pub fn fit_krr_outputs(
@@ -31,7 +32,7 @@ pub fn fit_krr_outputs(
     x: &Bound<'_, PyAny>,
     y: PyReadonlyArray2<'_, f64>,
     kernel_spec: &str,
-    lam: f64,
+    lam: Option<f64>,
     n_jobs: Option<i64>,
     sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Model> {
@@ -42,7 +43,7 @@ pub fn fit_krr_outputs(
     }
     let w = weights(sample_weight)?;
     let kernel: KernelSpec = kernel_spec.parse().map_err(value_error)?;
-    let p = KernelRidgeParams::new(kernel).lambda(lam);
+    let p = crate::fit::krr_params(kernel, lam);
     let m = run(py, n_jobs, || p.fit_outputs(&x, y.as_ref(), w.as_ref()))?;
     // The check reads the unweighted system: with sample weights it is left out.
     if w.is_none() {

@@ -36,6 +36,15 @@ ESTIMATORS = [
     kern.NystroemKernelPCA(n_components=2, n_landmarks=20, random_state=0),
     kern.NystroemKernelPCA(n_components=2, n_landmarks=20, landmarks="random", kernel="rbf", random_state=0),
     kern.FeatureVectorSelection(n_components=10),
+    # Hyperparameters chosen at fit on the training data.
+    kern.SVC(gamma="mean-to-half", C="auto"),
+    kern.NuSVC(gamma="ahn", nu="auto"),
+    kern.SVR(gamma="median", C="auto"),
+    kern.NuSVR(gamma="mean-to-half", nu="auto"),
+    kern.OneClassSVM(gamma="median"),
+    kern.KernelRidge(alpha="auto", kernel="rbf", gamma="mean-to-half"),
+    kern.KernelPCA(n_components=2, kernel="rbf", gamma="max-variance"),
+    kern.LSSVC(alpha="auto", gamma="ahn"),
 ]
 
 #: Checks that cannot pass, per estimator class, with the reason.
@@ -79,7 +88,23 @@ _NU_R_PANDAS = (
 _OC_SAMPLES = _SK_PRECOMPUTED.format(
     name="OneClassSVM", why="it is given a 300 x 2 sample matrix as the kernel matrix (not square)"
 )
+_LOO_WEIGHTS = (
+    "alpha='auto' chooses alpha by exact leave-one-out, which kern computes for unweighted fits: a fit "
+    "with sample_weight is refused (ValueError: give alpha a number). test_auto.py tests the refusal."
+)
 EXPECTED_FAILURES = {
+    "KernelRidge(alpha='auto')": {
+        c: _LOO_WEIGHTS
+        for c in (
+            "check_sample_weights_pandas_series",
+            "check_sample_weights_not_an_array",
+            "check_sample_weights_list",
+            "check_sample_weights_shape",
+            "check_sample_weights_not_overwritten",
+            "check_sample_weight_equivalence_on_dense_data",
+            "check_sample_weight_equivalence_on_sparse_data",
+        )
+    },
     "SVC": _WEIGHT_CHECKS,
     "NuSVC": _WEIGHT_CHECKS,
     "SVR": _WEIGHT_CHECKS,
@@ -115,10 +140,12 @@ EXPECTED_FAILURES = {
 
 def expected_failures(estimator):
     name = type(estimator).__name__
-    if getattr(estimator, "kernel", None) == "precomputed":
-        precomputed = EXPECTED_FAILURES.get(f"{name}(kernel='precomputed')", {})
-        return {**EXPECTED_FAILURES.get(name, {}), **precomputed}
-    return EXPECTED_FAILURES.get(name, {})
+    out = dict(EXPECTED_FAILURES.get(name, {}))
+    for param in ("kernel", "alpha"):
+        value = getattr(estimator, param, None)
+        if isinstance(value, str):
+            out.update(EXPECTED_FAILURES.get(f"{name}({param}={value!r})", {}))
+    return out
 
 
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failures)

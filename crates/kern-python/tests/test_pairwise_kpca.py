@@ -41,7 +41,7 @@ def data():
 )
 def test_kernels_agree_with_sklearn_pairwise(data, name, gamma, ref):
     x, xt, _ = data
-    spec = pairwise_spec(name, gamma, 3, 1, x)
+    spec, _ = pairwise_spec(name, gamma, 3, 1, x)
     assert np.abs(_kern.gram(x, None, spec, None) - ref(x, x)).max() <= 1e-12
     assert np.abs(_kern.gram(xt, x, spec, None) - ref(xt, x)).max() <= 1e-12
 

@@ -14,8 +14,10 @@
 //! **Grid.** `C ∈ 10^{−1}, 10^{−0.5}, …, 10³` (9 values, the range of LIBSVM's guide at half-decade
 //! steps); while the best value is the largest, the grid is extended upwards by two half-decades, at
 //! most twice (a best value at the edge means the grid was too short, not that it was found).
-//! `ν ∈ {0.05, 0.1, 0.2, …, 0.8}`, values that are infeasible for the classes' sizes left out. Ties go to
-//! the smaller `C` (the smoother model) and the larger `ν`.
+//! `ν ∈ {0.05, 0.1, 0.2, …, 0.8}`, values that are infeasible for the classes' sizes left out, and for
+//! ν-SVC the values at or below the separable limit (a fold's machine has no positive margin
+//! multiplier `r`: such a ν has no solution of its own, it is the hard margin's). Ties go to the
+//! smaller `C` (the smoother model) and the larger `ν`.
 //!
 //! **Size.** Beyond `max_points` samples (default 3,000) the search runs on a seeded subsample of that
 //! size, and the chosen value is reported with the number of points it was chosen on.
@@ -35,6 +37,7 @@
 use super::params::{NuSvcParams, NuSvrParams, SvcParams, SvrParams};
 use super::path::SharedGram;
 use crate::error::{ModelsError, Result};
+use crate::weights::SampleWeights;
 use kern_core::learner::Fit;
 use kern_core::{BinaryTargets, ClassTargets, RealTargets, Samples};
 use kern_tune::cv::{CvConfig, Validation, cross_validate, make_folds, subsample};
@@ -68,7 +71,7 @@ pub struct AutoChoice {
     pub value: f64,
     /// Every value tried with its mean cross-validation score, in ascending order of the value.
     pub curve: Vec<(f64, f64)>,
-    /// Values left out because their fits failed (a ν too small for the data), ascending.
+    /// Values left out because their fits failed (a ν at or below the separable limit), ascending.
     pub failed: Vec<f64>,
     /// `"accuracy"` or `"neg_mse"` (higher is better).
     pub scoring: &'static str,
@@ -195,7 +198,14 @@ impl SvcParams {
             .map(|(&(a, b), t)| if t.names()[1] == ys.names()[a] { a } else { b })
             .collect();
         let score = |cs: &[f64]| -> Result<Vec<f64>> {
-            let path: Vec<SvcParams> = cs.iter().map(|&c| self.clone().probability(false, 0).c(c)).collect();
+            // Each pair's path, with the class weights of its two classes.
+            let paths: Vec<Vec<SvcParams>> = pair_targets
+                .iter()
+                .map(|t| {
+                    let p = self.for_labels(&t.names()[..]).probability(false, 0);
+                    cs.iter().map(|&c| p.clone().c(c)).collect()
+                })
+                .collect();
             let jobs: Vec<(usize, usize)> =
                 (0..folds.len()).flat_map(|f| (0..pairs.len()).map(move |p| (f, p))).collect();
             // Predictions of every (fold, pair) at every C: ±1 per test row of the fold, or None when the
@@ -214,7 +224,7 @@ impl SvcParams {
                     if !(has(a) && has(b)) {
                         return Ok(None);
                     }
-                    SvcParams::predict_c_path(&path, &gram, &xs, &pair_targets[p], &train, &folds[f].test)
+                    SvcParams::predict_c_path(&paths[p], &gram, &xs, &pair_targets[p], &train, &folds[f].test)
                         .map(Some)
                 })
                 .collect::<Result<_>>()?;
@@ -312,27 +322,37 @@ impl SvrParams {
     }
 }
 
-/// The values scored with their scores, and the values whose fits failed.
+/// The values scored with their scores, and the values left out.
 type NuCurve = (Vec<(f64, f64)>, Vec<f64>);
 
 /// The ν grid searched for data whose smallest class pair allows at most `nu_max` (descending, so
-/// that ties go to the larger ν). A value whose fits fail (a ν too small for the data leaves no
-/// positive margin) is left out of the curve and listed in the second part.
-fn nu_curve(nu_max: f64, mut score: impl FnMut(f64) -> Result<f64>) -> Result<NuCurve> {
-    let (mut curve, mut failed, mut last) = (Vec::new(), Vec::new(), None);
+/// that ties go to the larger ν); `score` gives `None` for a ν left out, listed in the second part.
+fn nu_curve(nu_max: f64, mut score: impl FnMut(f64) -> Result<Option<f64>>) -> Result<NuCurve> {
+    let (mut curve, mut failed) = (Vec::new(), Vec::new());
     for &nu in NU_GRID.iter().rev().filter(|&&nu| nu <= nu_max) {
-        match score(nu) {
-            Ok(s) => curve.push((nu, s)),
-            Err(e) => {
-                failed.push(nu);
-                last = Some(e);
-            }
+        match score(nu)? {
+            Some(s) => curve.push((nu, s)),
+            None => failed.push(nu),
         }
     }
-    match (curve.is_empty(), last) {
-        (true, Some(e)) => Err(e),
-        (true, None) => Err(ModelsError::Input(format!("no value of nu is feasible (at most {nu_max})"))),
-        _ => Ok((curve, failed)),
+    if curve.is_empty() {
+        return Err(ModelsError::Input(format!(
+            "no value of nu is feasible (at most {nu_max}, and above the separable limit in every fold)"
+        )));
+    }
+    Ok((curve, failed))
+}
+
+/// A cross-validation score, `None` when a fold's fit failed numerically (a ν-SVC without a positive
+/// margin multiplier: ν at or below the separable limit).
+fn unless_degenerate(score: Result<f64>) -> Result<Option<f64>> {
+    match score {
+        Err(ModelsError::Tune(kern_tune::TuneError::Learner { source, .. }))
+            if matches!(source.downcast_ref::<ModelsError>(), Some(ModelsError::Numerical(_))) =>
+        {
+            Ok(None)
+        }
+        s => s.map(Some),
     }
 }
 
@@ -360,28 +380,70 @@ fn nu_choice(
 
 impl NuSvcParams {
     /// Chooses `ν` by cross-validated accuracy over `{0.05, 0.1, 0.2, …, 0.8}`, leaving out the values
-    /// infeasible for the training folds (ν-SVC needs `ν ≤ 2 min(n₊, n₋)/n` for every pair of classes).
+    /// infeasible for the training folds (ν-SVC needs `ν ≤ 2 min(n₊, n₋)/n` for every pair of classes)
+    /// and those at or below the separable limit (a fold's machine without a positive margin).
     pub fn choose_nu(&self, x: &Samples, y: &ClassTargets, search: &AutoSearch) -> Result<AutoChoice> {
+        self.choose_nu_weighted(x, y, None, search)
+    }
+
+    /// [`NuSvcParams::choose_nu`] for a model then trained with the sample weights `w`: the search is
+    /// unweighted, and also leaves out the values infeasible for the classes' weight totals (those of
+    /// the weighted fit).
+    ///
+    /// ```
+    /// use kern_core::{ClassTargets, Samples};
+    /// use kern_models::{svm::{AutoSearch, NuSvcParams}, weights::SampleWeights};
+    /// let x = Samples::from_flat((0..80).map(|i| ((i * 7919) % 101) as f64 / 25.0).collect(), 40, 2)?;
+    /// let y = ClassTargets::from_labels(&(0..40).map(|i| if i % 2 == 0 { "a" } else { "b" }).collect::<Vec<_>>())?;
+    /// // Class "a" weighs 3 times class "b": nu <= 2 * 20 / 80 = 0.5 for the weighted fit.
+    /// let w = SampleWeights::new((0..40).map(|i| if i % 2 == 0 { 3.0 } else { 1.0 }).collect())?;
+    /// let p = NuSvcParams::new("gaussian:sigma=1".parse()?);
+    /// let ch = p.choose_nu_weighted(&x, &y, Some(&w), &AutoSearch::default())?;
+    /// assert!(ch.curve.iter().all(|&(nu, _)| nu <= 0.5));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn choose_nu_weighted(
+        &self,
+        x: &Samples,
+        y: &ClassTargets,
+        w: Option<&SampleWeights>,
+        search: &AutoSearch,
+    ) -> Result<AutoChoice> {
         let t = Instant::now();
         same_len(x, y.len())?;
         search.check(x.n())?;
         let rows = search.rows(x.n())?;
         let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
-        let counts = ys.counts();
+        let counts: Vec<f64> = ys.counts().iter().map(|&c| c as f64).collect();
         // The tightest pair, with a margin for the folds' rounding.
-        let mut nu_max = 1.0f64;
-        for a in 0..counts.len() {
-            for b in a + 1..counts.len() {
-                if counts[a] == 0 || counts[b] == 0 {
-                    continue;
-                }
-                let (na, nb) = (counts[a] as f64, counts[b] as f64);
-                nu_max = nu_max.min(2.0 * na.min(nb) / (na + nb) * 0.9);
+        let mut nu_max = nu_bound(&counts) * 0.9;
+        if let Some(w) = w {
+            w.check_len(x.n())?;
+            let mut totals = vec![0.0; y.n_classes()];
+            for (&c, &wi) in y.classes().iter().zip(w.values()) {
+                totals[c] += wi;
             }
+            nu_max = nu_max.min(nu_bound(&totals));
         }
-        let curve = nu_curve(nu_max, |nu| cv_score(&self.clone().nu(nu), &xs, &ys, search))?;
+        let curve =
+            nu_curve(nu_max, |nu| unless_degenerate(cv_score(&self.clone().nu(nu), &xs, &ys, search)))?;
         Ok(nu_choice(curve, "accuracy", xs.n(), search, t))
     }
+}
+
+/// The largest ν feasible for the classes of sizes (or weight totals) `sizes`: `2 min(n_a, n_b) /
+/// (n_a + n_b)` over the pairs of classes present.
+fn nu_bound(sizes: &[f64]) -> f64 {
+    let mut nu_max = 1.0f64;
+    for a in 0..sizes.len() {
+        for b in a + 1..sizes.len() {
+            let (na, nb) = (sizes[a], sizes[b]);
+            if na > 0.0 && nb > 0.0 {
+                nu_max = nu_max.min(2.0 * na.min(nb) / (na + nb));
+            }
+        }
+    }
+    nu_max
 }
 
 impl NuSvrParams {
@@ -392,7 +454,7 @@ impl NuSvrParams {
         search.check(x.n())?;
         let rows = search.rows(x.n())?;
         let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
-        let curve = nu_curve(1.0, |nu| cv_score(&self.clone().nu(nu), &xs, &ys, search))?;
+        let curve = nu_curve(1.0, |nu| cv_score(&self.clone().nu(nu), &xs, &ys, search).map(Some))?;
         Ok(nu_choice(curve, "neg_mse", xs.n(), search, t))
     }
 }

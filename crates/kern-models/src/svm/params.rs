@@ -319,10 +319,7 @@ impl SvcParams {
                     reason: "must be finite and > 0",
                 });
             }
-            let norm = |s: &str| {
-                s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string())
-            };
-            match names.iter().position(|n| norm(n) == norm(name)) {
+            match names.iter().position(|n| same_label(n, name)) {
                 Some(k) => w[k] = *v,
                 None => {
                     return Err(ModelsError::Input(format!(
@@ -333,6 +330,20 @@ impl SvcParams {
         }
         Ok(w)
     }
+
+    /// These settings with the class weights of the labels `names` alone (the machine of one pair of
+    /// classes).
+    pub(crate) fn for_labels(&self, names: &[String]) -> SvcParams {
+        let mut p = self.clone();
+        p.class_weights.retain(|(name, _)| names.iter().any(|n| same_label(n, name)));
+        p
+    }
+}
+
+/// Whether two label names are the same label (numbers compared as numbers: `1` and `1.0`).
+fn same_label(a: &str, b: &str) -> bool {
+    let norm = |s: &str| s.trim().parse::<f64>().map(kern_core::label_name).unwrap_or_else(|_| s.to_string());
+    norm(a) == norm(b)
 }
 
 /// Parameters of an ε-SVR.

@@ -89,3 +89,60 @@ fn nu_and_regression_choices() {
         .unwrap();
     assert!(ch.curve.iter().all(|c| c.1 <= 0.0) && ch.curve.iter().any(|c| c.0 == ch.value));
 }
+
+/// ν-SVC with a wide kernel on overlapping classes: the small values of ν, at or below the separable
+/// limit, have no positive margin multiplier in some fold and are left out; the curve holds exactly
+/// the grid values whose ordinary cross-validation trains, with the scores it gives.
+#[test]
+fn nu_below_the_separable_limit_is_left_out() {
+    let (x, c) = blobs(30, 2, 4, 1.0, 1.0, 27);
+    let names: Vec<String> = c.iter().map(|c| format!("class{c}")).collect();
+    let y = ClassTargets::from_labels(&names).unwrap();
+    let p = NuSvcParams::new("gaussian:sigma=4".parse().unwrap());
+    let ch = p.choose_nu(&x, &y, &AutoSearch::default()).unwrap();
+    let mut trained = Vec::new();
+    for nu in [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8] {
+        match cross_validate(&p.clone().nu(nu), &x, &y, &CvConfig::k_fold(5, 0)) {
+            Ok(r) => trained.push((nu, r.mean)),
+            Err(e) => assert!(format!("{e}").contains("margin multiplier"), "nu={nu}: {e}"),
+        }
+    }
+    assert!(trained.len() < 9, "no value of nu failed: the test does not reach the separable limit");
+    assert_eq!(ch.curve, trained);
+}
+
+/// Class weights on more than two classes: each pair's path weighs its own two classes, and scores
+/// what ordinary weighted fits on the same folds score (within the tolerance of the first test).
+#[test]
+fn class_weights_apply_to_each_pairs_path() {
+    let (x, y) = classes(25, 3, 6);
+    let p = SvcParams::new("gaussian:sigma=1".parse().unwrap()).class_weight("class2", 4.0);
+    let ch = p.choose_c(&x, &y, &AutoSearch::default()).unwrap();
+    let folds = kern_tune::cv::folds_for(&y, &CvConfig::k_fold(5, 0)).unwrap();
+    let smallest = folds.iter().map(|f| f.test.len()).min().unwrap() as f64;
+    for &(c, acc) in &ch.curve {
+        let cold = cross_validate(&p.clone().c(c), &x, &y, &CvConfig::k_fold(5, 0)).unwrap();
+        assert!((cold.mean - acc).abs() <= 2.0 / smallest, "c={c}: path {acc} cold {}", cold.mean);
+    }
+    // The weight is read: unweighted, the curve differs.
+    let plain = SvcParams::new("gaussian:sigma=1".parse().unwrap()).choose_c(&x, &y, &AutoSearch::default());
+    assert_ne!(plain.unwrap().curve, ch.curve);
+}
+
+/// With sample weights, ν-SVC's search leaves out the values the weighted fit cannot take.
+#[test]
+fn nu_search_respects_the_weighted_fit() {
+    let (x, y) = classes(20, 2, 7);
+    let w: Vec<f64> = y.classes().iter().map(|&c| if c == 0 { 4.0 } else { 1.0 }).collect();
+    let w = kern_models::weights::SampleWeights::new(w).unwrap();
+    let p = NuSvcParams::new("gaussian:sigma=1".parse().unwrap());
+    let ch = p.choose_nu_weighted(&x, &y, Some(&w), &AutoSearch::default()).unwrap();
+    // Weight totals 80 and 20: nu <= 2 * 20 / 100 = 0.4.
+    assert!(ch.curve.iter().all(|&(nu, _)| nu <= 0.4) && !ch.curve.is_empty());
+    let unweighted = p.choose_nu(&x, &y, &AutoSearch::default()).unwrap();
+    assert!(unweighted.curve.iter().any(|&(nu, _)| nu > 0.4));
+    assert_eq!(&unweighted.curve[..ch.curve.len()], &ch.curve[..]);
+    use kern_models::weights::FitWeighted;
+    let t = kern_core::Targets::Classes(y.clone());
+    assert!(p.clone().nu(ch.value).fit_with(&x, &t, Some(&w)).is_ok());
+}

@@ -16,6 +16,14 @@ from . import _kern
 #: Kernels accepted by scikit-learn name; any other string is read as a kern kernel spec.
 SKLEARN_KERNELS = ("linear", "rbf", "poly", "sigmoid")
 
+#: Values of `gamma` that choose the 'rbf' kernel's width on the training samples, by kern's bandwidth
+#: methods: the mean similarity 1/2, the largest variance of the similarities, Ahn's class separation
+#: (classifiers only: it needs the labels), and ``1 / median squared distance``.
+AUTO_GAMMAS = ("mean-to-half", "max-variance", "ahn", "median")
+
+#: `gamma_` of a kernel that has no gamma (linear, precomputed, a kern spec string, a callable).
+NO_GAMMA = float("nan")
+
 
 def _num(v, name):
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
@@ -33,7 +41,7 @@ def resolve_gamma(gamma, X, default=None):
     ----------
     gamma : {'scale', 'auto'} or float or None
         A positive number; ``'scale'``: ``1 / (n_features * X.var())``; ``'auto'``: ``1 / n_features``;
-        `None`: `default`.
+        `None`: `default`. (The widths chosen on the data, `AUTO_GAMMAS`, are `kernel_spec`'s.)
     X : ndarray or sparse matrix of shape (n_samples, n_features)
         The training samples.
     default : {'scale', 'auto'} or float, default=None
@@ -47,8 +55,9 @@ def resolve_gamma(gamma, X, default=None):
     Raises
     ------
     ValueError
-        For a `gamma` that is not 'scale', 'auto' or a positive number, or a 'scale' that is not a
-        positive finite number on these samples (feature values too large or too small).
+        For a `gamma` that is not 'scale', 'auto' or a positive number (one of `AUTO_GAMMAS`: they are
+        widths of the 'rbf' kernel alone), or a 'scale' that is not a positive finite number on these
+        samples (feature values too large or too small).
 
     Examples
     --------
@@ -82,41 +91,119 @@ def resolve_gamma(gamma, X, default=None):
             return g
         if gamma == "auto":
             return float(1.0 / d)
-        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}")
+        if gamma in AUTO_GAMMAS:
+            raise ValueError(
+                f"gamma={gamma!r} chooses the width of the 'rbf' kernel; the other kernels take 'scale', "
+                "'auto' or a positive number"
+            )
+        raise ValueError(
+            "gamma must be 'scale', 'auto', a positive number, or for kernel='rbf' one of "
+            f"{', '.join(repr(g) for g in AUTO_GAMMAS)}; got {gamma!r}"
+        )
     g = _num(gamma, "gamma")
     if g <= 0:
         raise ValueError(f"gamma must be positive, got {gamma!r}")
     return g
 
 
-def kernel_spec(kernel, gamma, degree, coef0, X, gamma_default=None, precomputed=False):
-    """The kern kernel spec of scikit-learn's `kernel`/`gamma`/`degree`/`coef0`, or `kernel` itself when
-    it is a kern spec string (for example ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"``). `"precomputed"` is
-    passed through for the estimators that take a kernel matrix (`precomputed=True`)."""
+def kernel_spec(
+    kernel, gamma, degree, coef0, X, gamma_default=None, precomputed=False, labels=None, seed=0, n_jobs=None
+):
+    """The kern kernel spec of scikit-learn's `kernel`/`gamma`/`degree`/`coef0` on the training samples
+    `X`, and the kernel's gamma.
+
+    Parameters
+    ----------
+    kernel : str
+        'linear', 'rbf', 'poly', 'sigmoid', 'precomputed' (with `precomputed`), or a kern kernel spec
+        (for example ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"``, or with widths and radii chosen on `X`:
+        ``"cs-gaussian:sigma=auto,c=auto"``).
+    gamma : {'scale', 'auto', 'mean-to-half', 'max-variance', 'ahn', 'median'} or float or None
+        As `resolve_gamma`; with kernel='rbf' also a method of `AUTO_GAMMAS`, which kern runs on `X`.
+    degree, coef0 : int, float
+        Of 'poly' and 'sigmoid'.
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training samples (validated).
+    gamma_default : {'scale', 'auto'} or float, default=None
+        What `gamma=None` means.
+    precomputed : bool, default=False
+        Whether the estimator takes a kernel matrix for 'precomputed'.
+    labels : list of int, default=None
+        Class index per sample, for gamma='ahn' (classifiers).
+    seed : int, default=0
+        Seed of the subsample the width methods use beyond 5,000 samples.
+    n_jobs : int, default=None
+        Threads of the width methods.
+
+    Returns
+    -------
+    spec : str
+        The kern kernel spec, every value a number.
+    gamma : float
+        The kernel's gamma (`NO_GAMMA`, NaN, for a kernel without one: 'linear', 'precomputed', a kern
+        spec string).
+
+    Raises
+    ------
+    ValueError
+        For a kernel or parameter kern does not take, and for gamma='ahn' without labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kern._base import kernel_spec
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> kernel_spec("rbf", "auto", 3, 0.0, X)
+    ('gaussian:gamma=1.0', 1.0)
+    >>> spec, g = kernel_spec("rbf", "median", 3, 0.0, X)  # squared distances 1, 4, 9
+    >>> g
+    0.25
+    """
     if not isinstance(kernel, str):
         raise ValueError(
             f"kernel must be one of {SKLEARN_KERNELS} or a kern kernel spec string, got {kernel!r}"
         )
     if kernel == "linear":
-        return "linear"
+        return "linear", NO_GAMMA
     if kernel == "rbf":
-        return f"gaussian:gamma={resolve_gamma(gamma, X, gamma_default)!r}"
+        if isinstance(gamma, str) and gamma in AUTO_GAMMAS:
+            if gamma == "ahn" and labels is None:
+                raise ValueError(
+                    "gamma='ahn' needs class labels (Ahn's criterion separates the classes), which "
+                    "regression, one-class and unsupervised estimators do not have; use 'mean-to-half', "
+                    "'max-variance', 'median', 'scale', 'auto' or a positive number"
+                )
+            if X.shape[0] < 2:
+                raise ValueError(
+                    f"gamma={gamma!r} chooses the width from the pairs of training samples: it needs at "
+                    f"least 2 samples, got n_samples = {X.shape[0]}"
+                )
+            spec, choices = _resolve(f"gaussian:gamma={gamma}", X, labels, seed, n_jobs)
+            return spec, float(choices[0]["value"])
+        g = resolve_gamma(gamma, X, gamma_default)
+        return f"gaussian:gamma={g!r}", g
     if kernel in ("poly", "sigmoid"):
         g = resolve_gamma(gamma, X, gamma_default)
         c0 = _num(coef0, "coef0")
         if kernel == "sigmoid":
-            return f"sigmoid:a={g!r},b={c0!r}"
+            return f"sigmoid:a={g!r},b={c0!r}", g
         if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Integral) or degree < 1:
             raise ValueError(f"degree must be a positive integer, got {degree!r}")
-        return f"poly:degree={int(degree)},coef0={c0!r},scale={g!r}"
+        return f"poly:degree={int(degree)},coef0={c0!r},scale={g!r}", g
     if kernel == "precomputed":
         if precomputed:
-            return "precomputed"
+            return "precomputed", NO_GAMMA
         raise ValueError(
             "kernel='precomputed' is supported by SVC, NuSVC, SVR, NuSVR and OneClassSVM; "
             "pass the samples and a kernel here"
         )
-    return kernel
+    return _resolve(kernel, X, labels, seed, n_jobs)[0], NO_GAMMA
+
+
+def _resolve(spec, X, labels, seed, n_jobs):
+    """kern's choice of the automatic values of the kern spec `spec` on `X` (the spec as given, without
+    reading `X`, when it has none): ``(spec, choices)``."""
+    return _kern.resolve_kernel(samples(X), spec, labels, seed, n_jobs_arg(n_jobs))
 
 
 def samples(X):
@@ -337,6 +424,31 @@ def positive(v, name):
     if v <= 0:
         raise ValueError(f"{name} must be positive, got {v!r}")
     return v
+
+
+def positive_or_auto(v, name):
+    """'auto' (chosen on the training data), or `v` checked by `positive`.
+
+    Raises
+    ------
+    ValueError
+        For another string, naming the values taken.
+
+    Examples
+    --------
+    >>> from kern._base import positive_or_auto
+    >>> positive_or_auto("auto", "C"), positive_or_auto(10, "C")
+    ('auto', 10.0)
+    >>> positive_or_auto("best", "C")
+    Traceback (most recent call last):
+    ...
+    ValueError: C must be 'auto' or a positive number, got 'best'
+    """
+    if isinstance(v, str):
+        if v == "auto":
+            return v
+        raise ValueError(f"{name} must be 'auto' or a positive number, got {v!r}")
+    return positive(v, name)
 
 
 def max_iter_arg(max_iter):

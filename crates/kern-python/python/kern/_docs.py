@@ -19,13 +19,34 @@ def _entry(head, text):
     )
 
 
+# What the automatic values share: where and how they are chosen.
+_AUTO_CV = (
+    "chosen at `fit` by 5-fold cross-validation on the training samples (folds seeded by "
+    "`random_state`, or 0; on a seeded subsample of 3,000 beyond that many samples; sample weights "
+    "are not read by the search, only by the final fit)"
+)
+
 PARAMS = {
-    "C": """C : float, default=1.0
+    "C": _entry(
+        "C : float or 'auto', default=1.0",
+        "Regularization: the bound on each dual variable (larger fits the training data more closely). "
+        "Must be positive. 'auto': " + _AUTO_CV + " over ``10**-1, 10**-0.5, ..., 10**3`` (accuracy or "
+        "mean squared error; ties to the smaller C; extended upwards by up to four half-decades while "
+        "the largest value is best). The value trained with is `C_`.",
+    ),
+    "C_fixed": """C : float, default=1.0
     Regularization: the bound on each dual variable (larger fits the training data more closely).
     Must be positive.""",
     "nu": """nu : float, default=0.5
     In (0, 1]: an upper bound on the fraction of margin errors and a lower bound on the fraction of
     support vectors.""",
+    "nu_auto": _entry(
+        "nu : float or 'auto', default=0.5",
+        "In (0, 1]: an upper bound on the fraction of margin errors and a lower bound on the fraction "
+        "of support vectors. 'auto': " + _AUTO_CV + " over ``0.05, 0.1, 0.2, ..., 0.8`` (values "
+        "infeasible for the classes' sizes, or without a margin, left out; ties to the larger nu). The "
+        "value trained with is `nu_`.",
+    ),
     "kernel": """kernel : str, default='rbf'
     'linear', 'poly', 'rbf', 'sigmoid', 'precomputed', or a kern kernel spec such as
     ``"cs-gaussian:sigma=0.6,c=2.2,nu=3"`` (then `gamma`, `degree` and `coef0` are not read). With
@@ -33,9 +54,27 @@ PARAMS = {
     and the other methods the ``(n_queries, n_samples)`` matrix ``K(X, X_train)``.""",
     "degree": """degree : int, default=3
     Degree of the 'poly' kernel.""",
-    "gamma": """gamma : {'scale', 'auto'} or float, default='scale'
-    Kernel coefficient of 'rbf', 'poly' and 'sigmoid': 'scale' is ``1 / (n_features * X.var())``,
-    'auto' ``1 / n_features``.""",
+    "gamma": _entry(
+        "gamma : {'scale', 'auto', 'mean-to-half', 'max-variance', 'ahn', 'median'} or float, "
+        "default='scale'",
+        "Kernel coefficient of 'rbf', 'poly' and 'sigmoid': 'scale' is ``1 / (n_features * X.var())``, "
+        "'auto' ``1 / n_features``. For 'rbf', the width can also be chosen at `fit` on the training "
+        "samples, without labels or cross-validation: 'mean-to-half' (the mean similarity "
+        "``exp(-gamma ||x_i - x_j||^2)`` over pairs is 1/2), 'max-variance' (the similarities vary "
+        "most), 'ahn' (Ahn's class separation; classifiers only) or 'median' (``1 / median "
+        "||x_i - x_j||^2``); over all pairs up to 5,000 samples, beyond that of a subsample seeded by "
+        "`random_state`. The value used is `gamma_`.",
+    ),
+    "gamma_unlabelled": _entry(
+        "gamma : {'scale', 'auto', 'mean-to-half', 'max-variance', 'median'} or float, default='scale'",
+        "Kernel coefficient of 'rbf', 'poly' and 'sigmoid': 'scale' is ``1 / (n_features * X.var())``, "
+        "'auto' ``1 / n_features``. For 'rbf', the width can also be chosen at `fit` on the training "
+        "samples, without cross-validation: 'mean-to-half' (the mean similarity "
+        "``exp(-gamma ||x_i - x_j||^2)`` over pairs is 1/2), 'max-variance' (the similarities vary "
+        "most) or 'median' (``1 / median ||x_i - x_j||^2``); over all pairs up to 5,000 samples, "
+        "beyond that of a seeded subsample. ('ahn' needs class labels: a ValueError here.) The value "
+        "used is `gamma_`.",
+    ),
     "coef0": """coef0 : float, default=0.0
     Independent term of 'poly' and 'sigmoid'.""",
     "shrinking": """shrinking : bool, default=True
@@ -57,7 +96,8 @@ PARAMS = {
     Shape of `decision_function` for more than two classes: one column per class ('ovr') or per
     pair of classes ('ovo'). Training is one-vs-one either way.""",
     "random_state": """random_state : int, RandomState instance or None, default=None
-    Seed of the probability cross-validation. `None` is a fixed seed: kern is deterministic.""",
+    Seed of the probability cross-validation and of the automatic choices (the folds of C='auto' and
+    nu='auto', the subsample of the width methods). `None` is a fixed seed: kern is deterministic.""",
     "n_jobs": """n_jobs : int, default=None
     Threads kern trains and predicts with. `None`: the CPUs this process may use, lowered to the
     limits joblib and threadpoolctl set (``OMP_NUM_THREADS`` in the workers of
@@ -80,9 +120,14 @@ PARAMS = {
     "pairwise_kernel_str": _entry(
         'kernel : str, default="linear"', _PAIRWISE_KERNELS + ", or a kern kernel spec string."
     ),
-    "pairwise_gamma": """gamma : float, default=None
-    Kernel rate of 'rbf', 'poly', 'sigmoid' and 'laplacian'; None means ``1 / n_features``. For
-    'chi2', None means 1.""",
+    "pairwise_gamma": _entry(
+        "gamma : float, {'mean-to-half', 'max-variance', 'median'}, default=None",
+        "Kernel rate of 'rbf', 'poly', 'sigmoid' and 'laplacian'; None means ``1 / n_features``. For "
+        "'chi2', None means 1. For 'rbf', the width can also be chosen at `fit` on the training "
+        "samples: 'mean-to-half' (the mean similarity ``exp(-gamma ||x_i - x_j||^2)`` over pairs is "
+        "1/2), 'max-variance' (the similarities vary most) or 'median' (``1 / median "
+        "||x_i - x_j||^2``), as `SVC`'s. The value used is `gamma_`.",
+    ),
     "pairwise_coef0": """coef0 : float, default=1
     Constant of the 'poly' and 'sigmoid' kernels.""",
     "k_max": """k_max : int, default=10
@@ -91,6 +136,14 @@ PARAMS = {
 }
 
 ATTRIBUTES = {
+    "gamma_": """gamma_ : float
+    The gamma the kernel used: the number given, 'scale' or 'auto' worked out, or the width chosen
+    on the training samples; NaN for a kernel without gamma ('linear', 'precomputed', a kern spec
+    string: see `kernel_spec_`).""",
+    "C_": """C_ : float
+    The C trained with: `C`, or the value chosen for C='auto'.""",
+    "nu_": """nu_ : float
+    The nu trained with: `nu`, or the value chosen for nu='auto'.""",
     "classes_": """classes_ : ndarray of shape (n_classes,)
     The class labels.""",
     "class_weight_": """class_weight_ : ndarray of shape (n_classes,)

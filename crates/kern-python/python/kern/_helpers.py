@@ -21,7 +21,7 @@ def gram(X, Y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_jobs=
     True
     """
     X = check_array(X, accept_sparse=_SPARSE, dtype=np.float64)
-    spec = kernel_spec(kernel, gamma, degree, coef0, X)
+    spec, _ = kernel_spec(kernel, gamma, degree, coef0, X, n_jobs=n_jobs)
     y = None if Y is None else samples(check_array(Y, accept_sparse=_SPARSE, dtype=np.float64))
     return _kern.gram(samples(X), y, spec, n_jobs_arg(n_jobs))
 

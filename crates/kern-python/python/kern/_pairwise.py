@@ -4,25 +4,28 @@ the SVM names plus 'laplacian', 'chi2' and 'cosine', a Python callable, or 'prec
 
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ._base import kernel_spec, positive, resolve_gamma
+from ._base import NO_GAMMA, kernel_spec, positive, resolve_gamma
 
 #: scikit-learn's pairwise kernels that kern computes natively beyond the SVM names.
 PAIRWISE_KERNELS = ("laplacian", "chi2", "cosine")
 
 
-def pairwise_spec(kernel, gamma, degree, coef0, X):
-    """The kern kernel spec of a scikit-learn pairwise kernel name, with scikit-learn's defaults:
-    'laplacian' is ``exp(-gamma ||x - y||_1)`` with `gamma=None` meaning ``1 / n_features``; 'chi2'
-    is ``exp(-gamma sum (x - y)^2 / (x + y))`` with `gamma=None` meaning 1 (the default of
-    `chi2_kernel`) on nonnegative features; 'cosine' takes no parameter. Other names and kern spec
-    strings as `kernel_spec` (with `gamma=None` meaning ``1 / n_features``)."""
+def pairwise_spec(kernel, gamma, degree, coef0, X, seed=0, n_jobs=None):
+    """The kern kernel spec of a scikit-learn pairwise kernel name and its gamma (NaN without one),
+    with scikit-learn's defaults: 'laplacian' is ``exp(-gamma ||x - y||_1)`` with `gamma=None` meaning
+    ``1 / n_features``; 'chi2' is ``exp(-gamma sum (x - y)^2 / (x + y))`` with `gamma=None` meaning 1
+    (the default of `chi2_kernel`) on nonnegative features; 'cosine' takes no parameter. Other names
+    and kern spec strings as `kernel_spec` (with `gamma=None` meaning ``1 / n_features``; no labels,
+    so no gamma='ahn')."""
     if kernel == "laplacian":
-        return f"laplacian-l1:gamma={resolve_gamma(gamma, X, 'auto')!r}"
+        g = resolve_gamma(gamma, X, "auto")
+        return f"laplacian-l1:gamma={g!r}", g
     if kernel == "chi2":
-        return f"chi2:gamma={1.0 if gamma is None else positive(gamma, 'gamma')!r}"
+        g = 1.0 if gamma is None else positive(gamma, "gamma")
+        return f"chi2:gamma={g!r}", g
     if kernel == "cosine":
-        return "cosine"
-    return kernel_spec(kernel, gamma, degree, coef0, X, gamma_default="auto")
+        return "cosine", NO_GAMMA
+    return kernel_spec(kernel, gamma, degree, coef0, X, gamma_default="auto", seed=seed, n_jobs=n_jobs)
 
 
 def user_kernel(kernel):

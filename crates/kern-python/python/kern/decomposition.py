@@ -89,6 +89,7 @@ def samples_arg(X):
     Number of features seen during fit.""",
         """kernel_spec_ : str
     The kern kernel spec trained with.""",
+        "gamma_",
     ],
     """>>> from sklearn.datasets import load_diabetes
     >>> from kern import KernelPCA
@@ -157,7 +158,9 @@ class KernelPCA(_Transformer):
             raise ValueError(f"tol must be >= 0, got {self.tol!r}")
         if self.fit_inverse_transform and sp.issparse(X):
             raise ValueError("fit_inverse_transform needs dense X (the pre-image map regresses on X)")
-        spec = pairwise_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        spec, gamma = pairwise_spec(
+            self.kernel, self.gamma, self.degree, self.coef0, X, seed(self.random_state), self.n_jobs
+        )
         self._model = _kern.fit_kpca(
             samples_arg(X), spec, k, solver, tol if tol > 0 else 1e-10, seed(self.random_state),
             n_jobs_arg(self.n_jobs),
@@ -178,6 +181,7 @@ class KernelPCA(_Transformer):
         self._keep = keep
         self._scale = signs[keep] * (mu[keep] > 0)
         self.kernel_spec_ = spec
+        self.gamma_ = gamma
         self.eigenvalues_ = mu[keep]
         self.eigenvectors_ = vectors[:, keep] * signs[keep]
         self._n_features_out = len(keep)
@@ -288,7 +292,9 @@ class NystroemKernelPCA(_Transformer):
     at the number of samples, `n_components` at the number of centres; `n_components=None` keeps every
     component with a positive eigenvalue. Kernels as in `KernelPCA`. Fitted attributes: `eigenvalues_`
     (of the centred Nyström Gram matrix, descending), `components_` (the centres),
-    `component_indices_` (their rows in the training data), `n_features_in_`, `kernel_spec_`.
+    `component_indices_` (their rows in the training data), `n_features_in_`, `kernel_spec_`,
+    `gamma_` (the kernel's gamma, NaN without one; 'mean-to-half', 'max-variance' and 'median'
+    choose the 'rbf' width on the training samples, as in `SVC`).
 
     The model is a kern `nystrom-kpca` model: pickled, its bytes are a kern model file, which the
     command line's ``kern predict`` applies to new points.
@@ -327,7 +333,10 @@ class NystroemKernelPCA(_Transformer):
         k = m if everything else min(k, m)
         if self.landmarks not in ("fvs", "random"):
             raise ValueError(f"landmarks must be 'fvs' or 'random', got {self.landmarks!r}")
-        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X, gamma_default="auto")
+        spec, gamma = kernel_spec(
+            self.kernel, self.gamma, self.degree, self.coef0, X, gamma_default="auto",
+            seed=seed(self.random_state), n_jobs=self.n_jobs,
+        )
         self._model = _kern.fit_nystrom_kpca(
             samples_arg(X), spec, k, f"{self.landmarks}:{m}", seed(self.random_state), n_jobs_arg(self.n_jobs)
         )
@@ -337,6 +346,7 @@ class NystroemKernelPCA(_Transformer):
         if self._keep is not None:
             mu = mu[self._keep]
         self.kernel_spec_ = spec
+        self.gamma_ = gamma
         self.eigenvalues_ = mu
         self.component_indices_ = np.asarray(idx, dtype=np.int64)
         self.components_ = X[self.component_indices_]
@@ -356,7 +366,9 @@ class FeatureVectorSelection(_Transformer):
 
     `n_components` is the most vectors selected (fewer when the selected ones already span the data or
     `min_fitness` is reached). Fitted attributes: `components_` (the selected samples),
-    `component_indices_`, `fitness_` (fitness after each step), `n_features_in_`, `kernel_spec_`.
+    `component_indices_`, `fitness_` (fitness after each step), `n_features_in_`, `kernel_spec_`,
+    `gamma_` (the kernel's gamma, NaN without one; 'mean-to-half', 'max-variance' and 'median'
+    choose the 'rbf' width on the training samples, as in `SVC`).
     """
 
     def __init__(
@@ -389,13 +401,17 @@ class FeatureVectorSelection(_Transformer):
         if not isinstance(self.basis, str):
             raise ValueError(f"basis must be 'fvs' or 'random', got {self.basis!r}")
         mf = None if self.min_fitness is None else float(self.min_fitness)
-        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        spec, gamma = kernel_spec(
+            self.kernel, self.gamma, self.degree, self.coef0, X, seed=seed(self.random_state),
+            n_jobs=self.n_jobs,
+        )
         self._model = _kern.fit_fvs(
             samples_arg(X), spec, k, mf, self.basis, seed(self.random_state), n_jobs_arg(self.n_jobs)
         )
         sel, fit = self._model.fvs_parts()
         self._keep = None
         self.kernel_spec_ = spec
+        self.gamma_ = gamma
         self.component_indices_ = np.asarray(sel, dtype=np.int64)
         self.components_ = X[self.component_indices_]
         self.fitness_ = np.asarray(fit)

@@ -5,7 +5,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _kern
-from ._base import KernModelMixin, kernel_spec, n_jobs_arg, positive, samples
+from ._base import NO_GAMMA, KernModelMixin, kernel_spec, n_jobs_arg, positive, positive_or_auto, samples
 from ._docs import numpydoc
 from ._pairwise import pairwise_spec, user_gram, user_kernel
 from .svm import _encode_classes
@@ -23,8 +23,11 @@ _SPARSE = ["csr", "csc"]
     formed densely. A model that `alpha` leaves constant (every training prediction within 1e-6 of
     zero, relative to the targets; without `sample_weight`) raises a `UserWarning`.""",
     [
-        """alpha : float, default=1.0
-    Ridge penalty: the ``alpha`` of ``K + alpha I`` (larger, more regularization).""",
+        """alpha : float or 'auto', default=1.0
+    Ridge penalty: the ``alpha`` of ``K + alpha I`` (larger, more regularization). 'auto': chosen
+    at `fit` by exact leave-one-out over ``10**-6, 10**-5.5, ..., 10**2`` (the smallest mean
+    squared leave-one-out residual; unweighted fits with a kernel kern computes, not
+    'precomputed' or a callable). The value trained with is `alpha_`.""",
         "pairwise_kernel",
         "pairwise_gamma",
         "degree",
@@ -43,6 +46,9 @@ _SPARSE = ["csr", "csc"]
     Number of features seen during fit.""",
         """kernel_spec_ : str
     The kern kernel spec trained with ('precomputed' or 'callable' for a user kernel).""",
+        "gamma_",
+        """alpha_ : float
+    The alpha trained with: `alpha`, or the value chosen for alpha='auto'.""",
     ],
     """>>> import numpy as np
     >>> from kern import KernelRidge
@@ -94,24 +100,34 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
         sw = None
         if sample_weight is not None:
             sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True).tolist()
-        lam = positive(self.alpha, "alpha")
+        alpha = positive_or_auto(self.alpha, "alpha")
+        # alpha is kern's lambda of K + lambda I; 'auto' (None below) lets kern choose it.
+        lam = None if alpha == "auto" else alpha
+        if lam is None and (user or sw is not None):
+            raise ValueError(
+                "alpha='auto' chooses alpha by exact leave-one-out on an unweighted fit with a kernel kern "
+                "computes; with sample_weight, kernel='precomputed' or a callable kernel give alpha a "
+                "number (or search it with GridSearchCV)"
+            )
         y = np.asarray(y, dtype=np.float64)
         Y = y.reshape(-1, 1) if y.ndim == 1 else y
-        self.X_fit_ = X
         if user:
             self._model = None
             K = np.ascontiguousarray(user_gram(self.kernel, self.kernel_params, X), dtype=np.float64)
             coef = _kern.krr_kernel_matrix(K, np.ascontiguousarray(Y), lam, n_jobs_arg(self.n_jobs), sw)
-            self.kernel_spec_ = "callable" if callable(self.kernel) else "precomputed"
+            spec, gamma = "callable" if callable(self.kernel) else "precomputed", NO_GAMMA
         else:
-            spec = pairwise_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+            spec, gamma = pairwise_spec(self.kernel, self.gamma, self.degree, self.coef0, X, n_jobs=self.n_jobs)
             jobs = n_jobs_arg(self.n_jobs)
             if y.ndim == 1:
                 self._model = _kern.fit_krr(samples(X), y.tolist(), spec, lam, jobs, sw)
             else:
                 self._model = _kern.fit_krr_outputs(samples(X), np.ascontiguousarray(Y), spec, lam, jobs, sw)
-            self.kernel_spec_ = spec
-            coef = self._model.ridge_coefficients()[0]
+            coef, _, lam = self._model.ridge_coefficients()
+        self.X_fit_ = X
+        self.kernel_spec_ = spec
+        self.gamma_ = gamma
+        self.alpha_ = lam
         self.dual_coef_ = coef[:, 0] if y.ndim == 1 else coef
         return self
 
@@ -146,20 +162,24 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
 
 
 class _LSSVM(KernModelMixin, BaseEstimator):
-    def _fit(self, X, y, classify):
-        spec = kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
-        if self.alpha is not None and self.gam is not None:
+    def _fit(self, X, y, classify, labels=None):
+        alpha = None if self.alpha is None else positive_or_auto(self.alpha, "alpha")
+        if alpha is not None and self.gam is not None:
             raise ValueError("give alpha or gam, not both (gam = 1 / alpha)")
-        if self.alpha is not None:
-            lam = positive(self.alpha, "alpha")
+        if alpha is not None:
+            lam = None if alpha == "auto" else alpha
         elif self.gam is not None:
             lam = 1.0 / positive(self.gam, "gam")
         else:
             lam = None
+        spec, gamma = kernel_spec(
+            self.kernel, self.gamma, self.degree, self.coef0, X, labels=labels, n_jobs=self.n_jobs
+        )
         self._model = _kern.fit_lssvm(
             samples(X), y, classify, spec, lam, None, n_jobs_arg(self.n_jobs)
         )
         self.kernel_spec_ = spec
+        self.gamma_ = gamma
         coef, bias, alpha_used = self._model.ridge_coefficients()
         self.dual_coef_ = coef.T
         self.intercept_ = np.asarray(bias)
@@ -178,12 +198,13 @@ _LSSVM_DOC = """
     Least-squares SVM (Suykens; the CS-RBF paper's eqs. 13-14): `f(x) = b + sum_i a_i k(x, x_i)` from
     `[0 1'; 1 K + alpha I] [b; a] = [0; y]`. `alpha` is the ridge penalty, as in `KernelRidge` (larger,
     more regularization); `gam` is LS-SVMlab's error weight of `K + I/gam` (larger, less
-    regularization), the same as `alpha = 1 / gam`. Give at most one; with neither, alpha is chosen
-    over a grid by exact leave-one-out. A model that the regularization leaves constant (every training
+    regularization), the same as `alpha = 1 / gam`. Give at most one; with neither (or alpha='auto'),
+    alpha is chosen over a grid by exact leave-one-out. `gamma` as `SVC`'s ('mean-to-half',
+    'max-variance', 'median', and for `LSSVC` 'ahn', choose the 'rbf' width on the training samples). A model that the regularization leaves constant (every training
     decision value within 1e-6 of the intercept) raises a `UserWarning`. Kernels by scikit-learn name
     or kern spec; compactly supported kernels give a sparse system. Fitted attributes: `dual_coef_`
     (`(n_outputs, n_samples)`), `intercept_`, `alpha_`, `gam_` (`1 / alpha_`), `n_features_in_`,
-    `kernel_spec_`."""
+    `kernel_spec_`, `gamma_` (NaN for a kernel without gamma)."""
 
 
 class LSSVC(ClassifierMixin, _LSSVM):
@@ -204,7 +225,7 @@ class LSSVC(ClassifierMixin, _LSSVM):
         """Trains on samples and labels."""
         X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
         y_enc = _encode_classes(self, y)
-        return self._fit(X, y_enc.astype(np.float64).tolist(), True)
+        return self._fit(X, y_enc.astype(np.float64).tolist(), True, labels=y_enc.tolist())
 
     def decision_function(self, X):
         """`(n_samples,)` for two classes (positive favours `classes_[1]`), else one column per class."""

@@ -19,6 +19,7 @@ from ._base import (
     max_iter_arg,
     n_jobs_arg,
     positive,
+    positive_or_auto,
     resolve_gamma,
     samples,
     seed,
@@ -131,8 +132,14 @@ class _KernelSVM(KernModelMixin):
             )
         return X if y is _NO_Y else (X, y)
 
-    def _spec(self, X):
-        return kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X, precomputed=True)
+    def _spec(self, X, labels=None, seed=0):
+        """The kern kernel spec and the gamma (NaN without one) of this estimator's kernel on the
+        training samples `X` (`labels`: class indices, for gamma='ahn'; `seed`: the subsample of the
+        width methods beyond 5,000 samples)."""
+        return kernel_spec(
+            self.kernel, self.gamma, self.degree, self.coef0, X, precomputed=True, labels=labels,
+            seed=seed, n_jobs=self.n_jobs,
+        )
 
     def _training_vectors(self, X, support):
         """`support_vectors_`: the support rows of `X`, or (precomputed) an empty array, as
@@ -192,25 +199,28 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
 
     def _fit_kernel_svc(self, X, y, c, nu, class_weight, sample_weight):
         """The one training path of `SVC` (`nu` None) and `NuSVC` (`c` unused): validation, the native
-        fit and scikit-learn's fitted attributes."""
+        fit and scikit-learn's fitted attributes. Returns the `C` or `nu` trained with (`c` or `nu`
+        'auto': the one chosen)."""
         self._check_shape()
         X, y = self._validate(X, y)
         y_enc = _encode_classes(self, y)
+        labels = y_enc.tolist()
         sw, sw_list = _weights(sample_weight, X)
-        spec = self._spec(X)
+        s = seed(self.random_state)
+        spec, gamma = self._spec(X, labels, s)
         cw = None
         if class_weight is not None:
             cw = [float(w) for w in compute_class_weight(class_weight, classes=self.classes_, y=y)]
-        self._model = _kern.fit_svc(
+        self._model, value = _kern.fit_svc(
             samples(X),
-            y_enc.tolist(),
+            labels,
             spec,
             c,
             nu,
             cw,
             False,
             bool(self.probability),
-            seed(self.random_state),
+            s,
             positive(self.tol, "tol"),
             positive(self.cache_size, "cache_size"),
             bool(self.shrinking),
@@ -219,10 +229,11 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
             sw_list,
         )
         self.kernel_spec_ = spec
+        self.gamma_ = gamma
         self.class_weight_ = np.ones(len(self.classes_)) if cw is None else np.asarray(cw)
         self._set_classifier_status(X)
         self._set_support(X, y_enc, sw)
-        return self
+        return value
 
     def _set_classifier_status(self, X):
         """`n_iter_`, `fit_plan_`, `probA_`, `probB_`, `shape_fit_`, `fit_status_` of a trained SVC."""
@@ -268,7 +279,7 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
      "class_weight", "max_iter", "decision_function_shape", "random_state", "n_jobs"],
     ["class_weight_", "classes_", "dual_coef_", "fit_status_", "intercept_", "n_features_in_", "n_iter_",
      "n_support_", "probA_", "probB_", "shape_fit_", "support_", "support_vectors_", "kernel_spec_",
-     "fit_plan_"],
+     "fit_plan_", "gamma_", "C_"],
     """>>> import numpy as np, kern
     >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
     >>> y = np.array([1, 1, 2, 2])
@@ -276,7 +287,19 @@ class _BaseSVC(_KernelSVM, ClassifierMixin, BaseEstimator):
     >>> clf.predict([[-0.8, -1.0]])
     array([1])
     >>> clf.n_support_, clf.fit_status_
-    (array([2, 2], dtype=int32), 0)""",
+    (array([2, 2], dtype=int32), 0)
+
+    Without hyperparameters to tune: the width and C chosen on the training data.
+
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (50, 2)), rng.normal(1, 1, (50, 2))])
+    >>> y = np.repeat([0, 1], 50)
+    >>> clf = kern.SVC(gamma="mean-to-half", C="auto").fit(X, y)
+    >>> bool(np.isclose(clf.C_, np.logspace(-1, 5, 13), rtol=1e-12).any())  # 10**-1, ..., 10**5
+    True
+    >>> K = np.exp(-clf.gamma_ * ((X[:, None] - X[None]) ** 2).sum(-1))
+    >>> bool(abs(K[np.triu_indices(100, 1)].mean() - 0.5) < 1e-9)
+    True""",
     "NuSVC : the same classifier with `nu` in place of `C`.",
 )
 class SVC(_BaseSVC):
@@ -303,10 +326,17 @@ class SVC(_BaseSVC):
     def fit(self, X, y, sample_weight=None):
         """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels);
         `sample_weight` rescales C per sample (weight 0 leaves the sample out)."""
-        return self._fit_kernel_svc(X, y, positive(self.C, "C"), None, self.class_weight, sample_weight)
+        c = positive_or_auto(self.C, "C")
+        self.C_ = self._fit_kernel_svc(X, y, c, None, self.class_weight, sample_weight)
+        return self
 
 
-def _nu(nu):
+def _nu(nu, auto=False):
+    """`nu` checked to be in (0, 1], or 'auto' where it may be (`auto`: NuSVC and NuSVR)."""
+    if auto and isinstance(nu, str):
+        if nu == "auto":
+            return nu
+        raise ValueError(f"nu must be 'auto' or a number in (0, 1], got {nu!r}")
     nu = positive(nu, "nu")
     if nu > 1:
         raise ValueError(f"nu must be in (0, 1], got {nu!r}")
@@ -319,11 +349,11 @@ def _nu(nu):
 
     scikit-learn's `sklearn.svm.NuSVC` (without `class_weight`), plus kern kernel specs and
     `n_jobs`.""",
-    ["nu", "kernel", "degree", "gamma", "coef0", "shrinking", "probability", "tol", "cache_size",
+    ["nu_auto", "kernel", "degree", "gamma", "coef0", "shrinking", "probability", "tol", "cache_size",
      "max_iter", "decision_function_shape", "random_state", "n_jobs"],
     ["class_weight_", "classes_", "dual_coef_", "fit_status_", "intercept_", "n_features_in_", "n_iter_",
      "n_support_", "probA_", "probB_", "shape_fit_", "support_", "support_vectors_", "kernel_spec_",
-     "fit_plan_"],
+     "fit_plan_", "gamma_", "nu_"],
     """>>> import numpy as np, kern
     >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
     >>> clf = kern.NuSVC(nu=0.5).fit(X, ["a", "a", "b", "b"])
@@ -355,7 +385,8 @@ class NuSVC(_BaseSVC):
         """Trains on samples `X` (dense or sparse) and labels `y` (any hashable labels);
         `sample_weight` bounds each sample's dual variable and counts in `nu`'s total (weight 0
         leaves the sample out)."""
-        return self._fit_kernel_svc(X, y, 1.0, _nu(self.nu), None, sample_weight)
+        self.nu_ = self._fit_kernel_svc(X, y, 1.0, _nu(self.nu, auto=True), None, sample_weight)
+        return self
 
 
 @numpydoc(
@@ -365,7 +396,7 @@ class NuSVC(_BaseSVC):
 
     The defaults work on standardized data of moderate dimension; the areas are located in the
     feature space as given, so scale the features first (`sklearn.preprocessing.StandardScaler`).""",
-    ["C", "railway_gamma", "significance", "k_max", "probability", "tol", "cache_size", "max_iter",
+    ["C_fixed", "railway_gamma", "significance", "k_max", "probability", "tol", "cache_size", "max_iter",
      "decision_function_shape", "random_state", "n_jobs"],
     ["classes_", "class_weight_", "n_features_in_", "n_areas_", "n_zones_", "fit_status_", "shape_fit_",
      "n_iter_", "probA_", "probB_", "fit_plan_"],
@@ -427,10 +458,10 @@ class RailwaySVC(_BaseSVC):
 
     scikit-learn's `sklearn.svm.SVR` with the same parameters and fitted attributes, plus kern kernel
     specs, sparse input and `n_jobs`.""",
-    ["kernel", "degree", "gamma", "coef0", "tol", "C", "epsilon", "shrinking", "cache_size", "max_iter",
-     "n_jobs"],
+    ["kernel", "degree", "gamma_unlabelled", "coef0", "tol", "C", "epsilon", "shrinking", "cache_size",
+     "max_iter", "n_jobs"],
     ["dual_coef_1", "fit_status_", "intercept_1", "n_features_in_", "n_iter_1", "n_support_1", "shape_fit_",
-     "support_", "support_vectors_", "kernel_spec_", "fit_plan_"],
+     "support_", "support_vectors_", "kernel_spec_", "fit_plan_", "gamma_", "C_"],
     """>>> import numpy as np, kern
     >>> X = np.linspace(0, 3, 20).reshape(-1, 1)
     >>> reg = kern.SVR(C=10.0, epsilon=0.05).fit(X, np.sin(X[:, 0]))
@@ -464,20 +495,23 @@ class SVR(_KernelSVM, RegressorMixin, BaseEstimator):
         eps = float(self.epsilon)
         if not eps >= 0:
             raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
-        return self._fit_regression(X, y, eps, None, sample_weight)
+        self.C_ = self._fit_regression(X, y, positive_or_auto(self.C, "C"), eps, None, sample_weight)
+        return self
 
-    def _fit_regression(self, X, y, eps, nu, sample_weight):
-        """The one training path of `SVR` (`nu` None) and `NuSVR` (`eps` unused: the tube is found)."""
+    def _fit_regression(self, X, y, c, eps, nu, sample_weight):
+        """The one training path of `SVR` (`nu` None) and `NuSVR` (`eps` unused: the tube is found).
+        Returns the `C` (SVR) or `nu` (NuSVR) trained with ('auto': the one chosen)."""
         X, y = self._validate(X, y, y_numeric=True)
         sw, sw_list = _weights(sample_weight, X)
-        spec = self._spec(X)
-        self._model = _kern.fit_svr(
+        spec, gamma = self._spec(X)
+        self._model, value = _kern.fit_svr(
             samples(X),
             np.asarray(y, dtype=np.float64).tolist(),
             spec,
-            positive(self.C, "C"),
+            c,
             eps,
             nu,
+            0,
             positive(self.tol, "tol"),
             positive(self.cache_size, "cache_size"),
             bool(self.shrinking),
@@ -486,8 +520,9 @@ class SVR(_KernelSVM, RegressorMixin, BaseEstimator):
             sw_list,
         )
         self.kernel_spec_ = spec
+        self.gamma_ = gamma
         _set_expansion(self, X, sw)
-        return self
+        return value
 
     def predict(self, X):
         """Predicted values."""
@@ -516,10 +551,10 @@ def _set_expansion(est, X, sw):
 
     scikit-learn's `sklearn.svm.NuSVR` with the same parameters and fitted attributes, plus kern kernel
     specs and `n_jobs`.""",
-    ["nu", "C", "kernel", "degree", "gamma", "coef0", "shrinking", "tol", "cache_size", "max_iter",
-     "n_jobs"],
+    ["nu_auto", "C_fixed", "kernel", "degree", "gamma_unlabelled", "coef0", "shrinking", "tol",
+     "cache_size", "max_iter", "n_jobs"],
     ["dual_coef_1", "fit_status_", "intercept_1", "n_features_in_", "n_iter_1", "n_support_1", "shape_fit_",
-     "support_", "support_vectors_", "kernel_spec_", "fit_plan_"],
+     "support_", "support_vectors_", "kernel_spec_", "fit_plan_", "gamma_", "nu_"],
     """>>> import numpy as np, kern
     >>> X = np.linspace(0, 3, 20).reshape(-1, 1)
     >>> reg = kern.NuSVR(nu=0.5, C=10.0).fit(X, np.sin(X[:, 0]))
@@ -548,7 +583,9 @@ class NuSVR(SVR):
     def fit(self, X, y, sample_weight=None):
         """Trains on samples `X` and real targets `y`; `sample_weight` rescales C per sample (weight 0
         leaves the sample out)."""
-        return self._fit_regression(X, y, 0.0, _nu(self.nu), sample_weight)
+        c = positive(self.C, "C")
+        self.nu_ = self._fit_regression(X, y, c, 0.0, _nu(self.nu, auto=True), sample_weight)
+        return self
 
 
 @numpydoc(
@@ -557,9 +594,10 @@ class NuSVR(SVR):
 
     scikit-learn's `sklearn.svm.OneClassSVM` with the same parameters and fitted attributes, plus kern
     kernel specs and `n_jobs`.""",
-    ["kernel", "degree", "gamma", "coef0", "tol", "nu", "shrinking", "cache_size", "max_iter", "n_jobs"],
+    ["kernel", "degree", "gamma_unlabelled", "coef0", "tol", "nu", "shrinking", "cache_size", "max_iter",
+     "n_jobs"],
     ["dual_coef_1", "fit_status_", "intercept_1", "n_features_in_", "n_iter_1", "n_support_1", "shape_fit_",
-     "support_", "support_vectors_", "kernel_spec_", "fit_plan_", "offset_"],
+     "support_", "support_vectors_", "kernel_spec_", "fit_plan_", "offset_", "gamma_"],
     """>>> import numpy as np, kern
     >>> X = np.random.default_rng(0).normal(size=(100, 2))
     >>> oc = kern.OneClassSVM(nu=0.1, gamma="auto").fit(X)
@@ -590,7 +628,7 @@ class OneClassSVM(_KernelSVM, OutlierMixin, BaseEstimator):
         each sample's dual variable and counts in `nu`'s total (weight 0 leaves the sample out)."""
         X = self._validate(X)
         sw, sw_list = _weights(sample_weight, X)
-        spec = self._spec(X)
+        spec, gamma = self._spec(X)
         self._model = _kern.fit_one_class(
             samples(X),
             spec,
@@ -603,6 +641,7 @@ class OneClassSVM(_KernelSVM, OutlierMixin, BaseEstimator):
             sw_list,
         )
         self.kernel_spec_ = spec
+        self.gamma_ = gamma
         _set_expansion(self, X, sw)
         self.offset_ = -self.intercept_[0]
         return self

@@ -1,0 +1,326 @@
+"""Hyperparameters chosen on the training data: gamma='mean-to-half' (and 'max-variance', 'ahn',
+'median'), C='auto', nu='auto', KernelRidge(alpha='auto'); the fitted `gamma_`, `C_`, `nu_`, `alpha_`,
+checked against independent NumPy computations of the criteria and against fits at the chosen
+numbers."""
+
+import json
+import pickle
+import subprocess
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone, is_classifier
+from sklearn.datasets import make_classification, make_regression
+from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import kern
+from test_model_files import binary
+
+#: C='auto''s grid, 10**-1 to 10**3 in half-decades, and the two extensions by two half-decades.
+C_GRID = np.logspace(-1, 5, 13)
+NU_GRID = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+#: KernelRidge(alpha='auto')'s grid: kern's default lambda grid, 10**-6 to 10**2 in half-decades.
+ALPHA_GRID = np.logspace(-6, 2, 17)
+
+
+@pytest.fixture(scope="module")
+def cls_data():
+    X, y = make_classification(120, 4, n_informative=3, n_redundant=0, random_state=3)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def reg_data():
+    X, y = make_regression(90, 3, noise=5.0, random_state=4)
+    return X, y / np.std(y)
+
+
+def _sq_dists(X):
+    """Squared distances of the pairs i < j."""
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    return d2[np.triu_indices(len(X), 1)]
+
+
+# --- gamma: the width methods ------------------------------------------------------------------------
+
+UNLABELLED = [
+    lambda g: kern.SVR(gamma=g),
+    lambda g: kern.NuSVR(gamma=g),
+    lambda g: kern.OneClassSVM(gamma=g),
+    lambda g: kern.KernelRidge(kernel="rbf", gamma=g),
+    lambda g: kern.KernelPCA(2, kernel="rbf", gamma=g),
+    lambda g: kern.NystroemKernelPCA(2, n_landmarks=20, kernel="rbf", gamma=g),
+    lambda g: kern.FeatureVectorSelection(10, kernel="rbf", gamma=g),
+    lambda g: kern.LSSVR(gamma=g),
+]
+LABELLED = [
+    lambda g: kern.SVC(gamma=g),
+    lambda g: kern.NuSVC(gamma=g),
+    lambda g: kern.LSSVC(gamma=g),
+]
+
+
+def _fit(make, gamma, cls_data, reg_data):
+    est = make(gamma)
+    X, y = cls_data if is_classifier(est) else reg_data
+    return est.fit(X, y), X
+
+
+@pytest.mark.parametrize("make", UNLABELLED + LABELLED)
+def test_mean_to_half_gives_mean_similarity_one_half(make, cls_data, reg_data):
+    est, X = _fit(make, "mean-to-half", cls_data, reg_data)
+    # kern stops at |mean - 1/2| <= 1e-12; NumPy's sum over the pairs adds rounding far below 1e-9.
+    assert abs(np.exp(-est.gamma_ * _sq_dists(X)).mean() - 0.5) < 1e-9
+    assert est.kernel_spec_.startswith("gaussian:")
+    assert est.get_params()["gamma"] == "mean-to-half"
+
+
+@pytest.mark.parametrize("make", UNLABELLED + LABELLED)
+def test_median_is_one_over_the_median_squared_distance(make, cls_data, reg_data):
+    est, X = _fit(make, "median", cls_data, reg_data)
+    # The same median of the same squared distances, up to the rounding of a 3- or 4-term sum.
+    assert est.gamma_ == pytest.approx(1.0 / np.median(_sq_dists(X)), rel=1e-12)
+
+
+@pytest.mark.parametrize("make", [UNLABELLED[0], LABELLED[0]])
+def test_max_variance_maximizes_the_variance_of_the_similarities(make, cls_data, reg_data):
+    est, X = _fit(make, "max-variance", cls_data, reg_data)
+    d2 = _sq_dists(X)
+
+    def var(g):
+        return np.exp(-g * d2).var()
+
+    g = est.gamma_
+    assert var(g) >= var(g * 1.01) and var(g) >= var(g / 1.01)
+    assert var(g) > var(g * 2) and var(g) > var(g / 2)
+
+
+def test_ahn_on_classifiers_is_the_bandwidth_helpers_choice(cls_data):
+    X, y = cls_data
+    b = kern.bandwidth(X, "ahn", y=y)["gamma"]
+    for est in (kern.SVC(gamma="ahn"), kern.NuSVC(gamma="ahn"), kern.LSSVC(gamma="ahn")):
+        assert est.fit(X, y).gamma_ == b
+
+
+@pytest.mark.parametrize("make", UNLABELLED)
+def test_ahn_without_labels_is_a_value_error_naming_the_other_values(make, cls_data, reg_data):
+    with pytest.raises(ValueError, match="gamma='ahn' needs class labels.*'mean-to-half'"):
+        _fit(make, "ahn", cls_data, reg_data)
+
+
+def test_sparse_input_chooses_the_same_width(cls_data):
+    X, y = cls_data
+    dense = kern.SVC(gamma="mean-to-half").fit(X, y)
+    sparse = kern.SVC(gamma="mean-to-half").fit(sp.csr_matrix(X), y)
+    assert abs(np.exp(-sparse.gamma_ * _sq_dists(X)).mean() - 0.5) < 1e-9
+    assert sparse.gamma_ == pytest.approx(dense.gamma_, rel=1e-9)
+
+
+def test_gamma_keeps_scikit_learns_numbers_and_is_always_fitted(cls_data, reg_data):
+    X, y = cls_data
+    d = X.shape[1]
+    assert kern.SVC(gamma="auto").fit(X, y).gamma_ == 1.0 / d
+    assert kern.SVC(gamma="scale").fit(X, y).gamma_ == 1.0 / (d * X.var())
+    assert kern.SVC(gamma=0.3).fit(X, y).gamma_ == 0.3
+    assert kern.SVC(kernel="poly", gamma="auto").fit(X, y).gamma_ == 1.0 / d
+    # KernelRidge and KernelPCA: None is 1 / n_features, as in scikit-learn.
+    Xr, yr = reg_data
+    assert kern.KernelRidge(kernel="rbf").fit(Xr, yr).gamma_ == 1.0 / Xr.shape[1]
+    assert kern.KernelPCA(2, kernel="rbf").fit(Xr).gamma_ == 1.0 / Xr.shape[1]
+    # Kernels without gamma.
+    assert np.isnan(kern.SVC(kernel="linear").fit(X, y).gamma_)
+    assert np.isnan(kern.SVC(kernel="precomputed").fit(X @ X.T, y).gamma_)
+    assert np.isnan(kern.KernelRidge().fit(Xr, yr).gamma_)
+
+
+def test_the_kern_command_chooses_the_same_width_and_c(cls_data, tmp_path):
+    """`kern train --kernel gaussian:gamma=mean-to-half --c auto` on the same data and seed: the same
+    numbers, bit for bit (one library choice behind both front ends)."""
+    assert binary("kern").is_file(), "the kern command is not built: run `cargo build --release` (or set KERN_BIN)"
+    X, y = cls_data
+    data = tmp_path / "train.csv"
+    np.savetxt(data, np.column_stack([y, X]), delimiter=",", fmt="%.17g")
+    out = subprocess.run(
+        [str(binary("kern")), "train", "--model", "svc", "--kernel", "gaussian:gamma=mean-to-half", "--c",
+         "auto", "--seed", "5", "--data", str(data), "--header", "no", "--label-col", "0", "--out",
+         str(tmp_path / "m.kern")],
+        check=True, capture_output=True, text=True,
+    )
+    choices = {c["parameter"]: c["value"] for c in json.loads(out.stdout)["auto"]["choices"]}
+    est = kern.SVC(gamma="mean-to-half", C="auto", random_state=5).fit(X, y)
+    assert (est.gamma_, est.C_) == (choices["gamma"], choices["c"])
+
+
+def test_a_chosen_width_trains_the_model_of_that_number(cls_data):
+    X, y = cls_data
+    auto = kern.SVC(gamma="max-variance").fit(X, y)
+    fixed = kern.SVC(gamma=auto.gamma_).fit(X, y)
+    assert np.array_equal(auto.decision_function(X), fixed.decision_function(X))
+
+
+def test_a_kern_spec_with_automatic_values(cls_data):
+    X, y = cls_data
+    # The sparsest radius of the Gram matrix with half its pairs zero (a finite radius).
+    est = kern.SVC(kernel="cs-gaussian:sigma=auto,c=sparse-0.5").fit(X, y)
+    assert est.kernel_spec_.startswith("cs-gaussian:") and "auto" not in est.kernel_spec_
+    assert np.isnan(est.gamma_)
+    K = kern.gram(X, kernel=est.kernel_spec_)
+    assert (K[np.triu_indices(len(X), 1)] == 0).mean() >= 0.5
+
+
+def test_width_methods_apply_to_rbf_only(cls_data):
+    X, y = cls_data
+    with pytest.raises(ValueError, match="gamma='median' chooses the width of the 'rbf' kernel"):
+        kern.SVC(kernel="poly", gamma="median").fit(X, y)
+    with pytest.raises(ValueError, match="'mean-to-half'"):
+        kern.KernelRidge(kernel="laplacian", gamma="mean-to-half").fit(X, y)
+
+
+# --- C and nu ------------------------------------------------------------------------------------------
+
+
+def test_c_auto_is_a_grid_value_and_trains_the_model_of_that_number(cls_data, reg_data):
+    X, y = cls_data
+    for est, data in ((kern.SVC(C="auto", random_state=1), cls_data), (kern.SVR(C="auto"), reg_data)):
+        X, y = data
+        est.fit(X, y)
+        assert np.isclose(est.C_, C_GRID, rtol=1e-12).any(), est.C_
+        fixed = clone(est).set_params(C=est.C_).fit(X, y)
+        assert np.array_equal(est.decision_function(X) if hasattr(est, "classes_") else est.predict(X),
+                              fixed.decision_function(X) if hasattr(est, "classes_") else fixed.predict(X))
+        assert est.get_params()["C"] == "auto"
+
+
+def test_c_auto_is_deterministic_for_a_random_state(cls_data):
+    X, y = cls_data
+    a = kern.SVC(gamma="mean-to-half", C="auto", random_state=7).fit(X, y)
+    b = kern.SVC(gamma="mean-to-half", C="auto", random_state=7).fit(X, y)
+    assert (a.C_, a.gamma_) == (b.C_, b.gamma_)
+    assert np.array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_given_c_and_nu_are_the_fitted_values(cls_data, reg_data):
+    X, y = cls_data
+    assert kern.SVC(C=2.5).fit(X, y).C_ == 2.5
+    assert kern.NuSVC(nu=0.3).fit(X, y).nu_ == 0.3
+    Xr, yr = reg_data
+    assert kern.SVR(C=4.0).fit(Xr, yr).C_ == 4.0
+    assert kern.NuSVR(nu=0.4).fit(Xr, yr).nu_ == 0.4
+
+
+def test_nu_auto_is_a_grid_value_and_trains_the_model_of_that_number(cls_data, reg_data):
+    for est, (X, y) in ((kern.NuSVC(nu="auto", gamma="ahn"), cls_data), (kern.NuSVR(nu="auto"), reg_data)):
+        est.fit(X, y)
+        assert est.nu_ in NU_GRID
+        fixed = clone(est).set_params(nu=est.nu_).fit(X, y)
+        assert np.array_equal(est.predict(X), fixed.predict(X))
+
+
+# --- KernelRidge(alpha='auto') -------------------------------------------------------------------------
+
+
+def _loo_alpha(K, y):
+    """The grid's alpha of the smallest mean squared leave-one-out residual of ``(K + alpha I) c = y``:
+    ``e_i = c_i / ((K + alpha I)^-1)_ii``."""
+    mse = []
+    for a in ALPHA_GRID:
+        inv = np.linalg.inv(K + a * np.eye(len(K)))
+        mse.append(np.mean((inv @ y / np.diag(inv)) ** 2))
+    return ALPHA_GRID[int(np.argmin(mse))]
+
+
+def test_kernel_ridge_alpha_auto_is_the_leave_one_out_choice(reg_data):
+    X, y = reg_data
+    m = kern.KernelRidge(alpha="auto", kernel="rbf", gamma=0.5).fit(X, y)
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    assert np.isclose(m.alpha_, ALPHA_GRID, rtol=1e-12).any()
+    assert m.alpha_ == pytest.approx(_loo_alpha(K, y), rel=1e-12)
+    # alpha_ means what scikit-learn's alpha means: the same model.
+    ref = SkKernelRidge(alpha=m.alpha_, kernel="rbf", gamma=0.5).fit(X, y)
+    assert np.allclose(m.predict(X), ref.predict(X), rtol=1e-7, atol=1e-9 * np.abs(y).max())
+    assert kern.KernelRidge(alpha=0.25).fit(X, y).alpha_ == 0.25
+
+
+def test_kernel_ridge_alpha_auto_with_several_targets(reg_data):
+    X, y = reg_data
+    Y = np.column_stack([y, -2 * y])
+    m = kern.KernelRidge(alpha="auto", kernel="rbf", gamma="mean-to-half").fit(X, Y)
+    assert np.isclose(m.alpha_, ALPHA_GRID, rtol=1e-12).any()
+    assert m.predict(X).shape == Y.shape
+
+
+def test_lssvm_takes_alpha_auto_as_leave_one_out(cls_data):
+    X, y = cls_data
+    a = kern.LSSVC(alpha="auto").fit(X, y)
+    b = kern.LSSVC().fit(X, y)
+    assert a.alpha_ == b.alpha_
+
+
+# --- errors ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "est, match",
+    [
+        (kern.SVC(gamma="best"), "gamma must be 'scale', 'auto', a positive number, or for kernel='rbf' one "
+                                 "of 'mean-to-half', 'max-variance', 'ahn', 'median'; got 'best'"),
+        (kern.SVC(C="best"), "C must be 'auto' or a positive number, got 'best'"),
+        (kern.SVR(C="Auto"), "C must be 'auto' or a positive number, got 'Auto'"),
+        (kern.NuSVC(nu="best"), r"nu must be 'auto' or a number in \(0, 1\], got 'best'"),
+        (kern.KernelRidge(alpha="best"), "alpha must be 'auto' or a positive number, got 'best'"),
+        (kern.NuSVR(C="auto"), "C must be a real number, got 'auto'"),
+        (kern.OneClassSVM(nu="auto"), "nu must be a real number, got 'auto'"),
+        (kern.SVC(kernel="precomputed", C="auto"), "C='auto' chooses C by cross-validation on the samples"),
+        (kern.NuSVC(kernel="precomputed", nu="auto"), "nu='auto' chooses nu by cross-validation"),
+        (kern.KernelRidge(alpha="auto", kernel="precomputed"), "alpha='auto' chooses alpha by exact"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else type(v).__name__,
+)
+def test_bad_values_name_the_valid_ones(est, match, cls_data):
+    X, y = cls_data
+    if getattr(est, "kernel", None) == "precomputed":
+        X = X @ X.T
+    with pytest.raises(ValueError, match=match):
+        est.fit(X, y)
+
+
+def test_kernel_ridge_alpha_auto_refuses_sample_weights(reg_data):
+    X, y = reg_data
+    with pytest.raises(ValueError, match="with sample_weight"):
+        kern.KernelRidge(alpha="auto").fit(X, y, sample_weight=np.ones(len(y)))
+
+
+def test_c_auto_on_too_few_samples_says_how_many_are_needed():
+    X = np.arange(16.0).reshape(8, 2)
+    with pytest.raises(ValueError, match="at least 10 samples, got 8"):
+        kern.SVC(C="auto").fit(X, [0, 1] * 4)
+
+
+# --- scikit-learn's machinery ----------------------------------------------------------------------------
+
+
+def test_pipeline_and_grid_search_over_the_automatic_values(cls_data):
+    X, y = cls_data
+    pipe = make_pipeline(StandardScaler(), kern.SVC(random_state=0))
+    grid = {"svc__gamma": ["mean-to-half", "median", 0.5], "svc__C": ["auto", 1.0]}
+    search = GridSearchCV(pipe, grid, cv=3).fit(X, y)
+    best = search.best_estimator_[-1]
+    assert best.get_params()["gamma"] in grid["svc__gamma"]
+    assert np.isfinite(best.gamma_) and best.C_ > 0
+    Z = StandardScaler().fit_transform(X)
+    if best.gamma == "mean-to-half":
+        assert abs(np.exp(-best.gamma_ * _sq_dists(Z)).mean() - 0.5) < 1e-9
+    if best.C == "auto":
+        assert np.isclose(best.C_, C_GRID, rtol=1e-12).any()
+
+
+def test_pickle_keeps_the_chosen_values(cls_data):
+    X, y = cls_data
+    est = kern.SVC(gamma="mean-to-half", C="auto").fit(X, y)
+    again = pickle.loads(pickle.dumps(est))
+    assert (again.gamma_, again.C_, again.gamma, again.C) == (est.gamma_, est.C_, "mean-to-half", "auto")
+    assert np.array_equal(again.decision_function(X), est.decision_function(X))
