@@ -15,7 +15,7 @@ use crate::kinds::ModelKind;
 use crate::learner_flags::{LearnerFlags, Setting};
 use kern_core::io::Dataset;
 use kern_models::svm::{AutoChoice, AutoSearch};
-use kern_tune::auto::AutoKernel;
+use kern_tune::auto::{AutoKernel, WIDTH_KEYS};
 use kern_tune::grid::ParamPoint;
 use serde_json::{Value, json};
 
@@ -80,7 +80,7 @@ impl LearnerFlags {
         let k = self.kernel.trim().to_ascii_lowercase();
         let (name, rest) = k.split_once(':').unwrap_or((k.as_str(), ""));
         let has = |key: &str| rest.split(',').any(|p| p.split('=').next() == Some(key));
-        let width = ["sigma", "beta", "gamma", "std"].iter().any(|w| has(w));
+        let width = WIDTH_KEYS.iter().any(|w| has(w));
         match name {
             "gaussian" | "rbf" if !width => "gaussian:sigma=auto".into(),
             "cs-gaussian" | "cs-rbf" => {

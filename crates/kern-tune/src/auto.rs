@@ -60,7 +60,11 @@ pub const MAX_POINTS: usize = 5000;
 const WIDTH_WORDS: [&str; 6] = ["auto", "mean-to-half", "max-variance", "ahn", "median", "scale"];
 
 /// The keys that hold a Gaussian's width.
-const WIDTH_KEYS: [&str; 4] = ["sigma", "beta", "gamma", "std"];
+///
+/// ```
+/// assert!(kern_tune::auto::WIDTH_KEYS.contains(&"gamma"));
+/// ```
+pub const WIDTH_KEYS: [&str; 4] = ["sigma", "beta", "gamma", "std"];
 
 /// How the support radius `c` of a compactly supported kernel is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

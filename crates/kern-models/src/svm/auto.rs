@@ -36,6 +36,7 @@
 
 use super::params::{NuSvcParams, NuSvrParams, SvcParams, SvrParams};
 use super::path::SharedGram;
+use super::svc::{check_len, most_voted};
 use crate::error::{ModelsError, Result};
 use crate::weights::SampleWeights;
 use kern_core::learner::Fit;
@@ -115,8 +116,12 @@ impl AutoSearch {
         Ok(())
     }
 
-    /// The rows searched: all, or a seeded subsample of `max_points`.
-    fn rows(&self, n: usize) -> Result<Vec<usize>> {
+    /// The rows searched of `x` (with `targets` targets, checked against it): all, or a seeded
+    /// subsample of `max_points`.
+    fn rows(&self, x: &Samples, targets: usize) -> Result<Vec<usize>> {
+        check_len(x, targets)?;
+        self.check(x.n())?;
+        let n = x.n();
         if n <= self.max_points {
             return Ok((0..n).collect());
         }
@@ -161,9 +166,7 @@ impl SvcParams {
     /// [`SvcParams::c`](SvcParams::c) by the caller.
     pub fn choose_c(&self, x: &Samples, y: &ClassTargets, search: &AutoSearch) -> Result<AutoChoice> {
         let t = Instant::now();
-        same_len(x, y.len())?;
-        search.check(x.n())?;
-        let rows = search.rows(x.n())?;
+        let rows = search.rows(x, y.len())?;
         let xs = x.select(&rows)?;
         let ys = y.select(&rows)?;
         let gram = SharedGram::new(&self.kernel, &xs)?;
@@ -234,7 +237,7 @@ impl SvcParams {
                 for (ci, m) in mean.iter_mut().enumerate() {
                     let mut hits = 0usize;
                     for (r, &i) in fold.test.iter().enumerate() {
-                        let mut votes = vec![0u32; k];
+                        let mut votes = vec![0usize; k];
                         for (p, &(a, b)) in pairs.iter().enumerate() {
                             if let Some(pr) = &preds[f * pairs.len() + p] {
                                 let pos = positive[p];
@@ -242,14 +245,7 @@ impl SvcParams {
                                 votes[if pr[ci][r] > 0.0 { pos } else { neg }] += 1;
                             }
                         }
-                        // LIBSVM's rule: the first class with the most votes.
-                        let mut w = 0;
-                        for c in 1..k {
-                            if votes[c] > votes[w] {
-                                w = c;
-                            }
-                        }
-                        hits += usize::from(w == ys.classes()[i]);
+                        hits += usize::from(most_voted(&votes) == ys.classes()[i]);
                     }
                     *m += hits as f64 / fold.test.len() as f64 / folds.len() as f64;
                 }
@@ -269,13 +265,6 @@ impl SvcParams {
             seconds: t.elapsed().as_secs_f64(),
         })
     }
-}
-
-fn same_len(x: &Samples, n: usize) -> Result<()> {
-    if x.n() != n {
-        return Err(ModelsError::Input(format!("{} samples and {n} targets", x.n())));
-    }
-    Ok(())
 }
 
 /// Cross-validated mean score of `learner` on `(x, y)`.
@@ -302,9 +291,7 @@ impl SvrParams {
     /// ```
     pub fn choose_c(&self, x: &Samples, y: &RealTargets, search: &AutoSearch) -> Result<AutoChoice> {
         let t = Instant::now();
-        same_len(x, y.len())?;
-        search.check(x.n())?;
-        let rows = search.rows(x.n())?;
+        let rows = search.rows(x, y.len())?;
         let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
         let curve =
             along_c(|cs| cs.iter().map(|&c| cv_score(&self.clone().c(c), &xs, &ys, search)).collect())?;
@@ -410,9 +397,7 @@ impl NuSvcParams {
         search: &AutoSearch,
     ) -> Result<AutoChoice> {
         let t = Instant::now();
-        same_len(x, y.len())?;
-        search.check(x.n())?;
-        let rows = search.rows(x.n())?;
+        let rows = search.rows(x, y.len())?;
         let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
         let counts: Vec<f64> = ys.counts().iter().map(|&c| c as f64).collect();
         // The tightest pair, with a margin for the folds' rounding.
@@ -450,9 +435,7 @@ impl NuSvrParams {
     /// Chooses `ν` by cross-validated mean squared error over `{0.05, 0.1, 0.2, …, 0.8}`.
     pub fn choose_nu(&self, x: &Samples, y: &RealTargets, search: &AutoSearch) -> Result<AutoChoice> {
         let t = Instant::now();
-        same_len(x, y.len())?;
-        search.check(x.n())?;
-        let rows = search.rows(x.n())?;
+        let rows = search.rows(x, y.len())?;
         let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
         let curve = nu_curve(1.0, |nu| cv_score(&self.clone().nu(nu), &xs, &ys, search).map(Some))?;
         Ok(nu_choice(curve, "neg_mse", xs.n(), search, t))

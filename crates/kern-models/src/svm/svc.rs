@@ -529,6 +529,12 @@ pub(crate) fn class_parts<'a>(
     }
 }
 
+/// LIBSVM's one-vs-one rule: the first class with the most votes.
+pub(crate) fn most_voted(votes: &[usize]) -> usize {
+    let best = *votes.iter().max().expect("at least two classes");
+    votes.iter().position(|&v| v == best).expect("max exists")
+}
+
 pub(crate) fn check_len(x: &Samples, n: usize) -> Result<()> {
     if x.n() != n {
         return Err(ModelsError::Input(format!("{} targets for {} samples", n, x.n())));
@@ -639,8 +645,7 @@ impl Svc {
                     let neg = m.neg.expect("one-vs-one machines have a negative class");
                     votes[if v > 0.0 { m.pos } else { neg }] += 1;
                 }
-                let best = *votes.iter().max().expect("at least two classes");
-                votes.iter().position(|&v| v == best).expect("max exists")
+                most_voted(&votes)
             }
             Multiclass::OneVsRest => {
                 let mut best = 0;

@@ -1,24 +1,12 @@
 //! Kernel specs with automatic values: resolved to what the bandwidth and support-radius methods give,
 //! in every unit of the width, with the procedures' constraints met.
 
+use crate::bandwidth::points;
 use kern_core::{Kernel, Samples};
 use kern_tune::auto::AutoKernel;
 use kern_tune::bandwidth::{BandwidthOptions, Method, select_bandwidth};
 use kern_tune::pairs::PairSampling;
 use proptest::prelude::*;
-
-fn points(n: usize, d: usize, seed: u64) -> Samples {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let v = (0..n * d)
-        .map(|i| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64 + if (i / d).is_multiple_of(3) { 3.0 } else { 0.0 }
-        })
-        .collect();
-    Samples::from_flat(v, n, d).unwrap()
-}
 
 fn resolve(spec: &str, x: &Samples, labels: Option<&[usize]>) -> kern_tune::auto::Resolved {
     AutoKernel::parse(spec).unwrap().expect("automatic").resolve(x, labels, 7).unwrap()

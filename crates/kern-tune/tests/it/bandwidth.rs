@@ -8,7 +8,8 @@ use kern_tune::bandwidth::{
 use kern_tune::pairs::{PairSampling, pairwise_sq_dists};
 use proptest::prelude::*;
 
-fn points(n: usize, d: usize, seed: u64) -> Samples {
+/// Two clusters per dimension plus noise (shared with the automatic-values tests).
+pub(crate) fn points(n: usize, d: usize, seed: u64) -> Samples {
     let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let v = (0..n * d)
         .map(|i| {
