@@ -1,7 +1,9 @@
 //! `cargo xtask`: developer tasks of the kern workspace.
 //!
-//! - `cargo xtask repro [--quick] [--only ID] [--out DIR] [--threads N] [--no-png]`: regenerate the
-//!   papers' tables and figures (runs the `kern-repro` binary in release mode).
+//! - `cargo xtask repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--no-png]`: regenerate
+//!   the papers' tables and figures (runs the `kern-repro` binary in release mode, every argument passed
+//!   on). The experiments that check only our own claims and take minutes run at reduced sizes unless
+//!   `--full`; `--quick` reduces every experiment. Progress: one line per experiment start and finish.
 //!   The real datasets ship in the repository's `data/` (see its README); `KERN_DATA_DIR` overrides.
 //!   Every SVG figure is also written as PNG beside it (`FIG.png`, for quick viewing) by kern-repro
 //!   itself; `--no-png` (passed on to it) skips them.
@@ -74,7 +76,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask repro [--quick] [--only ID] [--out DIR] [--threads N] [--no-png]\n       cargo xtask test [--extended] [CARGO_TEST_ARGS...] [-- TEST_ARGS...]\n       cargo xtask check-features\n       cargo xtask ci"
+                "usage: cargo xtask repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--no-png]\n       cargo xtask test [--extended] [CARGO_TEST_ARGS...] [-- TEST_ARGS...]\n       cargo xtask check-features\n       cargo xtask ci"
             );
             ExitCode::FAILURE
         }

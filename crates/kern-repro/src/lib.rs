@@ -17,6 +17,7 @@ pub mod items;
 pub mod papers;
 pub mod registry;
 pub mod report;
+pub mod tuning;
 
 pub use error::{ReproError, Result};
 

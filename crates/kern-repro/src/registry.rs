@@ -58,6 +58,9 @@ impl Paper {
 pub struct Ctx {
     /// Reduced sizes (CI).
     pub quick: bool,
+    /// Full sizes also for the experiments that check only our own claims and take minutes, which
+    /// otherwise run at reduced sizes (and say so in their `sizes`).
+    pub full: bool,
     /// The directory of this experiment's paper (`results/<paper>/`), created before the run.
     pub dir: PathBuf,
     /// The base seed (every random step derives its seed from it and says so in the JSON).
@@ -287,6 +290,9 @@ pub struct Outcome {
     pub claims: Vec<Claim>,
     /// SVG files written into the paper directory.
     pub figures: Vec<String>,
+    /// Captions `(figure file, caption)`: the numbers a figure shows (errors, counts, chosen
+    /// parameters), written under the figure's entry in the report; titles name only what is drawn.
+    pub captions: Vec<(String, String)>,
     /// The per-item reproduction rows with a value of their own (table cells, numbers in the text, items
     /// not attempted); [`Outcome::items`] adds the claims, judged by direction.
     pub items: Vec<Item>,

@@ -4,7 +4,7 @@
 //! `{ "id", "paper", "reproduces", "status": "done"|"skipped"|"error", "reason"?, "quick", "seed",
 //!    "seconds", "versions": {"kern"}, "sizes", "seeds", "results", "table": [{quantity, paper, ours, note}],
 //!    "claims": [{kind: "paper"|"paper_stand_in"|"identity"|"ours", source, claim, holds, evidence}],
-//!    "figures": [file names], "items": [{kind, paper_ref, paper, ours, basis: {rule, …}, verdict, reason}] }`.
+//!    "figures": [file names], "captions": [[file, caption]], "items": [{kind, paper_ref, paper, ours, basis: {rule, …}, verdict, reason}] }`.
 //!
 //! REPORT.md opens with the per-item headline (per paper: items of kind `paper` that reproduce, partly
 //! reproduce, do not, or are not attempted, under [`crate::items::RULE`]) and the per-item table of each
@@ -27,6 +27,8 @@ use std::time::Instant;
 pub struct RunOptions {
     /// Reduced sizes.
     pub quick: bool,
+    /// Full sizes for the experiments of our own claims too ([`Ctx::full`]).
+    pub full: bool,
     /// Only this experiment.
     pub only: Option<String>,
     /// Output directory (`results/` by default).
@@ -120,6 +122,9 @@ fn table_md(o: &Outcome) -> String {
     }
     for f in &o.figures {
         let _ = writeln!(s, "![{f}]({f})\n");
+        for (_, c) in o.captions.iter().filter(|(g, _)| g == f) {
+            let _ = writeln!(s, "*{f}*: {}\n", cell(c));
+        }
     }
     s
 }
@@ -143,11 +148,15 @@ pub fn run(experiments: &[Experiment], opts: &RunOptions) -> Result<Vec<Ran>> {
         bar.set_style(style);
     }
     let mut out = Vec::new();
-    for e in selected {
+    let total = selected.len();
+    for (k, e) in selected.into_iter().enumerate() {
         bar.set_message(e.id);
+        // One line per experiment start and finish, also when stderr is not a terminal (the bar is then
+        // hidden, and with it anything printed through it).
+        bar.suspend(|| eprintln!("kern-repro: [{}/{total}] {} started", k + 1, e.id));
         let dir = opts.out.join(e.paper.dir());
         std::fs::create_dir_all(&dir).map_err(|err| ReproError::io(&dir, err))?;
-        let ctx = Ctx { quick: opts.quick, dir: dir.clone(), seed: opts.seed };
+        let ctx = Ctx { quick: opts.quick, full: opts.full, dir: dir.clone(), seed: opts.seed };
         let t = Instant::now();
         let status = (e.run)(&ctx).map_err(|err| err.to_string());
         let seconds = t.elapsed().as_secs_f64();
@@ -162,7 +171,7 @@ pub fn run(experiments: &[Experiment], opts: &RunOptions) -> Result<Vec<Ran>> {
             "reason": reason, "quick": opts.quick, "seed": opts.seed, "seconds": seconds,
             "versions": { "kern": env!("CARGO_PKG_VERSION") },
             "sizes": o.sizes, "seeds": o.seeds, "results": o.results, "table": o.table,
-            "claims": o.claims, "figures": o.figures, "items": o.all_items(),
+            "claims": o.claims, "figures": o.figures, "captions": o.captions, "items": o.all_items(),
         });
         let text = serde_json::to_string_pretty(&doc).map_err(|err| ReproError::Other(err.to_string()))?;
         write(&dir.join(format!("{}.json", e.id)), &text)?;
@@ -191,7 +200,7 @@ pub fn run(experiments: &[Experiment], opts: &RunOptions) -> Result<Vec<Ran>> {
             Ok(Status::Skipped(r)) => format!("SKIPPED: {r}"),
             Err(m) => format!("ERROR: {m}"),
         };
-        bar.println(format!("{:<22} {summary}", e.id));
+        bar.suspend(|| eprintln!("kern-repro: [{}/{total}] {:<22} {summary}", k + 1, e.id));
         bar.inc(1);
         out.push(Ran { id: e.id, paper: e.paper.dir(), seconds, status, reproduces: e.reproduces });
     }
@@ -208,9 +217,28 @@ fn write_report(out_dir: &Path, ran: &[Ran], opts: &RunOptions) -> Result<()> {
          of the papers that an experiment touches is an item below, the paper's value beside ours, with a \
          verdict under the one rule stated after the headline; items of kind *paper* alone are counted. \
          Experiments that could not run are listed as skipped with the reason.\n",
-        if opts.quick { " --quick" } else { "" },
+        if opts.quick {
+            " --quick"
+        } else if opts.full {
+            " --full"
+        } else {
+            ""
+        },
         opts.seed
     );
+    let reduced: Vec<&str> = ran
+        .iter()
+        .filter(|r| matches!(&r.status, Ok(Status::Done(o)) if o.sizes.get("reduced") == Some(&json!(true))))
+        .map(|r| r.id)
+        .collect();
+    if !reduced.is_empty() {
+        let _ = writeln!(
+            s,
+            "Experiments that check only our own claims and take minutes ran at reduced sizes: {} (their \
+             sizes are listed under each; `cargo xtask repro --full` runs them at full size).\n",
+            reduced.iter().map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", ")
+        );
+    }
     let (mut done, mut skipped, mut errors) = (0, 0, 0);
     for r in ran {
         match &r.status {
@@ -390,6 +418,9 @@ fn write_report(out_dir: &Path, ran: &[Ran], opts: &RunOptions) -> Result<()> {
         let _ = writeln!(s, "### `{}` — {} ({:.2} s)\n", r.id, r.reproduces, r.seconds);
         match &r.status {
             Ok(Status::Done(o)) => {
+                if !o.sizes.is_null() {
+                    let _ = writeln!(s, "Sizes: `{}`\n", o.sizes);
+                }
                 let md = table_md(o).replace("](", &format!("]({}/", r.paper));
                 s.push_str(&md);
             }

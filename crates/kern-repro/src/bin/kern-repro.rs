@@ -1,6 +1,8 @@
-//! `kern-repro [--quick] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list]`: runs the
-//! papers' experiments (what `cargo xtask repro` calls). Every SVG figure is also written as a PNG beside
-//! it unless `--no-png`.
+//! `kern-repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list]`:
+//! runs the papers' experiments (what `cargo xtask repro` calls). Every SVG figure is also written as a
+//! PNG beside it unless `--no-png`. The experiments that check only our own claims and take minutes run
+//! at reduced sizes unless `--full`; `--quick` reduces every experiment. One line per experiment is
+//! printed when it starts and when it ends (with its seconds).
 
 use kern_repro::registry;
 use kern_repro::report::{RunOptions, run};
@@ -8,7 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut opts = RunOptions { quick: false, only: None, out: PathBuf::from("results"), seed: 20260401 };
+    let mut opts =
+        RunOptions { quick: false, full: false, only: None, out: PathBuf::from("results"), seed: 20260401 };
     let mut threads: Option<usize> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -16,6 +19,7 @@ fn main() -> ExitCode {
         let r: Result<(), String> = (|| {
             match a.as_str() {
                 "--quick" => opts.quick = true,
+                "--full" => opts.full = true,
                 "--no-png" => kern_repro::figures::set_png_copies(false),
                 "--only" => opts.only = Some(value("--only")?),
                 "--out" => opts.out = PathBuf::from(value("--out")?),
@@ -35,10 +39,16 @@ fn main() -> ExitCode {
         })();
         if let Err(m) = r {
             eprintln!(
-                "kern-repro: {m}\nusage: kern-repro [--quick] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list]"
+                "kern-repro: {m}\nusage: kern-repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list]"
             );
             return ExitCode::FAILURE;
         }
+    }
+    if opts.quick && opts.full {
+        eprintln!(
+            "kern-repro: --quick and --full exclude each other: --quick reduces every experiment, --full none"
+        );
+        return ExitCode::FAILURE;
     }
     if let Some(t) = threads
         && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(t).build_global()

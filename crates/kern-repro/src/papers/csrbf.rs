@@ -112,6 +112,7 @@ pub fn kernels(ctx: &Ctx) -> Result<Status> {
         claims,
         figures: vec!["csrbf-kernels-nu.svg".into(), "csrbf-kernels-c.svg".into()],
         items: Vec::new(),
+        captions: Vec::new(),
     }))
 }
 
@@ -260,6 +261,7 @@ pub fn rcm(ctx: &Ctx) -> Result<Status> {
         claims,
         figures,
         items,
+        captions: Vec::new(),
     }))
 }
 
@@ -471,6 +473,7 @@ pub fn alignment(ctx: &Ctx) -> Result<Status> {
         claims,
         figures: vec!["csrbf-alignment-fig3.svg".into(), "csrbf-alignment-fig5.svg".into()],
         items,
+        captions: Vec::new(),
     }))
 }
 
@@ -618,6 +621,7 @@ pub fn kpca(ctx: &Ctx) -> Result<Status> {
         claims,
         figures,
         items,
+        captions: Vec::new(),
     }))
 }
 
@@ -704,6 +708,7 @@ struct Fitted {
 /// `results`: `{bayes_error, bayes_rule_test_error, gaussian: {c_svm, test_error, n_sv}, cs: [{mu, c, a, s,
 /// c_svm, test_error, n_sv}]}`.
 pub fn svm(ctx: &Ctx) -> Result<Status> {
+    use crate::tuning::search_extending;
     use kern_core::{BinaryTargets, KernelSpec, learner::Model};
     use kern_models::svm::SvcParams;
     use kern_tune::cv::CvConfig;
@@ -716,40 +721,30 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
     let (xt, yt) = mixture.sample(n_test, ctx.seed + 11);
     let y = BinaryTargets::from_f64(&y)?;
     let cfg = GridSearchConfig { cv: CvConfig::k_fold(10, ctx.seed + 12), refit: true };
-    // C by 10-fold CV over 2^lo..2^hi, starting from 2^-7..2^9; a choice on the grid's edge extends the
-    // grid by 2^4 on that side (up to 2^-19..2^21) and searches again, so no selection rests on the edge.
+    // C by 10-fold CV over 2^-7..2^9; a choice on the grid's edge extends the grid by 2^4 on that side
+    // (up to 2^-19..2^21) and searches again, so no selection rests on the edge.
     let fit = |spec: KernelSpec| -> Result<Fitted> {
-        let (mut lo, mut hi) = (-7i32, 9i32);
-        loop {
-            let grid: ParamGrid = format!("c=2^{lo}..2^{hi}:{}", hi - lo + 1).parse()?;
-            let report = grid_search(
-                &grid,
+        let ext = search_extending(&"c=2^-7..2^9:17".parse::<ParamGrid>()?, &["c"], 16.0, |g| {
+            Ok(grid_search(
+                g,
                 |p| Ok::<_, kern_models::ModelsError>(SvcParams::new(spec.clone()).c(p["c"])),
                 &x,
                 &y,
                 &cfg,
-            )?;
-            let c = report.best_params()["c"];
-            if c <= 2f64.powi(lo) && lo > -19 {
-                lo -= 4;
-                continue;
-            }
-            if c >= 2f64.powi(hi) && hi < 21 {
-                hi += 4;
-                continue;
-            }
-            let model = report
-                .model
-                .as_ref()
-                .ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
-            let pred = model.predict(&xt)?;
-            let err = pred.iter().zip(&yt).filter(|(p, t)| (**p > 0.0) != (**t > 0.0)).count() as f64
-                / yt.len() as f64;
-            let n_sv = model.stats().iter().map(|s| s.n_sv).sum();
-            let edge = c <= 2f64.powi(lo) || c >= 2f64.powi(hi);
-            let range = format!("2^{lo}..2^{hi}{}", if edge { " (ON THE GRID'S EDGE)" } else { "" });
-            return Ok(Fitted { c, err, n_sv, model: model.clone(), range });
-        }
+            )?)
+        })?;
+        let range = ext.describe();
+        let report = ext.report;
+        let c = report.best_params()["c"];
+        let model = report
+            .model
+            .as_ref()
+            .ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
+        let pred = model.predict(&xt)?;
+        let err =
+            pred.iter().zip(&yt).filter(|(p, t)| (**p > 0.0) != (**t > 0.0)).count() as f64 / yt.len() as f64;
+        let n_sv = model.stats().iter().map(|s| s.n_sv).sum();
+        Ok(Fitted { c, err, n_sv, model: model.clone(), range })
     };
     let bayes = bayes_error(&mixture);
     let yv: Vec<f64> = y.y().to_vec();
@@ -782,6 +777,7 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
     let mut errs = Vec::new();
     let mut items = Vec::new();
     let mut figures = vec!["csrbf-svm-fig4-train.svg".to_string(), "csrbf-svm-fig4-test.svg".to_string()];
+    let mut captions = Vec::new();
     for (mu, paper_err) in paper {
         let ch = profile.select(Procedure::MinAlignment { mu }, &Search::Exact)?;
         let Fitted { c: c_svm, err, n_sv, model, range } =
@@ -791,6 +787,14 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
             let title = "Fig. 6: k_C SVM, C by eq. 9 (μ = 0.98)";
             boundary_figure(&ctx.dir.join(f), title, &model, &mixture, &x, &y)?;
             figures.push(f.to_string());
+            captions.push((
+                f.to_string(),
+                format!(
+                    "Ĉ = {:.3} (S = {:.3}); SVM C = {c_svm} by 10-fold CV over {range}; {n_sv} SVs; test error \
+                     {err:.3} on {n_test} points.",
+                    ch.c, ch.sparsity
+                ),
+            ));
         }
         errs.push(err);
         items.push(
@@ -847,6 +851,12 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
     let f = "csrbf-svm-boundary-gaussian.svg";
     boundary_figure(&ctx.dir.join(f), "Gaussian SVM, σ = 0.6", &gmodel, &mixture, &x, &y)?;
     figures.push(f.to_string());
+    captions.push((
+        f.to_string(),
+        format!(
+            "SVM C = {gc} by 10-fold CV over {grange}; {gsv} SVs; test error {gerr:.3} on {n_test} points."
+        ),
+    ));
     let best_cs = errs.iter().copied().fold(f64::INFINITY, f64::min);
     let tol = 1.96 * (2.0 * 0.228 * 0.772 / n_test as f64).sqrt();
     let claims = vec![
@@ -877,6 +887,7 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
         claims,
         figures,
         items,
+        captions,
     }))
 }
 

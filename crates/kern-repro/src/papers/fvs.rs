@@ -14,6 +14,7 @@ use crate::figures::{Grid, Group, Series, field, line_chart, scatter_plot};
 use crate::items::{Item, mean_sd};
 use crate::papers::versus_random::VersusRandom;
 use crate::registry::{Claim, Ctx, Kind, Outcome, Row, Status};
+use crate::tuning::{DECADE, search_extending};
 use faer::Mat;
 use kern_core::io::LabelColumn;
 use kern_core::learner::{Fit, Model};
@@ -186,20 +187,43 @@ fn three_clusters(n_per: usize, seed: u64) -> (Samples, Vec<usize>) {
     (Samples::from_rows(&rows).expect("finite"), y)
 }
 
-/// `sin x / x` (1 at 0).
-fn sinc_fn(x: f64) -> f64 {
-    if x.abs() < 1e-12 { 1.0 } else { x.sin() / x }
+/// The two readings of §5.5's sinc (READINGS.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SincForm {
+    /// `sin(πx) / (πx)`, as the paper prints it (the main reading).
+    Printed,
+    /// `sin x / x`, the function of the paper's reference \[15\] (a labelled variant).
+    Reference,
 }
 
-/// `n` points `x ~ U[−10, 10]`, `y = sinc x + N(0, noise²)` (the setup of the paper's reference [15]).
-fn noisy_sinc(n: usize, noise: f64, seed: u64) -> (Vec<f64>, Vec<f64>) {
+impl SincForm {
+    /// The function (1 at 0).
+    fn eval(self, x: f64) -> f64 {
+        let u = match self {
+            SincForm::Printed => std::f64::consts::PI * x,
+            SincForm::Reference => x,
+        };
+        if u.abs() < 1e-12 { 1.0 } else { u.sin() / u }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            SincForm::Printed => "sin πx / πx",
+            SincForm::Reference => "sin x / x",
+        }
+    }
+}
+
+/// `n` points `x ~ U[−10, 10]`, `y = sinc x + N(0, noise²)` (the interval of the paper's reference
+/// \[15\]; the paper prints none). The draws of `x` and of the noise do not depend on `form`.
+fn noisy_sinc(form: SincForm, n: usize, noise: f64, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut r = rng(seed);
     let x: Vec<f64> = (0..n).map(|_| -10.0 + 20.0 * r.random::<f64>()).collect();
     let y = x
         .iter()
         .map(|&v| {
             let e: f64 = StandardNormal.sample(&mut r);
-            sinc_fn(v) + noise * e
+            form.eval(v) + noise * e
         })
         .collect();
     (x, y)
@@ -381,6 +405,7 @@ pub fn circles(ctx: &Ctx) -> Result<Status> {
         claims,
         figures: vec![fig.into(), fig2.into()],
         items: vec![Item::derived(Kind::Paper, "§5.1, feature vectors found", 3.0, l as f64)],
+        captions: Vec::new(),
     }))
 }
 
@@ -410,13 +435,21 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
     // SVM: C by 10-fold CV (5-fold, coarser grid in quick mode).
     let (folds, cgrid) = if ctx.quick { (5, "c=2^-5..2^15:11") } else { (10, "c=2^-5..2^15:21") };
     let cfg = GridSearchConfig { cv: CvConfig::k_fold(folds, ctx.seed + 2), refit: true };
-    let rep = grid_search(
-        &cgrid.parse::<ParamGrid>()?,
-        |p| Ok::<_, kern_models::ModelsError>(SvcParams::new("gaussian:sigma=1".parse()?).c(p["c"])),
-        &x,
-        &yb,
-        &cfg,
-    )?;
+    // C on a log₂ grid, extended by about a decade (2³) per step while the choice is on its edge.
+    let svc_search = |x: &Samples, y: &BinaryTargets, spec: &str, cfg: &GridSearchConfig| {
+        search_extending(&spec.parse::<ParamGrid>()?, &["c"], DECADE, |g| {
+            Ok(grid_search(
+                g,
+                |p| Ok::<_, kern_models::ModelsError>(SvcParams::new("gaussian:sigma=1".parse()?).c(p["c"])),
+                x,
+                y,
+                cfg,
+            )?)
+        })
+    };
+    let ext = svc_search(&x, &yb, cgrid, &cfg)?;
+    let cgrid_used = ext.describe();
+    let rep = ext.report;
     let svm =
         rep.model.as_ref().ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
     let svm_c = rep.best_params()["c"];
@@ -459,13 +492,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
         .map(|r| -> Result<(f64, usize, f64)> {
             let (xr, yr) = gm.sample(100, ctx.seed + 10 + r);
             let ybr = BinaryTargets::from_f64(&yr)?;
-            let rep = grid_search(
-                &"c=2^-5..2^15:11".parse::<ParamGrid>()?,
-                |p| Ok::<_, kern_models::ModelsError>(SvcParams::new("gaussian:sigma=1".parse()?).c(p["c"])),
-                &xr,
-                &ybr,
-                &rcfg(r),
-            )?;
+            let rep = svc_search(&xr, &ybr, "c=2^-5..2^15:11", &rcfg(r))?.report;
             let m = rep
                 .model
                 .as_ref()
@@ -521,10 +548,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
         &[
             Series { name: "KFA".into(), points: path.iter().map(|&(l, a)| (l as f64, a)).collect() },
             Series { name: "Bayes (exact)".into(), points: vec![(1.0, bayes), (sizes.len() as f64, bayes)] },
-            Series {
-                name: format!("SVM ({n_sv} SVs)"),
-                points: vec![(1.0, svm_acc), (sizes.len() as f64, svm_acc)],
-            },
+            Series { name: "SVM".into(), points: vec![(1.0, svm_acc), (sizes.len() as f64, svm_acc)] },
         ],
     )?;
     let sd = (bayes * (1.0 - bayes) / n_test as f64).sqrt();
@@ -601,7 +625,9 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
         )
         .because(draw),
         Item::sampled(Kind::Paper, "Table 1, SVM support vectors", 54.0, n_sv as f64, sd_of(&|r| r.1 as f64))
-            .because("the SVM's C is chosen by CV (the paper's C is not given)"),
+            .because(format!(
+                "the SVM's C = {svm_c} is chosen by {folds}-fold CV over {cgrid_used} (the paper's C is not given)"
+            )),
         Item::derived(Kind::Identity, "Table 1, KFA feature vectors", 23.0, 23.0)
             .because("L is fixed at the paper's 23"),
     ];
@@ -616,7 +642,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
             quantity: "SVM accuracy".into(),
             paper: "88.2 %".into(),
             ours: pct(svm_acc),
-            note: format!("C = {svm_c} by {folds}-fold CV over {cgrid} (paper: OSU SVM, C not given)"),
+            note: format!("C = {svm_c} by {folds}-fold CV over {cgrid_used} (paper: OSU SVM, C not given)"),
         },
         Row {
             quantity: "SVM support vectors".into(),
@@ -634,7 +660,9 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
             quantity: format!("mean over {draws} other training draws: SVM / KFA (23 FV)"),
             paper: "88.2 % / 88.6 %".into(),
             ours: format!("{} ({rsv:.1} SV) / {}", pct(rsvm), pct(rkfa)),
-            note: format!("SVM C by 5-fold CV over c=2^-5..2^15:11; KFA ≥ SVM in {kfa_wins}/{draws} draws"),
+            note: format!(
+                "SVM C by 5-fold CV over c=2^-5..2^15:11, extended while the choice is on an edge; KFA ≥ SVM in {kfa_wins}/{draws} draws"
+            ),
         },
         Row {
             quantity: "KFA with L by CV".into(),
@@ -645,7 +673,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
     ];
     Ok(Status::Done(Outcome {
         results: json!({"bayes_accuracy": bayes, "bayes_rule_test_accuracy": bayes_rule,
-                        "svm": {"c": svm_c, "accuracy": svm_acc, "n_sv": n_sv},
+                        "svm": {"c": svm_c, "c_grid": cgrid_used, "accuracy": svm_acc, "n_sv": n_sv},
                         "kfa": {"n_fv": 23, "accuracy": kfa_acc, "fitness": fit23},
                         "kfa_cv": {"n_fv": lcv, "accuracy": kfa_cv_acc},
                         "draws": reps.iter().map(|r| json!({"svm_accuracy": r.0, "svm_n_sv": r.1, "kfa_accuracy": r.2})).collect::<Vec<_>>(),
@@ -663,6 +691,32 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
             "fvs-gaussians-path.svg".into(),
         ],
         items,
+        captions: vec![
+            (
+                "fvs-gaussians-kfa.svg".into(),
+                format!(
+                    "KFA with 23 FVs: test accuracy {} on {n_test} points (Bayes {}), fitness J_S = {fit23:.4}.",
+                    pct(kfa_acc),
+                    pct(bayes)
+                ),
+            ),
+            (
+                "fvs-gaussians-svm.svg".into(),
+                format!(
+                    "SVM with C = {svm_c} by {folds}-fold CV over {cgrid_used}: {n_sv} SVs, test accuracy {}.",
+                    pct(svm_acc)
+                ),
+            ),
+            (
+                "fvs-gaussians-path.svg".into(),
+                format!(
+                    "Best KFA {} at L = {best_l}; SVM {} with {n_sv} SVs; Bayes {}.",
+                    pct(best_acc),
+                    pct(svm_acc),
+                    pct(bayes)
+                ),
+            ),
+        ],
     }))
 }
 
@@ -692,17 +746,21 @@ pub fn clusters(ctx: &Ctx) -> Result<Status> {
     let kfa_big = acc(&kfa.predict(&xb)?, &yb);
     let fit = kfa.layers()[0].fitness().last().copied().unwrap_or(0.0);
     let cfg = GridSearchConfig { cv: CvConfig::k_fold(5, ctx.seed + 3), refit: true };
-    let rep = grid_search(
-        &"c=2^-5..2^15:11".parse::<ParamGrid>()?,
-        |p| {
-            Ok::<_, kern_models::ModelsError>(
-                SvcParams::new(format!("gaussian:sigma={sigma}").parse()?).c(p["c"]),
-            )
-        },
-        &x,
-        &yc,
-        &cfg,
-    )?;
+    let ext = search_extending(&"c=2^-5..2^15:11".parse::<ParamGrid>()?, &["c"], DECADE, |g| {
+        Ok(grid_search(
+            g,
+            |p| {
+                Ok::<_, kern_models::ModelsError>(
+                    SvcParams::new(format!("gaussian:sigma={sigma}").parse()?).c(p["c"]),
+                )
+            },
+            &x,
+            &yc,
+            &cfg,
+        )?)
+    })?;
+    let cgrid_used = ext.describe();
+    let rep = ext.report;
     let svm =
         rep.model.as_ref().ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
     let svm_c = rep.best_params()["c"];
@@ -785,18 +843,19 @@ pub fn clusters(ctx: &Ctx) -> Result<Status> {
             quantity: "one-vs-one SVM test accuracy".into(),
             paper: "—".into(),
             ours: format!("{} / {}", pct(svm_test), pct(svm_big)),
-            note: format!("C = {svm_c} by 5-fold CV, {} SVs", svm.n_sv()),
+            note: format!("C = {svm_c} by 5-fold CV over {cgrid_used}, {} SVs", svm.n_sv()),
         },
     ];
     Ok(Status::Done(Outcome {
         results: json!({"kfa": {"n_fv": 23, "fitness": fit, "test_accuracy": kfa_test, "large_test_accuracy": kfa_big},
-                        "svm": {"c": svm_c, "n_sv": svm.n_sv(), "test_accuracy": svm_test, "large_test_accuracy": svm_big}}),
+                        "svm": {"c": svm_c, "c_grid": cgrid_used, "n_sv": svm.n_sv(), "test_accuracy": svm_test, "large_test_accuracy": svm_big}}),
         sizes: json!({"train_per_cluster": 64, "test_per_cluster": 64, "large_test_per_cluster": n_big, "sigma": sigma}),
         seeds: vec![ctx.seed, ctx.seed + 1, ctx.seed + 2, ctx.seed + 3],
         table,
         claims,
         figures: vec![fig.into()],
         items: Vec::new(),
+        captions: Vec::new(),
     }))
 }
 
@@ -1092,6 +1151,7 @@ pub fn heart(ctx: &Ctx) -> Result<Status> {
         claims,
         figures: vec![figs.into(), fig5.into()],
         items,
+        captions: Vec::new(),
     }))
 }
 
@@ -1225,9 +1285,16 @@ fn solve_spd(mut a: Vec<f64>, d: usize, mut b: Vec<f64>) -> Option<Vec<f64>> {
 // §5.5 / Fig. 6: sinc regression with the linear-spline kernel.
 // ---------------------------------------------------------------------------------------------------
 
-/// One input mapping of the sinc experiment, fitted on the main draw and on the other draws.
+/// One reading of the sinc experiment (formula and input mapping), fitted on the main draw and on the
+/// other draws.
 struct SincRun {
+    form: SincForm,
+    /// The input mapping's name (`[0,1]` or `[0,20]`).
     name: &'static str,
+    /// The main reading (printed formula, inputs on [0, 1]); the others are labelled variants.
+    main: bool,
+    truth: Vec<f64>,
+    ys: Vec<f64>,
     kfa_pred: Vec<f64>,
     kfa_rmse: f64,
     fitness: f64,
@@ -1237,7 +1304,10 @@ struct SincRun {
     svr_rmse: f64,
     svr_c: f64,
     svr_eps: f64,
+    /// The SVR grid searched on the main draw (after edge extensions).
+    svr_grid: String,
     n_sv: usize,
+    noise_rmse: f64,
     /// Other draws: (KFA 6-FV RMSE, SVR RMSE, SVR SV count).
     draws: Vec<(f64, f64, usize)>,
 }
@@ -1249,28 +1319,34 @@ impl SincRun {
     fn kfa_wins(&self) -> usize {
         self.draws.iter().filter(|r| r.0 < r.1).count()
     }
+    fn label(&self) -> String {
+        format!("{}, inputs on {}", self.form.name(), self.name)
+    }
+    fn kind(&self) -> Kind {
+        if self.main { Kind::Paper } else { Kind::OtherReading }
+    }
+    /// An item of this run: as it is for the main reading, a labelled variant otherwise.
+    fn item(&self, i: Item) -> Item {
+        if self.main { i } else { i.variant(&self.label()) }
+    }
 }
 
-/// Fig. 6: regression of `sinc x = sin x / x` on `[−10, 10]` from 100 noisy samples (noise sd 0.5, as
-/// the paper), Vapnik's linear-spline kernel. The paper writes `sin(πx)/(πx)` but takes the experiment
-/// from its reference \[15\] (Vapnik, Golowich & Smola 1997), whose sinc is `sin x / x` on `[−10, 10]`;
-/// with 20 half-periods on that interval `sin(πx)/(πx)` could not be fitted by 6 spline knots, so we
-/// read it as \[15\]'s. The kernel is positive definite on `[0, ∞)` only and is **not scale invariant**
-/// (the `1 + xy` part against the cubic part), and the paper does not say how `x` was mapped, so both
-/// natural mappings run: `[0, 1]` (`(x + 10)/20`, the usual domain of Vapnik's splines) and `[0, 20]`
-/// (`x + 10`, a shift only). Per mapping: KFA with the paper's 6 FVs and along L = 2..20; ε-SVR with C
-/// and ε by 5-fold CV; 10 further draws (2 in quick mode). Errors are RMSE against the true sinc on
-/// 1001 grid points. `results`: `{noise_rmse, runs: {"[0,1]" | "[0,20]": {kfa: {n_fv, rmse, fitness,
-/// fv_x}, svr: {c, epsilon, n_sv, rmse}, kfa_path: [{l, rmse}], draws: [{kfa_rmse, svr_rmse,
-/// svr_n_sv}]}}}` (`noise_rmse`: RMSE of the noisy targets against the truth).
+/// Fig. 6: regression of the sinc from 100 noisy samples (noise sd 0.5, as the paper) on `[−10, 10]`,
+/// Vapnik's linear-spline kernel. Main reading (READINGS.md): the formula as printed, `sin(πx)/(πx)`;
+/// the paper takes the experiment from its reference \[15\] (Vapnik, Golowich & Smola 1997), whose sinc
+/// is `sin x / x` on `[−10, 10]`: that function runs as a labelled variant, and `[−10, 10]` (the paper
+/// prints no interval) is \[15\]'s for both. The kernel is positive definite on `[0, ∞)` only and is
+/// **not scale invariant** (the `1 + xy` part against the cubic part), and the paper does not say how `x`
+/// was mapped: `[0, 1]` (`(x + 10)/20`, the usual domain of Vapnik's splines) is the main reading,
+/// `[0, 20]` (`x + 10`, a shift only) a variant. Per reading: KFA with the paper's 6 FVs and along
+/// L = 2..20; ε-SVR with C and ε by 5-fold CV (the C axis extended while the choice is on its edge);
+/// 10 further draws (2 in quick mode). Errors are RMSE against the true function on 1001 grid points.
+/// `results`: `{runs: {"<formula>, inputs on <mapping>": {formula, mapping, main, noise_rmse, kfa: {n_fv,
+/// rmse, fitness, fv_x}, svr: {c, epsilon, n_sv, rmse, grid}, kfa_path: [{l, rmse}], draws: [{kfa_rmse,
+/// svr_rmse, svr_n_sv}]}}}` (`noise_rmse`: RMSE of the noisy targets against the truth).
 pub fn sinc(ctx: &Ctx) -> Result<Status> {
     let (n, noise) = (100, 0.5);
-    let (xs, ys) = noisy_sinc(n, noise, ctx.seed);
     let grid: Vec<f64> = (0..=1000).map(|i| -10.0 + 0.02 * i as f64).collect();
-    let truth: Vec<f64> = grid.iter().map(|&v| sinc_fn(v)).collect();
-    let rmse = |p: &[f64]| {
-        (p.iter().zip(&truth).map(|(a, b)| (a - b).powi(2)).sum::<f64>() / truth.len() as f64).sqrt()
-    };
     let k = LinearSpline;
     let folds = 5;
     let draws = if ctx.quick { 2 } else { 10 };
@@ -1281,11 +1357,12 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
         (false, "[0,1]") => "c=10^-1..10^4:11,epsilon=[0.1,0.25,0.5,0.75,1.0]",
         (false, _) => "c=10^-4..10^1:11,epsilon=[0.1,0.25,0.5,0.75,1.0]",
     };
-    let fit_svr =
-        |x: &Samples, y: &RealTargets, seed: u64, spec: &str| -> Result<(kern_models::svm::Svr, f64, f64)> {
-            let cfg = GridSearchConfig { cv: CvConfig::k_fold(folds, seed), refit: true };
-            let rep = grid_search(
-                &spec.parse::<ParamGrid>()?,
+    type SvrFit = (kern_models::svm::Svr, f64, f64, String);
+    let fit_svr = |x: &Samples, y: &RealTargets, seed: u64, spec: &str| -> Result<SvrFit> {
+        let cfg = GridSearchConfig { cv: CvConfig::k_fold(folds, seed), refit: true };
+        let ext = search_extending(&spec.parse::<ParamGrid>()?, &["c"], DECADE, |g| {
+            Ok(grid_search(
+                g,
                 |p| {
                     Ok::<_, kern_models::ModelsError>(
                         SvrParams::new("spline".parse()?).c(p["c"]).epsilon(p["epsilon"]),
@@ -1294,13 +1371,26 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
                 x,
                 y,
                 &cfg,
-            )?;
-            let (c, e) = (rep.best_params()["c"], rep.best_params()["epsilon"]);
-            let m = rep.model.ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
-            Ok((m, c, e))
-        };
+            )?)
+        })?;
+        let grid = ext.describe();
+        let rep = ext.report;
+        let (c, e) = (rep.best_params()["c"], rep.best_params()["epsilon"]);
+        let m = rep.model.ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
+        Ok((m, c, e, grid))
+    };
     let mut runs = Vec::new();
-    for (name, scale) in [("[0,1]", 0.05), ("[0,20]", 1.0)] {
+    let readings = [
+        (SincForm::Printed, "[0,1]", 0.05, true),
+        (SincForm::Printed, "[0,20]", 1.0, false),
+        (SincForm::Reference, "[0,1]", 0.05, false),
+    ];
+    for (form, name, scale, main) in readings {
+        let (xs, ys) = noisy_sinc(form, n, noise, ctx.seed);
+        let truth: Vec<f64> = grid.iter().map(|&v| form.eval(v)).collect();
+        let rmse = |p: &[f64]| {
+            (p.iter().zip(&truth).map(|(a, b)| (a - b).powi(2)).sum::<f64>() / truth.len() as f64).sqrt()
+        };
         let map = |v: &[f64]| Samples::from_flat(v.iter().map(|a| (a + 10.0) * scale).collect(), v.len(), 1);
         let (x, xg) = (map(&xs)?, map(&grid)?);
         let yr = RealTargets::new(ys.clone())?;
@@ -1313,19 +1403,23 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
             .zip(kfa_path(&k, &x, &column(&ys), &xg, &sel, &sizes)?)
             .map(|(&l, o)| (l, rmse(&col0(&o))))
             .collect();
-        let (svr, svr_c, svr_eps) = fit_svr(&x, &yr, ctx.seed + 1, gspec(name))?;
+        let (svr, svr_c, svr_eps, svr_grid) = fit_svr(&x, &yr, ctx.seed + 1, gspec(name))?;
         let svr_pred = svr.predict(&xg)?;
         let reps = (0..draws as u64)
             .map(|r| -> Result<(f64, f64, usize)> {
-                let (xs2, ys2) = noisy_sinc(n, noise, ctx.seed + 10 + r);
+                let (xs2, ys2) = noisy_sinc(form, n, noise, ctx.seed + 10 + r);
                 let (x2, y2) = (map(&xs2)?, RealTargets::new(ys2)?);
                 let kf = KfaParams::new(k).basis(BasisChoice::Fvs(exact(6))).fit(&x2, &y2)?;
-                let (sv, _, _) = fit_svr(&x2, &y2, ctx.seed + 20 + r, gspec(name))?;
+                let (sv, _, _, _) = fit_svr(&x2, &y2, ctx.seed + 20 + r, gspec(name))?;
                 Ok((rmse(&kf.predict(&xg)?), rmse(&sv.predict(&xg)?), sv.support_vectors().n()))
             })
             .collect::<Result<_>>()?;
+        let noise_rmse =
+            (xs.iter().zip(&ys).map(|(a, b)| (form.eval(*a) - b).powi(2)).sum::<f64>() / n as f64).sqrt();
         runs.push(SincRun {
+            form,
             name,
+            main,
             kfa_rmse: rmse(&kfa_pred),
             kfa_pred,
             fitness: kfa.layers()[0].fitness().last().copied().unwrap_or(0.0),
@@ -1335,46 +1429,64 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
             svr_pred,
             svr_c,
             svr_eps,
+            svr_grid,
             n_sv: svr.support_vectors().n(),
+            noise_rmse,
             draws: reps,
+            truth,
+            ys,
         });
     }
-    let noise_rmse =
-        (xs.iter().zip(&ys).map(|(a, b)| (sinc_fn(*a) - b).powi(2)).sum::<f64>() / n as f64).sqrt();
+    // The x draws are the same for every reading (only y depends on the formula).
+    let (xs, _) = noisy_sinc(SincForm::Printed, n, noise, ctx.seed);
     let curve = |name: &str, p: &[f64]| Series {
         name: name.into(),
         points: grid.iter().copied().zip(p.iter().copied()).collect(),
     };
     let mut figures = Vec::new();
-    for (i, r) in runs.iter().enumerate() {
-        let fig = format!("fvs-sinc-fit{}.svg", if i == 0 { "" } else { "-0-20" });
-        let fvx: Vec<(f64, f64)> = r.fv.iter().map(|&i| (xs[i], ys[i])).collect();
+    let mut captions = Vec::new();
+    for r in &runs {
+        let fig = match (r.form, r.name) {
+            (SincForm::Printed, "[0,1]") => "fvs-sinc-fit.svg",
+            (SincForm::Printed, _) => "fvs-sinc-fit-0-20.svg",
+            _ => "fvs-sinc-fit-sinx-x.svg",
+        };
+        let fvx: Vec<(f64, f64)> = r.fv.iter().map(|&i| (xs[i], r.ys[i])).collect();
         scatter_plot(
-            &ctx.dir.join(&fig),
-            &format!("Fig. 6: sinc fits, inputs on {}", r.name),
+            &ctx.dir.join(fig),
+            &format!("{}Sinc fits, {}", if r.main { "Fig. 6: " } else { "Variant of Fig. 6: " }, r.label()),
             ("x", "y"),
             &[
-                Group::points("noisy data", xs.iter().copied().zip(ys.iter().copied()).collect()),
+                Group::points("noisy data", xs.iter().copied().zip(r.ys.iter().copied()).collect()),
                 Group { name: "feature vectors".into(), sizes: vec![1.0; fvx.len()], points: fvx },
             ],
-            &[
-                curve("sinc x", &truth),
-                curve("KFA (6 FV)", &r.kfa_pred),
-                curve(&format!("SVR ({} SV)", r.n_sv), &r.svr_pred),
-            ],
+            &[curve(r.form.name(), &r.truth), curve("KFA (6 FV)", &r.kfa_pred), curve("SVR", &r.svr_pred)],
             false,
         )?;
-        figures.push(fig);
+        figures.push(fig.to_string());
+        captions.push((
+            fig.to_string(),
+            format!(
+                "{}: RMSE against the true function KFA (6 FV) {:.4}, SVR {:.4} with {} SVs (C = {:.3e}, ε = {}); noise RMSE {:.3}.",
+                r.label(),
+                r.kfa_rmse,
+                r.svr_rmse,
+                r.n_sv,
+                r.svr_c,
+                r.svr_eps,
+                r.noise_rmse
+            ),
+        ));
     }
     let fig2 = "fvs-sinc-path.svg";
     let mut lines = Vec::new();
     for r in &runs {
         lines.push(Series {
-            name: format!("KFA, inputs on {}", r.name),
+            name: format!("KFA, {}", r.label()),
             points: r.path.iter().map(|&(l, e)| (l as f64, e)).collect(),
         });
         lines.push(Series {
-            name: format!("SVR on {} ({} SV)", r.name, r.n_sv),
+            name: format!("SVR, {}", r.label()),
             points: vec![(2.0, r.svr_rmse), (20.0, r.svr_rmse)],
         });
     }
@@ -1386,40 +1498,55 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
         &lines,
     )?;
     figures.push(fig2.into());
-    let mut claims = vec![Claim {
-        kind: Kind::Paper,
-        source: "§5.5, Fig. 6".into(),
-        claim: "KFA needs only 6 feature vectors where the SVR needs 27 support vectors".into(),
-        holds: runs.iter().all(|r| 6 < r.n_sv),
-        evidence: runs
-            .iter()
-            .map(|r| {
-                format!(
-                    "inputs on {}: 6 FV vs {} SV (C = {:.3e}, ε = {})",
-                    r.name, r.n_sv, r.svr_c, r.svr_eps
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-    }];
+    captions.push((
+        fig2.to_string(),
+        runs.iter().map(|r| format!("{}: SVR with {} SVs", r.label(), r.n_sv)).collect::<Vec<_>>().join("; ")
+            + " (horizontal lines).",
+    ));
+    let mut claims = Vec::new();
     let mut table = Vec::new();
+    let mut items = Vec::new();
     for r in &runs {
+        let tag = r.label();
         claims.push(Claim {
-            kind: Kind::Paper,
+            kind: r.kind(),
             source: "§5.5, Fig. 6".into(),
-            claim: format!("the 6-FV KFA approximates sinc better than the SVR (inputs mapped to {})", r.name),
+            claim: format!("KFA needs only 6 feature vectors where the SVR needs 27 support vectors ({tag})"),
+            holds: 6 < r.n_sv,
+            evidence: format!("6 FV vs {} SV (C = {:.3e}, ε = {})", r.n_sv, r.svr_c, r.svr_eps),
+        });
+        claims.push(Claim {
+            kind: r.kind(),
+            source: "§5.5, Fig. 6".into(),
+            claim: format!("the 6-FV KFA approximates sinc better than the SVR ({tag})"),
             holds: r.kfa_rmse < r.svr_rmse && 2 * r.kfa_wins() > r.draws.len(),
             evidence: format!(
-                "RMSE against the true sinc: KFA {:.4}, SVR {:.4} (noise RMSE {noise_rmse:.3}); over {draws} other draws KFA {:.4} vs SVR {:.4}, KFA better in {}; knots at x = {:?}",
+                "RMSE against the true function: KFA {:.4}, SVR {:.4} (noise RMSE {:.3}); over {draws} other draws KFA {:.4} vs SVR {:.4}, KFA better in {}; knots at x = {:?}",
                 r.kfa_rmse,
                 r.svr_rmse,
+                r.noise_rmse,
                 r.mean(|d| d.0),
                 r.mean(|d| d.1),
                 r.kfa_wins(),
                 r.fv.iter().map(|&i| (xs[i] * 10.0).round() / 10.0).collect::<Vec<_>>()
             ),
         });
-        let tag = format!("inputs on {}", r.name);
+        let sv_sd = mean_sd(&r.draws.iter().map(|d| d.2 as f64).collect::<Vec<_>>()).1;
+        items.push(
+            r.item(
+                Item::sampled(
+                    Kind::Paper,
+                    "§5.5, SVR support vectors (ref. [15])",
+                    27.0,
+                    r.n_sv as f64,
+                    sv_sd,
+                )
+                .because(format!(
+                    "[15]'s C and ε are not given; ours by {folds}-fold CV over {}",
+                    r.svr_grid
+                )),
+            ),
+        );
         table.push(Row {
             quantity: format!("KFA basis ({tag})"),
             paper: "6 FV".into(),
@@ -1432,13 +1559,11 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
             ours: format!("{} SV", r.n_sv),
             note: format!(
                 "ε-SVR, C = {:.3e}, ε = {} by {folds}-fold CV over {} (ref. [15]'s C, ε unknown)",
-                r.svr_c,
-                r.svr_eps,
-                gspec(r.name)
+                r.svr_c, r.svr_eps, r.svr_grid
             ),
         });
         table.push(Row {
-            quantity: format!("RMSE vs true sinc, KFA / SVR ({tag})"),
+            quantity: format!("RMSE vs true function, KFA / SVR ({tag})"),
             paper: "KFA better (Fig. 6)".into(),
             ours: format!("{:.4} / {:.4}", r.kfa_rmse, r.svr_rmse),
             note: format!(
@@ -1461,15 +1586,16 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
     let mut res = serde_json::Map::new();
     for r in &runs {
         res.insert(
-            r.name.into(),
-            json!({"kfa": {"n_fv": 6, "rmse": r.kfa_rmse, "fitness": r.fitness, "fv_x": r.fv.iter().map(|&i| xs[i]).collect::<Vec<_>>()},
-                   "svr": {"c": r.svr_c, "epsilon": r.svr_eps, "n_sv": r.n_sv, "rmse": r.svr_rmse},
+            r.label(),
+            json!({"formula": r.form.name(), "mapping": r.name, "main": r.main, "noise_rmse": r.noise_rmse,
+                   "kfa": {"n_fv": 6, "rmse": r.kfa_rmse, "fitness": r.fitness, "fv_x": r.fv.iter().map(|&i| xs[i]).collect::<Vec<_>>()},
+                   "svr": {"c": r.svr_c, "epsilon": r.svr_eps, "n_sv": r.n_sv, "rmse": r.svr_rmse, "grid": r.svr_grid},
                    "kfa_path": r.path.iter().map(|&(l, e)| json!({"l": l, "rmse": e})).collect::<Vec<_>>(),
                    "draws": r.draws.iter().map(|d| json!({"kfa_rmse": d.0, "svr_rmse": d.1, "svr_n_sv": d.2})).collect::<Vec<_>>()}),
         );
     }
     Ok(Status::Done(Outcome {
-        results: json!({"noise_rmse": noise_rmse, "runs": res}),
+        results: json!({"runs": res}),
         sizes: json!({"n": n, "noise_sd": noise, "grid": grid.len(), "cv_folds": folds, "other_draws": draws}),
         seeds: [ctx.seed, ctx.seed + 1]
             .into_iter()
@@ -1478,7 +1604,8 @@ pub fn sinc(ctx: &Ctx) -> Result<Status> {
         table,
         claims,
         figures,
-        items: Vec::new(),
+        items,
+        captions,
     }))
 }
 
@@ -1681,6 +1808,7 @@ pub fn vs_random(ctx: &Ctx) -> Result<Status> {
         claims,
         figures,
         items: Vec::new(),
+        captions: Vec::new(),
     }))
 }
 
@@ -1729,7 +1857,7 @@ mod tests {
     fn tmp_ctx(name: &str) -> Ctx {
         let dir = std::env::temp_dir().join(format!("kern-fvs-test-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        Ctx { quick: true, dir, seed: 7 }
+        Ctx { quick: true, full: false, dir, seed: 7 }
     }
 
     #[test]
@@ -1842,14 +1970,28 @@ mod tests {
 
     #[test]
     fn noisy_sinc_has_the_stated_noise() {
-        let (x, y) = noisy_sinc(20_000, 0.5, 4);
-        assert!(x.iter().all(|v| (-10.0..=10.0).contains(v)));
-        let r: Vec<f64> = x.iter().zip(&y).map(|(a, b)| b - sinc_fn(*a)).collect();
-        let mean = r.iter().sum::<f64>() / r.len() as f64;
-        let sd = (r.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / r.len() as f64).sqrt();
-        assert!(mean.abs() < 0.015 && (sd - 0.5).abs() < 0.01, "noise mean {mean}, sd {sd}");
-        assert_eq!(sinc_fn(0.0), 1.0);
-        assert!((sinc_fn(std::f64::consts::PI)).abs() < 1e-15);
+        for form in [SincForm::Printed, SincForm::Reference] {
+            let (x, y) = noisy_sinc(form, 20_000, 0.5, 4);
+            assert!(x.iter().all(|v| (-10.0..=10.0).contains(v)));
+            let r: Vec<f64> = x.iter().zip(&y).map(|(a, b)| b - form.eval(*a)).collect();
+            let mean = r.iter().sum::<f64>() / r.len() as f64;
+            let sd = (r.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / r.len() as f64).sqrt();
+            assert!(mean.abs() < 0.015 && (sd - 0.5).abs() < 0.01, "noise mean {mean}, sd {sd}");
+            assert_eq!(form.eval(0.0), 1.0);
+        }
+        // The same x and noise for both forms: the targets differ by the functions alone.
+        let (xp, yp) = noisy_sinc(SincForm::Printed, 50, 0.5, 9);
+        let (xr, yr) = noisy_sinc(SincForm::Reference, 50, 0.5, 9);
+        assert_eq!(xp, xr);
+        for ((x, a), b) in xp.iter().zip(&yp).zip(&yr) {
+            let d = SincForm::Printed.eval(*x) - SincForm::Reference.eval(*x);
+            assert!((a - b - d).abs() < 1e-12);
+        }
+        // Zeros: sin πx / πx at the non-zero integers, sin x / x at the multiples of π.
+        for k in 1..=10 {
+            assert!(SincForm::Printed.eval(k as f64).abs() < 1e-15);
+            assert!(SincForm::Reference.eval(k as f64 * std::f64::consts::PI).abs() < 1e-15);
+        }
     }
 
     #[test]
@@ -1889,7 +2031,7 @@ mod tests {
         for (name, run, claims) in [
             ("circles", circles as fn(&Ctx) -> Result<Status>, 2),
             ("clusters", clusters, 2),
-            ("sinc", sinc, 3),
+            ("sinc", sinc, 6),
             ("gaussians", gaussians, 4),
         ] {
             let ctx = tmp_ctx(name);

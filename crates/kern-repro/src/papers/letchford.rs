@@ -70,14 +70,18 @@ pub fn curves(ctx: &Ctx) -> Result<Status> {
     )?;
     let mut hist_json = serde_json::Map::new();
     let mut hist_series = Vec::new();
-    for (name, b) in [("small", half.beta / 100.0), ("chosen", half.beta), ("large", half.beta * 100.0)] {
+    for (name, legend, b) in [
+        ("small", "β/100", half.beta / 100.0),
+        ("chosen", "β (mean-to-half)", half.beta),
+        ("large", "100·β", half.beta * 100.0),
+    ] {
         let mut h = [0usize; 20];
         for &d in &p {
             h[(((-b * d).exp() * 20.0) as usize).min(19)] += 1;
         }
         let frac: Vec<f64> = h.iter().map(|&c| c as f64 / p.len() as f64).collect();
         hist_series.push(Series {
-            name: format!("{name} β = {b:.4}"),
+            name: legend.into(),
             points: frac.iter().enumerate().map(|(i, &f)| ((i as f64 + 0.5) / 20.0, f)).collect(),
         });
         hist_json.insert(name.into(), json!({"beta": b, "fractions": frac}));
@@ -151,6 +155,10 @@ pub fn curves(ctx: &Ctx) -> Result<Status> {
             .map(|f| format!("bandwidth-curves-{f}.svg"))
             .collect(),
         items: Vec::new(),
+        captions: vec![(
+            "bandwidth-curves-hist.svg".into(),
+            format!("β (mean-to-half) = {:.4}; maximum variance at β = {:.4}.", half.beta, maxv.beta),
+        )],
     }))
 }
 
@@ -509,6 +517,7 @@ pub fn robustness(ctx: &Ctx) -> Result<Status> {
         claims,
         figures,
         items: Vec::new(),
+        captions: Vec::new(),
     }))
 }
 
@@ -613,5 +622,6 @@ pub fn fig5(ctx: &Ctx) -> Result<Status> {
         claims,
         figures: vec!["bandwidth-fig5a.svg".into(), "bandwidth-fig5b.svg".into()],
         items: Vec::new(),
+        captions: Vec::new(),
     }))
 }

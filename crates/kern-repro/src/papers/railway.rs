@@ -147,7 +147,8 @@ fn fit_railway(kernel: RailwayKernel<KernelSpec>, c: f64, x: &Samples, y: &[f64]
 /// `λ`).
 const LAMBDA_CUTOFF: f64 = 1e-3;
 
-/// SVM₂: `σ` and `C` by 5-fold cross-validated grid search (accuracy), refitted on all of `x`.
+/// SVM₂: `σ` and `C` by 5-fold cross-validated grid search (accuracy), refitted on all of `x`; an axis
+/// whose choice is on its edge is extended there ([`crate::tuning::search_extending`]).
 fn fit_svm_cv(x: &Samples, y: &[f64], sigmas: &[f64], cs: &[f64], seed: u64) -> Result<(Trained, f64, f64)> {
     let grid = ParamGrid::new(vec![
         ParamAxis::values("sigma", sigmas.to_vec())?,
@@ -157,7 +158,12 @@ fn fit_svm_cv(x: &Samples, y: &[f64], sigmas: &[f64], cs: &[f64], seed: u64) -> 
     let build = |p: &kern_tune::grid::ParamPoint| -> Result<SvcParams> {
         Ok(SvcParams::new(rbf(p["sigma"])?).c(p["c"]))
     };
-    let rep = grid_search(&grid, build, x, &targets(y)?, &cfg)?;
+    // Both axes extended by about a decade per step (at most 3) while the choice is on an edge.
+    let t = targets(y)?;
+    let rep = crate::tuning::search_extending(&grid, &["sigma", "c"], crate::tuning::DECADE, |g| {
+        Ok(grid_search(g, build, x, &t, &cfg)?)
+    })?
+    .report;
     let (s, c) = (rep.best_params()["sigma"], rep.best_params()["c"]);
     let model =
         rep.model.ok_or_else(|| ReproError::Other("grid search returned no refitted model".into()))?;
@@ -846,6 +852,7 @@ pub fn xor(ctx: &Ctx) -> Result<Status> {
             )
             .collect(),
         items,
+        captions: Vec::new(),
     }))
 }
 
@@ -1021,6 +1028,7 @@ pub fn intersection(ctx: &Ctx) -> Result<Status> {
         claims: vec![],
         figures: vec![fig_a.into(), fig_b.into(), fig_rbf.into()],
         items: Vec::new(),
+        captions: Vec::new(),
     }))
 }
 
@@ -1369,7 +1377,9 @@ pub fn two_areas(ctx: &Ctx) -> Result<Status> {
                     mean_sd(&out.svm1_sigma).0
                 ),
                 "SVM₂" => format!(
-                    "σ ∈ {:?}, C ∈ {:?} by 5-fold CV; chosen [σ, C]: {:?}; {edge} of {runs} on the grid's edge",
+                    "σ ∈ {:?}, C ∈ {:?} by 5-fold CV, an axis extended by about a decade per step (at most 3) \
+                     while the choice is on its edge; chosen [σ, C]: {:?}; {edge} of {runs} on or beyond the \
+                     declared grid's edge",
                     grid.0, grid.1, out.svm2
                 ),
                 _ => "exp(−r²/σ²), C = 1".to_string(),
@@ -1428,6 +1438,7 @@ pub fn two_areas(ctx: &Ctx) -> Result<Status> {
         claims,
         figures,
         items,
+        captions: Vec::new(),
     }))
 }
 
@@ -1658,7 +1669,10 @@ pub fn cancer(ctx: &Ctx) -> Result<Status> {
             "SVM₁, 'scale'" => {
                 "other reading: σ = 1/√β, β = 1/(d·Var X) (scikit-learn 'scale'), C = 1".into()
             }
-            _ => format!("σ, C by 5-fold CV over σ ∈ {grid_s:?}, C ∈ {grid_c:?}: chosen {ch:?}"),
+            _ => format!(
+                "σ, C by 5-fold CV over σ ∈ {grid_s:?}, C ∈ {grid_c:?}, an axis extended by about a decade \
+                 per step (at most 3) while the choice is on its edge: chosen {ch:?}"
+            ),
         };
         table.push(Row {
             quantity: format!("{label}: train error % (sd), sens / spec"),
@@ -1799,6 +1813,7 @@ pub fn cancer(ctx: &Ctx) -> Result<Status> {
         claims,
         figures: vec![],
         items,
+        captions: Vec::new(),
     }))
 }
 
@@ -1840,8 +1855,9 @@ pub fn areas_data(per_group: usize, seed: u64) -> (Vec<[f64; 2]>, Vec<f64>, Vec<
     (x, y, g)
 }
 
-/// Draws one step of the search: clusters coloured, each named with its test outcome.
-fn step_figure(ctx: &Ctx, xr: &[[f64; 2]], loc: &AreaLocation, step: usize) -> Result<String> {
+/// Draws one step of the search: clusters coloured, each named with its test outcome; returns the file
+/// and its caption (each cluster's label counts and χ² p-value).
+fn step_figure(ctx: &Ctx, xr: &[[f64; 2]], loc: &AreaLocation, step: usize) -> Result<(String, String)> {
     let t = &loc.trace[step];
     let groups: Vec<Group> = t
         .tests
@@ -1851,12 +1867,16 @@ fn step_figure(ctx: &Ctx, xr: &[[f64; 2]], loc: &AreaLocation, step: usize) -> R
             let pts =
                 xr.iter().zip(&t.assignment).filter(|(_, a)| **a == c).map(|(p, _)| (p[0], p[1])).collect();
             let verdict = if test.rejected { "impure" } else { "pure" };
-            Group::points(
-                &format!("cluster {c}: {:?}, p = {:.2e} ({verdict})", test.counts, test.p_value),
-                pts,
-            )
+            Group::points(&format!("cluster {c} ({verdict})"), pts)
         })
         .collect();
+    let caption = t
+        .tests
+        .iter()
+        .enumerate()
+        .map(|(c, test)| format!("cluster {c}: label counts {:?}, χ² p = {:.2e}", test.counts, test.p_value))
+        .collect::<Vec<_>>()
+        .join("; ");
     let name = format!("railway-areas-k{}.svg", t.k);
     scatter_plot(
         &ctx.dir.join(&name),
@@ -1866,7 +1886,7 @@ fn step_figure(ctx: &Ctx, xr: &[[f64; 2]], loc: &AreaLocation, step: usize) -> R
         &[],
         true,
     )?;
-    Ok(name)
+    Ok((name, format!("{caption}.")))
 }
 
 /// Fig. 7: the area location of §4 step by step on a two-class problem made of six Gaussian groups (three
@@ -1898,8 +1918,11 @@ pub fn areas(ctx: &Ctx) -> Result<Status> {
         &[],
         true,
     )?;
+    let mut captions = Vec::new();
     for step in 0..loc.trace.len() {
-        figures.push(step_figure(ctx, &xr, &loc, step)?);
+        let (f, c) = step_figure(ctx, &xr, &loc, step)?;
+        captions.push((f.clone(), c));
+        figures.push(f);
     }
     // Final areas as circles: the zero level of ‖x − c‖ − r for each area.
     let (bx, by) = ((-3.0, 12.5), (-3.5, 9.0));
@@ -2089,6 +2112,7 @@ pub fn areas(ctx: &Ctx) -> Result<Status> {
         claims,
         figures,
         items: Vec::new(),
+        captions,
     }))
 }
 
