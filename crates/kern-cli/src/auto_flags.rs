@@ -11,9 +11,11 @@
 use crate::CliError;
 use crate::any_params::AnyParams;
 use crate::grid_kernel::is_precomputed;
-use crate::kinds::ModelKind;
+use crate::kinds::{ModelKind, targets};
 use crate::learner_flags::{LearnerFlags, Setting};
+use kern_core::GaussianParam;
 use kern_core::io::Dataset;
+use kern_models::ridge::width::{WIDTH_FACTORS, WidthChoice};
 use kern_models::svm::{AutoChoice, AutoSearch};
 use kern_tune::auto::{AutoKernel, WIDTH_KEYS};
 use kern_tune::grid::ParamPoint;
@@ -123,6 +125,7 @@ impl LearnerFlags {
     pub fn choose_auto(&mut self, m: ModelKind, ds: &Dataset, seed: u64) -> Result<Vec<Value>, CliError> {
         self.expand_auto(m);
         let mut report = Vec::new();
+        let mut widen = false;
         if !is_precomputed(&self.kernel)
             && !self.is_railway()
             && let Some(auto) = AutoKernel::parse(&self.kernel)?
@@ -142,6 +145,7 @@ impl LearnerFlags {
             } else {
                 None
             };
+            widen = auto.gaussian_width_auto();
             let r = auto.resolve(&ds.samples, labels.as_ref().map(|l| l.classes()), seed)?;
             self.kernel = r.kernel.to_string();
             for c in r.choices {
@@ -189,6 +193,19 @@ impl LearnerFlags {
             match m {
                 ModelKind::Lssvm | ModelKind::Krr => {
                     self.lambda = None;
+                    if widen {
+                        let y = match m {
+                            ModelKind::Krr => kern_core::Targets::Real(ds.real()?),
+                            _ => targets(ds, self.regression)?,
+                        };
+                        let ch = match self.params(m, &ParamPoint::from_pairs(&[]), seed)? {
+                            AnyParams::LsSvm(p) => p.choose_width(&ds.samples, &y, seed)?,
+                            AnyParams::Krr(p) => p.choose_width(&ds.samples, &y, seed)?,
+                            _ => unreachable!("lssvm and krr translate to their own parameters"),
+                        };
+                        self.kernel = ch.kernel.to_string();
+                        report.push(width_json(&ch));
+                    }
                     // Filled in from the trained model's summary (its leave-one-out selection).
                     report.push(
                         json!({"parameter": "lambda", "method": "exact leave-one-out over the default grid"}),
@@ -205,6 +222,29 @@ impl LearnerFlags {
         }
         Ok(report)
     }
+}
+
+/// The report of a width chosen with λ by leave-one-out: the width in the spec's own key.
+fn width_json(ch: &WidthChoice) -> Value {
+    let (key, value) = match &ch.kernel {
+        kern_core::KernelSpec::Gaussian(g) => match g.param() {
+            GaussianParam::Sigma(v) => ("sigma", v),
+            GaussianParam::Beta(v) => ("beta", v),
+            GaussianParam::StdDev(v) => ("std", v),
+        },
+        _ => unreachable!("the width search returns a gaussian"),
+    };
+    json!({
+        "parameter": key, "method": "mean-to-half widened by leave-one-out", "value": value,
+        "detail": format!(
+            "factor {} of {} (each with its best lambda) over {} of the samples",
+            ch.factor,
+            WIDTH_FACTORS.map(|f| f.to_string()).join(", "),
+            ch.points
+        ),
+        "curve": ch.curve.iter().map(|c| json!([c.factor, c.lambda, c.error])).collect::<Vec<_>>(),
+        "seconds": ch.seconds,
+    })
 }
 
 fn cv_json(ch: &AutoChoice, method: &str) -> Value {

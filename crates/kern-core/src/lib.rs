@@ -39,8 +39,8 @@ mod targets;
 pub use error::{CoreError, Result};
 pub use gram::{GramPath, cross_gram, cross_gram_with, gram, gram_with};
 pub use kernel::{
-    Chi2, CompactlySupported, Cosine, Definiteness, Gaussian, Indicator, Kernel, Laplacian, LaplacianL1,
-    Linear, LinearSpline, LogKernel, Polynomial, Product, Profile, Scaled, Sigmoid, Sum,
+    Chi2, CompactlySupported, Cosine, Definiteness, Gaussian, GaussianParam, Indicator, Kernel, Laplacian,
+    LaplacianL1, Linear, LinearSpline, LogKernel, Polynomial, Product, Profile, Scaled, Sigmoid, Sum,
 };
 pub use samples::{InvertedIndex, SampleIter, SampleRef, Samples, Storage, StoragePolicy, dot, sq_dist};
 pub use spec::{KERNEL_NAMES, KernelSpec, KernelVisitor, MAX_SPEC_DEPTH};

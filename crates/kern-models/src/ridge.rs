@@ -39,6 +39,7 @@
 //! the mean squared residual; regression by the mean squared residual (PRESS / n).
 
 pub(crate) mod estimator;
+pub mod width;
 
 use crate::error::{ModelsError, Result};
 use crate::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand};

@@ -120,6 +120,8 @@ pub struct AutoKernel {
     width: Option<(String, Method)>,
     /// The radius method, when automatic.
     radius: Option<Radius>,
+    /// Whether the width was written `auto` (rather than naming its method).
+    width_auto: bool,
 }
 
 /// One value chosen by [`AutoKernel::resolve`].
@@ -195,10 +197,17 @@ impl AutoKernel {
                 "{spec}: automatic values are for a single gaussian or cs-gaussian kernel, not a sum or product"
             )));
         }
-        let mut out = AutoKernel { name: name.to_string(), params: Vec::new(), width: None, radius: None };
+        let mut out = AutoKernel {
+            name: name.to_string(),
+            params: Vec::new(),
+            width: None,
+            radius: None,
+            width_auto: false,
+        };
         for (k, v) in pairs {
             if WIDTH_KEYS.contains(&k.as_str()) && WIDTH_WORDS.contains(&v.as_str()) {
-                let method = if v == "auto" { Method::MeanToHalf } else { v.parse()? };
+                out.width_auto = v == "auto";
+                let method = if out.width_auto { Method::MeanToHalf } else { v.parse()? };
                 out.width = Some((k.clone(), method));
             } else if k == "c" && name == "cs-gaussian" {
                 match Radius::parse(&v) {
@@ -224,6 +233,21 @@ impl AutoKernel {
     /// Whether the width is automatic and its method is Ahn's (which needs class labels).
     pub fn needs_labels(&self) -> bool {
         matches!(self.width, Some((_, Method::Ahn)))
+    }
+
+    /// Whether the width of a plain Gaussian was written `auto`, leaving its method to kern: a
+    /// model that can score widths exactly (the ridge family's leave-one-out) then widens the
+    /// mean-to-half width; `sigma=mean-to-half` names that width and keeps it.
+    ///
+    /// ```
+    /// use kern_tune::auto::AutoKernel;
+    /// assert!(AutoKernel::parse("gaussian:sigma=auto")?.unwrap().gaussian_width_auto());
+    /// assert!(!AutoKernel::parse("gaussian:sigma=mean-to-half")?.unwrap().gaussian_width_auto());
+    /// assert!(!AutoKernel::parse("cs-gaussian:sigma=auto,c=2")?.unwrap().gaussian_width_auto());
+    /// # Ok::<(), kern_tune::TuneError>(())
+    /// ```
+    pub fn gaussian_width_auto(&self) -> bool {
+        self.width_auto && self.name == "gaussian"
     }
 
     /// The spec with every automatic value replaced by 1, to check the other keys before the data are

@@ -106,7 +106,7 @@ fn auto_chooses_every_value_of_each_model() {
         ("svr", &fr, "rbf", vec!["sigma", "c"]),
         ("nu-svc", &fc, "gaussian", vec!["sigma", "nu"]),
         ("nu-svr", &fr, "gaussian", vec!["sigma", "nu"]),
-        ("krr", &fr, "gaussian", vec!["sigma", "lambda"]),
+        ("krr", &fr, "gaussian", vec!["sigma", "sigma", "lambda"]),
         ("lssvm", &fc, "cs-gaussian:nu=3", vec!["sigma", "c", "lambda"]),
         ("svc", &fc, "gaussian:gamma=0.5", vec!["c"]),
     ] {
@@ -134,6 +134,53 @@ fn auto_chooses_every_value_of_each_model() {
     // Without --kernel, --auto is a Gaussian with its width chosen.
     let j = succeeds(&["train", "--data", s(&fc), "--model", "svc", "--auto", "--out", s(&out)]);
     assert_eq!(params(&j), ["sigma", "c"]);
+}
+
+/// `sigma=auto` on kernel ridge widens the mean-to-half width by leave-one-out, and the model is the
+/// one the reported width and λ train; `sigma=mean-to-half` names that width and keeps it.
+#[test]
+fn ridge_widens_an_automatic_width_by_leave_one_out() {
+    let dir = scratch("auto-ridge-width");
+    let (_, fr) = data(&dir, 120);
+    let tuned = succeeds(&["tune", "bandwidth", "--data", s(&fr), "--method", "mean-to-half"]);
+    let train = |kernel: &str, lambda: &str, out: &Path| {
+        succeeds(&[
+            "train",
+            "--data",
+            s(&fr),
+            "--model",
+            "krr",
+            "--kernel",
+            kernel,
+            "--lambda",
+            lambda,
+            "--out",
+            s(out),
+        ])
+    };
+    let auto = dir.join("auto.model");
+    let j = train("gaussian:sigma=auto", "auto", &auto);
+    let ch = j["auto"]["choices"].as_array().unwrap();
+    assert_eq!(ch.len(), 3, "{j}");
+    assert_eq!((ch[0]["method"].as_str(), &ch[0]["value"]), (Some("mean-to-half"), &tuned["sigma"]));
+    let factor = ch[1]["curve"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .min_by(|a, b| a[2].as_f64().unwrap().total_cmp(&b[2].as_f64().unwrap()))
+        .unwrap()[0]
+        .as_f64()
+        .unwrap();
+    let sigma = ch[1]["value"].as_f64().unwrap();
+    assert_eq!(sigma, tuned["sigma"].as_f64().unwrap() * factor, "{j}");
+    // The same model as the reported width with λ by leave-one-out (the model keeps its λ selection).
+    let explicit = dir.join("explicit.model");
+    let e = train(&format!("gaussian:sigma={sigma:?}"), "auto", &explicit);
+    assert_eq!(e["lambda"], j["lambda"]);
+    assert_eq!(std::fs::read(&auto).unwrap(), std::fs::read(&explicit).unwrap());
+    let named = train("gaussian:sigma=mean-to-half", "auto", &dir.join("named.model"));
+    let ch = named["auto"]["choices"].as_array().unwrap();
+    assert_eq!((ch.len(), &ch[0]["value"]), (2, &tuned["sigma"]), "{named}");
 }
 
 #[test]

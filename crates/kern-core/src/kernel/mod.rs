@@ -20,7 +20,7 @@ pub use dot_product::{Linear, Polynomial, Sigmoid};
 pub use fast_exp::{exp_fast, exp_scaled};
 pub use indicator::Indicator;
 pub use pairwise::{Chi2, Cosine, LaplacianL1};
-pub use radial::{Gaussian, Laplacian, LogKernel};
+pub use radial::{Gaussian, GaussianParam, Laplacian, LogKernel};
 pub use spline::LinearSpline;
 
 use crate::error::Result;

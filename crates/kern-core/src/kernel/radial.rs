@@ -68,6 +68,25 @@ impl Gaussian {
     pub fn param(&self) -> GaussianParam {
         self.param
     }
+
+    /// The same Gaussian `factor` times wider (every length scale times `factor`, `β` divided by
+    /// `factor²`), in the parametrization it was built with. `factor` finite and > 0.
+    ///
+    /// ```
+    /// use kern_core::Gaussian;
+    /// assert_eq!(Gaussian::with_beta(0.5)?.widened(2.0)?, Gaussian::with_beta(0.125)?);
+    /// assert_eq!(Gaussian::with_sigma(1.5)?.widened(2.0)?, Gaussian::with_sigma(3.0)?);
+    /// assert_eq!(Gaussian::with_std_dev(1.0)?.widened(4.0)?, Gaussian::with_std_dev(4.0)?);
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn widened(&self, factor: f64) -> Result<Self> {
+        let f = positive("width factor", factor)?;
+        match self.param {
+            GaussianParam::Sigma(s) => Self::with_sigma(s * f),
+            GaussianParam::Beta(b) => Self::with_beta(b / (f * f)),
+            GaussianParam::StdDev(s) => Self::with_std_dev(s * f),
+        }
+    }
 }
 
 impl Kernel for Gaussian {

@@ -69,6 +69,37 @@ macro_rules! ridge_estimator {
                 self
             }
 
+            /// Chooses the Gaussian width together with λ by exact leave-one-out: this model's kernel
+            /// (a Gaussian) `f` times wider for `f` in [`WIDTH_FACTORS`]($crate::ridge::width::WIDTH_FACTORS),
+            /// each with its λ selection, on a subsample seeded by `seed` beyond
+            /// [`WIDTH_POINTS`]($crate::ridge::width::WIDTH_POINTS) samples ([`crate::ridge::width`]).
+            /// Needs λ by leave-one-out (the default).
+            ///
+            #[doc = concat!(
+                "```\nuse kern_core::{RealTargets, Samples, Targets};\n",
+                "use kern_models::", $module, "::", stringify!($params), ";\n",
+                "let x = Samples::from_flat((0..40).map(|i| i as f64 / 10.0).collect(), 40, 1)?;\n",
+                "let y = Targets::Real(RealTargets::new((0..40).map(|i| (i as f64 / 10.0).cos()).collect())?);\n",
+                "let p = ", stringify!($params), "::new(\"gaussian:sigma=0.2\".parse()?);\n",
+                "let ch = p.choose_width(&x, &y, 0)?;\n",
+                "assert_eq!(ch.kernel.to_string(), format!(\"gaussian:sigma={}\", 0.2 * ch.factor));\n",
+                "assert!(", stringify!($params), "::new(\"linear\".parse()?).choose_width(&x, &y, 0).is_err());\n",
+                "# Ok::<(), Box<dyn std::error::Error>>(())\n```"
+            )]
+            pub fn choose_width(
+                &self,
+                x: &kern_core::Samples,
+                y: &kern_core::Targets,
+                seed: u64,
+            ) -> $crate::Result<$crate::ridge::width::WidthChoice> {
+                $crate::ridge::width::choose(&self.kernel, &self.lambda, x, y, seed, |kernel, xs, ys| {
+                    let m = $params { kernel, ..self.clone() }.fit_targets(xs, ys)?;
+                    m.selection().cloned().ok_or_else(|| {
+                        $crate::ModelsError::Input("the width search needs lambda by leave-one-out".into())
+                    })
+                })
+            }
+
             /// Trains on any target kind.
             pub fn fit_targets(&self, x: &kern_core::Samples, y: &kern_core::Targets) -> $crate::Result<$model> {
                 self.fit_encoded(x, $crate::ridge::Encoded::any(y))

@@ -146,3 +146,78 @@ fn nu_search_respects_the_weighted_fit() {
     let t = kern_core::Targets::Classes(y.clone());
     assert!(p.clone().nu(ch.value).fit_with(&x, &t, Some(&w)).is_ok());
 }
+
+/// A smooth target on a narrow initial width, for the ridge width search.
+fn smooth(n: usize) -> (Samples, kern_core::Targets) {
+    let x =
+        Samples::from_flat((0..2 * n).map(|i| ((i * 7919) % 997) as f64 / 250.0).collect(), n, 2).unwrap();
+    let y: Vec<f64> = (0..n)
+        .map(|i| (x.row(i)[0] * 0.8).sin() + 0.3 * x.row(i)[1] + 0.05 * ((i * 13) % 7) as f64)
+        .collect();
+    (x, kern_core::Targets::Real(RealTargets::new(y).unwrap()))
+}
+
+/// The leave-one-out error the width search reports at its choice is the one that `n` refits
+/// without each sample give (brute force), and no other factor's reported error is smaller.
+#[test]
+fn the_width_search_reports_true_leave_one_out_errors() {
+    use kern_core::learner::Fit;
+    use kern_models::krr::KernelRidgeParams;
+    use kern_models::lssvm::LsSvmParams;
+    let (x, y) = smooth(40);
+    let kernel: kern_core::KernelSpec = "gaussian:sigma=0.3".parse().unwrap();
+    let kr = KernelRidgeParams::new(kernel.clone()).choose_width(&x, &y, 0).unwrap();
+    let ls = LsSvmParams::new(kernel).choose_width(&x, &y, 0).unwrap();
+    let kern_core::Targets::Real(t) = &y else { unreachable!() };
+    for (ch, bias) in [(&kr, false), (&ls, true)] {
+        assert_eq!(ch.curve.iter().map(|c| c.factor).collect::<Vec<_>>(), [1.0, 2.0, 4.0, 8.0, 16.0]);
+        let best = ch.curve.iter().find(|c| c.factor == ch.factor).unwrap();
+        assert!(ch.curve.iter().all(|c| c.error >= best.error), "{ch:?}");
+        assert_eq!(ch.kernel.to_string(), format!("gaussian:sigma={}", 0.3 * ch.factor));
+        // Brute force: refit without sample i at the chosen width and λ.
+        let mut sq = 0.0;
+        for i in 0..x.n() {
+            let rest: Vec<usize> = (0..x.n()).filter(|&j| j != i).collect();
+            let (xr, yr) = (x.select(&rest).unwrap(), t.select(&rest).unwrap());
+            let xi = x.select(&[i]).unwrap();
+            let f = if bias {
+                LsSvmParams::new(ch.kernel.clone()).lambda(best.lambda).fit(&xr, &yr).unwrap().predict(&xi)
+            } else {
+                KernelRidgeParams::new(ch.kernel.clone())
+                    .lambda(best.lambda)
+                    .fit(&xr, &yr)
+                    .unwrap()
+                    .predict(&xi)
+            };
+            sq += (t.values()[i] - f.unwrap()[0]).powi(2);
+        }
+        let brute = sq / x.n() as f64;
+        // Declared before running: the closed form and the refits agree to 1e-8 relative.
+        assert!(
+            (brute - best.mse).abs() <= 1e-8 * brute,
+            "bias {bias}: brute {brute}, reported {}",
+            best.mse
+        );
+    }
+    // The smooth target wants a wider kernel than 0.3.
+    assert!(kr.factor > 1.0, "{kr:?}");
+}
+
+/// Beyond its sample budget the search runs on a seeded subsample (same seed, same choice), and it
+/// refuses what it cannot search.
+#[test]
+fn the_width_search_subsamples_and_refuses() {
+    use kern_models::krr::KernelRidgeParams;
+    use kern_models::ridge::width::WIDTH_POINTS;
+    let (x, y) = smooth(WIDTH_POINTS + 50);
+    let p = KernelRidgeParams::new("gaussian:beta=4".parse().unwrap());
+    let a = p.choose_width(&x, &y, 7).unwrap();
+    assert_eq!(a.points, WIDTH_POINTS);
+    let b = p.choose_width(&x, &y, 7).unwrap();
+    assert_eq!((a.factor, &a.curve), (b.factor, &b.curve));
+    assert_eq!(a.kernel.to_string(), format!("gaussian:beta={}", 4.0 / (a.factor * a.factor)));
+    let (xs, ys) = smooth(30);
+    assert!(KernelRidgeParams::new("laplacian:sigma=1".parse().unwrap()).choose_width(&xs, &ys, 0).is_err());
+    assert!(p.clone().lambda(0.1).choose_width(&xs, &ys, 0).is_err());
+    assert!(p.choose_width(&xs, &smooth(31).1, 0).is_err());
+}
