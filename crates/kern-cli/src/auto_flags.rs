@@ -17,6 +17,7 @@ use kern_core::GaussianParam;
 use kern_core::io::Dataset;
 use kern_models::ridge::width::{WIDTH_FACTORS, WidthChoice};
 use kern_models::svm::{AutoChoice, AutoSearch};
+use kern_models::weights::SampleWeights;
 use kern_tune::auto::{AutoKernel, WIDTH_KEYS};
 use kern_tune::grid::ParamPoint;
 use serde_json::{Value, json};
@@ -122,7 +123,16 @@ impl LearnerFlags {
     /// will see them, scaled if scaling is asked for) and writes the chosen numbers into the flags, so
     /// that the next translation ([`LearnerFlags::params`]) gives the model to train. Returns the
     /// report: one entry per chosen value, in order (`[]` when nothing is automatic).
-    pub fn choose_auto(&mut self, m: ModelKind, ds: &Dataset, seed: u64) -> Result<Vec<Value>, CliError> {
+    ///
+    /// With sample weights `w` (`kern train --weights`), the search itself is unweighted; `--nu auto`
+    /// leaves out the values the weighted fit cannot take (ν above the classes' weight totals' bound).
+    pub fn choose_auto(
+        &mut self,
+        m: ModelKind,
+        ds: &Dataset,
+        w: Option<&SampleWeights>,
+        seed: u64,
+    ) -> Result<Vec<Value>, CliError> {
         self.expand_auto(m);
         let mut report = Vec::new();
         let mut widen = false;
@@ -175,7 +185,7 @@ impl LearnerFlags {
         if self.nu == Some(Setting::Auto) {
             self.nu = None;
             let ch = match self.params(m, &ParamPoint::from_pairs(&[]), seed)? {
-                AnyParams::NuSvc(p) => p.choose_nu(&ds.samples, &ds.classes()?, &search)?,
+                AnyParams::NuSvc(p) => p.choose_nu_weighted(&ds.samples, &ds.classes()?, w, &search)?,
                 AnyParams::NuSvr(p) => p.choose_nu(&ds.samples, &ds.real()?, &search)?,
                 _ => {
                     return Err(format!(

@@ -172,7 +172,12 @@ pub fn run(mut a: Args) -> CliResult {
     a.learner.n_features = Some(ds.samples.d());
     // Automatic values are chosen on the training data and written into the flags as numbers.
     let t_auto = std::time::Instant::now();
-    let mut auto = a.learner.choose_auto(model, &ds, a.seed)?;
+    let weights = if a.learner.has_auto() {
+        crate::data::sample_weights(a.weights.as_deref(), ds.samples.n())?
+    } else {
+        None
+    };
+    let mut auto = a.learner.choose_auto(model, &ds, weights.as_ref(), a.seed)?;
     let auto_seconds = t_auto.elapsed().as_secs_f64();
     let note = a.learner.gamma_note();
     let params = if note.is_some() || !auto.is_empty() { plan(&a)?.1 } else { params };

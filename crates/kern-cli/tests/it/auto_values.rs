@@ -183,6 +183,34 @@ fn ridge_widens_an_automatic_width_by_leave_one_out() {
     assert_eq!((ch.len(), &ch[0]["value"]), (2, &tuned["sigma"]), "{named}");
 }
 
+/// With sample weights, `--nu auto` leaves out the ν the weighted fit cannot take, and the model trains.
+#[test]
+fn nu_auto_respects_the_weighted_bound() {
+    let dir = scratch("auto-nu-weights");
+    let (fc, _) = data(&dir, 120);
+    // Class k0 weighs 3: its pairs allow ν < 2 · 40 / (3 · 40 + 40) = 0.5; the search keeps 10 % below.
+    let w = dir.join("w.txt");
+    std::fs::write(&w, (0..120).map(|i| if i % 3 == 0 { "3\n" } else { "1\n" }).collect::<String>()).unwrap();
+    let out = dir.join("m.model");
+    let j = succeeds(&[
+        "train",
+        "--data",
+        s(&fc),
+        "--model",
+        "nu-svc",
+        "--nu",
+        "auto",
+        "--weights",
+        s(&w),
+        "--out",
+        s(&out),
+    ]);
+    let ch = &j["auto"]["choices"][0];
+    assert_eq!(ch["parameter"], "nu");
+    let curve = ch["curve"].as_array().unwrap();
+    assert!(!curve.is_empty() && curve.iter().all(|p| p[0].as_f64().unwrap() <= 0.45), "{j}");
+}
+
 #[test]
 fn commands_and_models_that_cannot_choose_refuse() {
     let dir = scratch("auto-refused");

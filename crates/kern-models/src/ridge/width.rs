@@ -29,6 +29,7 @@
 use super::{Lambda, Selection};
 use crate::error::{ModelsError, Result};
 use kern_core::{KernelSpec, Samples, Targets};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -80,7 +81,7 @@ pub(crate) fn choose(
     x: &Samples,
     y: &Targets,
     seed: u64,
-    select: impl Fn(KernelSpec, &Samples, &Targets) -> Result<Selection>,
+    select: impl Fn(KernelSpec, &Samples, &Targets) -> Result<Selection> + Sync,
 ) -> Result<WidthChoice> {
     let t = Instant::now();
     let KernelSpec::Gaussian(g) = kernel else {
@@ -98,16 +99,14 @@ pub(crate) fn choose(
     } else {
         (x.clone(), y.clone())
     };
-    let mut curve = Vec::with_capacity(WIDTH_FACTORS.len());
-    for f in WIDTH_FACTORS {
-        let s = select(KernelSpec::Gaussian(g.widened(f)?), &xs, &ys)?;
-        curve.push(WidthScore {
-            factor: f,
-            lambda: s.grid[s.best],
-            error: s.error[s.best],
-            mse: s.mse[s.best],
-        });
-    }
+    // The widths in parallel (each eigendecomposition is small enough to leave cores idle).
+    let curve: Vec<WidthScore> = WIDTH_FACTORS
+        .par_iter()
+        .map(|&f| {
+            let s = select(KernelSpec::Gaussian(g.widened(f)?), &xs, &ys)?;
+            Ok(WidthScore { factor: f, lambda: s.grid[s.best], error: s.error[s.best], mse: s.mse[s.best] })
+        })
+        .collect::<Result<_>>()?;
     let mut best = 0;
     for (i, c) in curve.iter().enumerate() {
         if (c.error, c.mse) < (curve[best].error, curve[best].mse) {
