@@ -1,11 +1,15 @@
 //! Values chosen on the training data, as the Python estimators ask for them: a kernel spec whose
 //! width or support radius is a method's name (kern-tune's [`AutoKernel`]: `gamma="mean-to-half"`
-//! of the rbf kernel, or a kern spec such as `"cs-gaussian:sigma=auto,c=auto"`), and `C` or `ν`
+//! of the rbf kernel, or a kern spec such as `"cs-gaussian:sigma=auto,c=auto"`), `C` or `ν`
 //! written as `"auto"` (kern-models' `choose_c` / `choose_nu`, called by the SVM fits through
-//! [`value_of`]).
+//! [`value_of`]), and the Gaussian width of the ridge models widened together with λ by exact
+//! leave-one-out (`gamma="loo"`, or `gaussian:sigma=auto` with `alpha="auto"`: kern-models'
+//! `choose_width`, through [`choose_width`]).
 
 use crate::convert::{py_error, run, samples, value_error};
-use kern_core::Samples;
+use crate::fit::{data, kernel, krr_params, ridge_targets};
+use kern_core::{KernelSpec, Samples};
+use kern_models::lssvm::LsSvmParams;
 use kern_models::svm::AutoChoice;
 use kern_tune::auto::AutoKernel;
 use pyo3::prelude::*;
@@ -93,4 +97,62 @@ pub fn resolve_kernel<'py>(
         })
         .collect::<PyResult<_>>()?;
     Ok((r.kernel.to_string(), choices))
+}
+
+/// Whether the kern kernel spec `kernel_spec` is a Gaussian whose width is written `auto` (not a
+/// named method): with λ chosen by leave-one-out, the ridge models then widen its mean-to-half
+/// width, as `kern train` does ([`choose_width`]).
+#[pyfunction]
+pub fn gaussian_width_auto(kernel_spec: &str) -> PyResult<bool> {
+    Ok(AutoKernel::parse(kernel_spec).map_err(py_error)?.is_some_and(|a| a.gaussian_width_auto()))
+}
+
+/// The Gaussian `kernel_spec` (every value a number, typically the mean-to-half width) widened
+/// together with λ by exact leave-one-out (kern-models' `choose_width`: factors 1 to 16, each with
+/// its own λ selection, on at most 1,000 samples, a subsample seeded by `seed` beyond) for `model`:
+/// `"krr"` (real targets `y`), `"lssvc"` (class indices) or `"lssvr"` (real targets). A dict with
+/// `kernel` (the chosen spec), `gamma` (its `β` of `exp(−β r²)`), `factor`, `curve` (one
+/// `(factor, lambda, error)` per factor tried), `points` and `seconds`.
+#[pyfunction]
+#[pyo3(signature = (x, y, model, kernel_spec, seed, n_jobs))]
+pub fn choose_width<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    y: Vec<f64>,
+    model: &str,
+    kernel_spec: &str,
+    seed: u64,
+    n_jobs: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let x = data(x, y.len())?;
+    let k = kernel(kernel_spec)?;
+    let ch = match model {
+        "krr" => {
+            let t = ridge_targets(y, false)?;
+            let p = krr_params(k, None);
+            run(py, n_jobs, || p.choose_width(&x, &t, seed))?
+        }
+        "lssvc" | "lssvr" => {
+            let t = ridge_targets(y, model == "lssvc")?;
+            let p = LsSvmParams::new(k);
+            run(py, n_jobs, || p.choose_width(&x, &t, seed))?
+        }
+        m => {
+            return Err(value_error(format!(
+                "unknown model {m:?} of the width search; valid: krr, lssvc, lssvr"
+            )));
+        }
+    };
+    let KernelSpec::Gaussian(g) = &ch.kernel else {
+        return Err(value_error(format!("the width search returned {}, not a gaussian", ch.kernel)));
+    };
+    let curve: Vec<(f64, f64, f64)> = ch.curve.iter().map(|c| (c.factor, c.lambda, c.error)).collect();
+    let d = PyDict::new(py);
+    d.set_item("kernel", ch.kernel.to_string())?;
+    d.set_item("gamma", g.beta())?;
+    d.set_item("factor", ch.factor)?;
+    d.set_item("curve", curve)?;
+    d.set_item("points", ch.points)?;
+    d.set_item("seconds", ch.seconds)?;
+    Ok(d)
 }

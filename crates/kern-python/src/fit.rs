@@ -22,12 +22,12 @@ use kern_models::weights::{FitWeighted, SampleWeights};
 use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
 
-fn kernel(spec: &str) -> PyResult<KernelSpec> {
+pub(crate) fn kernel(spec: &str) -> PyResult<KernelSpec> {
     spec.parse().map_err(py_error)
 }
 
 /// The training samples of `x`, checked against `n` targets.
-fn data(x: &Bound<'_, PyAny>, n: usize) -> PyResult<Samples> {
+pub(crate) fn data(x: &Bound<'_, PyAny>, n: usize) -> PyResult<Samples> {
     let x = samples(x)?;
     if x.n() != n {
         return Err(value_error(format!("{} targets for {} samples", n, x.n())));
@@ -252,7 +252,7 @@ pub fn fit_one_class(
 }
 
 /// Targets of a ridge-type model: class indices when `classify`, else real values.
-fn ridge_targets(y: Vec<f64>, classify: bool) -> PyResult<Targets> {
+pub(crate) fn ridge_targets(y: Vec<f64>, classify: bool) -> PyResult<Targets> {
     Ok(if classify { Targets::Classes(ClassTargets::from_f64(&y).map_err(py_error)?) } else { real(y)? })
 }
 

@@ -35,6 +35,8 @@ fn _kern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ridge::fit_krr_outputs, m)?)?;
     m.add_function(wrap_pyfunction!(ridge::krr_kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(auto::resolve_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(auto::gaussian_width_auto, m)?)?;
+    m.add_function(wrap_pyfunction!(auto::choose_width, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::gram, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::support_radius, m)?)?;

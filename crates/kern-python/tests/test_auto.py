@@ -324,3 +324,163 @@ def test_pickle_keeps_the_chosen_values(cls_data):
     again = pickle.loads(pickle.dumps(est))
     assert (again.gamma_, again.C_, again.gamma, again.C) == (est.gamma_, est.C_, "mean-to-half", "auto")
     assert np.array_equal(again.decision_function(X), est.decision_function(X))
+
+
+# --- gamma='loo': the mean-to-half width widened with alpha by leave-one-out ------------------------------
+
+#: The factors of the mean-to-half width the search tries (kern-models' WIDTH_FACTORS).
+WIDTH_FACTORS = [1.0, 2.0, 4.0, 8.0, 16.0]
+
+LOO_WIDTH = [
+    lambda: kern.KernelRidge(alpha="auto", kernel="rbf", gamma="loo"),
+    lambda: kern.LSSVR(gamma="loo"),
+    lambda: kern.LSSVC(alpha="auto", gamma="loo"),
+]
+
+
+def _mean_to_half_gamma(X):
+    """The gamma at which the mean of ``exp(-gamma ||x_i - x_j||^2)`` over the pairs i < j is 1/2, by
+    bisection on log gamma (the mean falls as gamma grows) to the last bit."""
+    d2 = _sq_dists(X)
+    lo, hi = np.log(1e-12 / d2.max()), np.log(1e12 / d2[d2 > 0].min())
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if np.exp(-np.exp(mid) * d2).mean() > 0.5:
+            lo = mid
+        else:
+            hi = mid
+    return float(np.exp((lo + hi) / 2))
+
+
+def _loo_fit(make, cls_data, reg_data):
+    est = make()
+    X, y = cls_data if is_classifier(est) else reg_data
+    return est.fit(X, y), X, y
+
+
+def _outputs(est, X):
+    return est.decision_function(X) if is_classifier(est) else est.predict(X)
+
+
+@pytest.mark.parametrize("make", LOO_WIDTH)
+def test_loo_gamma_is_the_mean_to_half_width_widened_by_the_reported_factor(make, cls_data, reg_data):
+    est, X, y = _loo_fit(make, cls_data, reg_data)
+    s = est.width_search_
+    assert s["factor"] in WIDTH_FACTORS
+    # kern stops at |mean - 1/2| <= 1e-12, which moves gamma by about 1e-11 relative on these pairs.
+    assert est.gamma_ * s["factor"] ** 2 == pytest.approx(_mean_to_half_gamma(X), rel=1e-9)
+    # The factors are powers of two: dividing kern's own mean-to-half gamma by factor**2 is exact.
+    half = clone(est).set_params(gamma="mean-to-half").fit(X, y)
+    assert est.gamma_ == half.gamma_ / s["factor"] ** 2
+    assert not hasattr(half, "width_search_")
+    assert [c[0] for c in s["curve"]] == WIDTH_FACTORS
+    errors = [c[2] for c in s["curve"]]
+    assert errors[WIDTH_FACTORS.index(s["factor"])] == min(errors)
+    assert all(a > 0 for _, a, _ in s["curve"]) and s["points"] == len(X) and s["seconds"] >= 0
+    assert est.kernel_spec_.startswith("gaussian:") and est.get_params()["gamma"] == "loo"
+
+
+@pytest.mark.parametrize("make", LOO_WIDTH)
+def test_loo_gamma_trains_the_model_of_the_chosen_numbers(make, cls_data, reg_data):
+    est, X, y = _loo_fit(make, cls_data, reg_data)
+    fixed = clone(est).set_params(alpha=est.alpha_, gamma=est.gamma_).fit(X, y)
+    a, b = _outputs(est, X), _outputs(fixed, X)
+    # The same kernel and alpha: the same solve up to the rounding of a repr round trip of gamma.
+    assert np.abs(a - b).max() <= 1e-10 * np.abs(b).max()
+    again = make().fit(X, y)
+    assert (again.gamma_, again.alpha_, again.kernel_spec_) == (est.gamma_, est.alpha_, est.kernel_spec_)
+    assert {k: v for k, v in again.width_search_.items() if k != "seconds"} == {
+        k: v for k, v in est.width_search_.items() if k != "seconds"
+    }
+    assert np.array_equal(_outputs(again, X), a)
+
+
+def test_kernel_ridge_loo_alpha_is_the_numpy_leave_one_out_at_the_chosen_width(reg_data):
+    X, y = reg_data
+    m = kern.KernelRidge(alpha="auto", kernel="rbf", gamma="loo").fit(X, y)
+    K = np.exp(-m.gamma_ * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    assert m.alpha_ == pytest.approx(_loo_alpha(K, y), rel=1e-12)
+    ref = SkKernelRidge(alpha=m.alpha_, kernel="rbf", gamma=m.gamma_).fit(X, y)
+    assert np.allclose(m.predict(X), ref.predict(X), rtol=1e-7, atol=1e-9 * np.abs(y).max())
+
+
+def _sigma(est):
+    """The width of a fitted ``gaussian:sigma=...`` kernel."""
+    name, value = est.kernel_spec_.split("=")
+    assert name == "gaussian:sigma"
+    return float(value)
+
+
+def test_a_gaussian_width_written_auto_with_alpha_auto_is_widened(reg_data):
+    X, y = reg_data
+    auto = kern.KernelRidge(alpha="auto", kernel="gaussian:sigma=auto").fit(X, y)
+    half = kern.KernelRidge(alpha="auto", kernel="gaussian:sigma=mean-to-half").fit(X, y)
+    given = kern.KernelRidge(alpha=0.1, kernel="gaussian:sigma=auto").fit(X, y)
+    # sigma is a length (exp(-r^2 / sigma^2)): the factor multiplies it, exactly for powers of two.
+    assert _sigma(auto) == _sigma(half) * auto.width_search_["factor"]
+    assert given.kernel_spec_ == half.kernel_spec_
+    assert not hasattr(half, "width_search_") and not hasattr(given, "width_search_")
+    assert np.isnan(auto.gamma_)
+    loo = kern.KernelRidge(alpha="auto", kernel="rbf", gamma="loo").fit(X, y)
+    assert auto.width_search_["factor"] == loo.width_search_["factor"]
+
+
+def test_the_kern_command_widens_the_same_width(reg_data, tmp_path):
+    """`kern train --model krr --kernel gaussian:sigma=auto --lambda auto` and
+    KernelRidge(kernel="gaussian:sigma=auto", alpha="auto") on the same data: the same width, factor
+    and lambda, bit for bit."""
+    assert binary("kern").is_file(), "the kern command is not built: run `cargo build --release` (or set KERN_BIN)"
+    X, y = reg_data
+    data = tmp_path / "train.csv"
+    np.savetxt(data, np.column_stack([y, X]), delimiter=",", fmt="%.17g")
+    out = subprocess.run(
+        [str(binary("kern")), "train", "--model", "krr", "--kernel", "gaussian:sigma=auto", "--lambda",
+         "auto", "--seed", "0", "--data", str(data), "--header", "no", "--label-col", "0", "--out",
+         str(tmp_path / "m.kern")],
+        check=True, capture_output=True, text=True,
+    )
+    choices = json.loads(out.stdout)["auto"]["choices"]
+    width = next(c for c in choices if c["method"] == "mean-to-half widened by leave-one-out")
+    lam = next(c for c in choices if c["parameter"] == "lambda")
+    est = kern.KernelRidge(alpha="auto", kernel="gaussian:sigma=auto").fit(X, y)
+    assert (width["parameter"], _sigma(est)) == ("sigma", width["value"])
+    assert [tuple(c) for c in width["curve"]] == est.width_search_["curve"]
+    assert est.alpha_ == lam["value"]
+
+
+@pytest.mark.parametrize(
+    "est, match",
+    [
+        (kern.KernelRidge(kernel="rbf", gamma="loo"), "gamma='loo' .* needs alpha='auto'; with a given"),
+        (kern.LSSVR(alpha=0.1, gamma="loo"), r"needs alpha='auto' \(or neither alpha nor gam\)"),
+        (kern.LSSVC(gam=10.0, gamma="loo"), r"needs alpha='auto' \(or neither alpha nor gam\)"),
+        (kern.SVC(gamma="loo"), "only KernelRidge, LSSVC and LSSVR compute"),
+        (kern.SVR(gamma="loo"), "only KernelRidge, LSSVC and LSSVR compute"),
+        (kern.KernelPCA(2, kernel="rbf", gamma="loo"), "only KernelRidge, LSSVC and LSSVR compute"),
+        (kern.KernelRidge(alpha="auto", kernel="poly", gamma="loo"), "only KernelRidge, LSSVC and LSSVR"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else type(v).__name__,
+)
+def test_loo_gamma_refusals_name_what_it_needs(est, match, cls_data, reg_data):
+    X, y = cls_data if is_classifier(est) else reg_data
+    with pytest.raises(ValueError, match=match):
+        est.fit(X) if isinstance(est, kern.KernelPCA) else est.fit(X, y)
+
+
+def test_loo_gamma_needs_one_target_column(reg_data):
+    X, y = reg_data
+    column = kern.KernelRidge(alpha="auto", kernel="rbf", gamma="loo").fit(X, y[:, None])
+    flat = kern.KernelRidge(alpha="auto", kernel="rbf", gamma="loo").fit(X, y)
+    assert column.width_search_["curve"] == flat.width_search_["curve"]
+    assert np.array_equal(column.predict(X)[:, 0], flat.predict(X))
+    for kernel, gamma in (("rbf", "loo"), ("gaussian:sigma=auto", None)):
+        with pytest.raises(ValueError, match="on one target column"):
+            kern.KernelRidge(alpha="auto", kernel=kernel, gamma=gamma).fit(X, np.column_stack([y, y]))
+
+
+def test_a_refit_without_the_search_drops_width_search(reg_data):
+    X, y = reg_data
+    est = kern.KernelRidge(alpha="auto", kernel="rbf", gamma="loo").fit(X, y)
+    assert "factor" in est.width_search_
+    est.set_params(gamma="mean-to-half").fit(X, y)
+    assert not hasattr(est, "width_search_")

@@ -21,6 +21,17 @@ SKLEARN_KERNELS = ("linear", "rbf", "poly", "sigmoid")
 #: (classifiers only: it needs the labels), and ``1 / median squared distance``.
 AUTO_GAMMAS = ("mean-to-half", "max-variance", "ahn", "median")
 
+#: The value of `gamma` that widens the 'rbf' kernel's mean-to-half width by exact leave-one-out
+#: together with alpha: the ridge models' own (`KernelRidge`, `LSSVC`, `LSSVR`, with alpha='auto').
+LOO_GAMMA = "loo"
+
+#: The refusal of gamma='loo' where it does not apply.
+LOO_GAMMA_ONLY = (
+    "gamma='loo' chooses the 'rbf' width together with alpha by exact leave-one-out, which only "
+    "KernelRidge, LSSVC and LSSVR compute (with kernel='rbf' and alpha='auto'); use 'mean-to-half', "
+    "'max-variance', 'median', 'scale', 'auto' or a positive number"
+)
+
 #: `gamma_` of a kernel that has no gamma (linear, precomputed, a kern spec string, a callable).
 NO_GAMMA = float("nan")
 
@@ -56,7 +67,8 @@ def resolve_gamma(gamma, X, default=None):
     ------
     ValueError
         For a `gamma` that is not 'scale', 'auto' or a positive number (one of `AUTO_GAMMAS`: they are
-        widths of the 'rbf' kernel alone), or a 'scale' that is not a positive finite number on these
+        widths of the 'rbf' kernel alone; `LOO_GAMMA`, which the ridge models resolve themselves), or a
+        'scale' that is not a positive finite number on these
         samples (feature values too large or too small).
 
     Examples
@@ -91,6 +103,8 @@ def resolve_gamma(gamma, X, default=None):
             return g
         if gamma == "auto":
             return float(1.0 / d)
+        if gamma == LOO_GAMMA:
+            raise ValueError(LOO_GAMMA_ONLY)
         if gamma in AUTO_GAMMAS:
             raise ValueError(
                 f"gamma={gamma!r} chooses the width of the 'rbf' kernel; the other kernels take 'scale', "

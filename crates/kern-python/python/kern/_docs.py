@@ -128,6 +128,18 @@ PARAMS = {
         "1/2), 'max-variance' (the similarities vary most) or 'median' (``1 / median "
         "||x_i - x_j||^2``), as `SVC`'s. The value used is `gamma_`.",
     ),
+    "ridge_gamma": _entry(
+        "gamma : float, {'mean-to-half', 'max-variance', 'median', 'loo'}, default=None",
+        "Kernel rate of 'rbf', 'poly', 'sigmoid' and 'laplacian'; None means ``1 / n_features``. For "
+        "'chi2', None means 1. For 'rbf', the width can also be chosen at `fit` on the training "
+        "samples: 'mean-to-half' (the mean similarity ``exp(-gamma ||x_i - x_j||^2)`` over pairs is "
+        "1/2), 'max-variance' (the similarities vary most) or 'median' (``1 / median "
+        "||x_i - x_j||^2``), as `SVC`'s; or 'loo', with alpha='auto' only: the 'mean-to-half' width "
+        "widened together with alpha by exact leave-one-out (the width times 1, 2, 4, 8 or 16, each "
+        "with its best alpha; the smallest mean squared leave-one-out residual wins; on a seeded "
+        "subsample of 1,000 beyond that many samples; one target column), after which alpha is chosen "
+        "again on all samples at the chosen width (`width_search_`). The value used is `gamma_`.",
+    ),
     "pairwise_coef0": """coef0 : float, default=1
     Constant of the 'poly' and 'sigmoid' kernels.""",
     "k_max": """k_max : int, default=10
@@ -140,6 +152,11 @@ ATTRIBUTES = {
     The gamma the kernel used: the number given, 'scale' or 'auto' worked out, or the width chosen
     on the training samples; NaN for a kernel without gamma ('linear', 'precomputed', a kern spec
     string: see `kernel_spec_`).""",
+    "width_search_": """width_search_ : dict
+    Only after a width search (gamma='loo', or a Gaussian width written ``auto`` with alpha='auto'):
+    ``factor``, the chosen factor of the mean-to-half width; ``curve``, one ``(factor, alpha,
+    loo_error)`` per factor tried (each factor's best alpha and its leave-one-out error); ``points``,
+    the samples searched; ``seconds``, the search's wall time.""",
     "C_": """C_ : float
     The C trained with: `C`, or the value chosen for C='auto'.""",
     "nu_": """nu_ : float

@@ -5,12 +5,78 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _kern
-from ._base import NO_GAMMA, KernModelMixin, kernel_spec, n_jobs_arg, positive, positive_or_auto, samples
+from ._base import (
+    LOO_GAMMA,
+    NO_GAMMA,
+    SKLEARN_KERNELS,
+    KernModelMixin,
+    kernel_spec,
+    n_jobs_arg,
+    positive,
+    positive_or_auto,
+    samples,
+)
 from ._docs import numpydoc
-from ._pairwise import pairwise_spec, user_gram, user_kernel
+from ._pairwise import PAIRWISE_KERNELS, pairwise_spec, user_gram, user_kernel
 from .svm import _encode_classes
 
 _SPARSE = ["csr", "csc"]
+
+
+def _ridge_kernel(est, X, y, model, lam, labels=None):
+    """The kern kernel spec, the gamma (NaN without one) and the width search (`None` when it did not
+    run) of the ridge model `est` (`model`: 'krr', 'lssvc' or 'lssvr') on the training samples `X`
+    and targets `y` (class indices for 'lssvc'), with alpha `lam` (`None`: chosen by leave-one-out).
+
+    The width search (kern's `choose_width`: the mean-to-half width times 1, 2, 4, 8 and 16, each with
+    its leave-one-out alpha, the smallest leave-one-out error winning) runs for gamma='loo' with
+    kernel='rbf', and for a kern spec whose Gaussian width is written ``auto`` when alpha is chosen
+    too, as ``kern train --kernel gaussian:sigma=auto --lambda auto`` does."""
+    kernel, gamma = est.kernel, est.gamma
+    loo = kernel == "rbf" and isinstance(gamma, str) and gamma == LOO_GAMMA
+    if loo:
+        if lam is not None:
+            raise ValueError(
+                "gamma='loo' chooses the 'rbf' width together with alpha by exact leave-one-out: it needs "
+                "alpha='auto'" + ("" if model == "krr" else " (or neither alpha nor gam)")
+                + "; with a given alpha use gamma='mean-to-half' or a number"
+            )
+        gamma = "mean-to-half"
+    if model == "krr":
+        spec, g = pairwise_spec(kernel, gamma, est.degree, est.coef0, X, n_jobs=est.n_jobs)
+    else:
+        spec, g = kernel_spec(kernel, gamma, est.degree, est.coef0, X, labels=labels, n_jobs=est.n_jobs)
+    written_auto = (
+        lam is None
+        and kernel not in SKLEARN_KERNELS + PAIRWISE_KERNELS
+        and _kern.gaussian_width_auto(kernel)
+    )
+    if not (loo or written_auto):
+        return spec, g, None
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(
+            "the width search (gamma='loo', or a gaussian width written 'auto' with alpha='auto') chooses "
+            "the width by leave-one-out on one target column; with several columns use "
+            "gamma='mean-to-half' (or 'gaussian:sigma=mean-to-half'), or fit one model per column"
+        )
+    w = _kern.choose_width(samples(X), y.tolist(), model, spec, 0, n_jobs_arg(est.n_jobs))
+    search = {
+        "factor": w["factor"],
+        "curve": [tuple(c) for c in w["curve"]],
+        "points": w["points"],
+        "seconds": w["seconds"],
+    }
+    return w["kernel"], (w["gamma"] if loo else NO_GAMMA), search
+
+
+def _set_width_search(est, search):
+    """Sets `width_search_`, or removes one a previous fit left when the search did not run."""
+    if search is None:
+        est.__dict__.pop("width_search_", None)
+    else:
+        est.width_search_ = search
 
 
 @numpydoc(
@@ -27,9 +93,11 @@ _SPARSE = ["csr", "csc"]
     Ridge penalty: the ``alpha`` of ``K + alpha I`` (larger, more regularization). 'auto': chosen
     at `fit` by exact leave-one-out over ``10**-6, 10**-5.5, ..., 10**2`` (the smallest mean
     squared leave-one-out residual; unweighted fits with a kernel kern computes, not
-    'precomputed' or a callable). The value trained with is `alpha_`.""",
+    'precomputed' or a callable). With gamma='loo', or a kern spec whose Gaussian width is written
+    ``auto`` (``kernel="gaussian:sigma=auto"``), the width is chosen with it (`gamma`). The value
+    trained with is `alpha_`.""",
         "pairwise_kernel",
-        "pairwise_gamma",
+        "ridge_gamma",
         "degree",
         "pairwise_coef0",
         """kernel_params : dict, default=None
@@ -49,6 +117,7 @@ _SPARSE = ["csr", "csc"]
         "gamma_",
         """alpha_ : float
     The alpha trained with: `alpha`, or the value chosen for alpha='auto'.""",
+        "width_search_",
     ],
     """>>> import numpy as np
     >>> from kern import KernelRidge
@@ -111,13 +180,14 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
             )
         y = np.asarray(y, dtype=np.float64)
         Y = y.reshape(-1, 1) if y.ndim == 1 else y
+        search = None
         if user:
             self._model = None
             K = np.ascontiguousarray(user_gram(self.kernel, self.kernel_params, X), dtype=np.float64)
             coef = _kern.krr_kernel_matrix(K, np.ascontiguousarray(Y), lam, n_jobs_arg(self.n_jobs), sw)
             spec, gamma = "callable" if callable(self.kernel) else "precomputed", NO_GAMMA
         else:
-            spec, gamma = pairwise_spec(self.kernel, self.gamma, self.degree, self.coef0, X, n_jobs=self.n_jobs)
+            spec, gamma, search = _ridge_kernel(self, X, y, "krr", lam)
             jobs = n_jobs_arg(self.n_jobs)
             if y.ndim == 1:
                 self._model = _kern.fit_krr(samples(X), y.tolist(), spec, lam, jobs, sw)
@@ -128,6 +198,7 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
         self.kernel_spec_ = spec
         self.gamma_ = gamma
         self.alpha_ = lam
+        _set_width_search(self, search)
         self.dual_coef_ = coef[:, 0] if y.ndim == 1 else coef
         return self
 
@@ -172,14 +243,14 @@ class _LSSVM(KernModelMixin, BaseEstimator):
             lam = 1.0 / positive(self.gam, "gam")
         else:
             lam = None
-        spec, gamma = kernel_spec(
-            self.kernel, self.gamma, self.degree, self.coef0, X, labels=labels, n_jobs=self.n_jobs
-        )
+        model = "lssvc" if classify else "lssvr"
+        spec, gamma, search = _ridge_kernel(self, X, y, model, lam, labels=labels)
         self._model = _kern.fit_lssvm(
-            samples(X), y, classify, spec, lam, None, n_jobs_arg(self.n_jobs)
+            samples(X), y.tolist(), classify, spec, lam, None, n_jobs_arg(self.n_jobs)
         )
         self.kernel_spec_ = spec
         self.gamma_ = gamma
+        _set_width_search(self, search)
         coef, bias, alpha_used = self._model.ridge_coefficients()
         self.dual_coef_ = coef.T
         self.intercept_ = np.asarray(bias)
@@ -200,11 +271,20 @@ _LSSVM_DOC = """
     more regularization); `gam` is LS-SVMlab's error weight of `K + I/gam` (larger, less
     regularization), the same as `alpha = 1 / gam`. Give at most one; with neither (or alpha='auto'),
     alpha is chosen over a grid by exact leave-one-out. `gamma` as `SVC`'s ('mean-to-half',
-    'max-variance', 'median', and for `LSSVC` 'ahn', choose the 'rbf' width on the training samples). A model that the regularization leaves constant (every training
-    decision value within 1e-6 of the intercept) raises a `UserWarning`. Kernels by scikit-learn name
-    or kern spec; compactly supported kernels give a sparse system. Fitted attributes: `dual_coef_`
-    (`(n_outputs, n_samples)`), `intercept_`, `alpha_`, `gam_` (`1 / alpha_`), `n_features_in_`,
-    `kernel_spec_`, `gamma_` (NaN for a kernel without gamma)."""
+    'max-variance', 'median', and for `LSSVC` 'ahn', choose the 'rbf' width on the training samples),
+    and also 'loo': the mean-to-half width widened together with alpha by exact leave-one-out (the
+    width times 1, 2, 4, 8 or 16, each with its best alpha; the smallest leave-one-out error wins; on a
+    seeded subsample of 1,000 beyond that many samples; alpha is then chosen again on all samples at
+    the chosen width). 'loo' needs alpha chosen (alpha='auto', or neither alpha nor gam); so does a kern
+    spec whose Gaussian width is written ``auto`` (``kernel="gaussian:sigma=auto"``) to be widened the
+    same way (as ``kern train --lambda auto``), else it is the mean-to-half width. A model that the
+    regularization leaves constant (every training decision value within 1e-6 of the intercept) raises
+    a `UserWarning`. Kernels by scikit-learn name or kern spec; compactly supported kernels give a
+    sparse system. Fitted attributes: `dual_coef_` (`(n_outputs, n_samples)`), `intercept_`, `alpha_`,
+    `gam_` (`1 / alpha_`), `n_features_in_`, `kernel_spec_`, `gamma_` (NaN for a kernel without gamma
+    and for a kern spec string), and after a width search `width_search_` (a dict: `factor`, the
+    chosen factor; `curve`, one ``(factor, alpha, loo_error)`` per factor, the error rate for `LSSVC`,
+    the mean squared residual for `LSSVR`; `points`, the samples searched; `seconds`)."""
 
 
 class LSSVC(ClassifierMixin, _LSSVM):
@@ -225,7 +305,7 @@ class LSSVC(ClassifierMixin, _LSSVM):
         """Trains on samples and labels."""
         X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
         y_enc = _encode_classes(self, y)
-        return self._fit(X, y_enc.astype(np.float64).tolist(), True, labels=y_enc.tolist())
+        return self._fit(X, y_enc.astype(np.float64), True, labels=y_enc.tolist())
 
     def decision_function(self, X):
         """`(n_samples,)` for two classes (positive favours `classes_[1]`), else one column per class."""
@@ -257,7 +337,7 @@ class LSSVR(RegressorMixin, _LSSVM):
     def fit(self, X, y):
         """Trains on samples and real targets."""
         X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
-        return self._fit(X, np.asarray(y, dtype=np.float64).tolist(), False)
+        return self._fit(X, np.asarray(y, dtype=np.float64), False)
 
     def predict(self, X):
         """Predicted values."""
