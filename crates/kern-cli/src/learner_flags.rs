@@ -144,7 +144,7 @@ pub struct LearnerFlags {
     /// Stopping tolerance (LIBSVM -e; default 1e-3 for the SVMs, 1e-6 for the iterative solvers).
     ///
     /// The SVMs stop on the optimality violation; lssvm, krr with --solver iterative and the landmark
-    /// models on the relative residual of the iterative solver (docs/cli.md says more).
+    /// models on the relative residual of the iterative solver.
     #[arg(long, allow_negative_numbers = true, help_heading = "Solver")]
     pub tol: Option<f64>,
     /// Kernel cache in megabytes (the SVMs; LIBSVM -m, default 100), per training run.
@@ -184,7 +184,7 @@ pub struct LearnerFlags {
     ///
     /// lssvm, krr: none (plain conjugate gradients, the faster on compactly supported kernels with a
     /// positive shift) or block-jacobi[:SIZE] (dense blocks of SIZE points, default 256). The
-    /// landmark models: falkon (the default; docs/cli.md) or none.
+    /// landmark models: falkon (the default) or none.
     #[arg(long, help_heading = "Solver", hide_short_help = true)]
     pub preconditioner: Option<String>,
     /// Centres of landmark-lssvm and landmark-krr: random:M or fvs:M[:POOL].

@@ -68,7 +68,7 @@ enum Command {
     /// Train a model (svc, svr, ...) and save it.
     #[command(
         after_help = "LIBSVM's way: kern train [svm-train options -s -t -d -g -r -c -n -p -m -e -h -b -wi -v -q] DATA \
-                            [MODEL]; MODEL defaults to DATA.model (docs/cli.md)."
+                            [MODEL]; MODEL defaults to DATA.model."
     )]
     Train(Box<commands::train::Args>),
     /// Apply a saved model to a data file.

@@ -27,7 +27,7 @@ pub struct Args {
     /// 20 % non-zero, when n > 20,000, or when the dense matrix would not fit in memory), dense, sparse.
     #[arg(long, default_value = "auto")]
     path: String,
-    /// Eigensolver: auto, dense or krylov (iterative, on matrix products; docs/cli.md).
+    /// Eigensolver: auto, dense or krylov (iterative, on matrix products).
     ///
     /// auto: dense for n <= 200 or when 16 x components >= n, else krylov. krylov: on the sparse path
     /// memory grows with the non-zeros and n x basis size, never n x n.

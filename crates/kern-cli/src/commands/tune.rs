@@ -30,7 +30,7 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum TuneCommand {
-    /// Gaussian bandwidth by a heuristic: mean-to-half, max-variance, ahn, median, scale (docs/cli.md).
+    /// Gaussian bandwidth by a heuristic: mean-to-half, max-variance, ahn, median, scale.
     /// Needs sample coordinates: a precomputed kernel file (LIBSVM 0:serial rows) is refused.
     Bandwidth(BandwidthArgs),
     /// Support radius C of a compactly supported kernel by alignment and sparsity. Needs sample
