@@ -172,6 +172,17 @@ pub fn search_extending<M>(
     }
 }
 
+/// The model a grid search refitted on all its data (every search here asks for the refit).
+///
+/// ```
+/// let none: Option<u8> = None;
+/// assert!(kern_repro::tuning::refitted(&none).is_err());
+/// assert_eq!(kern_repro::tuning::refitted(&Some(3u8)).ok(), Some(&3));
+/// ```
+pub fn refitted<M>(model: &Option<M>) -> Result<&M> {
+    model.as_ref().ok_or_else(|| ReproError::Other("grid search did not refit".into()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -736,10 +736,7 @@ pub fn svm(ctx: &Ctx) -> Result<Status> {
         let range = ext.describe();
         let report = ext.report;
         let c = report.best_params()["c"];
-        let model = report
-            .model
-            .as_ref()
-            .ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
+        let model = crate::tuning::refitted(&report.model)?;
         let pred = model.predict(&xt)?;
         let err =
             pred.iter().zip(&yt).filter(|(p, t)| (**p > 0.0) != (**t > 0.0)).count() as f64 / yt.len() as f64;

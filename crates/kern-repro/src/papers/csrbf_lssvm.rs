@@ -250,8 +250,7 @@ fn fig7(ctx: &Ctx, mixture: &GreenRed) -> Result<Fig7> {
     })?;
     let svm_grid = ext.describe();
     let report = ext.report;
-    let svm =
-        report.model.as_ref().ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
+    let svm = crate::tuning::refitted(&report.model)?;
     let (rows_sv, coef) = svm.machine_coefficients(0);
     let sv = svm.support_vectors();
     // Map the support vectors back to the training rows (exact copies) for the bubble positions.

@@ -450,8 +450,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
     let ext = svc_search(&x, &yb, cgrid, &cfg)?;
     let cgrid_used = ext.describe();
     let rep = ext.report;
-    let svm =
-        rep.model.as_ref().ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
+    let svm = crate::tuning::refitted(&rep.model)?;
     let svm_c = rep.best_params()["c"];
     let svm_acc = sign_accuracy(&svm.predict(&xt)?, &yt);
     let n_sv = svm.n_sv();
@@ -474,8 +473,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
         &cfg,
     )?;
     let lcv = lrep.best_params()["l"] as usize;
-    let kfa_cv =
-        lrep.model.as_ref().ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
+    let kfa_cv = crate::tuning::refitted(&lrep.model)?;
     let kfa_cv_acc = sign_accuracy(&kfa_cv.predict(&xt)?, &yt);
     // Path: test accuracy against L.
     let lmax = 60;
@@ -493,10 +491,7 @@ pub fn gaussians(ctx: &Ctx) -> Result<Status> {
             let (xr, yr) = gm.sample(100, ctx.seed + 10 + r);
             let ybr = BinaryTargets::from_f64(&yr)?;
             let rep = svc_search(&xr, &ybr, "c=2^-5..2^15:11", &rcfg(r))?.report;
-            let m = rep
-                .model
-                .as_ref()
-                .ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
+            let m = crate::tuning::refitted(&rep.model)?;
             let kf = KfaParams::new(k).basis(BasisChoice::Fvs(exact(23))).fit(&xr, &ybr)?;
             Ok((sign_accuracy(&m.predict(&xt)?, &yt), m.n_sv(), sign_accuracy(&kf.predict(&xt)?, &yt)))
         })
@@ -761,8 +756,7 @@ pub fn clusters(ctx: &Ctx) -> Result<Status> {
     })?;
     let cgrid_used = ext.describe();
     let rep = ext.report;
-    let svm =
-        rep.model.as_ref().ok_or_else(|| crate::ReproError::Other("grid search did not refit".into()))?;
+    let svm = crate::tuning::refitted(&rep.model)?;
     let svm_c = rep.best_params()["c"];
     let to_f = |v: Vec<usize>| v.into_iter().map(|c| c as f64).collect::<Vec<_>>();
     let svm_test = acc(&to_f(svm.predict_class(&xt)?), &yt);
