@@ -235,6 +235,16 @@ pub enum CoreError {
 }
 
 /// Result alias of kern-core.
+///
+/// ```
+/// use kern_core::{Result, Samples};
+/// fn dimension(rows: &[[f64; 2]]) -> Result<usize> {
+///     Ok(Samples::from_rows(rows)?.d())
+/// }
+/// assert_eq!(dimension(&[[1.0, 2.0]])?, 2);
+/// assert!(dimension(&[[f64::NAN, 0.0]]).is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
 pub type Result<T, E = CoreError> = std::result::Result<T, E>;
 
 /// Checks that a parameter is finite and strictly positive.

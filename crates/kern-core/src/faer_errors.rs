@@ -13,6 +13,13 @@ use faer::sparse::FaerError;
 
 /// A failed Cholesky (LLᵀ) factorization: the matrix is not numerically positive definite. The pivot
 /// is counted from 1.
+///
+/// ```
+/// use faer::linalg::cholesky::llt::factor::LltError;
+/// let a = faer::mat![[1.0, 2.0], [2.0, 1.0]]; // eigenvalues 3 and −1
+/// let e = a.as_ref().llt(faer::Side::Lower).unwrap_err();
+/// assert_eq!(kern_core::faer_errors::llt(e), "not numerically positive definite (pivot 2 is not positive)");
+/// ```
 pub fn llt(e: LltError) -> String {
     let LltError::NonPositivePivot { index } = e;
     format!("not numerically positive definite (pivot {} is not positive)", index + 1)

@@ -28,7 +28,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 const BLOCK: usize = 512;
 
 /// Dimension up to which [`GramPath::Auto`] computes distances directly instead of by GEMM.
-pub const DIRECT_MAX_DIM: usize = 8;
+pub(crate) const DIRECT_MAX_DIM: usize = 8;
 
 /// How a dense Gram matrix is computed.
 ///
@@ -43,7 +43,7 @@ pub const DIRECT_MAX_DIM: usize = 8;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GramPath {
-    /// GEMM for radial / dot-product kernels when `d > DIRECT_MAX_DIM`, direct blocked loops for small
+    /// GEMM for radial / dot-product kernels above 8 dimensions, direct blocked loops for small
     /// `d`, pairwise otherwise.
     #[default]
     Auto,
@@ -52,7 +52,7 @@ pub enum GramPath {
     /// Force direct evaluation of `k.eval` (or of the distance / inner product) per pair.
     Pairwise,
     /// Force the sparse-rows formulation of [`crate::sparse_dots`] (radial and dot-product kernels only;
-    /// others fall back to pairwise). `Auto` takes it for `d > DIRECT_MAX_DIM` when at most
+    /// others fall back to pairwise). `Auto` takes it above 8 dimensions when at most
     /// [`SparseDots::MAX_DENSITY`] of the coordinates are nonzero.
     Sparse,
 }
@@ -123,6 +123,16 @@ pub fn gram<K: Kernel>(k: &K, x: &Samples) -> Result<Mat<f64>> {
 }
 
 /// The symmetric Gram matrix with an explicit [`GramPath`].
+///
+/// ```
+/// use kern_core::gram::{GramPath, gram_with};
+/// use kern_core::{Laplacian, Samples};
+/// let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])?;
+/// let g = gram_with(&Laplacian::new(1.0)?, &x, GramPath::Pairwise)?;
+/// assert!((0..3).all(|i| g[(i, i)] == 1.0 && (0..3).all(|j| g[(i, j)] == g[(j, i)])));
+/// assert!((g[(1, 0)] - (-1.0f64).exp()).abs() < 1e-15); // exp(−‖x₁ − x₀‖ / σ)
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
 pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f64>> {
     k.check_samples(x)?;
     let n = x.n();
@@ -173,14 +183,16 @@ pub fn gram_with<K: Kernel>(k: &K, x: &Samples, path: GramPath) -> Result<Mat<f6
 /// support vectors × 13 features) 0.59–0.63 against 0.43–0.45, wisconsin 0.53–0.76 against 0.30–0.44,
 /// iris 0.61–1.04 against 0.45–0.58; above the limit the blocks win: at 2²³ crx (131 × 300 × 46) went
 /// from 0.23–0.30 to 0.39–0.43 and german from 0.19 to 0.45.
-pub const SMALL_CROSS_WORK: u64 = 1 << 20;
+pub(crate) const SMALL_CROSS_WORK: u64 = 1 << 20;
 
 /// Whether a cross Gram of `nx × ny` values in dimension `d` is small enough for the calling thread
-/// ([`SMALL_CROSS_WORK`]): the rule of the prediction's expansion plan.
+/// (at most 2²⁰ multiply-adds `nx · ny · d`): the rule of the prediction's expansion plan.
 ///
 /// ```
 /// assert!(kern_core::gram::small_cross(50, 100, 13));
 /// assert!(!kern_core::gram::small_cross(5_000, 1_000, 20));
+/// assert!(kern_core::gram::small_cross(1 << 10, 1 << 10, 1)); // 2²⁰: the limit
+/// assert!(!kern_core::gram::small_cross(1 << 10, 1 << 10, 2));
 /// ```
 pub fn small_cross(nx: usize, ny: usize, d: usize) -> bool {
     (nx as u128) * (ny as u128) * (d.max(1) as u128) <= SMALL_CROSS_WORK as u128
@@ -228,6 +240,23 @@ pub fn cross_gram<K: Kernel>(k: &K, x: &Samples, y: &Samples) -> Result<Mat<f64>
 }
 
 /// The cross Gram matrix with an explicit [`GramPath`].
+///
+/// ```
+/// use kern_core::gram::{GramPath, cross_gram_with};
+/// use kern_core::{Gaussian, Samples};
+/// let x = Samples::from_rows(&[[0.0, 1.0], [2.0, 0.5]])?;
+/// let y = Samples::from_rows(&[[1.0, 1.0], [0.0, 0.0], [3.0, 1.0]])?;
+/// let k = Gaussian::with_beta(0.5)?;
+/// let a = cross_gram_with(&k, &x, &y, GramPath::Gemm)?;
+/// let b = cross_gram_with(&k, &x, &y, GramPath::Pairwise)?;
+/// assert_eq!((a.nrows(), a.ncols()), (2, 3));
+/// assert!((0..2).all(|i| (0..3).all(|j| (a[(i, j)] - b[(i, j)]).abs() < 1e-14)));
+/// // A cross Gram of a set with itself is the Gram matrix.
+/// let g = kern_core::gram(&k, &y)?;
+/// let c = cross_gram_with(&k, &y, &y, GramPath::Pairwise)?;
+/// assert!((0..3).all(|i| (0..3).all(|j| (g[(i, j)] - c[(i, j)]).abs() < 1e-14)));
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
 pub fn cross_gram_with<K: Kernel>(k: &K, x: &Samples, y: &Samples, path: GramPath) -> Result<Mat<f64>> {
     x.check_same_dim(y)?;
     k.check_samples(x)?;

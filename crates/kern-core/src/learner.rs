@@ -30,6 +30,31 @@ pub trait Model: Send + Sync {
 }
 
 /// Training: params (validated inside `fit`) plus samples and targets give a model.
+///
+/// ```
+/// use kern_core::learner::{Fit, Model};
+/// use kern_core::{CoreError, RealTargets, Samples};
+/// /// Predicts a constant.
+/// struct Constant(f64);
+/// impl Model for Constant {
+///     type Error = CoreError;
+///     fn predict(&self, x: &Samples) -> Result<Vec<f64>, CoreError> { Ok(vec![self.0; x.n()]) }
+/// }
+/// /// Learns the mean of the targets.
+/// struct MeanParams;
+/// impl Fit<RealTargets> for MeanParams {
+///     type Model = Constant;
+///     type Error = CoreError;
+///     fn fit(&self, x: &Samples, y: &RealTargets) -> Result<Constant, CoreError> {
+///         let v = y.values();
+///         Ok(Constant(v.iter().sum::<f64>() / v.len() as f64))
+///     }
+/// }
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
+/// let m = MeanParams.fit(&x, &RealTargets::new(vec![1.0, 2.0, 6.0])?)?;
+/// assert_eq!(m.predict(&x)?, [3.0, 3.0, 3.0]);
+/// # Ok::<(), CoreError>(())
+/// ```
 pub trait Fit<T>: Send + Sync {
     /// The model trained.
     type Model: Model;

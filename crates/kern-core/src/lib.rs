@@ -5,10 +5,10 @@
 //! through faer ([`gram`](fn@gram), [`cross_gram`]), LIBSVM and CSV data files ([`io`]), and the learner traits
 //! ([`learner`]) that tuning and model crates share.
 //!
-//! Cargo features: `rayon` (parallel Gram matrices and dense algebra), `gzip` (`.gz` data files) and
-//! `nalgebra` (conversions to and from nalgebra's `DMatrix` / `CsrMatrix`) are on by default;
-//! `ndarray` adds the `array` module (samples from `ArrayView2`, predictions as
-//! `Array1` / `Array2`). Without `rayon` every result is the same, computed on one thread.
+//! Cargo features: `gzip` (`.gz` data files) and `nalgebra` (conversions to and from nalgebra's
+//! `DMatrix` / `CsrMatrix`) are on by default; `ndarray` adds the `array` module (samples from
+//! `ArrayView2`, predictions as `Array1` / `Array2`). Parallel work runs on rayon ([`parallel`]);
+//! `parallel::install(Some(1), ..)` runs it on one thread, with the same results.
 //!
 //! ```
 //! use kern_core::{gram, Kernel, KernelSpec, Samples};

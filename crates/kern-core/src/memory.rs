@@ -203,12 +203,12 @@ pub fn bytes_for<T>(dims: &[usize], what: &str) -> Result<u64> {
 
 /// Allocations of at most this many bytes (16 MiB) are not checked against the system's budget by
 /// [`check_bytes`] (an explicit [`set_limit`] is always checked).
-pub const UNCHECKED_BYTES: u64 = 16 << 20;
+pub(crate) const UNCHECKED_BYTES: u64 = 16 << 20;
 
 /// Refuses an allocation of `bytes` that does not fit the [`budget`]; `instead` says what to do
 /// instead (the sparse, iterative or landmark path).
 ///
-/// Without a [`set_limit`] override, allocations up to [`UNCHECKED_BYTES`] are let through without
+/// Without a [`set_limit`] override, allocations up to 16 MiB are let through without
 /// reading the system's budget (five files of `/proc` and `/sys`, 20–50 µs): a small fit makes dozens
 /// of such allocations, and the reads took a quarter of a 120-point fit. One of them that does not fit
 /// still fails as an error where it is made fallibly ([`try_with_capacity`]).

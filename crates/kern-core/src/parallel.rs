@@ -157,6 +157,15 @@ impl ThreadCount {
 ///
 /// # Errors
 /// [`crate::CoreError::Param`] for `Some(0)`.
+///
+/// ```
+/// use kern_core::parallel::{max_threads, thread_count};
+/// let t = thread_count(Some(1))?;
+/// assert_eq!((t.threads, t.requested, t.capped), (1, 1, false));
+/// assert!(thread_count(None)?.threads <= max_threads());
+/// assert!(thread_count(Some(0)).is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
 pub fn thread_count(threads: Option<usize>) -> crate::Result<ThreadCount> {
     if threads == Some(0) {
         return Err(crate::CoreError::Param { name: "threads", value: 0.0, reason: "must be at least 1" });
@@ -364,6 +373,7 @@ fn pool(threads: usize) -> crate::Result<std::sync::Arc<rayon::ThreadPool>> {
 /// assert_eq!(m[(3, 2)], 1.0);
 /// ```
 pub mod prelude {
+    #[doc(no_inline)]
     pub use rayon::prelude::*;
 }
 

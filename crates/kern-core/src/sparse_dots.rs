@@ -262,6 +262,17 @@ impl SparseDots {
 
 /// Samples per [`SampleGroup`]: their inner products with a range of samples are computed together, so
 /// that every loaded value of the transposed copy feeds up to four multiply-adds instead of one.
+///
+/// ```
+/// use kern_core::{Samples, sparse_dots::{GROUP, SparseDots}};
+/// let x = Samples::from_rows(&[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [0.0, 2.0], [3.0, 3.0]])?;
+/// let s = SparseDots::new(&x);
+/// assert!(std::panic::catch_unwind(|| s.group(&[0; GROUP + 1])).is_err()); // at most GROUP samples
+/// let groups = s.groups(0..6);
+/// assert!(groups.iter().all(|g| g.samples().len() <= GROUP));
+/// assert_eq!(groups.len(), 6usize.div_ceil(GROUP));
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
 pub const GROUP: usize = 4;
 
 /// Up to [`GROUP`] samples prepared for [`SparseDots::group_dots`]: the union of their nonzero features,
@@ -270,6 +281,22 @@ pub const GROUP: usize = 4;
 ///
 /// Built by [`SparseDots::group`] (given samples) or [`SparseDots::groups`] (a range split into groups
 /// of samples with similar nonzero patterns, which keeps the unions small).
+///
+/// ```
+/// use kern_core::{Samples, sparse_dots::SparseDots};
+/// let x = Samples::from_rows(&[[1.0, 0.0, 2.0], [0.0, 3.0, 0.0], [1.0, 1.0, 1.0]])?;
+/// let s = SparseDots::new(&x);
+/// let g = s.group(&[1, 2]);
+/// let mut out = [0.0; 6];
+/// s.group_dots(&g, 0..3, &mut out);
+/// // Row by row of the group: the same inner products as one sample at a time.
+/// let mut one = [0.0; 3];
+/// for (t, &i) in g.samples().iter().enumerate() {
+///     s.dots(i, 0..3, &mut one);
+///     assert_eq!(out[3 * t..3 * t + 3], one);
+/// }
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct SampleGroup {
     samples: Vec<usize>,

@@ -46,6 +46,13 @@ mod radial_param {
 }
 
 /// The names a kernel spec may start with, for error messages.
+///
+/// ```
+/// use kern_core::{KERNEL_NAMES, KernelSpec};
+/// let e = "gausian:sigma=1".parse::<KernelSpec>().unwrap_err();
+/// assert!(e.to_string().contains(KERNEL_NAMES));
+/// assert!(KERNEL_NAMES.split(", ").any(|name| name == "gaussian"));
+/// ```
 pub const KERNEL_NAMES: &str = "gaussian, rbf, laplacian, laplacian-l1, chi2, cosine, linear, poly, polynomial, sigmoid, log, spline, \
      cs-<radial>, indicator";
 

@@ -70,6 +70,17 @@ pub enum SparseError {
 }
 
 /// Result alias of kern-sparse.
+///
+/// ```
+/// use kern_sparse::{CholeskyPlan, Result};
+/// fn log_det(a: faer::Mat<f64>) -> Result<f64> {
+///     Ok(CholeskyPlan::dense(a)?.factor(0.0)?.log_det())
+/// }
+/// assert!((log_det(faer::mat![[2.0, 0.0], [0.0, 3.0]])? - 6f64.ln()).abs() < 1e-15);
+/// assert!(log_det(faer::mat![[1.0, 2.0], [2.0, 1.0]]).is_err()); // not positive definite
+/// assert!(log_det(faer::Mat::zeros(2, 3)).is_err());                 // not square
+/// # Ok::<(), kern_sparse::SparseError>(())
+/// ```
 pub type Result<T, E = SparseError> = std::result::Result<T, E>;
 
 /// Checks that a parameter is finite and strictly positive.

@@ -165,6 +165,18 @@ pub fn sparse_gram<K: Kernel>(k: &K, x: &Samples) -> Result<SparseGram> {
 }
 
 /// [`sparse_gram`] with explicit options.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// use kern_sparse::{GramOptions, SearchMethod, sparse_gram_with};
+/// let x = Samples::from_rows(&[[0.0, 0.0], [0.4, 0.1], [0.9, 0.0], [5.0, 5.0]])?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 2.0)?;
+/// let grid = sparse_gram_with(&k, &x, GramOptions { search: SearchMethod::Grid })?;
+/// let brute = sparse_gram_with(&k, &x, GramOptions { search: SearchMethod::Brute })?;
+/// assert_eq!(grid.matrix(), brute.matrix()); // the same neighbours, the same values
+/// assert_eq!(grid.nnz(), 4 + 2 * 3);          // the far point has only its diagonal
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn sparse_gram_with<K: Kernel>(k: &K, x: &Samples, opts: GramOptions) -> Result<SparseGram> {
     let c = support_radius(k)?;
     k.check_dim(x.d())?;

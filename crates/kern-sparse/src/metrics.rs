@@ -44,6 +44,13 @@ impl Bandwidth {
 
 /// Bandwidth and profile of the structurally symmetric matrix `a` (by symmetry, row `j`'s first
 /// column is column `j`'s first row).
+///
+/// ```
+/// // Tridiagonal: every row reaches one column left of the diagonal (the first row none).
+/// let a = nalgebra::DMatrix::<f64>::from_fn(5, 5, |i, j| if i.abs_diff(j) <= 1 { 1.0 } else { 0.0 });
+/// let b = kern_sparse::bandwidth(&nalgebra_sparse::CscMatrix::from(&a));
+/// assert_eq!((b.max_row, b.bw, b.one_sided, b.profile), (1, 3, 2, 4));
+/// ```
 pub fn bandwidth(a: &CscMatrix<f64>) -> Bandwidth {
     Bandwidth::from_rows((0..a.ncols()).map(|j| {
         let first = a.col(j).row_indices().first().copied().unwrap_or(j);

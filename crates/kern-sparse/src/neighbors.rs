@@ -26,9 +26,27 @@ use std::cmp::Ordering as CmpOrdering;
 use std::ops::Range;
 
 /// Dimension up to which [`SearchMethod::Auto`] uses the cell grid.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_sparse::{NeighborIndex, SearchMethod, neighbors::GRID_MAX_DIM};
+/// let points = |d: usize| Samples::from_flat((0..4 * d).map(|v| v as f64).collect(), 4, d);
+/// assert_eq!(NeighborIndex::new(&points(GRID_MAX_DIM)?, 1.0)?.method(), SearchMethod::Grid);
+/// assert_eq!(NeighborIndex::new(&points(GRID_MAX_DIM + 1)?, 1.0)?.method(), SearchMethod::Scan);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const GRID_MAX_DIM: usize = 4;
 
 /// Largest dimension the grid accepts when forced (it visits up to `3^d` cells per query).
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_sparse::{NeighborIndex, SearchMethod, neighbors::GRID_HARD_MAX_DIM};
+/// let points = |d: usize| Samples::from_flat(vec![0.0; 2 * d], 2, d);
+/// assert!(NeighborIndex::with_method(&points(GRID_HARD_MAX_DIM)?, 1.0, SearchMethod::Grid).is_ok());
+/// assert!(NeighborIndex::with_method(&points(GRID_HARD_MAX_DIM + 1)?, 1.0, SearchMethod::Grid).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const GRID_HARD_MAX_DIM: usize = 12;
 
 /// Queries per block of the GEMM scan.

@@ -35,7 +35,7 @@
 //!
 //! **Determinism.** The mat-vec computes each output entry in a fixed order of operations that
 //! depends on the matrix only (full storage: one task per entry in the matrix's storage order; lower
-//! storage: see [`crate::sym_lower`]); dot products sum fixed chunks of [`DOT_CHUNK`] entries and then
+//! storage: see [`crate::sym_lower`]); dot products sum fixed chunks of 4096 entries and then
 //! the chunk sums in order. So the iterates are the same bytes at any thread count.
 
 use crate::error::{Result, SparseError};
@@ -50,15 +50,16 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Entries per partial sum of the deterministic dot product.
-pub const DOT_CHUNK: usize = 4096;
+pub(crate) const DOT_CHUNK: usize = 4096;
 /// Block size of `block-jacobi` without a size.
-pub const DEFAULT_BLOCK: usize = 256;
+pub(crate) const DEFAULT_BLOCK: usize = 256;
 
 /// The preconditioner `M ≈ A + sI` of [`Pcg`].
 ///
 /// ```
 /// use kern_sparse::Preconditioner;
 /// assert_eq!("block-jacobi:128".parse::<Preconditioner>()?, Preconditioner::BlockJacobi { block: 128 });
+/// assert_eq!("block-jacobi".parse::<Preconditioner>()?, Preconditioner::BlockJacobi { block: 256 });
 /// assert_eq!("none".parse::<Preconditioner>()?, Preconditioner::None);
 /// assert_eq!(Preconditioner::default(), Preconditioner::None);
 /// # Ok::<(), kern_sparse::SparseError>(())
@@ -69,7 +70,7 @@ pub enum Preconditioner {
     #[default]
     None,
     /// Block Jacobi over consecutive blocks of `block` points of the nested-dissection order (module
-    /// docs). `block = 1` is plain Jacobi (diagonal scaling).
+    /// docs). `block = 1` is plain Jacobi (diagonal scaling); `block-jacobi` without a size is 256.
     BlockJacobi {
         /// Points per block (the last block may be smaller).
         block: usize,

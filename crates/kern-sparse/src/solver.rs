@@ -2,9 +2,9 @@
 //! preconditioned conjugate gradients ([`Pcg`](crate::Pcg)) for `(K_C + s·I) x = b`.
 //!
 //! **Auto rule.** The symbolic analysis (ordering plus elimination tree, cheap next to the numeric
-//! factorization) predicts `nnz(L)`; the factorization needs about
-//! `FACTOR_BYTES_PER_NONZERO · nnz(L)` bytes (8 for the value, plus faer's supernodal padding and
-//! workspace, see [`FACTOR_BYTES_PER_NONZERO`]). When that exceeds the memory budget, the iterative
+//! factorization) predicts `nnz(L)`; the factorization needs about `12 · nnz(L)` bytes
+//! ([`predicted_factor_bytes`]: 8 for the value, times 1.5 for faer's supernodal padding and
+//! workspace). When that exceeds the memory budget, the iterative
 //! solver is used. The budget is a parameter ([`choose_solver`]); callers pass the memory they are
 //! willing to spend ([`DEFAULT_FACTOR_BUDGET`] when they do not know better).
 
@@ -13,9 +13,17 @@ use serde::{Deserialize, Serialize};
 
 /// Bytes the numeric factorization takes per predicted non-zero of `L`: 8 for the value, times 1.5
 /// for faer's supernodal storage (the full diagonal blocks) and its update workspace.
-pub const FACTOR_BYTES_PER_NONZERO: f64 = 12.0;
+pub(crate) const FACTOR_BYTES_PER_NONZERO: f64 = 12.0;
 
 /// The memory budget for a direct factor when the caller gives none: 8 GiB.
+///
+/// ```
+/// use kern_sparse::{Solver, solver::{DEFAULT_FACTOR_BUDGET, choose_solver, predicted_factor_bytes}};
+/// // Auto stays direct while the predicted factor fits the default budget.
+/// let fits = (DEFAULT_FACTOR_BUDGET / predicted_factor_bytes(1)) as usize;
+/// assert_eq!(choose_solver(Solver::Auto, fits, DEFAULT_FACTOR_BUDGET), Solver::Direct);
+/// assert_eq!(choose_solver(Solver::Auto, fits + 1, DEFAULT_FACTOR_BUDGET), Solver::Iterative);
+/// ```
 pub const DEFAULT_FACTOR_BUDGET: u64 = 8 << 30;
 
 /// How a sparse system `(K_C + s·I) x = b` is solved.

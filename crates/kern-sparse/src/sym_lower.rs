@@ -36,6 +36,20 @@ use rayon::prelude::*;
 
 /// Columns per chunk of the symmetric product (module docs); a constant, so that the sums do not
 /// depend on the thread count.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// use kern_sparse::{sparse_gram_lower, sym_lower::SYM_CHUNK};
+/// // SYM_CHUNK + 1 points too far apart to be neighbours: two chunks of columns, K_C = I.
+/// let n = SYM_CHUNK + 1;
+/// let x = Samples::from_flat((0..n).map(|i| 3.0 * i as f64).collect(), n, 1)?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+/// let l = sparse_gram_lower(&k, &x)?;
+/// assert_eq!(l.scratch_len(1), 2 * SYM_CHUNK); // one band of the widest chunk per chunk
+/// let v: Vec<f64> = (0..n).map(|i| i as f64).collect();
+/// assert_eq!(l.mul_shifted(0.5, &v)?, v.iter().map(|x| 1.5 * x).collect::<Vec<_>>());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const SYM_CHUNK: usize = 2048;
 
 /// A symmetric sparse `K_C` by its lower triangle (module docs), in the cell order of its points.

@@ -19,6 +19,14 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// Which CSV column holds the labels.
+///
+/// ```
+/// use kern_core::io::LabelColumn;
+/// assert_eq!("-1".parse(), Ok(LabelColumn::Index(-1)));
+/// assert_eq!("none".parse(), Ok(LabelColumn::NoLabel));
+/// assert_eq!("species".parse(), Ok(LabelColumn::Name("species".into())));
+/// assert_eq!(LabelColumn::default(), LabelColumn::Last);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum LabelColumn {
     /// The last column (default).

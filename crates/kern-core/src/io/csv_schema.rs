@@ -6,6 +6,18 @@ use crate::error::{CoreError, Result};
 use serde::{Deserialize, Serialize};
 
 /// One feature column of a [`CsvSchema`]: where it was in the training file and how it is encoded.
+///
+/// ```
+/// use kern_core::io::{CsvFeature, CsvSchema, MissingPolicy};
+/// let colour = CsvFeature { column: 0, categories: Some(vec!["blue".into(), "red".into()]) };
+/// let size = CsvFeature { column: 2, categories: None };
+/// let s = CsvSchema {
+///     columns: Some(vec!["colour".into(), "label".into(), "size".into()]), n_columns: 3, label: Some(1),
+///     features: vec![colour, size], missing: MissingPolicy::Reject, missing_markers: vec![], delimiter: ',',
+/// };
+/// assert!(s.check().is_ok());
+/// assert_eq!(s.feature_names(), ["colour=blue", "colour=red", "size"]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CsvFeature {
     /// Zero-based column of the training file.

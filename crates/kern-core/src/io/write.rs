@@ -169,6 +169,15 @@ pub fn write_stdout(bytes: &[u8]) -> Result<()> {
 /// status 141 in a shell). For a program that got [`CoreError::BrokenPipe`] from [`write_stdout`];
 /// the Rust runtime ignores SIGPIPE, so this restores its default action first. Where there are no
 /// signals, exits with status 141.
+///
+/// ```
+/// use kern_core::{CoreError, io::{exit_broken_pipe, write_stdout}};
+/// // How a command-line tool writes its output: only a reader that went away ends it here.
+/// match write_stdout(b"") {
+///     Err(CoreError::BrokenPipe) => exit_broken_pipe(),
+///     other => assert!(other.is_ok()),
+/// }
+/// ```
 pub fn exit_broken_pipe() -> ! {
     #[cfg(unix)]
     signal_cleanup::die_of(libc::SIGPIPE);

@@ -5,6 +5,15 @@ use crate::error::{Result, positive};
 use crate::samples::sq_dist;
 
 /// Which of the papers' Gaussian parametrizations a [`Gaussian`] was built with (kept for display).
+///
+/// ```
+/// use kern_core::{Gaussian, GaussianParam};
+/// let (a, b) = (Gaussian::with_sigma(2.0)?, Gaussian::with_beta(0.25)?);
+/// assert_eq!(a.param(), GaussianParam::Sigma(2.0));
+/// assert_eq!(b.param(), GaussianParam::Beta(0.25));
+/// assert_eq!(a.beta(), b.beta()); // the same kernel, exp(−r²/4)
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum GaussianParam {
     /// `exp(−r²/σ²)`, the CS-RBF paper (Zhang, Genton & Liu 2004, §1) and Baudat–Anouar (§5.2).

@@ -107,6 +107,16 @@ impl From<Samples> for RawSamples {
 }
 
 /// Iterator over the samples of either store, as [`SampleRef`]s (see [`Samples::samples`]).
+///
+/// ```
+/// use kern_core::Samples;
+/// let x = Samples::from_rows(&[[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]])?;
+/// let dense: Vec<f64> = x.samples().map(|s| s.dot(s)).collect();
+/// let sparse: Vec<f64> = x.to_sparse().samples().map(|s| s.dot(s)).collect();
+/// assert_eq!(dense, [1.0, 4.0, 25.0]);
+/// assert_eq!(sparse, dense);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct SampleIter<'a> {
     x: &'a Samples,

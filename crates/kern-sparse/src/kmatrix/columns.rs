@@ -285,6 +285,18 @@ impl pulp::WithSimd for SignBits<'_> {
 
 /// Dimension above which radial kernels use the norms formulation `‖x‖² + ‖y‖² − 2⟨x, y⟩` (a dot
 /// product vectorizes better than differences).
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_sparse::kmatrix::{NORMS_MIN_DIM, SignedColumns};
+/// let k = Gaussian::with_sigma(1.0)?;
+/// let points = |d: usize| Samples::from_flat((0..3 * d).map(|v| v as f64 * 0.1).collect(), 3, d);
+/// let (low, high) = (points(NORMS_MIN_DIM)?, points(NORMS_MIN_DIM + 1)?);
+/// // Up to this dimension a column is the cheap direct sweep (worth recomputing, not caching).
+/// assert!(SignedColumns::new(&k, &low, vec![0, 1, 2], vec![1.0; 3], None).cheap_columns());
+/// assert!(!SignedColumns::new(&k, &high, vec![0, 1, 2], vec![1.0; 3], None).cheap_columns());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const NORMS_MIN_DIM: usize = 8;
 
 /// Signed kernel columns over a permutation of (possibly repeated) samples.
@@ -852,6 +864,23 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
 /// worker, and a caller that finishes first waits for it. With equal halves, the solver's calling
 /// thread on green-red n = 1,000,000 with a compact kernel spent about 16 % of its samples in the
 /// scheduler and `sched_yield` (waiting for the other half); 9/16 was chosen from that, not tuned.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// use kern_sparse::kmatrix::{CALLER_SIXTEENTHS, Precomputed, SignedColumns};
+/// use kern_sparse::GramMatrix;
+/// let rows: Vec<[f64; 1]> = (0..16).map(|i| [0.01 * i as f64]).collect();
+/// let x = Samples::from_rows(&rows)?;
+/// let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+/// let GramMatrix::Sparse(kc) = GramMatrix::sparse(&k, &x)? else { unreachable!() };
+/// let pre = Some(Precomputed::Sparse(kc.into()));
+/// let q = SignedColumns::new(&k, &x, (0..16).collect(), vec![1.0; 16], pre);
+/// let col = q.sparse_column(0).unwrap();
+/// let (mine, other) = col.parts();
+/// assert_eq!(col.nnz(), 16); // every point is a neighbour
+/// assert_eq!((mine.nnz(), other.nnz()), (CALLER_SIXTEENTHS, 16 - CALLER_SIXTEENTHS));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const CALLER_SIXTEENTHS: usize = 9;
 
 /// The calling thread's part of `n` items ([`CALLER_SIXTEENTHS`], rounded down).

@@ -23,7 +23,7 @@ mod on_demand;
 
 pub(crate) use columns::caller_share;
 pub use columns::{CALLER_SIXTEENTHS, NORMS_MIN_DIM, Precomputed, SignedColumns, SparseColumn};
-pub use on_demand::{LRU_BYTES_PER_SAMPLE, NNZ_SAMPLE, SparseOnDemand};
+pub use on_demand::{LRU_BYTES_PER_SAMPLE, SparseOnDemand};
 
 use crate::error::{Result, SparseError};
 use crate::gram::{sparse_cross_gram_indexed, sparse_gram};
@@ -234,6 +234,22 @@ impl ExpandPlan {
 /// The plan of [`expand`] for training points `x`, new points `y` and the `sparse` flag: the neighbour
 /// index for a kernel with a support radius when `sparse`; else the serial path for a small product of
 /// two dense stores ([`kern_core::gram::small_cross`]); else parallel blocks.
+///
+/// ```
+/// use kern_core::{CompactlySupported, Gaussian, Samples};
+/// use kern_sparse::kmatrix::{ExpandPlan, expand_plan};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
+/// // 400 × 3 × 1000 multiply-adds: more than the serial path's 2²⁰.
+/// let big = Samples::from_flat(vec![0.5; 400 * 1000], 400, 1000)?;
+/// let g = Gaussian::with_sigma(1.0)?;
+/// let cs = CompactlySupported::new(g, 1.0, 1.0)?;
+/// assert_eq!(expand_plan(&g, &x, &x, true), ExpandPlan::Serial); // no support radius
+/// assert_eq!(expand_plan(&cs, &x, &x, true), ExpandPlan::Neighbours);
+/// assert_eq!(expand_plan(&cs, &x, &x, false), ExpandPlan::Serial);
+/// let x1000 = Samples::from_flat(vec![0.0; 3 * 1000], 3, 1000)?;
+/// assert_eq!(expand_plan(&g, &x1000, &big, false), ExpandPlan::Blocks);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn expand_plan<K: Kernel>(k: &K, x: &Samples, y: &Samples, sparse: bool) -> ExpandPlan {
     if sparse && k.support_radius().is_some() {
         ExpandPlan::Neighbours

@@ -20,9 +20,16 @@ use nalgebra_sparse::CscMatrix;
 use std::sync::Arc;
 
 /// Samples whose neighbours are counted to predict `nnz(K_C)` ([`SparseOnDemand::new`]).
-pub const NNZ_SAMPLE: usize = 2048;
+pub(crate) const NNZ_SAMPLE: usize = 2048;
 
 /// Bytes of cache bookkeeping per sample (the column cache's slot and two links).
+///
+/// ```
+/// use kern_sparse::kmatrix::LRU_BYTES_PER_SAMPLE;
+/// use std::{mem::size_of, sync::Arc};
+/// // A column slot (a shared pointer or none) and the two links of the recency list.
+/// assert!(LRU_BYTES_PER_SAMPLE >= size_of::<Option<Arc<Vec<f64>>>>() + 2 * size_of::<usize>());
+/// ```
 pub const LRU_BYTES_PER_SAMPLE: usize = 24;
 
 /// The neighbour index of a compactly supported kernel over the training points, with the predicted
@@ -48,7 +55,7 @@ pub struct SparseOnDemand {
 
 impl SparseOnDemand {
     /// Indexes `x` for the kernel's support radius and predicts `nnz(K_C)` from the neighbour counts
-    /// of [`NNZ_SAMPLE`] samples at an even stride (all of them when `n ≤ NNZ_SAMPLE`, then exact).
+    /// of 2048 samples at an even stride (all of them when `n ≤ 2048`, then exact).
     /// The prediction is deterministic; it decides memory, never a value.
     pub fn new<K: Kernel>(k: &K, x: &Samples) -> Result<Self> {
         let c = support_radius(k)?;
@@ -68,7 +75,7 @@ impl SparseOnDemand {
         Ok(SparseOnDemand { index, nnz })
     }
 
-    /// The predicted stored entries of `K_C` (exact when `n ≤` [`NNZ_SAMPLE`]).
+    /// The predicted stored entries of `K_C` (exact when `n ≤ 2048`).
     pub fn predicted_nnz(&self) -> usize {
         self.nnz
     }
