@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// Points whose pairs the criteria use; larger data sets use a seeded subsample of this size.
-pub const MAX_POINTS: usize = 5000;
+pub(crate) const MAX_POINTS: usize = 5000;
 
 /// The words that name a width method.
 const WIDTH_WORDS: [&str; 6] = ["auto", "mean-to-half", "max-variance", "ahn", "median", "scale"];
@@ -69,7 +69,7 @@ pub const WIDTH_KEYS: [&str; 4] = ["sigma", "beta", "gamma", "std"];
 /// How the support radius `c` of a compactly supported kernel is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Radius {
+pub(crate) enum Radius {
     /// The sparsest radius with alignment `A(C) ≥ mu` (CS-RBF eq. 9).
     Align(f64),
     /// The most aligned radius with sparsity `S(C) ≥ tau` (CS-RBF eq. 10).
@@ -110,6 +110,20 @@ impl Radius {
 }
 
 /// A kernel spec with automatic values, parsed by [`AutoKernel::parse`].
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::auto::AutoKernel;
+/// use kern_tune::bandwidth::mean_similarity;
+/// // Three points with squared distances 1, 9 and 4: the chosen σ puts their mean similarity
+/// // exp(−p/σ²) at 1/2 (mean-to-half).
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+/// let auto = AutoKernel::parse("gaussian:sigma=auto")?.expect("an automatic value");
+/// let sigma = auto.resolve(&x, None, 0)?.choices[0].value;
+/// assert!(sigma > 0.0);
+/// assert!((mean_similarity(&[1.0, 9.0, 4.0], 1.0 / (sigma * sigma)) - 0.5).abs() < 1e-12);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct AutoKernel {
     /// `gaussian` or `cs-gaussian` (as written, lower case).
@@ -125,6 +139,19 @@ pub struct AutoKernel {
 }
 
 /// One value chosen by [`AutoKernel::resolve`].
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::auto::AutoKernel;
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let auto = AutoKernel::parse("cs-gaussian:sigma=auto,c=auto")?.expect("automatic values");
+/// let r = auto.resolve(&x, None, 1)?;
+/// // The width first, then the support radius for that width.
+/// let how: Vec<(&str, &str)> = r.choices.iter().map(|c| (c.parameter.as_str(), c.method.as_str())).collect();
+/// assert_eq!(how, [("sigma", "mean-to-half"), ("c", "sparse-0.5")]);
+/// assert!(r.choices.iter().all(|c| c.value > 0.0 && c.seconds >= 0.0));
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Choice {
     /// The spec's key (`sigma`, `gamma`, `c`, …).
@@ -140,6 +167,19 @@ pub struct Choice {
 }
 
 /// The resolved kernel and how each of its automatic values was chosen.
+///
+/// ```
+/// use kern_core::{KernelSpec, Samples};
+/// use kern_tune::auto::AutoKernel;
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+/// let auto = AutoKernel::parse("gaussian:sigma=max-variance")?.expect("an automatic value");
+/// let r = auto.resolve(&x, None, 0)?;
+/// // The resolved spec is an ordinary kernel spec: it parses back to itself, with nothing left to choose.
+/// let text = r.kernel.to_string();
+/// assert_eq!(text.parse::<KernelSpec>()?, r.kernel);
+/// assert!(AutoKernel::parse(&text)?.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Resolved {
     /// The kernel with every automatic value replaced by the chosen number.

@@ -64,6 +64,17 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// A bandwidth heuristic.
+///
+/// ```
+/// use kern_tune::bandwidth::Method;
+/// // Every method's name parses back to it (the names of `gaussian:sigma=METHOD`).
+/// for m in Method::ALL {
+///     assert_eq!(m.name().parse::<Method>()?, m);
+///     assert_eq!(m.to_string(), m.name());
+/// }
+/// assert!("widest".parse::<Method>().is_err());
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
@@ -119,6 +130,17 @@ impl std::str::FromStr for Method {
 }
 
 /// Root finder of mean-to-half and maximum variance.
+///
+/// ```
+/// use kern_tune::bandwidth::{Solver, mean_to_half};
+/// // Newton and the paper's bisection find the same mean-to-half root, Newton in fewer passes.
+/// let p = [1.0, 4.0, 9.0];
+/// let newton = mean_to_half(&p, Solver::Newton, 1e-13, 1e-13, 200)?;
+/// let bisection = mean_to_half(&p, Solver::Bisection, 1e-13, 1e-13, 200)?;
+/// assert!((newton.beta - bisection.beta).abs() < 1e-10 * newton.beta);
+/// assert!(newton.iterations < bisection.iterations);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Solver {
@@ -132,6 +154,16 @@ pub enum Solver {
 }
 
 /// Options of [`select_bandwidth`] and [`subsample_study`].
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::bandwidth::{BandwidthOptions, Method, Solver, mean_similarity, select_bandwidth};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?; // squared distances 1, 9, 4
+/// let opts = BandwidthOptions { solver: Solver::Bisection, mean_tol: 1e-10, ..Default::default() };
+/// let b = select_bandwidth(&x, None, Method::MeanToHalf, &opts)?;
+/// assert!((mean_similarity(&[1.0, 9.0, 4.0], b.beta) - 0.5).abs() <= 1e-10);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BandwidthOptions {
     /// Which pairs the criteria use (default: all pairs up to 5000 points, a seeded subsample beyond).
@@ -162,6 +194,17 @@ impl Default for BandwidthOptions {
 }
 
 /// A selected bandwidth.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::bandwidth::{BandwidthOptions, Method, select_bandwidth};
+/// // The median heuristic on three points: squared distances 1, 9, 4, so β = 1/4 and σ = 2.
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+/// let b = select_bandwidth(&x, None, Method::Median, &BandwidthOptions::default())?;
+/// assert_eq!((b.method, b.beta, b.sigma, b.pairs), (Method::Median, 0.25, 2.0, 3));
+/// assert!(b.curve.is_empty()); // Ahn's alone has a curve
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bandwidth {
     /// The method.
@@ -186,6 +229,16 @@ pub struct Bandwidth {
 }
 
 /// A root of a criterion found on a flat array of squared distances.
+///
+/// ```
+/// use kern_tune::bandwidth::{Solver, mean_similarity, mean_to_half};
+/// let p = [1.0, 4.0, 9.0];
+/// let r = mean_to_half(&p, Solver::Newton, 1e-12, 1e-12, 100)?;
+/// assert!((r.value - 0.5).abs() <= 1e-12);
+/// assert!((r.value - mean_similarity(&p, r.beta)).abs() < 1e-15);
+/// assert!(r.derivative < 0.0); // the mean similarity falls as β grows
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Root {
     /// β.
@@ -690,6 +743,21 @@ fn default_ahn_grid(mean_p: f64) -> Vec<f64> {
 
 /// Selects β by `method` on `x`. `labels` (class index per sample) are required for [`Method::Ahn`] and
 /// ignored otherwise.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::bandwidth::{BandwidthOptions, Method, select_bandwidth};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+/// let opts = BandwidthOptions::default();
+/// // scikit-learn's gamma='scale': 1 / (d · Var(X)) with Var({0, 1, 3}) = 14/9.
+/// let s = select_bandwidth(&x, None, Method::Scale, &opts)?;
+/// assert!(s.beta > 0.0 && (s.beta - 9.0 / 14.0).abs() < 1e-15);
+/// // Ahn's criterion separates classes: without labels it is an error.
+/// assert!(select_bandwidth(&x, None, Method::Ahn, &opts).is_err());
+/// let a = select_bandwidth(&x, Some(&[0, 0, 1]), Method::Ahn, &opts)?;
+/// assert!(a.beta > 0.0 && a.curve.iter().any(|&(b, _)| b == a.beta));
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 pub fn select_bandwidth(
     x: &Samples,
     labels: Option<&[usize]>,
@@ -847,6 +915,17 @@ pub fn select_bandwidth(
 
 /// The paper's robustness study (Letchford, Figs. 5–6): β selected on `repeats` seeded subsamples of `m`
 /// points.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::bandwidth::{BandwidthOptions, Method, subsample_study};
+/// // Subsamples of all three points are the data set itself: the same β every time, no spread.
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+/// let s = subsample_study(&x, None, Method::Median, 3, 4, 7, &BandwidthOptions::default())?;
+/// assert_eq!(s.betas, [0.25; 4]);
+/// assert_eq!((s.mean, s.variance, s.rel_std), (0.25, 0.0, 0.0));
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SubsampleStudy {
     /// The method.

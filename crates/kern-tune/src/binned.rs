@@ -40,6 +40,14 @@
 use rayon::prelude::*;
 
 /// Leading mantissa bits that select a regular bin (256 bins per octave).
+///
+/// ```
+/// use kern_tune::binned::{BinnedPairs, KBITS};
+/// // Bins are 2^-KBITS of their octave wide: 1 and 1 + 2^-9 share a bin, 1 + 2^-8 starts the next.
+/// let w = 2f64.powi(-(KBITS as i32));
+/// assert_eq!(BinnedPairs::new(&[1.0, 1.0 + w / 2.0]).bins(), 1);
+/// assert_eq!(BinnedPairs::new(&[1.0, 1.0 + w]).bins(), 2);
+/// ```
 pub const KBITS: u32 = 8;
 const SHIFT: u32 = 52 - KBITS;
 const MASK: u64 = (1 << SHIFT) - 1;
@@ -72,6 +80,17 @@ struct Bin([f64; M]);
 type Octave = [Bin; PER_OCTAVE];
 
 /// One pass of statistics over an array of squared distances.
+///
+/// ```
+/// use kern_tune::binned::{BinnedPairs, PairStats};
+/// let p = [0.0, 0.5, 2.0, 3.5];
+/// let exact = PairStats::of(&p);
+/// assert_eq!((exact.len, exact.zeros, exact.min_positive, exact.max), (4, 1, 0.5, 3.5));
+/// assert_eq!(exact.mean(), 1.5);
+/// // The binning pass finds the same count, zeros and extremes.
+/// let binned = BinnedPairs::new(&p).stats();
+/// assert_eq!((binned.len, binned.zeros, binned.min_positive, binned.max), (4, 1, 0.5, 3.5));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PairStats {
     /// Number of values.
@@ -151,6 +170,16 @@ impl PairStats {
 }
 
 /// The sums `Sₖ(γ) = Σ pᵏ e^{−γp}`, `k = 0, 1, 2`, with bounds on their absolute errors.
+///
+/// ```
+/// use kern_tune::binned::BinnedPairs;
+/// let p = [0.25, 1.0, 2.5];
+/// let s = BinnedPairs::new(&p).sums(0.7);
+/// for k in 0..3 {
+///     let exact: f64 = p.iter().map(|v| v.powi(k as i32) * (-0.7 * v).exp()).sum();
+///     assert!((s.value[k] - exact).abs() <= s.error[k] + 1e-14 * exact, "S{k}");
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BoundedSums {
     /// `[S₀, S₁, S₂]`.
@@ -161,6 +190,16 @@ pub struct BoundedSums {
 
 /// Squared distances (finite, `≥ 0`) binned for fast evaluation of the bandwidth criteria (see the
 /// module docs).
+///
+/// ```
+/// use kern_tune::{bandwidth::mean_similarity, binned::BinnedPairs};
+/// // The mean similarity from the bins agrees with the exact pass within the bins' error bound.
+/// let p: Vec<f64> = (1..=50).map(|i| i as f64 / 10.0).collect();
+/// let b = BinnedPairs::new(&p);
+/// let s = b.sums(0.3);
+/// assert_eq!(b.len(), 50);
+/// assert!((s.value[0] / 50.0 - mean_similarity(&p, 0.3)).abs() <= s.error[0] / 50.0 + 1e-14);
+/// ```
 #[derive(Clone, Debug)]
 pub struct BinnedPairs {
     stats: PairStats,

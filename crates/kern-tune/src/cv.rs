@@ -46,6 +46,17 @@ use std::fmt;
 use std::sync::Arc;
 
 /// What kind of prediction task targets describe.
+///
+/// ```
+/// use kern_core::{BinaryTargets, RealTargets};
+/// use kern_tune::cv::{CvTargets, Scoring, TargetKind};
+/// assert_eq!(BinaryTargets::from_f64(&[1.0, -1.0])?.kind(), TargetKind::Binary);
+/// assert_eq!(RealTargets::new(vec![0.5, 2.0])?.kind(), TargetKind::Real);
+/// // The kind decides what the default scoring is.
+/// assert_eq!(Scoring::Auto.name_for(Some(TargetKind::Real)), "neg_mse");
+/// assert_eq!(Scoring::Auto.name_for(Some(TargetKind::Binary)), "accuracy");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
@@ -63,6 +74,17 @@ pub enum TargetKind {
 ///
 /// kern-tune implements it for every kern-core target type; a model crate with its own target type can
 /// implement it too.
+///
+/// ```
+/// use kern_core::BinaryTargets;
+/// use kern_tune::cv::CvTargets;
+/// let y = BinaryTargets::from_f64(&[1.0, -1.0, -1.0, 1.0])?;
+/// assert_eq!(y.n_targets(), 4);
+/// assert_eq!(y.strata().as_deref(), Some(&[1, 0, 0, 1][..])); // the classes stratified folds balance
+/// let part = y.subset(&[3, 1])?;
+/// assert_eq!(part.truth().as_ref(), &[1.0, -1.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait CvTargets: Clone + Send + Sync {
     /// Number of targets (one per sample).
     fn n_targets(&self) -> usize;
@@ -162,9 +184,30 @@ impl CvTargets for Targets {
 
 /// A user scoring function `(predictions, truth) -> score`, higher is better. Both slices are in the
 /// convention of [`Model::predict`] / [`CvTargets::truth`].
+///
+/// ```
+/// use kern_tune::cv::{ScoreFn, Scoring, TargetKind};
+/// use std::sync::Arc;
+/// // Minus the number of predictions that miss.
+/// let f: ScoreFn =
+///     Arc::new(|p: &[f64], t: &[f64]| -(p.iter().zip(t).filter(|(a, b)| a != b).count() as f64));
+/// let s = Scoring::Custom { name: "neg_misses".into(), f };
+/// assert_eq!(s.score(&[1.0, 2.0, 3.0], &[1.0, 0.0, 3.0], TargetKind::Real)?, -1.0);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 pub type ScoreFn = Arc<dyn Fn(&[f64], &[f64]) -> f64 + Send + Sync>;
 
 /// How a fold's predictions are scored. Every score is "higher is better".
+///
+/// ```
+/// use kern_tune::cv::{Scoring, TargetKind};
+/// let (pred, truth) = ([0.0, 4.0], [1.0, 2.0]);
+/// assert_eq!(Scoring::NegMae.score(&pred, &truth, TargetKind::Real)?, -1.5);
+/// assert_eq!(Scoring::Auto.score(&pred, &truth, TargetKind::Real)?, -2.5); // negative MSE
+/// assert_eq!("mae".parse::<Scoring>()?.name_for(None), "neg_mae");
+/// assert!(Scoring::Accuracy.score(&pred, &truth, TargetKind::Real).is_err()); // needs classes
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Default)]
 pub enum Scoring {
     /// Accuracy for binary and class targets, negative MSE for real targets.
@@ -271,6 +314,17 @@ impl std::str::FromStr for Scoring {
 }
 
 /// How the data are split into training and test parts.
+///
+/// ```
+/// use kern_tune::cv::{Validation, make_folds};
+/// // Leave-one-out on three samples: three folds, each testing one sample.
+/// let folds = make_folds(3, None, &Validation::LeaveOneOut, 0)?;
+/// assert_eq!(folds.iter().map(|f| f.test.clone()).collect::<Vec<_>>(), [[0], [1], [2]]);
+/// // The text form round-trips.
+/// let v = Validation::KFold { k: 10, repeats: 3 };
+/// assert_eq!(v.to_string().parse::<Validation>()?, v);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Validation {
@@ -478,6 +532,19 @@ impl Validation {
 }
 
 /// Whether folds balance the classes.
+///
+/// ```
+/// use kern_core::{BinaryTargets, RealTargets};
+/// use kern_tune::cv::{CvConfig, Stratify, folds_for};
+/// let y = BinaryTargets::from_f64(&[1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0])?;
+/// let cfg = CvConfig { stratify: Stratify::Always, ..CvConfig::k_fold(2, 3) };
+/// for f in folds_for(&y, &cfg)? {
+///     assert_eq!(f.test.iter().filter(|&&i| i < 4).count(), 2); // two of each class per half
+/// }
+/// let real = RealTargets::new((0..8).map(f64::from).collect())?;
+/// assert!(folds_for(&real, &cfg).is_err()); // regression targets have no classes
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stratify {
@@ -491,6 +558,17 @@ pub enum Stratify {
 }
 
 /// Options of [`cross_validate`] and [`crate::grid::grid_search`].
+///
+/// ```
+/// use kern_core::RealTargets;
+/// use kern_tune::cv::{CvConfig, folds_for};
+/// let y = RealTargets::new((0..12).map(f64::from).collect())?;
+/// let a = folds_for(&y, &CvConfig::k_fold(3, 9))?;
+/// assert_eq!(a, folds_for(&y, &CvConfig::k_fold(3, 9))?); // same seed, same folds
+/// assert_ne!(a, folds_for(&y, &CvConfig::k_fold(3, 10))?); // another seed, another shuffle
+/// assert!(a.iter().all(|f| f.test.len() == 4));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct CvConfig {
     /// The split scheme (default 5-fold).
@@ -511,6 +589,20 @@ impl CvConfig {
 }
 
 /// One training/test split.
+///
+/// ```
+/// use kern_tune::cv::{Validation, make_folds};
+/// let folds = make_folds(7, None, &Validation::KFold { k: 2, repeats: 2 }, 5)?;
+/// assert_eq!(folds.len(), 4);
+/// for f in &folds {
+///     // Training and test parts are disjoint and cover the data.
+///     let mut all: Vec<usize> = f.train.iter().chain(&f.test).copied().collect();
+///     all.sort();
+///     assert_eq!(all, (0..7).collect::<Vec<_>>());
+/// }
+/// assert_eq!((folds[3].repeat, folds[3].index), (1, 1));
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fold {
     /// Which repetition (0-based).
@@ -703,6 +795,16 @@ pub(crate) fn strata_of<T: CvTargets>(y: &T, stratify: Stratify) -> Result<Optio
 }
 
 /// The folds `cfg` gives for `y` (stratified per `cfg.stratify`).
+///
+/// ```
+/// use kern_core::ClassTargets;
+/// use kern_tune::cv::{CvConfig, folds_for};
+/// // Class targets are stratified by default: each of the 3 folds tests one "a" and one "b".
+/// let y = ClassTargets::from_labels(&["a", "a", "a", "b", "b", "b"])?;
+/// let folds = folds_for(&y, &CvConfig::k_fold(3, 0))?;
+/// assert!(folds.iter().all(|f| f.test.len() == 2 && f.test.iter().filter(|&&i| i < 3).count() == 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn folds_for<T: CvTargets>(y: &T, cfg: &CvConfig) -> Result<Vec<Fold>> {
     let strata = strata_for(y, cfg.stratify, &cfg.validation)?;
     make_folds(y.n_targets(), strata.as_deref(), &cfg.validation, cfg.seed)
@@ -730,6 +832,32 @@ pub fn subsample(n: usize, m: usize, seed: u64, repeat: usize) -> Result<Vec<usi
 }
 
 /// Per-fold scores with their summary.
+///
+/// ```
+/// # use kern_core::{CoreError, RealTargets, Samples, learner::{Fit, Model}};
+/// # struct MeanModel(f64);
+/// # impl Model for MeanModel {
+/// #     type Error = CoreError;
+/// #     fn predict(&self, x: &Samples) -> Result<Vec<f64>, CoreError> { Ok(vec![self.0; x.n()]) }
+/// # }
+/// # /// Predicts the training mean.
+/// # struct Mean;
+/// # impl Fit<RealTargets> for Mean {
+/// #     type Model = MeanModel;
+/// #     type Error = CoreError;
+/// #     fn fit(&self, _: &Samples, y: &RealTargets) -> Result<MeanModel, CoreError> {
+/// #         Ok(MeanModel(y.values().iter().sum::<f64>() / y.len() as f64))
+/// #     }
+/// # }
+/// use kern_tune::cv::{CvConfig, cross_validate};
+/// let x = Samples::from_flat((0..20).map(f64::from).collect(), 20, 1)?;
+/// let y = RealTargets::new((0..20).map(|i| (i % 2) as f64).collect())?;
+/// let r = cross_validate(&Mean, &x, &y, &CvConfig::k_fold(4, 1))?;
+/// assert_eq!((r.fold_scores.len(), r.validation.as_str()), (4, "kfold:4"));
+/// assert!((r.mean - r.fold_scores.iter().sum::<f64>() / 4.0).abs() < 1e-15);
+/// assert!(r.min <= r.mean && r.mean <= r.max && r.max <= 0.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CvReport {
     /// The scoring rule's name (`accuracy`, `neg_mse`, `neg_mae` or a custom name).
@@ -791,6 +919,34 @@ where
 ///
 /// Fails when the data and targets disagree in length, the scheme does not fit the data, the scoring does
 /// not fit the targets, or any fold fails to train (the error names the fold).
+///
+/// ```
+/// # use kern_core::{CoreError, RealTargets, Samples, learner::{Fit, Model}};
+/// # struct MeanModel(f64);
+/// # impl Model for MeanModel {
+/// #     type Error = CoreError;
+/// #     fn predict(&self, x: &Samples) -> Result<Vec<f64>, CoreError> { Ok(vec![self.0; x.n()]) }
+/// # }
+/// # /// Predicts the training mean.
+/// # struct Mean;
+/// # impl Fit<RealTargets> for Mean {
+/// #     type Model = MeanModel;
+/// #     type Error = CoreError;
+/// #     fn fit(&self, _: &Samples, y: &RealTargets) -> Result<MeanModel, CoreError> {
+/// #         Ok(MeanModel(y.values().iter().sum::<f64>() / y.len() as f64))
+/// #     }
+/// # }
+/// use kern_tune::cv::{CvConfig, Scoring, cross_validate};
+/// // On constant targets the training mean is exact: every fold scores 0 (negative MSE).
+/// let x = Samples::from_flat((0..9).map(f64::from).collect(), 9, 1)?;
+/// let y = RealTargets::new(vec![1.5; 9])?;
+/// let r = cross_validate(&Mean, &x, &y, &CvConfig::k_fold(3, 0))?;
+/// assert_eq!(r.fold_scores, [0.0; 3]);
+/// // Accuracy needs class targets.
+/// let acc = CvConfig { scoring: Scoring::Accuracy, ..CvConfig::k_fold(3, 0) };
+/// assert!(cross_validate(&Mean, &x, &y, &acc).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn cross_validate<P, T>(learner: &P, x: &Samples, y: &T, cfg: &CvConfig) -> Result<CvReport>
 where
     P: Fit<T>,

@@ -3,6 +3,16 @@
 use kern_core::CoreError;
 
 /// A boxed error from user code (a learner's params builder or its `fit`/`predict`).
+///
+/// ```
+/// use kern_tune::{BoxError, TuneError};
+/// use std::error::Error;
+/// // A learner builder's own error, kept as the source of the grid search's error.
+/// let source: BoxError = "c must be positive".into();
+/// let e = TuneError::Build { point: "c=-1".into(), source };
+/// assert_eq!(e.to_string(), "building the learner for c=-1: c must be positive");
+/// assert_eq!(e.source().map(|s| s.to_string()).as_deref(), Some("c must be positive"));
+/// ```
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Everything that can go wrong in kern-tune.
@@ -70,6 +80,13 @@ pub enum TuneError {
 }
 
 /// Result alias of kern-tune.
+///
+/// ```
+/// use kern_tune::{Result, TuneError, cv::{Fold, Validation, make_folds}};
+/// // One sample cannot be split into folds.
+/// let folds: Result<Vec<Fold>> = make_folds(1, None, &Validation::default(), 0);
+/// assert!(matches!(folds, Err(TuneError::Validation(_))));
+/// ```
 pub type Result<T, E = TuneError> = std::result::Result<T, E>;
 
 pub(crate) fn positive(name: &'static str, value: f64) -> Result<f64> {

@@ -46,6 +46,15 @@ use std::fmt;
 use std::sync::Arc;
 
 /// How an axis' values are spaced.
+///
+/// ```
+/// use kern_tune::grid::{ParamAxis, ParamGrid, Spacing};
+/// let g: ParamGrid = "c=2^-1..2^1:3,sigma=[0.5,2]".parse()?;
+/// assert_eq!((g.axes()[0].spacing, g.axes()[0].values.clone()), (Spacing::Log2, vec![0.5, 1.0, 2.0]));
+/// assert_eq!(g.axes()[1].spacing, Spacing::Values);
+/// assert_eq!(ParamAxis::linear("eps", 0.0, 1.0, 3)?.values, [0.0, 0.5, 1.0]);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Spacing {
@@ -60,6 +69,16 @@ pub enum Spacing {
 }
 
 /// One named parameter and its values.
+///
+/// ```
+/// use kern_tune::grid::ParamAxis;
+/// let a = ParamAxis::log10("gamma", -2.0, 0.0, 3)?;
+/// assert_eq!(a.values.len(), 3);
+/// assert!((a.values[1] - 0.1).abs() < 1e-16 && a.values[2] == 1.0);
+/// assert!(ParamAxis::values("c", vec![]).is_err()); // an axis needs a value
+/// assert!(ParamAxis::values("2c", vec![1.0]).is_err()); // names start with a letter
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ParamAxis {
     /// Parameter name.
@@ -169,6 +188,17 @@ fn valid_name(s: &str) -> bool {
 }
 
 /// A grid of named parameters: the cartesian product of its axes.
+///
+/// ```
+/// use kern_tune::grid::ParamGrid;
+/// let g: ParamGrid = "c=[1,10],sigma=[0.5,2]".parse()?;
+/// assert_eq!(g.len(), 4);
+/// // The last axis varies fastest.
+/// let points: Vec<String> = g.points().iter().map(|p| p.to_string()).collect();
+/// assert_eq!(points, ["c=1,sigma=0.5", "c=1,sigma=2", "c=10,sigma=0.5", "c=10,sigma=2"]);
+/// assert!("c=[1,2],c=[3]".parse::<ParamGrid>().is_err()); // a name twice
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ParamGrid {
     axes: Vec<ParamAxis>,
@@ -382,6 +412,16 @@ fn parse_axis(name: &str, range: &str) -> std::result::Result<ParamAxis, String>
 
 /// One grid point: a value for every named parameter. Index it by name (`p["c"]`, panics when absent)
 /// or use [`ParamPoint::get`] / [`ParamPoint::require`].
+///
+/// ```
+/// use kern_tune::grid::ParamGrid;
+/// let g: ParamGrid = "c=[1,10],sigma=[0.5,2]".parse()?;
+/// let p = &g.points()[2];
+/// assert_eq!((p["c"], p["sigma"]), (10.0, 0.5));
+/// assert_eq!(p.iter().collect::<Vec<_>>(), [("c", 10.0), ("sigma", 0.5)]);
+/// assert!(p.require("nu").is_err());
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamPoint {
     names: Arc<[String]>,
@@ -478,6 +518,30 @@ pub fn report_progress(on: bool) {
 }
 
 /// A function told `(finished fits, total fits)` after every fit of a [`grid_search`].
+///
+/// ```
+/// use kern_core::{RealTargets, Samples};
+/// use kern_tune::cv::Fold;
+/// use kern_tune::grid::{GridSearchConfig, ParamPoint, PathPredictions, ProgressObserver};
+/// use kern_tune::grid::{grid_search_along, observe_progress};
+/// use std::sync::{Arc, Mutex};
+/// let x = Samples::from_flat((0..10).map(f64::from).collect(), 10, 1)?;
+/// let y = RealTargets::new(vec![1.0; 10])?;
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let s = seen.clone();
+/// let observer: ProgressObserver = Arc::new(move |done, total| s.lock().unwrap().push((done, total)));
+/// observe_progress(Some(observer));
+/// // 3 grid cells × 5 folds = 15 fits.
+/// let fit = |_: &(), pts: &[ParamPoint], f: &Fold| -> PathPredictions {
+///     Ok(pts.iter().map(|p| vec![p["c"]; f.test.len()]).collect())
+/// };
+/// let prepare = |_: &[ParamPoint]| Ok(());
+/// let r = grid_search_along(&"c=[0,1,2]".parse()?, "c", &x, &y, &GridSearchConfig::default(), prepare, fit);
+/// observe_progress(None);
+/// assert_eq!(r?.best_params()["c"], 1.0);
+/// assert!(seen.lock().unwrap().contains(&(15, 15)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub type ProgressObserver = std::sync::Arc<dyn Fn(usize, usize) + Send + Sync>;
 
 static OBSERVER: std::sync::RwLock<Option<ProgressObserver>> = std::sync::RwLock::new(None);
@@ -555,6 +619,32 @@ impl Progress {
 }
 
 /// Options of [`grid_search`].
+///
+/// ```
+/// # use kern_core::{CoreError, RealTargets, Samples, learner::{Fit, Model}};
+/// # /// Predicts the constant `c`.
+/// # struct Constant(f64);
+/// # struct ConstantModel(f64);
+/// # impl Model for ConstantModel {
+/// #     type Error = CoreError;
+/// #     fn predict(&self, x: &Samples) -> Result<Vec<f64>, CoreError> { Ok(vec![self.0; x.n()]) }
+/// # }
+/// # impl Fit<RealTargets> for Constant {
+/// #     type Model = ConstantModel;
+/// #     type Error = CoreError;
+/// #     fn fit(&self, _: &Samples, _: &RealTargets) -> Result<ConstantModel, CoreError> { Ok(ConstantModel(self.0)) }
+/// # }
+/// use kern_tune::cv::CvConfig;
+/// use kern_tune::grid::{GridSearchConfig, ParamPoint, grid_search};
+/// let x = Samples::from_flat((0..12).map(f64::from).collect(), 12, 1)?;
+/// let y = RealTargets::new(vec![1.0; 12])?;
+/// let cfg = GridSearchConfig { cv: CvConfig::k_fold(3, 0), refit: false };
+/// let build = |p: &ParamPoint| Ok::<_, CoreError>(Constant(p["c"]));
+/// let r = grid_search(&"c=[0,1,3]".parse()?, build, &x, &y, &cfg)?;
+/// assert_eq!((r.n_folds, r.best_params()["c"]), (3, 1.0));
+/// assert!(r.model.is_none()); // no refit asked for
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct GridSearchConfig {
     /// The cross-validation run in every cell (the same folds for every cell).
@@ -570,6 +660,31 @@ impl Default for GridSearchConfig {
 }
 
 /// The result of one grid cell.
+///
+/// ```
+/// # use kern_core::{CoreError, RealTargets, Samples, learner::{Fit, Model}};
+/// # /// Predicts the constant `c`.
+/// # struct Constant(f64);
+/// # struct ConstantModel(f64);
+/// # impl Model for ConstantModel {
+/// #     type Error = CoreError;
+/// #     fn predict(&self, x: &Samples) -> Result<Vec<f64>, CoreError> { Ok(vec![self.0; x.n()]) }
+/// # }
+/// # impl Fit<RealTargets> for Constant {
+/// #     type Model = ConstantModel;
+/// #     type Error = CoreError;
+/// #     fn fit(&self, _: &Samples, _: &RealTargets) -> Result<ConstantModel, CoreError> { Ok(ConstantModel(self.0)) }
+/// # }
+/// use kern_tune::grid::{GridSearchConfig, ParamPoint, grid_search};
+/// let x = Samples::from_flat((0..10).map(f64::from).collect(), 10, 1)?;
+/// let y = RealTargets::new(vec![2.0; 10])?;
+/// // A builder that refuses negative c: that cell fails, the others are scored.
+/// let build = |p: &ParamPoint| if p["c"] < 0.0 { Err("c must be >= 0") } else { Ok(Constant(p["c"])) };
+/// let r = grid_search(&"c=[-1,2]".parse()?, build, &x, &y, &GridSearchConfig::default())?;
+/// assert!(r.cells[0].error.is_some() && r.cells[0].mean.is_nan());
+/// assert_eq!(r.cells[1].fold_scores, [0.0; 5]); // exact predictions: negative MSE 0 on every fold
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CellResult {
     /// The grid point.
@@ -590,6 +705,32 @@ pub struct CellResult {
 }
 
 /// Every cell's scores, the best point and (with `refit`) the model trained on all the data with it.
+///
+/// ```
+/// # use kern_core::{CoreError, RealTargets, Samples, learner::{Fit, Model}};
+/// # /// Predicts the constant `c`.
+/// # struct Constant(f64);
+/// # struct ConstantModel(f64);
+/// # impl Model for ConstantModel {
+/// #     type Error = CoreError;
+/// #     fn predict(&self, x: &Samples) -> Result<Vec<f64>, CoreError> { Ok(vec![self.0; x.n()]) }
+/// # }
+/// # impl Fit<RealTargets> for Constant {
+/// #     type Model = ConstantModel;
+/// #     type Error = CoreError;
+/// #     fn fit(&self, _: &Samples, _: &RealTargets) -> Result<ConstantModel, CoreError> { Ok(ConstantModel(self.0)) }
+/// # }
+/// use kern_tune::grid::{GridSearchConfig, ParamPoint, grid_search};
+/// let x = Samples::from_flat((0..10).map(f64::from).collect(), 10, 1)?;
+/// let y = RealTargets::new(vec![1.0; 10])?;
+/// let build = |p: &ParamPoint| Ok::<_, CoreError>(Constant(p["c"]));
+/// let r = grid_search(&"c=0..2:5".parse()?, build, &x, &y, &GridSearchConfig::default())?;
+/// assert_eq!(r.cells.len(), 5);
+/// let top = r.cells.iter().map(|c| c.mean).fold(f64::NEG_INFINITY, f64::max);
+/// assert_eq!((r.best_score(), r.best_cell().params["c"]), (top, 1.0));
+/// assert_eq!(r.model.map(|m| m.0), Some(1.0)); // refitted with the best c
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Serialize)]
 pub struct GridSearchReport<M> {
     /// The scoring rule's name.
@@ -886,6 +1027,27 @@ fn paths_along(grid: &ParamGrid, axis: &str) -> Result<Vec<Vec<usize>>> {
 /// What [`grid_search_along`] asks of a learner for one path and one fold: the predictions on
 /// `fold.test` of the learner of every point of the path (in the order of `points`) trained on
 /// `fold.train`.
+///
+/// ```
+/// use kern_core::{RealTargets, Samples};
+/// use kern_tune::cv::Fold;
+/// use kern_tune::grid::{GridSearchConfig, ParamPoint, PathPredictions, grid_search_along};
+/// let x = Samples::from_flat((0..10).map(f64::from).collect(), 10, 1)?;
+/// let y = RealTargets::new(vec![2.0; 10])?;
+/// // Predict the constant c; the path with shift = 1 fails as a whole.
+/// let fit = |_: &(), pts: &[ParamPoint], f: &Fold| -> PathPredictions {
+///     if pts[0]["shift"] > 0.0 {
+///         return Err("diverged".into());
+///     }
+///     Ok(pts.iter().map(|p| vec![p["c"]; f.test.len()]).collect())
+/// };
+/// let grid = "c=[1,2],shift=[0,1]".parse()?;
+/// let prepare = |_: &[ParamPoint]| Ok(());
+/// let r = grid_search_along(&grid, "c", &x, &y, &GridSearchConfig::default(), prepare, fit)?;
+/// assert!(r.cells.iter().filter(|c| c.params["shift"] == 1.0).all(|c| c.error.is_some()));
+/// assert_eq!(r.best_params()["c"], 2.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub type PathPredictions = std::result::Result<Vec<Vec<f64>>, BoxError>;
 
 /// Grid search with cross-validation where the cells that differ only in `axis` (a *path*, e.g. the

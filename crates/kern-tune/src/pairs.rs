@@ -2,10 +2,10 @@
 //! seeded subsamples and random pairs for large `n`.
 //!
 //! Layout: the pairs `(i, j)` with `i > j`, column by column (`j = 0, 1, …`), rows ascending within a
-//! column; column `j` starts at [`column_offset`]`(n, j)`. Above [`DIRECT_MAX_DIM`] dimensions the
+//! column; column `j` starts at [`column_offset`]`(n, j)`. Above 8 dimensions the
 //! distances come from faer GEMMs on the norms formulation `‖xᵢ‖² + ‖xⱼ‖² − 2⟨xᵢ, xⱼ⟩` (after centring
 //! the data, which leaves distances unchanged and limits cancellation), one GEMM per block of
-//! [`BLOCK`] columns covering rows `j₀..n` only — the lower triangle plus the diagonal blocks, never the
+//! 128 columns covering rows `j₀..n` only — the lower triangle plus the diagonal blocks, never the
 //! upper triangle. Each block column writes its own contiguous part of the output, in parallel. In low
 //! dimension the distances are summed directly (exact and faster than a skinny GEMM).
 
@@ -18,16 +18,16 @@ use kern_core::sparse_dots::SparseDots;
 use rayon::prelude::*;
 
 /// Columns per GEMM block.
-pub const BLOCK: usize = 128;
+pub(crate) const BLOCK: usize = 128;
 
 /// Dimension up to which distances are computed directly rather than by GEMM (as kern-core's Gram).
-pub const DIRECT_MAX_DIM: usize = 8;
+pub(crate) const DIRECT_MAX_DIM: usize = 8;
 
 /// Pairs per histogram in [`binned_pairwise`] (a few per thread on large sets).
 const PART_PAIRS: usize = 1 << 19;
 
 /// Number of pairs `i > j` of `n` points.
-pub fn n_pairs(n: usize) -> usize {
+pub(crate) fn n_pairs(n: usize) -> usize {
     n * n.saturating_sub(1) / 2
 }
 
@@ -267,6 +267,23 @@ fn direct_block(x: &Samples, j0: usize, dst: &mut [f64]) {
 }
 
 /// Where the pairs of a criterion come from.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::bandwidth::{BandwidthOptions, Method, select_bandwidth};
+/// use kern_tune::pairs::PairSampling;
+/// let x = Samples::from_flat((0..200).map(|i| ((i * 37) % 101) as f64).collect(), 100, 2)?;
+/// let with = |sampling| BandwidthOptions { sampling, ..Default::default() };
+/// let all = select_bandwidth(&x, None, Method::Median, &with(PairSampling::All))?;
+/// assert_eq!(all.pairs, 4950);
+/// let sub = select_bandwidth(&x, None, Method::Median, &with(PairSampling::Subsample { m: 20, seed: 3 }))?;
+/// assert_eq!(sub.pairs, 190);
+/// // Auto uses all pairs up to max_points.
+/// let auto = PairSampling::Auto { max_points: 100, seed: 0 };
+/// let auto = select_bandwidth(&x, None, Method::Median, &with(auto))?;
+/// assert_eq!(auto.beta, all.beta);
+/// # Ok::<(), kern_tune::TuneError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PairSampling {

@@ -20,6 +20,22 @@ use crate::rng;
 use kern_core::Samples;
 
 /// The two parts of a split: samples, targets, and the indices of each part into the input (ascending).
+///
+/// ```
+/// use kern_core::{RealTargets, Samples};
+/// use kern_tune::{cv::Stratify, split::train_test_split};
+/// let x = Samples::from_rows(&[[0.0], [10.0], [20.0], [30.0], [40.0]])?;
+/// let y = RealTargets::new(vec![0.0, 1.0, 2.0, 3.0, 4.0])?;
+/// let s = train_test_split(&x, &y, 0.4, Stratify::Auto, 3)?;
+/// assert_eq!((s.x_train.n(), s.x_test.n()), (3, 2));
+/// // The parts are the rows `train` and `test` name, which partition the input.
+/// let test_y: Vec<f64> = s.test.iter().map(|&i| i as f64).collect();
+/// assert_eq!(s.y_test.values(), &test_y[..]);
+/// let mut all = [s.train.clone(), s.test.clone()].concat();
+/// all.sort();
+/// assert_eq!(all, [0, 1, 2, 3, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Split<T> {
     /// Training samples (rows `train` of the input, in that order).

@@ -60,6 +60,18 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Whether the diagonal of the Gram matrices counts in `A` and `S`.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_tune::support::{Diagonal, SupportOptions, SupportProfile};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+/// let k = Gaussian::with_sigma(2.0)?;
+/// let include = SupportOptions { diagonal: Diagonal::Include, ..Default::default() };
+/// // C = 0.5 cuts every pair, but never the diagonal (r = 0): 6 of the 9 entries of K_C are zero.
+/// assert_eq!(SupportProfile::new(&k, &x, &SupportOptions::default())?.at(0.5).1, 1.0);
+/// assert!((SupportProfile::new(&k, &x, &include)?.at(0.5).1 - 6.0 / 9.0).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Diagonal {
@@ -71,6 +83,22 @@ pub enum Diagonal {
 }
 
 /// Options of the alignment–sparsity computations.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_tune::{pairs::PairSampling, support::{SupportOptions, SupportProfile}};
+/// let x = Samples::from_flat((0..50).map(|i| ((i * 7) % 50) as f64 / 10.0).collect(), 50, 1)?;
+/// let k = Gaussian::with_sigma(1.0)?;
+/// let exact = SupportProfile::new(&k, &x, &SupportOptions::default())?.curve(&[1.0])?;
+/// // 4000 random pairs estimate S(C) within a few of its standard errors.
+/// let sampling = PairSampling::RandomPairs { count: 4000, seed: 1 };
+/// let opts = SupportOptions { sampling, ..Default::default() };
+/// let est = SupportProfile::new(&k, &x, &opts)?.curve(&[1.0])?;
+/// let se = est.sparsity_se.as_ref().expect("random pairs report standard errors")[0];
+/// assert!((est.sparsity[0] - exact.sparsity[0]).abs() <= 4.0 * se);
+/// assert!(exact.sparsity_se.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SupportOptions {
     /// The exponent ν of the taper `((1 − r/C)₊)^ν` (default 3, the paper's).
@@ -88,6 +116,22 @@ impl Default for SupportOptions {
 }
 
 /// Where the procedures look for `C`.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_tune::support::{Procedure, Search, SupportOptions, select_support};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+/// let (k, opts) = (Gaussian::with_sigma(2.0)?, SupportOptions::default());
+/// let tau = Procedure::MinSparsity { tau: 0.3 };
+/// // The exact search looks at every distinct pair distance, here 1, 2 and 3.
+/// let exact = select_support(&k, &x, tau, &Search::Exact, &opts)?;
+/// assert_eq!(exact.curve.c, [1.0, 2.0, 3.0]);
+/// assert_eq!(exact.c, 3.0);
+/// // A grid finds the best of its own values only.
+/// let grid = select_support(&k, &x, tau, &Search::Grid(vec![0.5, 2.5]), &opts)?;
+/// assert_eq!(grid.c, 2.5);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Search {
@@ -116,6 +160,19 @@ pub fn default_c_grid() -> Vec<f64> {
 }
 
 /// A(C) and S(C) over the searched values of C.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_tune::support::{SupportOptions, SupportProfile};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.5], [7.0]])?;
+/// let prof = SupportProfile::new(&Gaussian::with_sigma(2.0)?, &x, &SupportOptions::default())?;
+/// let c = prof.curve(&[0.5, 1.0, 2.0, 4.0, 8.0])?;
+/// // Theorem 1: a wider support is more aligned with the Gaussian and less sparse.
+/// assert!(c.alignment.windows(2).all(|w| w[0] <= w[1]));
+/// assert!(c.sparsity.windows(2).all(|w| w[0] >= w[1]));
+/// assert_eq!((c.sparsity[0], c.sparsity[4]), (1.0, 0.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SupportCurve {
     /// The values of C.
@@ -131,6 +188,20 @@ pub struct SupportCurve {
 }
 
 /// One of the three procedures of CS-RBF §3.3.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_tune::support::{Procedure, Search, SupportOptions, select_support};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?; // pair distances 1, 2, 3
+/// let (k, opts) = (Gaussian::with_sigma(2.0)?, SupportOptions::default());
+/// // Eq. 10: at least half of the pairs outside the support puts C at the median distance.
+/// let half = select_support(&k, &x, Procedure::MinSparsity { tau: 0.5 }, &Search::Exact, &opts)?;
+/// assert_eq!(half.c, 2.0);
+/// // Eq. 9 with μ = 1: only the Gaussian itself (C = ∞, nothing sparse) is fully aligned.
+/// let full = select_support(&k, &x, Procedure::MinAlignment { mu: 1.0 }, &Search::Exact, &opts)?;
+/// assert!(full.c.is_infinite() && full.sparsity == 0.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Procedure {
@@ -153,6 +224,19 @@ pub enum Procedure {
 }
 
 /// The chosen `C` with its alignment and sparsity and the curve searched.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_tune::support::{Procedure, Search, SupportOptions, SupportProfile};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+/// let prof = SupportProfile::new(&Gaussian::with_sigma(2.0)?, &x, &SupportOptions::default())?;
+/// let ch = prof.select(Procedure::MinSparsity { tau: 0.5 }, &Search::Exact)?;
+/// assert_eq!((ch.c, ch.pairs), (2.0, 3));
+/// // The choice's A and S are those of a direct pass at its C.
+/// let (a, s) = prof.at(ch.c);
+/// assert!((ch.alignment - a).abs() < 1e-12 && (ch.sparsity - s).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SupportChoice {
     /// The support radius (∞ when the limit `C → ∞`, the kernel `k` itself, is best).
@@ -172,6 +256,21 @@ pub struct SupportChoice {
 }
 
 /// Pair distances and squared base-kernel values of a data set: everything A(C) and S(C) need.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_tune::support::{SupportOptions, SupportProfile};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.5]])?;
+/// let prof = SupportProfile::new(&Gaussian::with_sigma(1.5)?, &x, &SupportOptions::default())?;
+/// assert_eq!(prof.pairs(), 6);
+/// // The one-pass curve agrees with a direct pass at each C.
+/// let curve = prof.curve(&[1.2, 2.5, 4.0])?;
+/// for (i, &c) in curve.c.iter().enumerate() {
+///     let (a, s) = prof.at(c);
+///     assert!((curve.alignment[i] - a).abs() < 1e-12 && (curve.sparsity[i] - s).abs() < 1e-15);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct SupportProfile {
     r: Vec<f64>,
@@ -481,6 +580,20 @@ impl SupportProfile {
 }
 
 /// Computes the profile of `x` under `base` and applies `procedure` over `search`.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_tune::support::{Procedure, Search, SupportOptions, select_support};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.5]])?;
+/// let k = Gaussian::with_sigma(1.5)?;
+/// let mu = Procedure::MinAlignment { mu: 0.9 };
+/// let ch = select_support(&k, &x, mu, &Search::Exact, &SupportOptions::default())?;
+/// // The sparsest C whose alignment is at least 0.9.
+/// assert!(ch.alignment >= 0.9 && ch.c > 0.0);
+/// assert!(ch.curve.c.iter().zip(&ch.curve.alignment).zip(&ch.curve.sparsity)
+///     .all(|((_, &a), &s)| a < 0.9 || s <= ch.sparsity));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn select_support<K: Kernel>(
     base: &K,
     x: &Samples,

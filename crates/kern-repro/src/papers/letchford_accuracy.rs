@@ -174,22 +174,38 @@ fn split(raw: Raw, half: usize, seed: u64, standardize: bool) -> Result<(Samples
     Ok((xtr, xte, y, n))
 }
 
+const HIV_NOTE: &str = "octamers one-hot (8 × 20 = 160 binary features, not standardised)";
+const STUDENTS_NOTE: &str = "target G3; 30 attributes (G1, G2 dropped), nominal ones one-hot";
+
+/// The data sets of Figs. 4 and 6: (name, short name, file, note).
+const SETS: [(&str, &str, &str, &str); 7] = [
+    ("MAGIC", "MAGIC", "magic.csv.gz", "stand-in for SUSY/Higgs; 10 features"),
+    ("HIV-1 746", "HIV746", "hiv746.txt", HIV_NOTE),
+    ("HIV-1 Impens", "Impens", "hiv_impens.txt", HIV_NOTE),
+    ("Wisconsin", "Wisc.", "wisconsin.csv", "9 features; class 4 (malignant) vs 2"),
+    ("Cleveland", "Clev.", "cleveland.csv", "13 features; num > 0 vs 0; the 6 rows with '?' dropped"),
+    ("Students maths", "maths", "student-mat.csv", STUDENTS_NOTE),
+    ("Students Portuguese", "Port.", "student-por.csv", STUDENTS_NOTE),
+];
+
+/// The report's name of the data set in `file` (the file name itself when it is none of `SETS`).
+pub(crate) fn set_name(file: &str) -> &str {
+    SETS.iter().find(|s| s.2 == file).map_or(file, |s| s.0)
+}
+
+/// The data files of the paper's own sets (the others stand in for SUSY, Higgs and Dress).
+const PAPER_FILES: [&str; 4] = ["hiv746.txt", "hiv_impens.txt", "student-mat.csv", "student-por.csv"];
+
+/// The kind of an item on the data set in `file`: the paper's own set, or stand-in data (not counted).
+pub(crate) fn set_kind(file: &str) -> Kind {
+    if PAPER_FILES.contains(&file) { Kind::Paper } else { Kind::PaperStandIn }
+}
+
 /// Loads every dataset of Fig. 4 that is present; returns the splits and the files that are missing.
 fn load_all(ctx: &Ctx, half: usize) -> Result<(Vec<Split>, Vec<String>)> {
     let mut out = Vec::new();
     let mut missing = Vec::new();
-    let hiv = "octamers one-hot (8 × 20 = 160 binary features, not standardised)";
-    let students = "target G3; 30 attributes (G1, G2 dropped), nominal ones one-hot";
-    let specs: [(&str, &str, &str, &str); 7] = [
-        ("MAGIC", "MAGIC", "magic.csv.gz", "stand-in for SUSY/Higgs; 10 features"),
-        ("HIV-1 746", "HIV746", "hiv746.txt", hiv),
-        ("HIV-1 Impens", "Impens", "hiv_impens.txt", hiv),
-        ("Wisconsin", "Wisc.", "wisconsin.csv", "9 features; class 4 (malignant) vs 2"),
-        ("Cleveland", "Clev.", "cleveland.csv", "13 features; num > 0 vs 0; the 6 rows with '?' dropped"),
-        ("Students maths", "maths", "student-mat.csv", students),
-        ("Students Portuguese", "Port.", "student-por.csv", students),
-    ];
-    for (i, (name, short, file, note)) in specs.into_iter().enumerate() {
+    for (i, (name, short, file, note)) in SETS.into_iter().enumerate() {
         let raw = match file {
             "hiv746.txt" | "hiv_impens.txt" => read_octamers(file)?.map(|(x, y)| Raw::Class(x, y)),
             "student-mat.csv" | "student-por.csv" => read_students(file)?.map(|(x, y)| Raw::Real(x, y)),
@@ -697,16 +713,13 @@ pub fn accuracy(ctx: &Ctx) -> Result<Status> {
     }))
 }
 
-/// The data files of the paper's own sets (the others stand in for SUSY, Higgs and Dress).
-const PAPER_FILES: [&str; 4] = ["hiv746.txt", "hiv_impens.txt", "student-mat.csv", "student-por.csv"];
-
 /// Fig. 4's bars, one item per dataset and heuristic: on classification "comparable" to grid search
 /// (at most the sampling margin of the `claims` below grid search's accuracy); on regression an MAE
 /// ratio below 1, except max-variance on the mathematics students, "less than 4% worse" (§4).
 fn fig4_items(all: &[(&Split, Arm, Vec<Arm>)]) -> Vec<Item> {
     let mut items = Vec::new();
     for (s, grid, heur) in all {
-        let kind = if PAPER_FILES.contains(&s.file) { Kind::Paper } else { Kind::PaperStandIn };
+        let kind = set_kind(s.file);
         for a in heur.iter().filter(|a| a.method != "ahn") {
             let item = if s.is_class() {
                 let (p, n) = (grid.test, s.xte.n() as f64);

@@ -187,6 +187,29 @@ fn every_item_of_a_real_run_has_a_verdict_and_a_reason() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Fig. 6A/6B are compared per data set: two items per set (mean-to-half varies least, grid search most),
+/// of kind *paper* on the paper's own sets and *paper, stand-in data* on ours, and no aggregate row.
+#[test]
+fn fig6_is_compared_per_data_set() {
+    let dir = scratch("fig6");
+    let exps: Vec<Experiment> =
+        registry::all().into_iter().filter(|e| e.id == "bandwidth-robustness").collect();
+    let opts = RunOptions { quick: true, full: false, only: None, out: dir.clone(), seed: 20260401 };
+    let ran = run(&exps, &opts).unwrap();
+    let Ok(Status::Done(o)) = &ran[0].status else { panic!("bandwidth-robustness did not run") };
+    let fig6: Vec<Item> = o.all_items().into_iter().filter(|i| i.paper_ref.starts_with("Fig. 6")).collect();
+    let paper = ["HIV-1 746", "HIV-1 Impens", "Students maths", "Students Portuguese"];
+    let stand_in = ["MAGIC", "Wisconsin", "Cleveland"];
+    for set in paper.iter().chain(&stand_in) {
+        let rows: Vec<&Item> = fig6.iter().filter(|i| i.paper_ref.contains(&format!(", {set}: "))).collect();
+        let kind = if paper.contains(set) { Kind::Paper } else { Kind::PaperStandIn };
+        assert_eq!(rows.len(), 2, "{set}");
+        assert!(rows.iter().all(|i| i.kind == kind && i.verdict == verdict(&i.basis)), "{set}");
+    }
+    assert_eq!(fig6.len(), 2 * (paper.len() + stand_in.len()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// An experiment with a figure, its caption, and sizes that say it ran reduced unless `--full`.
 fn captioned(ctx: &Ctx) -> kern_repro::Result<Status> {
     Ok(Status::Done(Outcome {
