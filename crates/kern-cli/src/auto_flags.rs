@@ -124,8 +124,9 @@ impl LearnerFlags {
     /// that the next translation ([`LearnerFlags::params`]) gives the model to train. Returns the
     /// report: one entry per chosen value, in order (`[]` when nothing is automatic).
     ///
-    /// With sample weights `w` (`kern train --weights`), the search itself is unweighted; `--nu auto`
-    /// leaves out the values the weighted fit cannot take (ν above the classes' weight totals' bound).
+    /// With sample weights `w` (`kern train --weights`), the cross-validated searches train every fold
+    /// with its rows' weights and score it unweighted; `--nu auto` also leaves out the values the
+    /// weighted fit cannot take (ν above the classes' weight totals' bound).
     pub fn choose_auto(
         &mut self,
         m: ModelKind,
@@ -175,18 +176,18 @@ impl LearnerFlags {
             }
             self.c = None;
             let ch = match self.params(m, &ParamPoint::from_pairs(&[]), seed)? {
-                AnyParams::Svc(p) => p.choose_c(&ds.samples, &ds.classes()?, &search)?,
-                AnyParams::Svr(p) => p.choose_c(&ds.samples, &ds.real()?, &search)?,
+                AnyParams::Svc(p) => p.choose_c_weighted(&ds.samples, &ds.classes()?, w, &search)?,
+                AnyParams::Svr(p) => p.choose_c_weighted(&ds.samples, &ds.real()?, w, &search)?,
                 _ => return Err(format!("--c auto applies to svc and svr, not --model {}", m.name()).into()),
             };
             self.c = Some(Setting::Value(ch.value));
-            report.push(cv_json(&ch, "5-fold cross-validation along the C path"));
+            report.push(cv_json(&ch, &cv_method("5-fold cross-validation along the C path", w)));
         }
         if self.nu == Some(Setting::Auto) {
             self.nu = None;
             let ch = match self.params(m, &ParamPoint::from_pairs(&[]), seed)? {
                 AnyParams::NuSvc(p) => p.choose_nu_weighted(&ds.samples, &ds.classes()?, w, &search)?,
-                AnyParams::NuSvr(p) => p.choose_nu(&ds.samples, &ds.real()?, &search)?,
+                AnyParams::NuSvr(p) => p.choose_nu_weighted(&ds.samples, &ds.real()?, w, &search)?,
                 _ => {
                     return Err(format!(
                         "--nu auto applies to nu-svc and nu-svr (cross-validated against their labels), \
@@ -197,7 +198,7 @@ impl LearnerFlags {
                 }
             };
             self.nu = Some(Setting::Value(ch.value));
-            report.push(cv_json(&ch, "5-fold cross-validation"));
+            report.push(cv_json(&ch, &cv_method("5-fold cross-validation", w)));
         }
         if self.lambda == Some(Setting::Auto) {
             match m {
@@ -255,6 +256,14 @@ fn width_json(ch: &WidthChoice) -> Value {
         "curve": ch.curve.iter().map(|c| json!([c.factor, c.lambda, c.error])).collect::<Vec<_>>(),
         "seconds": ch.seconds,
     })
+}
+
+/// The search's method as reported: with sample weights, how they enter.
+fn cv_method(method: &str, w: Option<&SampleWeights>) -> String {
+    match w {
+        Some(_) => format!("{method}, each fold trained with its samples' weights and scored unweighted"),
+        None => method.to_string(),
+    }
 }
 
 fn cv_json(ch: &AutoChoice, method: &str) -> Value {

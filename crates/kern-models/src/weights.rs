@@ -28,6 +28,7 @@
 use crate::error::{ModelsError, Result};
 use kern_core::learner::Fit;
 use kern_core::{Samples, Targets};
+use kern_tune::cv::WeightedTargets;
 use std::borrow::Cow;
 
 /// One weight per training sample: finite, `≥ 0`, at least one positive.
@@ -131,5 +132,34 @@ pub trait FitWeighted: Fit<Targets, Error = ModelsError> {
             Some(w) => self.fit_weighted(x, y, w),
             None => self.fit(x, y),
         }
+    }
+}
+
+/// A learner trained with the sample weights that travel with its targets: what cross-validates a
+/// weighted fit ([`kern_tune::cv::cross_validate`] with [`WeightedTargets`]), each fold trained with its
+/// own rows' weights and scored unweighted.
+///
+/// ```
+/// use kern_core::{Samples, Targets, RealTargets};
+/// use kern_models::svm::SvrParams;
+/// use kern_models::weights::Weighted;
+/// use kern_tune::cv::{cross_validate, CvConfig, WeightedTargets};
+/// let x = Samples::from_flat((0..20).map(|i| i as f64 / 4.0).collect(), 20, 1)?;
+/// let y = Targets::Real(RealTargets::new((0..20).map(|i| (i as f64 / 4.0).sin()).collect())?);
+/// let p = SvrParams::new("gaussian:sigma=1".parse()?);
+/// // Weight 1 everywhere cross-validates as the unweighted learner does.
+/// let ones = WeightedTargets::new(y.clone(), vec![1.0; 20])?;
+/// let cfg = CvConfig::k_fold(4, 3);
+/// assert_eq!(cross_validate(&Weighted(p.clone()), &x, &ones, &cfg)?.mean, cross_validate(&p, &x, &y, &cfg)?.mean);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Weighted<P>(pub P);
+
+impl<P: FitWeighted> Fit<WeightedTargets<Targets>> for Weighted<P> {
+    type Model = P::Model;
+    type Error = ModelsError;
+    fn fit(&self, x: &Samples, y: &WeightedTargets<Targets>) -> Result<P::Model> {
+        self.0.fit_weighted(x, &y.targets, &SampleWeights::new(y.weights.clone())?)
     }
 }

@@ -182,6 +182,63 @@ impl CvTargets for Targets {
     }
 }
 
+/// Targets with one weight per sample, for a learner trained with sample weights: cross-validation
+/// splits the weights with the targets, and scores a fold's predictions against the targets alone,
+/// unweighted (as scikit-learn's `GridSearchCV` scores a fit given `sample_weight`). The folds are those
+/// of the targets alone.
+///
+/// ```
+/// use kern_core::RealTargets;
+/// use kern_tune::cv::{CvTargets, WeightedTargets};
+/// let y = WeightedTargets::new(RealTargets::new(vec![1.0, 2.0, 3.0])?, vec![0.5, 1.0, 2.0])?;
+/// let part = y.subset(&[2, 0])?;
+/// assert_eq!((part.targets.values(), &part.weights[..]), (&[3.0, 1.0][..], &[2.0, 0.5][..]));
+/// assert_eq!(part.truth().as_ref(), &[3.0, 1.0]);
+/// assert!(WeightedTargets::new(RealTargets::new(vec![1.0])?, vec![1.0, 1.0]).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightedTargets<T> {
+    /// The targets.
+    pub targets: T,
+    /// One weight per target, in the targets' order.
+    pub weights: Vec<f64>,
+}
+
+impl<T: CvTargets> WeightedTargets<T> {
+    /// Pairs `targets` with `weights`; errors unless there is one weight per target (the weights'
+    /// values are the learner's to check).
+    pub fn new(targets: T, weights: Vec<f64>) -> kern_core::Result<Self> {
+        if weights.len() != targets.n_targets() {
+            return Err(kern_core::CoreError::Targets(format!(
+                "{} sample weights for {} targets",
+                weights.len(),
+                targets.n_targets()
+            )));
+        }
+        Ok(WeightedTargets { targets, weights })
+    }
+}
+
+impl<T: CvTargets> CvTargets for WeightedTargets<T> {
+    fn n_targets(&self) -> usize {
+        self.targets.n_targets()
+    }
+    fn subset(&self, indices: &[usize]) -> kern_core::Result<Self> {
+        let targets = self.targets.subset(indices)?;
+        Ok(WeightedTargets { targets, weights: indices.iter().map(|&i| self.weights[i]).collect() })
+    }
+    fn kind(&self) -> TargetKind {
+        self.targets.kind()
+    }
+    fn strata(&self) -> Option<Cow<'_, [usize]>> {
+        self.targets.strata()
+    }
+    fn truth(&self) -> Cow<'_, [f64]> {
+        self.targets.truth()
+    }
+}
+
 /// A user scoring function `(predictions, truth) -> score`, higher is better. Both slices are in the
 /// convention of [`Model::predict`] / [`CvTargets::truth`].
 ///

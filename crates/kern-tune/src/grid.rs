@@ -519,7 +519,9 @@ pub fn report_progress(on: bool) {
 
 /// A function told `(finished fits, total fits)` after every fit of a [`grid_search`].
 ///
-/// ```
+/// (The example runs in its own process: the observer is process-wide.)
+///
+/// ```standalone_crate
 /// use kern_core::{RealTargets, Samples};
 /// use kern_tune::cv::Fold;
 /// use kern_tune::grid::{GridSearchConfig, ParamPoint, PathPredictions, ProgressObserver};

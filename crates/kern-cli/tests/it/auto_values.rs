@@ -313,3 +313,39 @@ fn commands_and_models_that_cannot_choose_refuse() {
         assert!(!out.exists());
     }
 }
+
+/// `--c auto` with `--weights` searches with weighted fits: the curve reported is the library's
+/// weighted search, which differs from the unweighted one, and the summary says how the weights enter.
+#[test]
+fn c_auto_searches_with_the_sample_weights() {
+    let dir = scratch("auto-c-weights");
+    let (fc, _) = data(&dir, 90);
+    let w = dir.join("w.txt");
+    std::fs::write(&w, (0..90).map(|i| ["0\n", "1\n", "4\n", "2\n"][i % 4]).collect::<String>()).unwrap();
+    let train = |extra: &[&str]| {
+        let out = dir.join("m.model");
+        let mut args = vec!["train", "--data", s(&fc), "--model", "svc", "--kernel", "gaussian:sigma=1"];
+        args.extend_from_slice(&["--c", "auto", "--out", s(&out)]);
+        args.extend_from_slice(extra);
+        succeeds(&args)["auto"]["choices"][0].clone()
+    };
+    let weighted = train(&["--weights", s(&w)]);
+    let plain = train(&[]);
+    assert!(weighted["method"].as_str().unwrap().contains("weights"), "{weighted}");
+    assert_ne!(weighted["curve"], plain["curve"]);
+    // The library's weighted search on the data as kern reads it gives the same curve.
+    let ds = kern_core::io::read_csv(&fc, &Default::default()).unwrap();
+    let (x, y) = (ds.samples.clone(), ds.classes().unwrap());
+    let sw =
+        kern_models::weights::SampleWeights::new((0..90).map(|i| [0.0, 1.0, 4.0, 2.0][i % 4]).collect()).unwrap();
+    let ch = kern_models::svm::SvcParams::new("gaussian:sigma=1".parse().unwrap())
+        .choose_c_weighted(&x, &y, Some(&sw), &kern_models::svm::AutoSearch::default())
+        .unwrap();
+    let curve: Vec<(f64, f64)> = weighted["curve"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+        .collect();
+    assert_eq!(curve, ch.curve);
+}

@@ -19,6 +19,10 @@
 //! multiplier `r`: such a ν has no solution of its own, it is the hard margin's). Ties go to the
 //! smaller `C` (the smoother model) and the larger `ν`.
 //!
+//! **Sample weights** (the `_weighted` variants, for a model then trained with them): every fold
+//! trains with its rows' weights, as the final fit will, and is scored unweighted — every test row
+//! counts alike, as scikit-learn's `GridSearchCV` scores a fit given `sample_weight`.
+//!
 //! **Size.** Beyond `max_points` samples (default 3,000) the search runs on a seeded subsample of that
 //! size, and the chosen value is reported with the number of points it was chosen on.
 //!
@@ -35,13 +39,12 @@
 //! ```
 
 use super::params::{NuSvcParams, NuSvrParams, SvcParams, SvrParams};
-use super::path::SharedGram;
+use super::path::{SharedGram, predict_path};
 use super::svc::{check_len, most_voted};
 use crate::error::{ModelsError, Result};
-use crate::weights::SampleWeights;
-use kern_core::learner::Fit;
-use kern_core::{BinaryTargets, ClassTargets, RealTargets, Samples};
-use kern_tune::cv::{CvConfig, Validation, cross_validate, make_folds, subsample};
+use crate::weights::{FitWeighted, SampleWeights, Weighted};
+use kern_core::{BinaryTargets, ClassTargets, RealTargets, Samples, Targets};
+use kern_tune::cv::{CvConfig, Validation, WeightedTargets, cross_validate, make_folds, subsample};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -165,8 +168,35 @@ impl SvcParams {
     /// with this learner's kernel and class weights. The chosen value goes into
     /// [`SvcParams::c`](SvcParams::c) by the caller.
     pub fn choose_c(&self, x: &Samples, y: &ClassTargets, search: &AutoSearch) -> Result<AutoChoice> {
+        self.choose_c_weighted(x, y, None, search)
+    }
+
+    /// [`SvcParams::choose_c`] for a model then trained with the sample weights `w`: every fold's
+    /// path trains with its rows' weights (rows of weight 0 left out, as the weighted fit drops them),
+    /// and accuracy counts every test row alike (module notes).
+    ///
+    /// ```
+    /// use kern_core::{ClassTargets, Samples};
+    /// use kern_models::{svm::{AutoSearch, SvcParams}, weights::SampleWeights};
+    /// let x = Samples::from_flat((0..80).map(|i| ((i * 7919) % 101) as f64 / 25.0).collect(), 40, 2)?;
+    /// let y = ClassTargets::from_labels(&(0..40).map(|i| if i % 2 == 0 { "a" } else { "b" }).collect::<Vec<_>>())?;
+    /// let p = SvcParams::new("gaussian:sigma=1".parse()?);
+    /// // Weight 1 everywhere searches as the unweighted search does.
+    /// let ones = SampleWeights::new(vec![1.0; 40])?;
+    /// let s = AutoSearch::default();
+    /// assert_eq!(p.choose_c_weighted(&x, &y, Some(&ones), &s)?.curve, p.choose_c(&x, &y, &s)?.curve);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn choose_c_weighted(
+        &self,
+        x: &Samples,
+        y: &ClassTargets,
+        w: Option<&SampleWeights>,
+        search: &AutoSearch,
+    ) -> Result<AutoChoice> {
         let t = Instant::now();
         let rows = search.rows(x, y.len())?;
+        let ws = weights_of(w, &rows, x.n())?;
         let xs = x.select(&rows)?;
         let ys = y.select(&rows)?;
         let gram = SharedGram::new(&self.kernel, &xs)?;
@@ -222,13 +252,14 @@ impl SvcParams {
                         .iter()
                         .copied()
                         .filter(|&i| ys.classes()[i] == a || ys.classes()[i] == b)
+                        .filter(|&i| ws.as_ref().is_none_or(|w| w[i] > 0.0))
                         .collect();
                     let has = |c: usize| train.iter().any(|&i| ys.classes()[i] == c);
                     if !(has(a) && has(b)) {
                         return Ok(None);
                     }
-                    SvcParams::predict_c_path(&paths[p], &gram, &xs, &pair_targets[p], &train, &folds[f].test)
-                        .map(Some)
+                    let (path, t) = (&paths[p], &pair_targets[p]);
+                    predict_path(path, &gram, &xs, t, &train, &folds[f].test, ws.as_deref()).map(Some)
                 })
                 .collect::<Result<_>>()?;
             // Mean over folds of the fold's accuracy, as cross-validation reports it.
@@ -267,14 +298,29 @@ impl SvcParams {
     }
 }
 
-/// Cross-validated mean score of `learner` on `(x, y)`.
-fn cv_score<P: Fit<T>, T: kern_tune::cv::CvTargets>(
+/// Cross-validated mean score of `learner` on `(x, y)`. With sample weights `ws` (one per row of `x`),
+/// every fold trains with its rows' weights and is scored unweighted (module notes).
+fn cv_score<P: FitWeighted + Clone>(
     learner: &P,
     x: &Samples,
-    y: &T,
+    y: &Targets,
+    ws: Option<&[f64]>,
     s: &AutoSearch,
 ) -> Result<f64> {
-    Ok(cross_validate(learner, x, y, &s.cv())?.mean)
+    Ok(match ws {
+        None => cross_validate(learner, x, y, &s.cv())?.mean,
+        Some(ws) => {
+            let y = WeightedTargets::new(y.clone(), ws.to_vec())?;
+            cross_validate(&Weighted(learner.clone()), x, &y, &s.cv())?.mean
+        }
+    })
+}
+
+/// The weights of the searched `rows` (`w` checked against the `n` samples).
+fn weights_of(w: Option<&SampleWeights>, rows: &[usize], n: usize) -> Result<Option<Vec<f64>>> {
+    let Some(w) = w else { return Ok(None) };
+    w.check_len(n)?;
+    Ok(Some(rows.iter().map(|&i| w.values()[i]).collect()))
 }
 
 impl SvrParams {
@@ -290,11 +336,37 @@ impl SvrParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn choose_c(&self, x: &Samples, y: &RealTargets, search: &AutoSearch) -> Result<AutoChoice> {
+        self.choose_c_weighted(x, y, None, search)
+    }
+
+    /// [`SvrParams::choose_c`] for a model then trained with the sample weights `w`: every fold trains
+    /// with its rows' weights, and the squared errors count every test row alike (module notes).
+    ///
+    /// ```
+    /// use kern_core::{RealTargets, Samples};
+    /// use kern_models::{svm::{AutoSearch, SvrParams}, weights::SampleWeights};
+    /// let x = Samples::from_flat((0..40).map(|i| i as f64 / 10.0).collect(), 40, 1)?;
+    /// let y = RealTargets::new((0..40).map(|i| (i as f64 / 10.0).sin()).collect())?;
+    /// let p = SvrParams::new("gaussian:sigma=1".parse()?);
+    /// let w = SampleWeights::new((0..40).map(|i| if i < 20 { 5.0 } else { 1.0 }).collect())?;
+    /// let s = AutoSearch::default();
+    /// assert_ne!(p.choose_c_weighted(&x, &y, Some(&w), &s)?.curve, p.choose_c(&x, &y, &s)?.curve);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn choose_c_weighted(
+        &self,
+        x: &Samples,
+        y: &RealTargets,
+        w: Option<&SampleWeights>,
+        search: &AutoSearch,
+    ) -> Result<AutoChoice> {
         let t = Instant::now();
         let rows = search.rows(x, y.len())?;
-        let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
-        let curve =
-            along_c(|cs| cs.iter().map(|&c| cv_score(&self.clone().c(c), &xs, &ys, search)).collect())?;
+        let ws = weights_of(w, &rows, x.n())?;
+        let (xs, ys) = (x.select(&rows)?, Targets::Real(y.select(&rows)?));
+        let curve = along_c(|cs| {
+            cs.iter().map(|&c| cv_score(&self.clone().c(c), &xs, &ys, ws.as_deref(), search)).collect()
+        })?;
         let (_, value) = best(&curve);
         Ok(AutoChoice {
             parameter: "c",
@@ -373,9 +445,10 @@ impl NuSvcParams {
         self.choose_nu_weighted(x, y, None, search)
     }
 
-    /// [`NuSvcParams::choose_nu`] for a model then trained with the sample weights `w`: the search is
-    /// unweighted, and also leaves out the values infeasible for the classes' weight totals (those of
-    /// the weighted fit), with the same 10 % margin below the bound.
+    /// [`NuSvcParams::choose_nu`] for a model then trained with the sample weights `w`: every fold
+    /// trains with its rows' weights and is scored unweighted, and the search also leaves out the values
+    /// infeasible for the classes' weight totals (those of the weighted fit), with the same 10 % margin
+    /// below the bound.
     ///
     /// ```
     /// use kern_core::{ClassTargets, Samples};
@@ -398,6 +471,7 @@ impl NuSvcParams {
     ) -> Result<AutoChoice> {
         let t = Instant::now();
         let rows = search.rows(x, y.len())?;
+        let ws = weights_of(w, &rows, x.n())?;
         let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
         let counts: Vec<f64> = ys.counts().iter().map(|&c| c as f64).collect();
         // The tightest pair, with a margin for the folds' rounding.
@@ -411,8 +485,10 @@ impl NuSvcParams {
             // The same margin: at the bound itself the weighted machine has no positive margin.
             nu_max = nu_max.min(nu_bound(&totals) * 0.9);
         }
-        let curve =
-            nu_curve(nu_max, |nu| unless_degenerate(cv_score(&self.clone().nu(nu), &xs, &ys, search)))?;
+        let ys = Targets::Classes(ys);
+        let curve = nu_curve(nu_max, |nu| {
+            unless_degenerate(cv_score(&self.clone().nu(nu), &xs, &ys, ws.as_deref(), search))
+        })?;
         Ok(nu_choice(curve, "accuracy", xs.n(), search, t))
     }
 }
@@ -435,10 +511,36 @@ fn nu_bound(sizes: &[f64]) -> f64 {
 impl NuSvrParams {
     /// Chooses `ν` by cross-validated mean squared error over `{0.05, 0.1, 0.2, …, 0.8}`.
     pub fn choose_nu(&self, x: &Samples, y: &RealTargets, search: &AutoSearch) -> Result<AutoChoice> {
+        self.choose_nu_weighted(x, y, None, search)
+    }
+
+    /// [`NuSvrParams::choose_nu`] for a model then trained with the sample weights `w`: every fold
+    /// trains with its rows' weights, and the squared errors count every test row alike.
+    ///
+    /// ```
+    /// use kern_core::{RealTargets, Samples};
+    /// use kern_models::{svm::{AutoSearch, NuSvrParams}, weights::SampleWeights};
+    /// let x = Samples::from_flat((0..40).map(|i| i as f64 / 10.0).collect(), 40, 1)?;
+    /// let y = RealTargets::new((0..40).map(|i| (i as f64 / 10.0).sin()).collect())?;
+    /// let p = NuSvrParams::new("gaussian:sigma=1".parse()?);
+    /// let ones = SampleWeights::new(vec![1.0; 40])?;
+    /// let s = AutoSearch::default();
+    /// assert_eq!(p.choose_nu_weighted(&x, &y, Some(&ones), &s)?.curve, p.choose_nu(&x, &y, &s)?.curve);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn choose_nu_weighted(
+        &self,
+        x: &Samples,
+        y: &RealTargets,
+        w: Option<&SampleWeights>,
+        search: &AutoSearch,
+    ) -> Result<AutoChoice> {
         let t = Instant::now();
         let rows = search.rows(x, y.len())?;
-        let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
-        let curve = nu_curve(1.0, |nu| cv_score(&self.clone().nu(nu), &xs, &ys, search).map(Some))?;
+        let ws = weights_of(w, &rows, x.n())?;
+        let (xs, ys) = (x.select(&rows)?, Targets::Real(y.select(&rows)?));
+        let curve =
+            nu_curve(1.0, |nu| cv_score(&self.clone().nu(nu), &xs, &ys, ws.as_deref(), search).map(Some))?;
         Ok(nu_choice(curve, "neg_mse", xs.n(), search, t))
     }
 }

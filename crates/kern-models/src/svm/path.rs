@@ -130,29 +130,69 @@ impl SvcParams {
         train: &[usize],
         test: &[usize],
     ) -> Result<Vec<Vec<f64>>> {
-        if let Some(&i) = test.iter().find(|&&i| i >= x.n()) {
-            return Err(ModelsError::Input(format!("row {i} is out of range for {} samples", x.n())));
-        }
-        let (sols, yt) = solve_path(path, gram, x, y, train)?;
-        Ok(sols
-            .iter()
-            .map(|sol| {
-                test.iter()
-                    .map(|&t| {
-                        let col = gram
-                            .gram
-                            .col(t)
-                            .try_as_col_major()
-                            .expect("owned Mat is column-major")
-                            .as_slice();
-                        let f: f64 =
-                            train.iter().zip(&sol.alpha).zip(&yt).map(|((&i, &a), &s)| a * s * col[i]).sum();
-                        if f - sol.rho > 0.0 { 1.0 } else { -1.0 }
-                    })
-                    .collect()
-            })
-            .collect())
+        predict_path(path, gram, x, y, train, test, None)
     }
+
+    /// [`SvcParams::predict_c_path`] with sample weights (one per row of `x`): a training row's weight
+    /// multiplies its box constraint, as in [`crate::weights::FitWeighted::fit_weighted`]; the rows of
+    /// `train` must have positive weights (the weighted fit drops the others).
+    ///
+    /// ```
+    /// use kern_models::svm::{SharedGram, SvcParams};
+    /// use kern_core::{BinaryTargets, Samples};
+    /// let x = Samples::from_rows(&[[0.0], [0.2], [0.4], [2.0], [2.2], [2.4]])?;
+    /// let y = BinaryTargets::from_f64(&[-1.0, -1.0, -1.0, 1.0, 1.0, 1.0])?;
+    /// let k = "gaussian:sigma=1".parse()?;
+    /// let g = SharedGram::new(&k, &x)?;
+    /// let path: Vec<SvcParams> = [0.1, 1.0].iter().map(|&c| SvcParams::new(k.clone()).c(c)).collect();
+    /// let (train, test) = ([0, 1, 3, 4], [2, 5]);
+    /// // Weight 1 everywhere is the unweighted path.
+    /// let ones = SvcParams::predict_c_path_weighted(&path, &g, &x, &y, &train, &test, &[1.0; 6])?;
+    /// assert_eq!(ones, SvcParams::predict_c_path(&path, &g, &x, &y, &train, &test)?);
+    /// assert!(SvcParams::predict_c_path_weighted(&path, &g, &x, &y, &train, &test, &[0.0; 6]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn predict_c_path_weighted(
+        path: &[SvcParams],
+        gram: &SharedGram,
+        x: &Samples,
+        y: &BinaryTargets,
+        train: &[usize],
+        test: &[usize],
+        weights: &[f64],
+    ) -> Result<Vec<Vec<f64>>> {
+        predict_path(path, gram, x, y, train, test, Some(weights))
+    }
+}
+
+/// [`SvcParams::predict_c_path_weighted`], unweighted with `None`.
+pub(crate) fn predict_path(
+    path: &[SvcParams],
+    gram: &SharedGram,
+    x: &Samples,
+    y: &BinaryTargets,
+    train: &[usize],
+    test: &[usize],
+    weights: Option<&[f64]>,
+) -> Result<Vec<Vec<f64>>> {
+    if let Some(&i) = test.iter().find(|&&i| i >= x.n()) {
+        return Err(ModelsError::Input(format!("row {i} is out of range for {} samples", x.n())));
+    }
+    let (sols, yt) = solve_path(path, gram, x, y, train, weights)?;
+    Ok(sols
+        .iter()
+        .map(|sol| {
+            test.iter()
+                .map(|&t| {
+                    let col =
+                        gram.gram.col(t).try_as_col_major().expect("owned Mat is column-major").as_slice();
+                    let f: f64 =
+                        train.iter().zip(&sol.alpha).zip(&yt).map(|((&i, &a), &s)| a * s * col[i]).sum();
+                    if f - sol.rho > 0.0 { 1.0 } else { -1.0 }
+                })
+                .collect()
+        })
+        .collect())
 }
 
 /// The dual solutions of [`SvcParams::predict_c_path`] (in the order of `path`) and the training
@@ -163,8 +203,14 @@ pub(crate) fn solve_path(
     x: &Samples,
     y: &BinaryTargets,
     train: &[usize],
+    weights: Option<&[f64]>,
 ) -> Result<(Vec<Solution>, Vec<f64>)> {
     let n = x.n();
+    if let Some(w) = weights
+        && w.len() != n
+    {
+        return Err(ModelsError::Input(format!("{} sample weights for {n} samples", w.len())));
+    }
     if gram.n() != n || y.len() != n {
         return Err(ModelsError::Input(format!(
             "{} samples, {} labels and a kernel matrix of {} samples",
@@ -191,7 +237,9 @@ pub(crate) fn solve_path(
         }
         let w = p.check(y.names(), x)?;
         let creg = p.regularization.checked_c_for(train.len())?;
-        let b = classes.iter().map(|&cl| creg * w[cl]).collect::<Vec<f64>>();
+        // A sample weight multiplies the box after the class weight (crate::weights); 1 when unweighted.
+        let sample = |i: usize| weights.map_or(1.0, |sw| sw[i]);
+        let b = classes.iter().zip(train).map(|(&cl, &i)| creg * w[cl] * sample(i)).collect::<Vec<f64>>();
         for &c in &b {
             super::params::check_box(c, 1.0)?;
         }

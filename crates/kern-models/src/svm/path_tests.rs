@@ -30,7 +30,7 @@ proptest! {
             logc.iter().map(|&e| SvcParams::new(k.clone()).c(10f64.powf(e)).solver(solver)).collect();
         let gram = SharedGram::new(&k, &x).unwrap();
         let targets = BinaryTargets::from_f64(&y).unwrap();
-        let (sols, ys) = solve_path(&path, &gram, &x, &targets, &train).unwrap();
+        let (sols, ys) = solve_path(&path, &gram, &x, &targets, &train, None).unwrap();
         prop_assert_eq!(&ys, &yt);
         let xt = x.select(&train).unwrap();
         let qm = super::tests::dense_q(&k, &xt, &(0..train.len()).collect::<Vec<_>>(), &yt);

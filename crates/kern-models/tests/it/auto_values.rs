@@ -141,7 +141,7 @@ fn nu_search_respects_the_weighted_fit() {
     assert!(ch.curve.iter().all(|&(nu, _)| nu <= 0.4) && !ch.curve.is_empty());
     let unweighted = p.choose_nu(&x, &y, &AutoSearch::default()).unwrap();
     assert!(unweighted.curve.iter().any(|&(nu, _)| nu > 0.4));
-    assert_eq!(&unweighted.curve[..ch.curve.len()], &ch.curve[..]);
+    // (What the weighted fits score is checked in weighted_searches_score_weighted_fits.)
     use kern_models::weights::FitWeighted;
     let t = kern_core::Targets::Classes(y.clone());
     assert!(p.clone().nu(ch.value).fit_with(&x, &t, Some(&w)).is_ok());
@@ -220,4 +220,81 @@ fn the_width_search_subsamples_and_refuses() {
     assert!(KernelRidgeParams::new("laplacian:sigma=1".parse().unwrap()).choose_width(&xs, &ys, 0).is_err());
     assert!(p.clone().lambda(0.1).choose_width(&xs, &ys, 0).is_err());
     assert!(p.choose_width(&xs, &smooth(31).1, 0).is_err());
+}
+
+/// Sample weights in the C and ν searches: each point of the curve scores what weighted fits of the
+/// fold's training rows score on its test rows, counted unweighted (the reference here fits fold by fold
+/// with `fit_weighted`); zero-weight rows are not trained on; weight 1 everywhere is the unweighted search.
+#[test]
+fn weighted_searches_score_weighted_fits() {
+    use kern_core::{Targets, learner::Model};
+    use kern_models::weights::{FitWeighted, SampleWeights};
+    let search = AutoSearch { seed: 4, ..Default::default() };
+    let cfg = CvConfig::k_fold(5, 4);
+    // Weighted fits of every fold at one value, scored as the search scores: mean over folds of the
+    // fold's accuracy (classes) or negative MSE (real targets).
+    fn reference<P: FitWeighted>(p: &P, x: &Samples, y: &Targets, w: &[f64], cfg: &CvConfig) -> f64 {
+        let folds = kern_tune::cv::folds_for(y, cfg).unwrap();
+        let mut mean = 0.0;
+        for f in &folds {
+            let wt = SampleWeights::new(f.train.iter().map(|&i| w[i]).collect()).unwrap();
+            let m = p.fit_weighted(&x.select(&f.train).unwrap(), &y.select(&f.train).unwrap(), &wt).unwrap();
+            let pred = m.predict(&x.select(&f.test).unwrap()).unwrap();
+            let truth = kern_tune::cv::CvTargets::truth(&y.select(&f.test).unwrap()).into_owned();
+            let score = match y {
+                Targets::Real(_) => -pred.iter().zip(&truth).map(|(p, t)| (p - t).powi(2)).sum::<f64>(),
+                _ => pred.iter().zip(&truth).filter(|(p, t)| p == t).count() as f64,
+            };
+            mean += score / f.test.len() as f64 / folds.len() as f64;
+        }
+        mean
+    }
+    // Classes: the warm-started path against cold weighted fits, within the first test's tolerance.
+    let (x, y) = classes(25, 3, 11);
+    let w: Vec<f64> = (0..x.n()).map(|i| [0.0, 1.0, 3.0, 0.5][i % 4]).collect();
+    let sw = SampleWeights::new(w.clone()).unwrap();
+    let p = SvcParams::new("gaussian:sigma=1".parse().unwrap());
+    let ch = p.choose_c_weighted(&x, &y, Some(&sw), &search).unwrap();
+    let folds = kern_tune::cv::folds_for(&y, &cfg).unwrap();
+    let smallest = folds.iter().map(|f| f.test.len()).min().unwrap() as f64;
+    let t = Targets::Classes(y.clone());
+    for &(c, acc) in &ch.curve {
+        let cold = reference(&p.clone().c(c), &x, &t, &w, &cfg);
+        assert!((cold - acc).abs() <= 2.0 / smallest, "c={c}: path {acc} cold {cold}");
+    }
+    let plain = p.choose_c(&x, &y, &search).unwrap();
+    assert_ne!(plain.curve, ch.curve, "the weights are not read");
+    let ones = SampleWeights::new(vec![1.0; x.n()]).unwrap();
+    assert_eq!(p.choose_c_weighted(&x, &y, Some(&ones), &search).unwrap().curve, plain.curve);
+    // ν-SVC and the regressions: ordinary fits, so the scores are equal up to the order of the sums.
+    let nu = NuSvcParams::new("gaussian:sigma=1".parse().unwrap());
+    let ch = nu.choose_nu_weighted(&x, &y, Some(&sw), &search).unwrap();
+    for &(v, acc) in &ch.curve {
+        assert!((reference(&nu.clone().nu(v), &x, &t, &w, &cfg) - acc).abs() <= 1e-12, "nu={v}");
+    }
+    let xr = Samples::from_flat((0..60).map(|i| i as f64 / 10.0).collect(), 60, 1).unwrap();
+    let yr = RealTargets::new(
+        (0..60).map(|i| (i as f64 / 10.0).sin() + if i % 7 == 0 { 0.3 } else { 0.0 }).collect(),
+    )
+    .unwrap();
+    let wr: Vec<f64> = (0..60).map(|i| if i % 7 == 0 { 0.0 } else { 1.0 + (i % 3) as f64 }).collect();
+    let swr = SampleWeights::new(wr.clone()).unwrap();
+    let tr = Targets::Real(yr.clone());
+    let svr = SvrParams::new("gaussian:sigma=1".parse().unwrap());
+    for &(c, mse) in &svr.choose_c_weighted(&xr, &yr, Some(&swr), &search).unwrap().curve {
+        assert!(
+            (reference(&svr.clone().c(c), &xr, &tr, &wr, &cfg) - mse).abs() <= 1e-12 * mse.abs(),
+            "c={c}"
+        );
+    }
+    let nusvr = NuSvrParams::new("gaussian:sigma=1".parse().unwrap());
+    for &(v, mse) in &nusvr.choose_nu_weighted(&xr, &yr, Some(&swr), &search).unwrap().curve {
+        assert!(
+            (reference(&nusvr.clone().nu(v), &xr, &tr, &wr, &cfg) - mse).abs() <= 1e-12 * mse.abs(),
+            "nu={v}"
+        );
+    }
+    // One weight per sample, or an error.
+    let short = SampleWeights::new(vec![1.0; 10]).unwrap();
+    assert!(svr.choose_c_weighted(&xr, &yr, Some(&short), &search).is_err());
 }
