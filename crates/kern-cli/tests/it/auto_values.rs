@@ -313,3 +313,26 @@ fn commands_and_models_that_cannot_choose_refuse() {
         assert!(!out.exists());
     }
 }
+
+/// `--lambda auto` with landmarks chooses λ on the centres' system, reports it and trains with it: the
+/// saved model is byte for byte the one trained with the reported λ written out.
+#[test]
+fn landmark_lambda_auto_trains_with_the_reported_lambda() {
+    let dir = scratch("auto-landmark-lambda");
+    let (fc, _) = data(&dir, 150);
+    let train = |lambda: &str, out: &Path| {
+        let args = ["train", "--data", s(&fc), "--model", "lssvm", "--landmarks", "fvs:20", "--kernel"];
+        let rest = ["gaussian:sigma=1", "--lambda", lambda, "--out", s(out)];
+        succeeds(&args.iter().chain(&rest).copied().collect::<Vec<_>>())
+    };
+    let auto = dir.join("auto.model");
+    let j = train("auto", &auto);
+    let ch = &j["auto"]["choices"][0];
+    assert_eq!(ch["method"], "exact leave-one-out on the m × m system", "{j}");
+    assert_eq!(ch["value"], j["lambda"]);
+    assert_eq!(ch["curve"].as_array().unwrap().len(), 17, "{j}");
+    let explicit = dir.join("explicit.model");
+    let lambda = format!("{:?}", j["lambda"].as_f64().unwrap());
+    train(&lambda, &explicit);
+    assert_eq!(std::fs::read(&auto).unwrap(), std::fs::read(&explicit).unwrap());
+}
