@@ -5,7 +5,8 @@
 //! The kernel's width and radius come first (kern-tune's [`AutoKernel`]: Letchford's bandwidths and
 //! the CS-RBF support radius, no labels needed except for `ahn`), then `C` or `ν` at that kernel by
 //! 5-fold cross-validation (kern-models' `choose_c` / `choose_nu`), and `λ` of the ridge models by the
-//! exact leave-one-out the models already run over their default grid. Commands other than
+//! exact leave-one-out the models already run over their default grid (the landmark models: the same
+//! grid and rule on the centres' `m × m` system, `NystromRidgeParams::choose_lambda`). Commands other than
 //! `kern train` refuse automatic values: their choice is part of training.
 
 use crate::CliError;
@@ -15,6 +16,7 @@ use crate::kinds::{ModelKind, targets};
 use crate::learner_flags::{LearnerFlags, Setting};
 use kern_core::GaussianParam;
 use kern_core::io::Dataset;
+use kern_models::landmark::LandmarkLambdaChoice;
 use kern_models::ridge::width::{WIDTH_FACTORS, WidthChoice};
 use kern_models::svm::{AutoChoice, AutoSearch};
 use kern_models::weights::SampleWeights;
@@ -112,7 +114,9 @@ impl LearnerFlags {
                 self.c = Some(Setting::Auto)
             }
             ModelKind::NuSvc | ModelKind::NuSvr if self.nu.is_none() => self.nu = Some(Setting::Auto),
-            ModelKind::Lssvm | ModelKind::Krr if self.lambda.is_none() && self.gam.is_none() => {
+            ModelKind::Lssvm | ModelKind::Krr | ModelKind::LandmarkLssvm | ModelKind::LandmarkKrr
+                if self.lambda.is_none() && self.gam.is_none() =>
+            {
                 self.lambda = Some(Setting::Auto)
             }
             _ => {}
@@ -202,14 +206,20 @@ impl LearnerFlags {
         }
         if self.lambda == Some(Setting::Auto) {
             match m {
-                ModelKind::Lssvm | ModelKind::Krr => {
+                ModelKind::Lssvm | ModelKind::Krr | ModelKind::LandmarkLssvm | ModelKind::LandmarkKrr => {
+                    // The exact model of the same kind: its width search, and the targets it fits.
+                    let exact = match m {
+                        ModelKind::LandmarkLssvm => ModelKind::Lssvm,
+                        ModelKind::LandmarkKrr => ModelKind::Krr,
+                        m => m,
+                    };
+                    let y = match exact {
+                        ModelKind::Krr => kern_core::Targets::Real(ds.real()?),
+                        _ => targets(ds, self.regression)?,
+                    };
                     self.lambda = None;
                     if widen {
-                        let y = match m {
-                            ModelKind::Krr => kern_core::Targets::Real(ds.real()?),
-                            _ => targets(ds, self.regression)?,
-                        };
-                        let ch = match self.params(m, &ParamPoint::from_pairs(&[]), seed)? {
+                        let ch = match self.params(exact, &ParamPoint::from_pairs(&[]), seed)? {
                             AnyParams::LsSvm(p) => p.choose_width(&ds.samples, &y, seed)?,
                             AnyParams::Krr(p) => p.choose_width(&ds.samples, &y, seed)?,
                             _ => unreachable!("lssvm and krr translate to their own parameters"),
@@ -217,10 +227,21 @@ impl LearnerFlags {
                         self.kernel = ch.kernel.to_string();
                         report.push(width_json(&ch));
                     }
-                    // Filled in from the trained model's summary (its leave-one-out selection).
-                    report.push(
-                        json!({"parameter": "lambda", "method": "exact leave-one-out over the default grid"}),
-                    );
+                    if exact == m {
+                        // Filled in from the trained model's summary (its leave-one-out selection).
+                        report.push(
+                            json!({"parameter": "lambda", "method": "exact leave-one-out over the default grid"}),
+                        );
+                    } else {
+                        self.lambda = Some(Setting::Auto);
+                        let AnyParams::Landmark(p) = self.params(m, &ParamPoint::from_pairs(&[]), seed)?
+                        else {
+                            unreachable!("the landmark models translate to their own parameters")
+                        };
+                        let ch = p.choose_lambda(&ds.samples, &y, None)?;
+                        self.lambda = Some(Setting::Value(ch.lambda));
+                        report.push(landmark_lambda_json(&ch, ds.samples.n()));
+                    }
                 }
                 _ => {
                     return Err(format!(
@@ -264,6 +285,25 @@ fn cv_method(method: &str, w: Option<&SampleWeights>) -> String {
         Some(_) => format!("{method}, each fold trained with its samples' weights and scored unweighted"),
         None => method.to_string(),
     }
+}
+
+/// The report of λ chosen for a landmark model by leave-one-out on its centres.
+/// The curve holds `[λ, error, mean squared residual]` (error: the error rate for classes, the mean
+/// squared residual for values).
+fn landmark_lambda_json(ch: &LandmarkLambdaChoice, n: usize) -> Value {
+    let s = &ch.selection;
+    json!({
+        "parameter": "lambda", "method": "exact leave-one-out on the m × m system", "value": ch.lambda,
+        "detail": format!(
+            "{} values from {:e} to {:e}, {} centres, all {n} samples",
+            s.grid.len(),
+            s.grid.first().copied().unwrap_or(f64::NAN),
+            s.grid.last().copied().unwrap_or(f64::NAN),
+            ch.centres.len(),
+        ),
+        "curve": s.grid.iter().zip(&s.error).zip(&s.mse).map(|((l, e), m)| json!([l, e, m])).collect::<Vec<_>>(),
+        "seconds": ch.seconds,
+    })
 }
 
 fn cv_json(ch: &AutoChoice, method: &str) -> Value {

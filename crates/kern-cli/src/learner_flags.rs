@@ -111,7 +111,8 @@ pub struct LearnerFlags {
     /// Ridge penalty lambda of K + lambda I (lssvm, krr), or C = 1/(2 n lambda) (the SVMs).
     ///
     /// Larger regularizes more (scikit-learn's alpha). lssvm, krr: absent or auto means chosen by
-    /// exact leave-one-out over the default grid.
+    /// exact leave-one-out over the default grid; with --landmarks, auto (kern train) does the same
+    /// on the centres' system.
     #[arg(long, conflicts_with_all = ["c", "gam"], allow_negative_numbers = true, help_heading = "Model")]
     pub lambda: Option<Setting>,
     /// LS-SVMlab's gam of K + I/gam (lssvm, landmark-lssvm): --lambda 1/gam.
@@ -191,7 +192,7 @@ pub struct LearnerFlags {
     ///
     /// Also --model lssvm|krr --landmarks ...: random:M (uniform, by --seed) or fvs:M[:POOL] (feature
     /// vector selection on a random pool of POOL points, default max(10 M, 10000); candidate scoring
-    /// by --fvs-strategy). Needs --lambda (or --gam).
+    /// by --fvs-strategy). Needs --lambda (or --gam); kern train takes --lambda auto.
     #[arg(long, value_name = "fvs:M|random:M", help_heading = "Model", hide_short_help = true)]
     pub landmarks: Option<String>,
     /// Stop feature vector selection after this many vectors (kfa; default: no limit).
@@ -682,9 +683,14 @@ impl LearnerFlags {
                 ))
             }
             LandmarkLssvm | LandmarkKrr => {
-                let lambda = ridge_lambda.ok_or_else(|| {
+                // `--lambda auto` (or `--auto`; kern train) is chosen on the data and written into
+                // the flags (`LearnerFlags::choose_auto`); until then the model is planned with λ = 1.
+                let auto = self.lambda == Some(Setting::Auto) || (self.auto && self.gam.is_none());
+                let placeholder = auto.then_some(1.0);
+                let lambda = ridge_lambda.or(placeholder).ok_or_else(|| {
                     format!(
-                        "--model {} needs --lambda{} (landmark models do not choose it by leave-one-out)",
+                        "--model {} needs --lambda{} (a number, or auto with kern train: exact \
+                         leave-one-out on the centres)",
                         m.name(),
                         if m == LandmarkLssvm { " or --gam" } else { "" }
                     )

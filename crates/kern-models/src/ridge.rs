@@ -522,7 +522,7 @@ fn scale_gram(gram: &mut GramMatrix, s: &[f64]) {
     }
 }
 
-fn check_lambda(v: f64) -> Result<f64> {
+pub(crate) fn check_lambda(v: f64) -> Result<f64> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
@@ -898,7 +898,9 @@ pub(crate) fn loo_residuals(p: Problem<'_>) -> Result<Vec<f64>> {
     Ok((0..p.x.n()).map(|i| s.alpha[(i, 0)] / d[i]).collect())
 }
 
-fn best_index(errors: &[f64], mses: &[f64]) -> usize {
+/// The grid index of the smallest error, ties broken by the smaller mean squared residual, then by the
+/// first (the smaller λ of an ascending grid): the selection rule of every λ search (module docs).
+pub(crate) fn best_index(errors: &[f64], mses: &[f64]) -> usize {
     let mut best = 0;
     for i in 1..errors.len() {
         let better = errors[i] < errors[best] || (errors[i] == errors[best] && mses[i] < mses[best]);
@@ -918,24 +920,61 @@ fn score_loo(enc: &Encoded, solved: &[(usize, Solved)]) -> (Vec<f64>, Vec<f64>) 
     for (_, s) in solved {
         let d = s.loo_diag.as_ref().expect("LOO diagonal computed");
         let pred = Mat::from_fn(n, r, |i, t| enc.y[(i, t)] - s.alpha[(i, t)] / d[i]);
-        let mse = (0..n)
-            .flat_map(|i| (0..r).map(move |t| (i, t)))
-            .map(|(i, t)| (enc.y[(i, t)] - pred[(i, t)]).powi(2))
-            .sum::<f64>()
-            / (n * r) as f64;
-        let err = error_of(&enc.task, &enc.truth, pred.as_ref(), mse);
-        errors.push(err);
-        mses.push(mse);
+        let (e, m) = Tally::of(&enc.task, &enc.truth, enc.y.as_ref(), pred.as_ref()).scores(&enc.task);
+        errors.push(e);
+        mses.push(m);
     }
     (errors, mses)
 }
 
-fn error_of(task: &Task, truth: &[f64], f: MatRef<'_, f64>, mse: f64) -> f64 {
-    if task.is_classification() {
-        let pred = task.decode(f);
-        pred.iter().zip(truth).filter(|(a, b)| a != b).count() as f64 / truth.len() as f64
-    } else {
-        mse
+/// The sums behind a (leave-one-out or validation) score of predictions over some rows: wrong
+/// decisions (classification) and squared residuals over every output, and the counts they average
+/// over. Tallies of row blocks add ([`Tally::add`]), so a score can be streamed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Tally {
+    /// Rows whose decoded prediction differs from the truth.
+    pub wrong: usize,
+    /// Σ over rows and outputs of the squared residual.
+    pub squares: f64,
+    /// Rows.
+    pub rows: usize,
+    /// Rows × outputs.
+    pub entries: usize,
+}
+
+impl Tally {
+    /// The tally of predictions `f` (rows × outputs) against the encoded targets `y` and the truths
+    /// `truth` (labels or values, one per row) of the same rows.
+    pub(crate) fn of(task: &Task, truth: &[f64], y: MatRef<'_, f64>, f: MatRef<'_, f64>) -> Tally {
+        let (n, r) = (y.nrows(), y.ncols());
+        let squares = (0..n)
+            .flat_map(|i| (0..r).map(move |t| (i, t)))
+            .map(|(i, t)| (y[(i, t)] - f[(i, t)]).powi(2))
+            .sum();
+        let wrong = if task.is_classification() {
+            task.decode(f).iter().zip(truth).filter(|(a, b)| a != b).count()
+        } else {
+            0
+        };
+        Tally { wrong, squares, rows: n, entries: n * r }
+    }
+
+    /// The sum of two tallies (disjoint rows).
+    pub(crate) fn add(self, o: Tally) -> Tally {
+        Tally {
+            wrong: self.wrong + o.wrong,
+            squares: self.squares + o.squares,
+            rows: self.rows + o.rows,
+            entries: self.entries + o.entries,
+        }
+    }
+
+    /// `(error, mse)`: the error rate for classification (the mean squared residual for values) and
+    /// the mean squared residual.
+    pub(crate) fn scores(self, task: &Task) -> (f64, f64) {
+        let mse = self.squares / self.entries as f64;
+        let err = if task.is_classification() { self.wrong as f64 / self.rows as f64 } else { mse };
+        (err, mse)
     }
 }
 
@@ -967,12 +1006,8 @@ fn score_validation(
     let mut mses = Vec::with_capacity(g);
     for (gi, (_, s)) in solved.iter().enumerate() {
         let f = Mat::from_fn(m, r, |i, t| f_all[(i, gi * r + t)] + s.bias.get(t).copied().unwrap_or(0.0));
-        let mse = (0..m)
-            .flat_map(|i| (0..r).map(move |t| (i, t)))
-            .map(|(i, t)| (ev.y[(i, t)] - f[(i, t)]).powi(2))
-            .sum::<f64>()
-            / (m * r) as f64;
-        errors.push(error_of(&enc.task, &ev.truth, f.as_ref(), mse));
+        let (e, mse) = Tally::of(&enc.task, &ev.truth, ev.y.as_ref(), f.as_ref()).scores(&enc.task);
+        errors.push(e);
         mses.push(mse);
     }
     Ok((errors, mses))

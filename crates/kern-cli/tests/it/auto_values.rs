@@ -336,8 +336,8 @@ fn c_auto_searches_with_the_sample_weights() {
     // The library's weighted search on the data as kern reads it gives the same curve.
     let ds = kern_core::io::read_csv(&fc, &Default::default()).unwrap();
     let (x, y) = (ds.samples.clone(), ds.classes().unwrap());
-    let sw =
-        kern_models::weights::SampleWeights::new((0..90).map(|i| [0.0, 1.0, 4.0, 2.0][i % 4]).collect()).unwrap();
+    let sw = kern_models::weights::SampleWeights::new((0..90).map(|i| [0.0, 1.0, 4.0, 2.0][i % 4]).collect())
+        .unwrap();
     let ch = kern_models::svm::SvcParams::new("gaussian:sigma=1".parse().unwrap())
         .choose_c_weighted(&x, &y, Some(&sw), &kern_models::svm::AutoSearch::default())
         .unwrap();
@@ -348,4 +348,27 @@ fn c_auto_searches_with_the_sample_weights() {
         .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
         .collect();
     assert_eq!(curve, ch.curve);
+}
+
+/// `--lambda auto` with landmarks chooses λ on the centres' system, reports it and trains with it: the
+/// saved model is byte for byte the one trained with the reported λ written out.
+#[test]
+fn landmark_lambda_auto_trains_with_the_reported_lambda() {
+    let dir = scratch("auto-landmark-lambda");
+    let (fc, _) = data(&dir, 150);
+    let train = |lambda: &str, out: &Path| {
+        let args = ["train", "--data", s(&fc), "--model", "lssvm", "--landmarks", "fvs:20", "--kernel"];
+        let rest = ["gaussian:sigma=1", "--lambda", lambda, "--out", s(out)];
+        succeeds(&args.iter().chain(&rest).copied().collect::<Vec<_>>())
+    };
+    let auto = dir.join("auto.model");
+    let j = train("auto", &auto);
+    let ch = &j["auto"]["choices"][0];
+    assert_eq!(ch["method"], "exact leave-one-out on the m × m system", "{j}");
+    assert_eq!(ch["value"], j["lambda"]);
+    assert_eq!(ch["curve"].as_array().unwrap().len(), 17, "{j}");
+    let explicit = dir.join("explicit.model");
+    let lambda = format!("{:?}", j["lambda"].as_f64().unwrap());
+    train(&lambda, &explicit);
+    assert_eq!(std::fs::read(&auto).unwrap(), std::fs::read(&explicit).unwrap());
 }

@@ -17,7 +17,8 @@
 //! [`kern_core::memory`] before anything is allocated. Blocks are computed in fixed groups and their
 //! partial sums added in block order, so results are the same bytes at any thread count.
 //!
-//! The models: [`NystromRidge`] (kernel ridge or LS-SVM, by preconditioned conjugate gradients) and
+//! The models: [`NystromRidge`] (kernel ridge or LS-SVM, by preconditioned conjugate gradients; λ by
+//! exact leave-one-out on the `m × m` system with [`NystromRidgeParams::choose_lambda`]) and
 //! [`NystromKpca`] (kernel PCA on the Nyström feature map).
 //!
 //! ```
@@ -35,10 +36,12 @@
 //! ```
 
 mod kpca;
+mod loo;
 mod ridge;
 mod stream;
 
 pub use kpca::{NystromKpca, NystromKpcaParams};
+pub use loo::LandmarkLambdaChoice;
 pub use ridge::{
     EXPECTED_ITERATIONS, KEPT_READ_FLOPS, NystromPreconditioner, NystromRidge, NystromRidgeParams,
     NystromSolve, RATE_WARMUP, RowPart, solve_flops,

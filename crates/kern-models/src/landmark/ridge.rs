@@ -941,7 +941,7 @@ fn cg_solve(
 
 /// The lower triangle (with the diagonal) of `K_bᵀK_b` into `out` (`m × m`, zeroed): half the flops of
 /// the full product.
-fn lower_gram(kb: MatRef<'_, f64>, out: MatMut<'_, f64>) {
+pub(super) fn lower_gram(kb: MatRef<'_, f64>, out: MatMut<'_, f64>) {
     triangular::matmul(
         out,
         BlockStructure::TriangularLower,

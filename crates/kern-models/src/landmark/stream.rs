@@ -183,22 +183,35 @@ impl<'a> KnmBlocks<'a> {
         let m = self.centres.n();
         let mut outs: Vec<Mat<f64>> =
             (0..GROUP.min(self.starts.len())).map(|_| Mat::<f64>::zeros(m, width)).collect();
-        for (gi, group) in self.starts.chunks(GROUP).enumerate() {
+        self.each_with(&mut outs, |i0, kb, out| g(i0, kb, out.as_mut()), |i0, out| sink(i0, out.as_ref()))
+    }
+
+    /// `sink(i0_b, state)` for every block `b` in block order, after `g(i0_b, K_b, state)` has written
+    /// the block's result into one of the `states` (at least one; [`GROUP`] are used): the loop of
+    /// [`KnmBlocks::each`] with any per-block result, e.g. per-row quantities reduced by the sink.
+    pub(crate) fn each_with<T, G, S>(&self, states: &mut [T], g: G, mut sink: S) -> Result<()>
+    where
+        T: Send,
+        G: Fn(usize, MatRef<'_, f64>, &mut T) + Sync,
+        S: FnMut(usize, &T),
+    {
+        let group_len = GROUP.min(states.len()).max(1);
+        for (gi, group) in self.starts.chunks(group_len).enumerate() {
             let done: Vec<Result<()>> = group
                 .par_iter()
-                .zip(outs.par_iter_mut())
+                .zip(states.par_iter_mut())
                 .enumerate()
                 .map(|(j, (&i0, out))| {
                     match &self.kept {
-                        Some(kept) => g(i0, kept[gi * GROUP + j].as_ref(), out.as_mut()),
-                        None => g(i0, self.compute(i0)?.as_ref(), out.as_mut()),
+                        Some(kept) => g(i0, kept[gi * group_len + j].as_ref(), out),
+                        None => g(i0, self.compute(i0)?.as_ref(), out),
                     }
                     Ok(())
                 })
                 .collect();
-            for ((&i0, d), out) in group.iter().zip(done).zip(&outs) {
+            for ((&i0, d), out) in group.iter().zip(done).zip(states.iter()) {
                 d?;
-                sink(i0, out.as_ref());
+                sink(i0, out);
             }
         }
         Ok(())

@@ -4,6 +4,7 @@ mod any_model;
 mod auto_values;
 mod fvs;
 mod fvs_sparse;
+mod landmark_loo;
 mod libsvm_model;
 mod libsvm_nu;
 mod libsvm_precomputed;

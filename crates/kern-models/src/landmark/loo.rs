@@ -1,0 +1,310 @@
+//! λ of the landmark ridge models ([`NystromRidgeParams`]) by exact leave-one-out on the `m × m`
+//! system: every λ of a grid from one eigendecomposition, for the fixed centres.
+//!
+//! **Model.** With `K_mm + εI = LLᵀ` (the jitter of [`factor_kmm`], as the fit factors it), the
+//! features `Φ = K_nm L⁻ᵀ` and `β = Lᵀα`, the fit minimises `‖P(y − Φβ)‖² + λ‖β‖²` (the landmark
+//! model's normal equations, [`NystromRidgeParams`]: `s = λ`, not `nλ`), an ordinary ridge regression
+//! on `Φ` with, for the LS-SVM, an unpenalised intercept (`P = I − 11ᵀ/n`; `P = I` for kernel ridge).
+//! It is a linear smoother `ŷ = H(λ) y` with
+//!
+//! ```text
+//! H(λ) = 11ᵀ/n + Φ_c (Φ_cᵀΦ_c + λI)⁻¹ Φ_cᵀ      Φ_c = PΦ (kernel ridge: Φ_c = Φ, no 11ᵀ/n)
+//! ```
+//!
+//! **Leave-one-out.** For a penalised least-squares fit whose penalty does not depend on the data,
+//! the residual of point `i` under the fit without `i` is `(y_i − ŷ_i) / (1 − h_i)` with `h_i = H_ii`
+//! (the closed-form leave-one-out of linear smoothers: Allen 1974, "The relationship between variable
+//! selection and data augmentation and a method for prediction"; Hastie, Tibshirani & Friedman, "The
+//! Elements of Statistical Learning", 2nd ed., eq. 7.52; by Sherman–Morrison on the design `[1, Φ]`).
+//! With the eigendecomposition `Φ_cᵀΦ_c = V D Vᵀ` (`m × m`) and `Ψ = Φ_c V`,
+//!
+//! ```text
+//! h_i(λ) = 1/n + Σ_j Ψ_ij² / (d_j + λ)       ŷ = ȳ + Ψ (D + λI)⁻¹ Ψᵀ(y − ȳ)
+//! ```
+//!
+//! (kernel ridge: no `1/n`, no `ȳ`). So one pass over the rows forms `Φ_cᵀΦ_c` and `Φ_cᵀ(y − ȳ)`
+//! (`O(n m²)`), the eigendecomposition costs `O(m³)`, and a second pass forms each row block's `Ψ` and
+//! scores every λ of the grid (`O(n m)` per λ). Both passes stream `K_nm` in row blocks (kept in memory
+//! when they fit in half the budget, as the fit keeps them): memory is `O(m² + blocks·rows·m)`, never
+//! `n × m`. The centring is done on the rows: `Φ_cᵀΦ_c = Σ_i (φ_i − c)(φ_i − c)ᵀ − u uᵀ/n` with
+//! `u = Σ_i (φ_i − c)` and the pilot `c` the mean row of `L` (the centres' own features, up to the
+//! jitter), which keeps the subtraction small. Rounding can leave an eigenvalue slightly below zero;
+//! it is taken as 0 (`Φ_cᵀΦ_c` is positive semidefinite).
+//!
+//! **Selection**: the exact ridge models' rule over the same default grids (`krr::default_lambda_grid`,
+//! `lssvm::default_lambda_grid`), scored alike — classification by the leave-one-out error rate of the
+//! decoded predictions (ties by the mean squared residual), regression by the mean squared residual
+//! over every output, ties to the smaller λ.
+
+use super::ridge::lower_gram;
+use super::stream::{KnmBlocks, block_rows};
+use super::{NystromRidgeParams, factor_kmm, select_landmarks};
+use crate::error::{ModelsError, Result};
+use crate::ridge::{Encoded, Selection, Tally, best_index, check_lambda};
+use faer::linalg::matmul::matmul;
+use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
+use faer::{Accum, Mat, MatRef, Par, Side};
+use kern_core::{Samples, Targets, memory};
+use serde::Serialize;
+use std::time::Instant;
+
+/// λ chosen by exact leave-one-out for fixed centres ([`NystromRidgeParams::choose_lambda`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LandmarkLambdaChoice {
+    /// The chosen λ (`selection.grid[selection.best]`).
+    pub lambda: f64,
+    /// The grid and its leave-one-out scores (criterion `loo`, method `eigen`).
+    pub selection: Selection,
+    /// The centres' indices among the training samples (the fit's, for the same seed).
+    pub centres: Vec<usize>,
+    /// Wall time of the choice (centres included).
+    pub seconds: f64,
+}
+
+impl LandmarkLambdaChoice {
+    /// `(λ, mean squared leave-one-out residual)` for every λ of the grid, in grid order.
+    ///
+    /// ```
+    /// use kern_models::landmark::LandmarkLambdaChoice;
+    /// use kern_models::ridge::Selection;
+    /// let s = Selection { criterion: "loo".into(), grid: vec![0.1, 1.0], error: vec![2.0, 1.0],
+    ///     mse: vec![2.0, 1.0], best: 1, method: "eigen".into() };
+    /// let c = LandmarkLambdaChoice { lambda: 1.0, selection: s, centres: vec![0], seconds: 0.0 };
+    /// assert_eq!(c.curve(), [(0.1, 2.0), (1.0, 1.0)]);
+    /// ```
+    pub fn curve(&self) -> Vec<(f64, f64)> {
+        self.selection.grid.iter().copied().zip(self.selection.mse.iter().copied()).collect()
+    }
+}
+
+impl NystromRidgeParams {
+    /// The λ grid of the exact model of the same kind: kernel ridge's
+    /// ([`crate::krr::default_lambda_grid`]) or, with the bias, the LS-SVM's
+    /// ([`crate::lssvm::default_lambda_grid`]).
+    ///
+    /// ```
+    /// use kern_models::landmark::{Landmarks, NystromRidgeParams};
+    /// let p = NystromRidgeParams::lssvm("linear".parse()?, 1.0, Landmarks::Random { m: 5 });
+    /// assert_eq!(p.default_lambda_grid(), kern_models::lssvm::default_lambda_grid());
+    /// # Ok::<(), kern_models::ModelsError>(())
+    /// ```
+    pub fn default_lambda_grid(&self) -> Vec<f64> {
+        if self.bias { crate::lssvm::default_lambda_grid() } else { crate::krr::default_lambda_grid() }
+    }
+
+    /// Chooses λ over `grid` (`None`: [`NystromRidgeParams::default_lambda_grid`]) by exact
+    /// leave-one-out (module docs of `landmark::loo`) on the centres the fit would choose (the same
+    /// [`select_landmarks`] with the same seed); `self.lambda` is not used. Training with the chosen λ
+    /// ([`NystromRidgeParams::fit_with_centres`] on `centres`, or [`NystromRidgeParams::fit_targets`])
+    /// gives the model whose leave-one-out error was scored. Errors for fewer than 2 samples, an empty
+    /// grid or a λ that is not finite and positive.
+    ///
+    /// ```
+    /// use kern_core::{RealTargets, Samples, Targets};
+    /// use kern_models::landmark::{Landmarks, NystromRidgeParams};
+    /// let x = Samples::from_flat((0..200).map(|i| (i as f64 * 0.37).sin()).collect(), 100, 2)?;
+    /// let y = Targets::Real(RealTargets::new(x.rows().map(|r| r[0] - r[1]).collect())?);
+    /// let p = NystromRidgeParams::krr("gaussian:sigma=1".parse()?, 1.0, Landmarks::Random { m: 15 });
+    /// let ch = p.choose_lambda(&x, &y, None)?;
+    /// assert_eq!(ch.curve().len(), p.default_lambda_grid().len());
+    /// assert!(ch.lambda < 1.0, "a smooth target wants little smoothing: {}", ch.lambda);
+    /// let model = NystromRidgeParams { lambda: ch.lambda, ..p }.fit_with_centres(&x, &y, &ch.centres)?;
+    /// assert_eq!(model.lambda(), ch.lambda);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn choose_lambda(
+        &self,
+        x: &Samples,
+        y: &Targets,
+        grid: Option<&[f64]>,
+    ) -> Result<LandmarkLambdaChoice> {
+        let t0 = Instant::now();
+        y.check_len(x.n())?;
+        check_sizes(x.n())?;
+        let idx = select_landmarks(&self.kernel, x, self.landmarks, self.seed, self.fvs_strategy)?;
+        let mut ch = self.choose_lambda_with_centres(x, y, &idx, grid)?;
+        ch.seconds = t0.elapsed().as_secs_f64();
+        Ok(ch)
+    }
+
+    /// [`NystromRidgeParams::choose_lambda`] on the given centres (indices into `x`, distinct).
+    ///
+    /// ```
+    /// use kern_core::{RealTargets, Samples, Targets};
+    /// use kern_models::landmark::{Landmarks, NystromRidgeParams};
+    /// let x = Samples::from_flat((0..120).map(|i| (i as f64 * 0.61).cos()).collect(), 60, 2)?;
+    /// let y = Targets::Real(RealTargets::new(x.rows().map(|r| r[0] * r[1]).collect())?);
+    /// let p = NystromRidgeParams::lssvm("gaussian:sigma=0.7".parse()?, 1.0, Landmarks::Random { m: 8 });
+    /// let ch = p.choose_lambda_with_centres(&x, &y, &[0, 9, 17, 25, 33, 41, 49, 57], Some(&[0.01, 1.0]))?;
+    /// assert!(ch.lambda == 0.01 || ch.lambda == 1.0);
+    /// assert!(p.choose_lambda_with_centres(&x, &y, &[0, 9], Some(&[])).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn choose_lambda_with_centres(
+        &self,
+        x: &Samples,
+        y: &Targets,
+        centres: &[usize],
+        grid: Option<&[f64]>,
+    ) -> Result<LandmarkLambdaChoice> {
+        let t0 = Instant::now();
+        y.check_len(x.n())?;
+        check_sizes(x.n())?;
+        let grid: Vec<f64> = grid.map_or_else(|| self.default_lambda_grid(), <[f64]>::to_vec);
+        if grid.is_empty() {
+            return Err(ModelsError::Input("no lambda values to choose from".into()));
+        }
+        for &l in &grid {
+            check_lambda(l)?;
+        }
+        if centres.is_empty() {
+            return Err(ModelsError::Input("no centres".into()));
+        }
+        let enc = Encoded::any(y);
+        let c = x.select(centres)?;
+        let (l, _) = factor_kmm(&self.kernel, &c)?;
+        let (n, m, r, g) = (x.n(), c.n(), enc.y.ncols(), grid.len());
+        memory::check_array::<f64>(
+            &[4, m, m],
+            "the leave-one-out's matrices over the centres",
+            "use fewer centres",
+        )?;
+        let bias = self.bias;
+        // The pilot shift c (module docs) and ȳ; zero for kernel ridge.
+        let pilot: Vec<f64> = (0..m)
+            .map(|j| if bias { (j..m).map(|i| l[(i, j)]).sum::<f64>() / m as f64 } else { 0.0 })
+            .collect();
+        let ybar: Vec<f64> = (0..r)
+            .map(|t| if bias { (0..n).map(|i| enc.y[(i, t)]).sum::<f64>() / n as f64 } else { 0.0 })
+            .collect();
+        // Per block: the features' transpose L⁻¹K_bᵀ (m × h), shifted by `shift`.
+        let features = |kb: MatRef<'_, f64>, shift: &[f64]| {
+            let mut pt = kb.transpose().to_owned();
+            solve_lower_triangular_in_place(l.as_ref(), pt.as_mut(), Par::Seq);
+            if bias {
+                for i in 0..pt.ncols() {
+                    for (j, s) in shift.iter().enumerate() {
+                        pt[(j, i)] -= s;
+                    }
+                }
+            }
+            pt
+        };
+        let width = 2 * m + 1 + r + g * (r + 1);
+        let blocks = KnmBlocks::new(&self.kernel, x, &c, width, true, block_rows(m))?;
+        // Pass 1: Σ (φ_i − c)(φ_i − c)ᵀ (lower triangle), u = Σ (φ_i − c), Σ (φ_i − c)(y_i − ȳ)ᵀ.
+        let mut acc = Mat::<f64>::zeros(m, m + 1 + r);
+        blocks.each(
+            m + 1 + r,
+            |i0, kb, out| {
+                let h = kb.nrows();
+                let pt = features(kb, &pilot);
+                let (gram, mut rest) = out.split_at_col_mut(m);
+                lower_gram(pt.transpose(), gram);
+                for j in 0..m {
+                    rest[(j, 0)] = (0..h).map(|i| pt[(j, i)]).sum();
+                }
+                let yc = Mat::from_fn(h, r, |i, t| enc.y[(i0 + i, t)] - ybar[t]);
+                matmul(rest.subcols_mut(1, r), Accum::Replace, pt.as_ref(), yc.as_ref(), 1.0, Par::Seq);
+            },
+            |_, p| {
+                // The gram part's upper triangle is never written (zero), so adding it is harmless.
+                acc += p;
+            },
+        )?;
+        let mut s = Mat::from_fn(m, m, |i, j| if i >= j { acc[(i, j)] } else { acc[(j, i)] });
+        let mut mean = pilot.clone();
+        if bias {
+            for j in 0..m {
+                for i in 0..m {
+                    s[(i, j)] -= acc[(i, m)] * acc[(j, m)] / n as f64;
+                }
+                mean[j] += acc[(j, m)] / n as f64;
+            }
+        }
+        let evd = s.self_adjoint_eigen(Side::Lower).map_err(|e| {
+            ModelsError::Numerical(format!(
+                "eigendecomposition of the landmark features' Gram matrix: {}",
+                kern_core::faer_errors::evd(e)
+            ))
+        })?;
+        let v = evd.U().to_owned();
+        let d: Vec<f64> = (0..m).map(|j| evd.S().column_vector()[j].max(0.0)).collect();
+        drop(evd);
+        // z = Vᵀ Φ_cᵀ(y − ȳ) and the weights 1/(d_j + λ) per λ.
+        let mut z = Mat::<f64>::zeros(m, r);
+        matmul(z.as_mut(), Accum::Replace, v.transpose(), acc.subcols(m + 1, r), 1.0, Par::Seq);
+        drop(acc);
+        let w = Mat::from_fn(m, g, |j, k| 1.0 / (d[j] + grid[k]));
+        let zw = Mat::from_fn(m, g * r, |j, c| z[(j, c % r)] * w[(j, c / r)]);
+        let lever0 = if bias { 1.0 / n as f64 } else { 0.0 };
+        // Pass 2: per block, Ψ = Φ_c V, the leverages and fitted values at every λ, and their tallies.
+        type BlockScore = (Vec<Tally>, Option<(usize, f64)>);
+        let mut states: Vec<BlockScore> = (0..4).map(|_| (Vec::new(), None)).collect();
+        let mut totals = vec![Tally::default(); g];
+        let mut bad: Option<(usize, f64)> = None;
+        blocks.each_with(
+            &mut states,
+            |i0, kb, (tallies, worst)| {
+                let h = kb.nrows();
+                let pt = features(kb, &mean);
+                let mut psi = Mat::<f64>::zeros(h, m);
+                matmul(psi.as_mut(), Accum::Replace, pt.transpose(), v.as_ref(), 1.0, Par::Seq);
+                let psi2 = Mat::from_fn(h, m, |i, j| psi[(i, j)] * psi[(i, j)]);
+                let mut lever = Mat::<f64>::zeros(h, g);
+                matmul(lever.as_mut(), Accum::Replace, psi2.as_ref(), w.as_ref(), 1.0, Par::Seq);
+                let mut fit = Mat::<f64>::zeros(h, g * r);
+                matmul(fit.as_mut(), Accum::Replace, psi.as_ref(), zw.as_ref(), 1.0, Par::Seq);
+                let yb = enc.y.as_ref().subrows(i0, h);
+                let truth = &enc.truth[i0..i0 + h];
+                *worst = None;
+                tallies.clear();
+                for k in 0..g {
+                    let pred = Mat::from_fn(h, r, |i, t| {
+                        let one_minus = 1.0 - (lever0 + lever[(i, k)]);
+                        if one_minus.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) && worst.is_none()
+                        {
+                            *worst = Some((k, lever0 + lever[(i, k)]));
+                        }
+                        let resid = (yb[(i, t)] - (ybar[t] + fit[(i, k * r + t)])) / one_minus;
+                        yb[(i, t)] - resid
+                    });
+                    tallies.push(Tally::of(&enc.task, truth, yb, pred.as_ref()));
+                }
+            },
+            |_, (tallies, worst)| {
+                if bad.is_none() {
+                    bad = *worst;
+                }
+                for (t, b) in totals.iter_mut().zip(tallies) {
+                    *t = t.add(*b);
+                }
+            },
+        )?;
+        if let Some((k, h)) = bad {
+            return Err(ModelsError::Numerical(format!(
+                "a training point's leverage is {h} at lambda {:e}: its leave-one-out residual is undefined \
+                 (use a larger lambda or fewer centres)",
+                grid[k]
+            )));
+        }
+        let (error, mse): (Vec<f64>, Vec<f64>) = totals.iter().map(|t| t.scores(&enc.task)).unzip();
+        let best = best_index(&error, &mse);
+        Ok(LandmarkLambdaChoice {
+            lambda: grid[best],
+            selection: Selection { criterion: "loo".into(), grid, error, mse, best, method: "eigen".into() },
+            centres: centres.to_vec(),
+            seconds: t0.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+/// Leave-one-out needs a model without each point: at least 2 samples.
+fn check_sizes(n: usize) -> Result<()> {
+    if n < 2 {
+        return Err(ModelsError::Input(format!(
+            "choosing lambda by leave-one-out needs at least 2 training samples, got {n}"
+        )));
+    }
+    Ok(())
+}
