@@ -138,6 +138,16 @@ impl Kind {
 }
 
 /// What a model takes as the rows of its input.
+///
+/// ```
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{AnyModel, BinaryTargets, Fit, Input, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+/// let m = AnyModel::from(SvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?);
+/// assert_eq!(m.input(), Input::Samples); // not trained on a precomputed kernel matrix
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Input {
     /// Samples of [`AnyModel::n_features`] features.
@@ -149,6 +159,22 @@ pub enum Input {
 
 /// A model trained with feature scaling (`kern train --scale`): the stored scaling and the model it
 /// feeds. [`AnyModel`]'s predictions take raw samples and scale them first.
+///
+/// ```
+/// use kern_models::scaling::{FeatureScaling, ScaledModel};
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{AnyModel, BinaryTargets, Fit, Samples};
+/// let raw = Samples::from_rows(&[[0.0, 100.0], [1.0, 300.0], [4.0, 100.0], [5.0, 500.0]])?;
+/// let y = BinaryTargets::from_f64(&[-1.0, -1.0, 1.0, 1.0])?;
+/// let scaling = FeatureScaling::fit(&raw, -1.0, 1.0)?;
+/// let svc = SvcParams::new("gaussian:sigma=1".parse()?).fit(&scaling.apply(&raw)?, &y)?;
+/// let bytes = kern_models::persist::to_bytes(&ScaledModel::wrap(scaling.clone(), 2, &svc)?)?;
+/// let m = AnyModel::from_bytes(&bytes, "<bytes>")?;
+/// let s = m.scaled().expect("a scaled model");
+/// assert_eq!((s.scaling(), s.dim()), (&scaling, 2));
+/// assert_eq!(m.predict(&raw)?, vec![-1.0, -1.0, 1.0, 1.0]); // raw samples in
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Scaled {
     envelope: ScaledModel,
@@ -158,6 +184,22 @@ pub struct Scaled {
 /// A model trained on a CSV file, with the file's schema ([`AnyModel::schema`]): read test data
 /// against it ([`kern_core::io::read_csv_as`]) to give the model the columns it was trained on. The
 /// model under it may be [`AnyModel::Scaled`].
+///
+/// ```
+/// use kern_models::krr::KernelRidgeParams;
+/// use kern_models::{read_csv, AnyModel, CsvOptions, Fit, RealTargets};
+/// let p = std::env::temp_dir().join(format!("kern-doc-with-schema-{}.csv", std::process::id()));
+/// std::fs::write(&p, "size,weight,price\n1,2,3\n2,1,3\n3,3,6\n")?;
+/// let ds = read_csv(&p, &CsvOptions::default());
+/// # let _ = std::fs::remove_file(&p);
+/// let ds = ds?;
+/// let y = RealTargets::new(ds.labels.iter().map(|l| l.parse().unwrap()).collect())?;
+/// let m = KernelRidgeParams::new("linear".parse()?).lambda(0.01).fit(&ds.samples, &y)?;
+/// let m = AnyModel::from(m).with_schema(ds.schema.expect("a CSV file has a schema"))?;
+/// assert_eq!(m.schema().unwrap().feature_names(), ["size", "weight"]);
+/// assert!(matches!(m, AnyModel::WithSchema(_)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct WithSchema {
     schema: CsvSchema,
@@ -285,6 +327,20 @@ from_model!(
 );
 
 /// What [`AnyModel::predict_all`] returns: every output of one prediction pass.
+///
+/// ```
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{AnyModel, ClassTargets, Fit, Samples};
+/// let x = Samples::from_rows(&[[0.0], [0.1], [2.0], [2.1], [4.0], [4.1]])?;
+/// let y = ClassTargets::from_labels(&["a", "a", "b", "b", "c", "c"])?;
+/// let m = AnyModel::from(SvcParams::new("gaussian:sigma=1".parse()?).c(10.0).fit(&x, &y)?);
+/// let p = m.predict_all(&x, false)?;
+/// assert_eq!(p.values, vec![0.0, 0.0, 1.0, 1.0, 2.0, 2.0]);
+/// assert_eq!(p.labels, ["a", "a", "b", "b", "c", "c"]);
+/// assert_eq!((p.decision.nrows(), p.decision.ncols()), (6, 3)); // one column per pair of classes
+/// assert!(p.proba.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Predictions {
     /// [`Model::predict`]'s numbers: ±1 or the class index for classifiers, the value for
@@ -352,6 +408,7 @@ impl AnyModel {
     /// let p = std::env::temp_dir().join("kern-doc-any-model.kern");
     /// kern_models::persist::save(&p, &m)?;
     /// assert_eq!(AnyModel::load(&p)?.predict(&x)?, kern_models::Model::predict(&m, &x)?);
+    /// # let _ = std::fs::remove_file(&p);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///

@@ -76,4 +76,13 @@ pub enum ModelsError {
 }
 
 /// Result alias of kern-models.
+///
+/// ```
+/// fn c_of(lambda: f64) -> kern_models::Result<f64> {
+///     kern_models::svm::Regularization::Lambda(lambda).checked_c_for(10)
+/// }
+/// assert_eq!(c_of(0.05)?, 1.0);
+/// assert!(matches!(c_of(0.0), Err(kern_models::ModelsError::Param { .. })));
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub type Result<T, E = ModelsError> = std::result::Result<T, E>;

@@ -72,16 +72,39 @@ const CHUNK: usize = 1024;
 /// Diagonal values at or below this are treated as `φ_i = 0`.
 const ZERO_DIAG: f64 = 1e-300;
 /// `n` up to which [`Strategy::Auto`] uses the exact greedy step.
+///
+/// ```
+/// use kern_models::fvs::{Strategy, AUTO_EXACT_MAX_N};
+/// assert_eq!(Strategy::Auto.resolve(AUTO_EXACT_MAX_N), Strategy::Exact);
+/// assert_eq!(Strategy::Auto.resolve(AUTO_EXACT_MAX_N + 1), Strategy::Stochastic { seed: 0 });
+/// ```
 pub const AUTO_EXACT_MAX_N: usize = 2000;
 /// Candidates per step of [`Strategy::Sampled`] when none are given (`sampled` alone).
+///
+/// ```
+/// use kern_models::fvs::{Strategy, AUTO_CANDIDATES};
+/// assert_eq!("sampled".parse::<Strategy>()?, Strategy::Sampled { candidates: AUTO_CANDIDATES, seed: 0 });
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub const AUTO_CANDIDATES: usize = 64;
 /// The `ε` of [`Strategy::Stochastic`]'s candidate count `⌈(n/k)·ln(1/ε)⌉` (Mirzasoleiman et al. 2015);
 /// fixed from the cost of a step, not tuned on the fitness it reaches.
+///
+/// ```
+/// use kern_models::fvs::{stochastic_candidates, STOCHASTIC_EPSILON};
+/// let expected = (10.0 * (1.0 / STOCHASTIC_EPSILON).ln()).ceil() as usize; // n/k = 10
+/// assert_eq!(stochastic_candidates(1_000, 100), expected);
+/// ```
 pub const STOCHASTIC_EPSILON: f64 = 0.1;
 /// Fewest random candidates per step of [`Strategy::Stochastic`].
+///
+/// ```
+/// use kern_models::fvs::{stochastic_candidates, MIN_CANDIDATES};
+/// assert_eq!(stochastic_candidates(1_000, 1_000), MIN_CANDIDATES); // one step per sample: the floor
+/// ```
 pub const MIN_CANDIDATES: usize = 8;
 /// Rows (a seeded sample of all the rows) on which [`Strategy::Stochastic`] estimates the gains.
-pub const SCORE_ROWS: usize = 2048;
+pub(crate) const SCORE_ROWS: usize = 2048;
 
 /// How the next feature vector is chosen (see the module documentation for costs).
 ///
@@ -111,7 +134,7 @@ pub enum Strategy {
     /// The sample of largest normalised residual `δ_i` (eq. 5).
     MaxResidual,
     /// Stochastic greedy: [`stochastic_candidates`] random candidates per step plus the sample of
-    /// largest residual, scored by eq. 7's gain estimated on [`SCORE_ROWS`] seeded rows (module docs).
+    /// largest residual, scored by eq. 7's gain estimated on 2,048 seeded rows (module docs).
     Stochastic {
         /// Seed of the candidate draws and of the scoring rows.
         seed: u64,
@@ -240,6 +263,18 @@ impl FvsParams {
 }
 
 /// Why the selection stopped.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_models::fvs::{select, FvsParams, StopReason};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+/// let k = Gaussian::with_sigma(1.0)?;
+/// assert_eq!(select(&k, &x, &FvsParams::with_max(2))?.stop, StopReason::MaxFv);
+/// // The linear kernel's feature space of 1-D samples is a line: one vector spans it.
+/// let all = select(&kern_core::Linear, &x, &FvsParams::with_max(3))?;
+/// assert_eq!((all.stop, all.selected.len()), (StopReason::BasisFound, 1));
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StopReason {
     /// [`FvsParams::max_fv`] vectors were selected.
@@ -266,6 +301,19 @@ impl StopReason {
 }
 
 /// The result of a selection.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_models::fvs::{select, FvsParams};
+/// let x = Samples::from_rows(&[[0.0], [0.1], [5.0], [5.1]])?;
+/// let f = select(&Gaussian::with_sigma(1.0)?, &x, &FvsParams::with_max(2))?;
+/// let mut s = f.selected.clone();
+/// s.sort();
+/// assert!(s[0] <= 1 && s[1] >= 2); // one vector from each of the two clusters
+/// assert!(f.fitness[0] < f.fitness[1]); // each step raises the fitness
+/// assert_eq!((f.residuals.len(), f.cholesky.len()), (4, 4)); // L × L factor, L = 2
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fvs {
     /// Indices of the selected samples, in selection order.

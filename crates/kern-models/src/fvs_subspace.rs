@@ -27,6 +27,19 @@ use kern_core::{ClassTargets, Kernel, Samples};
 use serde::{Deserialize, Serialize};
 
 /// Kernel PCA on the span of the selected feature vectors.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_models::{fvs::FvsParams, fvs_subspace::FvsKpca};
+/// let x = Samples::from_rows(&[[0.0], [0.1], [4.0], [4.1], [8.0]])?;
+/// let m = FvsKpca::fit(Gaussian::with_sigma(1.0)?, &x, &FvsParams::with_max(3), 2)?;
+/// assert_eq!(m.n_fv(), 3);
+/// let ev = m.eigenvalues();
+/// assert!(ev.len() == 2 && ev[0] >= ev[1]); // in decreasing order
+/// let t = m.transform(&x)?;
+/// assert_eq!((t.nrows(), t.ncols()), (5, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FvsKpca<K> {
     layer: FvsLayer<K>,
@@ -97,6 +110,16 @@ impl<K: Kernel + Clone> FvsKpca<K> {
 }
 
 /// Parameters of linear discriminant analysis on the FVS subspace (a cheap GDA).
+///
+/// ```
+/// use kern_core::{ClassTargets, Gaussian, Samples, learner::{Fit, Model}};
+/// use kern_models::fvs_subspace::FvsLdaParams;
+/// let x = Samples::from_rows(&[[0.0], [0.2], [3.0], [3.2], [6.0], [6.2]])?;
+/// let y = ClassTargets::from_labels(&["a", "a", "b", "b", "c", "c"])?;
+/// let m = FvsLdaParams::new(Gaussian::with_sigma(1.0)?).fit(&x, &y)?;
+/// assert_eq!(m.predict(&x)?, vec![0.0, 0.0, 1.0, 1.0, 2.0, 2.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct FvsLdaParams<K> {
     /// The kernel.
@@ -116,6 +139,18 @@ impl<K> FvsLdaParams<K> {
 
 /// A trained FVS + LDA model: discriminant axes in the coordinates and the projected class means; a sample
 /// is assigned to the nearest class mean along the axes.
+///
+/// ```
+/// use kern_core::{ClassTargets, Gaussian, Samples, learner::{Fit, Model}};
+/// use kern_models::fvs_subspace::FvsLdaParams;
+/// let x = Samples::from_rows(&[[0.0], [0.2], [3.0], [3.2], [6.0], [6.2]])?;
+/// let y = ClassTargets::from_labels(&["a", "a", "b", "b", "c", "c"])?;
+/// let m = FvsLdaParams::new(Gaussian::with_sigma(1.0)?).fit(&x, &y)?;
+/// assert_eq!(m.names(), ["a", "b", "c"]);
+/// assert_eq!(m.transform(&x)?.ncols(), 2); // N − 1 = 2 discriminant axes
+/// assert_eq!(m.predict(&Samples::from_rows(&[[5.9], [0.1]])?)?, vec![2.0, 0.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FvsLda<K> {
     layer: FvsLayer<K>,

@@ -50,6 +50,14 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// How a sample is mapped on the selected vectors.
+///
+/// ```
+/// use kern_models::kfa::Projection;
+/// assert_eq!("orthogonal".parse::<Projection>()?, Projection::Orthogonal);
+/// assert_eq!(Projection::default(), Projection::Dot);
+/// assert!("sideways".parse::<Projection>().is_err());
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Projection {
     /// `z = K_S,x` (eq. 9).
@@ -76,6 +84,16 @@ impl std::str::FromStr for Projection {
 }
 
 /// How the basis of a layer is chosen.
+///
+/// ```
+/// use kern_core::{Gaussian, Samples};
+/// use kern_models::kfa::{BasisChoice, FvsLayer, Projection};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0], [4.0]])?;
+/// let random = BasisChoice::Random { size: 3, seed: 7 };
+/// let layer = FvsLayer::fit(Gaussian::with_sigma(1.0)?, &random, Projection::Dot, &x)?;
+/// assert_eq!(layer.n_fv(), 3);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum BasisChoice {
     /// Feature vector selection.
@@ -90,6 +108,17 @@ pub enum BasisChoice {
 }
 
 /// One hidden layer: kernel, basis choice, projection.
+///
+/// ```
+/// use kern_core::Gaussian;
+/// use kern_models::{fvs::FvsParams, kfa::{BasisChoice, KfaParams, Projection}};
+/// let p = KfaParams::new(Gaussian::with_sigma(1.0)?)
+///     .then(Gaussian::with_sigma(2.0)?, BasisChoice::Fvs(FvsParams::with_max(5)));
+/// assert_eq!(p.layers.len(), 2);
+/// assert_eq!(p.layers[1].basis, BasisChoice::Fvs(FvsParams::with_max(5)));
+/// assert_eq!(p.layers[1].projection, Projection::Dot);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayerParams<K> {
     /// The kernel of the layer.
@@ -190,6 +219,19 @@ impl<K: Kernel + Clone> KfaParams<K> {
 
 /// A trained hidden layer: the selected vectors, the Cholesky factor of their Gram matrix and the
 /// projection.
+///
+/// ```
+/// use kern_core::{Gaussian, Kernel, Samples};
+/// use kern_models::{fvs::FvsParams, kfa::{BasisChoice, FvsLayer, Projection}};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+/// let k = Gaussian::with_sigma(1.0)?;
+/// let layer = FvsLayer::fit(k.clone(), &BasisChoice::Fvs(FvsParams::with_max(2)), Projection::Dot, &x)?;
+/// assert_eq!((layer.n_fv(), layer.selected().len(), layer.fitness().len()), (2, 2, 2));
+/// let z = layer.transform(&x)?; // z = K_S,x
+/// let s = layer.selected()[0];
+/// assert!((z[(3, 0)] - k.eval(x.row(3), x.row(s))).abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FvsLayer<K> {
     kernel: K,
@@ -333,6 +375,18 @@ impl<K: Kernel + Clone> FvsLayer<K> {
 }
 
 /// A least-squares linear map with a bias, `ŷ = zᵀA + β` (eq. 10).
+///
+/// ```
+/// use faer::Mat;
+/// use kern_models::kfa::LinearReadout;
+/// let z = Mat::from_fn(5, 1, |i, _| i as f64);
+/// let y = Mat::from_fn(5, 2, |i, t| if t == 0 { 2.0 * i as f64 - 1.0 } else { 4.0 }); // two outputs
+/// let r = LinearReadout::fit(z.as_ref(), y.as_ref(), 1e-10)?;
+/// assert_eq!(r.outputs(), 2);
+/// let out = r.apply(&[10.0]);
+/// assert!((out[0] - 19.0).abs() < 1e-10 && (out[1] - 4.0).abs() < 1e-10); // exact line, constant
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearReadout {
     /// Coefficients, row-major `(p + 1) × q`; the last row is the bias `β`.
@@ -496,6 +550,16 @@ pub fn basis_path<K: Kernel>(
 }
 
 /// What a model predicts.
+///
+/// ```
+/// use kern_core::{BinaryTargets, Gaussian, Samples, learner::Fit};
+/// use kern_models::kfa::{KfaParams, Task};
+/// let x = Samples::from_rows(&[[0.0], [0.5], [3.0], [3.5]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+/// let m = KfaParams::new(Gaussian::with_sigma(1.0)?).fit(&x, &y)?;
+/// assert_eq!(m.task(), &Task::Binary { names: ["a".to_string(), "b".to_string()] });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Task {
     /// Two classes, one `±1` output; `names[0]` is −1.
@@ -513,6 +577,20 @@ pub enum Task {
 }
 
 /// A trained kernel-function-approximation model.
+///
+/// ```
+/// use kern_core::{Gaussian, RealTargets, Samples, learner::{Fit, Model}};
+/// use kern_models::{fvs::FvsParams, kfa::{BasisChoice, KfaParams}};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])?;
+/// let y = RealTargets::new(vec![0.0, 1.0, 4.0, 9.0, 16.0, 25.0])?;
+/// let p = KfaParams::new(Gaussian::with_sigma(1.0)?).basis(BasisChoice::Fvs(FvsParams::with_max(6)));
+/// let m = p.fit(&x, &y)?;
+/// assert_eq!(m.n_fv(), vec![6]);
+/// for (p, t) in m.predict(&x)?.iter().zip([0.0, 1.0, 4.0, 9.0, 16.0, 25.0]) {
+///     assert!((p - t).abs() < 1e-3); // a full basis interpolates the training targets
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KfaModel<K> {
     layers: Vec<FvsLayer<K>>,

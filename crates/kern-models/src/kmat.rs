@@ -20,10 +20,40 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 /// Estimated density of `K_C` up to which [`PathChoice::Auto`] takes the sparse path.
+///
+/// ```
+/// use kern_models::kmat::{choose_path, estimate_density, PathChoice, SolvePath, AUTO_SPARSE_MAX_DENSITY};
+/// let cs: kern_core::KernelSpec = "cs-gaussian:sigma=1,c=0.5,nu=1".parse()?;
+/// let far = kern_core::Samples::from_rows(&[[0.0], [10.0], [20.0], [30.0], [40.0], [50.0]])?;
+/// let near = kern_core::Samples::from_rows(&[[0.0], [0.1], [0.2], [0.3], [0.4], [0.5]])?;
+/// assert!(estimate_density(&far, 0.5, 100, 1) <= AUTO_SPARSE_MAX_DENSITY); // only the diagonal
+/// assert_eq!(choose_path(&cs, &far, PathChoice::Auto)?, SolvePath::Sparse);
+/// assert!(estimate_density(&near, 0.5, 100, 1) > AUTO_SPARSE_MAX_DENSITY);
+/// assert_eq!(choose_path(&cs, &near, PathChoice::Auto)?, SolvePath::Dense);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const AUTO_SPARSE_MAX_DENSITY: f64 = 0.2;
 /// Sizes above which [`PathChoice::Auto`] never builds a dense `n × n` matrix (8n² bytes = 3.2 GB here).
+///
+/// ```
+/// use kern_models::kmat::{choose_path, PathChoice, SolvePath, AUTO_DENSE_MAX_N};
+/// let cs: kern_core::KernelSpec = "cs-gaussian:sigma=1,c=0.5,nu=1".parse()?;
+/// // Every point at 0: the Gram matrix is full, yet above the size it is not built dense.
+/// let x = kern_core::Samples::from_flat(vec![0.0; AUTO_DENSE_MAX_N + 1], AUTO_DENSE_MAX_N + 1, 1)?;
+/// assert_eq!(choose_path(&cs, &x, PathChoice::Auto)?, SolvePath::Sparse);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const AUTO_DENSE_MAX_N: usize = 20_000;
 /// Random pairs used to estimate the density of `K_C`.
+///
+/// ```
+/// use kern_models::kmat::{estimate_density, DENSITY_PAIRS};
+/// // 100 points have 4,950 pairs, fewer than DENSITY_PAIRS: the estimate is exact.
+/// let x = kern_core::Samples::from_flat((0..100).map(|i| i as f64).collect(), 100, 1)?;
+/// let d = estimate_density(&x, 1.5, DENSITY_PAIRS, 3); // each point is near its two neighbours
+/// assert!((d - (100.0 + 2.0 * 99.0) / 10_000.0).abs() < 1e-12);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
 pub const DENSITY_PAIRS: usize = 20_000;
 
 /// Which path to take: chosen automatically (module docs) or forced.
@@ -58,6 +88,18 @@ impl std::str::FromStr for PathChoice {
 }
 
 /// The path a model was trained on.
+///
+/// ```
+/// use kern_models::krr::KernelRidgeParams;
+/// use kern_models::kmat::{PathChoice, SolvePath};
+/// use kern_models::{Fit, RealTargets, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+/// let y = RealTargets::new(vec![0.0, 1.0, 0.0, 1.0])?;
+/// let p = KernelRidgeParams::new("cs-gaussian:sigma=1,c=1.5,nu=1".parse()?).lambda(0.1);
+/// let m = p.path(PathChoice::Sparse).fit(&x, &y)?;
+/// assert_eq!((m.path(), m.path().name()), (SolvePath::Sparse, "sparse"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SolvePath {
     /// Dense `K` (faer dense Cholesky / eigendecomposition / GEMM products).
@@ -171,6 +213,19 @@ impl KernelVisitor for BuildGram<'_> {
 
 /// `K(X, X)` on the given path, from the kernel-matrix layer ([`kern_sparse::kmatrix`]),
 /// monomorphized for the concrete kernel.
+///
+/// ```
+/// use kern_models::kmat::{build_gram, SolvePath};
+/// use kern_sparse::GramMatrix;
+/// let x = kern_core::Samples::from_rows(&[[0.0], [1.0], [5.0]])?;
+/// let GramMatrix::Dense(k) = build_gram(&"gaussian:sigma=1".parse()?, &x, SolvePath::Dense)? else {
+///     unreachable!()
+/// };
+/// assert_eq!((k[(0, 0)], k[(0, 1)]), (1.0, k[(1, 0)])); // unit diagonal, symmetric
+/// let sparse = build_gram(&"cs-gaussian:sigma=1,c=2,nu=1".parse()?, &x, SolvePath::Sparse)?;
+/// assert!(matches!(sparse, GramMatrix::Sparse(_)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn build_gram(k: &KernelSpec, x: &Samples, path: SolvePath) -> Result<GramMatrix> {
     k.check_samples(x)?;
     Ok(k.visit(BuildGram(x, path))?)
@@ -181,6 +236,16 @@ pub fn build_gram(k: &KernelSpec, x: &Samples, path: SolvePath) -> Result<GramMa
 /// on the given path ([`kern_sparse::kmatrix::expand`]: blocks of the dense cross Gram, or the sparse
 /// cross Gram `K_C` through a neighbour index so a prediction visits only `δ_C(y)`, paper §2.1).
 /// Either sample store works on either side without densifying.
+///
+/// ```
+/// use kern_models::kmat::{expand, SolvePath};
+/// let x = kern_core::Samples::from_rows(&[[1.0], [2.0]])?;
+/// let y = kern_core::Samples::from_rows(&[[3.0]])?;
+/// let c = faer::Mat::from_fn(2, 1, |i, _| [0.5, -1.0][i]);
+/// let e = expand(&"linear".parse()?, &x, c.as_ref(), &y, SolvePath::Dense)?;
+/// assert_eq!(e[(0, 0)], 0.5 * 3.0 - 1.0 * 6.0); // Σ_i c_i ⟨y, x_i⟩
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn expand(
     k: &KernelSpec,
     x: &Samples,

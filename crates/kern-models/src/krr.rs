@@ -28,11 +28,28 @@ use kern_sparse::{Ordering, SolveOptions};
 use serde::{Deserialize, Serialize};
 
 /// The default λ grid of kernel ridge regression: `10^-6, 10^-5.5, …, 10^2` (17 values).
+///
+/// ```
+/// let g = kern_models::krr::default_lambda_grid();
+/// assert_eq!((g.len(), g[0], g[16]), (17, 1e-6, 1e2));
+/// ```
 pub fn default_lambda_grid() -> Vec<f64> {
     log10_grid(-6.0, 2.0, 2)
 }
 
 /// kernel ridge regression settings. `λ` is the λ of `(K + λI)α = y` (larger λ, more regularization).
+///
+/// ```
+/// use kern_models::krr::KernelRidgeParams;
+/// use kern_models::{Fit, Model, RealTargets, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0], [4.0]])?;
+/// let y = RealTargets::new(vec![0.0, 1.0, 2.0, 3.0, 4.0])?;
+/// let m = KernelRidgeParams::new("linear".parse()?).lambda(1e-6).fit(&x, &y)?;
+/// let p = m.predict(&Samples::from_rows(&[[5.0]])?)?;
+/// assert!((p[0] - 5.0).abs() < 1e-4); // a line through the origin is recovered
+/// assert!(m.selection().is_none()); // λ was fixed, not selected
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelRidgeParams {
     /// The kernel.
@@ -116,6 +133,19 @@ impl KernelRidgeParams {
 }
 
 /// A trained kernel ridge regression model.
+///
+/// ```
+/// use kern_models::krr::{KernelRidge, KernelRidgeParams};
+/// use kern_models::persist::{from_bytes, to_bytes};
+/// use kern_models::{Fit, Model, RealTargets, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+/// let y = RealTargets::new(vec![0.0, 1.0, 4.0, 9.0])?;
+/// let m = KernelRidgeParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?;
+/// assert_eq!(m.selection().map(|s| s.grid.len()), Some(17)); // λ chosen by leave-one-out
+/// let back: KernelRidge = from_bytes(&to_bytes(&m)?, "<bytes>")?;
+/// assert_eq!(back.predict(&x)?, m.predict(&x)?); // exact round trip
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct KernelRidge(Fitted);

@@ -51,6 +51,17 @@ pub fn default_lambda_grid() -> Vec<f64> {
 
 /// LS-SVM settings. `λ` is the ridge penalty: the system matrix is `K + λI` (larger λ, more
 /// regularization), eq. 14's `K + I/γ` with `γ = 1/λ`.
+///
+/// ```
+/// use kern_models::lssvm::LsSvmParams;
+/// use kern_models::{BinaryTargets, Fit, Model, Samples};
+/// let x = Samples::from_rows(&[[0.0, 0.0], [0.2, 0.1], [3.0, 3.0], [3.1, 2.9]])?;
+/// let y = BinaryTargets::from_labels(&["no", "no", "yes", "yes"])?;
+/// let m = LsSvmParams::new("gaussian:sigma=1".parse()?).lambda(0.1).fit(&x, &y)?;
+/// assert_eq!(m.predict(&x)?, vec![-1.0, -1.0, 1.0, 1.0]);
+/// assert_eq!(m.lambda(), 0.1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct LsSvmParams {
     /// The kernel.
@@ -114,6 +125,19 @@ impl LsSvmParams {
 }
 
 /// A trained LS-SVM model.
+///
+/// ```
+/// use kern_models::lssvm::{LsSvm, LsSvmParams};
+/// use kern_models::persist::{from_bytes, to_bytes};
+/// use kern_models::{ClassTargets, Fit, Model, Samples};
+/// let x = Samples::from_rows(&[[0.0], [0.1], [2.0], [2.1], [4.0], [4.1]])?;
+/// let y = ClassTargets::from_labels(&["a", "a", "b", "b", "c", "c"])?;
+/// let m = LsSvmParams::new("gaussian:sigma=0.5".parse()?).lambda(0.01).fit(&x, &y)?;
+/// assert_eq!(m.predict(&x)?, vec![0.0, 0.0, 1.0, 1.0, 2.0, 2.0]); // class indices
+/// let back: LsSvm = from_bytes(&to_bytes(&m)?, "<bytes>")?;
+/// assert_eq!(back.predict(&x)?, m.predict(&x)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct LsSvm(Fitted);

@@ -12,14 +12,59 @@ use serde::{Serialize, de::DeserializeOwned};
 use std::path::Path;
 
 /// The magic bytes at the start of every kern model file.
+///
+/// ```
+/// use kern_models::persist::{to_bytes, Persist, FORMAT_VERSION, HEADER_LEN, MAGIC};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct M { b: f64 }
+/// impl Persist for M { const KIND: &'static str = "demo"; fn validate(&self) -> Result<(), String> { Ok(()) } }
+/// let bytes = to_bytes(&M { b: 1.0 })?;
+/// assert_eq!(&bytes[..8], MAGIC);
+/// assert_eq!(bytes[8..12], FORMAT_VERSION.to_le_bytes());
+/// assert_eq!(bytes.len(), HEADER_LEN + 8); // the payload: one f64
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub const MAGIC: &[u8; 8] = b"KERNMODL";
 /// The current format version (3: each SVM machine's figures carry its plan; 2: samples stored as
 /// dense or sparse, tagged). Files of another version are refused with a message naming both.
+///
+/// ```
+/// use kern_models::persist::{from_bytes, to_bytes, Persist, FORMAT_VERSION};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct M { b: f64 }
+/// impl Persist for M { const KIND: &'static str = "demo"; fn validate(&self) -> Result<(), String> { Ok(()) } }
+/// let mut bytes = to_bytes(&M { b: 1.0 })?;
+/// bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+/// assert!(from_bytes::<M>(&bytes, "m.kern").unwrap_err().to_string().contains("format version"));
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub const FORMAT_VERSION: u32 = 3;
 /// Header length in bytes.
+///
+/// ```
+/// use kern_models::persist::{peek_kind, HEADER_LEN};
+/// assert!(peek_kind(&[0u8; HEADER_LEN - 1], "short.kern").is_err());
+/// ```
 pub const HEADER_LEN: usize = 40;
 
 /// A model that can be stored: its kind tag (at most 12 ASCII bytes) names the payload type.
+///
+/// ```
+/// use kern_models::persist::{from_bytes, to_bytes, Persist};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct Mean { value: f64 }
+/// impl Persist for Mean {
+///     const KIND: &'static str = "mean";
+///     fn validate(&self) -> Result<(), String> {
+///         if self.value.is_finite() { Ok(()) } else { Err("mean is not finite".into()) }
+///     }
+/// }
+/// let ok = to_bytes(&Mean { value: 2.5 })?;
+/// assert_eq!(from_bytes::<Mean>(&ok, "<bytes>")?, Mean { value: 2.5 });
+/// let bad = to_bytes(&Mean { value: f64::NAN })?;
+/// assert!(from_bytes::<Mean>(&bad, "<bytes>").is_err()); // validate refuses it
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub trait Persist: Serialize + DeserializeOwned {
     /// The kind tag written into the header, e.g. `"svc"`.
     const KIND: &'static str;
@@ -80,6 +125,16 @@ pub fn to_bytes<M: Persist>(model: &M) -> Result<Vec<u8>> {
 }
 
 /// Reads the kind tag of a model file's bytes after checking magic and version (to dispatch on it).
+///
+/// ```
+/// use kern_models::persist::{peek_kind, to_bytes, Persist};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct M { b: f64 }
+/// impl Persist for M { const KIND: &'static str = "demo"; fn validate(&self) -> Result<(), String> { Ok(()) } }
+/// assert_eq!(peek_kind(&to_bytes(&M { b: 0.0 })?, "<bytes>")?, "demo");
+/// assert!(peek_kind(b"not a model file, just some text", "<bytes>").is_err());
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub fn peek_kind(bytes: &[u8], path: &str) -> Result<String> {
     let err = |reason: String| ModelsError::Format { path: path.into(), reason };
     if bytes.len() < HEADER_LEN {
@@ -101,6 +156,18 @@ pub fn peek_kind(bytes: &[u8], path: &str) -> Result<String> {
 }
 
 /// Decodes a model from bytes, checking magic, version, kind, length and checksum.
+///
+/// ```
+/// use kern_models::persist::{from_bytes, to_bytes, Persist, HEADER_LEN};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct M { b: f64 }
+/// impl Persist for M { const KIND: &'static str = "demo"; fn validate(&self) -> Result<(), String> { Ok(()) } }
+/// let mut bytes = to_bytes(&M { b: 0.5 })?;
+/// assert_eq!(from_bytes::<M>(&bytes, "<bytes>")?, M { b: 0.5 });
+/// bytes[HEADER_LEN] ^= 1; // one flipped payload bit fails the checksum
+/// assert!(from_bytes::<M>(&bytes, "<bytes>").is_err());
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub fn from_bytes<M: Persist>(bytes: &[u8], path: &str) -> Result<M> {
     let err = |reason: String| ModelsError::Format { path: path.into(), reason };
     let kind = peek_kind(bytes, path)?;
@@ -175,6 +242,7 @@ const CLAIM_FACTOR: usize = 32;
 /// let p = std::env::temp_dir().join("kern-doc-model.kern");
 /// save(&p, &M { b: 0.25 })?;
 /// assert_eq!(load::<M>(&p)?, M { b: 0.25 });
+/// # let _ = std::fs::remove_file(&p);
 /// # Ok::<(), kern_models::ModelsError>(())
 /// ```
 pub fn save<M: Persist>(path: &Path, model: &M) -> Result<()> {
@@ -192,12 +260,39 @@ pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Loads a model saved by [`save`].
+///
+/// ```
+/// use kern_models::persist::{load, save, Persist};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct M { b: f64 }
+/// impl Persist for M { const KIND: &'static str = "demo"; fn validate(&self) -> Result<(), String> { Ok(()) } }
+/// let p = std::env::temp_dir().join(format!("kern-doc-load-{}.kern", std::process::id()));
+/// save(&p, &M { b: -1.5 })?;
+/// let m: M = load(&p)?;
+/// # let _ = std::fs::remove_file(&p);
+/// assert_eq!(m, M { b: -1.5 });
+/// assert!(load::<M>(&p).is_err()); // gone: an I/O error, not a panic
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub fn load<M: Persist>(path: &Path) -> Result<M> {
     let bytes = read(path)?;
     from_bytes(&bytes, &path.display().to_string())
 }
 
 /// Reads a model file's bytes (for [`peek_kind`] dispatch).
+///
+/// ```
+/// use kern_models::persist::{peek_kind, read, save, Persist};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct M { b: f64 }
+/// impl Persist for M { const KIND: &'static str = "demo"; fn validate(&self) -> Result<(), String> { Ok(()) } }
+/// let p = std::env::temp_dir().join(format!("kern-doc-read-{}.kern", std::process::id()));
+/// save(&p, &M { b: 3.0 })?;
+/// let bytes = read(&p)?;
+/// # let _ = std::fs::remove_file(&p);
+/// assert_eq!(peek_kind(&bytes, "m.kern")?, "demo");
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|source| ModelsError::Io { path: path.display().to_string(), source })
 }

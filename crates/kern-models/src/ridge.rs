@@ -57,6 +57,15 @@ use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// What a model predicts, with the label names of classifiers.
+///
+/// ```
+/// use kern_models::ridge::Task;
+/// let t = Task::Classes { names: vec!["a".into(), "b".into(), "c".into()] };
+/// assert!(t.is_classification() && t.outputs() == 3);
+/// let f = faer::Mat::from_fn(2, 3, |i, c| if c == 2 - i { 1.0 } else { -1.0 });
+/// assert_eq!(t.decode(f.as_ref()), vec![2.0, 1.0]); // the class of the largest output
+/// assert!(!Task::Regression.is_classification());
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Task {
     /// Two classes as ±1 (`names[0]` ↦ −1, `names[1]` ↦ +1); prediction `sign f`.
@@ -207,6 +216,15 @@ impl Encoded {
 }
 
 /// How λ is chosen.
+///
+/// ```
+/// use kern_models::krr::KernelRidgeParams;
+/// use kern_models::ridge::Lambda;
+/// let p = KernelRidgeParams::new("linear".parse()?).loo(vec![0.1, 1.0]);
+/// assert_eq!(p.lambda, Lambda::Loo(vec![0.1, 1.0]));
+/// assert_eq!(p.lambda(0.5).lambda, Lambda::Fixed(0.5));
+/// # Ok::<(), kern_models::CoreError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Lambda {
     /// A fixed value.
@@ -225,6 +243,20 @@ pub enum Lambda {
 }
 
 /// How a λ grid is solved on the dense path.
+///
+/// ```
+/// use kern_models::krr::KernelRidgeParams;
+/// use kern_models::ridge::GridMethod;
+/// use kern_models::{Fit, RealTargets, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0], [4.0]])?;
+/// let y = RealTargets::new(vec![1.0, 0.0, 1.0, 0.0, 1.0])?;
+/// let p = KernelRidgeParams::new("gaussian:sigma=1".parse()?).loo(vec![0.01, 0.1, 1.0]);
+/// let eigen = p.clone().grid_method(GridMethod::Eigen).fit(&x, &y)?;
+/// let refactor = p.grid_method(GridMethod::Refactor).fit(&x, &y)?;
+/// assert_eq!(eigen.selection().unwrap().method, "eigen");
+/// assert_eq!(eigen.selection().unwrap().best, refactor.selection().unwrap().best); // same choice
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GridMethod {
     /// Eigendecomposition on the dense path, refactorization (symbolic analysis reused) on the sparse path.
@@ -237,6 +269,18 @@ pub enum GridMethod {
 }
 
 /// The record of a λ selection.
+///
+/// ```
+/// use kern_models::lssvm::LsSvmParams;
+/// use kern_models::{BinaryTargets, Fit, Samples};
+/// let x = Samples::from_rows(&[[0.0], [0.5], [1.0], [3.0], [3.5], [4.0]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "a", "b", "b", "b"])?;
+/// let m = LsSvmParams::new("gaussian:sigma=1".parse()?).loo(vec![0.01, 0.1, 1.0]).fit(&x, &y)?;
+/// let s = m.selection().unwrap();
+/// assert_eq!((s.criterion.as_str(), s.grid.len(), s.mse.len()), ("loo", 3, 3));
+/// assert_eq!(m.lambda(), s.grid[s.best]); // the model uses the chosen λ
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Selection {
     /// `"loo"` or `"validation"`.

@@ -32,6 +32,16 @@ use kern_core::Samples;
 use serde::{Deserialize, Serialize};
 
 /// Target scaling of `svm-scale -y`: `[y_min, y_max] ↦ [y_lower, y_upper]`.
+///
+/// ```
+/// use kern_models::scaling::FeatureScaling;
+/// let x = kern_models::Samples::from_rows(&[[0.0], [1.0]])?;
+/// let s = FeatureScaling::fit(&x, -1.0, 1.0)?.with_target(&[10.0, 20.0, 30.0], 0.0, 1.0)?;
+/// let t = s.target().unwrap();
+/// assert_eq!((t.min, t.max, t.lower, t.upper), (10.0, 30.0, 0.0, 1.0));
+/// assert_eq!(s.apply_target(20.0), 0.5);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TargetScaling {
     /// Lower end of the output range.
@@ -45,6 +55,17 @@ pub struct TargetScaling {
 }
 
 /// `svm-scale`'s feature scaling parameters.
+///
+/// ```
+/// use kern_models::scaling::FeatureScaling;
+/// let x = kern_models::Samples::from_rows(&[[0.0, 5.0], [2.0, 5.0], [4.0, 5.0]])?;
+/// let s = FeatureScaling::fit(&x, -1.0, 1.0)?;
+/// let y = s.apply(&x)?;
+/// assert_eq!(y.row(1)[0], 0.0); // the midpoint of [0, 4] maps to the middle of [-1, 1]
+/// let back = FeatureScaling::parse(&s.to_text(), "<text>")?;
+/// assert_eq!(back, s); // the svm-scale text round trip is exact
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FeatureScaling {
     lower: f64,

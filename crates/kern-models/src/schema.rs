@@ -40,6 +40,21 @@ use serde::{Deserialize, Serialize};
 /// A model with its input description: an optional feature scaling and an optional CSV schema
 /// (module documentation). The inner model is a complete kern model file, validated by its own rules
 /// when decoded.
+///
+/// ```
+/// use kern_models::krr::{KernelRidge, KernelRidgeParams};
+/// use kern_models::persist::{from_bytes, to_bytes};
+/// use kern_models::schema::ModelEnvelope;
+/// use kern_models::{Fit, Model, RealTargets, Samples};
+/// let x = Samples::from_rows(&[[0.0, 1.0], [1.0, 0.0], [2.0, 1.0]])?;
+/// let m = KernelRidgeParams::new("linear".parse()?).lambda(0.1).fit(&x, &RealTargets::new(vec![1.0, 2.0, 3.0])?)?;
+/// let env = ModelEnvelope::wrap(&m, 2, None, None)?;
+/// let back: ModelEnvelope = from_bytes(&to_bytes(&env)?, "<bytes>")?;
+/// assert_eq!((back.inner_kind(), back.dim()), ("krr", 2));
+/// assert_eq!(back.unwrap_model::<KernelRidge>()?.predict(&x)?, m.predict(&x)?);
+/// assert!(ModelEnvelope::wrap(&env, 2, None, None).is_err()); // no envelope in an envelope
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelEnvelope {
     scaling: Option<FeatureScaling>,

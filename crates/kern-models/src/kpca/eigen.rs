@@ -34,6 +34,23 @@ use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
 /// A symmetric linear operator `A` applied to blocks of vectors.
+///
+/// ```
+/// use kern_models::kpca::eigen::SymOp;
+/// use faer::{MatMut, MatRef};
+/// struct Diag(Vec<f64>);
+/// impl SymOp for Diag {
+///     fn n(&self) -> usize { self.0.len() }
+///     fn apply(&self, x: MatRef<'_, f64>, mut out: MatMut<'_, f64>) {
+///         for j in 0..x.ncols() { for i in 0..x.nrows() { out[(i, j)] = self.0[i] * x[(i, j)]; } }
+///     }
+/// }
+/// let op = Diag((0..100).map(|i| 1.0 / (1.0 + i as f64)).collect());
+/// let x = faer::Mat::from_fn(100, 1, |_, _| 1.0);
+/// let mut out = faer::Mat::zeros(100, 1);
+/// op.apply(x.as_ref(), out.as_mut());
+/// assert_eq!((op.n(), out[(1, 0)]), (100, 0.5));
+/// ```
 pub trait SymOp: Sync {
     /// The dimension `n`.
     fn n(&self) -> usize;
@@ -42,6 +59,13 @@ pub trait SymOp: Sync {
 }
 
 /// Options of [`top_eigenpairs`].
+///
+/// ```
+/// use kern_models::kpca::eigen::KrylovOptions;
+/// let o = KrylovOptions::for_k(1_000, 3);
+/// assert_eq!((o.block, o.max_dim, o.tol), (8, 96, 1e-10)); // block max(k, 8), basis max(6(k + b), 96)
+/// assert_eq!(KrylovOptions::for_k(50, 3).max_dim, 50); // never above n
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KrylovOptions {
     /// Block size `b` (vectors per operator application).
@@ -73,6 +97,24 @@ impl KrylovOptions {
 }
 
 /// Result of [`top_eigenpairs`].
+///
+/// ```
+/// use kern_models::kpca::eigen::{top_eigenpairs, KrylovOptions, SymOp};
+/// use faer::{MatMut, MatRef};
+/// struct Diag(Vec<f64>);
+/// impl SymOp for Diag {
+///     fn n(&self) -> usize { self.0.len() }
+///     fn apply(&self, x: MatRef<'_, f64>, mut out: MatMut<'_, f64>) {
+///         for j in 0..x.ncols() { for i in 0..x.nrows() { out[(i, j)] = self.0[i] * x[(i, j)]; } }
+///     }
+/// }
+/// let op = Diag((0..100).map(|i| 1.0 / (1.0 + i as f64)).collect());
+/// let r = top_eigenpairs(&op, 2, &KrylovOptions::for_k(100, 2))?;
+/// assert!((r.values[1] - 0.5).abs() < 1e-12); // the second largest, 1/2
+/// assert!(r.vectors[(1, 1)].abs() > 1.0 - 1e-9); // its eigenvector is the second unit vector
+/// assert!(r.residual <= 1e-10 && r.matvecs > 0);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct EigenPairs {
     /// The `k` largest eigenvalues, descending.

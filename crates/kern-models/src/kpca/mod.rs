@@ -15,7 +15,7 @@
 //! **Solvers.** A full dense eigendecomposition (faer `self_adjoint_eigen` of the explicitly centred
 //! matrix) for small `n` or when many components are asked for; otherwise a block Krylov method with
 //! full reorthogonalisation ([`eigen`]) on dense or sparse matrix products, with the centring applied
-//! inside the product ([`op::Centred`]) so that the sparse path never densifies. On the sparse path the
+//! inside the product (`K̃x = HKHx` without forming `K̃`) so that the sparse path never densifies. On the sparse path the
 //! points are first put in a spatial order (cells of width `c` of the first coordinate, then the
 //! second): the sparse products then read neighbouring rows from cache. Memory of the sparse path:
 //! `K_C` (`16·nnz` bytes) plus the Krylov basis and its image (`2·n·basis` doubles, basis
@@ -39,7 +39,7 @@
 //! ```
 
 pub mod eigen;
-pub mod op;
+pub(crate) mod op;
 
 use crate::error::{ModelsError, Result};
 use crate::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand};
@@ -53,6 +53,19 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Which eigensolver [`KernelPcaParams::fit`] uses.
+///
+/// ```
+/// use kern_models::kpca::{EigenSolver, KernelPcaParams};
+/// let x = kern_models::Samples::from_rows(&[[0.0], [1.0], [2.0], [4.0], [7.0], [11.0], [16.0], [22.0]])?;
+/// let p = KernelPcaParams::new("gaussian:sigma=3".parse()?, 2).block(2);
+/// let dense = p.clone().solver(EigenSolver::Dense).fit(&x)?;
+/// let krylov = p.solver(EigenSolver::Krylov).fit(&x)?;
+/// assert_eq!(krylov.solver_info().solver, "krylov");
+/// for (a, b) in dense.eigenvalues().iter().zip(krylov.eigenvalues()) {
+///     assert!((a - b).abs() <= 1e-8 * dense.eigenvalues()[0]); // same spectrum
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EigenSolver {
     /// Dense when `n ≤ DENSE_AUTO_MAX_N` or `k ≥ n / DENSE_AUTO_SHARE` (or the Krylov basis would
@@ -68,14 +81,44 @@ pub enum EigenSolver {
 
 /// Sizes up to which [`EigenSolver::Auto`] uses the full dense eigendecomposition (scikit-learn's
 /// `KernelPCA` threshold too).
+///
+/// ```
+/// use kern_models::kpca::{KernelPcaParams, DENSE_AUTO_MAX_N};
+/// let n = DENSE_AUTO_MAX_N;
+/// let x = kern_models::Samples::from_flat((0..n).map(|i| (i as f64).sqrt()).collect(), n, 1)?;
+/// let m = KernelPcaParams::new("gaussian:sigma=2".parse()?, 1).fit(&x)?;
+/// assert_eq!(m.solver_info().solver, "dense"); // one component, yet n is small enough
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const DENSE_AUTO_MAX_N: usize = 200;
 /// [`EigenSolver::Auto`] uses the full dense eigendecomposition from `k ≥ n / DENSE_AUTO_SHARE`
 /// components on: the crossover measured at n = 442 to 2,000 (one in 16 to one in 30).
+///
+/// ```
+/// use kern_models::kpca::{KernelPcaParams, DENSE_AUTO_MAX_N, DENSE_AUTO_SHARE};
+/// let n = DENSE_AUTO_MAX_N + 1;
+/// let x = kern_models::Samples::from_flat((0..n).map(|i| (i as f64).sqrt()).collect(), n, 1)?;
+/// let fit = |k| KernelPcaParams::new("gaussian:sigma=2".parse().unwrap(), k).fit(&x);
+/// assert_eq!(fit(2)?.solver_info().solver, "krylov");
+/// assert_eq!(fit(n.div_ceil(DENSE_AUTO_SHARE))?.solver_info().solver, "dense");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const DENSE_AUTO_SHARE: usize = 16;
 /// Largest `n` for which a full dense eigendecomposition is attempted.
-pub const DENSE_MAX_N: usize = 20_000;
+pub(crate) const DENSE_MAX_N: usize = 20_000;
 
 /// Kernel PCA settings.
+///
+/// ```
+/// use kern_models::kpca::{EigenSolver, KernelPcaParams};
+/// use kern_models::Samples;
+/// let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 0.1], [2.0, -0.1], [3.0, 0.0], [4.0, 0.1]])?;
+/// let p = KernelPcaParams::new("linear".parse()?, 1).solver(EigenSolver::Dense);
+/// let m = p.fit(&x)?;
+/// assert_eq!(m.solver_info().solver, "dense");
+/// assert!(m.explained_variance_ratio()[0] > 0.99); // the points lie almost on a line
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelPcaParams {
     /// The kernel.
@@ -353,6 +396,15 @@ fn locality_order(x: &Samples, c: f64) -> Vec<usize> {
 }
 
 /// How the eigenpairs were computed.
+///
+/// ```
+/// use kern_models::kpca::{EigenSolver, KernelPcaParams};
+/// let x = kern_models::Samples::from_rows(&[[0.0], [1.0], [3.0], [6.0]])?;
+/// let m = KernelPcaParams::new("gaussian:sigma=2".parse()?, 2).solver(EigenSolver::Dense).fit(&x)?;
+/// let info = m.solver_info();
+/// assert_eq!((info.solver.as_str(), info.restarts, info.residual), ("dense", 0, 0.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SolverInfo {
     /// `"dense"` or `"krylov"`.
@@ -366,6 +418,20 @@ pub struct SolverInfo {
 }
 
 /// A trained kernel PCA: coefficients, eigenvalues and what is needed to centre new points.
+///
+/// ```
+/// use kern_models::kpca::{KernelPca, KernelPcaParams};
+/// use kern_models::persist::{from_bytes, to_bytes};
+/// use kern_models::Samples;
+/// let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 1.0], [2.0, 0.0], [3.0, 1.0], [4.0, 0.0]])?;
+/// let m = KernelPcaParams::new("gaussian:sigma=2".parse()?, 2).fit(&x)?;
+/// let t = m.transform(&x)?;
+/// assert_eq!((t.nrows(), t.ncols()), (5, 2));
+/// assert!((t[(0, 0)] - m.training_scores()[(0, 0)]).abs() < 1e-9); // training points map to their scores
+/// let back: KernelPca = from_bytes(&to_bytes(&m)?, "<bytes>")?;
+/// assert_eq!(back, m);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelPca {
     kernel: KernelSpec,

@@ -60,6 +60,12 @@ use kern_core::{Kernel, KernelSpec, Profile, Samples};
 use rayon::prelude::*;
 
 /// LIBSVM's `svm_type`.
+///
+/// ```
+/// use kern_models::libsvm_model::SvmType;
+/// assert_eq!((SvmType::EpsilonSvr.name(), SvmType::EpsilonSvr.is_classifier()), ("epsilon_svr", false));
+/// assert!(SvmType::NuSvc.is_classifier());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SvmType {
     /// `c_svc`: C-support vector classification.
@@ -107,6 +113,15 @@ impl SvmType {
 }
 
 /// LIBSVM's kernel (`kernel_type` and its parameters), with kern's equal [`KernelSpec`].
+///
+/// ```
+/// use kern_models::libsvm_model::LibsvmKernel;
+/// let spec: kern_core::KernelSpec = "gaussian:beta=0.5".parse()?;
+/// let k = LibsvmKernel::from_spec(&spec)?;
+/// assert_eq!((k.kernel_type, k.gamma), ("rbf", 0.5));
+/// assert_eq!(k.to_spec()?, spec); // and back
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct LibsvmKernel {
     /// `linear`, `polynomial`, `rbf`, `sigmoid` or `precomputed`.
@@ -206,6 +221,20 @@ impl LibsvmKernel {
 }
 
 /// A LIBSVM model: what a LIBSVM model file holds, and LIBSVM's prediction with it.
+///
+/// ```
+/// use kern_models::libsvm_model::{LibsvmModel, SvmType};
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{BinaryTargets, Fit, Model, Samples};
+/// let x = Samples::from_rows(&[[0.0, 0.0], [0.5, 0.0], [3.0, 3.0], [3.5, 3.0]])?;
+/// let y = BinaryTargets::from_f64(&[-1.0, -1.0, 1.0, 1.0])?;
+/// let svc = SvcParams::new("gaussian:beta=0.5".parse()?).fit(&x, &y)?;
+/// let m = LibsvmModel::from_svc(&svc)?;
+/// assert_eq!((m.svm_type(), m.nr_class()), (SvmType::CSvc, 2));
+/// let back = LibsvmModel::parse(&m.to_text(), "model.txt")?; // LIBSVM's text format
+/// assert_eq!(back.predict(&x)?, svc.predict(&x)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct LibsvmModel {
     svm_type: SvmType,

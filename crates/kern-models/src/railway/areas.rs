@@ -33,6 +33,25 @@ use kern_core::{ClassTargets, Indicator, KernelSpec, Samples, sq_dist};
 use serde::{Deserialize, Serialize};
 
 /// How the sharpness `γ` of the indicators (eq. 3) is chosen.
+///
+/// ```
+/// use kern_models::railway::{locate_areas, AreaParams, GammaChoice};
+/// # use kern_core::{ClassTargets, Samples};
+/// # let (mut rows, mut labels) = (Vec::new(), Vec::new());
+/// # for (cx, lab) in [(0.0, "a"), (2.0, "b"), (20.0, "a"), (22.0, "b")] {
+/// #     for t in 0..10 {
+/// #         rows.push(vec![cx + 0.05 * t as f64, (t % 3) as f64 * 0.1]);
+/// #         labels.push(lab);
+/// #     }
+/// # }
+/// # let (x, y) = (Samples::from_rows(&rows)?, ClassTargets::from_labels(&labels)?);
+/// // x: two groups far apart (around 1 and 21), each two classes side by side.
+/// let p = AreaParams { gamma: GammaChoice::Fixed(3.0), ..AreaParams::default() };
+/// assert!(locate_areas(&x, &y, &p)?.areas.iter().all(|a| a.gamma == 3.0));
+/// let rel = locate_areas(&x, &y, &AreaParams { gamma: GammaChoice::Relative(4.0), ..p })?;
+/// assert!(rel.areas.iter().all(|a| (a.gamma - 4.0 / (a.radius * a.radius)).abs() <= 1e-12 * a.gamma));
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum GammaChoice {
     /// The same `γ` for every area.
@@ -117,6 +136,26 @@ impl AreaParams {
 }
 
 /// The purity test of one cluster.
+///
+/// ```
+/// use kern_models::railway::{chi2_sf, locate_areas, AreaParams};
+/// # use kern_core::{ClassTargets, Samples};
+/// # let (mut rows, mut labels) = (Vec::new(), Vec::new());
+/// # for (cx, lab) in [(0.0, "a"), (2.0, "b"), (20.0, "a"), (22.0, "b")] {
+/// #     for t in 0..10 {
+/// #         rows.push(vec![cx + 0.05 * t as f64, (t % 3) as f64 * 0.1]);
+/// #         labels.push(lab);
+/// #     }
+/// # }
+/// # let (x, y) = (Samples::from_rows(&rows)?, ClassTargets::from_labels(&labels)?);
+/// // x: two groups far apart (around 1 and 21), each two classes side by side.
+/// let loc = locate_areas(&x, &y, &AreaParams::default())?;
+/// for t in loc.trace.iter().flat_map(|k| &k.tests) {
+///     assert_eq!(t.counts.iter().sum::<usize>(), t.size);
+///     assert_eq!(t.p_value, chi2_sf(t.statistic, t.dof)); // the p-value of its statistic
+/// }
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterTest {
     /// Points in the cluster.
@@ -136,6 +175,25 @@ pub struct ClusterTest {
 }
 
 /// One `k` tried.
+///
+/// ```
+/// use kern_models::railway::{locate_areas, AreaParams};
+/// # use kern_core::{ClassTargets, Samples};
+/// # let (mut rows, mut labels) = (Vec::new(), Vec::new());
+/// # for (cx, lab) in [(0.0, "a"), (2.0, "b"), (20.0, "a"), (22.0, "b")] {
+/// #     for t in 0..10 {
+/// #         rows.push(vec![cx + 0.05 * t as f64, (t % 3) as f64 * 0.1]);
+/// #         labels.push(lab);
+/// #     }
+/// # }
+/// # let (x, y) = (Samples::from_rows(&rows)?, ClassTargets::from_labels(&labels)?);
+/// // x: two groups far apart (around 1 and 21), each two classes side by side.
+/// let loc = locate_areas(&x, &y, &AreaParams::default())?;
+/// let last = loc.trace.last().unwrap();
+/// assert!(last.all_pure()); // the search converged at the last k
+/// assert_eq!((last.assignment.len(), last.tests.len()), (40, loc.clusters.len()));
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KTrial {
     /// Number of clusters.
@@ -157,6 +215,26 @@ impl KTrial {
 }
 
 /// One located area.
+///
+/// ```
+/// use kern_models::railway::{locate_areas, AreaParams};
+/// # use kern_core::{ClassTargets, Samples};
+/// # let (mut rows, mut labels) = (Vec::new(), Vec::new());
+/// # for (cx, lab) in [(0.0, "a"), (2.0, "b"), (20.0, "a"), (22.0, "b")] {
+/// #     for t in 0..10 {
+/// #         rows.push(vec![cx + 0.05 * t as f64, (t % 3) as f64 * 0.1]);
+/// #         labels.push(lab);
+/// #     }
+/// # }
+/// # let (x, y) = (Samples::from_rows(&rows)?, ClassTargets::from_labels(&labels)?);
+/// // x: two groups far apart (around 1 and 21), each two classes side by side.
+/// let loc = locate_areas(&x, &y, &AreaParams::default())?;
+/// let mut centres: Vec<f64> = loc.areas.iter().map(|a| a.center[0]).collect();
+/// centres.sort_by(f64::total_cmp);
+/// assert!(centres[0] < 3.0 && centres[1] > 19.0); // one area per group
+/// assert_eq!(loc.areas.iter().map(|a| a.members.len()).sum::<usize>(), 40);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LocatedArea {
     /// Centroid of the members.
@@ -172,6 +250,27 @@ pub struct LocatedArea {
 }
 
 /// The result of [`locate_areas`].
+///
+/// ```
+/// use kern_core::Kernel;
+/// use kern_models::railway::{locate_areas, AreaParams};
+/// # use kern_core::{ClassTargets, Samples};
+/// # let (mut rows, mut labels) = (Vec::new(), Vec::new());
+/// # for (cx, lab) in [(0.0, "a"), (2.0, "b"), (20.0, "a"), (22.0, "b")] {
+/// #     for t in 0..10 {
+/// #         rows.push(vec![cx + 0.05 * t as f64, (t % 3) as f64 * 0.1]);
+/// #         labels.push(lab);
+/// #     }
+/// # }
+/// # let (x, y) = (Samples::from_rows(&rows)?, ClassTargets::from_labels(&labels)?);
+/// // x: two groups far apart (around 1 and 21), each two classes side by side.
+/// let loc = locate_areas(&x, &y, &AreaParams::default())?;
+/// assert!(loc.converged);
+/// let k = loc.linear_kernel()?;
+/// assert_eq!(k.areas().len(), loc.areas.len());
+/// assert!(k.eval(x.row(5), x.row(5)) > 0.0); // xᵀx inside an area
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AreaLocation {
     /// The final areas.

@@ -24,6 +24,15 @@ use std::collections::BTreeSet;
 const MAX_FREE: usize = 12;
 
 /// The explicit feature map `φ_R` over the zones seen in training.
+///
+/// ```
+/// use kern_core::{Indicator, Samples};
+/// use kern_models::railway::{RailwayKernel, ZoneMap};
+/// let k = RailwayKernel::linear(vec![Indicator::new(vec![0.0], 1.0, 50.0)?, Indicator::new(vec![5.0], 1.0, 50.0)?])?;
+/// let m = ZoneMap::fit(k, &Samples::from_rows(&[[0.2], [5.1]])?, 1e-12)?;
+/// assert_eq!(m.zones(), &[vec![0], vec![1]]); // two zones seen, one per area
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ZoneMap {
     kernel: RailwayKernel<KernelSpec>,
@@ -127,6 +136,24 @@ impl ZoneMap {
 }
 
 /// A C-SVC with a railway kernel: the zone map and a linear SVC on its features.
+///
+/// ```
+/// use kern_core::{BinaryTargets, Indicator, Samples, learner::Fit};
+/// use kern_models::persist::{from_bytes, to_bytes};
+/// use kern_models::railway::{RailwayKernel, RailwaySvc, ZoneMap};
+/// use kern_models::svm::SvcParams;
+/// let areas = vec![Indicator::new(vec![0.0], 1.0, 50.0)?, Indicator::new(vec![10.0], 1.0, 50.0)?];
+/// let x = Samples::from_rows(&[[-0.5], [0.5], [9.5], [10.5]])?;
+/// let y = BinaryTargets::from_labels(&["west", "west", "east", "east"])?;
+/// let map = ZoneMap::fit(RailwayKernel::linear(areas)?, &x, 1e-12)?;
+/// let svc = SvcParams::new("linear".parse()?).c(100.0).fit(&map.transform(&x)?, &y)?;
+/// let m = RailwaySvc { map, svc };
+/// assert_eq!(m.predict_names(&x)?, ["west", "west", "east", "east"]);
+/// assert_eq!(m.predict_names(&Samples::from_rows(&[[1.0], [9.0]])?)?, ["west", "east"]);
+/// let back: RailwaySvc = from_bytes(&to_bytes(&m)?, "<bytes>")?;
+/// assert_eq!(back, m);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RailwaySvc {
     /// The feature map.

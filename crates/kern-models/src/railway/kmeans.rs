@@ -6,6 +6,17 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 /// A k-means partition.
+///
+/// ```
+/// use kern_core::Samples;
+/// let x = Samples::from_rows(&[[0.0], [2.0], [10.0], [12.0]])?;
+/// let km = kern_models::railway::kmeans(&x, None, 2, 3, 100, 1)?;
+/// let mut c = km.centroids.clone();
+/// c.sort_by(f64::total_cmp);
+/// assert_eq!((km.k, c), (2, vec![1.0, 11.0]));
+/// assert_eq!(km.inertia, 4.0); // four points, each 1 from its centroid
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct KMeans {
     /// Centroids, row-major `k × d`.

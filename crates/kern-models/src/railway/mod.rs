@@ -67,6 +67,16 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// How area kernels are combined where areas meet (see the module documentation).
+///
+/// ```
+/// use kern_core::{Indicator, Kernel};
+/// use kern_models::railway::{Combination, RailwayKernel};
+/// let a = Indicator::new(vec![0.0], 1.0, 10.0)?;
+/// let k = RailwayKernel::linear(vec![a.clone(), a])?;
+/// assert_eq!(k.combination(), Combination::Zones);
+/// assert_eq!(k.eval(&[0.5], &[0.5]), 0.25); // the average of the two (equal) local kernels
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Combination {
     /// Intersections are zones of their own with the average of the local kernels (eqs. 6–7).
@@ -77,6 +87,18 @@ pub enum Combination {
 }
 
 /// The local kernels: one shared by every area, or one per area.
+///
+/// ```
+/// use kern_core::{Indicator, Kernel, KernelSpec};
+/// use kern_models::railway::{Local, RailwayKernel};
+/// let a = Indicator::new(vec![0.0], 1.0, 10.0)?;
+/// let b = Indicator::new(vec![100.0], 1.0, 10.0)?;
+/// let local = Local::PerArea(vec![KernelSpec::Linear(kern_core::Linear), "gaussian:sigma=1".parse()?]);
+/// let k = RailwayKernel::new(vec![a, b], local)?;
+/// assert_eq!(k.eval(&[0.5], &[0.5]), 0.25); // the linear kernel in area 0
+/// assert_eq!(k.eval(&[100.0], &[100.0]), 1.0); // the Gaussian in area 1
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Local<K> {
     /// The same kernel in every area (the paper's `K_i(x, y) = xᵀy` is the default).
@@ -86,6 +108,20 @@ pub enum Local<K> {
 }
 
 /// The railway kernel over areas with local kernels `K` (see the module documentation).
+///
+/// ```
+/// use kern_core::{Indicator, Samples};
+/// use kern_models::railway::RailwayKernel;
+/// let k = RailwayKernel::linear(vec![Indicator::new(vec![0.0], 1.0, 2.0)?, Indicator::new(vec![30.0], 1.0, 2.0)?])?;
+/// let g = k.gram(&Samples::from_rows(&[[0.0], [0.5], [29.0], [30.5]])?)?;
+/// for i in 0..4 {
+///     for j in 0..4 {
+///         assert_eq!(g[(i, j)], g[(j, i)]); // symmetric
+///     }
+/// }
+/// assert_eq!(g[(1, 1)], 0.25); // ⟨0.5, 0.5⟩ inside area 0
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct RailwayKernel<K = KernelSpec> {
     areas: Vec<Indicator>,
@@ -362,6 +398,15 @@ impl<K: Kernel> RailwayKernel<K> {
 }
 
 /// One diagonal block of a railway Gram matrix: the samples of one zone.
+///
+/// ```
+/// use kern_core::{Indicator, Samples};
+/// use kern_models::railway::{Block, RailwayKernel};
+/// let k = RailwayKernel::linear(vec![Indicator::new(vec![0.0], 1.0, 10.0)?])?;
+/// let blocks = k.blocks(&Samples::from_rows(&[[9.0], [0.2], [0.4]])?)?;
+/// assert_eq!(blocks, vec![Block { areas: vec![], members: vec![0] }, Block { areas: vec![0], members: vec![1, 2] }]);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Block {
     /// The areas that contain every member (empty: outside all areas).

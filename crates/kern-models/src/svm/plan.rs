@@ -35,6 +35,18 @@ use kern_core::{Kernel, KernelSpec, Samples};
 use serde::{Deserialize, Serialize};
 
 /// The order in which the solver sees the variables.
+///
+/// ```
+/// use kern_models::svm::plan::Order;
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{BinaryTargets, Fit, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+/// let plan = SvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?.stats()[0].plan;
+/// assert_eq!(plan.order, Order::Data); // cells only for a compact kernel on many samples
+/// assert_eq!(Order::Cells.name(), "cells");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Order {
@@ -47,6 +59,19 @@ pub enum Order {
 }
 
 /// Where the solver starts.
+///
+/// ```
+/// use kern_models::svm::{plan::Start, NuSvcParams};
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{BinaryTargets, Fit, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+/// let plan = SvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?.stats()[0].plan;
+/// assert_eq!(plan.start, Start::Zero); // a small C-SVC: LIBSVM's start
+/// let nu = NuSvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?;
+/// assert_eq!(nu.stats()[0].plan.start, Start::Given); // the ν-SVC's feasible start
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Start {
@@ -60,6 +85,18 @@ pub enum Start {
 }
 
 /// Where the kernel columns come from.
+///
+/// ```
+/// use kern_models::svm::plan::Columns;
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{BinaryTargets, Fit, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+/// let plan = SvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?.stats()[0].plan;
+/// assert_eq!(plan.columns, Columns::OnDemand); // a radial kernel's columns are cheap
+/// assert_eq!(Columns::SparseKc.name(), "sparse-kc");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Columns {
@@ -80,6 +117,18 @@ pub enum Columns {
 }
 
 /// How the working pair is selected.
+///
+/// ```
+/// use kern_models::svm::plan::Selection;
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{BinaryTargets, Fit, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+/// let plan = SvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?.stats()[0].plan;
+/// assert_eq!(plan.selection, Selection::Scan); // trees only on sparse columns
+/// assert_eq!(Selection::Trees.name(), "trees");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Selection {
@@ -91,6 +140,18 @@ pub enum Selection {
 }
 
 /// How a machine uses the threads.
+///
+/// ```
+/// use kern_models::svm::plan::Threading;
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{BinaryTargets, Fit, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+/// let plan = SvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?.stats()[0].plan;
+/// assert_eq!(plan.threading, Threading::Serial); // one small machine: no split passes
+/// assert_eq!(Threading::Machines.name(), "machines");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Threading {
@@ -104,6 +165,17 @@ pub enum Threading {
 }
 
 /// The path one SVM machine took: see the [module documentation](self).
+///
+/// ```
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{BinaryTargets, Fit, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+/// let plan = SvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?.stats()[0].plan;
+/// assert!(plan.summary().starts_with("order=data start=zero"));
+/// assert!(plan.shrinking); // LIBSVM's default
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// Variable order.

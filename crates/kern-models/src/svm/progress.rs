@@ -25,6 +25,16 @@ pub struct SolverProgress {
 }
 
 /// A progress observer.
+///
+/// ```
+/// use kern_models::svm::{ProgressObserver, SolverProgress};
+/// use std::sync::{Arc, atomic::{AtomicU64, Ordering}};
+/// let seen = Arc::new(AtomicU64::new(0));
+/// let s = seen.clone();
+/// let observer: ProgressObserver = Arc::new(move |p: &SolverProgress| s.store(p.iterations, Ordering::Relaxed));
+/// observer(&SolverProgress { iterations: 42, violation: 0.1, elapsed: std::time::Duration::ZERO, variables: 8 });
+/// assert_eq!(seen.load(Ordering::Relaxed), 42);
+/// ```
 pub type ProgressObserver = Arc<dyn Fn(&SolverProgress) + Send + Sync>;
 
 static OBSERVER: RwLock<Option<ProgressObserver>> = RwLock::new(None);

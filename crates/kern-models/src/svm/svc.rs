@@ -760,6 +760,18 @@ pub(crate) fn rows_to_mat(rows: &[Vec<f64>], width: usize) -> faer::Mat<f64> {
 }
 
 /// What [`Svc::predict_all`] returns: every output of one kernel expansion.
+///
+/// ```
+/// use kern_models::svm::SvcParams;
+/// use kern_models::{BinaryTargets, Fit, Samples};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?;
+/// let y = BinaryTargets::from_labels(&["a", "a", "b", "b"])?;
+/// let p = SvcParams::new("gaussian:sigma=1".parse()?).fit(&x, &y)?.predict_all(&x, false)?;
+/// assert_eq!((p.classes, p.labels), (vec![0, 0, 1, 1], vec!["a".to_string(), "a".into(), "b".into(), "b".into()]));
+/// assert!(p.decision[(0, 0)] < 0.0 && p.decision[(3, 0)] > 0.0); // one machine, class b positive
+/// assert!(p.proba.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct SvcPredictions {
     /// The predicted class index of each sample ([`Svc::predict_class`]).
