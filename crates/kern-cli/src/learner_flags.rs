@@ -191,7 +191,7 @@ pub struct LearnerFlags {
     /// Centres of landmark-lssvm and landmark-krr: random:M or fvs:M[:POOL].
     ///
     /// Also --model lssvm|krr --landmarks ...: random:M (uniform, by --seed) or fvs:M[:POOL] (feature
-    /// vector selection on a random pool of POOL points, default max(10 M, 10000); candidate scoring
+    /// vector selection on a random pool of POOL points, default max(5 M, 10000); candidate scoring
     /// by --fvs-strategy). Needs --lambda (or --gam); kern train takes --lambda auto.
     #[arg(long, value_name = "fvs:M|random:M", help_heading = "Model", hide_short_help = true)]
     pub landmarks: Option<String>,

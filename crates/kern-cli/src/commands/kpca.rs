@@ -54,7 +54,7 @@ pub struct Args {
     #[arg(long)]
     save: Option<PathBuf>,
     /// Nyström kernel PCA on M centres: random:M (uniform, by --landmark-seed) or fvs:M[:POOL]
-    /// (feature vector selection on a random pool, default max(10 M, 10000) points). The scores of
+    /// (feature vector selection on a random pool, default max(5 M, 10000) points). The scores of
     /// --out are projections of the training points; --save writes a model (kind "nystrom-kpca").
     #[arg(long, value_name = "fvs:M|random:M")]
     landmarks: Option<String>,
