@@ -26,6 +26,7 @@
 //! predictions as `Array1`, decision values and transforms as `Array2`.
 
 pub mod any_model;
+mod borrowed_strings;
 mod error;
 pub mod exact_sum;
 mod finite_output;

@@ -7,6 +7,7 @@
 //! file and renamed ([`kern_core::io::write_atomic`]), so a failed save never leaves a half-written model;
 //! loading checks every header field and returns [`ModelsError::Format`], never panics.
 
+use crate::borrowed_strings::Borrowing;
 use crate::error::{ModelsError, Result};
 use serde::{Serialize, de::DeserializeOwned};
 use std::path::Path;
@@ -194,7 +195,7 @@ pub fn from_bytes<M: Persist>(bytes: &[u8], path: &str) -> Result<M> {
 pub(crate) fn decode_payload<M: Persist>(payload: &[u8], path: &str) -> Result<M> {
     let err = |reason: String| ModelsError::Format { path: path.into(), reason };
     let (m, used): (M, usize) =
-        decode_limited(payload).map_err(|e| err(format!("payload does not decode: {e}")))?;
+        decode_bincode(payload).map_err(|e| err(format!("payload does not decode: {e}")))?;
     if used != payload.len() {
         return Err(err(format!("{} trailing payload bytes", payload.len() - used)));
     }
@@ -202,35 +203,18 @@ pub(crate) fn decode_payload<M: Persist>(payload: &[u8], path: &str) -> Result<M
     Ok(m)
 }
 
-/// Decodes a payload with a byte limit close to its length: a crafted length field (a string or
-/// vector claiming 10¹⁸ bytes) is then a decoding error instead of an allocation abort. bincode takes
-/// the limit as a const parameter, chosen from a ladder of powers of four: the smallest at or above
-/// [`CLAIM_FACTOR`] times the payload length. bincode counts what a container will occupy in memory,
-/// not its encoded bytes: a `usize` index below 251 is one byte on disk and eight in memory, and an
-/// empty `Vec` or `String` one byte on disk and 24 in memory, so a valid payload can claim up to 24
-/// times its length (a sparse Gaussian model of a text collection claimed about 8 times and was
-/// refused with the old limit of one times).
-fn decode_limited<M: serde::de::DeserializeOwned>(
+/// Decodes a payload. Strings and byte buffers are read by borrowing them from the payload
+/// ([`Borrowing`]), so a crafted length field (a string or vector claiming 10¹⁸ bytes) is a decoding
+/// error instead of an allocation abort, without a byte limit.
+fn decode_bincode<M: serde::de::DeserializeOwned>(
     payload: &[u8],
 ) -> std::result::Result<(M, usize), bincode::error::DecodeError> {
-    use bincode::config::standard;
-    use bincode::serde::decode_from_slice;
-    macro_rules! ladder {
-        ($($k:literal)*) => {
-            $(
-                if payload.len().saturating_mul(CLAIM_FACTOR) <= (1usize << $k) {
-                    return decode_from_slice(payload, standard().with_limit::<{ 1usize << $k }>());
-                }
-            )*
-        };
-    }
-    ladder!(16 18 20 22 24 26 28 30 32 34 36 38 40 42 44);
-    decode_from_slice(payload, standard().with_limit::<{ 1usize << 50 }>())
+    bincode::serde::seed_decode_from_slice(
+        Borrowing(std::marker::PhantomData::<M>),
+        payload,
+        bincode::config::standard(),
+    )
 }
-
-/// How many times its encoded length a valid payload may occupy once decoded (the largest ratio of
-/// an element's size in memory to its smallest encoding is 24: an empty `Vec` or `String`).
-const CLAIM_FACTOR: usize = 32;
 
 /// Saves a model atomically (temporary file + rename).
 ///
@@ -307,18 +291,18 @@ mod tests {
         // (found by the fuzz driver through a model's kernel spec; it aborted allocating 7e18 bytes).
         let mut payload = vec![0xFD];
         payload.extend_from_slice(&(u64::MAX >> 1).to_le_bytes());
-        assert!(decode_limited::<String>(&payload).is_err());
+        assert!(decode_bincode::<String>(&payload).is_err());
         let mut v = vec![0xFD];
         v.extend_from_slice(&(1u64 << 40).to_le_bytes());
-        assert!(decode_limited::<Vec<f64>>(&v).is_err());
+        assert!(decode_bincode::<Vec<f64>>(&v).is_err());
         // Small indices are one byte each on disk and eight in memory: 100,000 of them still decode.
         let small =
             bincode::serde::encode_to_vec(vec![3usize; 100_000], bincode::config::standard()).unwrap();
         assert!(small.len() < 100_010);
-        assert_eq!(decode_limited::<Vec<usize>>(&small).unwrap().0.len(), 100_000);
+        assert_eq!(decode_bincode::<Vec<usize>>(&small).unwrap().0.len(), 100_000);
         // A payload that is what it claims still decodes.
         let ok = bincode::serde::encode_to_vec("gaussian:sigma=1", bincode::config::standard()).unwrap();
-        assert_eq!(decode_limited::<String>(&ok).unwrap().0, "gaussian:sigma=1");
+        assert_eq!(decode_bincode::<String>(&ok).unwrap().0, "gaussian:sigma=1");
     }
 
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]

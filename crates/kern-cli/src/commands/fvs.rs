@@ -3,8 +3,7 @@
 use crate::data::{DataArgs, parse_kernel};
 use crate::output::{CliResult, add_storage};
 use crate::resources::with_threads;
-use kern_core::{Kernel, KernelVisitor, Samples};
-use kern_models::fvs::{self, Fvs, FvsParams, Strategy};
+use kern_models::fvs::{self, FvsParams, Strategy};
 use serde_json::json;
 use std::time::Instant;
 
@@ -33,15 +32,6 @@ pub struct Args {
     threads: Option<usize>,
 }
 
-struct Select<'a>(&'a Samples, &'a FvsParams);
-
-impl KernelVisitor for Select<'_> {
-    type Output = kern_models::Result<Fvs>;
-    fn visit<K: Kernel>(self, k: &K) -> Self::Output {
-        fvs::select(k, self.0, self.1)
-    }
-}
-
 /// Runs `kern fvs`.
 pub fn run(a: Args) -> CliResult {
     let kernel = parse_kernel(&a.kernel)?;
@@ -57,7 +47,7 @@ pub fn run(a: Args) -> CliResult {
     // FVS evaluates kernels on either sample store: a sparse file stays sparse.
     let (ds, stored) = a.data.load_sparse()?;
     let t = Instant::now();
-    let f = with_threads(a.threads, || kernel.visit(Select(&ds.samples, &params)))??;
+    let f = with_threads(a.threads, || fvs::select(&kernel, &ds.samples, &params))??;
     let seconds = t.elapsed().as_secs_f64();
     let strategy = match f.strategy {
         Strategy::Exact => "exact".to_string(),

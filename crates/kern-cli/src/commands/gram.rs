@@ -3,7 +3,7 @@
 use crate::data::{DataArgs, parse_kernel};
 use crate::output::{CliResult, add_storage};
 use crate::resources::{check_dense, with_threads};
-use kern_core::{GramPath, Kernel, KernelVisitor, Profile, Samples, gram_with};
+use kern_core::{GramPath, Kernel, Profile, gram_with};
 use serde_json::json;
 use std::time::Instant;
 
@@ -42,15 +42,7 @@ pub fn run(a: Args) -> CliResult {
         "use `kern sparse` with a compactly supported kernel (cs-gaussian:...), a sample of the data, or raise --max-memory",
     )?;
     let t = Instant::now();
-    // Dispatch once to the concrete kernel type so the inner loops are monomorphized.
-    struct Compute<'a>(&'a Samples, GramPath);
-    impl KernelVisitor for Compute<'_> {
-        type Output = kern_core::Result<faer::Mat<f64>>;
-        fn visit<K: Kernel>(self, k: &K) -> Self::Output {
-            gram_with(k, self.0, self.1)
-        }
-    }
-    let g = with_threads(a.threads, || kernel.visit(Compute(&ds.samples, path)))??;
+    let g = with_threads(a.threads, || gram_with(&kernel, &ds.samples, path))??;
     let seconds = t.elapsed().as_secs_f64();
     if let Some((i, j)) =
         (0..n).flat_map(|j| (0..n).map(move |i| (i, j))).find(|&(i, j)| !g[(i, j)].is_finite())
