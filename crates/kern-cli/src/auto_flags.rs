@@ -241,6 +241,7 @@ impl LearnerFlags {
                         let ch = p.choose_lambda(&ds.samples, &y, None)?;
                         self.lambda = Some(Setting::Value(ch.lambda));
                         report.push(landmark_lambda_json(&ch, ds.samples.n()));
+                        self.landmark_choice = Some(Box::new(ch));
                     }
                 }
                 _ => {
@@ -289,9 +290,18 @@ fn cv_method(method: &str, w: Option<&SampleWeights>) -> String {
 
 /// The report of λ chosen for a landmark model by leave-one-out on its centres.
 /// The curve holds `[λ, error, mean squared residual]` (error: the error rate for classes, the mean
-/// squared residual for values).
+/// squared residual for values); `skipped` the better λ values whose fit failed, `[λ, reason]`.
 fn landmark_lambda_json(ch: &LandmarkLambdaChoice, n: usize) -> Value {
     let s = &ch.selection;
+    if let Some(first) = ch.skipped.first() {
+        let values: Vec<String> = ch.skipped.iter().map(|k| format!("{:e}", k.lambda)).collect();
+        eprintln!(
+            "kern: note: lambda {} ranked better by leave-one-out but could not be fitted ({}); chose {:e}",
+            values.join(", "),
+            first.reason,
+            ch.lambda
+        );
+    }
     json!({
         "parameter": "lambda", "method": "exact leave-one-out on the m × m system", "value": ch.lambda,
         "detail": format!(
@@ -302,6 +312,7 @@ fn landmark_lambda_json(ch: &LandmarkLambdaChoice, n: usize) -> Value {
             ch.centres.len(),
         ),
         "curve": s.grid.iter().zip(&s.error).zip(&s.mse).map(|((l, e), m)| json!([l, e, m])).collect::<Vec<_>>(),
+        "skipped": ch.skipped.iter().map(|k| json!([k.lambda, k.reason])).collect::<Vec<_>>(),
         "seconds": ch.seconds,
     })
 }

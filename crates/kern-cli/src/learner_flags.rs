@@ -32,7 +32,7 @@ use kern_core::KernelSpec;
 use kern_models::fvs::FvsParams;
 use kern_models::kfa::{BasisChoice, KfaParams, Projection};
 use kern_models::krr::KernelRidgeParams;
-use kern_models::landmark::{NystromPreconditioner, NystromRidgeParams, NystromSolve};
+use kern_models::landmark::{LandmarkLambdaChoice, NystromPreconditioner, NystromRidgeParams, NystromSolve};
 use kern_models::lssvm::LsSvmParams;
 use kern_models::svm::{NuSvcParams, NuSvrParams, OneClassParams, SolverParams, SvcParams, SvrParams};
 use kern_sparse::SolveOptions;
@@ -213,6 +213,10 @@ pub struct LearnerFlags {
     /// in `--kernel`. `None` before the data is read (a placeholder width then checks the spec).
     #[arg(skip)]
     pub n_features: Option<usize>,
+    /// The choice of `--lambda auto` for a landmark model, with the model it fitted
+    /// ([`LearnerFlags::choose_auto`]): training takes that model instead of fitting it again.
+    #[arg(skip)]
+    pub landmark_choice: Option<Box<LandmarkLambdaChoice>>,
 }
 
 /// A numeric flag's value: a number, or `auto` (chosen on the training data by `kern train`).

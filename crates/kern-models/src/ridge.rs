@@ -955,6 +955,19 @@ pub(crate) fn best_index(errors: &[f64], mses: &[f64]) -> usize {
     best
 }
 
+/// The grid's indices from best to worst by the rule of [`best_index`] (the best of what is left,
+/// each time).
+pub(crate) fn loo_order(errors: &[f64], mses: &[f64]) -> Vec<usize> {
+    let mut left: Vec<usize> = (0..errors.len()).collect();
+    let mut order = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let e: Vec<f64> = left.iter().map(|&i| errors[i]).collect();
+        let m: Vec<f64> = left.iter().map(|&i| mses[i]).collect();
+        order.push(left.remove(best_index(&e, &m)));
+    }
+    order
+}
+
 /// LOO error rate and mean squared LOO residual per grid value. The LOO prediction of output `t` at
 /// point `i` is `y_it − α_it / (A⁻¹)_ii`.
 fn score_loo(enc: &Encoded, solved: &[(usize, Solved)]) -> (Vec<f64>, Vec<f64>) {

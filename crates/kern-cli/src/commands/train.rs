@@ -191,7 +191,11 @@ pub fn run(mut a: Args) -> CliResult {
     let schema = if libsvm { None } else { ds.schema.clone() };
     let unchecked = libsvm && ds.schema.is_some();
     let t = a.context(scaling, schema);
-    let mut v = fit(&t, params, ds, None)?;
+    let mut v = match (params, a.learner.landmark_choice.take()) {
+        // `--lambda auto` fitted the landmark model with the λ it chose: trained once.
+        (AnyParams::Landmark(p), Some(ch)) => landmark::train(&t, p, &ds, Some(*ch))?,
+        (params, _) => fit(&t, params, ds, None)?,
+    };
     if !auto.is_empty() {
         for c in auto.iter_mut().filter(|c| c["parameter"] == "lambda") {
             c["value"] = v["lambda"].clone();
@@ -234,7 +238,7 @@ fn fit(t: &Train, params: AnyParams, ds: Dataset, gram: Option<&KernelMatrix>) -
         AnyParams::LsSvm(p) => ridge::train_lssvm(t, p, &ds),
         AnyParams::Krr(p) => ridge::train_krr(t, p, &ds),
         AnyParams::Kfa(p) => kfa::train(t, *p, &ds),
-        AnyParams::Landmark(p) => landmark::train(t, p, &ds),
+        AnyParams::Landmark(p) => landmark::train(t, p, &ds, None),
         AnyParams::Railway(p) => railway::train(t, &p, ds),
     }
 }

@@ -14,18 +14,26 @@ use crate::resources::with_threads;
 use kern_cli::any_params::{constant_warning, nystrom_spread};
 use kern_core::io::Dataset;
 use kern_models::Predictions;
-use kern_models::landmark::{NystromRidge, NystromRidgeParams, NystromSolve};
+use kern_models::landmark::{LandmarkLambdaChoice, NystromRidge, NystromRidgeParams, NystromSolve};
 use serde_json::{Value, json};
 use std::time::Instant;
 
 /// `kern train --model landmark-lssvm|landmark-krr --landmarks ...` (the LS-SVM has an intercept; both
-/// shift by the ridge penalty λ).
-pub fn train(t: &Train, p: NystromRidgeParams, ds: &Dataset) -> CliResult {
+/// shift by the ridge penalty λ). With the choice of `--lambda auto` (`chosen`, made with `p` but for
+/// λ), its model is the one trained: the choice fitted it with the λ it chose, on its centres.
+pub fn train(
+    t: &Train,
+    p: NystromRidgeParams,
+    ds: &Dataset,
+    chosen: Option<LandmarkLambdaChoice>,
+) -> CliResult {
     let lssvm = p.bias;
     let y = kern_cli::kinds::targets(ds, t.regression || !lssvm)?;
     let t0 = Instant::now();
-    let m = with_threads(t.threads, || p.fit_targets(&ds.samples, &y))??;
-    let seconds = t0.elapsed().as_secs_f64();
+    let (m, seconds) = match chosen {
+        Some(ch) if ch.lambda == p.lambda => (ch.model, ch.fit_seconds),
+        _ => (with_threads(t.threads, || p.fit_targets(&ds.samples, &y))??, t0.elapsed().as_secs_f64()),
+    };
     t.save(&m)?;
     let r = m.report();
     let solved = m.solved().map_or("unknown", NystromSolve::name);

@@ -351,7 +351,8 @@ fn c_auto_searches_with_the_sample_weights() {
 }
 
 /// `--lambda auto` with landmarks chooses λ on the centres' system, reports it and trains with it: the
-/// saved model is byte for byte the one trained with the reported λ written out.
+/// saved model (its centres selected once, by the choice) is byte for byte the one trained with the
+/// reported λ written out (centres selected by that fit).
 #[test]
 fn landmark_lambda_auto_trains_with_the_reported_lambda() {
     let dir = scratch("auto-landmark-lambda");
@@ -367,6 +368,7 @@ fn landmark_lambda_auto_trains_with_the_reported_lambda() {
     assert_eq!(ch["method"], "exact leave-one-out on the m × m system", "{j}");
     assert_eq!(ch["value"], j["lambda"]);
     assert_eq!(ch["curve"].as_array().unwrap().len(), 17, "{j}");
+    assert_eq!(ch["skipped"].as_array().map(Vec::len), Some(0), "the best λ fits: {j}");
     let explicit = dir.join("explicit.model");
     let lambda = format!("{:?}", j["lambda"].as_f64().unwrap());
     train(&lambda, &explicit);

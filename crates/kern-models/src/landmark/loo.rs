@@ -38,9 +38,9 @@
 
 use super::ridge::lower_gram;
 use super::stream::{KnmBlocks, block_rows};
-use super::{NystromRidgeParams, factor_kmm, select_landmarks};
+use super::{NystromRidge, NystromRidgeParams, factor_kmm, select_landmarks};
 use crate::error::{ModelsError, Result};
-use crate::ridge::{Encoded, Selection, Tally, best_index, check_lambda};
+use crate::ridge::{Encoded, Selection, Tally, best_index, check_lambda, loo_order};
 use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::{Accum, Mat, MatRef, Par, Side};
@@ -48,29 +48,50 @@ use kern_core::{Samples, Targets, memory};
 use serde::Serialize;
 use std::time::Instant;
 
-/// λ chosen by exact leave-one-out for fixed centres ([`NystromRidgeParams::choose_lambda`]).
+/// λ chosen by exact leave-one-out for fixed centres ([`NystromRidgeParams::choose_lambda`]), and the
+/// model fitted with it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LandmarkLambdaChoice {
-    /// The chosen λ (`selection.grid[selection.best]`).
+    /// The chosen λ (`selection.grid[selection.best]`): the best by leave-one-out among those whose fit
+    /// succeeds.
     pub lambda: f64,
     /// The grid and its leave-one-out scores (criterion `loo`, method `eigen`).
     pub selection: Selection,
     /// The centres' indices among the training samples (the fit's, for the same seed).
     pub centres: Vec<usize>,
-    /// Wall time of the choice (centres included).
+    /// The λ values better by leave-one-out than the chosen one whose fit failed (the normal equations
+    /// not numerically positive definite), best first, with the reason.
+    pub skipped: Vec<SkippedLambda>,
+    /// The model fitted with the chosen λ on the centres (the fit that showed it solves).
+    #[serde(skip)]
+    pub model: NystromRidge,
+    /// Wall time of the choice (centres, leave-one-out and every fit tried).
     pub seconds: f64,
+    /// Wall time of the model's own fit (part of `seconds`).
+    pub fit_seconds: f64,
+}
+
+/// A λ passed over by [`NystromRidgeParams::choose_lambda`] because the fit with it failed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SkippedLambda {
+    /// The λ.
+    pub lambda: f64,
+    /// Why its fit failed.
+    pub reason: String,
 }
 
 impl LandmarkLambdaChoice {
     /// `(λ, mean squared leave-one-out residual)` for every λ of the grid, in grid order.
     ///
     /// ```
-    /// use kern_models::landmark::LandmarkLambdaChoice;
-    /// use kern_models::ridge::Selection;
-    /// let s = Selection { criterion: "loo".into(), grid: vec![0.1, 1.0], error: vec![2.0, 1.0],
-    ///     mse: vec![2.0, 1.0], best: 1, method: "eigen".into() };
-    /// let c = LandmarkLambdaChoice { lambda: 1.0, selection: s, centres: vec![0], seconds: 0.0 };
-    /// assert_eq!(c.curve(), [(0.1, 2.0), (1.0, 1.0)]);
+    /// use kern_core::{RealTargets, Samples, Targets};
+    /// use kern_models::landmark::{Landmarks, NystromRidgeParams};
+    /// let x = Samples::from_flat((0..80).map(|i| (i as f64 * 0.37).sin()).collect(), 40, 2)?;
+    /// let y = Targets::Real(RealTargets::new(x.rows().map(|r| r[0] - r[1]).collect())?);
+    /// let p = NystromRidgeParams::krr("gaussian:sigma=1".parse()?, 1.0, Landmarks::Random { m: 8 });
+    /// let c = p.choose_lambda(&x, &y, Some(&[0.1, 1.0]))?;
+    /// assert_eq!(c.curve(), [(0.1, c.selection.mse[0]), (1.0, c.selection.mse[1])]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn curve(&self) -> Vec<(f64, f64)> {
         self.selection.grid.iter().copied().zip(self.selection.mse.iter().copied()).collect()
@@ -94,10 +115,13 @@ impl NystromRidgeParams {
 
     /// Chooses λ over `grid` (`None`: [`NystromRidgeParams::default_lambda_grid`]) by exact
     /// leave-one-out (module docs of `landmark::loo`) on the centres the fit would choose (the same
-    /// [`select_landmarks`] with the same seed); `self.lambda` is not used. Training with the chosen λ
-    /// ([`NystromRidgeParams::fit_with_centres`] on `centres`, or [`NystromRidgeParams::fit_targets`])
-    /// gives the model whose leave-one-out error was scored. Errors for fewer than 2 samples, an empty
-    /// grid or a λ that is not finite and positive.
+    /// [`select_landmarks`] with the same seed), and fits with it; `self.lambda` is not used. The λ
+    /// values are fitted in leave-one-out order, best first, until a fit succeeds: a λ whose fit fails
+    /// numerically (too small for a poor kernel width: the normal equations are not numerically
+    /// positive definite) is passed over and listed in `skipped`. The returned model is
+    /// [`NystromRidgeParams::fit_with_centres`] on `centres` with the chosen λ (as
+    /// [`NystromRidgeParams::fit_targets`] gives it), whose leave-one-out error was scored. Errors for
+    /// fewer than 2 samples, an empty grid, a λ that is not finite and positive, or when no λ fits.
     ///
     /// ```
     /// use kern_core::{RealTargets, Samples, Targets};
@@ -109,7 +133,7 @@ impl NystromRidgeParams {
     /// assert_eq!(ch.curve().len(), p.default_lambda_grid().len());
     /// assert!(ch.lambda < 1.0, "a smooth target wants little smoothing: {}", ch.lambda);
     /// let model = NystromRidgeParams { lambda: ch.lambda, ..p }.fit_with_centres(&x, &y, &ch.centres)?;
-    /// assert_eq!(model.lambda(), ch.lambda);
+    /// assert_eq!(model, ch.model);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn choose_lambda(
@@ -127,7 +151,8 @@ impl NystromRidgeParams {
         Ok(ch)
     }
 
-    /// [`NystromRidgeParams::choose_lambda`] on the given centres (indices into `x`, distinct).
+    /// [`NystromRidgeParams::choose_lambda`] on the given centres (indices into `x`, distinct):
+    /// the leave-one-out scores, then the fits in their order.
     ///
     /// ```
     /// use kern_core::{RealTargets, Samples, Targets};
@@ -148,6 +173,58 @@ impl NystromRidgeParams {
         grid: Option<&[f64]>,
     ) -> Result<LandmarkLambdaChoice> {
         let t0 = Instant::now();
+        let selection = self.loo_selection(x, y, centres, grid)?;
+        let mut ch = self.fit_in_loo_order(selection, centres, |p| p.fit_with_centres(x, y, centres))?;
+        ch.seconds = t0.elapsed().as_secs_f64();
+        Ok(ch)
+    }
+
+    /// Fits with the λ values of `selection` in leave-one-out order (best first, by the rule of
+    /// [`best_index`]) until `fit` succeeds; a numerical failure is recorded in `skipped` and the next
+    /// λ tried, any other error returned. The choice's `best` and `lambda` are the fitted λ's.
+    fn fit_in_loo_order(
+        &self,
+        mut selection: Selection,
+        centres: &[usize],
+        mut fit: impl FnMut(&NystromRidgeParams) -> Result<NystromRidge>,
+    ) -> Result<LandmarkLambdaChoice> {
+        let t0 = Instant::now();
+        let mut skipped = Vec::new();
+        for k in loo_order(&selection.error, &selection.mse) {
+            let lambda = selection.grid[k];
+            let t_fit = Instant::now();
+            match fit(&NystromRidgeParams { lambda, ..self.clone() }) {
+                Ok(model) => {
+                    selection.best = k;
+                    return Ok(LandmarkLambdaChoice {
+                        lambda,
+                        selection,
+                        centres: centres.to_vec(),
+                        skipped,
+                        model,
+                        seconds: t0.elapsed().as_secs_f64(),
+                        fit_seconds: t_fit.elapsed().as_secs_f64(),
+                    });
+                }
+                Err(ModelsError::Numerical(reason)) => skipped.push(SkippedLambda { lambda, reason }),
+                Err(e) => return Err(e),
+            }
+        }
+        let last = skipped.last().map_or_else(String::new, |s| format!(" (the last: {})", s.reason));
+        Err(ModelsError::Numerical(format!(
+            "the fit failed at every lambda of the grid{last}: the kernel width is too far from the data's \
+             scale, or the centres too many"
+        )))
+    }
+
+    /// The leave-one-out scores of every λ of `grid` (module docs) on the given centres.
+    fn loo_selection(
+        &self,
+        x: &Samples,
+        y: &Targets,
+        centres: &[usize],
+        grid: Option<&[f64]>,
+    ) -> Result<Selection> {
         y.check_len(x.n())?;
         check_sizes(x.n())?;
         let grid: Vec<f64> = grid.map_or_else(|| self.default_lambda_grid(), <[f64]>::to_vec);
@@ -290,12 +367,7 @@ impl NystromRidgeParams {
         }
         let (error, mse): (Vec<f64>, Vec<f64>) = totals.iter().map(|t| t.scores(&enc.task)).unzip();
         let best = best_index(&error, &mse);
-        Ok(LandmarkLambdaChoice {
-            lambda: grid[best],
-            selection: Selection { criterion: "loo".into(), grid, error, mse, best, method: "eigen".into() },
-            centres: centres.to_vec(),
-            seconds: t0.elapsed().as_secs_f64(),
-        })
+        Ok(Selection { criterion: "loo".into(), grid, error, mse, best, method: "eigen".into() })
     }
 }
 

@@ -41,7 +41,7 @@ mod ridge;
 mod stream;
 
 pub use kpca::{NystromKpca, NystromKpcaParams};
-pub use loo::LandmarkLambdaChoice;
+pub use loo::{LandmarkLambdaChoice, SkippedLambda};
 pub use ridge::{
     EXPECTED_ITERATIONS, KEPT_READ_FLOPS, NystromPreconditioner, NystromRidge, NystromRidgeParams,
     NystromSolve, RATE_WARMUP, RowPart, solve_flops,

@@ -131,6 +131,26 @@ impl AutoSearch {
         Ok(subsample(n, self.max_points, self.seed, 0)?)
     }
 
+    /// The prologue of every search: the searched rows of `x` (which has `targets` targets), their
+    /// weights (`w` checked against all the samples) and their samples.
+    fn part(
+        &self,
+        x: &Samples,
+        targets: usize,
+        w: Option<&SampleWeights>,
+    ) -> Result<(Vec<usize>, Option<Vec<f64>>, Samples)> {
+        let rows = self.rows(x, targets)?;
+        let ws = match w {
+            Some(w) => {
+                w.check_len(x.n())?;
+                Some(rows.iter().map(|&i| w.values()[i]).collect())
+            }
+            None => None,
+        };
+        let xs = x.select(&rows)?;
+        Ok((rows, ws, xs))
+    }
+
     fn cv(&self) -> CvConfig {
         CvConfig::k_fold(self.folds, self.seed)
     }
@@ -195,9 +215,7 @@ impl SvcParams {
         search: &AutoSearch,
     ) -> Result<AutoChoice> {
         let t = Instant::now();
-        let rows = search.rows(x, y.len())?;
-        let ws = weights_of(w, &rows, x.n())?;
-        let xs = x.select(&rows)?;
+        let (rows, ws, xs) = search.part(x, y.len(), w)?;
         let ys = y.select(&rows)?;
         let gram = SharedGram::new(&self.kernel, &xs)?;
         let folds = make_folds(
@@ -316,12 +334,6 @@ fn cv_score<P: FitWeighted + Clone>(
     })
 }
 
-/// The weights of the searched `rows` (`w` checked against the `n` samples).
-fn weights_of(w: Option<&SampleWeights>, rows: &[usize], n: usize) -> Result<Option<Vec<f64>>> {
-    let Some(w) = w else { return Ok(None) };
-    w.check_len(n)?;
-    Ok(Some(rows.iter().map(|&i| w.values()[i]).collect()))
-}
 
 impl SvrParams {
     /// Chooses `C` by cross-validated mean squared error over the C grid (module notes).
@@ -361,9 +373,8 @@ impl SvrParams {
         search: &AutoSearch,
     ) -> Result<AutoChoice> {
         let t = Instant::now();
-        let rows = search.rows(x, y.len())?;
-        let ws = weights_of(w, &rows, x.n())?;
-        let (xs, ys) = (x.select(&rows)?, Targets::Real(y.select(&rows)?));
+        let (rows, ws, xs) = search.part(x, y.len(), w)?;
+        let ys = Targets::Real(y.select(&rows)?);
         let curve = along_c(|cs| {
             cs.iter().map(|&c| cv_score(&self.clone().c(c), &xs, &ys, ws.as_deref(), search)).collect()
         })?;
@@ -470,9 +481,8 @@ impl NuSvcParams {
         search: &AutoSearch,
     ) -> Result<AutoChoice> {
         let t = Instant::now();
-        let rows = search.rows(x, y.len())?;
-        let ws = weights_of(w, &rows, x.n())?;
-        let (xs, ys) = (x.select(&rows)?, y.select(&rows)?);
+        let (rows, ws, xs) = search.part(x, y.len(), w)?;
+        let ys = y.select(&rows)?;
         let counts: Vec<f64> = ys.counts().iter().map(|&c| c as f64).collect();
         // The tightest pair, with a margin for the folds' rounding.
         let mut nu_max = nu_bound(&counts) * 0.9;
@@ -536,9 +546,8 @@ impl NuSvrParams {
         search: &AutoSearch,
     ) -> Result<AutoChoice> {
         let t = Instant::now();
-        let rows = search.rows(x, y.len())?;
-        let ws = weights_of(w, &rows, x.n())?;
-        let (xs, ys) = (x.select(&rows)?, Targets::Real(y.select(&rows)?));
+        let (rows, ws, xs) = search.part(x, y.len(), w)?;
+        let ys = Targets::Real(y.select(&rows)?);
         let curve =
             nu_curve(1.0, |nu| cv_score(&self.clone().nu(nu), &xs, &ys, ws.as_deref(), search).map(Some))?;
         Ok(nu_choice(curve, "neg_mse", xs.n(), search, t))

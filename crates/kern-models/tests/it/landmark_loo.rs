@@ -7,6 +7,7 @@ use faer::Mat;
 use faer::linalg::solvers::Solve;
 use kern_core::{ClassTargets, KernelSpec, RealTargets, Samples, Targets, cross_gram, gram};
 use kern_models::landmark::{Landmarks, NystromRidgeParams};
+use kern_models::ridge::Selection;
 use kern_testkit::data::{blobs, uniform};
 
 /// Relative agreement of the closed form with the refits, declared before running: both are
@@ -84,14 +85,17 @@ fn check_against_refits(p: &NystromRidgeParams, x: &Samples, y: &Targets, ycols:
         let want = brute_loo_mse(&p.kernel, x, ycols, &ch.centres, jitter, lambda, p.bias);
         assert!((mse - want).abs() <= REL * want, "λ {lambda:e}: closed form {mse:e}, refits {want:e}");
     }
-    // The choice is the curve's best, the smallest λ among equals.
-    let best = ch.selection.best;
-    assert_eq!(ch.lambda, ch.selection.grid[best]);
-    for k in 0..best {
-        assert!(
-            (ch.selection.error[k], ch.selection.mse[k]) > (ch.selection.error[best], ch.selection.mse[best])
-        );
-    }
+    // The choice is the curve's best, the smallest λ among equals, and it fits.
+    assert!(ch.skipped.is_empty(), "{:?}", ch.skipped);
+    assert_eq!(ch.selection.best, loo_argmin(&ch.selection));
+    assert_eq!(ch.lambda, ch.selection.grid[ch.selection.best]);
+}
+
+/// The unrestricted leave-one-out argmin: the smallest (error, mean squared residual), the first among
+/// equals.
+fn loo_argmin(s: &Selection) -> usize {
+    let key = |k: usize| (s.error[k], s.mse[k]);
+    (0..s.grid.len()).fold(0, |b, k| if key(k) < key(b) { k } else { b })
 }
 
 #[test]
@@ -132,21 +136,69 @@ fn training_with_the_chosen_lambda_is_the_scored_model() {
     ] {
         let p = p.seed(11);
         let ch = p.choose_lambda(&x, &y, None).unwrap();
+        assert!(ch.skipped.is_empty(), "{:?}", ch.skipped);
+        assert_eq!(ch.selection.best, loo_argmin(&ch.selection), "the argmin fits: it is the choice");
         let chosen = NystromRidgeParams { lambda: ch.lambda, ..p.clone() };
         let a = chosen.fit_with_centres(&x, &y, &ch.centres).unwrap();
         let b = chosen.fit_targets(&x, &y).unwrap();
         assert_eq!(a.centre_indices(), &ch.centres[..]);
         assert_eq!(a, b, "the choice's centres are the fit's");
         assert_eq!(a.lambda(), ch.lambda);
+        // The choice's own model is that fit, bit for bit: centres selected once, as a separate
+        // selection gives them.
+        assert_eq!(
+            kern_models::persist::to_bytes(&ch.model).unwrap(),
+            kern_models::persist::to_bytes(&b).unwrap()
+        );
         // Same seed, same bits.
         let mut again = p.choose_lambda(&x, &y, None).unwrap();
-        again.seconds = ch.seconds;
+        (again.seconds, again.fit_seconds) = (ch.seconds, ch.fit_seconds);
         assert_eq!(again, ch);
         let bits = |c: &kern_models::landmark::LandmarkLambdaChoice| {
             c.selection.mse.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
         };
         assert_eq!(bits(&again), bits(&ch));
     }
+}
+
+/// A width far above the data's scale (σ = 50 on the unit cube): the best λ by leave-one-out is so
+/// small that the fit's normal equations are not numerically positive definite. The choice passes over
+/// every λ that ranks above the chosen one and fails, reports them, and returns the best λ whose fit
+/// succeeds, with that fit.
+#[test]
+fn a_lambda_whose_fit_fails_is_passed_over() {
+    let x = uniform(3000, 10, 1.0, 21);
+    let names: Vec<String> = x
+        .rows()
+        .enumerate()
+        .map(|(i, r)| {
+            let v = (3.0 * r[0]).sin() + r[1] * r[2] + 0.3 * ((i * 7919 % 13) as f64 / 6.0 - 1.0);
+            if v > 0.8 { "a" } else { "b" }.to_string()
+        })
+        .collect();
+    let y = Targets::Classes(ClassTargets::from_labels(&names).unwrap());
+    let p =
+        NystromRidgeParams::lssvm("gaussian:sigma=50".parse().unwrap(), 1.0, Landmarks::Random { m: 300 })
+            .seed(1);
+    let ch = p.choose_lambda(&x, &y, None).unwrap();
+    let s = &ch.selection;
+    let at = |lambda: f64| NystromRidgeParams { lambda, ..p.clone() };
+    assert!(!ch.skipped.is_empty(), "the poor width's argmin fits: no case for the test");
+    assert_eq!(ch.skipped[0].lambda, s.grid[loo_argmin(s)], "the argmin is tried first");
+    assert!(ch.skipped[0].reason.contains("positive definite"), "{}", ch.skipped[0].reason);
+    assert!(at(ch.skipped[0].lambda).fit_targets(&x, &y).is_err(), "the argmin alone fails");
+    // Skipped: exactly the λ values ranked above the chosen one (all of which failed).
+    let ranks_above = |k: usize| {
+        let (a, b) = ((s.error[k], s.mse[k]), (s.error[s.best], s.mse[s.best]));
+        a < b || (a == b && k < s.best)
+    };
+    let mut above: Vec<f64> = (0..s.grid.len()).filter(|&k| ranks_above(k)).map(|k| s.grid[k]).collect();
+    let mut skipped: Vec<f64> = ch.skipped.iter().map(|k| k.lambda).collect();
+    above.sort_by(f64::total_cmp);
+    skipped.sort_by(f64::total_cmp);
+    assert_eq!(skipped, above);
+    assert_eq!(ch.lambda, s.grid[s.best]);
+    assert_eq!(ch.model, at(ch.lambda).fit_targets(&x, &y).unwrap(), "the chosen λ fits, to this model");
 }
 
 #[test]
