@@ -430,6 +430,18 @@ pub fn targets(ds: &Dataset, regression: bool) -> Result<Targets, CliError> {
 }
 
 /// The most classes `svc` trains without `--allow-many-classes`.
+///
+/// ```
+/// use kern_cli::kinds::{check_classes, MAX_CLASSES};
+/// use kern_core::{io::Dataset, Samples};
+/// let classes = |k: usize| {
+///     let x = Samples::from_flat((0..k).map(|i| i as f64).collect(), k, 1).unwrap();
+///     Dataset::new(x, (0..k).map(|i| i.to_string()).collect(), vec![])
+/// };
+/// assert!(check_classes(&classes(MAX_CLASSES), false).is_ok());
+/// assert!(check_classes(&classes(MAX_CLASSES + 1), false).is_err());
+/// assert!(check_classes(&classes(MAX_CLASSES + 1), true).is_ok()); // --allow-many-classes
+/// ```
 pub const MAX_CLASSES: usize = 100;
 
 /// Refuses class labels that look like regression targets (non-integer numbers) or too many classes

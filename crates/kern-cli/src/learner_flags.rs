@@ -39,18 +39,60 @@ use kern_sparse::SolveOptions;
 use kern_tune::grid::ParamPoint;
 
 /// LIBSVM's default ν (`svm-train -n`), of nu-svc, nu-svr and one-class when `--nu` is not given.
+///
+/// ```
+/// # use clap::Parser;
+/// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+/// use kern_cli::learner_flags::DEFAULT_NU;
+/// let given = Cli::try_parse_from(["train", "--model", "one-class", "--kernel", "linear", "--nu", "0.2"])?;
+/// let default = Cli::try_parse_from(["train", "--model", "one-class", "--kernel", "linear"])?;
+/// assert_eq!((given.learner.nu_value(), default.learner.nu_value()), (0.2, DEFAULT_NU));
+/// assert_eq!(DEFAULT_NU, 0.5); // svm-train's -n default
+/// # Ok::<(), clap::Error>(())
+/// ```
 pub const DEFAULT_NU: f64 = 0.5;
 
 /// LIBSVM's default tube half-width ε (`svm-train -p`), of epsilon-svr when `--epsilon-tube` is not
 /// given.
+///
+/// ```
+/// # use clap::Parser;
+/// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+/// use kern_cli::learner_flags::DEFAULT_EPSILON_TUBE;
+/// let given = Cli::try_parse_from(["train", "--model", "svr", "--kernel", "linear", "--epsilon-tube", "0.3"])?;
+/// let default = Cli::try_parse_from(["train", "--model", "svr", "--kernel", "linear"])?;
+/// assert_eq!((given.learner.epsilon_value(), default.learner.epsilon_value()), (0.3, DEFAULT_EPSILON_TUBE));
+/// assert_eq!(DEFAULT_EPSILON_TUBE, 0.1); // svm-train's -p default
+/// # Ok::<(), clap::Error>(())
+/// ```
 pub const DEFAULT_EPSILON_TUBE: f64 = 0.1;
 
 /// LIBSVM's default kernel cache in megabytes (`svm-train -m`), of the SVMs when `--cache-mb` is not
 /// given.
+///
+/// ```
+/// # use clap::Parser;
+/// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+/// use kern_cli::learner_flags::DEFAULT_CACHE_MB;
+/// let cli = Cli::try_parse_from(["train", "--model", "svc", "--kernel", "linear"])?;
+/// assert_eq!((cli.learner.cache_mb_value(), cli.learner.solver().cache_mb), (DEFAULT_CACHE_MB, DEFAULT_CACHE_MB));
+/// assert_eq!(DEFAULT_CACHE_MB, 100.0); // svm-train's -m default
+/// # Ok::<(), clap::Error>(())
+/// ```
 pub const DEFAULT_CACHE_MB: f64 = 100.0;
 
 /// The stopping tolerance of the iterative solvers of lssvm and krr (and of the landmark models)
 /// when `--tol` is not given.
+///
+/// ```
+/// # use clap::Parser;
+/// # #[derive(Parser)] struct Cli { #[command(flatten)] learner: kern_cli::learner_flags::LearnerFlags }
+/// use kern_cli::learner_flags::DEFAULT_RIDGE_TOL;
+/// let given = Cli::try_parse_from(["train", "--model", "lssvm", "--kernel", "linear", "--tol", "1e-9"])?;
+/// let default = Cli::try_parse_from(["train", "--model", "lssvm", "--kernel", "linear"])?;
+/// assert_eq!((given.learner.ridge_tol(), default.learner.ridge_tol()), (1e-9, DEFAULT_RIDGE_TOL));
+/// # Ok::<(), clap::Error>(())
+/// ```
 pub const DEFAULT_RIDGE_TOL: f64 = 1e-6;
 
 /// The flags of a learner that `kern train` and `kern cv` share (each command adds its own: `kern

@@ -26,4 +26,13 @@ pub mod kinds;
 pub mod learner_flags;
 
 /// The error type of the commands: any error, shown with its chain of causes.
+///
+/// ```
+/// use kern_cli::CliError;
+/// // Library errors and plain messages both become one; the message is kept as written.
+/// let e: CliError = "no such file".into();
+/// assert_eq!(e.to_string(), "no such file");
+/// let parsed: Result<f64, CliError> = "x1".parse::<f64>().map_err(CliError::from);
+/// assert_eq!(parsed.unwrap_err().to_string(), "invalid float literal");
+/// ```
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;

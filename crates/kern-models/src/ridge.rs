@@ -353,7 +353,7 @@ impl DualParts {
             lambda: self.lambda,
             path: self.path,
             selection: None,
-            factor_seconds: 0.0,
+            factor_seconds: RunSeconds(0.0),
             solver: self.solver,
             pcg: self.pcg,
         }
@@ -374,18 +374,36 @@ pub(crate) struct Fitted {
     pub path: SolvePath,
     pub selection: Option<Selection>,
     /// Seconds spent in factorizations / the eigendecomposition (or the conjugate-gradient solves).
-    /// Saved as 0: a wall time in the payload would make every saved model differ from the last (same
-    /// data, same seed, any thread count).
-    #[serde(serialize_with = "zero_seconds")]
-    pub factor_seconds: f64,
+    pub factor_seconds: RunSeconds,
     /// The solver used: direct, or iterative (conjugate gradients).
     pub solver: Solver,
     /// With the iterative solver, the worst report over the right-hand sides.
     pub pcg: Option<PcgReport>,
 }
 
-fn zero_seconds<S: serde::Serializer>(_: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_f64(0.0)
+/// A wall time of the fit run: a fact of the run, not of the model. Saved as 0 (a wall time in the
+/// payload would make every saved model differ from the last: same data, same seed, any thread count;
+/// the field keeps its place in the format) and equal to any other, so that a model equals itself
+/// after a save and load, and models compare by what they predict with.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RunSeconds(pub f64);
+
+impl PartialEq for RunSeconds {
+    fn eq(&self, _: &RunSeconds) -> bool {
+        true
+    }
+}
+
+impl Serialize for RunSeconds {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_f64(0.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for RunSeconds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        f64::deserialize(d).map(RunSeconds)
+    }
 }
 
 impl Fitted {
@@ -663,7 +681,7 @@ pub(crate) fn fit(p: Problem<'_>) -> Result<Fitted> {
             lambda,
             path,
             selection,
-            factor_seconds,
+            factor_seconds: RunSeconds(factor_seconds),
             solver,
             pcg,
         }

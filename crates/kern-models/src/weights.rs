@@ -98,6 +98,23 @@ pub(crate) fn positive<'a>(x: &'a Samples, y: Option<&'a Targets>, w: &'a Sample
 }
 
 /// Learners that take one weight per training sample (module docs for what a weight means).
+///
+/// ```
+/// use kern_core::{ClassTargets, Samples, Targets, learner::{Fit, Model}};
+/// use kern_models::svm::SvcParams;
+/// use kern_models::weights::{FitWeighted, SampleWeights};
+/// let x = Samples::from_rows(&[[0.0], [1.0], [2.6], [3.0], [4.0]])?;
+/// let y = Targets::Classes(ClassTargets::from_labels(&["a", "a", "a", "b", "b"])?);
+/// let p = SvcParams::new("linear".parse()?).c(10.0);
+/// // Weight 0 leaves a sample out: the machine of the other four.
+/// let w = p.fit_weighted(&x, &y, &SampleWeights::new(vec![1.0, 1.0, 0.0, 1.0, 1.0])?)?;
+/// let keep = [0, 1, 3, 4];
+/// let y4 = Targets::Classes(ClassTargets::from_labels(&["a", "a", "b", "b"])?);
+/// let four = p.fit(&x.select(&keep)?, &y4)?;
+/// let probe = Samples::from_rows(&[[1.5], [1.9], [2.2], [2.8]])?;
+/// assert_eq!(w.predict(&probe)?, four.predict(&probe)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait FitWeighted: Fit<Targets, Error = ModelsError> {
     /// Trains on `x` and `y` with sample weights `w` (one per sample).
     ///

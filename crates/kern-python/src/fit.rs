@@ -343,7 +343,8 @@ pub fn fit_lssvm(
     Ok(Model { inner: m.into() })
 }
 
-/// Trains kernel PCA with `k` components (`solver`: `auto`, `dense` or `krylov`).
+/// Trains kernel PCA with `k` components (`solver`: `auto`, `dense` or `krylov`); `kernel_spec =
+/// "precomputed"`: `x` is the kernel matrix, and the model's `transform` reads kernel rows `K(Z, X)`.
 #[pyfunction]
 #[pyo3(signature = (x, kernel_spec, k, solver, tol, seed, n_jobs))]
 #[allow(clippy::too_many_arguments)]
@@ -357,15 +358,18 @@ pub fn fit_kpca(
     seed: u64,
     n_jobs: Option<i64>,
 ) -> PyResult<Model> {
-    let x = samples(x)?;
+    let x = input(x, None, kernel_spec)?;
     let solver = match solver {
         "auto" => EigenSolver::Auto,
         "dense" => EigenSolver::Dense,
         "krylov" | "arpack" | "randomized" => EigenSolver::Krylov,
         s => return Err(value_error(format!("unknown eigen_solver {s:?}; valid: auto, dense, krylov"))),
     };
-    let p = KernelPcaParams::new(kernel(kernel_spec)?, k).solver(solver).tol(tol).seed(seed);
-    let m = run(py, n_jobs, || p.fit(&x))?;
+    let p = KernelPcaParams::new(x.kernel(), k).solver(solver).tol(tol).seed(seed);
+    let m = match &x {
+        Input::Samples(x, _) => run(py, n_jobs, || p.fit(x))?,
+        Input::Gram(g) => run(py, n_jobs, || p.fit_precomputed(g))?,
+    };
     Ok(Model { inner: m.into() })
 }
 

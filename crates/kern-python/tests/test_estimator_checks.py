@@ -28,6 +28,7 @@ ESTIMATORS = [
     kern.SVR(kernel="precomputed"),
     kern.NuSVR(kernel="precomputed"),
     kern.OneClassSVM(kernel="precomputed"),
+    kern.KernelPCA(n_components=2, kernel="precomputed"),
     kern.RailwaySVC(random_state=0),
     kern.KernelRidge(),
     kern.LSSVC(alpha=0.1),

@@ -1,12 +1,14 @@
 """scikit-learn's pairwise kernels ('laplacian', 'chi2', 'cosine'), multi-output and callable-kernel
-`KernelRidge`, and `KernelPCA`'s component semantics and pre-image map, each against scikit-learn."""
+`KernelRidge`, and `KernelPCA`'s component semantics, pre-image map, and precomputed and callable
+kernels, each against scikit-learn."""
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_diabetes
+import scipy.sparse as sp
+from sklearn.datasets import load_diabetes, load_digits, load_iris
 from sklearn.decomposition import KernelPCA as SkKernelPCA
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
-from sklearn.metrics.pairwise import chi2_kernel, cosine_similarity, laplacian_kernel
+from sklearn.metrics.pairwise import chi2_kernel, cosine_similarity, laplacian_kernel, rbf_kernel
 
 import kern
 from kern import _kern
@@ -103,6 +105,8 @@ def test_kernel_ridge_callable_and_precomputed(data):
     ref = SkKernelRidge(alpha=0.5, kernel="precomputed").fit(k, y[:, 0])
     assert rel(ours.dual_coef_, ref.dual_coef_) <= 1e-8
     assert rel(ours.predict(kt), ref.predict(kt)) <= 1e-8
+    with pytest.raises(TypeError, match="dense data is required"):
+        kern.KernelRidge(alpha=0.5, kernel="precomputed").fit(sp.csr_matrix(k), y[:, 0])
     # The native laplacian gives the same model as its precomputed matrix.
     native = kern.KernelRidge(alpha=0.5, kernel="laplacian").fit(x, y[:, 0])
     assert rel(native.predict(xt), ours.predict(kt)) <= 1e-8
@@ -139,15 +143,22 @@ def test_kernel_pca_agrees_with_sklearn(diabetes, params, n_components):
     samples), eigenvalues, eigenvectors and projections up to each component's sign."""
     x = diabetes[:150]
     xt = diabetes[150:200]
-    ours = kern.KernelPCA(n_components, **params).fit(x)
-    ref = SkKernelPCA(n_components, **params).fit(x)
+    assert_same_kpca(kern.KernelPCA(n_components, **params), SkKernelPCA(n_components, **params), x, xt)
+
+
+def assert_same_kpca(ours, ref, x, xt, x_test=None):
+    """Fits both on `x` and checks the same number of components, eigenvalues to 1e-8 and the
+    projections of `xt` (by `ours`; of `x_test` by `ref`, default `xt`) and of the training samples to
+    1e-6, relative, up to each component's sign."""
+    ours.fit(x)
+    ref.fit(x)
     assert ours.eigenvalues_.shape == ref.eigenvalues_.shape
     big = ref.eigenvalues_ > 1e-8 * ref.eigenvalues_[0]  # eigenvectors of (near-)zero eigenvalues are arbitrary
     assert rel(ours.eigenvalues_[big], ref.eigenvalues_[big]) <= 1e-8
     # Projections of distinct eigenvalues only (a repeated eigenvalue's basis is arbitrary).
     gaps = np.diff(ref.eigenvalues_[big]) / ref.eigenvalues_[0]
     distinct = np.flatnonzero(big)[: np.argmax(np.append(-gaps < 1e-6, True)) + 1]
-    zt, zr = ours.transform(xt), ref.transform(xt)
+    zt, zr = ours.transform(xt), ref.transform(xt if x_test is None else x_test)
     assert zt.shape == zr.shape
     assert rel(align(zt[:, distinct], zr[:, distinct]), zr[:, distinct]) <= 1e-6
     z, zf = ours.fit_transform(x), ref.fit_transform(x)
@@ -198,3 +209,102 @@ def test_kernel_pca_pairwise_kernels(name, kfun):
     if name == "cosine":
         named = SkKernelPCA(3, kernel="cosine").fit(x)
         assert rel(ours.eigenvalues_, named.eigenvalues_) <= 1e-8
+
+
+# --- KernelPCA with kernel="precomputed" and callable kernels -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def digits():
+    x = load_digits().data
+    return x[:200], x[200:260]
+
+
+def rbf_pair(a, b, gamma=1.0):
+    """The Gaussian kernel of one pair of samples, as a callable kernel (scikit-learn calls it per pair)."""
+    return np.exp(-gamma * np.sum((a - b) ** 2))
+
+
+@pytest.mark.parametrize(
+    "eigen_solver, n_components", [("dense", None), ("dense", 3), ("dense", 10), ("arpack", 3), ("arpack", 10)]
+)
+def test_kernel_pca_precomputed_agrees_with_sklearn(digits, eigen_solver, n_components):
+    """The kernel matrix of digits: kern's precomputed kernel PCA against scikit-learn's (the same
+    KernelCenterer centring of `K(X_test, X)`), with each eigensolver against scikit-learn's dense one
+    (the Krylov solver for a few components)."""
+    x, xt = digits
+    k, kt = rbf_kernel(x, x, gamma=1e-3), rbf_kernel(xt, x, gamma=1e-3)
+    ours = kern.KernelPCA(n_components, kernel="precomputed", eigen_solver=eigen_solver, random_state=0)
+    assert_same_kpca(ours, SkKernelPCA(n_components, kernel="precomputed"), k, kt)
+    assert ours.kernel_spec_ == "precomputed" and np.isnan(ours.gamma_)
+    np.testing.assert_array_equal(ours.X_fit_, k)
+
+
+@pytest.mark.parametrize("n_components", [4, 20])
+def test_kernel_pca_precomputed_equals_kernel_by_name(digits, n_components):
+    """kern's own Gram matrix given as 'precomputed' is the model of the kernel by name: the same
+    eigenproblem, so the same eigenvalues, and the same signs of the components (leading components
+    only: the eigenvectors of near-zero eigenvalues are not determined to rounding)."""
+    x, xt = digits
+    named = kern.KernelPCA(n_components, kernel="rbf", gamma=1e-3).fit(x)
+    k, kt = kern.gram(x, kernel="rbf", gamma=1e-3), kern.gram(xt, x, kernel="rbf", gamma=1e-3)
+    pre = kern.KernelPCA(n_components, kernel="precomputed").fit(k)
+    assert pre.eigenvalues_.shape == named.eigenvalues_.shape
+    assert rel(pre.eigenvalues_, named.eigenvalues_) <= 1e-12
+    assert rel(pre.transform(kt), named.transform(xt)) <= 1e-10
+    assert rel(pre.fit_transform(k), named.fit_transform(x)) <= 1e-10
+
+
+def test_kernel_pca_callable_agrees_with_sklearn_and_name():
+    """A callable kernel is evaluated per pair of samples with `kernel_params`, as scikit-learn's
+    `pairwise_kernels` does: kern's model is scikit-learn's, and the one of the kernel by name."""
+    iris = load_iris().data
+    x, xt = iris[::2], iris[1::2]
+    ours = kern.KernelPCA(3, kernel=rbf_pair, kernel_params={"gamma": 0.4})
+    assert_same_kpca(ours, SkKernelPCA(3, kernel=rbf_pair, kernel_params={"gamma": 0.4}), x, xt)
+    assert ours.kernel_spec_ == "callable"
+    named = kern.KernelPCA(3, kernel="rbf", gamma=0.4).fit(x)
+    assert rel(ours.eigenvalues_, named.eigenvalues_) <= 1e-10
+    assert rel(ours.transform(xt), named.transform(xt)) <= 1e-8
+
+
+def test_kernel_pca_callable_inverse_transform_agrees_with_sklearn(diabetes):
+    """The pre-image map of a callable kernel: the callable on the projections, as scikit-learn."""
+    x = diabetes[:80]
+    kw = dict(kernel=rbf_pair, kernel_params={"gamma": 2.0}, fit_inverse_transform=True, alpha=0.05)
+    ours, ref = kern.KernelPCA(4, **kw).fit(x), SkKernelPCA(4, **kw).fit(x)
+    assert rel(ours.dual_coef_, ref.dual_coef_) <= 1e-6
+    back, back_ref = ours.inverse_transform(ours.transform(x)), ref.inverse_transform(ref.transform(x))
+    assert rel(back, back_ref) <= 1e-6
+
+
+def test_kernel_pca_precomputed_pickles(digits):
+    import pickle
+
+    x, xt = digits
+    k, kt = rbf_kernel(x, x, gamma=1e-3), rbf_kernel(xt, x, gamma=1e-3)
+    m = kern.KernelPCA(3, kernel="precomputed").fit(k)
+    again = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(again.transform(kt), m.transform(kt))
+
+
+def test_kernel_pca_user_kernel_errors(digits):
+    x, xt = digits
+    k, kt = rbf_kernel(x[:30], x[:30]), rbf_kernel(xt, x[:30])
+    # As scikit-learn, with its message: a kernel matrix has no input space to map back to.
+    for ours in (kern.KernelPCA(2, kernel="precomputed", fit_inverse_transform=True),
+                 SkKernelPCA(2, kernel="precomputed", fit_inverse_transform=True)):
+        with pytest.raises(ValueError, match="^Cannot fit_inverse_transform with a precomputed kernel.$"):
+            ours.fit(k)
+    with pytest.raises(ValueError, match="square"):
+        kern.KernelPCA(2, kernel="precomputed").fit(kt)
+    asym = k.copy()
+    asym[0, 1] += 0.5
+    with pytest.raises(ValueError, match="symmetric"):
+        kern.KernelPCA(2, kernel="precomputed").fit(asym)
+    m = kern.KernelPCA(2, kernel="precomputed").fit(k)
+    with pytest.raises(ValueError, match="features"):
+        m.transform(kt[:, :29])  # one training sample's column missing
+    with pytest.raises(TypeError):
+        kern.KernelPCA(2, kernel="precomputed").fit(sp.csr_matrix(k))
+    assert not m.__sklearn_tags__().input_tags.sparse and m.__sklearn_tags__().input_tags.pairwise

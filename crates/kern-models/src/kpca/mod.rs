@@ -44,9 +44,10 @@ pub(crate) mod op;
 use crate::error::{ModelsError, Result};
 use crate::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand};
 use crate::persist::Persist;
+use crate::svm::KernelMatrix;
 use eigen::{KrylovOptions, top_eigenpairs};
 use faer::{Mat, Side};
-use kern_core::{Kernel, KernelSpec, Samples};
+use kern_core::{Kernel, KernelSpec, Linear, Samples};
 use kern_sparse::GramMatrix;
 use op::{Centred, GramOp};
 use rayon::prelude::*;
@@ -192,22 +193,7 @@ impl KernelPcaParams {
 
     /// Computes the Gram matrix on the chosen path, its top `k` centred eigenpairs, and the model.
     pub fn fit(&self, x: &Samples) -> Result<KernelPca> {
-        let n = x.n();
-        let k = self.components;
-        if k == 0 || k > n {
-            return Err(ModelsError::Param {
-                name: "components",
-                value: k as f64,
-                reason: "must be between 1 and the number of samples",
-            });
-        }
-        if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(ModelsError::Param {
-                name: "tol",
-                value: self.tol,
-                reason: "must be finite and > 0",
-            });
-        }
+        self.check(x.n())?;
         self.kernel.check_samples(x)?;
         let path = choose_path(&self.kernel, x, self.path)?;
         if let (SolvePath::Sparse, Some(c), false) = (path, self.kernel.support_radius(), x.is_sparse()) {
@@ -223,6 +209,60 @@ impl KernelPcaParams {
         }
         let gram = build_gram(&self.kernel, x, path)?;
         self.fit_gram(x, gram, path)
+    }
+
+    /// Kernel PCA of a kernel matrix the caller computed (scikit-learn's `kernel="precomputed"`): the
+    /// same centring, eigensolvers and model as [`fit`](Self::fit); the parameters' kernel is not used.
+    ///
+    /// The model's training points are the unit vectors `e_1, …, e_n` under the linear kernel, so that
+    /// [`KernelPca::transform`] reads kernel rows: row `r` of its input holds `k(z_r, x_j)` in column
+    /// `j − 1` (the `m × n` matrix `K(Z, X)`), and `⟨row, e_j⟩` is that entry exactly.
+    ///
+    /// ```
+    /// use kern_models::kpca::KernelPcaParams;
+    /// use kern_models::svm::KernelMatrix;
+    /// use kern_models::Samples;
+    /// let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 0.2], [2.0, -0.1], [3.5, 0.4], [4.0, 0.0]])?;
+    /// let p = KernelPcaParams::new("gaussian:sigma=2".parse()?, 2);
+    /// let k = KernelMatrix::new(kern_core::gram::gram(&p.kernel, &x)?)?;
+    /// let pre = p.fit_precomputed(&k)?;
+    /// let named = p.fit(&x)?;
+    /// let (a, b) = (pre.transform(&Samples::from_faer(k.as_mat())?)?, named.transform(&x)?);
+    /// for c in 0..2 {
+    ///     assert!((pre.eigenvalues()[c] - named.eigenvalues()[c]).abs() <= 1e-12 * named.eigenvalues()[0]);
+    ///     for i in 0..5 {
+    ///         assert!((a[(i, c)] - b[(i, c)]).abs() <= 1e-10); // same projections, same signs
+    ///     }
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_precomputed(&self, k: &KernelMatrix) -> Result<KernelPca> {
+        let n = k.n();
+        self.check(n)?;
+        let units: Vec<(usize, usize, f64)> = (0..n).map(|i| (i, i, 1.0)).collect();
+        let units = Samples::from_triplets(n, n, &units)?;
+        let linear = KernelPcaParams { kernel: KernelSpec::Linear(Linear), ..self.clone() };
+        linear.fit_gram(&units, GramMatrix::Dense(k.as_mat().to_owned()), SolvePath::Dense)
+    }
+
+    /// Checks the component count against `n` samples and the tolerance.
+    fn check(&self, n: usize) -> Result<()> {
+        let k = self.components;
+        if k == 0 || k > n {
+            return Err(ModelsError::Param {
+                name: "components",
+                value: k as f64,
+                reason: "must be between 1 and the number of samples",
+            });
+        }
+        if !(self.tol.is_finite() && self.tol > 0.0) {
+            return Err(ModelsError::Param {
+                name: "tol",
+                value: self.tol,
+                reason: "must be finite and > 0",
+            });
+        }
+        Ok(())
     }
 
     /// [`fit`](Self::fit) on a Gram matrix already computed for `x` with this kernel.

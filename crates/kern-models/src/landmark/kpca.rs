@@ -150,6 +150,21 @@ impl NystromKpcaParams {
 }
 
 /// A trained Nyström kernel PCA (module docs): the centres, the projection `W` and offsets.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_models::kpca::KernelPcaParams;
+/// use kern_models::landmark::{Landmarks, NystromKpcaParams};
+/// let x = Samples::from_flat((0..40).map(|i| (i as f64 * 0.61).sin()).collect(), 20, 2)?;
+/// let k = "gaussian:sigma=0.8".parse()?;
+/// // Every sample a centre: the Nyström approximation is the kernel itself (up to a tiny jitter).
+/// let ny = NystromKpcaParams::new(k, 3, Landmarks::Random { m: 20 }).fit(&x)?;
+/// let exact = KernelPcaParams::new(ny.kernel().clone(), 3).fit(&x)?;
+/// for (a, b) in ny.eigenvalues().iter().zip(exact.eigenvalues()) {
+///     assert!((a - b).abs() <= 1e-8 * exact.eigenvalues()[0]);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NystromKpca {
     kernel: KernelSpec,

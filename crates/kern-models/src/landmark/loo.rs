@@ -50,6 +50,21 @@ use std::time::Instant;
 
 /// λ chosen by exact leave-one-out for fixed centres ([`NystromRidgeParams::choose_lambda`]), and the
 /// model fitted with it.
+///
+/// ```
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_models::landmark::{Landmarks, NystromRidgeParams};
+/// let x = Samples::from_flat((0..80).map(|i| (i as f64 * 0.29).cos()).collect(), 40, 2)?;
+/// let y = Targets::Real(RealTargets::new(x.rows().map(|r| r[0] * r[1]).collect())?);
+/// let p = NystromRidgeParams::krr("gaussian:sigma=1".parse()?, 1.0, Landmarks::Random { m: 7 });
+/// let ch = p.choose_lambda(&x, &y, Some(&[0.01, 0.1, 1.0]))?;
+/// let s = &ch.selection;
+/// assert!(ch.skipped.is_empty()); // every λ fits here, so the choice is the best by leave-one-out
+/// assert_eq!(ch.lambda, s.grid[s.best]);
+/// assert!(s.mse.iter().all(|&e| e >= s.mse[s.best]));
+/// assert_eq!(ch.centres.len(), 7);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LandmarkLambdaChoice {
     /// The chosen λ (`selection.grid[selection.best]`): the best by leave-one-out among those whose fit

@@ -59,8 +59,24 @@ use kern_core::{KernelSpec, Samples, gram, memory};
 use serde::{Deserialize, Serialize};
 
 /// The smallest default FVS pool.
+///
+/// ```
+/// use kern_models::landmark::{landmark_candidates, Landmarks, MIN_POOL};
+/// // Five centres of many samples: the default pool is MIN_POOL samples, not 5 · 5.
+/// let pool = landmark_candidates(3 * MIN_POOL, Landmarks::Fvs { m: 5, pool: None }, 0)?;
+/// assert_eq!(pool.len(), MIN_POOL);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub const MIN_POOL: usize = 10_000;
 /// The default FVS pool is this many times the number of centres (at least [`MIN_POOL`]).
+///
+/// ```
+/// use kern_models::landmark::{landmark_candidates, Landmarks, MIN_POOL, POOL_PER_CENTRE};
+/// let m = MIN_POOL / POOL_PER_CENTRE + 1; // enough centres for the pool to grow past MIN_POOL
+/// let pool = landmark_candidates(10 * MIN_POOL, Landmarks::Fvs { m, pool: None }, 0)?;
+/// assert_eq!(pool.len(), POOL_PER_CENTRE * m);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
 pub const POOL_PER_CENTRE: usize = 5;
 
 /// How the `m` centres are chosen.

@@ -638,6 +638,14 @@ pub(crate) const PROFILE_FLOPS: f64 = 150.0;
 /// d = 2: `1/63`). Left at 64 (the measurements spread by 2×; a smaller value would make Auto try CG,
 /// then give it up by its rate, more often). A fixed number, so that every process makes the same
 /// choice (module docs, "Solve").
+///
+/// ```
+/// use kern_models::landmark::{solve_flops, KEPT_READ_FLOPS};
+/// // An iteration that reads kept blocks costs n·m·(4r + KEPT_READ_FLOPS), whatever the dimension.
+/// for d in [2, 28, 500] {
+///     assert_eq!(solve_flops(1000, 50, d, 2, true).0, 1000.0 * 50.0 * (8.0 + KEPT_READ_FLOPS));
+/// }
+/// ```
 pub const KEPT_READ_FLOPS: f64 = 64.0;
 
 /// The fewest conjugate-gradient iterations [`NystromSolve::Auto`] expects: when the direct solve costs
@@ -656,6 +664,14 @@ pub const KEPT_READ_FLOPS: f64 = 64.0;
 /// So a direct solve that costs at most 64 iterations is never slower than CG on these sets. Above
 /// that, CG runs and is given up as soon as its rate predicts more iterations than the direct solve
 /// costs ([`RATE_WARMUP`]).
+///
+/// ```
+/// use kern_models::landmark::{solve_flops, EXPECTED_ITERATIONS};
+/// // Few centres: the direct solve costs fewer iterations than expected, so Auto takes it at once;
+/// // many centres: it costs more, and CG runs first.
+/// let k_star = |m| { let (it, direct) = solve_flops(100_000, m, 2, 1, false); (direct / it).ceil() as usize };
+/// assert!(k_star(200) <= EXPECTED_ITERATIONS && k_star(20_000) > EXPECTED_ITERATIONS);
+/// ```
 pub const EXPECTED_ITERATIONS: usize = 64;
 
 /// Conjugate-gradient iterations [`NystromSolve::Auto`] runs before it judges their rate: from then
@@ -1088,6 +1104,20 @@ fn scale_in_place(mut v: MatMut<'_, f64>, s: f64) {
 
 /// A trained Nyström kernel ridge or LS-SVM model: `f_t(x) = b_t + Σ_j α_jt k(x, c_j)` (module docs).
 /// Stores the centres and coefficients only.
+///
+/// ```
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_models::landmark::{Landmarks, NystromRidge, NystromRidgeParams};
+/// use kern_models::persist::{from_bytes, to_bytes};
+/// let x = Samples::from_flat((0..60).map(|i| (i as f64 * 0.37).sin()).collect(), 30, 2)?;
+/// let y = Targets::Real(RealTargets::new(x.rows().map(|r| r[0] + r[1]).collect())?);
+/// let m = NystromRidgeParams::krr("gaussian:sigma=1".parse()?, 0.1, Landmarks::Random { m: 6 }).fit_targets(&x, &y)?;
+/// assert_eq!(m.centres().n(), 6);
+/// let back: NystromRidge = from_bytes(&to_bytes(&m)?, "<bytes>")?;
+/// assert_eq!(back, m); // the whole model survives a save and load
+/// assert_eq!(back.predict(&x)?, m.predict(&x)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NystromRidge {
     kernel: KernelSpec,

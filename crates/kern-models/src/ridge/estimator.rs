@@ -134,7 +134,7 @@ macro_rules! ridge_estimator {
 
             /// Seconds spent in Cholesky factorizations / the eigendecomposition during training.
             pub fn factor_seconds(&self) -> f64 {
-                self.0.factor_seconds
+                self.0.factor_seconds.0
             }
 
             /// The solver the model was trained with: [`Solver::Direct`](kern_sparse::Solver::Direct) or

@@ -34,12 +34,47 @@ use serde::Serialize;
 use std::time::Instant;
 
 /// The width factors tried (module notes).
+///
+/// ```
+/// use kern_models::ridge::width::WIDTH_FACTORS;
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_models::krr::KernelRidgeParams;
+/// let x = Samples::from_flat((0..30).map(|i| i as f64 / 10.0).collect(), 30, 1)?;
+/// let y = Targets::Real(RealTargets::new((0..30).map(|i| (i as f64 / 10.0).sin()).collect())?);
+/// let ch = KernelRidgeParams::new("gaussian:sigma=0.1".parse()?).choose_width(&x, &y, 0)?;
+/// let tried: Vec<f64> = ch.curve.iter().map(|s| s.factor).collect();
+/// assert_eq!(tried, WIDTH_FACTORS);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const WIDTH_FACTORS: [f64; 5] = [1.0, 2.0, 4.0, 8.0, 16.0];
 
 /// The search's sample size: beyond it, a seeded subsample of this size.
+///
+/// ```
+/// use kern_models::ridge::width::WIDTH_POINTS;
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_models::krr::KernelRidgeParams;
+/// let x = Samples::from_flat((0..30).map(|i| i as f64 / 10.0).collect(), 30, 1)?;
+/// let y = Targets::Real(RealTargets::new((0..30).map(|i| (i as f64 / 10.0).sin()).collect())?);
+/// let ch = KernelRidgeParams::new("gaussian:sigma=0.1".parse()?).choose_width(&x, &y, 0)?;
+/// assert_eq!(ch.points, x.n().min(WIDTH_POINTS)); // 30 samples: all of them
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const WIDTH_POINTS: usize = 1000;
 
 /// One candidate width and its leave-one-out result.
+///
+/// ```
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_models::krr::KernelRidgeParams;
+/// let x = Samples::from_flat((0..30).map(|i| i as f64 / 10.0).collect(), 30, 1)?;
+/// let y = Targets::Real(RealTargets::new((0..30).map(|i| (i as f64 / 10.0).sin()).collect())?);
+/// let ch = KernelRidgeParams::new("gaussian:sigma=0.1".parse()?).choose_width(&x, &y, 0)?;
+/// let chosen = ch.curve.iter().find(|s| s.factor == ch.factor).unwrap();
+/// assert!(ch.curve.iter().all(|s| s.error >= chosen.error)); // the smallest error wins
+/// assert!(ch.curve.iter().all(|s| s.error == s.mse)); // values: the error is the squared residual
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WidthScore {
     /// The factor `f` of the width `f σ₀`.
@@ -54,6 +89,17 @@ pub struct WidthScore {
 
 /// A width chosen by [`crate::krr::KernelRidgeParams::choose_width`] or
 /// [`crate::lssvm::LsSvmParams::choose_width`].
+///
+/// ```
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_models::krr::KernelRidgeParams;
+/// let x = Samples::from_flat((0..30).map(|i| i as f64 / 10.0).collect(), 30, 1)?;
+/// let y = Targets::Real(RealTargets::new((0..30).map(|i| (i as f64 / 10.0).sin()).collect())?);
+/// let ch = KernelRidgeParams::new("gaussian:sigma=0.1".parse()?).choose_width(&x, &y, 0)?;
+/// // The chosen kernel is the given Gaussian, `factor` times wider.
+/// assert_eq!(ch.kernel.to_string(), format!("gaussian:sigma={}", 0.1 * ch.factor));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WidthChoice {
     /// The chosen kernel (the given Gaussian, `factor` times wider, in its own parametrization).

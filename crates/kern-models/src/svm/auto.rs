@@ -50,6 +50,20 @@ use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// How [`SvcParams::choose_c`] and the others search.
+///
+/// ```
+/// use kern_core::{ClassTargets, Samples};
+/// use kern_models::svm::{AutoSearch, SvcParams};
+/// let x = Samples::from_flat((0..40).map(|i| (i as f64 * 0.37).sin() + (i % 2) as f64 * 1.5).collect(), 20, 2)?;
+/// let y = ClassTargets::from_labels(&(0..20).map(|i| if i % 2 == 0 { "a" } else { "b" }).collect::<Vec<_>>())?;
+/// let s = AutoSearch { folds: 4, ..Default::default() };
+/// assert_eq!((AutoSearch::default().folds, AutoSearch::default().max_points), (5, 3000));
+/// let ch = SvcParams::new("gaussian:sigma=1".parse()?).choose_c(&x, &y, &s)?;
+/// assert_eq!((ch.folds, ch.points), (4, 20));
+/// // The same seed, the same folds, the same choice.
+/// assert_eq!(SvcParams::new("gaussian:sigma=1".parse()?).choose_c(&x, &y, &s)?.curve, ch.curve);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AutoSearch {
     /// Number of folds (default 5).
@@ -67,6 +81,19 @@ impl Default for AutoSearch {
 }
 
 /// A value chosen by cross-validation.
+///
+/// ```
+/// use kern_core::{ClassTargets, Samples};
+/// use kern_models::svm::{AutoSearch, SvcParams};
+/// let x = Samples::from_flat((0..40).map(|i| (i as f64 * 0.37).sin() + (i % 2) as f64 * 1.5).collect(), 20, 2)?;
+/// let y = ClassTargets::from_labels(&(0..20).map(|i| if i % 2 == 0 { "a" } else { "b" }).collect::<Vec<_>>())?;
+/// let ch = SvcParams::new("gaussian:sigma=1".parse()?).choose_c(&x, &y, &AutoSearch::default())?;
+/// assert_eq!((ch.parameter, ch.scoring), ("c", "accuracy"));
+/// assert!(ch.curve.windows(2).all(|w| w[0].0 < w[1].0)); // ascending values
+/// let best = ch.curve.iter().map(|c| c.1).fold(f64::MIN, f64::max);
+/// assert_eq!(ch.curve.iter().find(|c| c.0 == ch.value).unwrap().1, best); // the best score's value
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AutoChoice {
     /// `"c"` or `"nu"`.
@@ -88,6 +115,13 @@ pub struct AutoChoice {
 }
 
 /// The default grid of `C`: `10^{−1}` to `10³` in half-decades.
+///
+/// ```
+/// let g = kern_models::svm::c_grid();
+/// assert_eq!(g.len(), 9);
+/// assert!((g[0] - 0.1).abs() < 1e-15 && (g[8] - 1000.0).abs() < 1e-9);
+/// assert!(g.windows(2).all(|w| (w[1] / w[0] - 10f64.sqrt()).abs() < 1e-12));
+/// ```
 pub fn c_grid() -> Vec<f64> {
     (0..9).map(|i| 10f64.powf(-1.0 + 0.5 * i as f64)).collect()
 }
@@ -333,7 +367,6 @@ fn cv_score<P: FitWeighted + Clone>(
         }
     })
 }
-
 
 impl SvrParams {
     /// Chooses `C` by cross-validated mean squared error over the C grid (module notes).

@@ -249,3 +249,36 @@ fn the_python_packages_former_fvs_bytes_still_load() {
     // Re-saved, it is a kern model file of kind fvs.
     assert_eq!(any.to_bytes().unwrap(), file);
 }
+
+proptest::proptest! {
+    #![proptest_config(kern_testkit::proptest_config(12))]
+    /// A trained LS-SVM equals itself after a save and load, whole (`==` on every field, the fit's
+    /// wall time included: it is a fact of the run, not of the model), bare and in an envelope with
+    /// its scaling; with λ given or chosen by leave-one-out (the selection record travels too).
+    #[test]
+    fn lssvm_and_envelope_round_trips_are_equal(
+        coords in proptest::collection::vec(-3.0f64..3.0, 12..40),
+        sigma in 0.3f64..3.0,
+        lambda in proptest::option::of(1e-4f64..10.0),
+    ) {
+        use kern_models::schema::ModelEnvelope;
+        let n = coords.len() / 2;
+        let x = Samples::from_flat(coords[..2 * n].to_vec(), n, 2).unwrap();
+        let labels: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { -1.0 } else { 1.0 }).collect();
+        let y = BinaryTargets::from_f64(&labels).unwrap();
+        let p = LsSvmParams::new(format!("gaussian:sigma={sigma}").parse().unwrap());
+        let m = match lambda {
+            Some(l) => p.lambda(l),
+            None => p,
+        }
+        .fit(&x, &y)
+        .unwrap();
+        let back: kern_models::lssvm::LsSvm = persist::from_bytes(&persist::to_bytes(&m).unwrap(), "m").unwrap();
+        proptest::prop_assert_eq!(&back, &m);
+        let scaling = FeatureScaling::fit(&x, -1.0, 1.0).unwrap();
+        let env = ModelEnvelope::wrap(&m, 2, Some(scaling), None).unwrap();
+        let env_back: ModelEnvelope = persist::from_bytes(&persist::to_bytes(&env).unwrap(), "e").unwrap();
+        proptest::prop_assert_eq!(&env_back, &env);
+        proptest::prop_assert_eq!(&env_back.unwrap_model::<kern_models::lssvm::LsSvm>().unwrap(), &m);
+    }
+}

@@ -208,7 +208,8 @@ def kernel_spec(
         if precomputed:
             return "precomputed", NO_GAMMA
         raise ValueError(
-            "kernel='precomputed' is supported by SVC, NuSVC, SVR, NuSVR and OneClassSVM; "
+            "kernel='precomputed' is supported by SVC, NuSVC, SVR, NuSVR, OneClassSVM, KernelRidge and "
+            "KernelPCA; "
             "pass the samples and a kernel here"
         )
     return _resolve(kernel, X, labels, seed, n_jobs)[0], NO_GAMMA

@@ -114,11 +114,8 @@ PARAMS = {
     "pairwise_kernel": _entry(
         'kernel : str or callable, default="linear"',
         _PAIRWISE_KERNELS + ", a kern kernel spec string, 'precomputed' (`X` is the kernel matrix: "
-        "``K(X, X_fit)`` when predicting), or a callable ``kernel(x, y, **kernel_params) -> float`` "
+        "``K(X, X_fit)`` in the other methods), or a callable ``kernel(x, y, **kernel_params) -> float`` "
         "evaluated as scikit-learn does.",
-    ),
-    "pairwise_kernel_str": _entry(
-        'kernel : str, default="linear"', _PAIRWISE_KERNELS + ", or a kern kernel spec string."
     ),
     "pairwise_gamma": _entry(
         "gamma : float, {'mean-to-half', 'max-variance', 'median'}, default=None",

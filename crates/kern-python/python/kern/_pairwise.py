@@ -28,9 +28,14 @@ def pairwise_spec(kernel, gamma, degree, coef0, X, seed=0, n_jobs=None):
     return kernel_spec(kernel, gamma, degree, coef0, X, gamma_default="auto", seed=seed, n_jobs=n_jobs)
 
 
+def precomputed(kernel):
+    """Whether `X` is the kernel matrix (kernel='precomputed')."""
+    return isinstance(kernel, str) and kernel == "precomputed"
+
+
 def user_kernel(kernel):
     """Whether the kernel matrix comes from the user: a Python callable or 'precomputed'."""
-    return callable(kernel) or (isinstance(kernel, str) and kernel == "precomputed")
+    return callable(kernel) or precomputed(kernel)
 
 
 def user_gram(kernel, kernel_params, X, Y=None):

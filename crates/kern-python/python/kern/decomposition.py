@@ -11,9 +11,9 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kern
-from ._base import KernModelMixin, kernel_spec, n_jobs_arg, positive, seed
+from ._base import NO_GAMMA, KernModelMixin, kernel_spec, n_jobs_arg, positive, seed
 from ._docs import numpydoc
-from ._pairwise import pairwise_spec
+from ._pairwise import pairwise_spec, precomputed, user_gram, user_kernel
 
 _SPARSE = ["csr", "csc"]
 
@@ -50,20 +50,24 @@ def samples_arg(X):
     sparse. Components follow scikit-learn: `n_components=None` keeps every component with a
     positive eigenvalue, a larger `n_components` than samples is cut to the number of samples,
     eigenvalues below ``1e-12`` of the largest count as zero, and each eigenvector's sign makes its
-    largest entry positive.""",
+    largest entry positive. With ``kernel="precomputed"``, `fit` takes the ``(n_samples, n_samples)``
+    kernel matrix and `transform` the ``(n_queries, n_samples)`` matrix ``K(X, X_fit)``, centred as
+    scikit-learn's `KernelCenterer` centres them.""",
     [
         """n_components : int, default=None
     Number of components; None keeps every component with a nonzero eigenvalue.""",
-        "pairwise_kernel_str",
+        "pairwise_kernel",
         "pairwise_gamma",
         "degree",
         "pairwise_coef0",
+        """kernel_params : dict, default=None
+    Extra keyword arguments of a callable kernel.""",
         """alpha : float, default=1.0
     Ridge penalty of the pre-image regression learned with `fit_inverse_transform=True`.""",
         """fit_inverse_transform : bool, default=False
     Learn the pre-image map of `inverse_transform`: kernel ridge regression of the training
     samples on their projections, ``dual_coef_ = (K_transformed + alpha I)^-1 X``, as
-    scikit-learn does (dense `X` only).""",
+    scikit-learn does (dense `X` only; not with 'precomputed', which has no input space).""",
         """eigen_solver : {'auto', 'dense', 'krylov', 'arpack', 'randomized'}, default='auto'
     'auto' takes the Krylov method for a few components of many samples, else the dense
     eigendecomposition; 'arpack' and 'randomized' mean 'krylov'.""",
@@ -85,10 +89,13 @@ def samples_arg(X):
     Coefficients of the pre-image map (with `fit_inverse_transform=True`).""",
         """X_transformed_fit_ : ndarray of shape (n_samples, n_components)
     Projections of the training samples (with `fit_inverse_transform=True`).""",
+        """X_fit_ : ndarray of shape (n_samples, n_features)
+    Training data, needed for projections with a callable kernel (the training kernel matrix for
+    'precomputed'); only with a user kernel.""",
         """n_features_in_ : int
     Number of features seen during fit.""",
         """kernel_spec_ : str
-    The kern kernel spec trained with.""",
+    The kern kernel spec trained with ('precomputed' or 'callable' for a user kernel).""",
         "gamma_",
     ],
     """>>> from sklearn.datasets import load_diabetes
@@ -110,6 +117,7 @@ class KernelPCA(_Transformer):
         gamma=None,
         degree=3,
         coef0=1,
+        kernel_params=None,
         alpha=1.0,
         fit_inverse_transform=False,
         eigen_solver="auto",
@@ -123,6 +131,7 @@ class KernelPCA(_Transformer):
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.kernel_params = kernel_params
         self.alpha = alpha
         self.fit_inverse_transform = fit_inverse_transform
         self.eigen_solver = eigen_solver
@@ -137,7 +146,7 @@ class KernelPCA(_Transformer):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
+            Training data (the kernel matrix, of shape (n_samples, n_samples), for 'precomputed').
         y : None
             Ignored.
 
@@ -146,7 +155,10 @@ class KernelPCA(_Transformer):
         self : KernelPCA
             The fitted estimator.
         """
-        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64)
+        if self.fit_inverse_transform and precomputed(self.kernel):
+            raise ValueError("Cannot fit_inverse_transform with a precomputed kernel.")
+        user = user_kernel(self.kernel)
+        X = validate_data(self, X, accept_sparse=False if user else _SPARSE, dtype=np.float64)
         n = X.shape[0]
         k = _count(self.n_components, "n_components", allow_none=True)
         k = n if k is None else min(k, n)
@@ -158,12 +170,20 @@ class KernelPCA(_Transformer):
             raise ValueError(f"tol must be >= 0, got {self.tol!r}")
         if self.fit_inverse_transform and sp.issparse(X):
             raise ValueError("fit_inverse_transform needs dense X (the pre-image map regresses on X)")
-        spec, gamma = pairwise_spec(
-            self.kernel, self.gamma, self.degree, self.coef0, X, seed(self.random_state), self.n_jobs
-        )
+        if user:
+            # The user's kernel matrix, as kern's precomputed kernel PCA reads it.
+            spec, gamma = "callable" if callable(self.kernel) else "precomputed", NO_GAMMA
+            fit_x = np.ascontiguousarray(user_gram(self.kernel, self.kernel_params, X), dtype=np.float64)
+            self.X_fit_ = X
+        else:
+            spec, gamma = pairwise_spec(
+                self.kernel, self.gamma, self.degree, self.coef0, X, seed(self.random_state), self.n_jobs
+            )
+            fit_x = samples_arg(X)
+            self.__dict__.pop("X_fit_", None)
         self._model = _kern.fit_kpca(
-            samples_arg(X), spec, k, solver, tol if tol > 0 else 1e-10, seed(self.random_state),
-            n_jobs_arg(self.n_jobs),
+            fit_x, "precomputed" if user else spec, k, solver, tol if tol > 0 else 1e-10,
+            seed(self.random_state), n_jobs_arg(self.n_jobs),
         )
         mu, alphas, _ = self._model.kpca_parts()
         mu = np.asarray(mu)
@@ -187,12 +207,19 @@ class KernelPCA(_Transformer):
         self._n_features_out = len(keep)
         if self.fit_inverse_transform:
             Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
-            K = _kern.gram(Z, None, spec, n_jobs_arg(self.n_jobs))
+            K = self._gram(Z)
             self.dual_coef_ = _kern.krr_kernel_matrix(
                 K, np.ascontiguousarray(X), positive(self.alpha, "alpha"), n_jobs_arg(self.n_jobs)
             )
             self.X_transformed_fit_ = Z
         return self
+
+    def _gram(self, X, Y=None):
+        """The kernel matrix ``K(X, Y)`` (`Y=None`: `X`) of the fitted kernel, a callable's as
+        scikit-learn computes it (never called for 'precomputed': no pre-image map)."""
+        if callable(self.kernel):
+            return user_gram(self.kernel, self.kernel_params, X, Y)
+        return _kern.gram(X, Y, self.kernel_spec_, n_jobs_arg(self.n_jobs))
 
     def transform(self, X):
         """Projections of the samples onto the components.
@@ -200,7 +227,8 @@ class KernelPCA(_Transformer):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
+            Samples (for 'precomputed', the kernel matrix ``K(X, X_fit)`` of shape
+            (n_samples, n_training_samples)).
 
         Returns
         -------
@@ -208,8 +236,13 @@ class KernelPCA(_Transformer):
             Projections.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
-        z = self._model.transform(samples_arg(X), n_jobs_arg(self.n_jobs))
+        if user_kernel(self.kernel):
+            X = validate_data(self, X, dtype=np.float64, reset=False)
+            K = np.ascontiguousarray(user_gram(self.kernel, self.kernel_params, X, self.X_fit_), dtype=np.float64)
+            z = self._model.transform(K, n_jobs_arg(self.n_jobs))
+        else:
+            X = validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+            z = self._model.transform(samples_arg(X), n_jobs_arg(self.n_jobs))
         return z[:, self._keep] * self._scale
 
     def fit_transform(self, X, y=None):
@@ -219,7 +252,7 @@ class KernelPCA(_Transformer):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
+            Training data (the kernel matrix for 'precomputed').
         y : None
             Ignored.
 
@@ -258,8 +291,13 @@ class KernelPCA(_Transformer):
             raise ValueError(
                 f"X has {X.shape[1]} columns, but this model has {self.X_transformed_fit_.shape[1]} components"
             )
-        K = _kern.gram(X, self.X_transformed_fit_, self.kernel_spec_, n_jobs_arg(self.n_jobs))
-        return K @ self.dual_coef_
+        return self._gram(X, self.X_transformed_fit_) @ self.dual_coef_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = precomputed(self.kernel)
+        tags.input_tags.sparse = not user_kernel(self.kernel)
+        return tags
 
 
 #: Eigenvalues below this fraction of the largest count as zero (scikit-learn's `small_pos_ratio`).

@@ -17,7 +17,7 @@ from ._base import (
     samples,
 )
 from ._docs import numpydoc
-from ._pairwise import PAIRWISE_KERNELS, pairwise_spec, user_gram, user_kernel
+from ._pairwise import PAIRWISE_KERNELS, pairwise_spec, precomputed, user_gram, user_kernel
 from .svm import _encode_classes
 
 _SPARSE = ["csr", "csc"]
@@ -163,7 +163,7 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
         """
         user = user_kernel(self.kernel)
         X, y = validate_data(
-            self, X, y, accept_sparse=None if user else _SPARSE, dtype=np.float64, y_numeric=True,
+            self, X, y, accept_sparse=False if user else _SPARSE, dtype=np.float64, y_numeric=True,
             multi_output=True,
         )
         sw = None
@@ -227,7 +227,7 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        tags.input_tags.pairwise = precomputed(self.kernel)
         tags.input_tags.sparse = not user_kernel(self.kernel)
         return tags
 
