@@ -247,8 +247,11 @@ def test_precomputed_input_errors(grams):
         m.predict(kt[:, :-1])
     with pytest.raises(TypeError, match="Sparse precomputed"):
         m.predict(sp.csr_matrix(kt))
-    with pytest.raises(ValueError, match="precomputed"):
-        kern.KernelPCA(2, kernel="precomputed").fit(k)
+    # Kernel PCA takes a precomputed matrix under the SVMs' checks.
+    with pytest.raises(ValueError, match="symmetric"):
+        kern.KernelPCA(2, kernel="precomputed").fit(asym)
+    with pytest.raises(ValueError, match="square"):
+        kern.KernelPCA(2, kernel="precomputed").fit(k[:, :-1])
 
 
 def test_precomputed_weights_leaving_one_class(grams):
