@@ -87,6 +87,24 @@ pub struct LandmarkLambdaChoice {
 }
 
 /// A λ passed over by [`NystromRidgeParams::choose_lambda`] because the fit with it failed.
+///
+/// ```
+/// use kern_core::{ClassTargets, Samples, Targets};
+/// use kern_models::landmark::{Landmarks, NystromRidgeParams};
+/// // A width 100 times the data's scale: the kernel is nearly constant, and the smallest λ, which
+/// // leave-one-out ranks best, leaves the fit's normal equations numerically singular.
+/// let x = Samples::from_flat((0..8000).map(|i| ((i * 7919) % 1000) as f64 / 1000.0).collect(), 800, 10)?;
+/// let labels: Vec<&str> = x.rows().map(|r| if (3.0 * r[0]).sin() + r[1] * r[2] > 0.8 { "a" } else { "b" }).collect();
+/// let y = Targets::Classes(ClassTargets::from_labels(&labels)?);
+/// let p = NystromRidgeParams::lssvm("gaussian:sigma=100".parse()?, 1.0, Landmarks::Random { m: 200 });
+/// let ch = p.choose_lambda(&x, &y, None)?;
+/// assert!(!ch.skipped.is_empty());
+/// for s in &ch.skipped {
+///     assert!(s.lambda < ch.lambda && s.reason.contains("positive definite"));
+///     assert!(NystromRidgeParams { lambda: s.lambda, ..p.clone() }.fit_targets(&x, &y).is_err());
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SkippedLambda {
     /// The λ.
