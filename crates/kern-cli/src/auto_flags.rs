@@ -14,7 +14,6 @@ use crate::any_params::AnyParams;
 use crate::grid_kernel::is_precomputed;
 use crate::kinds::{ModelKind, targets};
 use crate::learner_flags::{LearnerFlags, Setting};
-use kern_core::GaussianParam;
 use kern_core::io::Dataset;
 use kern_models::landmark::LandmarkLambdaChoice;
 use kern_models::ridge::width::{WIDTH_FACTORS, WidthChoice};
@@ -260,11 +259,7 @@ impl LearnerFlags {
 /// The report of a width chosen with λ by leave-one-out: the width in the spec's own key.
 fn width_json(ch: &WidthChoice) -> Value {
     let (key, value) = match &ch.kernel {
-        kern_core::KernelSpec::Gaussian(g) => match g.param() {
-            GaussianParam::Sigma(v) => ("sigma", v),
-            GaussianParam::Beta(v) => ("beta", v),
-            GaussianParam::StdDev(v) => ("std", v),
-        },
+        kern_core::KernelSpec::Gaussian(g) => g.param().key_value(),
         _ => unreachable!("the width search returns a gaussian"),
     };
     json!({

@@ -35,13 +35,10 @@ use radial_param::fmt_gaussian;
 use std::fmt;
 
 mod radial_param {
-    use crate::kernel::{Gaussian, radial::GaussianParam};
+    use crate::kernel::Gaussian;
     pub fn fmt_gaussian(g: &Gaussian) -> String {
-        match g.param() {
-            GaussianParam::Sigma(s) => format!("sigma={s}"),
-            GaussianParam::Beta(b) => format!("beta={b}"),
-            GaussianParam::StdDev(s) => format!("std={s}"),
-        }
+        let (key, value) = g.param().key_value();
+        format!("{key}={value}")
     }
 }
 

@@ -49,7 +49,7 @@ use crate::bandwidth::{BandwidthOptions, Method, select_bandwidth};
 use crate::error::{Result, TuneError};
 use crate::pairs::PairSampling;
 use crate::support::{Diagonal, Procedure, Search, SupportOptions, SupportProfile, default_c_grid};
-use kern_core::{KernelSpec, Samples};
+use kern_core::{GaussianParam, KernelSpec, Samples};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -394,11 +394,7 @@ impl AutoKernel {
 
 /// The value of the width key `key` for the precision β of `exp(−β r²)`.
 fn width_value(key: &str, beta: f64) -> f64 {
-    match key {
-        "sigma" => 1.0 / beta.sqrt(),
-        "std" => 1.0 / (2.0 * beta).sqrt(),
-        _ => beta,
-    }
+    GaussianParam::of_beta(key, beta).map_or(beta, |p| p.key_value().1)
 }
 
 /// The Gaussian of a `cs-gaussian:…` spec (its width keys only).

@@ -24,6 +24,48 @@ pub enum GaussianParam {
     StdDev(f64),
 }
 
+impl GaussianParam {
+    /// The kernel spec's key and value of this parametrization: `("sigma", σ)`, `("beta", β)` or
+    /// `("std", σ)`.
+    ///
+    /// ```
+    /// use kern_core::GaussianParam;
+    /// assert_eq!(GaussianParam::StdDev(0.5).key_value(), ("std", 0.5));
+    /// let spec: kern_core::KernelSpec = "gaussian:sigma=2".parse()?;
+    /// assert_eq!(spec.to_string(), "gaussian:sigma=2");
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn key_value(self) -> (&'static str, f64) {
+        match self {
+            GaussianParam::Sigma(s) => ("sigma", s),
+            GaussianParam::Beta(b) => ("beta", b),
+            GaussianParam::StdDev(s) => ("std", s),
+        }
+    }
+
+    /// The parametrization a spec key names (`sigma`, `std`, and `beta` or its alias `gamma`),
+    /// holding the value that gives precision `beta` (`exp(−β r²)`); `None` for another key.
+    ///
+    /// ```
+    /// use kern_core::{Gaussian, GaussianParam};
+    /// assert_eq!(GaussianParam::of_beta("sigma", 0.25), Some(GaussianParam::Sigma(2.0)));
+    /// assert_eq!(GaussianParam::of_beta("gamma", 0.25), Some(GaussianParam::Beta(0.25)));
+    /// assert_eq!(GaussianParam::of_beta("c", 0.25), None);
+    /// // Round trip: the Gaussian built from the value has that precision.
+    /// let Some(GaussianParam::StdDev(s)) = GaussianParam::of_beta("std", 0.125) else { panic!() };
+    /// assert!((Gaussian::with_std_dev(s)?.beta() - 0.125).abs() < 1e-15);
+    /// # Ok::<(), kern_core::CoreError>(())
+    /// ```
+    pub fn of_beta(key: &str, beta: f64) -> Option<GaussianParam> {
+        match key {
+            "sigma" => Some(GaussianParam::Sigma(1.0 / beta.sqrt())),
+            "std" => Some(GaussianParam::StdDev(1.0 / (2.0 * beta).sqrt())),
+            "beta" | "gamma" => Some(GaussianParam::Beta(beta)),
+            _ => None,
+        }
+    }
+}
+
 /// The Gaussian kernel `k(x, y) = exp(−β ‖x − y‖²)`, built from any of the three parametrizations used
 /// in the papers; all three give the same type and the same values.
 ///
