@@ -3,7 +3,7 @@
 //! the rows spread over the ranks by a spatial partition.
 //!
 //! **Partition.** A k-d split of the samples into `P` cells: every rank gathers the same sample of
-//! at most [`SPLIT_SAMPLE`] rows (rows `⌊k·n/S⌋`, one allgather) and builds the same tree from it —
+//! at most `S` = 4,096 rows (rows `⌊k·n/S⌋`, one allgather) and builds the same tree from it —
 //! the widest coordinate of the cell's sample, cut at the quantile that gives each side its share of
 //! ranks. Each rank then sends every row it read to the rank whose cell holds it (`P − 1` shifts of
 //! [`Comm::exchange_bytes`]), with its global row index and targets.
@@ -51,7 +51,7 @@ use kern_models::persist;
 use kern_models::ridge::{DualParts, Task};
 
 /// Rows of the sample every rank builds the k-d split from.
-pub const SPLIT_SAMPLE: usize = 4096;
+const SPLIT_SAMPLE: usize = 4096;
 /// Relative slack of the halo test (rounding of the box distance).
 const HALO_SLACK: f64 = 1e-9;
 
@@ -128,6 +128,25 @@ impl CompactParams {
 }
 
 /// What [`fit_compact`] computed on this rank.
+///
+/// ```
+/// use kern_dist::compact::{fit_compact, CompactParams, Dual};
+/// use kern_dist::{rows::read_part, SingleProcess};
+/// let p = std::env::temp_dir().join(format!("kern-doc-compact-fit-{}.svm", std::process::id()));
+/// let text: String = (0..30).map(|i| format!("{} 1:{}\n", (i as f64 * 0.2).cos(), i as f64 * 0.1)).collect();
+/// std::fs::write(&p, text).unwrap();
+/// let part = read_part(&SingleProcess, &p, &Default::default())?;
+/// let params = CompactParams::new(Dual::Krr, "cs-gaussian:sigma=0.3,c=0.9".parse()?, 0.5);
+/// let fit = fit_compact(&SingleProcess, &part, &params, true)?;
+/// // One process owns every row, needs no halo, and kernel ridge has no intercept.
+/// assert_eq!((fit.rows.len(), fit.alpha.len(), fit.halo), (30, 30, 0));
+/// assert_eq!(fit.bias, vec![0.0]);
+/// // K_C has its 30 diagonal entries and, with radius 0.9 on points 0.1 apart, some off the diagonal.
+/// assert!(fit.nnz > 30 && fit.nnz < 30 * 30);
+/// assert!(fit.report.converged);
+/// # std::fs::remove_file(&p).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompactFit {
     /// Global row indices of the rows this rank solved for, ascending.
@@ -253,7 +272,7 @@ fn extent(x: &Samples, pts: &[usize]) -> Vec<(f64, f64)> {
     ext
 }
 
-/// The same k-d split on every rank, built from rows `⌊k·n/S⌋` (`S` = [`SPLIT_SAMPLE`] or `n`)
+/// The same k-d split on every rank, built from rows `⌊k·n/S⌋` (`S` = min(n, 4,096))
 /// gathered by one allgather. Collective.
 ///
 /// ```

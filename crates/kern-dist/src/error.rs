@@ -48,4 +48,14 @@ pub enum DistError {
 }
 
 /// Result with [`DistError`].
+///
+/// ```
+/// use kern_dist::{DistError, Result};
+/// fn ranks(s: &str) -> Result<usize> {
+///     s.parse().map_err(|_| DistError::Invalid(format!("not a rank count: {s}")))
+/// }
+/// assert_eq!(ranks("4")?, 4);
+/// assert_eq!(ranks("four").unwrap_err().to_string(), "not a rank count: four");
+/// # Ok::<(), DistError>(())
+/// ```
 pub type Result<T, E = DistError> = std::result::Result<T, E>;

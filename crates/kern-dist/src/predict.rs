@@ -28,6 +28,27 @@ fn load(path: &Path) -> Result<AnyModel> {
 }
 
 /// What [`predict_file`] did.
+///
+/// ```
+/// use kern_core::{Samples, BinaryTargets, io::write_libsvm, learner::Fit};
+/// use kern_dist::{predict::predict_file, threads::run_threads};
+/// use kern_models::lssvm::LsSvmParams;
+/// let dir = std::env::temp_dir().join(format!("kern-doc-summary-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let x = Samples::from_rows(&[[0.0, 1.0], [1.0, 0.0], [0.1, 0.9], [0.9, 0.2], [0.2, 0.8], [0.8, 0.1]])?;
+/// let labels = ["1", "2", "1", "2", "1", "2"];
+/// write_libsvm(&dir.join("d.svm"), &x, &labels)?;
+/// let m = LsSvmParams::new("gaussian:sigma=1".parse()?).gam(1e-3).fit(&x, &BinaryTargets::from_labels(&labels)?)?;
+/// kern_models::persist::save(&dir.join("m.kern"), &m)?;
+/// // Two ranks (threads of this process): each predicts its own rows of the file.
+/// let s = run_threads(2, |c| predict_file(c, &dir.join("m.kern"), &dir.join("d.svm"), &Default::default(), None));
+/// let (s0, s1) = (s[0].as_ref().unwrap(), s[1].as_ref().unwrap());
+/// assert_eq!((s0.n, s0.accuracy, s0.model.as_str()), (6, Some(1.0), "lssvm"));
+/// assert_eq!((s0.rows_per_rank.len(), s0.rows_per_rank.iter().sum::<usize>()), (2, 6));
+/// assert!(s1.rows_per_rank.is_empty()); // only rank 0 gathers the counts
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct PredictSummary {
     /// The model kind.

@@ -117,6 +117,26 @@ struct Local {
 ///
 /// Every rank gets the same error when any rank fails: [`DistError::RankFailed`] naming the lowest
 /// failing rank and its message (with the file's 1-based line number).
+///
+/// ```
+/// use kern_dist::{rows::read_part, threads::run_threads, DistError};
+/// let p = std::env::temp_dir().join(format!("kern-doc-read-part-{}.svm", std::process::id()));
+/// std::fs::write(&p, "1 1:1\n-1 2:1\n1 1:2\n-1 3:5\n1 1:3\n").unwrap();
+/// // Three ranks (threads of this process) read their parts: together, the file's rows in order.
+/// let parts = run_threads(3, |c| read_part(c, &p, &Default::default()).unwrap());
+/// assert!(parts.iter().all(|r| (r.n_total, r.d) == (5, 3)));
+/// let mut next = 0;
+/// for r in &parts {
+///     assert_eq!(r.row_offset, next);
+///     next += r.n_local();
+/// }
+/// assert_eq!(next, 5);
+/// // A bad line on one rank is every rank's error, with the line's number in the whole file.
+/// std::fs::write(&p, "1 1:1\n-1 2:1\n1 1:2\n-1 3:x\n1 1:3\n").unwrap();
+/// let errs = run_threads(3, |c| read_part(c, &p, &Default::default()).unwrap_err().to_string());
+/// assert!(errs.iter().all(|e| e == &errs[0] && e.contains(":4:")), "{errs:?}");
+/// # std::fs::remove_file(&p).unwrap();
+/// ```
 pub fn read_part(comm: &dyn Comm, path: &Path, opts: &PartOptions) -> Result<DistRows> {
     let csv = path.to_string_lossy().to_ascii_lowercase().ends_with(".csv");
     let local = read_local(comm, path, opts, csv);

@@ -20,6 +20,19 @@ pub fn byte_range(len: u64, part: usize, parts: usize) -> (u64, u64) {
 }
 
 /// How a part's reading stopped.
+///
+/// ```
+/// use kern_dist::split::{for_each_line, LineError};
+/// let p = std::env::temp_dir().join(format!("kern-doc-line-error-{}.txt", std::process::id()));
+/// std::fs::write(&p, "1\n2\nx\n4\n").unwrap();
+/// let parse = |_: usize, _: u64, l: &str| l.parse::<u32>().map(drop).map_err(|e| e.to_string());
+/// match for_each_line(&p, 0, 8, parse) {
+///     Err(LineError::Line(i, why)) => assert_eq!((i, why.as_str()), (2, "invalid digit found in string")),
+///     other => panic!("{other:?}"),
+/// }
+/// std::fs::remove_file(&p).unwrap();
+/// assert!(matches!(for_each_line(&p, 0, 8, parse), Err(LineError::Io(_))));
+/// ```
 #[derive(Debug)]
 pub enum LineError {
     /// The file could not be read.

@@ -114,6 +114,20 @@ pub fn data_dir() -> PathBuf {
 }
 
 /// A real dataset, or why it is not there.
+///
+/// ```
+/// use kern_repro::datasets::{load_csv, Loaded};
+/// match load_csv("wisconsin.csv", kern_core::io::LabelColumn::Last)? {
+///     // The shipped Wisconsin breast cancer set: 683 complete rows, 9 features, classes 2 and 4.
+///     Loaded::Data(d) => {
+///         assert_eq!((d.samples.n(), d.samples.d()), (683, 9));
+///         assert!(d.labels.iter().all(|l| l == "2" || l == "4"));
+///     }
+///     // KERN_DATA_DIR points elsewhere: the reason names the file.
+///     Loaded::Missing(why) => assert!(why.contains("wisconsin.csv")),
+/// }
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Debug)]
 #[allow(clippy::large_enum_variant)] // one value per data set loaded: its size does not matter
 pub enum Loaded {

@@ -39,6 +39,16 @@ pub enum ReproError {
 }
 
 /// Result alias of kern-repro.
+///
+/// ```
+/// use kern_repro::{ReproError, Result};
+/// fn seed(s: &str) -> Result<u64> {
+///     s.parse().map_err(|_| ReproError::Other(format!("not a seed: {s}")))
+/// }
+/// assert_eq!(seed("42")?, 42);
+/// assert_eq!(seed("x").unwrap_err().to_string(), "not a seed: x");
+/// # Ok::<(), ReproError>(())
+/// ```
 pub type Result<T, E = ReproError> = std::result::Result<T, E>;
 
 impl ReproError {

@@ -155,6 +155,23 @@ fn cartesian<'a, 'b>(
 }
 
 /// One named line of a chart.
+///
+/// ```
+/// use kern_repro::figures::{color_for, line_chart, Series};
+/// let p = std::env::temp_dir().join(format!("kern-doc-series-{}.svg", std::process::id()));
+/// let a = Series { name: "training error".into(), points: vec![(1.0, 0.3), (2.0, 0.2), (3.0, 0.15)] };
+/// let b = Series { name: "test error".into(), points: vec![(1.0, 0.35), (2.0, 0.3), (3.0, 0.32)] };
+/// kern_repro::figures::set_png_copies(false);
+/// line_chart(&p, "errors", "step", "error", &[a, b])?;
+/// let svg = std::fs::read_to_string(&p).unwrap();
+/// // Each series is drawn in its own colour and named in the legend.
+/// let hex = |(r, g, b): (u8, u8, u8)| format!("#{r:02X}{g:02X}{b:02X}");
+/// let (c0, c1) = (hex(color_for(0, "training error")), hex(color_for(1, "test error")));
+/// assert!(c0 != c1 && svg.contains(&c0) && svg.contains(&c1));
+/// assert!(svg.contains("training error") && svg.contains("test error"));
+/// # std::fs::remove_file(&p).unwrap();
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Series {
     /// Legend label.
@@ -763,6 +780,26 @@ impl Grid {
 }
 
 /// A level set to draw on a [`field`]: the zero set of `grid`, with its legend label.
+///
+/// ```
+/// use kern_repro::figures::{field_with, Contour, Grid};
+/// let p = std::env::temp_dir().join(format!("kern-doc-contour-{}.svg", std::process::id()));
+/// let circle = Grid::sample((-1.0, 1.0), (-1.0, 1.0), 30, |x, y| x * x + y * y - 0.25);
+/// let line = Grid::sample((-1.0, 1.0), (-1.0, 1.0), 30, |x, y| x - y);
+/// let contours = [
+///     Contour { grid: &circle, label: "circle r = 0.5", dashed: false },
+///     Contour { grid: &line, label: "x = y (green)", dashed: true },
+/// ];
+/// kern_repro::figures::set_png_copies(false);
+/// field_with(&p, "two contours", ("a", "b", "f"), &circle, false, &contours, &[])?;
+/// let svg = std::fs::read_to_string(&p).unwrap();
+/// assert!(svg.contains("circle r = 0.5") && svg.contains("x = y (green)"));
+/// // The line is drawn in green, as its label asks, in dashes along the whole diagonal.
+/// let (r, g, b) = kern_repro::figures::color_for(1, "x = y (green)");
+/// assert!(svg.matches(&format!("#{r:02X}{g:02X}{b:02X}")).count() > 10);
+/// # std::fs::remove_file(&p).unwrap();
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Contour<'a> {
     /// The field whose zero set is drawn.
@@ -943,6 +980,23 @@ pub fn field_with(
 }
 
 /// One panel of [`field_panels`]: a field drawn as grey levels with its level sets.
+///
+/// ```
+/// use kern_repro::figures::{field_panels, Grid, Panel};
+/// let p = std::env::temp_dir().join(format!("kern-doc-panel-{}.svg", std::process::id()));
+/// let panel = |title: &str, levels| Panel {
+///     title: title.into(),
+///     grid: Grid::sample((-1.0, 1.0), (-1.0, 1.0), 10, |x, y| x + y),
+///     levels,
+/// };
+/// kern_repro::figures::set_png_copies(false);
+/// field_panels(&p, "panels", ("x", "y"), &[panel("first panel", 3), panel("second panel", 0)], &[], 2)?;
+/// let svg = std::fs::read_to_string(&p).unwrap();
+/// // Each panel has its title; the legend names the level sets (the first panel draws 3).
+/// assert!(svg.contains("first panel") && svg.contains("second panel") && svg.contains("level sets"));
+/// # std::fs::remove_file(&p).unwrap();
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Panel {
     /// The panel's title.

@@ -17,13 +17,24 @@ use crate::registry::{Claim, Kind};
 use serde::Serialize;
 
 /// Tolerance of a random draw, in sampling standard deviations.
-pub const SD_TOLERANCE: f64 = 2.0;
+const SD_TOLERANCE: f64 = 2.0;
 /// Relative tolerance of a derived quantity (fixed before any comparison).
-pub const RELATIVE_TOLERANCE: f64 = 0.10;
+const RELATIVE_TOLERANCE: f64 = 0.10;
 /// "Partly" reaches this many tolerances.
-pub const PARTLY_FACTOR: f64 = 2.0;
+const PARTLY_FACTOR: f64 = 2.0;
 
-/// The rule, stated once at the top of the report.
+/// The rule, stated once at the top of the report; [`verdict`] applies it.
+///
+/// ```
+/// use kern_repro::items::{Basis, RULE, Verdict, verdict};
+/// // The thresholds the text states are the ones the verdicts use.
+/// assert!(RULE.contains("≤ 2 sampling sd") && RULE.contains("≤ 10 % of the larger"));
+/// assert!(RULE.contains("(4 sd, 20 %)"));
+/// let sampled = |ours| verdict(&Basis::Sampled { paper: 0.0, ours, sd: 1.0 });
+/// assert_eq!((sampled(2.0), sampled(4.0), sampled(4.1)), (Verdict::Reproduces, Verdict::Partly, Verdict::DoesNot));
+/// let derived = |ours| verdict(&Basis::Derived { paper: 100.0, ours });
+/// assert_eq!((derived(90.0), derived(80.0), derived(79.0)), (Verdict::Reproduces, Verdict::Partly, Verdict::DoesNot));
+/// ```
 pub const RULE: &str = "**Verdict rule** (one rule for every item, fixed before comparing). A random draw \
     (a test error, a count over repeated draws, a tuned parameter that varies with the training set) \
     *reproduces* when |ours − paper| ≤ 2 sampling sd, where the sd is measured over our repeats, or for an \
@@ -73,10 +84,21 @@ impl Verdict {
 }
 
 /// What a comparison is made of, which decides the tolerance.
+///
+/// ```
+/// use kern_repro::items::{Basis, Verdict, verdict};
+/// // A test error of 0.25 against the paper's 0.236, sampling sd 0.01: 1.4 sd apart.
+/// let b = Basis::Sampled { paper: 0.236, ours: 0.25, sd: 0.01 };
+/// assert_eq!(verdict(&b), Verdict::Reproduces);
+/// // The report's JSON names the rule beside the values.
+/// let json = serde_json::to_value(&b).unwrap();
+/// assert_eq!((json["rule"].as_str(), json["sd"].as_f64()), (Some("sampled"), Some(0.01)));
+/// assert_eq!(verdict(&Basis::NotAttempted), Verdict::NotAttempted);
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum Basis {
-    /// A random draw with its sampling sd (tolerance [`SD_TOLERANCE`] sd).
+    /// A random draw with its sampling sd (tolerance 2 sd).
     Sampled {
         /// The paper's value.
         paper: f64,
@@ -85,7 +107,7 @@ pub enum Basis {
         /// The sampling sd.
         sd: f64,
     },
-    /// A derived quantity (tolerance [`RELATIVE_TOLERANCE`] of the larger magnitude).
+    /// A derived quantity (tolerance 10 % of the larger magnitude).
     Derived {
         /// The paper's value.
         paper: f64,
@@ -104,7 +126,7 @@ pub enum Basis {
 }
 
 /// The three-level grade of a distance against a tolerance: within it reproduces, within
-/// [`PARTLY_FACTOR`] times it partly, beyond (or not a number) does not.
+/// twice it partly, beyond (or not a number) does not.
 ///
 /// ```
 /// use kern_repro::items::{Verdict, grade};
@@ -124,7 +146,15 @@ pub fn grade(distance: f64, tolerance: f64) -> Verdict {
     }
 }
 
-/// The tolerance a basis allows (`None` for directions and items not attempted).
+/// The tolerance a basis allows (`None` for directions and items not attempted): 2 sampling sd, or
+/// 10 % of the larger magnitude of a derived quantity.
+///
+/// ```
+/// use kern_repro::items::{Basis, tolerance};
+/// assert_eq!(tolerance(&Basis::Sampled { paper: 0.2, ours: 0.3, sd: 0.015 }), Some(0.03));
+/// assert_eq!(tolerance(&Basis::Derived { paper: -50.0, ours: 40.0 }), Some(5.0));
+/// assert_eq!(tolerance(&Basis::Direction { agree: 2, of: 3 }), None);
+/// ```
 pub fn tolerance(b: &Basis) -> Option<f64> {
     match *b {
         Basis::Sampled { sd, .. } => Some(SD_TOLERANCE * sd.abs()),

@@ -1,9 +1,9 @@
 //! # kern-repro
 //!
 //! Reproduction of the five source papers (layer 5 of 5, see `docs/architecture.md`): seeded dataset
-//! generators and real-data loaders ([`datasets`]), one module per paper ([`papers`]), the experiment
-//! [`registry`], and the writers of `results/<paper>/<id>.{json,md,svg}` and `results/REPORT.md`
-//! ([`report`]). `cargo xtask repro` runs the `kern-repro` binary.
+//! generators and real-data loaders ([`datasets`]), the experiments of each paper (internal, run through
+//! the experiment [`registry`]), and the writers of `results/<paper>/<id>.{json,md,svg}` and
+//! `results/REPORT.md` ([`report`]). `cargo xtask repro` runs the `kern-repro` binary.
 //!
 //! ```
 //! let ids: Vec<&str> = kern_repro::registry::all().iter().map(|e| e.id).collect();
@@ -15,7 +15,7 @@ mod error;
 pub mod figures;
 pub mod items;
 pub mod mnist;
-pub mod papers;
+mod papers;
 pub mod registry;
 pub mod report;
 pub mod tuning;

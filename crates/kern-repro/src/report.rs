@@ -23,6 +23,25 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Options of a run.
+///
+/// ```
+/// use kern_repro::registry::{Ctx, Experiment, Outcome, Paper, Status};
+/// use kern_repro::report::{RunOptions, run};
+/// fn done(_: &Ctx) -> kern_repro::Result<Status> {
+///     Ok(Status::Done(Outcome::default()))
+/// }
+/// let e = |id| Experiment { id, paper: Paper::Fvs, reproduces: "a demo", run: done };
+/// let out = std::env::temp_dir().join(format!("kern-doc-run-options-{}", std::process::id()));
+/// let mut opts = RunOptions { quick: true, full: false, only: Some("b".into()), out: out.clone(), seed: 1 };
+/// // `only` selects one experiment by id; an unknown id is an error that lists the known ones.
+/// let ran = run(&[e("a"), e("b")], &opts)?;
+/// assert_eq!(ran.iter().map(|r| r.id).collect::<Vec<_>>(), ["b"]);
+/// assert!(!out.join("fvs").join("a.json").exists() && out.join("fvs").join("b.json").exists());
+/// opts.only = Some("c".into());
+/// assert!(run(&[e("a"), e("b")], &opts).unwrap_err().to_string().contains("known: a, b"));
+/// # std::fs::remove_dir_all(&out).unwrap();
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Reduced sizes.
@@ -38,6 +57,32 @@ pub struct RunOptions {
 }
 
 /// What happened to one experiment.
+///
+/// ```
+/// use kern_repro::registry::{Ctx, Experiment, Paper, Status};
+/// use kern_repro::report::{RunOptions, run};
+/// use kern_repro::{ReproError, Result};
+/// fn fails(_: &Ctx) -> Result<Status> {
+///     Err(ReproError::Other("the solver diverged".into()))
+/// }
+/// fn skips(_: &Ctx) -> Result<Status> {
+///     Ok(Status::Skipped("no data".into()))
+/// }
+/// let out = std::env::temp_dir().join(format!("kern-doc-ran-{}", std::process::id()));
+/// let exps = [
+///     Experiment { id: "fails", paper: Paper::Railway, reproduces: "a demo", run: fails },
+///     Experiment { id: "skips", paper: Paper::Csrbf, reproduces: "a demo", run: skips },
+/// ];
+/// let opts = RunOptions { quick: true, full: false, only: None, out: out.clone(), seed: 1 };
+/// // An experiment's error is recorded in its `Ran`, not returned by `run`.
+/// let ran = run(&exps, &opts)?;
+/// assert_eq!((ran[0].id, ran[0].paper), ("fails", "railway"));
+/// assert_eq!(ran[0].status.as_ref().unwrap_err(), "the solver diverged");
+/// assert!(matches!(&ran[1].status, Ok(Status::Skipped(why)) if why == "no data"));
+/// assert!(ran.iter().all(|r| r.seconds >= 0.0 && r.reproduces == "a demo"));
+/// # std::fs::remove_dir_all(&out).unwrap();
+/// # Ok::<(), ReproError>(())
+/// ```
 #[derive(Debug)]
 pub struct Ran {
     /// The experiment.
@@ -57,7 +102,7 @@ fn write(path: &Path, s: &str) -> Result<()> {
 }
 
 /// The per-item table of `items` (Markdown), empty when there are none.
-pub fn items_md(items: &[Item]) -> String {
+fn items_md(items: &[Item]) -> String {
     let mut s = String::new();
     if items.is_empty() {
         return s;
@@ -132,6 +177,34 @@ fn table_md(o: &Outcome) -> String {
 /// Runs the selected experiments, writes every file, and returns what happened. An experiment that
 /// returns an error is recorded (and makes the binary exit non-zero); claims that do not hold are not
 /// errors.
+///
+/// ```
+/// use kern_repro::items::Item;
+/// use kern_repro::registry::{Ctx, Experiment, Kind, Outcome, Paper, Status};
+/// use kern_repro::report::{RunOptions, run};
+/// fn demo(_: &Ctx) -> kern_repro::Result<Status> {
+///     Ok(Status::Done(Outcome {
+///         items: vec![Item::derived(Kind::Paper, "Table 9, a count", 100.0, 104.0)],
+///         ..Default::default()
+///     }))
+/// }
+/// let out = std::env::temp_dir().join(format!("kern-doc-run-{}", std::process::id()));
+/// let exps = [Experiment { id: "demo", paper: Paper::Rkhs, reproduces: "Table 9", run: demo }];
+/// let opts = RunOptions { quick: true, full: false, only: None, out: out.clone(), seed: 7 };
+/// let ran = run(&exps, &opts)?;
+/// assert_eq!(ran.len(), 1);
+/// // The experiment's JSON and Markdown go into its paper's directory, the report beside them.
+/// let json: serde_json::Value =
+///     serde_json::from_str(&std::fs::read_to_string(out.join("rkhs/demo.json")).unwrap()).unwrap();
+/// assert_eq!((json["status"].as_str(), json["seed"].as_u64()), (Some("done"), Some(7)));
+/// assert_eq!(json["items"][0]["verdict"], "reproduces");
+/// let md = std::fs::read_to_string(out.join("rkhs/demo.md")).unwrap();
+/// assert!(md.contains("| Table 9, a count | paper | 100 | 104 | reproduces |"));
+/// let report = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
+/// assert!(report.contains("**1 experiments done, 0 skipped, 0 errors."));
+/// # std::fs::remove_dir_all(&out).unwrap();
+/// # Ok::<(), kern_repro::ReproError>(())
+/// ```
 pub fn run(experiments: &[Experiment], opts: &RunOptions) -> Result<Vec<Ran>> {
     let selected: Vec<&Experiment> =
         experiments.iter().filter(|e| opts.only.as_deref().is_none_or(|id| id == e.id)).collect();

@@ -7,10 +7,10 @@ use crate::{ReproError, Result};
 use kern_tune::grid::{GridSearchReport, ParamAxis, ParamGrid, Spacing};
 
 /// The most extensions on each side of an axis.
-pub const MAX_STEPS: usize = 3;
+const MAX_STEPS: usize = 3;
 
 /// The factor one extension step adds to an axis (one decade).
-pub const DECADE: f64 = 10.0;
+pub(crate) const DECADE: f64 = 10.0;
 
 /// A grid search after its edge extensions.
 #[derive(Debug)]
@@ -21,7 +21,7 @@ pub struct Extended<M> {
     pub first: ParamGrid,
     /// The grid actually searched.
     pub grid: ParamGrid,
-    /// The axes whose chosen value is still on an edge after [`MAX_STEPS`] extensions on that side.
+    /// The axes whose chosen value is still on an edge after three extensions on that side.
     pub on_edge: Vec<String>,
 }
 
@@ -30,7 +30,7 @@ impl<M> Extended<M> {
     /// optimum is still on an edge.
     ///
     /// ```
-    /// use kern_repro::tuning::{Extended, DECADE, search_extending};
+    /// use kern_repro::tuning::{Extended, search_extending};
     /// use kern_tune::grid::{GridSearchReport, ParamGrid};
     /// // A search whose score grows with c: the optimum sits on the upper edge every time.
     /// let fake = |g: &ParamGrid| -> kern_repro::Result<GridSearchReport<()>> {
@@ -41,7 +41,7 @@ impl<M> Extended<M> {
     ///     Ok(GridSearchReport { scoring: "s".into(), validation: "v".into(), stratified: false, seed: 0,
     ///                           n_folds: 1, cells, best, model: None })
     /// };
-    /// let e = search_extending(&"c=[1,10]".parse().unwrap(), &["c"], DECADE, fake).unwrap();
+    /// let e = search_extending(&"c=[1,10]".parse().unwrap(), &["c"], 10.0, fake).unwrap();
     /// assert_eq!(e.report.best_params()["c"], 1e4);
     /// assert!(e.describe().contains("still on the upper edge of c"));
     /// ```
@@ -125,9 +125,34 @@ impl RoundIfClose for f64 {
 }
 
 /// Runs `search` on `grid`, then, while the chosen value of one of `axes` is the lowest or highest of
-/// its axis, extends that axis by `factor` on that side ([`extend_axis`]; at most [`MAX_STEPS`] times a
-/// side) and runs `search` again on the whole extended grid, so the final choice is the one a single
-/// search of the extended grid makes.
+/// its axis, extends that axis by `factor` on that side ([`extend_axis`]; at most three times a side)
+/// and runs `search` again on the whole extended grid, so the final choice is the one a single search
+/// of the extended grid makes.
+///
+/// ```
+/// use kern_repro::tuning::search_extending;
+/// use kern_tune::grid::{CellResult, GridSearchReport, ParamGrid};
+/// // A cross-validation score that peaks at c = 1000, beyond the declared grid's largest value 10.
+/// let mut searches = 0;
+/// let search = |g: &ParamGrid| -> kern_repro::Result<GridSearchReport<()>> {
+///     searches += 1;
+///     let cells: Vec<CellResult> = g.points().into_iter().map(|p| CellResult {
+///         mean: -(p["c"].log10() - 3.0).powi(2), params: p,
+///         fold_scores: vec![], std: 0.0, min: 0.0, max: 0.0, error: None,
+///     }).collect();
+///     let best = (0..cells.len()).fold(0, |b, i| if cells[i].mean > cells[b].mean { i } else { b });
+///     Ok(GridSearchReport { scoring: "s".into(), validation: "v".into(), stratified: false, seed: 0,
+///                           n_folds: 1, cells, best, model: None })
+/// };
+/// let grid: ParamGrid = "c=[0.1,1,10]".parse().unwrap();
+/// let e = search_extending(&grid, &["c"], 10.0, search).unwrap();
+/// // A decade added above at each search while the best c is the largest: 100, 1000, then 10000,
+/// // where the peak 1000 is inside the grid. Four searches in all.
+/// assert_eq!(e.report.best_params()["c"], 1000.0);
+/// assert_eq!(e.grid.axes()[0].values, vec![0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]);
+/// assert!(e.on_edge.is_empty() && e.first == grid);
+/// assert_eq!(searches, 4);
+/// ```
 pub fn search_extending<M>(
     grid: &ParamGrid,
     axes: &[&str],

@@ -44,11 +44,6 @@ pub struct Sizes {
 }
 
 /// Full (the paper's sizes; 10,000 test points, 3 timed repeats) or quick (1000 / 600 / 2000, one fit).
-///
-/// ```
-/// let s = kern_repro::papers::csrbf_lssvm::sizes(false);
-/// assert_eq!((s.train, s.tune), (5000, 3000));
-/// ```
 pub fn sizes(quick: bool) -> Sizes {
     if quick {
         Sizes { train: 1000, tune: 600, test: 2000, repeats: 1 }
@@ -64,11 +59,6 @@ pub fn lambda_grid() -> Vec<f64> {
 }
 
 /// `(median, min, max)` of a non-empty list (the upper median for even lengths).
-///
-/// ```
-/// use kern_repro::papers::csrbf_lssvm::spread;
-/// assert_eq!(spread(&[3.0, 1.0, 2.0]), (2.0, 1.0, 3.0));
-/// ```
 pub fn spread(v: &[f64]) -> (f64, f64, f64) {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
@@ -726,5 +716,17 @@ mod tests {
                 "{tau}: {inside}"
             );
         }
+    }
+
+    #[test]
+    fn sizes_as_documented() {
+        let s = crate::papers::csrbf_lssvm::sizes(false);
+        assert_eq!((s.train, s.tune), (5000, 3000));
+    }
+
+    #[test]
+    fn spread_as_documented() {
+        use crate::papers::csrbf_lssvm::spread;
+        assert_eq!(spread(&[3.0, 1.0, 2.0]), (2.0, 1.0, 3.0));
     }
 }

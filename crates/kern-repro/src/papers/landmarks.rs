@@ -51,13 +51,6 @@ pub const HIGGS_LIKE_DIM: usize = 28;
 ///
 /// No single column separates the classes (each azimuth is uniform in both); the angular correlations
 /// show only through non-linear combinations, so the classes overlap with non-linear structure.
-///
-/// ```
-/// let (x, y) = kern_repro::papers::landmarks::higgs_like(500, 3);
-/// assert_eq!((x.n(), x.d()), (500, 28));
-/// assert!(y.iter().all(|&v| v == 1.0 || v == -1.0));
-/// assert_eq!(kern_repro::papers::landmarks::higgs_like(500, 3).0, x);
-/// ```
 pub fn higgs_like(n: usize, seed: u64) -> (Samples, Vec<f64>) {
     use std::f64::consts::PI;
     let mut r = rng(seed);
@@ -343,5 +336,13 @@ mod tests {
             assert!(r[17..21].iter().all(|&b| b == 0.0 || b == 1.0));
             assert!(r[21..].iter().all(|&m| m >= 0.0));
         }
+    }
+
+    #[test]
+    fn higgs_like_as_documented() {
+        let (x, y) = crate::papers::landmarks::higgs_like(500, 3);
+        assert_eq!((x.n(), x.d()), (500, 28));
+        assert!(y.iter().all(|&v| v == 1.0 || v == -1.0));
+        assert_eq!(crate::papers::landmarks::higgs_like(500, 3).0, x);
     }
 }

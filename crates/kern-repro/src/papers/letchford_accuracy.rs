@@ -35,24 +35,11 @@ use serde_json::{Value, json};
 use std::time::Instant;
 
 /// The 20 amino acids in the order of the HIV-1 protease files' README (`ARNDCQEGHILKMFPSTWYV`).
-///
-/// ```
-/// assert_eq!(kern_repro::papers::letchford_accuracy::AMINO_ACIDS.len(), 20);
-/// ```
 pub const AMINO_ACIDS: &[u8; 20] = b"ARNDCQEGHILKMFPSTWYV";
 
 /// One-hot encoding of an octamer: 8 positions × 20 amino acids = 160 binary features, feature
 /// `20·p + a` set when position `p` holds amino acid `a` (index in [`AMINO_ACIDS`]). Every encoded
 /// octamer has exactly eight ones, so `‖x − y‖² = 2 ×` (number of positions where the two differ).
-///
-/// ```
-/// let x = kern_repro::papers::letchford_accuracy::octamer_one_hot("ARNDCQEG")?;
-/// assert_eq!(x.len(), 160);
-/// assert_eq!(x.iter().sum::<f64>(), 8.0);
-/// assert_eq!((x[0], x[20 + 1], x[7 * 20 + 7]), (1.0, 1.0, 1.0));
-/// assert!(kern_repro::papers::letchford_accuracy::octamer_one_hot("ARNDCQEX").is_err());
-/// # Ok::<(), kern_repro::ReproError>(())
-/// ```
 pub fn octamer_one_hot(octamer: &str) -> Result<Vec<f64>> {
     let b = octamer.as_bytes();
     if b.len() != 8 {
@@ -70,12 +57,6 @@ pub fn octamer_one_hot(octamer: &str) -> Result<Vec<f64>> {
 
 /// Reads an HIV-1 protease cleavage file (`OCTAMER,LABEL` per line, labels `1`/`-1`) into one-hot
 /// features ([`octamer_one_hot`]) and ±1 targets. `Ok(None)` when the file is not in the data directory.
-///
-/// ```
-/// use kern_repro::papers::letchford_accuracy::read_octamers;
-/// assert!(read_octamers("no-such-octamers.txt")?.is_none());
-/// # Ok::<(), kern_repro::ReproError>(())
-/// ```
 pub fn read_octamers(name: &str) -> Result<Option<(Samples, BinaryTargets)>> {
     let path = data_dir().join(name);
     if !path.exists() {
@@ -98,12 +79,6 @@ pub fn read_octamers(name: &str) -> Result<Option<(Samples, BinaryTargets)>> {
 }
 
 /// The paper's β grid: `n` values `10^e` with `e` evenly spaced over `[−3, 3]` (`n = 80` in the paper).
-///
-/// ```
-/// let g = kern_repro::papers::letchford_accuracy::beta_grid(80);
-/// assert_eq!(g.len(), 80);
-/// assert!((g[0] - 1e-3).abs() < 1e-15 && (g[79] - 1e3).abs() < 1e-9);
-/// ```
 pub fn beta_grid(n: usize) -> Vec<f64> {
     ParamAxis::log10("beta", -3.0, 3.0, n).map(|a| a.values).unwrap_or_default()
 }
@@ -1061,5 +1036,34 @@ mod tests {
         let (xtr3, xte3, ..) = split(raw(), 20, 5, false).unwrap();
         assert_eq!(xtr3.n() + xte3.n(), 40);
         assert!(xtr3.n().abs_diff(xte3.n()) <= 2);
+    }
+
+    #[test]
+    fn amino_acids_as_documented() {
+        assert_eq!(crate::papers::letchford_accuracy::AMINO_ACIDS.len(), 20);
+    }
+
+    #[test]
+    fn octamer_one_hot_as_documented() -> std::result::Result<(), Box<dyn std::error::Error>> {
+        let x = crate::papers::letchford_accuracy::octamer_one_hot("ARNDCQEG")?;
+        assert_eq!(x.len(), 160);
+        assert_eq!(x.iter().sum::<f64>(), 8.0);
+        assert_eq!((x[0], x[20 + 1], x[7 * 20 + 7]), (1.0, 1.0, 1.0));
+        assert!(crate::papers::letchford_accuracy::octamer_one_hot("ARNDCQEX").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn read_octamers_as_documented() -> std::result::Result<(), Box<dyn std::error::Error>> {
+        use crate::papers::letchford_accuracy::read_octamers;
+        assert!(read_octamers("no-such-octamers.txt")?.is_none());
+        Ok(())
+    }
+
+    #[test]
+    fn beta_grid_as_documented() {
+        let g = crate::papers::letchford_accuracy::beta_grid(80);
+        assert_eq!(g.len(), 80);
+        assert!((g[0] - 1e-3).abs() < 1e-15 && (g[79] - 1e3).abs() < 1e-9);
     }
 }

@@ -300,12 +300,6 @@ const XOR_GROUPS: [([f64; 2], [f64; 2], f64); 4] = [
 /// The modified XOR of §3.3: `per_group` points from each of `N((3,5), diag(0.5,1.5))` (+1),
 /// `N((7,5), diag(0.5,1.5))` (−1), `N((15,17), diag(1.5,0.5))` (+1), `N((15,13), diag(1.5,0.5))` (−1),
 /// group by group. Returns the points, ±1 labels and the group of each point.
-///
-/// ```
-/// let (x, y, g) = kern_repro::papers::railway::xor_data(50, 1);
-/// assert_eq!((x.len(), g[50], g[199]), (200, 1, 3));
-/// assert_eq!((y[0], y[50], y[100], y[150]), (1.0, -1.0, 1.0, -1.0));
-/// ```
 pub fn xor_data(per_group: usize, seed: u64) -> (Vec<[f64; 2]>, Vec<f64>, Vec<usize>) {
     let mut r = rng(seed);
     let (mut x, mut y, mut g) = (Vec::new(), Vec::new(), Vec::new());
@@ -322,12 +316,6 @@ pub fn xor_data(per_group: usize, seed: u64) -> (Vec<[f64; 2]>, Vec<f64>, Vec<us
 }
 
 /// The Bayes rule of the XOR mixture (equal group weights): +1 when the class +1 groups' density is larger.
-///
-/// ```
-/// use kern_repro::papers::railway::xor_bayes;
-/// assert_eq!((xor_bayes([4.0, 5.0]), xor_bayes([6.0, 5.0])), (1.0, -1.0));
-/// assert_eq!((xor_bayes([15.0, 16.0]), xor_bayes([15.0, 14.0])), (1.0, -1.0));
-/// ```
 pub fn xor_bayes(p: [f64; 2]) -> f64 {
     let dens = |label: f64| -> f64 {
         XOR_GROUPS
@@ -866,24 +854,12 @@ const LENS_AREAS: [[f64; 2]; 2] = [[5.0, 5.0], [12.0, 5.0]];
 
 /// The class boundary of the Fig. 6 example: the tent `x2 = 7 − 0.6 |x1 − 8.5|` — linear in each area
 /// (slope +0.6 in A1, −0.6 in A2) with its kink inside the intersection; class +1 above it.
-///
-/// ```
-/// use kern_repro::papers::railway::lens_label;
-/// assert_eq!((lens_label([8.5, 7.5]), lens_label([8.5, 6.5])), (1.0, -1.0));
-/// assert_eq!((lens_label([2.0, 3.5]), lens_label([2.0, 2.5])), (1.0, -1.0));
-/// ```
 pub fn lens_label(p: [f64; 2]) -> f64 {
     if p[1] > 7.0 - 0.6 * (p[0] - 8.5).abs() { 1.0 } else { -1.0 }
 }
 
 /// `n` points uniform on the union of the two balls of radius 5 at (5, 5) and (12, 5), labelled by
 /// [`lens_label`] (noise-free: the Bayes error is 0).
-///
-/// ```
-/// let (x, y) = kern_repro::papers::railway::lens_data(100, 3);
-/// assert_eq!((x.len(), y.len()), (100, 100));
-/// assert!(x.iter().all(|p| (p[0] - 5.0).hypot(p[1] - 5.0) <= 5.0 || (p[0] - 12.0).hypot(p[1] - 5.0) <= 5.0));
-/// ```
 pub fn lens_data(n: usize, seed: u64) -> (Vec<[f64; 2]>, Vec<f64>) {
     let mut r = rng(seed);
     let mut x = Vec::with_capacity(n);
@@ -1045,12 +1021,6 @@ const TWO_AREAS: [[f64; 2]; 2] = [[0.0, 1.0], [1.0, 1.0]];
 /// its centre — A1: `+1` iff `x1 > 0`; A2: `+1` iff `x2 > 1` — so each area holds both classes about half
 /// and half and is linearly separable, but the classes are not (our reading of "the areas do not
 /// coincide with the classes"; the paper's Fig. 8 is missing). Returns points, labels, area (0 or 1).
-///
-/// ```
-/// let (x, y, a) = kern_repro::papers::railway::two_areas_data(400, 0.1, 1.0, 7);
-/// assert_eq!(a.iter().filter(|&&v| v == 0).count(), 320);
-/// assert!(x.iter().zip(&y).zip(&a).all(|((p, l), ar)| (if *ar == 0 { p[0] > 0.0 } else { p[1] > 1.0 }) == (*l > 0.0)));
-/// ```
 pub fn two_areas_data(n: usize, sd1: f64, sd2: f64, seed: u64) -> (Vec<[f64; 2]>, Vec<f64>, Vec<usize>) {
     let mut r = rng(seed);
     let n1 = (n * 4).div_ceil(5);
@@ -1447,16 +1417,6 @@ pub fn two_areas(ctx: &Ctx) -> Result<Status> {
 // ---------------------------------------------------------------------------------------------------
 
 /// Exact k-nearest-neighbour classification (Euclidean; ties in distance broken by index, odd `k`).
-///
-/// ```
-/// use kern_core::{BinaryTargets, Samples, learner::{Fit, Model}};
-/// use kern_repro::papers::railway::Knn;
-/// let x = Samples::from_rows(&[[0.0], [0.1], [0.2], [5.0], [5.1]])?;
-/// let y = BinaryTargets::from_f64(&[-1.0, -1.0, -1.0, 1.0, 1.0])?;
-/// let m = Knn { k: 3 }.fit(&x, &y)?;
-/// assert_eq!(m.predict(&Samples::from_rows(&[[0.05], [4.0]])?)?, vec![-1.0, 1.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Knn {
     /// Neighbours that vote.
@@ -1835,11 +1795,6 @@ const AREA_GROUPS: [([f64; 2], f64); 6] = [
 
 /// Fig. 7a's stand-in (the paper's figure is missing): `per_group` points from `N(centre, 0.35² I)` for each
 /// of the six groups of `AREA_GROUPS`. Returns points, ±1 labels, group of each point.
-///
-/// ```
-/// let (x, y, g) = kern_repro::papers::railway::areas_data(40, 3);
-/// assert_eq!((x.len(), y.iter().filter(|&&v| v > 0.0).count(), g[239]), (240, 120, 5));
-/// ```
 pub fn areas_data(per_group: usize, seed: u64) -> (Vec<[f64; 2]>, Vec<f64>, Vec<usize>) {
     let mut r = rng(seed);
     let (mut x, mut y, mut g) = (Vec::new(), Vec::new(), Vec::new());
@@ -2275,5 +2230,66 @@ mod tests {
         let s: HashSet<u64> = (0..1000).map(|t| derive(42, t)).collect();
         assert_eq!(s.len(), 1000);
         assert_ne!(derive(1, 0), derive(2, 0));
+    }
+
+    #[test]
+    fn xor_data_as_documented() {
+        let (x, y, g) = crate::papers::railway::xor_data(50, 1);
+        assert_eq!((x.len(), g[50], g[199]), (200, 1, 3));
+        assert_eq!((y[0], y[50], y[100], y[150]), (1.0, -1.0, 1.0, -1.0));
+    }
+
+    #[test]
+    fn xor_bayes_as_documented() {
+        use crate::papers::railway::xor_bayes;
+        assert_eq!((xor_bayes([4.0, 5.0]), xor_bayes([6.0, 5.0])), (1.0, -1.0));
+        assert_eq!((xor_bayes([15.0, 16.0]), xor_bayes([15.0, 14.0])), (1.0, -1.0));
+    }
+
+    #[test]
+    fn lens_label_as_documented() {
+        use crate::papers::railway::lens_label;
+        assert_eq!((lens_label([8.5, 7.5]), lens_label([8.5, 6.5])), (1.0, -1.0));
+        assert_eq!((lens_label([2.0, 3.5]), lens_label([2.0, 2.5])), (1.0, -1.0));
+    }
+
+    #[test]
+    fn lens_data_as_documented() {
+        let (x, y) = crate::papers::railway::lens_data(100, 3);
+        assert_eq!((x.len(), y.len()), (100, 100));
+        assert!(
+            x.iter().all(|p| (p[0] - 5.0).hypot(p[1] - 5.0) <= 5.0 || (p[0] - 12.0).hypot(p[1] - 5.0) <= 5.0)
+        );
+    }
+
+    #[test]
+    fn two_areas_data_as_documented() {
+        let (x, y, a) = crate::papers::railway::two_areas_data(400, 0.1, 1.0, 7);
+        assert_eq!(a.iter().filter(|&&v| v == 0).count(), 320);
+        assert!(x.iter().zip(&y).zip(&a).all(|((p, l), ar)| (if *ar == 0 {
+            p[0] > 0.0
+        } else {
+            p[1] > 1.0
+        }) == (*l > 0.0)));
+    }
+
+    #[test]
+    fn knn_as_documented() -> std::result::Result<(), Box<dyn std::error::Error>> {
+        use crate::papers::railway::Knn;
+        use kern_core::{
+            BinaryTargets, Samples,
+            learner::{Fit, Model},
+        };
+        let x = Samples::from_rows(&[[0.0], [0.1], [0.2], [5.0], [5.1]])?;
+        let y = BinaryTargets::from_f64(&[-1.0, -1.0, -1.0, 1.0, 1.0])?;
+        let m = Knn { k: 3 }.fit(&x, &y)?;
+        assert_eq!(m.predict(&Samples::from_rows(&[[0.05], [4.0]])?)?, vec![-1.0, 1.0]);
+        Ok(())
+    }
+
+    #[test]
+    fn areas_data_as_documented() {
+        let (x, y, g) = crate::papers::railway::areas_data(40, 3);
+        assert_eq!((x.len(), y.iter().filter(|&&v| v > 0.0).count(), g[239]), (240, 120, 5));
     }
 }

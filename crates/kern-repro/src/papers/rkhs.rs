@@ -27,11 +27,6 @@ use std::time::Instant;
 /// page: a central group and a ring around it, which no linear projection separates): `n` points in
 /// group 0 uniform on the disc of radius 1 and `n` in group 1 at radius `N(3, 0.25²)`, angles uniform.
 /// Returns the samples (group 0 first) and the group of each point.
-///
-/// ```
-/// let (x, g) = kern_repro::papers::rkhs::rings(50, 1);
-/// assert_eq!((x.n(), g.iter().filter(|&&c| c == 1).count()), (100, 50));
-/// ```
 pub fn rings(n: usize, seed: u64) -> (Samples, Vec<usize>) {
     let mut r = rng(seed);
     let ring = Normal::new(3.0, 0.25).expect("valid normal");
@@ -60,11 +55,6 @@ pub const OUTER_RADII: (f64, f64) = (1.2, 3.0);
 /// separable by the features `X₁², X₂², X₂`): `n` points of class +1 uniform on the disc of radius 1.5
 /// around (0, 0.5) and `n` of class −1 uniform on the annulus 1.2 ≤ r ≤ 3 around the same centre, so the
 /// groups overlap for 1.2 ≤ r ≤ 1.5 (alternating labels −1, +1).
-///
-/// ```
-/// let (x, y) = kern_repro::papers::rkhs::two_groups(40, 2);
-/// assert_eq!((x.n(), y.iter().filter(|&&v| v > 0.0).count()), (80, 40));
-/// ```
 pub fn two_groups(n: usize, seed: u64) -> (Samples, Vec<f64>) {
     let mut r = rng(seed);
     let mut data = Vec::with_capacity(4 * n);
@@ -94,10 +84,6 @@ pub fn two_groups_bayes(x: [f64; 2]) -> f64 {
 
 /// The Bayes error of [`two_groups`]: half the annulus' mass inside the inner disc,
 /// `½ (1.5² − 1.2²) / (3² − 1.2²)`.
-///
-/// ```
-/// assert!((kern_repro::papers::rkhs::two_groups_bayes_error() - 0.0536).abs() < 1e-4);
-/// ```
 pub fn two_groups_bayes_error() -> f64 {
     let (a, b) = OUTER_RADII;
     0.5 * (INNER_RADIUS * INNER_RADIUS - a * a) / (b * b - a * a)
@@ -366,12 +352,6 @@ fn fit_groups(
 
 /// MNIST (the 5,000-image subset) split: a seeded permutation, the first `train` for training and the
 /// next `test` for testing. Errors when the data are too few.
-///
-/// ```
-/// let (a, b) = kern_repro::papers::rkhs::split_indices(10, 6, 3, 1).unwrap();
-/// assert_eq!((a.len(), b.len()), (6, 3));
-/// assert!(a.iter().all(|i| !b.contains(i)));
-/// ```
 pub fn split_indices(n: usize, train: usize, test: usize, seed: u64) -> Result<(Vec<usize>, Vec<usize>)> {
     if train + test > n {
         return Err(err(format!("{train} + {test} samples requested from {n}")));
@@ -389,11 +369,6 @@ pub fn split_indices(n: usize, train: usize, test: usize, seed: u64) -> Result<(
 
 /// The slides' two MNIST models: kernel, the slides' test error on the full set (10,000 test images),
 /// and their LIBSVM settings (C, and γ of exp(−γ‖x − y‖²)) as a grid of one point.
-///
-/// ```
-/// let [(_, linear, _), (_, gaussian, _)] = kern_repro::papers::rkhs::SLIDES_MNIST;
-/// assert!((gaussian / linear - 0.283).abs() < 1e-3);
-/// ```
 pub const SLIDES_MNIST: [(&str, f64, &str); 2] =
     [("linear", 0.0584, "c=2"), ("gaussian", 0.0165, "c=2,gamma=0.0039")];
 
@@ -871,5 +846,35 @@ mod tests {
     #[test]
     fn split_rejects_too_many() {
         assert!(split_indices(5, 4, 2, 0).is_err());
+    }
+
+    #[test]
+    fn rings_as_documented() {
+        let (x, g) = crate::papers::rkhs::rings(50, 1);
+        assert_eq!((x.n(), g.iter().filter(|&&c| c == 1).count()), (100, 50));
+    }
+
+    #[test]
+    fn two_groups_as_documented() {
+        let (x, y) = crate::papers::rkhs::two_groups(40, 2);
+        assert_eq!((x.n(), y.iter().filter(|&&v| v > 0.0).count()), (80, 40));
+    }
+
+    #[test]
+    fn two_groups_bayes_error_as_documented() {
+        assert!((crate::papers::rkhs::two_groups_bayes_error() - 0.0536).abs() < 1e-4);
+    }
+
+    #[test]
+    fn split_indices_as_documented() {
+        let (a, b) = crate::papers::rkhs::split_indices(10, 6, 3, 1).unwrap();
+        assert_eq!((a.len(), b.len()), (6, 3));
+        assert!(a.iter().all(|i| !b.contains(i)));
+    }
+
+    #[test]
+    fn slides_mnist_as_documented() {
+        let [(_, linear, _), (_, gaussian, _)] = crate::papers::rkhs::SLIDES_MNIST;
+        assert!((gaussian / linear - 0.283).abs() < 1e-3);
     }
 }
