@@ -1,6 +1,6 @@
 //! Seeded data generators the tests and benchmarks share. Each is a pure function of its arguments.
 //!
-//! The product's own generators for the papers' experiments live in `kern_repro::data`; these feed
+//! The product's own generators for the papers' experiments live in `kern_repro::datasets`; these feed
 //! tests only.
 
 use kern_core::{BinaryTargets, Samples};
