@@ -1,5 +1,19 @@
 //! The model kinds and SVM types the commands name (`--model`, `--type`, `--multiclass`), and how
 //! class labels become targets (`kern train`, `kern cv`, `kern-mpi cv`).
+//!
+//! ```
+//! use clap::ValueEnum;
+//! use kern_cli::kinds::{ModelKind, SvmType, resolve, targets};
+//! use kern_core::{Samples, Targets, io::Dataset};
+//! let t = SvmType::from_str("nu-svr", true)?; // `--type nu-svr`
+//! assert_eq!(resolve(None, Some(t), false, false)?, ModelKind::NuSvr);
+//! assert_eq!(resolve(Some(ModelKind::Krr), None, true, false)?, ModelKind::LandmarkKrr); // `--landmarks`
+//! let labels = vec!["b".into(), "a".into(), "c".into()];
+//! let ds = Dataset::new(Samples::from_rows(&[[0.0], [1.0], [2.0]])?, labels, vec![]);
+//! assert!(matches!(targets(&ds, false)?, Targets::Classes(c) if c.n_classes() == 3));
+//! assert!(targets(&ds, true).is_err()); // `--regression` needs numeric labels
+//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+//! ```
 
 use crate::CliError;
 use kern_core::Targets;

@@ -12,6 +12,19 @@
 //! side, and symmetric Grams of many distinct features, e.g. bag-of-words data): each column is one
 //! pass over the posting lists of its sample, the same sums as merged sparse products; radial kernels
 //! then use the norms formulation with the cancellation guard, as the GEMM does.
+//!
+//! ```
+//! use kern_core::{Gaussian, Samples, cross_gram, gram};
+//! let x = Samples::from_rows(&[[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])?;
+//! let k = Gaussian::with_sigma(1.0)?; // exp(−‖x − y‖²)
+//! let g = gram(&k, &x)?;
+//! assert!((0..3).all(|i| g[(i, i)] == 1.0 && (0..3).all(|j| g[(i, j)] == g[(j, i)])));
+//! assert!((g[(2, 1)] - (-5.0f64).exp()).abs() < 1e-15); // ‖x₂ − x₁‖² = 5
+//! let c = cross_gram(&k, &x, &Samples::from_rows(&[[1.0, 0.0]])?)?;
+//! assert_eq!((c.nrows(), c.ncols()), (3, 1));
+//! assert_eq!(c[(1, 0)], 1.0); // the same point
+//! # Ok::<(), kern_core::CoreError>(())
+//! ```
 
 use crate::error::Result;
 use crate::kernel::{Kernel, Profile};

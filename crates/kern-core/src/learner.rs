@@ -3,6 +3,31 @@
 //!
 //! A learner is a params type `P: Fit<T>`; [`Fit::fit`] validates the params once into a checked form
 //! and trains a [`Model`]. Models predict decision values and labels for new samples.
+//!
+//! ```
+//! use kern_core::learner::{Fit, Model};
+//! use kern_core::{CoreError, RealTargets, Samples};
+//! struct Constant(f64); // a model
+//! impl Model for Constant {
+//!     type Error = CoreError;
+//!     fn predict(&self, x: &Samples) -> Result<Vec<f64>, CoreError> { Ok(vec![self.0; x.n()]) }
+//! }
+//! struct MeanOf; // a learner: the targets' mean
+//! impl Fit<RealTargets> for MeanOf {
+//!     type Model = Constant;
+//!     type Error = CoreError;
+//!     fn fit(&self, _: &Samples, y: &RealTargets) -> Result<Constant, CoreError> {
+//!         Ok(Constant(y.values().iter().sum::<f64>() / y.values().len() as f64))
+//!     }
+//! }
+//! // Generic code (cross-validation, grid search) sees only `P: Fit<T>` and `P::Model: Model`.
+//! fn refit<P: Fit<RealTargets>>(p: &P, x: &Samples, y: &RealTargets) -> Option<Vec<f64>> {
+//!     p.fit(x, y).ok()?.predict(x).ok()
+//! }
+//! let x = Samples::from_rows(&[[0.0], [1.0], [2.0]])?;
+//! assert_eq!(refit(&MeanOf, &x, &RealTargets::new(vec![1.0, 2.0, 6.0])?), Some(vec![3.0; 3]));
+//! # Ok::<(), CoreError>(())
+//! ```
 
 use crate::samples::Samples;
 

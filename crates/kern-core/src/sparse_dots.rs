@@ -14,6 +14,21 @@
 //! loads: [`SparseDots::group_dots`] walks the union of their features once, each loaded value feeding
 //! the multiply-adds of every group member that is nonzero there (about 2.7 per load on MNIST), which
 //! halves the time of the symmetric Gram matrix's inner products.
+//!
+//! ```
+//! use kern_core::Samples;
+//! use kern_core::sparse_dots::{SparseDots, density};
+//! let x = Samples::from_rows(&[[1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 3.0, 1.0], [2.0, 0.0, 0.0, 4.0]])?;
+//! assert_eq!(density(&x), 0.5);
+//! let s = SparseDots::new(&x);
+//! let mut dots = [0.0; 3];
+//! s.dots(0, 0..3, &mut dots); // ⟨x₀, x_j⟩ from x₀'s two nonzeros
+//! assert_eq!(dots, [5.0, 2.0, 10.0]);
+//! let mut grouped = [0.0; 6];
+//! s.group_dots(&s.group(&[0, 2]), 0..3, &mut grouped); // two samples in one pass
+//! assert_eq!(grouped, [5.0, 2.0, 10.0, 10.0, 4.0, 20.0]);
+//! # Ok::<(), kern_core::CoreError>(())
+//! ```
 
 use crate::parallel::prelude::*;
 use crate::samples::{SampleRef, Samples};

@@ -10,6 +10,20 @@
 //! nearly full pattern. The threshold comes from LS-SVM measurements on green-red at n = 5000
 //! (`cargo bench -p kernml-models --bench lssvm_kpca`). Both paths compute the same mathematical matrix
 //! (a dense `K_C` holds the zeros explicitly), so the choice changes only speed and memory.
+//!
+//! ```
+//! use kern_core::{Kernel, KernelSpec, Samples};
+//! use kern_models::kmat::{PathChoice, SolvePath, build_gram, choose_path, expand};
+//! let x = Samples::from_rows(&[[0.0], [1.0], [10.0], [20.0], [30.0], [40.0], [50.0]])?;
+//! let k: KernelSpec = "cs-gaussian:sigma=1,c=1.5,nu=1".parse()?;
+//! let path = choose_path(&k, &x, PathChoice::Auto)?;
+//! assert_eq!(path, SolvePath::Sparse); // K_C holds 9 of 49 entries
+//! assert!(build_gram(&k, &x, path)?.is_sparse());
+//! let c = faer::Mat::from_fn(7, 1, |i, _| i as f64 + 1.0);
+//! let f = expand(&k, &x, c.as_ref(), &Samples::from_rows(&[[0.5]])?, path)?; // Σ cᵢ k(0.5, xᵢ)
+//! assert!((f[(0, 0)] - (k.eval(&[0.5], &[0.0]) + 2.0 * k.eval(&[0.5], &[1.0]))).abs() < 1e-15);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::error::{ModelsError, Result};
 use faer::{Mat, MatRef};

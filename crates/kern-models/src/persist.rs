@@ -6,6 +6,24 @@
 //! the FNV-1a 64-bit checksum of the payload. Files are written to a temporary
 //! file and renamed ([`kern_core::io::write_atomic`]), so a failed save never leaves a half-written model;
 //! loading checks every header field and returns [`ModelsError::Format`], never panics.
+//!
+//! ```
+//! use kern_models::krr::{KernelRidge, KernelRidgeParams};
+//! use kern_models::persist::{HEADER_LEN, from_bytes, load, peek_kind, read, save};
+//! use kern_models::{Fit, RealTargets, Samples};
+//! let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+//! let y = RealTargets::new(vec![0.0, 1.0, 0.0, 1.0])?;
+//! let m = KernelRidgeParams::new("gaussian:sigma=1".parse()?).lambda(0.1).fit(&x, &y)?;
+//! let p = std::env::temp_dir().join(format!("kern-doc-persist-{}.kern", std::process::id()));
+//! save(&p, &m)?;
+//! assert_eq!(load::<KernelRidge>(&p)?, m); // the same model back
+//! let mut bytes = read(&p)?;
+//! # let _ = std::fs::remove_file(&p);
+//! assert_eq!(peek_kind(&bytes, "m.kern")?, "krr");
+//! bytes[HEADER_LEN] ^= 1; // one flipped payload bit: the checksum refuses it
+//! assert!(from_bytes::<KernelRidge>(&bytes, "m.kern").is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::borrowed_strings::Borrowing;
 use crate::error::{ModelsError, Result};

@@ -37,6 +37,22 @@
 //!
 //! **Selection** of λ: classification by the leave-one-out (or validation) error rate, ties broken by
 //! the mean squared residual; regression by the mean squared residual (PRESS / n).
+//!
+//! ```
+//! use kern_models::krr::KernelRidgeParams;
+//! use kern_models::ridge::GridMethod;
+//! use kern_models::{Fit, RealTargets, Samples};
+//! let x = Samples::from_rows(&[[0.0], [0.5], [1.0], [1.5], [2.0], [2.5]])?;
+//! let y = RealTargets::new(vec![0.0, 0.48, 0.84, 1.0, 0.91, 0.6])?; // about sin(x)
+//! let p = KernelRidgeParams::new("gaussian:sigma=1".parse()?).loo(vec![1e-3, 1e-2, 1e-1, 1.0]);
+//! let m = p.clone().grid_method(GridMethod::Eigen).fit(&x, &y)?; // one eigendecomposition
+//! let s = m.selection().unwrap();
+//! assert_eq!(m.lambda(), s.grid[s.best]); // the λ of least leave-one-out error
+//! assert!(s.mse.iter().all(|&e| e >= s.mse[s.best]));
+//! let r = p.grid_method(GridMethod::Refactor).fit(&x, &y)?; // one factorization per λ
+//! assert_eq!(r.selection().unwrap().best, s.best);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub(crate) mod estimator;
 pub mod width;

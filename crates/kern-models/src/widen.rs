@@ -4,6 +4,22 @@
 //! `‖x − sv‖²` — exactly what LIBSVM's `svm_predict` computes on its sparse nodes. The stored samples
 //! are re-dimensioned as a sparse store ([`kern_core::Samples::widen`]: free for a sparse store, a
 //! CSR copy of a dense one), never as a dense `n × d` array.
+//!
+//! ```
+//! use kern_models::krr::KernelRidgeParams;
+//! use kern_models::widen::WidenFeatures;
+//! use kern_models::{Fit, Model, RealTargets, Samples};
+//! let x = Samples::from_rows(&[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])?;
+//! let y = RealTargets::new(vec![1.0, -1.0, 0.5])?;
+//! let mut m = KernelRidgeParams::new("gaussian:beta=1".parse()?).lambda(0.1).fit(&x, &y)?;
+//! let t = Samples::from_rows(&[[0.5, 0.5, 1.0]])?; // a third feature, unseen in training
+//! assert!(m.predict(&t).is_err());
+//! m.widen_features(3)?;
+//! // The stored samples are 0 there: every ‖t − xᵢ‖² gains 1², a factor e⁻¹ of each exp(−‖t − xᵢ‖²).
+//! let at_zero = m.predict(&Samples::from_rows(&[[0.5, 0.5, 0.0]])?)?[0];
+//! assert!((m.predict(&t)?[0] - (-1.0f64).exp() * at_zero).abs() < 1e-14);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::error::Result;
 use kern_core::Samples;

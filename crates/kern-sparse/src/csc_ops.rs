@@ -1,5 +1,16 @@
 //! Products with a sparse matrix given by its compressed columns (CSC: column offsets, row indices,
 //! values), in a fixed order of operations at any thread count.
+//!
+//! ```
+//! use kern_sparse::csc_ops::shifted_column_dots;
+//! let dense = nalgebra::DMatrix::from_row_slice(3, 3, &[2.0, 1.0, 0.0, 1.0, 3.0, 0.0, 0.0, 0.0, 4.0]);
+//! let a = nalgebra_sparse::CscMatrix::from(&dense); // symmetric: columns are rows
+//! let v = [1.0, -1.0, 0.5];
+//! let mut out = [0.0; 3];
+//! shifted_column_dots(a.col_offsets(), a.row_indices(), a.values(), 0.5, &v, &mut out)?;
+//! assert_eq!(out, [1.5, -2.5, 2.25]); // (A + 0.5 I) v
+//! # Ok::<(), kern_sparse::SparseError>(())
+//! ```
 
 use crate::error::{Result, SparseError};
 use rayon::prelude::*;

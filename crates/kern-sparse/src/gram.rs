@@ -5,6 +5,21 @@
 //! diagonal always present, row indices sorted in every column. The output is deterministic: the same
 //! data give the same matrix at any thread count. Entries whose kernel value is exactly `0.0`
 //! (pairs at distance `≥ C`, or values that underflow) are not stored, except on the diagonal.
+//!
+//! ```
+//! use kern_core::{CompactlySupported, Gaussian, Kernel, Samples};
+//! use kern_sparse::{sparse_cross_gram, sparse_gram};
+//! let x = Samples::from_rows(&[[0.0], [0.5], [5.0]])?;
+//! let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?; // support radius C = 1
+//! let g = sparse_gram(&k, &x)?;
+//! let entry = |i, j| g.matrix().get_entry(i, j).unwrap().into_value();
+//! assert_eq!(entry(0, 1), entry(1, 0));
+//! assert_eq!(entry(0, 1), k.eval(&[0.0], &[0.5]));
+//! assert_eq!((g.nnz(), entry(0, 2)), (5, 0.0)); // the far point keeps only its diagonal
+//! let c = sparse_cross_gram(&k, &x, &Samples::from_rows(&[[4.8]])?)?;
+//! assert_eq!((c.nrows(), c.ncols(), c.nnz()), (3, 1, 1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::csc_ops::RowIndex;
 use crate::error::{Result, SparseError};

@@ -9,6 +9,19 @@
 //! and the bordered elimination `b = 1ᵀη / 1ᵀν`, `a = η − b ν` (from `1ᵀa = 0`). The same code serves
 //! the dense Gaussian `K` and the sparse `K_C` ([`CholeskyPlan`] hides which). [`LsSvmIterative`] does
 //! the same two solves by preconditioned conjugate gradients when no factor fits in memory.
+//!
+//! ```
+//! use kern_core::{CompactlySupported, Gaussian, Samples};
+//! use kern_sparse::{GramMatrix, lssvm_fit};
+//! let x = Samples::from_rows(&[[0.0], [0.5], [1.0], [1.5]])?;
+//! let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.2, 1.0)?;
+//! let (y, lambda) = ([1.0, 1.0, -1.0, -1.0], 5.0);
+//! let s = lssvm_fit(&k, &x, &y, lambda)?;
+//! assert!(s.alpha.iter().sum::<f64>().abs() < 1e-12); // first row: 1ᵀa = 0
+//! let ka = GramMatrix::build(&k, &x)?.mul_vec(&s.alpha)?; // other rows: b + (K + I/λ) a = y
+//! assert!((0..4).all(|i| (s.b + ka[i] + s.alpha[i] / lambda - y[i]).abs() < 1e-12));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::cholesky::{Cholesky, CholeskyPlan};
 use crate::error::{Result, SparseError, positive};

@@ -5,6 +5,15 @@
 //! paper defines the bandwidth as `bw = 2·max_i b_i + 1`; its Table 1 appears to report the one-sided
 //! `max_i b_i + 1` (its dense 2000 × 2000 case reads 2000), so both are given. The profile (envelope
 //! size) is `Σ_i b_i`.
+//!
+//! ```
+//! use kern_sparse::{bandwidth, pattern_entries};
+//! let a = nalgebra::DMatrix::from_row_slice(3, 3, &[1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+//! let a = nalgebra_sparse::CscMatrix::from(&a);
+//! let b = bandwidth(&a); // b = (0, 1, 0): only row 1 reaches left of the diagonal
+//! assert_eq!((b.max_row, b.bw, b.one_sided, b.profile), (1, 3, 2, 1));
+//! assert_eq!(pattern_entries(&a), [(0, 0), (1, 0), (0, 1), (1, 1), (2, 2)]);
+//! ```
 
 use crate::error::Result;
 use crate::error::SparseError;

@@ -16,6 +16,20 @@
 //! - [`SearchMethod::Brute`]: direct distances to every point (the reference).
 //!
 //! [`SearchMethod::Auto`] picks the grid for `d ≤ GRID_MAX_DIM` and the scan otherwise.
+//!
+//! ```
+//! use kern_core::Samples;
+//! use kern_sparse::{NeighborIndex, SearchMethod};
+//! let x = Samples::from_rows(&[[0.0, 0.0], [0.6, 0.0], [1.0, 0.0], [3.0, 3.0]])?;
+//! let idx = NeighborIndex::new(&x, 1.0)?; // the points with ‖x − q‖ < 1
+//! assert_eq!(idx.method(), SearchMethod::Grid);
+//! let hits = idx.query(&[0.0, 0.0])?;
+//! let found: Vec<usize> = hits.iter().map(|nb| nb.index).collect();
+//! assert_eq!(found, [0, 1]); // x₂ at distance exactly 1 is outside
+//! let brute = NeighborIndex::with_method(&x, 1.0, SearchMethod::Brute)?;
+//! assert_eq!(brute.query(&[0.0, 0.0])?, hits); // the same neighbours and distances
+//! # Ok::<(), kern_sparse::SparseError>(())
+//! ```
 
 use crate::error::{Result, SparseError, positive};
 use faer::linalg::matmul::matmul;

@@ -4,6 +4,20 @@
 //!
 //! A [`Permutation`] maps new positions to old ones: `perm[new] = old`, so
 //! `B[new_i, new_j] = A[perm[new_i], perm[new_j]]` (CS-RBF paper §2.2, Fig. 2).
+//!
+//! ```
+//! use kern_sparse::{Ordering, bandwidth, order, permute_symmetric};
+//! let mut coo = nalgebra_sparse::CooMatrix::new(4, 4); // the path 0–2–3–1, badly numbered
+//! for i in 0..4 { coo.push(i, i, 2.0); }
+//! for (i, j) in [(0, 2), (2, 3), (3, 1)] { coo.push(i, j, -1.0); coo.push(j, i, -1.0); }
+//! let a = nalgebra_sparse::CscMatrix::from(&coo);
+//! let p = order(&a, Ordering::Rcm)?;
+//! let b = permute_symmetric(&a, &p)?; // B[i, j] = A[perm[i], perm[j]]
+//! assert_eq!((bandwidth(&a).max_row, bandwidth(&b).max_row), (2, 1)); // tridiagonal now
+//! let (i, j) = (p.perm()[0], p.perm()[1]);
+//! assert_eq!(b.get_entry(0, 1).unwrap().into_value(), a.get_entry(i, j).unwrap().into_value());
+//! # Ok::<(), kern_sparse::SparseError>(())
+//! ```
 
 use crate::error::{Result, SparseError};
 use faer::dyn_stack::{MemBuffer, MemStack};

@@ -37,6 +37,21 @@
 //! depends on the matrix only (full storage: one task per entry in the matrix's storage order; lower
 //! storage: see [`crate::sym_lower`]); dot products sum fixed chunks of 4096 entries and then
 //! the chunk sums in order. So the iterates are the same bytes at any thread count.
+//!
+//! ```
+//! use kern_core::{CompactlySupported, Gaussian, Samples};
+//! use kern_sparse::{GramMatrix, Pcg, PcgOptions, sparse_gram};
+//! let x = Samples::from_rows(&[[0.0], [0.3], [0.7], [1.2], [4.0]])?;
+//! let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+//! let a = sparse_gram(&k, &x)?.into_matrix();
+//! let opts = PcgOptions { tol: 1e-12, ..PcgOptions::default() };
+//! let b = [1.0, -1.0, 2.0, 0.5, 3.0];
+//! let (sol, report) = Pcg::new(a.clone(), 0.5, &opts)?.solve(&b)?; // (K_C + 0.5 I) x = b
+//! assert!(report.converged && report.iterations <= 5);
+//! let r = GramMatrix::Sparse(a).mul_vec(&sol)?;
+//! assert!((0..5).all(|i| (r[i] + 0.5 * sol[i] - b[i]).abs() < 1e-10));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::error::{Result, SparseError};
 use crate::ordering::{Ordering, Permutation, check_square, order, permute_symmetric};

@@ -7,6 +7,18 @@
 //! workspace). When that exceeds the memory budget, the iterative
 //! solver is used. The budget is a parameter ([`choose_solver`]); callers pass the memory they are
 //! willing to spend ([`DEFAULT_FACTOR_BUDGET`] when they do not know better).
+//!
+//! ```
+//! use kern_sparse::solver::{choose_solver, predicted_factor_bytes};
+//! use kern_sparse::{CholeskyPlan, Ordering, Solver};
+//! let a = nalgebra_sparse::CscMatrix::<f64>::identity(1000);
+//! let nnz = CholeskyPlan::sparse(&a, Ordering::Amd)?.factor_nnz(); // the symbolic analysis only
+//! assert_eq!(predicted_factor_bytes(nnz), 12_000);
+//! assert_eq!(choose_solver(Solver::Auto, nnz, 12_000), Solver::Direct); // fits the budget
+//! assert_eq!(choose_solver(Solver::Auto, nnz, 11_999), Solver::Iterative);
+//! assert_eq!(choose_solver(Solver::Direct, nnz, 0), Solver::Direct); // an explicit choice stands
+//! # Ok::<(), kern_sparse::SparseError>(())
+//! ```
 
 use crate::error::{Result, SparseError};
 use serde::{Deserialize, Serialize};

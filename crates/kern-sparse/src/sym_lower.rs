@@ -24,6 +24,22 @@
 //! starting from zero. Every output entry is thus one fixed sequence of floating-point operations,
 //! decided by the matrix alone; the tasks only change who runs them. The order differs from the full
 //! storage's column dot products, so the two agree to rounding, not to the bit.
+//!
+//! ```
+//! use kern_core::{CompactlySupported, Gaussian, Samples};
+//! use kern_sparse::{GramMatrix, permute_symmetric, sparse_gram, sparse_gram_lower};
+//! let x = Samples::from_rows(&[[0.0], [0.5], [5.0], [0.9]])?;
+//! let k = CompactlySupported::new(Gaussian::with_sigma(1.0)?, 1.0, 1.0)?;
+//! let l = sparse_gram_lower(&k, &x)?; // the lower triangle, in cell order
+//! let full = sparse_gram(&k, &x)?.into_matrix();
+//! assert_eq!(l.nnz(), (full.nnz() + 4) / 2); // one triangle and the diagonal
+//! assert_eq!(l.to_full(), permute_symmetric(&full, l.permutation())?); // P K_C Pᵀ
+//! let v = [1.0, -2.0, 0.5, 3.0];
+//! let y = l.mul_shifted(0.5, &v)?; // (K_C + 0.5 I) v, in the data's numbering
+//! let kv = GramMatrix::Sparse(full).mul_vec(&v)?;
+//! assert!((0..4).all(|i| (y[i] - kv[i] - 0.5 * v[i]).abs() < 1e-14));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::csc_ops::RowIndex;
 use crate::error::{Result, SparseError};

@@ -24,6 +24,21 @@
 //! Every random choice (folds, subsamples, random pairs) comes from a seed through a fixed generator
 //! (Xoshiro256++), and parallel results are collected in a fixed order, so results for a seed do not
 //! depend on the number of threads.
+//!
+//! ```
+//! use kern_core::{Samples, gram};
+//! use kern_tune::auto::AutoKernel;
+//! let x = Samples::from_rows(&[[0.0], [1.0], [3.0], [4.0]])?; // pair distances 1, 1, 2, 3, 3, 4
+//! let auto = AutoKernel::parse("cs-gaussian:sigma=auto,c=auto")?.expect("automatic values");
+//! let r = auto.resolve(&x, None, 0)?; // no labels needed; seed 0
+//! let (sigma, c) = (r.choices[0].value, r.choices[1].value);
+//! // A mean similarity exp(−r²/σ²) of 1/2 puts σ² ln 2 between the smallest and largest r².
+//! assert!((1.0..=16.0).contains(&(sigma * sigma * std::f64::consts::LN_2)));
+//! assert!((1.0..=4.0).contains(&c));
+//! let g = gram(&r.kernel, &x)?; // sparsity ≥ 1/2: at least 3 of the 6 pairs beyond the radius
+//! assert!((0..4).flat_map(|i| (0..i).map(move |j| (i, j))).filter(|&(i, j)| g[(i, j)] == 0.0).count() >= 3);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod error;
 mod fastexp;

@@ -8,6 +8,17 @@
 //! 128 columns covering rows `j₀..n` only — the lower triangle plus the diagonal blocks, never the
 //! upper triangle. Each block column writes its own contiguous part of the output, in parallel. In low
 //! dimension the distances are summed directly (exact and faster than a skinny GEMM).
+//!
+//! ```
+//! use kern_core::Samples;
+//! use kern_tune::pairs::{column_offset, pairwise_sq_dists};
+//! let x = Samples::from_rows(&[[0.0, 0.0], [3.0, 4.0], [1.0, 0.0], [0.0, 2.0]])?;
+//! let d = pairwise_sq_dists(&x);
+//! assert_eq!(d.len(), 4 * 3 / 2); // the pairs i > j only
+//! let at = |i: usize, j: usize| d[column_offset(4, j) + (i - j - 1)];
+//! assert_eq!((at(1, 0), at(2, 1), at(3, 1), at(3, 2)), (25.0, 20.0, 13.0, 5.0));
+//! # Ok::<(), kern_core::CoreError>(())
+//! ```
 
 use crate::binned::{BinnedPairs, Part};
 use crate::rng;

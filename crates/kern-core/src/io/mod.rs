@@ -4,6 +4,18 @@
 //! Both readers accept gzip-compressed files (name ending in `.gz`; feature `gzip`, on by default), return a [`Dataset`] (validated
 //! samples plus the raw label column) and report malformed input as [`crate::CoreError::Parse`] with
 //! the file and 1-based line. [`read_data`] picks the format by file name, as the `kern` command does.
+//!
+//! ```
+//! use kern_core::Samples;
+//! use kern_core::io::{CsvOptions, read_data, write_libsvm};
+//! let x = Samples::from_rows(&[[0.5, 0.0, -2.0], [0.0, 1.0 / 3.0, 0.0]])?;
+//! let p = std::env::temp_dir().join("kern-doc-io-module.svm");
+//! write_libsvm(&p, &x, &["1", "-1"])?;
+//! let back = read_data(&p, &CsvOptions::default())?; // not `.csv`: read as LIBSVM
+//! assert_eq!(back.samples, x); // values written at full precision
+//! assert_eq!(back.labels, ["1", "-1"]);
+//! # Ok::<(), kern_core::CoreError>(())
+//! ```
 
 mod csv;
 mod csv_schema;

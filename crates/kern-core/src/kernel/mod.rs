@@ -4,6 +4,19 @@
 //! function of the squared distance ([`Profile::SqDist`]) and dot-product kernels as a function of the
 //! inner product ([`Profile::Dot`]); both let dense Gram matrices go through one GEMM
 //! (see [`crate::gram()`]), and radial kernels can be wrapped by [`CompactlySupported`].
+//!
+//! ```
+//! use kern_core::{Gaussian, Kernel, KernelSpec, Linear, Profile, Sum};
+//! let k = Gaussian::with_sigma(2.0)?; // exp(−‖x − y‖²/σ²)
+//! let (x, y) = ([0.0, 0.0], [2.0, 0.0]);
+//! assert_eq!(k.profile(), Profile::SqDist);
+//! assert!((k.eval(&x, &y) - (-1.0f64).exp()).abs() < 1e-15);
+//! assert_eq!(k.eval(&x, &y), k.eval(&y, &x));
+//! let spec: KernelSpec = "gaussian:sigma=2".parse()?; // the same kernel by name
+//! assert_eq!(spec.eval(&x, &y), k.eval(&x, &y));
+//! assert!((Sum::new(Linear, k).eval(&y, &y) - 5.0).abs() < 1e-15); // 4 + 1
+//! # Ok::<(), kern_core::CoreError>(())
+//! ```
 
 mod combinators;
 mod compact;

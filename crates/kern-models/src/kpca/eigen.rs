@@ -24,6 +24,26 @@
 //!
 //! Stopping rule: every wanted pair has `‖A v − θ v‖ ≤ tol · |θ_1|`. The eigenvalue error is then of
 //! order `‖r‖² / gap`, far below `tol` (see the KPCA test against a full dense eigendecomposition).
+//!
+//! ```
+//! use faer::linalg::matmul::matmul;
+//! use faer::{Accum, Mat, MatMut, MatRef, Par};
+//! use kern_models::kpca::eigen::{KrylovOptions, SymOp, top_eigenpairs};
+//! struct Dense(Mat<f64>);
+//! impl SymOp for Dense {
+//!     fn n(&self) -> usize { self.0.nrows() }
+//!     fn apply(&self, x: MatRef<'_, f64>, out: MatMut<'_, f64>) {
+//!         matmul(out, Accum::Replace, self.0.as_ref(), x, 1.0, Par::Seq);
+//!     }
+//! }
+//! let x = kern_core::Samples::from_flat((0..40).map(f64::from).collect(), 40, 1)?;
+//! let a = Dense(kern_core::gram(&kern_core::Gaussian::with_sigma(4.0)?, &x)?);
+//! let r = top_eigenpairs(&a, 2, &KrylovOptions::for_k(40, 2))?;
+//! assert!(r.values[0] >= r.values[1] && r.values[1] > 0.0);
+//! let (v, av) = (&r.vectors, &a.0 * &r.vectors); // A v = θ v
+//! assert!((0..40).all(|i| (av[(i, 0)] - r.values[0] * v[(i, 0)]).abs() < 1e-8 * r.values[0]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::error::{ModelsError, Result};
 use faer::linalg::matmul::matmul;

@@ -2,6 +2,24 @@
 //! centroids until a χ² test no longer rejects the purity of any cluster, then each area joined with the
 //! nearest area of another label.
 //!
+//! ```
+//! use kern_core::{ClassTargets, Samples};
+//! use kern_models::railway::{AreaParams, locate_areas};
+//! let (mut rows, mut labels) = (Vec::new(), Vec::new()); // two groups, each two classes side by side
+//! for (cx, label) in [(0.0, "a"), (2.0, "b"), (20.0, "a"), (22.0, "b")] {
+//!     for t in 0..10 { rows.push(vec![cx + 0.05 * t as f64, (t % 3) as f64 * 0.1]); labels.push(label); }
+//! }
+//! let (x, y) = (Samples::from_rows(&rows)?, ClassTargets::from_labels(&labels)?);
+//! let loc = locate_areas(&x, &y, &AreaParams::default())?;
+//! assert!(loc.converged);
+//! assert_eq!(loc.areas.len(), 2); // in each group, the "a" cluster joined with the "b" cluster
+//! for a in &loc.areas {
+//!     assert_eq!(a.members.len(), 20);
+//!     assert!(a.members.iter().all(|&i| (x.row(i)[0] - a.center[0]).abs() <= a.radius));
+//! }
+//! # Ok::<(), kern_models::ModelsError>(())
+//! ```
+//!
 //! # The purity test
 //!
 //! §4 asks for a χ² test whose null hypothesis is that "a small number of data of one class are randomly

@@ -17,6 +17,23 @@
 //!
 //! This layer lives in kern-sparse (not kern-core) because the compactly supported Grams need the
 //! radius search of [`crate::neighbors`].
+//!
+//! ```
+//! use kern_core::{Gaussian, Samples};
+//! use kern_sparse::GramMatrix;
+//! use kern_sparse::kmatrix::{cross_gram, expand};
+//! let x = Samples::from_rows(&[[0.0], [1.0], [3.0]])?;
+//! let k = Gaussian::with_sigma(1.0)?;
+//! let g = GramMatrix::build(&k, &x)?; // dense: the kernel has no compact support
+//! assert!(!g.is_sparse() && g.diagonal() == [1.0; 3]);
+//! let y = Samples::from_rows(&[[1.0]])?;
+//! let a = faer::Mat::from_fn(3, 1, |i, _| [1.0, 2.0, 0.0][i]);
+//! let e = expand(&k, &x, a.as_ref(), &y, false)?; // K(Y, X) a
+//! let c = cross_gram(&k, &y, &x)?;
+//! assert_eq!(c[(0, 1)], 1.0); // y₀ = x₁
+//! assert!((e[(0, 0)] - (c[(0, 0)] + 2.0)).abs() < 1e-15);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod columns;
 mod on_demand;
