@@ -3,6 +3,19 @@
 //! Every distributed algorithm of this crate talks through [`Comm`] only: a handful of MPI collectives
 //! (allreduce, broadcast, gather) and a neighbour exchange. [`SingleProcess`] is the size-1 world
 //! (always available); `MpiComm` (feature `mpi`) is the real one, through rsmpi.
+//!
+//! ```
+//! use kern_dist::{threads::run_threads, Comm, SingleProcess};
+//! // An algorithm written once against `Comm`: the mean of values spread over the ranks.
+//! fn mean(c: &dyn Comm, local: &[f64]) -> f64 {
+//!     let mut s = [local.iter().sum(), local.len() as f64];
+//!     c.allreduce_sum(&mut s);
+//!     s[0] / s[1]
+//! }
+//! assert_eq!(mean(&SingleProcess, &[1.0, 2.0, 3.0, 6.0]), 3.0);
+//! let parts: [&[f64]; 3] = [&[1.0, 2.0], &[3.0], &[6.0]];
+//! assert_eq!(run_threads(3, |c| mean(c, parts[c.rank()])), vec![3.0; 3]);
+//! ```
 
 use crate::error::{DistError, Result};
 

@@ -33,6 +33,23 @@
 //! `s > 0` is well conditioned (kern-sparse's `pcg` module docs measure it). Block Jacobi over
 //! nested-dissection blocks (the one-process alternative) would need the global ordering, and block
 //! Jacobi over the ranks' blocks would make the iterates depend on the number of ranks; both refused.
+//!
+//! ```
+//! use kern_dist::compact::{fit_compact, model_bytes, CompactParams, Dual};
+//! use kern_dist::{rows::read_part, threads::run_threads, Comm, SingleProcess};
+//! let p = std::env::temp_dir().join(format!("kern-doc-compact-mod-{}.svm", std::process::id()));
+//! std::fs::write(&p, (0..40).map(|i| format!("{} 1:{}\n", (i as f64 * 0.3).sin(), i as f64 * 0.1)).collect::<String>()).unwrap();
+//! let params = CompactParams::new(Dual::Krr, "cs-gaussian:sigma=0.3,c=0.9".parse()?, 0.5);
+//! let bytes = |c: &dyn Comm| {
+//!     let part = read_part(c, &p, &Default::default()).unwrap();
+//!     model_bytes(c, &part, &fit_compact(c, &part, &params, true).unwrap(), &params).unwrap()
+//! };
+//! // Two ranks, each solving for its cell of the k-d split, save the one-process model's bytes.
+//! let one = bytes(&SingleProcess).unwrap();
+//! assert_eq!(run_threads(2, &bytes)[0].as_deref(), Some(&one[..]));
+//! # std::fs::remove_file(&p).unwrap();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::comm::{Comm, agree};
 use crate::error::{DistError, Result};

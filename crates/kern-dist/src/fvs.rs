@@ -12,6 +12,22 @@
 //! updates its own rows' residuals and column of the factor from it. The blocks' sums are added in
 //! block order, so the selection is the one-process selection for any number of ranks. Memory per
 //! rank: `pool/P` rows and their `pool/P × M` factor rows.
+//!
+//! ```
+//! use kern_dist::{fvs::select_on_pool, rows::read_part, threads::run_threads, Comm, SingleProcess};
+//! use kern_models::fvs::{FvsParams, Strategy};
+//! let p = std::env::temp_dir().join(format!("kern-doc-fvs-mod-{}.svm", std::process::id()));
+//! std::fs::write(&p, (0..50).map(|i| format!("1 1:{} 2:{}\n", (i as f64).sin(), (i as f64 * 0.3).cos())).collect::<String>()).unwrap();
+//! let (pool, k): (Vec<usize>, kern_core::KernelSpec) = ((0..50).step_by(2).collect(), "gaussian:sigma=0.5".parse()?);
+//! let params = FvsParams { strategy: Strategy::Sampled { candidates: 6, seed: 2 }, ..Default::default() };
+//! let select = |c: &dyn Comm| select_on_pool(c, &read_part(c, &p, &Default::default()).unwrap(), &pool, &k, 5, &params).unwrap().0;
+//! // Three ranks, each scoring its share of the pool, select the one-process feature vectors.
+//! let one = select(&SingleProcess);
+//! assert!(one.len() == 5 && one.iter().all(|i| pool.contains(i)));
+//! assert!(run_threads(3, &select).iter().all(|s| *s == one));
+//! # std::fs::remove_file(&p).unwrap();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::comm::{Comm, agree};
 use crate::error::{DistError, Result};

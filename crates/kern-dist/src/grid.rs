@@ -7,6 +7,22 @@
 //! the one-process search (same seed, same targets), so the report is identical to [`grid_search`]'s.
 //!
 //! [`grid_search`]: kern_tune::grid::grid_search
+//!
+//! ```
+//! use kern_core::{CoreError, RealTargets, Samples};
+//! use kern_dist::{grid::grid_search_dist, threads::run_threads};
+//! use kern_models::krr::KernelRidgeParams;
+//! use kern_tune::grid::{grid_search, GridSearchConfig, ParamGrid, ParamPoint};
+//! let x = Samples::from_flat((0..24).map(|i| f64::from(i) * 0.25).collect(), 24, 1)?;
+//! let y = RealTargets::new((0..24).map(|i| (f64::from(i) * 0.25).sin()).collect())?;
+//! let (grid, cfg): (ParamGrid, _) = ("lambda=[0.001,0.1,10]".parse()?, GridSearchConfig::default());
+//! let build = |p: &ParamPoint| Ok::<_, CoreError>(KernelRidgeParams::new("gaussian:sigma=1".parse()?).lambda(p["lambda"]));
+//! // Two ranks fit the (cell, fold) pairs in turn; rank 0 returns the one-process report.
+//! let r = run_threads(2, |c| grid_search_dist(c, &grid, build, &x, &y, &cfg).unwrap());
+//! assert_eq!(r[0].as_ref().unwrap().cells, grid_search(&grid, build, &x, &y, &cfg)?.cells);
+//! assert!(r[1].is_none());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::comm::{Comm, agree};
 use crate::error::Result;

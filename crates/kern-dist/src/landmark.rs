@@ -22,6 +22,23 @@
 //! candidates); the exact strategy (the default for pools up to 2,000 rows: an `n × n` product per
 //! step) gathers the pool to every rank and runs FVS alike on each ([`fvs_on_pool`]). Either way the
 //! centres are exactly the one-process centres.
+//!
+//! ```
+//! use kern_dist::{landmark::fit_nystrom, rows::read_part, threads::run_threads, Comm, SingleProcess};
+//! use kern_models::{landmark::NystromRidgeParams, persist};
+//! let p = std::env::temp_dir().join(format!("kern-doc-landmark-mod-{}.svm", std::process::id()));
+//! std::fs::write(&p, (0..60).map(|i| format!("{} 1:{}\n", (i as f64 * 0.2).sin(), i as f64 * 0.1)).collect::<String>()).unwrap();
+//! let params = NystromRidgeParams::krr("gaussian:sigma=0.5".parse()?, 1e-6, "random:12".parse()?);
+//! let fit = |c: &dyn Comm| {
+//!     let m = fit_nystrom(c, &read_part(c, &p, &Default::default()).unwrap(), &params, true).unwrap();
+//!     (m.centres().n(), persist::to_bytes(&m).unwrap())
+//! };
+//! // Three ranks, each holding a third of the rows, fit the one-process model to the byte.
+//! let one = fit(&SingleProcess);
+//! assert!(one.0 == 12 && run_threads(3, &fit).iter().all(|m| *m == one));
+//! # std::fs::remove_file(&p).unwrap();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::comm::{Comm, agree};
 use crate::error::{DistError, Result};

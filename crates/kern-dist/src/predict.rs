@@ -1,5 +1,22 @@
 //! Batch prediction over a file read in row parts: every rank loads the saved model, predicts its own
 //! rows, and rank 0 writes the outputs in input order (rank order is file order).
+//!
+//! ```
+//! use kern_core::{io::write_libsvm, learner::Fit, BinaryTargets, Samples};
+//! use kern_dist::{predict::predict_file, threads::run_threads};
+//! let dir = std::env::temp_dir().join(format!("kern-doc-predict-mod-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let x = Samples::from_rows(&[[0.0, 1.0], [1.0, 0.0], [0.1, 0.9], [0.9, 0.2], [0.2, 0.8], [0.8, 0.1]])?;
+//! let labels = ["1", "2", "1", "2", "1", "2"];
+//! write_libsvm(&dir.join("d.svm"), &x, &labels)?;
+//! let m = kern_models::lssvm::LsSvmParams::new("gaussian:sigma=1".parse()?).gam(1e-3);
+//! kern_models::persist::save(&dir.join("m.kern"), &m.fit(&x, &BinaryTargets::from_labels(&labels)?)?)?;
+//! // Three ranks predict their own rows; rank 0 writes all predictions in the file's order.
+//! run_threads(3, |c| predict_file(c, &dir.join("m.kern"), &dir.join("d.svm"), &Default::default(), Some(&dir.join("p.txt"))).unwrap());
+//! assert_eq!(std::fs::read_to_string(dir.join("p.txt")).unwrap(), "1\n2\n1\n2\n1\n2\n");
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::comm::{Comm, agree};
 use crate::error::{DistError, Result};

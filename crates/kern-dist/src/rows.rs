@@ -2,6 +2,19 @@
 //! [`crate::split`]), so memory per rank is `O(n/P)`; the dimension is agreed by an allreduce-max,
 //! row offsets and line numbers by one allgather, and a bad line on any rank stops every rank with
 //! the same error ([`crate::agree`]).
+//!
+//! ```
+//! use kern_dist::{rows::read_part, threads::run_threads};
+//! let p = std::env::temp_dir().join(format!("kern-doc-rows-mod-{}.svm", std::process::id()));
+//! std::fs::write(&p, "1 1:1\n2 2:1\n3 1:2\n4 4:5\n5 1:3\n").unwrap();
+//! // Two ranks each read their byte range: the parts agree on the shape and hold the rows in order.
+//! let parts = run_threads(2, |c| read_part(c, &p, &Default::default()).unwrap());
+//! assert!(parts.iter().all(|r| (r.n_total, r.d) == (5, 4)));
+//! let labels: Vec<&str> = parts.iter().flat_map(|r| r.labels.iter().map(String::as_str)).collect();
+//! assert_eq!(labels, ["1", "2", "3", "4", "5"]);
+//! assert_eq!(parts[1].row_offset, parts[0].n_local());
+//! # std::fs::remove_file(&p).unwrap();
+//! ```
 
 use crate::comm::{Comm, agree, offset_and_total};
 use crate::error::{DistError, Result};

@@ -4,6 +4,20 @@
 //! lies in its range. A line starts at byte 0 and after every `\n`, so each line is owned by exactly
 //! one part whatever the ranges: a part whose range lies inside one long line owns nothing, and the
 //! owner of a line reads it to its end even past its own range. `\r\n` endings lose their `\r`.
+//!
+//! ```
+//! use kern_dist::split::{byte_range, for_each_line};
+//! let p = std::env::temp_dir().join(format!("kern-doc-split-mod-{}.txt", std::process::id()));
+//! std::fs::write(&p, "alpha\nb\n\ncharlie\r\nd").unwrap();
+//! // Four parts of the file's bytes: every line is read once, by the part holding its first byte.
+//! let mut lines = Vec::new();
+//! for part in 0..4 {
+//!     let (start, end) = byte_range(std::fs::metadata(&p).unwrap().len(), part, 4);
+//!     for_each_line(&p, start, end, |_, _, l| { lines.push(l.to_string()); Ok(()) }).unwrap();
+//! }
+//! assert_eq!(lines, ["alpha", "b", "", "charlie", "d"]);
+//! # std::fs::remove_file(&p).unwrap();
+//! ```
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;

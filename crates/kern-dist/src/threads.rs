@@ -7,6 +7,17 @@
 //! the ranks' values in rank order, a broadcast takes the root's message, a neighbour exchange the
 //! source's. If a rank panics, the others stop waiting and panic too, so a failing test fails
 //! instead of hanging.
+//!
+//! ```
+//! use kern_dist::{threads::run_threads, Comm};
+//! // Four ranks as threads: rank 2 broadcasts its bytes, and every rank gathers everyone's rank.
+//! let got = run_threads(4, |c| {
+//!     let mut msg = vec![c.rank() as u8; 2];
+//!     c.broadcast_bytes(2, &mut msg);
+//!     (c.size(), msg, c.allgather_u64(c.rank() as u64))
+//! });
+//! assert!(got.iter().all(|g| *g == (4, vec![2, 2], vec![0, 1, 2, 3])));
+//! ```
 
 use crate::comm::Comm;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

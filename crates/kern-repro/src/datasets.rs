@@ -3,6 +3,19 @@
 //! Real datasets are read from `KERN_DATA_DIR`, else from the repository's `data/` directory (found from
 //! this crate's source location, so any working directory works); a missing file is reported as
 //! [`Loaded::Missing`] so the experiment can be skipped loudly.
+//!
+//! ```
+//! use kern_repro::datasets::{standardize_split, GreenRed};
+//! // The CS-RBF paper's green-red mixture: the same seeds give the same points, half of each class.
+//! let mixture = GreenRed::new(1);
+//! let (x, y) = mixture.sample(40, 2);
+//! assert_eq!((x.clone(), y.clone()), mixture.sample(40, 2));
+//! assert_eq!(y.iter().filter(|&&v| v > 0.0).count(), 20);
+//! // Standardized on the training points, each feature has mean zero there.
+//! let (z, _) = standardize_split(&x, &x)?;
+//! assert!((0..2).all(|j| (0..40).map(|i| z.row(i)[j]).sum::<f64>().abs() < 1e-12));
+//! # Ok::<(), kern_repro::ReproError>(())
+//! ```
 
 use kern_core::Samples;
 use kern_core::io::{CsvOptions, Dataset, LabelColumn, MissingPolicy, read_csv};

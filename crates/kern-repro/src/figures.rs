@@ -9,6 +9,19 @@
 //! ("green", "red"), which is then drawn in that colour; decision fields carry a colour bar, and level
 //! sets are traced by marching squares. Figures of points in the plane (fields, [`scatter_plot`] with
 //! `equal_aspect`, spy plots) have an equal aspect ratio: one unit is as long on both axes.
+//!
+//! ```
+//! use kern_repro::figures::{line_chart, set_png_copies, Series};
+//! set_png_copies(false);
+//! let p = std::env::temp_dir().join(format!("kern-doc-figures-{}.svg", std::process::id()));
+//! let s = Series { name: "test error".into(), points: vec![(1.0, 0.3), (2.0, 0.2), (3.0, 0.25)] };
+//! line_chart(&p, "error by step", "step", "error", &[s])?;
+//! // An SVG with its axis labels and the series named in the legend.
+//! let svg = std::fs::read_to_string(&p).unwrap();
+//! assert!(svg.contains("<svg") && svg.contains("step") && svg.contains("test error"));
+//! # std::fs::remove_file(&p).unwrap();
+//! # Ok::<(), kern_repro::ReproError>(())
+//! ```
 
 use crate::{ReproError, Result};
 use plotters::coord::Shift;

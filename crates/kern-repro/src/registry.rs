@@ -4,6 +4,20 @@
 //! the papers' claims checked one by one, the figures it wrote) or [`Status::Skipped`] with a reason.
 //! Experiments not built yet are registered too and report themselves skipped, so REPORT.md always shows
 //! the whole scope.
+//!
+//! ```
+//! use kern_repro::registry::{all, Ctx, Experiment, Outcome, Paper, Status};
+//! // Every registered experiment names its paper and what it reproduces.
+//! assert!(all().iter().any(|e| e.paper == Paper::Railway) && all().iter().all(|e| !e.reproduces.is_empty()));
+//! // An experiment is a function of the run's context, returning its outcome or why it skipped.
+//! fn demo(ctx: &Ctx) -> kern_repro::Result<Status> {
+//!     Ok(Status::Done(Outcome { seeds: vec![ctx.seed], ..Default::default() }))
+//! }
+//! let e = Experiment { id: "demo", paper: Paper::Fvs, reproduces: "a demo", run: demo };
+//! let ctx = Ctx { quick: true, full: false, dir: std::env::temp_dir(), seed: 5 };
+//! assert!(matches!((e.run)(&ctx)?, Status::Done(o) if o.seeds == [5]));
+//! # Ok::<(), kern_repro::ReproError>(())
+//! ```
 
 use crate::Result;
 use crate::items::Item;

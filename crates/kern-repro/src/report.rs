@@ -13,6 +13,22 @@
 //! at all: [`crate::registry::unchecked`]). Identities and our own claims are listed apart and never
 //! counted in the headline.
 //! `results` is free-form per experiment and documented in its function's rustdoc.
+//!
+//! ```
+//! use kern_repro::registry::{Ctx, Experiment, Outcome, Paper, Status};
+//! use kern_repro::report::{run, RunOptions};
+//! fn done(_: &Ctx) -> kern_repro::Result<Status> { Ok(Status::Done(Outcome::default())) }
+//! fn skips(_: &Ctx) -> kern_repro::Result<Status> { Ok(Status::Skipped("no data".into())) }
+//! let out = std::env::temp_dir().join(format!("kern-doc-report-mod-{}", std::process::id()));
+//! let exps = [Experiment { id: "a", paper: Paper::Csrbf, reproduces: "a demo", run: done },
+//!             Experiment { id: "b", paper: Paper::Rkhs, reproduces: "a demo", run: skips }];
+//! run(&exps, &RunOptions { quick: true, full: false, only: None, out: out.clone(), seed: 1 })?;
+//! // One JSON and one Markdown file per experiment, in its paper's directory, and the report.
+//! assert!(["csrbf/a.json", "csrbf/a.md", "rkhs/b.json", "rkhs/b.md"].iter().all(|f| out.join(f).is_file()));
+//! assert!(std::fs::read_to_string(out.join("REPORT.md")).unwrap().contains("1 experiments done, 1 skipped, 0 errors"));
+//! # std::fs::remove_dir_all(&out).unwrap();
+//! # Ok::<(), kern_repro::ReproError>(())
+//! ```
 
 use crate::items::{Item, RULE, Verdict, counts};
 use crate::registry::{Ctx, Experiment, Kind, Outcome, Paper, Status, unchecked};

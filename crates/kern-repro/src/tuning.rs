@@ -2,6 +2,24 @@
 //! parameter (C, a width, γ) is the smallest or largest of its axis, the axis is extended on that side
 //! and the search runs again ([`search_extending`]). The grid actually searched is reported beside every
 //! result ([`Extended::describe`]).
+//!
+//! ```
+//! use kern_repro::tuning::search_extending;
+//! use kern_tune::grid::{CellResult, GridSearchReport, ParamGrid};
+//! // A score peaking at c = 100, beyond the declared grid's largest value 1: the axis grows a decade
+//! // at a time until the best c lies inside it.
+//! let search = |g: &ParamGrid| -> kern_repro::Result<GridSearchReport<()>> {
+//!     let cells: Vec<CellResult> = g.points().into_iter().map(|p| CellResult { mean: -(p["c"].log10() - 2.0).abs(),
+//!         params: p, fold_scores: vec![], std: 0.0, min: 0.0, max: 0.0, error: None }).collect();
+//!     let best = (0..cells.len()).fold(0, |b, i| if cells[i].mean > cells[b].mean { i } else { b });
+//!     Ok(GridSearchReport { scoring: "s".into(), validation: "v".into(), stratified: false, seed: 0,
+//!                           n_folds: 1, cells, best, model: None })
+//! };
+//! let e = search_extending(&"c=[0.1,1]".parse().unwrap(), &["c"], 10.0, search)?;
+//! assert_eq!(e.report.best_params()["c"], 100.0);
+//! assert_eq!(e.grid.axes()[0].values, vec![0.1, 1.0, 10.0, 100.0, 1000.0]);
+//! # Ok::<(), kern_repro::ReproError>(())
+//! ```
 
 use crate::{ReproError, Result};
 use kern_tune::grid::{GridSearchReport, ParamAxis, ParamGrid, Spacing};
