@@ -75,7 +75,9 @@ fn main() -> ExitCode {
             if extended {
                 // The doctests are the fast tier's: they run no property test, so a second run with
                 // more cases would repeat them exactly.
-                c.args(["--lib", "--bins", "--tests"]);
+                // Every other target of a plain `cargo test` (the examples are built, not run), so
+                // that the features, and the build, are the fast tier's.
+                c.args(["--lib", "--bins", "--tests", "--examples"]);
             }
             c.args(&rest[..split]).arg("--");
             if extended {
