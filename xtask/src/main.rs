@@ -73,10 +73,9 @@ fn main() -> ExitCode {
             let mut c = cargo();
             c.args(["test", "--workspace", "--release", "--no-fail-fast"]);
             if extended {
-                // The doctests are the fast tier's: they run no property test, so a second run with
-                // more cases would repeat them exactly.
-                // Every other target of a plain `cargo test` (the examples are built, not run), so
-                // that the features, and the build, are the fast tier's.
+                // Every target of a plain `cargo test` but the doctests (the examples are built, not
+                // run), so that the build is the fast tier's. The doctests run no property test: a
+                // second run would repeat the fast tier's exactly.
                 c.args(["--lib", "--bins", "--tests", "--examples"]);
             }
             c.args(&rest[..split]).arg("--");
