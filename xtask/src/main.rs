@@ -73,10 +73,13 @@ fn main() -> ExitCode {
             let mut c = cargo();
             c.args(["test", "--workspace", "--release", "--no-fail-fast"]);
             if extended {
-                // Every target of a plain `cargo test` but the doctests (the examples are built, not
-                // run), so that the build is the fast tier's. The doctests run no property test: a
-                // second run would repeat the fast tier's exactly.
-                c.args(["--lib", "--bins", "--tests", "--examples"]);
+                // The targets with `test = true` (the libraries' and binaries' unit tests and the
+                // integration tests): every test of a plain `cargo test` but the doctests, which run
+                // no property test (a second run would repeat the fast tier's exactly). `--tests`, not
+                // `--lib --bins --tests --examples`: `--lib` selects the Python bindings' library
+                // (`test = false`) and `--examples` builds the examples as test harnesses, both
+                // compiled for this tier alone; with `--tests` every unit is one the fast tier built.
+                c.arg("--tests");
             }
             c.args(&rest[..split]).arg("--");
             if extended {

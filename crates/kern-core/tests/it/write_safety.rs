@@ -171,8 +171,18 @@ fn a_signal_during_a_save_removes_the_temp_file() {
         let d = dir(&format!("signal-{name}"));
         let target = d.join("model.kern");
         std::fs::write(&target, b"original").unwrap();
-        let mut c =
-            child_command("slow-save").env("KERN_WRITE_PATH", &target).stdout(Stdio::null()).spawn().unwrap();
+        // Through `env --default-signal` (GNU coreutils): a test run started in the background of a
+        // script inherits SIGINT ignored, which the save (rightly, as under `nohup`) leaves alone.
+        let child = child_command("slow-save");
+        let mut c = Command::new("env")
+            .arg("--default-signal=INT,TERM,HUP")
+            .arg(child.get_program())
+            .args(child.get_args())
+            .envs(child.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .env("KERN_WRITE_PATH", &target)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
         let deadline = Instant::now() + Duration::from_secs(30);
         let temp_started = || {
             std::fs::read_dir(&d).unwrap().flatten().any(|e| {
