@@ -492,8 +492,20 @@ fn fill_cross_block<K: Kernel>(
                 let col = blk.rb_mut().col_mut(jj).try_as_col_major_mut().expect("unit row stride");
                 let col = col.as_slice_mut();
                 if radial {
-                    for (ii, v) in col.iter_mut().enumerate() {
-                        *v = x.sample(i0 + ii).sq_dist(yj);
+                    match (x.as_dense(), yj) {
+                        // Both dense: the rows straight from the buffer, the same `sq_dist` as
+                        // `SampleRef::sq_dist` (the same bits) without its per-pair match.
+                        (Some(xd), SampleRef::Dense(yv)) if !yv.is_empty() => {
+                            let rows = xd[i0 * yv.len()..].chunks_exact(yv.len());
+                            for (v, xi) in col.iter_mut().zip(rows) {
+                                *v = crate::sq_dist(xi, yv);
+                            }
+                        }
+                        _ => {
+                            for (ii, v) in col.iter_mut().enumerate() {
+                                *v = x.sample(i0 + ii).sq_dist(yj);
+                            }
+                        }
                     }
                     k.apply_sq_dist(col);
                     continue;
