@@ -492,12 +492,11 @@ fn fill_cross_block<K: Kernel>(
                 let col = blk.rb_mut().col_mut(jj).try_as_col_major_mut().expect("unit row stride");
                 let col = col.as_slice_mut();
                 if radial {
-                    match (x.as_dense(), yj) {
-                        // Both dense: the rows straight from the buffer, the same `sq_dist` as
-                        // `SampleRef::sq_dist` (the same bits) without its per-pair match.
-                        (Some(xd), SampleRef::Dense(yv)) if !yv.is_empty() => {
-                            let rows = xd[i0 * yv.len()..].chunks_exact(yv.len());
-                            for (v, xi) in col.iter_mut().zip(rows) {
+                    match yj.as_dense() {
+                        // Both dense: the rows straight from the buffer (`Samples::rows`), the same
+                        // `sq_dist` as `SampleRef::sq_dist` (the same bits) without its per-pair match.
+                        Some(yv) if !x.is_sparse() && !yv.is_empty() => {
+                            for (v, xi) in col.iter_mut().zip(x.rows().skip(i0)) {
                                 *v = crate::sq_dist(xi, yv);
                             }
                         }
