@@ -982,7 +982,7 @@ def extras(args, names, settings, repeats, metas, state):
         args.load_procs = state["nproc"]
     if args.grid:
         p = subprocess.run([args.grid_python, "-c", "import kern, sklearn; from importlib.metadata import version; "
-                            "print(version('kern'), sklearn.__version__)"], capture_output=True, text=True)
+                            "print(version('kernml'), sklearn.__version__)"], capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit(f"suite: --grid needs kern and scikit-learn in {args.grid_python} (--grid-python): {p.stderr[-300:]}")
         kern_v, sk_v = p.stdout.split()
