@@ -13,7 +13,7 @@ use crate::CliError;
 use crate::any_params::AnyParams;
 use crate::grid_kernel::is_precomputed;
 use crate::kinds::{ModelKind, targets};
-use crate::learner_flags::{LearnerFlags, Setting};
+use crate::learner_flags::{LearnerFlags, RidgeFit, Setting};
 use kern_core::io::Dataset;
 use kern_models::landmark::LandmarkLambdaChoice;
 use kern_models::ridge::width::{WIDTH_FACTORS, WidthChoice};
@@ -218,7 +218,21 @@ impl LearnerFlags {
                     };
                     self.lambda = None;
                     if widen {
+                        // The exact models keep the search's model at the chosen width when it ran
+                        // on all the samples: the model training would fit next (trained once).
+                        let keep = exact == m;
                         let ch = match self.params(exact, &ParamPoint::from_pairs(&[]), seed)? {
+                            AnyParams::LsSvm(p) if keep => {
+                                let (ch, fit) = p.choose_width_with_fit(&ds.samples, &y, seed)?;
+                                self.ridge_fit =
+                                    fit.map(|(m, seconds)| RidgeFit::LsSvm(Box::new(m), seconds));
+                                ch
+                            }
+                            AnyParams::Krr(p) if keep => {
+                                let (ch, fit) = p.choose_width_with_fit(&ds.samples, &y, seed)?;
+                                self.ridge_fit = fit.map(|(m, seconds)| RidgeFit::Krr(Box::new(m), seconds));
+                                ch
+                            }
                             AnyParams::LsSvm(p) => p.choose_width(&ds.samples, &y, seed)?,
                             AnyParams::Krr(p) => p.choose_width(&ds.samples, &y, seed)?,
                             _ => unreachable!("lssvm and krr translate to their own parameters"),

@@ -259,6 +259,20 @@ pub struct LearnerFlags {
     /// ([`LearnerFlags::choose_auto`]): training takes that model instead of fitting it again.
     #[arg(skip)]
     pub landmark_choice: Option<Box<LandmarkLambdaChoice>>,
+    /// The model the width search of `sigma=auto` with `--lambda auto` trained at the width it chose
+    /// ([`LearnerFlags::choose_auto`]): training takes that model instead of fitting it again.
+    #[arg(skip)]
+    pub ridge_fit: Option<RidgeFit>,
+}
+
+/// An LS-SVM or kernel ridge model trained on all the samples by the width search, with the seconds
+/// its training took.
+#[derive(Debug, Clone)]
+pub enum RidgeFit {
+    /// `--model lssvm`.
+    LsSvm(Box<kern_models::lssvm::LsSvm>, f64),
+    /// `--model krr`.
+    Krr(Box<kern_models::krr::KernelRidge>, f64),
 }
 
 /// A numeric flag's value: a number, or `auto` (chosen on the training data by `kern train`).

@@ -13,7 +13,7 @@ use crate::families::{Train, kfa, landmark, railway, ridge};
 use crate::output::{CliError, CliResult, ModelScaling, add_scaling, add_storage, check_out};
 use kern_cli::any_params::AnyParams;
 use kern_cli::kinds::{ModelKind, Scheme};
-use kern_cli::learner_flags::LearnerFlags;
+use kern_cli::learner_flags::{LearnerFlags, RidgeFit};
 use kern_core::io::{CsvSchema, Dataset};
 use kern_models::scaling::FeatureScaling;
 use kern_models::svm::KernelMatrix;
@@ -191,10 +191,15 @@ pub fn run(mut a: Args) -> CliResult {
     let schema = if libsvm { None } else { ds.schema.clone() };
     let unchecked = libsvm && ds.schema.is_some();
     let t = a.context(scaling, schema);
-    let mut v = match (params, a.learner.landmark_choice.take()) {
+    let mut v = match (params, a.learner.landmark_choice.take(), a.learner.ridge_fit.take()) {
         // `--lambda auto` fitted the landmark model with the λ it chose: trained once.
-        (AnyParams::Landmark(p), Some(ch)) => landmark::train(&t, p, &ds, Some(*ch))?,
-        (params, _) => fit(&t, params, ds, None)?,
+        (AnyParams::Landmark(p), Some(ch), _) => landmark::train(&t, p, &ds, Some(*ch))?,
+        // The width search trained the exact model at the width it chose: trained once.
+        (AnyParams::LsSvm(p), _, Some(RidgeFit::LsSvm(m, s))) => {
+            ridge::train_lssvm(&t, p, &ds, Some((*m, s)))?
+        }
+        (AnyParams::Krr(p), _, Some(RidgeFit::Krr(m, s))) => ridge::train_krr(&t, p, &ds, Some((*m, s)))?,
+        (params, _, _) => fit(&t, params, ds, None)?,
     };
     if !auto.is_empty() {
         for c in auto.iter_mut().filter(|c| c["parameter"] == "lambda") {
@@ -235,8 +240,8 @@ fn fit(t: &Train, params: AnyParams, ds: Dataset, gram: Option<&KernelMatrix>) -
         AnyParams::NuSvc(p) => svm::train_svc(t, p, &ds, gram),
         AnyParams::NuSvr(p) => svm::train_svr(t, p, &ds, gram),
         AnyParams::OneClass(p) => svm::train_one_class(t, p, &ds, gram),
-        AnyParams::LsSvm(p) => ridge::train_lssvm(t, p, &ds),
-        AnyParams::Krr(p) => ridge::train_krr(t, p, &ds),
+        AnyParams::LsSvm(p) => ridge::train_lssvm(t, p, &ds, None),
+        AnyParams::Krr(p) => ridge::train_krr(t, p, &ds, None),
         AnyParams::Kfa(p) => kfa::train(t, *p, &ds),
         AnyParams::Landmark(p) => landmark::train(t, p, &ds, None),
         AnyParams::Railway(p) => railway::train(t, &p, ds),

@@ -74,13 +74,20 @@ fn check_dense_path(kernel: &KernelSpec, path: PathChoice, ds: &Dataset) -> Resu
     Ok(())
 }
 
-/// `kern train --model lssvm`.
-pub fn train_lssvm(t: &Train, p: LsSvmParams, ds: &Dataset) -> CliResult {
+/// `kern train --model lssvm`; `fitted`: the model the width search trained at the chosen width,
+/// with its training seconds, saved instead of training again.
+pub fn train_lssvm(t: &Train, p: LsSvmParams, ds: &Dataset, fitted: Option<(LsSvm, f64)>) -> CliResult {
     check_dense_path(&p.kernel, p.path, ds)?;
     let y = kern_cli::kinds::targets(ds, t.regression)?;
-    let t0 = Instant::now();
-    let m = with_threads(t.threads, || p.fit_targets(&ds.samples, &y))??;
-    let mut v = trained(t, &m, t0)?;
+    let (m, seconds) = match fitted {
+        Some(f) => f,
+        None => {
+            let t0 = Instant::now();
+            let m = with_threads(t.threads, || p.fit_targets(&ds.samples, &y))??;
+            (m, t0.elapsed().as_secs_f64())
+        }
+    };
+    let mut v = trained(t, &m, seconds)?;
     let warnings: Vec<String> =
         constant_warning(m.relative_spread(&y)?, t.ridge_tol, m.lambda()).into_iter().collect();
     finish(&mut v, "lssvm", ds, t, warnings);
@@ -88,14 +95,25 @@ pub fn train_lssvm(t: &Train, p: LsSvmParams, ds: &Dataset) -> CliResult {
     Ok(v)
 }
 
-/// `kern train --model krr`.
-pub fn train_krr(t: &Train, p: KernelRidgeParams, ds: &Dataset) -> CliResult {
+/// `kern train --model krr`; `fitted` as [`train_lssvm`]'s (the width search runs without weights).
+pub fn train_krr(
+    t: &Train,
+    p: KernelRidgeParams,
+    ds: &Dataset,
+    fitted: Option<(KernelRidge, f64)>,
+) -> CliResult {
     check_dense_path(&p.kernel, p.path, ds)?;
     let y = kern_cli::kinds::targets(ds, true)?;
     let w = t.weights(ds.samples.n())?;
-    let t0 = Instant::now();
-    let m = with_threads(t.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
-    let mut v = trained(t, &m, t0)?;
+    let (m, seconds) = match fitted {
+        Some(f) if w.is_none() => f,
+        _ => {
+            let t0 = Instant::now();
+            let m = with_threads(t.threads, || p.fit_with(&ds.samples, &y, w.as_ref()))??;
+            (m, t0.elapsed().as_secs_f64())
+        }
+    };
+    let mut v = trained(t, &m, seconds)?;
     // The check reads the unweighted system: with weights it is left out.
     let warnings: Vec<String> = match w {
         None => constant_warning(m.relative_spread(&y)?, t.ridge_tol, m.lambda()).into_iter().collect(),
@@ -117,9 +135,8 @@ fn finish(v: &mut Value, model: &str, ds: &Dataset, t: &Train, warnings: Vec<Str
     v["warnings"] = json!(warnings);
 }
 
-/// Saves a model trained since `t` and returns its summary.
-fn trained<M: Trained>(t: &Train, m: &M, t0: Instant) -> CliResult {
-    let seconds = t0.elapsed().as_secs_f64();
+/// Saves a model whose training took `seconds` and returns its summary.
+fn trained<M: Trained>(t: &Train, m: &M, seconds: f64) -> CliResult {
     t.save(m)?;
     let f = m.figures();
     let mut v = summary(&f.kernel, f.lambda, f.factor_seconds, f.path, f.task, f.selection, seconds);

@@ -92,11 +92,39 @@ macro_rules! ridge_estimator {
                 y: &kern_core::Targets,
                 seed: u64,
             ) -> $crate::Result<$crate::ridge::width::WidthChoice> {
+                Ok(self.choose_width_with_fit(x, y, seed)?.0)
+            }
+
+            /// [`Self::choose_width`], with the model trained at the chosen width and the seconds its
+            /// training took, when the search ran on all of `x` (at most
+            /// [`WIDTH_POINTS`]($crate::ridge::width::WIDTH_POINTS) samples): the model `fit_targets`
+            /// gives with the chosen kernel, trained by the search, so that it need not be trained
+            /// again. `None` when the search ran on a subsample.
+            ///
+            #[doc = concat!(
+                "```\nuse kern_core::{RealTargets, Samples, Targets};\n",
+                "use kern_models::", $module, "::", stringify!($params), ";\n",
+                "let x = Samples::from_flat((0..40).map(|i| i as f64 / 10.0).collect(), 40, 1)?;\n",
+                "let y = Targets::Real(RealTargets::new((0..40).map(|i| (i as f64 / 10.0).cos()).collect())?);\n",
+                "let p = ", stringify!($params), "::new(\"gaussian:sigma=0.2\".parse()?);\n",
+                "let (ch, m) = p.choose_width_with_fit(&x, &y, 0)?;\n",
+                "assert_eq!(ch.curve, p.choose_width(&x, &y, 0)?.curve);\n",
+                "let refit = ", stringify!($params), " { kernel: ch.kernel.clone(), ..p }.fit_targets(&x, &y)?;\n",
+                "assert!(m.map(|(m, _)| m) == Some(refit)); // 40 samples: the search ran on all of them\n",
+                "# Ok::<(), Box<dyn std::error::Error>>(())\n```"
+            )]
+            pub fn choose_width_with_fit(
+                &self,
+                x: &kern_core::Samples,
+                y: &kern_core::Targets,
+                seed: u64,
+            ) -> $crate::Result<($crate::ridge::width::WidthChoice, Option<($model, f64)>)> {
                 $crate::ridge::width::choose(&self.kernel, &self.lambda, x, y, seed, |kernel, xs, ys| {
                     let m = $params { kernel, ..self.clone() }.fit_targets(xs, ys)?;
-                    m.selection().cloned().ok_or_else(|| {
+                    let s = m.selection().cloned().ok_or_else(|| {
                         $crate::ModelsError::Input("the width search needs lambda by leave-one-out".into())
-                    })
+                    })?;
+                    Ok((s, m))
                 })
             }
 

@@ -120,15 +120,18 @@ fn as_text<S: serde::Serializer>(k: &KernelSpec, s: S) -> std::result::Result<S:
 }
 
 /// Runs the search for a model with kernel `kernel` and λ rule `lambda` on `(x, y)`; `select` trains
-/// the model with another kernel on a subsample and returns its λ selection.
-pub(crate) fn choose(
+/// the model with another kernel on the search's samples and returns its λ selection and the model.
+/// With the choice comes the chosen width's model and the seconds its training took, when the search
+/// ran on all of `x` (at most [`WIDTH_POINTS`] samples): the model training at the chosen kernel
+/// would give, already trained.
+pub(crate) fn choose<M: Send>(
     kernel: &KernelSpec,
     lambda: &Lambda,
     x: &Samples,
     y: &Targets,
     seed: u64,
-    select: impl Fn(KernelSpec, &Samples, &Targets) -> Result<Selection> + Sync,
-) -> Result<WidthChoice> {
+    select: impl Fn(KernelSpec, &Samples, &Targets) -> Result<(Selection, M)> + Sync,
+) -> Result<(WidthChoice, Option<(M, f64)>)> {
     let t = Instant::now();
     let KernelSpec::Gaussian(g) = kernel else {
         return Err(ModelsError::Input(format!("the width search is for the gaussian kernel, not {kernel}")));
@@ -139,20 +142,27 @@ pub(crate) fn choose(
         ));
     }
     y.check_len(x.n())?;
-    let (xs, ys) = if x.n() > WIDTH_POINTS {
+    let subsample = x.n() > WIDTH_POINTS;
+    let (xs, ys) = if subsample {
         let rows = kern_tune::cv::subsample(x.n(), WIDTH_POINTS, seed, 0)?;
         (x.select(&rows)?, y.select(&rows)?)
     } else {
         (x.clone(), y.clone())
     };
     // The widths in parallel (each eigendecomposition is small enough to leave cores idle).
-    let curve: Vec<WidthScore> = WIDTH_FACTORS
+    let (curve, mut models): (Vec<WidthScore>, Vec<(M, f64)>) = WIDTH_FACTORS
         .par_iter()
         .map(|&f| {
-            let s = select(KernelSpec::Gaussian(g.widened(f)?), &xs, &ys)?;
-            Ok(WidthScore { factor: f, lambda: s.grid[s.best], error: s.error[s.best], mse: s.mse[s.best] })
+            let t = Instant::now();
+            let (s, m) = select(KernelSpec::Gaussian(g.widened(f)?), &xs, &ys)?;
+            let seconds = t.elapsed().as_secs_f64();
+            let score =
+                WidthScore { factor: f, lambda: s.grid[s.best], error: s.error[s.best], mse: s.mse[s.best] };
+            Ok((score, (m, seconds)))
         })
-        .collect::<Result<_>>()?;
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     let mut best = 0;
     for (i, c) in curve.iter().enumerate() {
         if (c.error, c.mse) < (curve[best].error, curve[best].mse) {
@@ -160,11 +170,12 @@ pub(crate) fn choose(
         }
     }
     let factor = curve[best].factor;
-    Ok(WidthChoice {
+    let choice = WidthChoice {
         kernel: KernelSpec::Gaussian(g.widened(factor)?),
         factor,
         curve,
         points: xs.n(),
         seconds: t.elapsed().as_secs_f64(),
-    })
+    };
+    Ok((choice, (!subsample).then(|| models.swap_remove(best))))
 }

@@ -203,6 +203,26 @@ fn the_width_search_reports_true_leave_one_out_errors() {
     assert!(kr.factor > 1.0, "{kr:?}");
 }
 
+/// On all its samples the width search returns the chosen width's model: the model training on all of
+/// them at the chosen kernel (λ by leave-one-out) gives, for kernel ridge and the LS-SVM.
+#[test]
+fn the_width_search_returns_the_model_a_refit_gives() {
+    use kern_models::krr::KernelRidgeParams;
+    use kern_models::lssvm::LsSvmParams;
+    let (x, y) = smooth(40);
+    let kernel: kern_core::KernelSpec = "gaussian:sigma=0.3".parse().unwrap();
+    let kp = KernelRidgeParams::new(kernel.clone());
+    let (ch, fit) = kp.choose_width_with_fit(&x, &y, 0).unwrap();
+    let (m, seconds) = fit.expect("40 samples: the search ran on all of them");
+    assert!(seconds >= 0.0);
+    assert_eq!(m, KernelRidgeParams { kernel: ch.kernel.clone(), ..kp }.fit_targets(&x, &y).unwrap());
+    assert!(ch.factor > 1.0, "a smooth target: the model is not the given width's ({ch:?})");
+    let lp = LsSvmParams::new(kernel);
+    let (ch, fit) = lp.choose_width_with_fit(&x, &y, 0).unwrap();
+    let (m, _) = fit.expect("40 samples: the search ran on all of them");
+    assert_eq!(m, LsSvmParams { kernel: ch.kernel.clone(), ..lp }.fit_targets(&x, &y).unwrap());
+}
+
 /// Beyond its sample budget the search runs on a seeded subsample (same seed, same choice), and it
 /// refuses what it cannot search.
 #[test]
@@ -213,8 +233,10 @@ fn the_width_search_subsamples_and_refuses() {
     let p = KernelRidgeParams::new("gaussian:beta=4".parse().unwrap());
     let a = p.choose_width(&x, &y, 7).unwrap();
     assert_eq!(a.points, WIDTH_POINTS);
-    let b = p.choose_width(&x, &y, 7).unwrap();
+    // The search on a subsample keeps no model: the final one is trained on all the samples.
+    let (b, fit) = p.choose_width_with_fit(&x, &y, 7).unwrap();
     assert_eq!((a.factor, &a.curve), (b.factor, &b.curve));
+    assert!(fit.is_none());
     assert_eq!(a.kernel.to_string(), format!("gaussian:beta={}", 4.0 / (a.factor * a.factor)));
     let (xs, ys) = smooth(30);
     assert!(KernelRidgeParams::new("laplacian:sigma=1".parse().unwrap()).choose_width(&xs, &ys, 0).is_err());
