@@ -28,10 +28,12 @@ defaults; ridge within 1 % RMSE of the grid search at 1/20 of its time.
 
 Each classification figure is one run (the grid search takes minutes per set); the regression figures are
 the best of 3 runs on both sides. Output: the section between <!-- auto:begin --> and <!-- auto:end --> of
-docs/benchmarks.md, the figure docs/auto-accuracy-time.svg (test accuracy against total time, log
+docs/benchmarks.md (the kernel ridge table in its own, <!-- auto-ridge:begin --> to <!-- auto-ridge:end -->,
+which --ridge-only rewrites alone), the figure docs/auto-accuracy-time.svg (test accuracy against total time, log
 scale, the three ways), raw results in target/bench-suite/auto.json.
 
-Usage: python3 bench/auto.py [--only a,b] [--max-train 2500] [--ridge] [--no-docs] [--table-only] [--reuse-svc]
+Usage: python3 bench/auto.py [--only a,b] [--max-train 2500] [--ridge | --ridge-only] [--no-docs] [--table-only]
+       [--reuse-svc]
 Needs target/release/kern and the suite's environment (target/bench-venv, created by bench/suite.py).
 """
 import argparse, json, math, os, subprocess, sys, tempfile, time
@@ -43,6 +45,7 @@ import suite  # noqa: E402  (the suite's data conversion and docs writer)
 OUT_JSON = os.path.join(suite.WORK, "auto.json")
 FIG = os.path.join(suite.ROOT, "docs", "auto-accuracy-time.svg")
 BEGIN, END = "<!-- auto:begin -->", "<!-- auto:end -->"
+RIDGE_BEGIN, RIDGE_END = "<!-- auto-ridge:begin -->", "<!-- auto-ridge:end -->"
 C_GRID = [10 ** (-1 + 5 * i / 9) for i in range(10)]
 G_GRID = [10 ** (-4 + 5 * i / 9) for i in range(10)]
 A_GRID = [10 ** (-6 + 7 * i / 9) for i in range(10)]
@@ -174,7 +177,7 @@ def fmt(v):
     return "—" if v is None else (f"{v:.3g}" if abs(v) < 1000 else f"{v:.0f}")
 
 
-def section(res, ridge, args):
+def section(res, args):
     lines = [BEGIN, "## Tuning-free models", ""]
     lines.append(f"`python3 bench/auto.py{' --ridge' if args.ridge else ''}` — {time.strftime('%Y-%m-%d')}; "
                  f"CPU {suite.cpu_model()}, nproc {os.cpu_count()}. Classification: one run per figure; regression: the best of 3 on both sides. Accuracy in %, time in "
@@ -221,29 +224,36 @@ def section(res, ridge, args):
             lines.append("")
     lines.append("![test accuracy against total time](auto-accuracy-time.svg)")
     lines.append("")
-    if ridge:
-        lines.append("Kernel ridge, test RMSE: `kern train --model krr --auto` against `GridSearchCV(KernelRidge(kernel=\"rbf\"))` over alpha × gamma, 10 × 10, 5-fold; times are the best of 3 runs on both sides.")
-        lines.append("")
-        lines.append("| set | n | d | kern RMSE | grid RMSE | kern/grid RMSE | kern s | grid s | kern/grid time | kern σ, λ | grid γ, alpha |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
-        for name, r in ridge.items():
-            k, g = r["kern"], r["sk"]["grid"]
-            if "error" in k:
-                lines.append(f"| {name} | {r['n']} | {r['d']} | error: {k['error']} ||||||||")
-                continue
-            lines.append(f"| {name} | {r['n']} | {r['d']} | {k['score']:.4g} | {g['score']:.4g} | "
-                         f"{k['score'] / g['score']:.3f} | {fmt(k['seconds'])} | {fmt(g['seconds'])} | "
-                         f"{k['seconds'] / g['seconds']:.3f} | {fmt(k['chosen'].get('sigma'))}, "
-                         f"{fmt(k['chosen'].get('lambda'))} | {fmt(g['chosen']['gamma'])}, {fmt(g['chosen']['alpha'])} |")
-        lines.append("")
-        ok = [r for r in ridge.values() if "error" not in r["kern"]]
-        close = sum(r["kern"]["score"] <= 1.01 * r["sk"]["grid"]["score"] for r in ok)
-        quick = sum(r["kern"]["seconds"] <= 0.05 * r["sk"]["grid"]["seconds"] for r in ok)
-        lines.append(f"Within 1 % of the grid search's RMSE: {close} of {len(ok)}; in at most 1/20 of its time: "
-                     f"{quick} of {len(ok)}. kern's σ is the mean-to-half width widened by exact leave-one-out "
-                     "(factors 1, 2, 4, 8, 16, each with its best λ; `sigma=auto` with `--lambda auto`).")
-        lines.append("")
     lines.append(END)
+    return "\n".join(lines) + "\n"
+
+
+def ridge_section(ridge):
+    """The kernel ridge table, its own section of docs/benchmarks.md (written by --ridge or --ridge-only)."""
+    lines = [RIDGE_BEGIN, f"`python3 bench/auto.py --ridge-only` (or `--ridge`) — {time.strftime('%Y-%m-%d')}; "
+             f"CPU {suite.cpu_model()}, nproc {os.cpu_count()}.", ""]
+    lines.append("Kernel ridge, test RMSE: `kern train --model krr --auto` against `GridSearchCV(KernelRidge(kernel=\"rbf\"))` over alpha × gamma, 10 × 10, 5-fold; times are the best of 3 runs on both sides.")
+    lines.append("")
+    lines.append("| set | n | d | kern RMSE | grid RMSE | kern/grid RMSE | kern s | grid s | kern/grid time | kern σ, λ | grid γ, alpha |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, r in ridge.items():
+        k, g = r["kern"], r["sk"]["grid"]
+        if "error" in k:
+            lines.append(f"| {name} | {r['n']} | {r['d']} | error: {k['error']} ||||||||")
+            continue
+        lines.append(f"| {name} | {r['n']} | {r['d']} | {k['score']:.4g} | {g['score']:.4g} | "
+                     f"{k['score'] / g['score']:.3f} | {fmt(k['seconds'])} | {fmt(g['seconds'])} | "
+                     f"{k['seconds'] / g['seconds']:.3f} | {fmt(k['chosen'].get('sigma'))}, "
+                     f"{fmt(k['chosen'].get('lambda'))} | {fmt(g['chosen']['gamma'])}, {fmt(g['chosen']['alpha'])} |")
+    lines.append("")
+    ok = [r for r in ridge.values() if "error" not in r["kern"]]
+    close = sum(r["kern"]["score"] <= 1.01 * r["sk"]["grid"]["score"] for r in ok)
+    quick = sum(r["kern"]["seconds"] <= 0.05 * r["sk"]["grid"]["seconds"] for r in ok)
+    lines.append(f"Within 1 % of the grid search's RMSE: {close} of {len(ok)}; in at most 1/20 of its time: "
+                 f"{quick} of {len(ok)}. kern's σ is the mean-to-half width widened by exact leave-one-out "
+                 "(factors 1, 2, 4, 8, 16, each with its best λ; `sigma=auto` with `--lambda auto`).")
+    lines.append("")
+    lines.append(RIDGE_END)
     return "\n".join(lines) + "\n"
 
 
@@ -301,24 +311,33 @@ def main():
     ap.add_argument("--only", help="comma-separated data set names")
     ap.add_argument("--max-train", type=int, default=2500, help="sets with at most this many training points")
     ap.add_argument("--ridge", action="store_true", help="also kernel ridge against a grid-searched KernelRidge")
+    ap.add_argument("--ridge-only", action="store_true",
+                    help="only kernel ridge: rewrite its section, keep the classification section as it is")
     ap.add_argument("--kern", default=os.path.join(suite.ROOT, "target", "release", "kern"))
     ap.add_argument("--no-docs", action="store_true", help="print the section instead of writing the docs")
-    ap.add_argument("--table-only", action="store_true", help="rewrite the section and figure from auto.json")
+    ap.add_argument("--table-only", action="store_true", help="rewrite the sections and figure from auto.json")
     ap.add_argument("--reuse-svc", action="store_true",
                     help="keep the classification results of auto.json (adding only a missing other-folds grid)")
     args = ap.parse_args()
-    if args.table_only:
+    saved = {"svc": {}, "ridge": {}}
+    if os.path.exists(OUT_JSON):
         with open(OUT_JSON) as f:
             saved = json.load(f)
+    if args.table_only:
         args.ridge = bool(saved["ridge"])
         figure(saved["svc"])
-        suite.write_docs(section(saved["svc"], saved["ridge"], args), BEGIN, END)
+        suite.write_docs(section(saved["svc"], args), BEGIN, END)
+        if saved["ridge"]:
+            suite.write_docs(ridge_section(saved["ridge"]), RIDGE_BEGIN, RIDGE_END)
         return
     names = args.only.split(",") if args.only else suite.ALL_SETS
     res, ridge = {}, {}
-    if args.reuse_svc:
-        with open(OUT_JSON) as f:
-            res = json.load(f)["svc"]
+    if args.ridge_only:
+        res, names, args.ridge = saved["svc"], [], True
+    elif args.reuse_svc:
+        if not saved["svc"]:
+            sys.exit(f"auto: --reuse-svc needs {OUT_JSON} with classification results")
+        res = saved["svc"]
         for name, r in res.items():
             if "refold" not in r["sk"]:
                 r["sk"]["refold"] = sk_refold(suite.prepare(name))
@@ -344,12 +363,18 @@ def main():
             ridge[name] = r
             save(res, ridge)
             print(f"auto: {name}: kern {r['kern'].get('score')}, grid {r['sk']['grid']['score']}", file=sys.stderr)
-    text = section(res, ridge, args)
+    texts = []
+    if not args.ridge_only:
+        texts.append((section(res, args), BEGIN, END))
+    if ridge:
+        texts.append((ridge_section(ridge), RIDGE_BEGIN, RIDGE_END))
     if args.no_docs:
-        print(text)
-    else:
+        print("".join(t for t, _, _ in texts))
+        return
+    if not args.ridge_only:
         figure(res)
-        suite.write_docs(text, BEGIN, END)
+    for t, b, e in texts:
+        suite.write_docs(t, b, e)
 
 
 if __name__ == "__main__":

@@ -112,7 +112,8 @@ DOCS = os.path.join(ROOT, "docs", "benchmarks.md")
 BEGIN, END = "<!-- suite:begin -->", "<!-- suite:end -->"
 LOAD_BEGIN, LOAD_END = "<!-- suite-load:begin -->", "<!-- suite-load:end -->"
 GRID_BEGIN, GRID_END = "<!-- suite-grid:begin -->", "<!-- suite-grid:end -->"
-MARKERS = [(BEGIN, END), (LOAD_BEGIN, LOAD_END), (GRID_BEGIN, GRID_END), ("<!-- auto:begin -->", "<!-- auto:end -->")]  # their order in the docs
+MARKERS = [(BEGIN, END), (LOAD_BEGIN, LOAD_END), (GRID_BEGIN, GRID_END), ("<!-- auto:begin -->", "<!-- auto:end -->"),
+           ("<!-- auto-ridge:begin -->", "<!-- auto-ridge:end -->")]  # their order in the docs
 TMP = os.path.join(WORK, "tmp")  # scratch files of the child processes
 DATA_VERSION = 1  # bump when the conversion changes: cached sets are rebuilt
 SEED = 0
