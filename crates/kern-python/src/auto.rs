@@ -7,7 +7,8 @@
 //! `choose_width`, through [`choose_width`]).
 
 use crate::convert::{py_error, run, samples, value_error};
-use crate::fit::{data, kernel, krr_params, ridge_targets};
+use crate::fit::{data, kernel, krr_params, ridge_targets, warn_constant};
+use crate::model::Model;
 use kern_core::{KernelSpec, Samples};
 use kern_models::lssvm::LsSvmParams;
 use kern_models::svm::AutoChoice;
@@ -112,7 +113,10 @@ pub fn gaussian_width_auto(kernel_spec: &str) -> PyResult<bool> {
 /// its own λ selection, on at most 1,000 samples, a subsample seeded by `seed` beyond) for `model`:
 /// `"krr"` (real targets `y`), `"lssvc"` (class indices) or `"lssvr"` (real targets). A dict with
 /// `kernel` (the chosen spec), `gamma` (its `β` of `exp(−β r²)`), `factor`, `curve` (one
-/// `(factor, lambda, error)` per factor tried), `points` and `seconds`.
+/// `(factor, lambda, error)` per factor tried), `points` and `seconds`; and `model`, the model
+/// trained at the chosen width with λ chosen by leave-one-out (what `fit_krr` or `fit_lssvm` with
+/// that kernel and no λ would return, warning as they do), when the search ran on all the samples,
+/// else `None`.
 #[pyfunction]
 #[pyo3(signature = (x, y, model, kernel_spec, seed, n_jobs))]
 pub fn choose_width<'py>(
@@ -126,16 +130,26 @@ pub fn choose_width<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = data(x, y.len())?;
     let k = kernel(kernel_spec)?;
-    let ch = match model {
+    // The model of the chosen width (on all the samples only) and its spread for the constant-model
+    // warning, which the fits would otherwise give.
+    let (ch, fitted) = match model {
         "krr" => {
             let t = ridge_targets(y, false)?;
             let p = krr_params(k, None);
-            run(py, n_jobs, || p.choose_width(&x, &t, seed))?
+            let (ch, m) = run(py, n_jobs, || p.choose_width_with_fit(&x, &t, seed))?;
+            let m = m.map(|(m, _)| {
+                Ok::<_, PyErr>((m.relative_spread(&t).map_err(py_error)?, m.lambda(), m.into()))
+            });
+            (ch, m.transpose()?)
         }
         "lssvc" | "lssvr" => {
             let t = ridge_targets(y, model == "lssvc")?;
             let p = LsSvmParams::new(k);
-            run(py, n_jobs, || p.choose_width(&x, &t, seed))?
+            let (ch, m) = run(py, n_jobs, || p.choose_width_with_fit(&x, &t, seed))?;
+            let m = m.map(|(m, _)| {
+                Ok::<_, PyErr>((m.relative_spread(&t).map_err(py_error)?, m.lambda(), m.into()))
+            });
+            (ch, m.transpose()?)
         }
         m => {
             return Err(value_error(format!(
@@ -154,5 +168,13 @@ pub fn choose_width<'py>(
     d.set_item("curve", curve)?;
     d.set_item("points", ch.points)?;
     d.set_item("seconds", ch.seconds)?;
+    let model = match fitted {
+        Some((spread, lambda, inner)) => {
+            warn_constant(py, spread, lambda, "alpha")?;
+            Some(Model { inner })
+        }
+        None => None,
+    };
+    d.set_item("model", model)?;
     Ok(d)
 }

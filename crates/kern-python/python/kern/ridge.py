@@ -24,9 +24,11 @@ _SPARSE = ["csr", "csc"]
 
 
 def _ridge_kernel(est, X, y, model, lam, labels=None):
-    """The kern kernel spec, the gamma (NaN without one) and the width search (`None` when it did not
-    run) of the ridge model `est` (`model`: 'krr', 'lssvc' or 'lssvr') on the training samples `X`
-    and targets `y` (class indices for 'lssvc'), with alpha `lam` (`None`: chosen by leave-one-out).
+    """The kern kernel spec, the gamma (NaN without one), the width search (`None` when it did not
+    run) and the model it trained at the chosen width (`None` unless the search ran on all the
+    samples: the model fitting with that spec and alpha chosen by leave-one-out gives) of the ridge
+    model `est` (`model`: 'krr', 'lssvc' or 'lssvr') on the training samples `X` and targets `y`
+    (class indices for 'lssvc'), with alpha `lam` (`None`: chosen by leave-one-out).
 
     The width search (kern's `choose_width`: the mean-to-half width times 1, 2, 4, 8 and 16, each with
     its leave-one-out alpha, the smallest leave-one-out error winning) runs for gamma='loo' with
@@ -52,7 +54,7 @@ def _ridge_kernel(est, X, y, model, lam, labels=None):
         and _kern.gaussian_width_auto(kernel)
     )
     if not (loo or written_auto):
-        return spec, g, None
+        return spec, g, None, None
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
@@ -68,7 +70,7 @@ def _ridge_kernel(est, X, y, model, lam, labels=None):
         "points": w["points"],
         "seconds": w["seconds"],
     }
-    return w["kernel"], (w["gamma"] if loo else NO_GAMMA), search
+    return w["kernel"], (w["gamma"] if loo else NO_GAMMA), search, w["model"]
 
 
 def _set_width_search(est, search):
@@ -187,9 +189,11 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
             coef = _kern.krr_kernel_matrix(K, np.ascontiguousarray(Y), lam, n_jobs_arg(self.n_jobs), sw)
             spec, gamma = "callable" if callable(self.kernel) else "precomputed", NO_GAMMA
         else:
-            spec, gamma, search = _ridge_kernel(self, X, y, "krr", lam)
+            spec, gamma, search, fitted = _ridge_kernel(self, X, y, "krr", lam)
             jobs = n_jobs_arg(self.n_jobs)
-            if y.ndim == 1:
+            if fitted is not None and y.ndim == 1:
+                self._model = fitted  # trained by the width search, at the chosen width
+            elif y.ndim == 1:
                 self._model = _kern.fit_krr(samples(X), y.tolist(), spec, lam, jobs, sw)
             else:
                 self._model = _kern.fit_krr_outputs(samples(X), np.ascontiguousarray(Y), spec, lam, jobs, sw)
@@ -244,10 +248,13 @@ class _LSSVM(KernModelMixin, BaseEstimator):
         else:
             lam = None
         model = "lssvc" if classify else "lssvr"
-        spec, gamma, search = _ridge_kernel(self, X, y, model, lam, labels=labels)
-        self._model = _kern.fit_lssvm(
-            samples(X), y.tolist(), classify, spec, lam, None, n_jobs_arg(self.n_jobs)
-        )
+        spec, gamma, search, fitted = _ridge_kernel(self, X, y, model, lam, labels=labels)
+        if fitted is not None:
+            self._model = fitted  # trained by the width search, at the chosen width
+        else:
+            self._model = _kern.fit_lssvm(
+                samples(X), y.tolist(), classify, spec, lam, None, n_jobs_arg(self.n_jobs)
+            )
         self.kernel_spec_ = spec
         self.gamma_ = gamma
         _set_width_search(self, search)
