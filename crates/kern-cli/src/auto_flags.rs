@@ -297,10 +297,25 @@ fn cv_method(method: &str, w: Option<&SampleWeights>) -> String {
     }
 }
 
-/// The report of λ chosen for a landmark model by leave-one-out on its centres.
+/// The report of λ chosen for a landmark model by leave-one-out on its centres (`n` samples), as
+/// `kern train`'s summary gives it under `"auto"`, and `kern-mpi train --lambda auto`'s; a note on
+/// stderr when λ values ranked better could not be fitted.
 /// The curve holds `[λ, error, mean squared residual]` (error: the error rate for classes, the mean
 /// squared residual for values); `skipped` the better λ values whose fit failed, `[λ, reason]`.
-fn landmark_lambda_json(ch: &LandmarkLambdaChoice, n: usize) -> Value {
+///
+/// ```
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_models::landmark::{Landmarks, NystromRidgeParams};
+/// let x = Samples::from_flat((0..40).map(|i| i as f64 / 10.0).collect(), 40, 1)?;
+/// let y = Targets::Real(RealTargets::new((0..40).map(|i| (i as f64 / 10.0).sin()).collect())?);
+/// let p = NystromRidgeParams::krr("gaussian:sigma=1".parse()?, 1.0, Landmarks::Random { m: 6 });
+/// let ch = p.choose_lambda(&x, &y, None)?;
+/// let r = kern_cli::landmark_lambda_json(&ch, 40);
+/// assert_eq!(r["value"], ch.lambda);
+/// assert_eq!(r["curve"].as_array().unwrap().len(), ch.selection.grid.len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn landmark_lambda_json(ch: &LandmarkLambdaChoice, n: usize) -> Value {
     let s = &ch.selection;
     if let Some(first) = ch.skipped.first() {
         let values: Vec<String> = ch.skipped.iter().map(|k| format!("{:e}", k.lambda)).collect();

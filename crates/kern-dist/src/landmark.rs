@@ -48,7 +48,8 @@ use crate::wire::{Reader, Writer};
 use kern_core::{BinaryTargets, ClassTargets, CoreError, RealTargets, SampleRef, Samples, Storage, Targets};
 use kern_models::fvs::{FvsParams, Strategy};
 use kern_models::landmark::{
-    Landmarks, NystromRidge, NystromRidgeParams, RowPart, block_rows, fvs_on_pool, landmark_candidates,
+    LandmarkLambdaChoice, Landmarks, NystromRidge, NystromRidgeParams, RowPart, block_rows, fvs_on_pool,
+    landmark_candidates,
 };
 use kern_models::ridge::{Spread, Task};
 use std::borrow::Cow;
@@ -443,6 +444,23 @@ pub fn fit_nystrom_blocks(
     regression: bool,
     block: Option<usize>,
 ) -> Result<NystromRidge> {
+    // The fit's collectives are the same on every rank whatever happens locally (errors before the
+    // first sum are parameter errors, the same on every rank); agree on the outcome.
+    on_part(comm, rows, params, regression, block, |part, centres, idx| params.fit_part(part, centres, idx))
+}
+
+/// `run` on this rank's part of the rows (collective): the centres chosen ([`choose_centres`]), the
+/// rows aligned to the blocks of the sums over rows (`block`, or the default for the number of
+/// centres), the targets agreed, and the part's sums and maxima the ranks' allreduces. The outcome
+/// agreed over the ranks.
+fn on_part<T>(
+    comm: &dyn Comm,
+    rows: &DistRows,
+    params: &NystromRidgeParams,
+    regression: bool,
+    block: Option<usize>,
+    run: impl FnOnce(&RowPart<'_>, Samples, &[usize]) -> kern_models::Result<T>,
+) -> Result<T> {
     let (centres, idx) = choose_centres(comm, rows, params)?;
     let block = block.unwrap_or_else(|| block_rows(centres.n())).max(1);
     let rows = agree(comm, align_rows(comm, rows, block))?;
@@ -457,9 +475,48 @@ pub fn fit_nystrom_blocks(
         sum: &sum,
         max: &max,
     };
-    // The fit's collectives are the same on every rank whatever happens locally (errors before the
-    // first sum are parameter errors, the same on every rank); agree on the outcome.
-    agree(comm, params.fit_part(&part, centres, &idx).map_err(Into::into))
+    agree(comm, run(&part, centres, &idx).map_err(Into::into))
+}
+
+/// λ of a Nyström kernel ridge / LS-SVM model chosen by exact leave-one-out over `grid` (`None`: the
+/// model's default grid) on rows spread over the ranks, and the model fitted with it (collective): the
+/// centres as [`fit_nystrom_blocks`] chooses them, then kern-models'
+/// [`NystromRidgeParams::choose_lambda_part`], whose sums over rows are exact per-block sums. The same
+/// choice and model bytes on every rank, and as the one-process
+/// [`NystromRidgeParams::choose_lambda`] with the same block, for any number of ranks; `params.lambda`
+/// is not used.
+///
+/// ```
+/// use kern_dist::{landmark::choose_lambda_nystrom, rows::read_part, threads::run_threads, Comm, SingleProcess};
+/// use kern_models::{landmark::NystromRidgeParams, persist};
+/// let p = std::env::temp_dir().join(format!("kern-doc-lambda-nystrom-{}.svm", std::process::id()));
+/// let text: String = (0..80).map(|i| format!("{} 1:{}\n", (i as f64 * 0.2).sin(), i as f64 * 0.1)).collect();
+/// std::fs::write(&p, text).unwrap();
+/// let params = NystromRidgeParams::krr("gaussian:sigma=0.5".parse()?, 1.0, "random:12".parse()?);
+/// let choose = |c: &dyn Comm| {
+///     let ch = choose_lambda_nystrom(c, &read_part(c, &p, &Default::default()).unwrap(), &params, true, Some(16), None).unwrap();
+///     (ch.lambda, persist::to_bytes(&ch.model).unwrap())
+/// };
+/// let one = choose(&SingleProcess);
+/// assert!(one.0 < 1.0); // a smooth target: little smoothing
+/// assert!(run_threads(3, &choose).iter().all(|c| *c == one));
+/// # std::fs::remove_file(&p).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn choose_lambda_nystrom(
+    comm: &dyn Comm,
+    rows: &DistRows,
+    params: &NystromRidgeParams,
+    regression: bool,
+    block: Option<usize>,
+    grid: Option<&[f64]>,
+) -> Result<LandmarkLambdaChoice> {
+    let t = std::time::Instant::now();
+    let mut ch = on_part(comm, rows, params, regression, block, |part, centres, idx| {
+        params.choose_lambda_part(part, centres, idx, grid)
+    })?;
+    ch.seconds = t.elapsed().as_secs_f64();
+    Ok(ch)
 }
 
 /// How far the decision values of `m` on the training rows of every rank stray from its intercepts,

@@ -1020,7 +1020,8 @@ fn score_loo(enc: &Encoded, solved: &[(usize, Solved)]) -> (Vec<f64>, Vec<f64>) 
 
 /// The sums behind a (leave-one-out or validation) score of predictions over some rows: wrong
 /// decisions (classification) and squared residuals over every output, and the counts they average
-/// over. Tallies of row blocks add ([`Tally::add`]), so a score can be streamed.
+/// over. Tallies of row blocks add up (the landmark leave-one-out sums their parts exactly), so a score
+/// can be streamed.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Tally {
     /// Rows whose decoded prediction differs from the truth.
@@ -1048,16 +1049,6 @@ impl Tally {
             0
         };
         Tally { wrong, squares, rows: n, entries: n * r }
-    }
-
-    /// The sum of two tallies (disjoint rows).
-    pub(crate) fn add(self, o: Tally) -> Tally {
-        Tally {
-            wrong: self.wrong + o.wrong,
-            squares: self.squares + o.squares,
-            rows: self.rows + o.rows,
-            entries: self.entries + o.entries,
-        }
     }
 
     /// `(error, mse)`: the error rate for classification (the mean squared residual for values) and

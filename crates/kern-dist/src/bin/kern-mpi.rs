@@ -7,6 +7,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use kern_cli::cv_flags::{CvFlags, is_precomputed};
 use kern_cli::kinds::ModelKind;
+use kern_cli::learner_flags::Setting;
 use kern_core::KernelSpec;
 use kern_core::io::{CsvOptions, LabelColumn};
 use kern_dist::{Comm, DistError};
@@ -121,9 +122,10 @@ struct TrainArgs {
     #[arg(long)]
     solver: Option<String>,
     /// The ridge penalty lambda of K + lambda I (lssvm and krr, as kern train's --lambda; scikit-learn's
-    /// alpha): larger, more regularization.
+    /// alpha): larger, more regularization. auto (with --landmarks): chosen by exact leave-one-out on
+    /// the centres' m x m system over kern train's default grid, as kern train --landmarks --lambda auto.
     #[arg(long, required_unless_present = "gam", conflicts_with = "gam")]
-    lambda: Option<f64>,
+    lambda: Option<Setting>,
     /// LS-SVMlab's gam, the error weight of K + I/gam (lssvm, as kern train's --gam): the same as
     /// --lambda 1/gam.
     #[arg(long)]
@@ -218,17 +220,18 @@ fn train_kernel(a: &TrainArgs) -> Result<KernelSpec, Box<dyn std::error::Error +
 }
 
 impl TrainArgs {
-    /// The ridge penalty λ of `--lambda`, or of `--gam` (lssvm only) as `1/γ`.
-    fn lambda(&self) -> Result<f64, Box<dyn std::error::Error + Send + Sync>> {
+    /// The ridge penalty λ of `--lambda`, or of `--gam` (lssvm only) as `1/γ`; `None` for `--lambda
+    /// auto`.
+    fn lambda(&self) -> Result<Option<f64>, Box<dyn std::error::Error + Send + Sync>> {
         match (self.lambda, self.gam) {
-            (Some(l), _) => Ok(l),
+            (Some(l), _) => Ok(l.value()),
             (None, Some(_)) if self.model.0 != ModelKind::Lssvm => Err(format!(
                 "--gam does not apply to --model {}; --model {} takes --lambda",
                 self.model.0.name(),
                 self.model.0.name()
             )
             .into()),
-            (None, Some(g)) => Ok(1.0 / g),
+            (None, Some(g)) => Ok(Some(1.0 / g)),
             (None, None) => Err("give --lambda (or --gam for lssvm)".into()),
         }
     }
@@ -249,7 +252,12 @@ fn train_compact(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     kern_core::io::ensure_distinct(&a.out, &[&a.data.data])?;
     let kernel = train_kernel(&a)?;
     let dual = if a.model.0 == ModelKind::Lssvm { Dual::LsSvm } else { Dual::Krr };
-    let mut params = CompactParams::new(dual, kernel, a.lambda()?);
+    let lambda = a.lambda()?.ok_or(
+        "--lambda auto chooses lambda by exact leave-one-out, which the conjugate gradients on a compactly \
+         supported kernel do not give: give --lambda a number (choose it with kern cv or kern train \
+         --lambda auto on the data or a sample of it), or train a landmark model (--landmarks)",
+    )?;
+    let mut params = CompactParams::new(dual, kernel, lambda);
     params.pcg.preconditioner = a.preconditioner.as_deref().unwrap_or("none").parse()?;
     if let Some(t) = a.tol {
         params.pcg.tol = t;
@@ -332,7 +340,9 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         None => 1000,
     };
     let lssvm = a.model.0 == ModelKind::Lssvm;
-    let lambda = a.lambda()?;
+    let given = a.lambda()?;
+    // With --lambda auto (`None`) the parameters' λ is not used: the grid's values are.
+    let lambda = given.unwrap_or(1.0);
     let p = if lssvm {
         NystromRidgeParams::lssvm(kernel, lambda, landmarks)
     } else {
@@ -349,7 +359,24 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     if a.block_rows == Some(0) {
         return Err("--block-rows must be at least 1".into());
     }
-    let m = kern_dist::landmark::fit_nystrom_blocks(&counted, &part, &p, a.regression, a.block_rows)?;
+    let (m, choice) = match given {
+        Some(_) => {
+            (kern_dist::landmark::fit_nystrom_blocks(&counted, &part, &p, a.regression, a.block_rows)?, None)
+        }
+        None => {
+            let ch = kern_dist::landmark::choose_lambda_nystrom(
+                &counted,
+                &part,
+                &p,
+                a.regression,
+                a.block_rows,
+                None,
+            )?;
+            // Reported (and any λ passed over noted) once, by rank 0.
+            let report = (comm.rank() == 0).then(|| kern_cli::landmark_lambda_json(&ch, part.n_total));
+            (ch.model, report.map(|r| (r, ch.seconds)))
+        }
+    };
     let seconds = t.elapsed().as_secs_f64();
     let traffic = counted.traffic();
     let saved = if comm.rank() == 0 {
@@ -372,7 +399,7 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         );
     }
     let task = task_json(m.task());
-    Ok(Some(json!({
+    let mut summary = json!({
         "model": a.model.0.name(),
         "kernel": m.kernel().to_string(),
         "lambda": m.lambda(),
@@ -393,7 +420,11 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         "warnings": warnings,
         "out": a.out.display().to_string(),
         "seconds": seconds,
-    })))
+    });
+    if let Some((report, choice_seconds)) = choice {
+        summary["auto"] = json!({ "choices": [report], "seconds": choice_seconds });
+    }
+    Ok(Some(summary))
 }
 
 fn cv(comm: &dyn Comm, mut a: CvArgs) -> CmdResult {
@@ -536,17 +567,35 @@ mod tests {
         }
     }
 
+    /// `--lambda auto` (any case) leaves λ to the leave-one-out choice; a word other than auto is
+    /// refused by the parser.
+    #[test]
+    fn lambda_auto_is_no_given_lambda() {
+        let parse = |v: &'static str| {
+            let a = vec![
+                "kern-mpi", "train", "--data", "d.svm", "--lambda", v, "--out", "m.kern", "--model", "krr",
+            ];
+            Cli::try_parse_from([a, vec!["--kernel", "linear"]].concat())
+        };
+        for v in ["auto", "AUTO"] {
+            let Command::Train(t) = parse(v).expect("parses").command else { panic!("train") };
+            assert_eq!(t.lambda().expect("lambda"), None);
+        }
+        let e = parse("loo").expect_err("refused").to_string();
+        assert!(e.contains("neither a number nor auto"), "{e}");
+    }
+
     /// `--gam g` is `--lambda 1/g` for lssvm, refused for krr.
     #[test]
     fn gam_is_the_inverse_of_lambda() {
         let a = train_args(&["--model", "lssvm", "--kernel", "linear"]).expect("parses");
-        assert_eq!(a.lambda().expect("lambda"), 1.0);
+        assert_eq!(a.lambda().expect("lambda"), Some(1.0));
         let mut a = vec!["kern-mpi", "train", "--data", "d.svm", "--gam", "4", "--out", "m.kern"];
         a.extend(["--model", "lssvm", "--kernel", "linear"]);
         let Command::Train(t) = Cli::try_parse_from(a.clone()).expect("parses").command else {
             panic!("train")
         };
-        assert_eq!(t.lambda().expect("lambda"), 0.25);
+        assert_eq!(t.lambda().expect("lambda"), Some(0.25));
         let at = a.len() - 3;
         a[at] = "krr";
         let Command::Train(t) = Cli::try_parse_from(a).expect("parses").command else { panic!("train") };

@@ -1,10 +1,9 @@
 //! The distributed landmark (Nyström / FVS) fit on one rank is kern-models' one-process fit on the
 //! whole file, bit for bit (the MPI runs on 2 and 4 ranks are in the `mpi_check` example).
 
-use crate::common::{scratch, write};
+use crate::common::{one_process_targets, scratch, write};
 
 use kern_core::io::read_libsvm;
-use kern_core::{BinaryTargets, ClassTargets, RealTargets, Targets};
 use kern_dist::SingleProcess;
 use kern_dist::landmark::{fit_nystrom, gather_rows};
 use kern_dist::rows::read_part;
@@ -25,19 +24,6 @@ fn data(n: usize, sparse: bool, label: impl Fn(usize, f64) -> String) -> String 
             format!("{}{feats}\n", label(i, x0))
         })
         .collect()
-}
-
-/// The targets `kern train` builds from a whole file.
-fn one_process_targets(labels: &[String], regression: bool) -> Targets {
-    if regression {
-        return Targets::Real(RealTargets::new(labels.iter().map(|l| l.parse().unwrap()).collect()).unwrap());
-    }
-    let c = ClassTargets::from_labels(labels).unwrap();
-    if c.n_classes() == 2 {
-        Targets::Binary(BinaryTargets::from_labels(labels).unwrap())
-    } else {
-        Targets::Classes(c)
-    }
 }
 
 #[test]

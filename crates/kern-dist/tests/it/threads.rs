@@ -6,7 +6,7 @@ use crate::common::{build_lssvm, grid_config, lattice, lssvm_grid, scratch, two_
 use kern_core::io::{CsvOptions, LibsvmOptions, read_libsvm_with};
 use kern_core::{Samples, Targets};
 use kern_dist::compact::{CompactParams, Dual, fit_compact, model_bytes};
-use kern_dist::landmark::{fit_nystrom_blocks, gather_rows};
+use kern_dist::landmark::{choose_lambda_nystrom, fit_nystrom_blocks, gather_rows};
 use kern_dist::rows::{PartOptions, read_part};
 use kern_dist::threads::run_threads;
 use kern_dist::{Comm, DistError, SingleProcess};
@@ -102,6 +102,67 @@ fn landmark_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
         for size in RANKS {
             for (rank, b) in run_threads(size, fit).iter().enumerate() {
                 assert!(*b == one, "{name} P={size} rank {rank}: the one-rank bytes");
+            }
+        }
+    }
+}
+
+#[test]
+fn landmark_lambda_by_leave_one_out_is_the_one_process_choice_on_any_number_of_ranks() {
+    let dir = scratch("landmark_lambda_by_leave_one_out_is_the_one_process_choice_on_any_number_of_ranks");
+    let reals = lattice(300, |_, x, y| format!("{:.6}", (x * y).sin()));
+    let two = lattice(300, |_, x, y| if x + 0.3 * y > 0.2 { "5".into() } else { "-5".into() });
+    let three = lattice(300, |i, _, _| format!("{}", i % 3 + 1));
+    for (name, text, lssvm, landmarks, regression) in [
+        ("lam-krr.svm", &reals, false, "random:30", true),
+        ("lam-lssvr.svm", &reals, true, "fvs:20", true),
+        ("lam-two.svm", &two, true, "random:25", false),
+        ("lam-three.svm", &three, true, "fvs:25", false),
+    ] {
+        let p = write(&dir, name, text.as_bytes());
+        let k = "gaussian:sigma=0.8".parse().unwrap();
+        let params = if lssvm {
+            NystromRidgeParams::lssvm(k, 1.0, landmarks.parse().unwrap())
+        } else {
+            NystromRidgeParams::krr(k, 1.0, landmarks.parse().unwrap())
+        }
+        .seed(5)
+        .tol(1e-9, 200);
+        // The default block (kern train's) and blocks of 16 rows, so that 4 ranks hold several.
+        for block in [None, Some(16)] {
+            let choose = |c: &dyn Comm| {
+                let part = read_part(c, &p, &PartOptions::default()).unwrap();
+                let ch = choose_lambda_nystrom(c, &part, &params, regression && lssvm, block, None).unwrap();
+                (
+                    ch.lambda,
+                    ch.selection.error.clone(),
+                    ch.selection.mse.clone(),
+                    persist::to_bytes(&ch.model).unwrap(),
+                )
+            };
+            let one = choose(&SingleProcess);
+            if block.is_none() {
+                // One process: the library's own choice on the whole file (kern train's).
+                let ds = read_libsvm_with(&p, &LibsvmOptions::default()).unwrap();
+                let y = crate::common::one_process_targets(&ds.labels, regression || !lssvm);
+                let lib = params.choose_lambda(&ds.samples, &y, None).unwrap();
+                assert_eq!(
+                    (lib.lambda, &lib.selection.error),
+                    (one.0, &one.1),
+                    "{name}: the library's choice"
+                );
+                assert!(persist::to_bytes(&lib.model).unwrap() == one.3, "{name}: the library's model");
+                // The choice is the best of the curve (ties to the smaller lambda, by mse).
+                let best = lib.selection.best;
+                assert!(lib.selection.error.iter().all(|&e| e >= lib.selection.error[best]), "{name}");
+            }
+            for size in RANKS {
+                for (rank, got) in run_threads(size, choose).iter().enumerate() {
+                    assert!(
+                        *got == one,
+                        "{name} block {block:?} P={size} rank {rank}: the one-rank choice and bytes"
+                    );
+                }
             }
         }
     }

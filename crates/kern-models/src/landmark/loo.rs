@@ -36,11 +36,12 @@
 //! decoded predictions (ties by the mean squared residual), regression by the mean squared residual
 //! over every output, ties to the smaller λ.
 
-use super::ridge::lower_gram;
+use super::ridge::{lower_gram, pack_into, packed_len, unpack};
 use super::stream::{KnmBlocks, block_rows};
-use super::{NystromRidge, NystromRidgeParams, factor_kmm, select_landmarks};
+use super::{NystromRidge, NystromRidgeParams, RowPart, factor_kmm, select_landmarks};
 use crate::error::{ModelsError, Result};
-use crate::ridge::{Encoded, Selection, Tally, best_index, check_lambda, loo_order};
+use crate::exact_sum::ExactSums;
+use crate::ridge::{Selection, Tally, best_index, check_lambda, loo_order};
 use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::{Accum, Mat, MatRef, Par, Side};
@@ -206,8 +207,56 @@ impl NystromRidgeParams {
         grid: Option<&[f64]>,
     ) -> Result<LandmarkLambdaChoice> {
         let t0 = Instant::now();
-        let selection = self.loo_selection(x, y, centres, grid)?;
+        y.check_len(x.n())?;
+        if centres.is_empty() {
+            return Err(ModelsError::Input("no centres".into()));
+        }
+        let c = x.select(centres)?;
+        let selection = self.loo_selection_part(&RowPart::whole(x, y), &c, grid)?;
         let mut ch = self.fit_in_loo_order(selection, centres, |p| p.fit_with_centres(x, y, centres))?;
+        ch.seconds = t0.elapsed().as_secs_f64();
+        Ok(ch)
+    }
+
+    /// [`NystromRidgeParams::choose_lambda_with_centres`] on rows spread over processes (kern-dist;
+    /// collective, as [`NystromRidgeParams::fit_part`]): the centres `centres` (rows of all parts, with
+    /// their global indices `indices`) and this process's part of the rows. Every sum over rows — the
+    /// leave-one-out's `Φ_cᵀΦ_c`, `Φ_cᵀ(y − ȳ)` and the per-λ tallies — is a sum of per-block terms
+    /// added exactly and completed over the parts, so every part makes the same choice and fits the
+    /// same model ([`NystromRidgeParams::fit_part`]), for any split of the blocks over the parts; one
+    /// part gives the choice of [`NystromRidgeParams::choose_lambda_with_centres`].
+    ///
+    /// ```
+    /// use kern_core::{RealTargets, Samples, Targets};
+    /// use kern_models::landmark::{Landmarks, NystromRidgeParams, RowPart};
+    /// use kern_models::ridge::Task;
+    /// let x = Samples::from_flat((0..120).map(|i| (i as f64 * 0.61).cos()).collect(), 60, 2)?;
+    /// let y = Targets::Real(RealTargets::new(x.rows().map(|r| r[0] * r[1]).collect())?);
+    /// let p = NystromRidgeParams::krr("gaussian:sigma=0.7".parse()?, 1.0, Landmarks::Random { m: 8 });
+    /// let idx = [0, 9, 17, 25, 33, 41, 49, 57];
+    /// let part = RowPart { rows: Some((&x, &y)), n: 60, task: Task::Regression, block: None, sum: &|_| {}, max: &|_| {} };
+    /// let ch = p.choose_lambda_part(&part, x.select(&idx)?, &idx, None)?;
+    /// assert_eq!(ch.model, p.choose_lambda_with_centres(&x, &y, &idx, None)?.model);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn choose_lambda_part(
+        &self,
+        part: &RowPart<'_>,
+        centres: Samples,
+        indices: &[usize],
+        grid: Option<&[f64]>,
+    ) -> Result<LandmarkLambdaChoice> {
+        let t0 = Instant::now();
+        if centres.n() == 0 || centres.n() != indices.len() {
+            return Err(ModelsError::Input(format!(
+                "{} centres with {} indices: need at least one, with one index each",
+                centres.n(),
+                indices.len()
+            )));
+        }
+        let selection = self.loo_selection_part(part, &centres, grid)?;
+        let mut ch =
+            self.fit_in_loo_order(selection, indices, |p| p.fit_part(part, centres.clone(), indices))?;
         ch.seconds = t0.elapsed().as_secs_f64();
         Ok(ch)
     }
@@ -250,16 +299,12 @@ impl NystromRidgeParams {
         )))
     }
 
-    /// The leave-one-out scores of every λ of `grid` (module docs) on the given centres.
-    fn loo_selection(
-        &self,
-        x: &Samples,
-        y: &Targets,
-        centres: &[usize],
-        grid: Option<&[f64]>,
-    ) -> Result<Selection> {
-        y.check_len(x.n())?;
-        check_sizes(x.n())?;
+    /// The leave-one-out scores of every λ of `grid` (module docs) on the centres `c`, over the rows of
+    /// all parts (collective: the same calls of `part.sum` and `part.max` on every part, whatever
+    /// happens locally; a local failure fails every part's next sum, as in
+    /// [`NystromRidgeParams::fit_part`]).
+    fn loo_selection_part(&self, part: &RowPart<'_>, c: &Samples, grid: Option<&[f64]>) -> Result<Selection> {
+        check_sizes(part.n)?;
         let grid: Vec<f64> = grid.map_or_else(|| self.default_lambda_grid(), <[f64]>::to_vec);
         if grid.is_empty() {
             return Err(ModelsError::Input("no lambda values to choose from".into()));
@@ -267,25 +312,81 @@ impl NystromRidgeParams {
         for &l in &grid {
             check_lambda(l)?;
         }
-        if centres.is_empty() {
+        if c.n() == 0 {
             return Err(ModelsError::Input("no centres".into()));
         }
-        let enc = Encoded::any(y);
-        let c = x.select(centres)?;
-        let (l, _) = factor_kmm(&self.kernel, &c)?;
-        let (n, m, r, g) = (x.n(), c.n(), enc.y.ncols(), grid.len());
+        let local = part.local()?;
+        let (l, _) = factor_kmm(&self.kernel, c)?;
+        let (n, m, r, g) = (part.n, c.n(), part.task.outputs(), grid.len());
         memory::check_array::<f64>(
             &[4, m, m],
             "the leave-one-out's matrices over the centres",
             "use fewer centres",
         )?;
         let bias = self.bias;
-        // The pilot shift c (module docs) and ȳ; zero for kernel ridge.
+        let block = part.block.unwrap_or_else(|| block_rows(m)).max(1);
+        // This part's blocks of K_nm; a failure to set them up (the memory check) fails the first sum
+        // on every part and is reported by this one.
+        let width = 2 * m + 1 + r + g * (r + 1);
+        let mut setup_error = None;
+        let blocks = match &local {
+            Some((x, _)) => match KnmBlocks::new(&self.kernel, x, c, width, true, block) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    setup_error = Some(e);
+                    None
+                }
+            },
+            None => None,
+        };
+        // Σ over this part's blocks of the `len` numbers `term` writes for each (in block order), added
+        // exactly and completed over all parts.
+        let mut exact_sum = |len: usize,
+                             term: &mut dyn FnMut(&KnmBlocks<'_>, &mut ExactSums) -> Result<()>|
+         -> Result<Vec<f64>> {
+            let mut local = || -> Result<ExactSums> {
+                if let Some(err) = setup_error.take() {
+                    return Err(err);
+                }
+                memory::check_bytes(
+                    ExactSums::bytes(len).map_or(u64::MAX, |b| b as u64),
+                    "the exact sums over the rows",
+                    "use fewer centres",
+                )?;
+                let mut acc = ExactSums::new(len);
+                if let Some(b) = &blocks {
+                    term(b, &mut acc)?;
+                }
+                Ok(acc)
+            };
+            let (acc, own_error) = match local() {
+                Ok(acc) => (acc, None),
+                Err(err) => (ExactSums::failed(len), Some(err)),
+            };
+            let v = acc.finish(part.max, part.sum);
+            match own_error {
+                Some(err) => Err(err),
+                None => v,
+            }
+        };
+        // ȳ (zero for kernel ridge): the targets' block sums.
+        let ybar: Vec<f64> = if bias {
+            let sums = exact_sum(r, &mut |b, acc| {
+                let enc = &local.as_ref().expect("blocks mean rows").1;
+                for &i0 in b.starts() {
+                    let h = (i0 + block).min(enc.y.nrows()) - i0;
+                    let v: Vec<f64> = (0..r).map(|t| (i0..i0 + h).map(|i| enc.y[(i, t)]).sum()).collect();
+                    acc.add_at(0, &v);
+                }
+                Ok(())
+            })?;
+            sums.iter().map(|s| s / n as f64).collect()
+        } else {
+            vec![0.0; r]
+        };
+        // The pilot shift c (module docs); zero for kernel ridge.
         let pilot: Vec<f64> = (0..m)
             .map(|j| if bias { (j..m).map(|i| l[(i, j)]).sum::<f64>() / m as f64 } else { 0.0 })
-            .collect();
-        let ybar: Vec<f64> = (0..r)
-            .map(|t| if bias { (0..n).map(|i| enc.y[(i, t)]).sum::<f64>() / n as f64 } else { 0.0 })
             .collect();
         // Per block: the features' transpose L⁻¹K_bᵀ (m × h), shifted by `shift`.
         let features = |kb: MatRef<'_, f64>, shift: &[f64]| {
@@ -300,28 +401,32 @@ impl NystromRidgeParams {
             }
             pt
         };
-        let width = 2 * m + 1 + r + g * (r + 1);
-        let blocks = KnmBlocks::new(&self.kernel, x, &c, width, true, block_rows(m))?;
         // Pass 1: Σ (φ_i − c)(φ_i − c)ᵀ (lower triangle), u = Σ (φ_i − c), Σ (φ_i − c)(y_i − ȳ)ᵀ.
-        let mut acc = Mat::<f64>::zeros(m, m + 1 + r);
-        blocks.each(
-            m + 1 + r,
-            |i0, kb, out| {
-                let h = kb.nrows();
-                let pt = features(kb, &pilot);
-                let (gram, mut rest) = out.split_at_col_mut(m);
-                lower_gram(pt.transpose(), gram);
-                for j in 0..m {
-                    rest[(j, 0)] = (0..h).map(|i| pt[(j, i)]).sum();
-                }
-                let yc = Mat::from_fn(h, r, |i, t| enc.y[(i0 + i, t)] - ybar[t]);
-                matmul(rest.subcols_mut(1, r), Accum::Replace, pt.as_ref(), yc.as_ref(), 1.0, Par::Seq);
-            },
-            |_, p| {
-                // The gram part's upper triangle is never written (zero), so adding it is harmless.
-                acc += p;
-            },
-        )?;
+        let (w1, tri) = (m + 1 + r, m);
+        let len1 = packed_len(m, w1, tri);
+        let sums = exact_sum(len1, &mut |b, acc| {
+            let enc = &local.as_ref().expect("blocks mean rows").1;
+            let mut packed = Vec::with_capacity(len1);
+            b.each(
+                w1,
+                |i0, kb, out| {
+                    let h = kb.nrows();
+                    let pt = features(kb, &pilot);
+                    let (gram, mut rest) = out.split_at_col_mut(m);
+                    lower_gram(pt.transpose(), gram);
+                    for j in 0..m {
+                        rest[(j, 0)] = (0..h).map(|i| pt[(j, i)]).sum();
+                    }
+                    let yc = Mat::from_fn(h, r, |i, t| enc.y[(i0 + i, t)] - ybar[t]);
+                    matmul(rest.subcols_mut(1, r), Accum::Replace, pt.as_ref(), yc.as_ref(), 1.0, Par::Seq);
+                },
+                |_, p| {
+                    pack_into(&mut packed, p, tri);
+                    acc.add_at(0, &packed);
+                },
+            )
+        })?;
+        let acc = unpack(&sums, m, w1, tri);
         let mut s = Mat::from_fn(m, m, |i, j| if i >= j { acc[(i, j)] } else { acc[(j, i)] });
         let mut mean = pilot.clone();
         if bias {
@@ -348,57 +453,67 @@ impl NystromRidgeParams {
         let w = Mat::from_fn(m, g, |j, k| 1.0 / (d[j] + grid[k]));
         let zw = Mat::from_fn(m, g * r, |j, c| z[(j, c % r)] * w[(j, c / r)]);
         let lever0 = if bias { 1.0 / n as f64 } else { 0.0 };
-        // Pass 2: per block, Ψ = Φ_c V, the leverages and fitted values at every λ, and their tallies.
-        type BlockScore = (Vec<Tally>, Option<(usize, f64)>);
-        let mut states: Vec<BlockScore> = (0..4).map(|_| (Vec::new(), None)).collect();
-        let mut totals = vec![Tally::default(); g];
-        let mut bad: Option<(usize, f64)> = None;
-        blocks.each_with(
-            &mut states,
-            |i0, kb, (tallies, worst)| {
-                let h = kb.nrows();
-                let pt = features(kb, &mean);
-                let mut psi = Mat::<f64>::zeros(h, m);
-                matmul(psi.as_mut(), Accum::Replace, pt.transpose(), v.as_ref(), 1.0, Par::Seq);
-                let psi2 = Mat::from_fn(h, m, |i, j| psi[(i, j)] * psi[(i, j)]);
-                let mut lever = Mat::<f64>::zeros(h, g);
-                matmul(lever.as_mut(), Accum::Replace, psi2.as_ref(), w.as_ref(), 1.0, Par::Seq);
-                let mut fit = Mat::<f64>::zeros(h, g * r);
-                matmul(fit.as_mut(), Accum::Replace, psi.as_ref(), zw.as_ref(), 1.0, Par::Seq);
-                let yb = enc.y.as_ref().subrows(i0, h);
-                let truth = &enc.truth[i0..i0 + h];
-                *worst = None;
-                tallies.clear();
-                for k in 0..g {
-                    let pred = Mat::from_fn(h, r, |i, t| {
-                        let one_minus = 1.0 - (lever0 + lever[(i, k)]);
-                        if one_minus.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) && worst.is_none()
-                        {
-                            *worst = Some((k, lever0 + lever[(i, k)]));
-                        }
-                        let resid = (yb[(i, t)] - (ybar[t] + fit[(i, k * r + t)])) / one_minus;
-                        yb[(i, t)] - resid
-                    });
-                    tallies.push(Tally::of(&enc.task, truth, yb, pred.as_ref()));
-                }
-            },
-            |_, (tallies, worst)| {
-                if bad.is_none() {
-                    bad = *worst;
-                }
-                for (t, b) in totals.iter_mut().zip(tallies) {
-                    *t = t.add(*b);
-                }
-            },
-        )?;
-        if let Some((k, h)) = bad {
+        // Pass 2: per block, Ψ = Φ_c V, the leverages and fitted values at every λ, and per λ the
+        // wrong decisions and the squared residuals (each block's in row order), added exactly; and the
+        // smallest λ (index) at which a point's leverage reaches 1, as g − k (0: none).
+        let mut first_bad = g;
+        let task = &part.task;
+        let tallies = exact_sum(2 * g, &mut |b, acc| {
+            let enc = &local.as_ref().expect("blocks mean rows").1;
+            let mut states: Vec<(Vec<f64>, usize)> = (0..4).map(|_| (Vec::new(), g)).collect();
+            b.each_with(
+                &mut states,
+                |i0, kb, (terms, bad)| {
+                    let h = kb.nrows();
+                    let pt = features(kb, &mean);
+                    let mut psi = Mat::<f64>::zeros(h, m);
+                    matmul(psi.as_mut(), Accum::Replace, pt.transpose(), v.as_ref(), 1.0, Par::Seq);
+                    let psi2 = Mat::from_fn(h, m, |i, j| psi[(i, j)] * psi[(i, j)]);
+                    let mut lever = Mat::<f64>::zeros(h, g);
+                    matmul(lever.as_mut(), Accum::Replace, psi2.as_ref(), w.as_ref(), 1.0, Par::Seq);
+                    let mut fit = Mat::<f64>::zeros(h, g * r);
+                    matmul(fit.as_mut(), Accum::Replace, psi.as_ref(), zw.as_ref(), 1.0, Par::Seq);
+                    let yb = enc.y.as_ref().subrows(i0, h);
+                    let truth = &enc.truth[i0..i0 + h];
+                    *bad = g;
+                    terms.clear();
+                    terms.resize(2 * g, 0.0);
+                    for k in 0..g {
+                        let pred = Mat::from_fn(h, r, |i, t| {
+                            let one_minus = 1.0 - (lever0 + lever[(i, k)]);
+                            if one_minus.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+                                *bad = (*bad).min(k);
+                            }
+                            let resid = (yb[(i, t)] - (ybar[t] + fit[(i, k * r + t)])) / one_minus;
+                            yb[(i, t)] - resid
+                        });
+                        let tally = Tally::of(task, truth, yb, pred.as_ref());
+                        terms[k] = tally.wrong as f64;
+                        terms[g + k] = tally.squares;
+                    }
+                },
+                |_, (terms, bad)| {
+                    first_bad = first_bad.min(*bad);
+                    acc.add_at(0, terms);
+                },
+            )
+        })?;
+        let mut bad = [(g - first_bad) as u64];
+        (part.max)(&mut bad);
+        if bad[0] > 0 {
             return Err(ModelsError::Numerical(format!(
-                "a training point's leverage is {h} at lambda {:e}: its leave-one-out residual is undefined \
+                "a training point's leverage reaches 1 at lambda {:e}: its leave-one-out residual is undefined \
                  (use a larger lambda or fewer centres)",
-                grid[k]
+                grid[g - bad[0] as usize]
             )));
         }
-        let (error, mse): (Vec<f64>, Vec<f64>) = totals.iter().map(|t| t.scores(&enc.task)).unzip();
+        let (error, mse): (Vec<f64>, Vec<f64>) = (0..g)
+            .map(|k| {
+                let t =
+                    Tally { wrong: tallies[k] as usize, squares: tallies[g + k], rows: n, entries: n * r };
+                t.scores(&part.task)
+            })
+            .unzip();
         let best = best_index(&error, &mse);
         Ok(Selection { criterion: "loo".into(), grid, error, mse, best, method: "eigen".into() })
     }

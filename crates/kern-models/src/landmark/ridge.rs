@@ -214,6 +214,37 @@ pub struct RowPart<'a> {
     pub max: &'a dyn Fn(&mut [u64]),
 }
 
+impl<'a> RowPart<'a> {
+    /// All the rows `x` with targets `y` in one part (one process: nothing to add over parts).
+    pub(crate) fn whole(x: &'a Samples, y: &'a Targets) -> Self {
+        const NOTHING_TO_ADD: &dyn Fn(&mut [f64]) = &|_| {};
+        const NOTHING_TO_MAX: &dyn Fn(&mut [u64]) = &|_| {};
+        RowPart {
+            rows: Some((x, y)),
+            n: x.n(),
+            task: Encoded::any(y).task,
+            block: None,
+            sum: NOTHING_TO_ADD,
+            max: NOTHING_TO_MAX,
+        }
+    }
+
+    /// This part's rows and their encoded targets (`None` without rows); an error when the targets
+    /// are not one per row or do not encode to the task of all parts.
+    pub(crate) fn local(&self) -> Result<Option<(&'a Samples, Encoded)>> {
+        let Some((x, y)) = self.rows else { return Ok(None) };
+        y.check_len(x.n())?;
+        let enc = Encoded::any(y);
+        if enc.task != self.task {
+            return Err(ModelsError::Input(format!(
+                "this part's targets ({:?}) do not match the task of all parts ({:?})",
+                enc.task, self.task
+            )));
+        }
+        Ok(Some((x, enc)))
+    }
+}
+
 /// Parameters of a Nyström kernel ridge / LS-SVM fit.
 ///
 /// ```
@@ -322,15 +353,7 @@ impl NystromRidgeParams {
         if centres.is_empty() {
             return Err(ModelsError::Input("no centres".into()));
         }
-        let part = RowPart {
-            rows: Some((x, y)),
-            n: x.n(),
-            task: Encoded::any(y).task,
-            block: None,
-            sum: &|_| {},
-            max: &|_| {},
-        };
-        self.fit_part(&part, x.select(centres)?, centres)
+        self.fit_part(&RowPart::whole(x, y), x.select(centres)?, centres)
     }
 
     /// Fits on one part of training rows spread over processes (the distributed fit of kern-dist; one
@@ -370,20 +393,7 @@ impl NystromRidgeParams {
     ) -> Result<NystromRidge> {
         let s = self.shift()?;
         let pcg = self.pcg.validate()?;
-        let local = match part.rows {
-            Some((x, y)) => {
-                y.check_len(x.n())?;
-                let enc = Encoded::any(y);
-                if enc.task != part.task {
-                    return Err(ModelsError::Input(format!(
-                        "this part's targets ({:?}) do not match the task of all parts ({:?})",
-                        enc.task, part.task
-                    )));
-                }
-                Some((x, enc))
-            }
-            None => None,
-        };
+        let local = part.local()?;
         if centres.n() == 0 || centres.n() != indices.len() {
             return Err(ModelsError::Input(format!(
                 "{} centres with {} indices: need at least one, with one index each",
@@ -1057,14 +1067,14 @@ fn direct_solve(
 
 /// The number of entries [`pack`] keeps of an `m × width` matrix: the lower triangles (with the
 /// diagonal) of its first `tri ≤ m` columns, all of the others.
-fn packed_len(m: usize, width: usize, tri: usize) -> usize {
+pub(super) fn packed_len(m: usize, width: usize, tri: usize) -> usize {
     (0..tri).map(|t| m - t).sum::<usize>() + (width - tri) * m
 }
 
 /// The entries of `a` column by column into `v` (cleared first; its room is reused), the first `tri`
 /// columns from the diagonal down (the sums of lower triangles need no room for their upper parts,
 /// which are never read: half the exact accumulators).
-fn pack_into(v: &mut Vec<f64>, a: MatRef<'_, f64>, tri: usize) {
+pub(super) fn pack_into(v: &mut Vec<f64>, a: MatRef<'_, f64>, tri: usize) {
     let m = a.nrows();
     v.clear();
     for t in 0..a.ncols() {
@@ -1076,7 +1086,7 @@ fn pack_into(v: &mut Vec<f64>, a: MatRef<'_, f64>, tri: usize) {
 }
 
 /// The `m × width` matrix of [`pack`]'s entries (zero above the diagonal of the first `tri` columns).
-fn unpack(v: &[f64], m: usize, width: usize, tri: usize) -> Mat<f64> {
+pub(super) fn unpack(v: &[f64], m: usize, width: usize, tri: usize) -> Mat<f64> {
     let mut a = Mat::<f64>::zeros(m, width);
     let mut k = 0;
     for t in 0..width {

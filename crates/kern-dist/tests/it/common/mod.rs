@@ -5,7 +5,7 @@
 
 pub use kern_testkit::{scratch, write};
 
-use kern_core::{BinaryTargets, Samples};
+use kern_core::{BinaryTargets, ClassTargets, RealTargets, Samples, Targets};
 use kern_models::lssvm::LsSvmParams;
 use kern_tune::cv::{CvConfig, Scoring, Stratify, Validation};
 use kern_tune::grid::{GridSearchConfig, ParamGrid, ParamPoint};
@@ -55,5 +55,18 @@ pub fn grid_config(refit: bool) -> GridSearchConfig {
             seed: 3,
         },
         refit,
+    }
+}
+
+/// The targets `kern train` builds from a whole file.
+pub fn one_process_targets(labels: &[String], regression: bool) -> Targets {
+    if regression {
+        return Targets::Real(RealTargets::new(labels.iter().map(|l| l.parse().unwrap()).collect()).unwrap());
+    }
+    let c = ClassTargets::from_labels(labels).unwrap();
+    if c.n_classes() == 2 {
+        Targets::Binary(BinaryTargets::from_labels(labels).unwrap())
+    } else {
+        Targets::Classes(c)
     }
 }
