@@ -54,7 +54,8 @@ rules), with their raw measurements in target/bench-suite/load.json and grid.jso
             penbased and letter at g1d-C10 (--settings picks others), kern (default threads), kern-t1
             and sklearn train as above (kern runs `kern train` only; the sklearn child still
             predicts, untimed here), quiet and with N background processes (N = nproc unless
-            --load-procs): each a CPU-bound Python loop in its own process group, started 0.5 s
+            --load-procs): each a CPU-bound Python loop in its own process group (in the suite's
+            session, as the measured children: shared per thread, not per session), started 0.5 s
             before a block of measurements and killed after it (a loop also ends by itself once its
             parent is gone, so a killed suite leaves none running). A round runs a quiet block and a
             loaded block, their order alternating between rounds, each side once per block (the side
@@ -154,6 +155,12 @@ LOAD_SETTING = "g1d-C10"
 LOAD_SIDES = ["kern", "kern-t1", "sklearn"]
 LOAD_TARGET = 2.2
 LOAD_SETTLE = 0.5  # seconds between starting the background processes and the first measurement
+# LOAD_SESSION: the background processes and the measured children stay in this script's session,
+# each in a process group of its own (killed whole). With the kernel's autogroup scheduling
+# (/proc/sys/kernel/sched_autogroup_enabled) every session is one scheduling group sharing the CPUs
+# with the others: a child in a session of its own among N loops in theirs gets 1/(N+1) of the
+# machine (2/3 of a core on 2 cores: a two-thread fit 3x slower at best), not the per-thread share
+# the target reads as fair (half the machine). In one session the CPUs are shared per thread.
 # The background load: a CPU-bound loop that ends once its parent (this script) is gone.
 BUSY_LOOP = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    for _ in range(1000000):\n        pass\n"
 # --grid: a small binary, a medium binary and a multi-class set; 5 x 4 cells, gamma in units of 1/d.
@@ -316,8 +323,9 @@ def run_child(cmd, timeout, stdout_path):
     rss_path = stdout_path + ".rss"
     with open(stdout_path, "w") as out, open(stdout_path + ".err", "w") as err:
         t0 = time.perf_counter()
+        # A process group of its own (killed whole on timeout) in this session: see LOAD_SESSION.
         p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss_path] + cmd, stdout=out, stderr=err,
-                             start_new_session=True)
+                             process_group=0)
         timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
         timer.start()
         try:
@@ -692,7 +700,7 @@ def background_load(n):
     try:
         for _ in range(n):
             procs.append(subprocess.Popen([sys.executable, "-I", "-S", "-c", BUSY_LOOP], stdin=subprocess.DEVNULL,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, process_group=0))
         if procs:
             time.sleep(LOAD_SETTLE)
         yield
@@ -839,7 +847,9 @@ def header(title, begin, state, what):
 def section_load(results, metas, state):
     n_bg = state["load_procs"]
     lines = header("Everyday SVM suite under load", LOAD_BEGIN, state,
-                   f"Training quiet and with {n_bg} background CPU-bound process(es) (nproc {state['nproc']}): kern's "
+                   f"Training quiet and with {n_bg} background CPU-bound process(es) (nproc {state['nproc']}; "
+                   f"they and the measured processes in one session, so that the CPUs are shared per thread, "
+                   f"not per session as autogroup scheduling would): kern's "
                    f"C-SVC (`kern train`, default threads = all cores, and `--threads 1`) and scikit-learn "
                    f"{state['versions']['sklearn']} `SVC` (one thread, the reference), suite settings "
                    f"({', '.join(state['settings'])}), tol 1e-3, 100 MB cache. Target: loaded ≤ {LOAD_TARGET}× quiet.")
