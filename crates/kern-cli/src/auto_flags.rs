@@ -162,13 +162,7 @@ impl LearnerFlags {
             widen = auto.gaussian_width_auto();
             let r = auto.resolve(&ds.samples, labels.as_ref().map(|l| l.classes()), seed)?;
             self.kernel = r.kernel.to_string();
-            for c in r.choices {
-                report.push(json!({
-                    "parameter": c.parameter, "method": c.method,
-                    "value": if c.value.is_finite() { json!(c.value) } else { json!("inf") },
-                    "detail": c.detail, "seconds": c.seconds,
-                }));
-            }
+            report.extend(resolved_json(&r));
         }
         let search = AutoSearch { seed, ..Default::default() };
         if self.c == Some(Setting::Auto) {
@@ -270,8 +264,44 @@ impl LearnerFlags {
     }
 }
 
+/// The report of a kernel's automatic values ([`kern_tune::auto::AutoKernel::resolve`]), one entry
+/// per value, as `kern train`'s summary gives it under `"auto"` (and `kern-mpi train`'s).
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_tune::auto::AutoKernel;
+/// let x = Samples::from_flat((0..40).map(|i| (i as f64).sin()).collect(), 20, 2)?;
+/// let r = AutoKernel::parse("gaussian:sigma=auto")?.unwrap().resolve(&x, None, 0)?;
+/// let report = kern_cli::resolved_json(&r);
+/// assert_eq!((report.len(), report[0]["method"].as_str()), (1, Some("mean-to-half")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn resolved_json(r: &kern_tune::auto::Resolved) -> Vec<Value> {
+    r.choices
+        .iter()
+        .map(|c| {
+            json!({
+                "parameter": c.parameter, "method": c.method,
+                "value": if c.value.is_finite() { json!(c.value) } else { json!("inf") },
+                "detail": c.detail, "seconds": c.seconds,
+            })
+        })
+        .collect()
+}
+
 /// The report of a width chosen with λ by leave-one-out: the width in the spec's own key.
-fn width_json(ch: &WidthChoice) -> Value {
+///
+/// ```
+/// use kern_core::{RealTargets, Samples, Targets};
+/// use kern_models::krr::KernelRidgeParams;
+/// let x = Samples::from_flat((0..30).map(|i| i as f64 / 10.0).collect(), 30, 1)?;
+/// let y = Targets::Real(RealTargets::new((0..30).map(|i| (i as f64 / 10.0).sin()).collect())?);
+/// let ch = KernelRidgeParams::new("gaussian:sigma=0.2".parse()?).choose_width(&x, &y, 0)?;
+/// let r = kern_cli::width_json(&ch);
+/// assert_eq!((r["parameter"].as_str(), r["curve"].as_array().map(Vec::len)), (Some("sigma"), Some(5)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn width_json(ch: &WidthChoice) -> Value {
     let (key, value) = match &ch.kernel {
         kern_core::KernelSpec::Gaussian(g) => g.param().key_value(),
         _ => unreachable!("the width search returns a gaussian"),

@@ -20,7 +20,7 @@
 
 pub mod any_params;
 mod auto_flags;
-pub use auto_flags::landmark_lambda_json;
+pub use auto_flags::{landmark_lambda_json, resolved_json, width_json};
 pub mod cv_flags;
 mod grid_kernel;
 pub mod kinds;

@@ -71,52 +71,61 @@ use std::borrow::Cow;
 /// # Ok::<(), kern_dist::DistError>(())
 /// ```
 pub fn targets_part(comm: &dyn Comm, rows: &DistRows, regression: bool) -> Result<(Option<Targets>, Task)> {
-    let n_local = rows.n_local();
-    if regression {
-        let local = (n_local > 0)
-            .then(|| {
-                let v = rows
-                    .labels
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| {
-                        l.parse::<f64>().map_err(|_| {
-                            CoreError::Targets(format!(
-                                "label {l:?} of row {} is not a number",
-                                rows.row_offset + i
-                            ))
-                        })
-                    })
-                    .collect::<std::result::Result<Vec<f64>, _>>()?;
-                Ok::<_, DistError>(Targets::Real(RealTargets::new(v)?))
-            })
-            .transpose();
-        return Ok((agree(comm, local)?, Task::Regression));
-    }
-    let names = rows.global_labels(comm)?;
-    // The names of the whole file, as the one-process reader sorts them (numerically for numbers).
-    let classes = ClassTargets::from_labels(&names)?;
-    let binary = classes.n_classes() == 2;
-    let task = if binary {
-        Task::Binary { names: BinaryTargets::from_labels(&names)?.names().clone() }
+    let task = if regression {
+        Task::Regression
     } else {
-        Task::Classes { names: classes.names().to_vec() }
+        let names = rows.global_labels(comm)?;
+        // The names of the whole file, as the one-process reader sorts them (numerically for numbers).
+        let classes = ClassTargets::from_labels(&names)?;
+        if classes.n_classes() == 2 {
+            Task::Binary { names: BinaryTargets::from_labels(&names)?.names().clone() }
+        } else {
+            Task::Classes { names: classes.names().to_vec() }
+        }
     };
-    // Encode this rank's labels against every name: the labels followed by all the names give the
-    // global name list, and the first n_local entries are this rank's rows.
-    let local = (n_local > 0)
-        .then(|| {
-            let mut all: Vec<&str> = rows.labels.iter().map(String::as_str).collect();
-            all.extend(names.iter().map(String::as_str));
-            let mine: Vec<usize> = (0..n_local).collect();
-            Ok::<_, DistError>(if binary {
-                Targets::Binary(BinaryTargets::from_labels(&all)?.select(&mine)?)
-            } else {
-                Targets::Classes(ClassTargets::from_labels(&all)?.select(&mine)?)
-            })
-        })
-        .transpose();
+    let local = (rows.n_local() > 0).then(|| encode_labels(&rows.labels, &task, rows.row_offset)).transpose();
     Ok((agree(comm, local)?, task))
+}
+
+/// The targets of `labels` (rows `first_row..` of the file) encoded for `task` as the one-process
+/// reader encodes the whole file: real values, or class indices against every name of the task (so a
+/// class the rows lack keeps its index).
+///
+/// ```
+/// use kern_dist::landmark::encode_labels;
+/// use kern_models::ridge::Task;
+/// let task = Task::Classes { names: vec!["a".into(), "b".into(), "c".into()] };
+/// let y = encode_labels(&["c".to_string(), "a".to_string()], &task, 0)?;
+/// let kern_core::Targets::Classes(c) = y else { panic!("classes") };
+/// assert_eq!((c.classes(), c.n_classes()), (&[2, 0][..], 3));
+/// assert!(encode_labels(&["x".to_string()], &Task::Regression, 7).is_err());
+/// # Ok::<(), kern_dist::DistError>(())
+/// ```
+pub fn encode_labels(labels: &[String], task: &Task, first_row: usize) -> Result<Targets> {
+    let names = match task {
+        Task::Regression => {
+            let v = labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    l.parse::<f64>().map_err(|_| {
+                        CoreError::Targets(format!("label {l:?} of row {} is not a number", first_row + i))
+                    })
+                })
+                .collect::<std::result::Result<Vec<f64>, _>>()?;
+            return Ok(Targets::Real(RealTargets::new(v)?));
+        }
+        Task::Binary { names } => names.as_slice(),
+        Task::Classes { names } => names.as_slice(),
+    };
+    // The labels followed by all the names give the global name list; the first entries are the rows.
+    let mut all: Vec<&str> = labels.iter().map(String::as_str).collect();
+    all.extend(names.iter().map(String::as_str));
+    let mine: Vec<usize> = (0..labels.len()).collect();
+    Ok(match task {
+        Task::Binary { .. } => Targets::Binary(BinaryTargets::from_labels(&all)?.select(&mine)?),
+        _ => Targets::Classes(ClassTargets::from_labels(&all)?.select(&mine)?),
+    })
 }
 
 const NO_ROWS: u64 = 0;
@@ -137,6 +146,22 @@ const SPARSE: u64 = 2;
 /// # Ok::<(), kern_dist::DistError>(())
 /// ```
 pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Samples> {
+    Ok(gather_labeled(comm, rows, idx)?.0)
+}
+
+/// [`gather_rows`] with the rows' labels (the file's label text, in the order of `idx`).
+///
+/// ```
+/// use kern_dist::{landmark::gather_labeled, rows::read_part, SingleProcess};
+/// let p = std::env::temp_dir().join("kern-doc-gather-labeled.svm");
+/// std::fs::write(&p, "1 1:1\n1 1:2 2:5\n-1 1:3\n").unwrap();
+/// let part = read_part(&SingleProcess, &p, &Default::default())?;
+/// let (x, labels) = gather_labeled(&SingleProcess, &part, &[2, 0])?;
+/// assert_eq!((x.n(), labels), (2, vec!["-1".to_string(), "1".to_string()]));
+/// # std::fs::remove_file(&p).unwrap();
+/// # Ok::<(), kern_dist::DistError>(())
+/// ```
+pub fn gather_labeled(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<(Samples, Vec<String>)> {
     let (lo, hi) = (rows.row_offset, rows.row_offset + rows.n_local());
     let mut w = Writer::default();
     match &rows.samples {
@@ -148,6 +173,7 @@ pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Sa
             for (q, &i) in idx.iter().enumerate() {
                 if (lo..hi).contains(&i) {
                     w.u64(q as u64);
+                    w.str(&rows.labels[i - lo]);
                     write_row(&mut w, x.sample(i - lo));
                 }
             }
@@ -155,7 +181,8 @@ pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Sa
     }
     let all = comm.allgather_bytes(&w.0);
     let mut storage = None;
-    let mut found: Vec<Option<(Vec<usize>, Vec<f64>)>> = vec![None; idx.len()];
+    type Labeled = (String, Row);
+    let mut found: Vec<Option<Labeled>> = vec![None; idx.len()];
     for msg in &all {
         let mut r = Reader(msg);
         let tag = r.u64()?;
@@ -165,9 +192,10 @@ pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Sa
         storage = Some(if tag == SPARSE { Storage::Sparse } else { Storage::Dense });
         while !r.is_empty() {
             let q = r.u64()? as usize;
+            let label = r.str()?;
             let row = read_row(&mut r, tag == SPARSE)?;
             match found.get_mut(q) {
-                Some(slot @ None) => *slot = Some(row),
+                Some(slot @ None) => *slot = Some((label, row)),
                 _ => return Err(DistError::Message(format!("row position {q} sent twice or out of range"))),
             }
         }
@@ -176,8 +204,8 @@ pub fn gather_rows(comm: &dyn Comm, rows: &DistRows, idx: &[usize]) -> Result<Sa
     if let Some(q) = missing {
         return Err(DistError::Invalid(format!("row {} is not in the file ({} rows)", idx[q], rows.n_total)));
     }
-    let found: Vec<(Vec<usize>, Vec<f64>)> = found.into_iter().flatten().collect();
-    build_samples(found, rows.d, storage == Some(Storage::Sparse))
+    let (labels, found): (Vec<String>, Vec<Row>) = found.into_iter().flatten().unzip();
+    Ok((build_samples(found, rows.d, storage == Some(Storage::Sparse))?, labels))
 }
 
 /// A row on the wire: indices (sparse rows) and values.

@@ -1,7 +1,8 @@
 //! # kern-dist
 //!
 //! kern on MPI: data files read in row parts (memory `O(n/P)` per rank), Nyström / FVS kernel ridge and
-//! LS-SVM on rows spread over ranks (one allreduce of `m` numbers per iteration), grid search with
+//! LS-SVM on rows spread over ranks (one allreduce of `m` numbers per iteration), their λ by exact
+//! leave-one-out and their kernel's automatic values chosen as on one process, grid search with
 //! cross-validation spread over ranks, and batch prediction of any saved model over a file read in
 //! parts, with outputs in input order. Every method gives the same result as one process.
 //!
@@ -20,6 +21,7 @@
 //! # Ok::<(), kern_dist::DistError>(())
 //! ```
 
+pub mod auto;
 pub mod comm;
 pub mod compact;
 mod csvpart;

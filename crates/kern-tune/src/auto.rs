@@ -47,7 +47,7 @@
 
 use crate::bandwidth::{BandwidthOptions, Method, select_bandwidth};
 use crate::error::{Result, TuneError};
-use crate::pairs::PairSampling;
+use crate::pairs::{PairSampling, subsample_points};
 use crate::support::{Diagonal, Procedure, Search, SupportOptions, SupportProfile, default_c_grid};
 use kern_core::{GaussianParam, KernelSpec, Samples};
 use serde::{Deserialize, Serialize};
@@ -316,6 +316,28 @@ impl AutoKernel {
             })
             .collect();
         if params.is_empty() { self.name.clone() } else { format!("{}:{}", self.name, params.join(",")) }
+    }
+
+    /// The points of `n` samples whose pairs [`AutoKernel::resolve`] reads with `seed`: `None` for
+    /// all of them (at most 5,000), else the seeded subsample's indices. `resolve` on those rows
+    /// alone (`x.select`, with their labels) chooses the same values, bit for bit: how rows held in
+    /// parts (kern-dist) are resolved by gathering only these.
+    ///
+    /// ```
+    /// use kern_core::Samples;
+    /// use kern_tune::auto::AutoKernel;
+    /// let x = Samples::from_flat((0..12_000).map(|i| (i as f64 * 0.37).sin()).collect(), 6_000, 2)?;
+    /// let a = AutoKernel::parse("gaussian:sigma=auto")?.unwrap();
+    /// let idx = AutoKernel::resolution_points(x.n(), 4).unwrap();
+    /// assert_eq!(idx.len(), 5_000);
+    /// let whole = a.resolve(&x, None, 4)?;
+    /// let part = a.resolve(&x.select(&idx)?, None, 4)?;
+    /// assert_eq!(whole.kernel, part.kernel);
+    /// assert_eq!(AutoKernel::resolution_points(5_000, 4), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resolution_points(n: usize, seed: u64) -> Option<Vec<usize>> {
+        subsample_points(n, PairSampling::Auto { max_points: MAX_POINTS, seed })
     }
 
     /// Chooses every automatic value on `x` (class index per sample in `labels`, required by `ahn`) and

@@ -370,27 +370,46 @@ pub(crate) struct PairSet {
     pub description: String,
 }
 
+/// The points of `n` whose pairs `sampling` uses when it uses a subsample: its seeded indices, in the
+/// order the pairs are formed on them (`x.select` of them); `None` when every point is used (all
+/// pairs, or random pairs over all the points). Pairs computed on those rows alone are the same
+/// pairs, in the same order — how rows held in parts are tuned without gathering them all.
+///
+/// ```
+/// use kern_tune::pairs::{PairSampling, subsample_points};
+/// assert_eq!(subsample_points(100, PairSampling::Auto { max_points: 100, seed: 1 }), None);
+/// let idx = subsample_points(100, PairSampling::Auto { max_points: 10, seed: 1 }).unwrap();
+/// assert_eq!(idx.len(), 10);
+/// assert_eq!(Some(idx), subsample_points(100, PairSampling::Subsample { m: 10, seed: 1 }));
+/// ```
+pub fn subsample_points(n: usize, sampling: PairSampling) -> Option<Vec<usize>> {
+    let sub = |m: usize, seed: u64| Some(rng::sample_indices(&mut rng::stream(seed, 0), n, m));
+    match sampling {
+        PairSampling::Auto { max_points, seed } if n > max_points.max(2) => sub(max_points.max(2), seed),
+        PairSampling::Subsample { m, seed } if m < n => sub(m.max(2), seed),
+        _ => None,
+    }
+}
+
 /// The points whose pairs `sampling` uses from `x` (`None` inside: all of `x`) and their description,
 /// or `None` for random pairs.
 fn point_set(x: &Samples, sampling: PairSampling) -> Option<(Option<Vec<usize>>, String)> {
     let n = x.n();
-    let all = || Some((None, format!("all {} pairs of {} points", n_pairs(n), n)));
-    let sub = |m: usize, seed: u64, why: &str| {
-        let idx = rng::sample_indices(&mut rng::stream(seed, 0), n, m);
-        let d =
-            format!("all {} pairs of a seeded subsample of {m} of {n} points (seed {seed}){why}", n_pairs(m));
-        Some((Some(idx), d))
-    };
-    match sampling {
-        PairSampling::All => all(),
-        PairSampling::Auto { max_points, .. } if n <= max_points.max(2) => all(),
-        PairSampling::Auto { max_points, seed } => {
-            sub(max_points.max(2), seed, &format!("; n > {} so not every pair is used", max_points.max(2)))
-        }
-        PairSampling::Subsample { m, .. } if m >= n => all(),
-        PairSampling::Subsample { m, seed } => sub(m.max(2), seed, ""),
-        PairSampling::RandomPairs { .. } => None,
+    if let PairSampling::RandomPairs { .. } = sampling {
+        return None;
     }
+    let Some(idx) = subsample_points(n, sampling) else {
+        return Some((None, format!("all {} pairs of {} points", n_pairs(n), n)));
+    };
+    let (m, seed, why) = match sampling {
+        PairSampling::Auto { max_points, seed } => {
+            (idx.len(), seed, format!("; n > {} so not every pair is used", max_points.max(2)))
+        }
+        PairSampling::Subsample { seed, .. } => (idx.len(), seed, String::new()),
+        _ => unreachable!("only the subsampling kinds return points"),
+    };
+    let d = format!("all {} pairs of a seeded subsample of {m} of {n} points (seed {seed}){why}", n_pairs(m));
+    Some((Some(idx), d))
 }
 
 /// Refuses a [`pair_set`] of `x` under `sampling` that does not fit in the memory budget, counting

@@ -108,7 +108,9 @@ struct TrainArgs {
     model: LandmarkModel,
     /// Kernel spec, as kern train's --kernel (grammar: kern help kernels), e.g. gaussian:beta=0.05
     /// (with --landmarks) or cs-gaussian:sigma=1,c=2 (--solver iterative); computed from the rows
-    /// each rank reads, so not precomputed.
+    /// each rank reads, so not precomputed. With --landmarks, automatic values (gaussian:sigma=auto,
+    /// max-variance, median, ahn; cs-gaussian:sigma=auto,c=auto) are chosen as kern train chooses
+    /// them; sigma=auto with --lambda auto widens the width with lambda by leave-one-out.
     #[arg(long)]
     kernel: String,
     /// Centres: random:M (uniform, by --seed) or fvs:M[:POOL] (feature vector selection on a seeded pool).
@@ -198,8 +200,29 @@ fn task_json(task: &kern_models::ridge::Task) -> Value {
 }
 
 /// The kernel of `--kernel`: a spec, parsed as `kern train` parses it; a precomputed kernel refused as
-/// `kern train --model lssvm|krr` refuses it.
+/// `kern train --model lssvm|krr` refuses it; automatic values refused (the compact path).
 fn train_kernel(a: &TrainArgs) -> Result<KernelSpec, Box<dyn std::error::Error + Send + Sync>> {
+    match landmark_kernel(a)? {
+        TrainKernel::Given(k) => Ok(k),
+        TrainKernel::Auto(_) => Err(format!(
+            "--kernel {}: automatic values are chosen for landmark models (--landmarks); the compact \
+             conjugate-gradient path trains with numbers: choose them with kern train --auto or kern \
+             tune on the data (or a sample of it)",
+            a.kernel
+        )
+        .into()),
+    }
+}
+
+/// `--kernel` of a landmark model: numbers, or automatic values chosen on the rows (as `kern
+/// train` chooses them).
+enum TrainKernel {
+    Given(KernelSpec),
+    Auto(kern_tune::auto::AutoKernel),
+}
+
+/// The kernel of `--kernel` for a landmark model (precomputed refused as by [`train_kernel`]).
+fn landmark_kernel(a: &TrainArgs) -> Result<TrainKernel, Box<dyn std::error::Error + Send + Sync>> {
     if is_precomputed(&a.kernel) {
         return Err(format!(
             "--kernel precomputed trains SVMs (kern train --type c-svc|nu-svc|one-class|epsilon-svr|nu-svr, \
@@ -208,15 +231,10 @@ fn train_kernel(a: &TrainArgs) -> Result<KernelSpec, Box<dyn std::error::Error +
         )
         .into());
     }
-    if !matches!(kern_tune::auto::AutoKernel::parse(&a.kernel), Ok(None)) {
-        return Err(format!(
-            "--kernel {}: kern-mpi trains with numbers; choose automatic values with kern train --auto or \
-             kern tune bandwidth on the data (or a sample of it) and give the chosen numbers",
-            a.kernel
-        )
-        .into());
-    }
-    Ok(a.kernel.parse()?)
+    Ok(match kern_tune::auto::AutoKernel::parse(&a.kernel)? {
+        Some(auto) => TrainKernel::Auto(auto),
+        None => TrainKernel::Given(a.kernel.parse()?),
+    })
 }
 
 impl TrainArgs {
@@ -330,7 +348,7 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     use kern_models::fvs::Strategy;
     use kern_models::landmark::{Landmarks, NystromPreconditioner, NystromRidgeParams, NystromSolve};
     kern_core::io::ensure_distinct(&a.out, &[&a.data.data])?;
-    let kernel = train_kernel(&a)?;
+    let kernel = landmark_kernel(&a)?;
     let landmarks: Landmarks = a.landmarks.as_deref().unwrap_or_default().parse()?;
     let preconditioner: NystromPreconditioner = a.preconditioner.as_deref().unwrap_or("falkon").parse()?;
     let strategy: Strategy = a.fvs_strategy.parse()?;
@@ -341,6 +359,33 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     };
     let lssvm = a.model.0 == ModelKind::Lssvm;
     let given = a.lambda()?;
+    if a.block_rows == Some(0) {
+        return Err("--block-rows must be at least 1".into());
+    }
+    let part = read_for_training(comm, &a)?;
+    let counted = kern_dist::comm::Counted::new(comm);
+    // Automatic kernel values, chosen as kern train chooses them on the whole file (the rows they
+    // read gathered to every rank): the width, and with --lambda auto and sigma=auto its widening
+    // with λ by the exact model's leave-one-out.
+    let t_auto = Instant::now();
+    let mut report = Vec::new();
+    let kernel = match kernel {
+        TrainKernel::Given(k) => k,
+        TrainKernel::Auto(auto) => {
+            let classes = lssvm && !a.regression;
+            let r = kern_dist::auto::resolve_kernel(&counted, &part, &auto, classes, a.seed)?;
+            report.extend(kern_cli::resolved_json(&r));
+            if auto.gaussian_width_auto() && given.is_none() {
+                let (_, task) = kern_dist::landmark::targets_part(&counted, &part, a.regression || !lssvm)?;
+                let ch = kern_dist::auto::width_search(&counted, &part, &r.kernel, lssvm, &task, a.seed)?;
+                report.push(kern_cli::width_json(&ch));
+                ch.kernel
+            } else {
+                r.kernel
+            }
+        }
+    };
+    let kernel_seconds = t_auto.elapsed().as_secs_f64();
     // With --lambda auto (`None`) the parameters' λ is not used: the grid's values are.
     let lambda = given.unwrap_or(1.0);
     let p = if lssvm {
@@ -353,12 +398,7 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
     .preconditioner(preconditioner)
     .fvs_strategy(strategy)
     .solve(solve);
-    let part = read_for_training(comm, &a)?;
-    let counted = kern_dist::comm::Counted::new(comm);
     let t = Instant::now();
-    if a.block_rows == Some(0) {
-        return Err("--block-rows must be at least 1".into());
-    }
     let (m, choice) = match given {
         Some(_) => {
             (kern_dist::landmark::fit_nystrom_blocks(&counted, &part, &p, a.regression, a.block_rows)?, None)
@@ -421,8 +461,14 @@ fn train_landmarks(comm: &dyn Comm, a: TrainArgs) -> CmdResult {
         "out": a.out.display().to_string(),
         "seconds": seconds,
     });
-    if let Some((report, choice_seconds)) = choice {
-        summary["auto"] = json!({ "choices": [report], "seconds": choice_seconds });
+    let mut auto_seconds = kernel_seconds;
+    if let Some((r, choice_seconds)) = choice {
+        report.push(r);
+        auto_seconds += choice_seconds;
+    }
+    if !report.is_empty() {
+        summary["auto"] =
+            json!({ "choices": report, "kernel": m.kernel().to_string(), "seconds": auto_seconds });
     }
     Ok(Some(summary))
 }
@@ -617,5 +663,10 @@ mod tests {
         let a = train_args(&["--model", "krr", "--kernel", "gaussian:nope=1"]).expect("parses");
         let want = "gaussian:nope=1".parse::<KernelSpec>().expect_err("bad spec").to_string();
         assert_eq!(train_kernel(&a).expect_err("refused").to_string(), want);
+        // Automatic values: chosen for landmark models, refused on the compact path.
+        let a = train_args(&["--model", "krr", "--kernel", "gaussian:sigma=auto"]).expect("parses");
+        assert!(matches!(landmark_kernel(&a), Ok(TrainKernel::Auto(_))));
+        let e = train_kernel(&a).expect_err("refused").to_string();
+        assert!(e.contains("automatic values are chosen for landmark models"), "{e}");
     }
 }

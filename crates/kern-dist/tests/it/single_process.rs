@@ -306,10 +306,11 @@ fn kern_mpi_train_warns_of_a_constant_model() {
     }
 }
 
-/// `kern-mpi train` and `kern-mpi cv` refuse automatic values (each rank sees part of the data, so a
-/// choice made there would differ between ranks) with the way to get the numbers.
+/// `kern-mpi train` on the compact conjugate-gradient path and `kern-mpi cv` refuse automatic values,
+/// with the way to get the numbers; a landmark model takes them and trains the model `kern train`
+/// trains.
 #[test]
-fn kern_mpi_refuses_automatic_values() {
+fn kern_mpi_refuses_automatic_values_except_for_landmark_models() {
     let dir = scratch("kern_mpi_refuses_automatic_values");
     let text: String = (0..40).map(|i| format!("{} 1:{}\n", if i % 2 == 0 { 1 } else { -1 }, i)).collect();
     let data = write(&dir, "d.svm", text.as_bytes());
@@ -321,11 +322,11 @@ fn kern_mpi_refuses_automatic_values() {
             "--model",
             "krr",
             "--kernel",
-            "gaussian:sigma=auto",
+            "cs-gaussian:sigma=auto,c=auto",
             "--lambda",
             "1",
-            "--landmarks",
-            "random:8",
+            "--solver",
+            "iterative",
         ],
         vec!["cv", "--model", "svc", "--kernel", "rbf", "--c", "auto", "--grid", "gamma=1..2:2"],
     ] {
@@ -338,4 +339,33 @@ fn kern_mpi_refuses_automatic_values() {
         assert!(!run.status.success() && stderr.contains("auto"), "{args:?}: {stderr}");
         assert!(!out.exists());
     }
+    // A landmark model: the width kern train chooses (mean-to-half, widened with λ by the exact kernel
+    // ridge's leave-one-out), in the summary and in the model.
+    let run = std::process::Command::new(&mpi_bin)
+        .args(["train", "--model", "krr", "--kernel", "gaussian:sigma=auto", "--lambda", "auto"])
+        .args(["--landmarks", "random:8", "--data", data.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let ds = kern_core::io::read_libsvm(&data, None).unwrap();
+    let auto = kern_tune::auto::AutoKernel::parse("gaussian:sigma=auto").unwrap().unwrap();
+    let half = auto.resolve(&ds.samples, None, 0).unwrap().kernel;
+    let y = crate::common::one_process_targets(&ds.labels, true);
+    let widened =
+        kern_models::krr::KernelRidgeParams::new(half).choose_width(&ds.samples, &y, 0).unwrap().kernel;
+    assert_eq!(summary["auto"]["kernel"], widened.to_string());
+    assert_eq!(summary["kernel"], widened.to_string());
+    let methods: Vec<&str> = summary["auto"]["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        methods,
+        ["mean-to-half", "mean-to-half widened by leave-one-out", "exact leave-one-out on the m × m system"]
+    );
+    let m: kern_models::landmark::NystromRidge = kern_models::persist::load(&out).unwrap();
+    assert_eq!(m.kernel().to_string(), widened.to_string());
 }

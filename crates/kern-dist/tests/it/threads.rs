@@ -169,6 +169,77 @@ fn landmark_lambda_by_leave_one_out_is_the_one_process_choice_on_any_number_of_r
 }
 
 #[test]
+fn automatic_kernel_values_are_the_one_process_choice_on_any_number_of_ranks() {
+    use kern_dist::auto::{resolve_kernel, width_search};
+    use kern_dist::landmark::targets_part;
+    use kern_models::krr::KernelRidgeParams;
+    use kern_tune::auto::AutoKernel;
+    let dir = scratch("automatic_kernel_values_are_the_one_process_choice_on_any_number_of_ranks");
+    let reals = lattice(300, |_, x, y| format!("{:.6}", (x * y).sin()));
+    let three = lattice(300, |i, x, _| format!("{}", (i + (x > 2.0) as usize) % 3 + 1));
+    // More rows than the 5,000 points whose pairs are read: a seeded subsample is gathered.
+    let many = lattice(5_300, |_, x, y| format!("{:.6}", x - y));
+    for (name, text, classes, specs) in [
+        (
+            "auto-reals.svm",
+            &reals,
+            false,
+            &["gaussian:sigma=auto", "gaussian:sigma=max-variance", "cs-gaussian:sigma=auto,c=auto"][..],
+        ),
+        ("auto-three.svm", &three, true, &["gaussian:sigma=ahn", "gaussian:sigma=median"][..]),
+        ("auto-many.svm", &many, false, &["gaussian:sigma=auto"][..]),
+    ] {
+        let p = write(&dir, name, text.as_bytes());
+        let ds = read_libsvm_with(&p, &LibsvmOptions::default()).unwrap();
+        for spec in specs {
+            let auto = AutoKernel::parse(spec).unwrap().unwrap();
+            let labels = classes.then(|| ds.classes().unwrap().classes().to_vec());
+            let one = auto.resolve(&ds.samples, labels.as_deref(), 7).unwrap().kernel;
+            let ranks = if text.len() > 100_000 { vec![1, 2] } else { vec![1, 2, 4] };
+            for size in ranks {
+                let got = run_threads(size, |c| {
+                    let part = read_part(c, &p, &PartOptions::default()).unwrap();
+                    resolve_kernel(c, &part, &auto, classes, 7).unwrap().kernel
+                });
+                assert!(got.iter().all(|k| *k == one), "{name} {spec} P={size}: {got:?} against {one}");
+            }
+        }
+    }
+    // The width search (all 300 samples here, and a seeded 1,000 of 1,100): the one-process choice.
+    let wide = lattice(1_100, |_, x, y| format!("{:.6}", (0.5 * x + y).cos()));
+    for (name, text, lssvm, ranks) in [
+        ("width-reals.svm", &reals, false, &[1, 2, 4][..]),
+        ("width-three.svm", &three, true, &[1, 2, 4][..]),
+        ("width-wide.svm", &wide, false, &[2][..]),
+    ] {
+        let p = write(&dir, name, text.as_bytes());
+        let ds = read_libsvm_with(&p, &LibsvmOptions::default()).unwrap();
+        let y = crate::common::one_process_targets(&ds.labels, !lssvm);
+        let k: kern_core::KernelSpec = "gaussian:sigma=0.3".parse().unwrap();
+        let one = if lssvm {
+            LsSvmParams::new(k.clone()).choose_width(&ds.samples, &y, 3).unwrap()
+        } else {
+            KernelRidgeParams::new(k.clone()).choose_width(&ds.samples, &y, 3).unwrap()
+        };
+        for &size in ranks {
+            let got = run_threads(size, |c| {
+                let part = read_part(c, &p, &PartOptions::default()).unwrap();
+                let (_, task) = targets_part(c, &part, !lssvm).unwrap();
+                let ch = width_search(c, &part, &k, lssvm, &task, 3).unwrap();
+                (ch.kernel, ch.factor, ch.curve, ch.points)
+            });
+            for g in got {
+                assert_eq!(
+                    g,
+                    (one.kernel.clone(), one.factor, one.curve.clone(), one.points),
+                    "{name} P={size}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn compact_models_have_the_one_rank_bytes_on_any_number_of_ranks() {
     let dir = scratch("compact_models_have_the_one_rank_bytes_on_any_number_of_ranks");
     let binary =

@@ -119,6 +119,25 @@ fn as_text<S: serde::Serializer>(k: &KernelSpec, s: S) -> std::result::Result<S:
     s.serialize_str(&k.to_string())
 }
 
+/// The samples of `n` the search runs on with `seed`: `None` for all of them (at most
+/// [`WIDTH_POINTS`]), else the seeded subsample's indices, in the order the search uses them. The
+/// search on those rows alone (`x.select`, `y.select`) makes the same choice: how rows held in parts
+/// (kern-dist) are searched by gathering only these.
+///
+/// ```
+/// use kern_models::ridge::width::{WIDTH_POINTS, search_points};
+/// assert_eq!(search_points(WIDTH_POINTS, 3)?, None);
+/// let idx = search_points(5 * WIDTH_POINTS, 3)?.unwrap();
+/// assert_eq!(idx.len(), WIDTH_POINTS);
+/// # Ok::<(), kern_models::ModelsError>(())
+/// ```
+pub fn search_points(n: usize, seed: u64) -> Result<Option<Vec<usize>>> {
+    if n <= WIDTH_POINTS {
+        return Ok(None);
+    }
+    Ok(Some(kern_tune::cv::subsample(n, WIDTH_POINTS, seed, 0)?))
+}
+
 /// Runs the search for a model with kernel `kernel` and λ rule `lambda` on `(x, y)`; `select` trains
 /// the model with another kernel on the search's samples and returns its λ selection and the model.
 /// With the choice comes the chosen width's model and the seconds its training took, when the search
@@ -142,12 +161,11 @@ pub(crate) fn choose<M: Send>(
         ));
     }
     y.check_len(x.n())?;
-    let subsample = x.n() > WIDTH_POINTS;
-    let (xs, ys) = if subsample {
-        let rows = kern_tune::cv::subsample(x.n(), WIDTH_POINTS, seed, 0)?;
-        (x.select(&rows)?, y.select(&rows)?)
-    } else {
-        (x.clone(), y.clone())
+    let rows = search_points(x.n(), seed)?;
+    let subsample = rows.is_some();
+    let (xs, ys) = match &rows {
+        Some(rows) => (x.select(rows)?, y.select(rows)?),
+        None => (x.clone(), y.clone()),
     };
     // The widths in parallel (each eigendecomposition is small enough to leave cores idle).
     let (curve, mut models): (Vec<WidthScore>, Vec<(M, f64)>) = WIDTH_FACTORS
