@@ -36,11 +36,12 @@
 //! decoded predictions (ties by the mean squared residual), regression by the mean squared residual
 //! over every output, ties to the smaller λ.
 
-use super::ridge::{lower_gram, pack_into, packed_len, unpack};
-use super::stream::{KnmBlocks, block_rows};
+use super::ridge::{
+    block_column_sums, lower_gram, pack_into, packed_len, part_blocks, sum_over_parts, unpack,
+};
+use super::stream::block_rows;
 use super::{NystromRidge, NystromRidgeParams, RowPart, factor_kmm, select_landmarks};
 use crate::error::{ModelsError, Result};
-use crate::exact_sum::ExactSums;
 use crate::ridge::{Selection, Tally, best_index, check_lambda, loo_order};
 use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
@@ -328,55 +329,13 @@ impl NystromRidgeParams {
         // This part's blocks of K_nm; a failure to set them up (the memory check) fails the first sum
         // on every part and is reported by this one.
         let width = 2 * m + 1 + r + g * (r + 1);
-        let mut setup_error = None;
-        let blocks = match &local {
-            Some((x, _)) => match KnmBlocks::new(&self.kernel, x, c, width, true, block) {
-                Ok(b) => Some(b),
-                Err(e) => {
-                    setup_error = Some(e);
-                    None
-                }
-            },
-            None => None,
-        };
-        // Σ over this part's blocks of the `len` numbers `term` writes for each (in block order), added
-        // exactly and completed over all parts.
-        let mut exact_sum = |len: usize,
-                             term: &mut dyn FnMut(&KnmBlocks<'_>, &mut ExactSums) -> Result<()>|
-         -> Result<Vec<f64>> {
-            let mut local = || -> Result<ExactSums> {
-                if let Some(err) = setup_error.take() {
-                    return Err(err);
-                }
-                memory::check_bytes(
-                    ExactSums::bytes(len).map_or(u64::MAX, |b| b as u64),
-                    "the exact sums over the rows",
-                    "use fewer centres",
-                )?;
-                let mut acc = ExactSums::new(len);
-                if let Some(b) = &blocks {
-                    term(b, &mut acc)?;
-                }
-                Ok(acc)
-            };
-            let (acc, own_error) = match local() {
-                Ok(acc) => (acc, None),
-                Err(err) => (ExactSums::failed(len), Some(err)),
-            };
-            let v = acc.finish(part.max, part.sum);
-            match own_error {
-                Some(err) => Err(err),
-                None => v,
-            }
-        };
+        let (blocks, mut setup_error) =
+            part_blocks(&self.kernel, local.as_ref().map(|(x, _)| *x), c, width, true, block);
         // ȳ (zero for kernel ridge): the targets' block sums.
         let ybar: Vec<f64> = if bias {
-            let sums = exact_sum(r, &mut |b, acc| {
-                let enc = &local.as_ref().expect("blocks mean rows").1;
-                for &i0 in b.starts() {
-                    let h = (i0 + block).min(enc.y.nrows()) - i0;
-                    let v: Vec<f64> = (0..r).map(|t| (i0..i0 + h).map(|i| enc.y[(i, t)]).sum()).collect();
-                    acc.add_at(0, &v);
+            let sums = sum_over_parts(part, r, setup_error.take(), |acc| {
+                if let Some((_, enc)) = &local {
+                    block_column_sums(enc.y.as_ref(), block).iter().for_each(|s| acc.add_at(0, s));
                 }
                 Ok(())
             })?;
@@ -404,8 +363,8 @@ impl NystromRidgeParams {
         // Pass 1: Σ (φ_i − c)(φ_i − c)ᵀ (lower triangle), u = Σ (φ_i − c), Σ (φ_i − c)(y_i − ȳ)ᵀ.
         let (w1, tri) = (m + 1 + r, m);
         let len1 = packed_len(m, w1, tri);
-        let sums = exact_sum(len1, &mut |b, acc| {
-            let enc = &local.as_ref().expect("blocks mean rows").1;
+        let sums = sum_over_parts(part, len1, setup_error.take(), |acc| {
+            let (Some(b), Some((_, enc))) = (&blocks, &local) else { return Ok(()) };
             let mut packed = Vec::with_capacity(len1);
             b.each(
                 w1,
@@ -458,8 +417,8 @@ impl NystromRidgeParams {
         // smallest λ (index) at which a point's leverage reaches 1, as g − k (0: none).
         let mut first_bad = g;
         let task = &part.task;
-        let tallies = exact_sum(2 * g, &mut |b, acc| {
-            let enc = &local.as_ref().expect("blocks mean rows").1;
+        let tallies = sum_over_parts(part, 2 * g, setup_error.take(), |acc| {
+            let (Some(b), Some((_, enc))) = (&blocks, &local) else { return Ok(()) };
             let mut states: Vec<(Vec<f64>, usize)> = (0..4).map(|_| (Vec::new(), g)).collect();
             b.each_with(
                 &mut states,

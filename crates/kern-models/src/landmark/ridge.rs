@@ -426,17 +426,8 @@ impl NystromRidgeParams {
         let keep = can_keep && !matches!(plan, SolvePlan::Direct);
         // A part whose blocks cannot be set up (its memory check) keeps its error and fails the first
         // sum over rows on every part (`ExactSums::failed`), then reports it: no part waits for it.
-        let setup_error = std::cell::RefCell::new(None);
-        let blocks = match &local {
-            Some((x, _)) => match KnmBlocks::new(k, x, &c, width, keep, block) {
-                Ok(b) => Some(b),
-                Err(e) => {
-                    *setup_error.borrow_mut() = Some(e);
-                    None
-                }
-            },
-            None => None,
-        };
+        let (blocks, setup_error) = part_blocks(k, local.as_ref().map(|(x, _)| *x), &c, width, keep, block);
+        let setup_error = std::cell::RefCell::new(setup_error);
         // Σ over the blocks of this part of their `m × width` terms written by `g` (the first `tri`
         // columns: lower triangles only), plus `extra` (further terms, one vector per block), added
         // exactly and completed over all parts (module docs, "Sums over rows").
@@ -448,18 +439,7 @@ impl NystromRidgeParams {
          -> Result<(Mat<f64>, Vec<f64>)> {
             let len = packed_len(m, width, tri);
             let e = extra.first().map_or(0, Vec::len);
-            // This part's terms; a local failure (the memory checks, a kernel block) still takes part
-            // in the collectives of `finish`, which then fail on every part, and is reported here.
-            let local = || -> Result<ExactSums> {
-                if let Some(err) = setup_error.borrow_mut().take() {
-                    return Err(err);
-                }
-                memory::check_bytes(
-                    ExactSums::bytes(len + e).map_or(u64::MAX, |b| b as u64),
-                    "the exact sums over the rows",
-                    "use fewer centres",
-                )?;
-                let mut acc = ExactSums::new(len + e);
+            let mut v = sum_over_parts(part, len + e, setup_error.borrow_mut().take(), |acc| {
                 if let Some(b) = &blocks {
                     let mut packed = Vec::with_capacity(len);
                     b.each(width, g, |_, p| {
@@ -468,17 +448,8 @@ impl NystromRidgeParams {
                     })?;
                 }
                 extra.iter().for_each(|t| acc.add_at(len, t));
-                Ok(acc)
-            };
-            let (acc, own_error) = match local() {
-                Ok(acc) => (acc, None),
-                Err(err) => (ExactSums::failed(len + e), Some(err)),
-            };
-            let v = acc.finish(part.max, part.sum);
-            if let Some(err) = own_error {
-                return Err(err);
-            }
-            let mut v = v?;
+                Ok(())
+            })?;
             let tail = v.split_off(len);
             Ok((unpack(&v, m, width, tri), tail))
         };
@@ -489,12 +460,7 @@ impl NystromRidgeParams {
         };
         // 1ᵀY per block (each block's sums in row order); a part without rows still sends its (zero) share.
         let ysum_local: Vec<Vec<f64>> = match &local {
-            Some((_, enc)) => (0..n_local)
-                .step_by(block)
-                .map(|i0| {
-                    (0..r).map(|t| (i0..(i0 + block).min(n_local)).map(|i| enc.y[(i, t)]).sum()).collect()
-                })
-                .collect(),
+            Some((_, enc)) => block_column_sums(enc.y.as_ref(), block),
             None => Vec::new(),
         };
         let ysum_local = if ysum_local.is_empty() { vec![vec![0.0; r]] } else { ysum_local };
@@ -1063,6 +1029,68 @@ fn direct_solve(
         f.b(x.as_mut());
     }
     Ok((x, reports))
+}
+
+/// This part's blocks of `K(x, c)` for sums over rows ([`KnmBlocks::new`]; none without rows), or the
+/// error setting them up met: the part keeps it for its first sum ([`sum_over_parts`]), which then
+/// fails on every part instead of leaving the others waiting.
+pub(super) fn part_blocks<'a>(
+    k: &'a KernelSpec,
+    x: Option<&'a Samples>,
+    c: &'a Samples,
+    width: usize,
+    keep: bool,
+    block: usize,
+) -> (Option<KnmBlocks<'a>>, Option<ModelsError>) {
+    match x.map(|x| KnmBlocks::new(k, x, c, width, keep, block)) {
+        Some(Ok(b)) => (Some(b), None),
+        Some(Err(e)) => (None, Some(e)),
+        None => (None, None),
+    }
+}
+
+/// This part's exact sums of `len` entries, which `fill` adds after the memory check, completed over
+/// all parts (`part.max` and `part.sum`, [`ExactSums::finish`]). A local failure — `pending` (met
+/// before, such as setting up the blocks), the memory check or `fill` — still takes part in the
+/// collectives, which then fail on every part ([`ExactSums::failed`]), and is returned by this part.
+pub(super) fn sum_over_parts(
+    part: &RowPart<'_>,
+    len: usize,
+    pending: Option<ModelsError>,
+    fill: impl FnOnce(&mut ExactSums) -> Result<()>,
+) -> Result<Vec<f64>> {
+    let local = || -> Result<ExactSums> {
+        if let Some(err) = pending {
+            return Err(err);
+        }
+        memory::check_bytes(
+            ExactSums::bytes(len).map_or(u64::MAX, |b| b as u64),
+            "the exact sums over the rows",
+            "use fewer centres",
+        )?;
+        let mut acc = ExactSums::new(len);
+        fill(&mut acc)?;
+        Ok(acc)
+    };
+    let (acc, own_error) = match local() {
+        Ok(acc) => (acc, None),
+        Err(err) => (ExactSums::failed(len), Some(err)),
+    };
+    let v = acc.finish(part.max, part.sum);
+    match own_error {
+        Some(err) => Err(err),
+        None => v,
+    }
+}
+
+/// The sums of `y`'s columns over each block of `block` rows (each in row order): the per-block terms
+/// of `1ᵀY`.
+pub(super) fn block_column_sums(y: MatRef<'_, f64>, block: usize) -> Vec<Vec<f64>> {
+    let n = y.nrows();
+    (0..n)
+        .step_by(block)
+        .map(|i0| (0..y.ncols()).map(|t| (i0..(i0 + block).min(n)).map(|i| y[(i, t)]).sum()).collect())
+        .collect()
 }
 
 /// The number of entries [`pack`] keeps of an `m × width` matrix: the lower triangles (with the

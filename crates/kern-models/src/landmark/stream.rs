@@ -109,11 +109,6 @@ pub(crate) struct KnmBlocks<'a> {
 }
 
 impl<'a> KnmBlocks<'a> {
-    /// The first row of each block, in order.
-    pub(crate) fn starts(&self) -> &[usize] {
-        &self.starts
-    }
-
     /// Blocks of `rows` rows ([`block_rows`] by default; the blocks of the exact sums over rows,
     /// `RowPart::block`). Checks the memory of [`GROUP`] blocks and of the partial sums of
     /// `width`-column products, then computes and keeps every block when `keep` and `n·m` doubles fit
