@@ -232,7 +232,12 @@ impl LearnerFlags {
                             _ => unreachable!("lssvm and krr translate to their own parameters"),
                         };
                         self.kernel = ch.kernel.to_string();
-                        report.push(width_json(&ch));
+                        let mut r = width_json(&ch);
+                        if self.ridge_fit.is_some() {
+                            // Reported: the model saved is the search's fit, not trained again.
+                            r["model"] = json!("the search's fit at the chosen width, not trained again");
+                        }
+                        report.push(r);
                     }
                     if exact == m {
                         // Filled in from the trained model's summary (its leave-one-out selection).

@@ -173,6 +173,8 @@ fn ridge_widens_an_automatic_width_by_leave_one_out() {
         .unwrap();
     let sigma = ch[1]["value"].as_f64().unwrap();
     assert_eq!(sigma, tuned["sigma"].as_f64().unwrap() * factor, "{j}");
+    // The search ran on all 120 samples: its fit at the chosen width is the model saved, and says so.
+    assert_eq!(ch[1]["model"], "the search's fit at the chosen width, not trained again", "{j}");
     // The same model as the reported width with λ by leave-one-out (the model keeps its λ selection).
     let explicit = dir.join("explicit.model");
     let e = train(&format!("gaussian:sigma={sigma:?}"), "auto", &explicit);

@@ -366,6 +366,8 @@ fn kern_mpi_refuses_automatic_values_except_for_landmark_models() {
         methods,
         ["mean-to-half", "mean-to-half widened by leave-one-out", "exact leave-one-out on the m × m system"]
     );
+    // A landmark model trains after the width search: no search fit is kept.
+    assert!(summary["auto"]["choices"][1].get("model").is_none(), "{summary}");
     let m: kern_models::landmark::NystromRidge = kern_models::persist::load(&out).unwrap();
     assert_eq!(m.kernel().to_string(), widened.to_string());
 }
