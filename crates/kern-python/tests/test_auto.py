@@ -400,7 +400,7 @@ def test_the_width_search_model_is_the_fit_at_the_chosen_kernel(make, cls_data, 
     """On all the samples the width search trains the model of the chosen width itself: it must be,
     bit for bit, the model a fit with that kernel spec and alpha='auto' gives."""
     est, X, y = _loo_fit(make, cls_data, reg_data)
-    assert est.width_search_["points"] == len(X)
+    assert est.width_search_["points"] == len(X) and est.width_search_["model_kept"] is True
     refit = clone(est).set_params(kernel=est.kernel_spec_, gamma=None, alpha="auto").fit(X, y)
     assert not hasattr(refit, "width_search_") and refit.kernel_spec_ == est.kernel_spec_
     assert refit.alpha_ == est.alpha_
@@ -414,7 +414,8 @@ def test_a_subsampled_width_search_trains_the_final_model_on_all_samples():
     X = rng.uniform(-1, 1, (1010, 2))
     y = np.sin(3 * X[:, 0]) + 0.1 * rng.standard_normal(1010)
     est = kern.KernelRidge(alpha="auto", kernel="rbf", gamma="loo").fit(X, y)
-    assert est.width_search_["points"] == 1000 and est.dual_coef_.shape == (1010,)
+    assert est.width_search_["points"] == 1000 and est.width_search_["model_kept"] is False
+    assert est.dual_coef_.shape == (1010,)
     refit = kern.KernelRidge(alpha="auto", kernel=est.kernel_spec_).fit(X, y)
     assert refit.alpha_ == est.alpha_ and np.array_equal(refit.dual_coef_, est.dual_coef_)
 

@@ -153,7 +153,8 @@ ATTRIBUTES = {
     Only after a width search (gamma='loo', or a Gaussian width written ``auto`` with alpha='auto'):
     ``factor``, the chosen factor of the mean-to-half width; ``curve``, one ``(factor, alpha,
     loo_error)`` per factor tried (each factor's best alpha and its leave-one-out error); ``points``,
-    the samples searched; ``seconds``, the search's wall time.""",
+    the samples searched; ``seconds``, the search's wall time; ``model_kept``, whether the model is
+    the search's own fit at the chosen width (the search ran on all the samples), not trained again.""",
     "C_": """C_ : float
     The C trained with: `C`, or the value chosen for C='auto'.""",
     "nu_": """nu_ : float

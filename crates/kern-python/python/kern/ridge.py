@@ -73,12 +73,13 @@ def _ridge_kernel(est, X, y, model, lam, labels=None):
     return w["kernel"], (w["gamma"] if loo else NO_GAMMA), search, w["model"]
 
 
-def _set_width_search(est, search):
-    """Sets `width_search_`, or removes one a previous fit left when the search did not run."""
+def _set_width_search(est, search, kept):
+    """Sets `width_search_` (with `model_kept`: whether the model is the search's own fit at the chosen
+    width, `kept`), or removes one a previous fit left when the search did not run."""
     if search is None:
         est.__dict__.pop("width_search_", None)
     else:
-        est.width_search_ = search
+        est.width_search_ = dict(search, model_kept=kept)
 
 
 @numpydoc(
@@ -182,7 +183,7 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
             )
         y = np.asarray(y, dtype=np.float64)
         Y = y.reshape(-1, 1) if y.ndim == 1 else y
-        search = None
+        search, kept = None, False
         if user:
             self._model = None
             K = np.ascontiguousarray(user_gram(self.kernel, self.kernel_params, X), dtype=np.float64)
@@ -191,7 +192,8 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
         else:
             spec, gamma, search, fitted = _ridge_kernel(self, X, y, "krr", lam)
             jobs = n_jobs_arg(self.n_jobs)
-            if fitted is not None and y.ndim == 1:
+            kept = fitted is not None and y.ndim == 1
+            if kept:
                 self._model = fitted  # trained by the width search, at the chosen width
             elif y.ndim == 1:
                 self._model = _kern.fit_krr(samples(X), y.tolist(), spec, lam, jobs, sw)
@@ -202,7 +204,7 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
         self.kernel_spec_ = spec
         self.gamma_ = gamma
         self.alpha_ = lam
-        _set_width_search(self, search)
+        _set_width_search(self, search, kept)
         self.dual_coef_ = coef[:, 0] if y.ndim == 1 else coef
         return self
 
@@ -257,7 +259,7 @@ class _LSSVM(KernModelMixin, BaseEstimator):
             )
         self.kernel_spec_ = spec
         self.gamma_ = gamma
-        _set_width_search(self, search)
+        _set_width_search(self, search, fitted is not None)
         coef, bias, alpha_used = self._model.ridge_coefficients()
         self.dual_coef_ = coef.T
         self.intercept_ = np.asarray(bias)
@@ -291,7 +293,8 @@ _LSSVM_DOC = """
     `gam_` (`1 / alpha_`), `n_features_in_`, `kernel_spec_`, `gamma_` (NaN for a kernel without gamma
     and for a kern spec string), and after a width search `width_search_` (a dict: `factor`, the
     chosen factor; `curve`, one ``(factor, alpha, loo_error)`` per factor, the error rate for `LSSVC`,
-    the mean squared residual for `LSSVR`; `points`, the samples searched; `seconds`)."""
+    the mean squared residual for `LSSVR`; `points`, the samples searched; `seconds`; `model_kept`,
+    whether the model is the search's own fit at the chosen width, not trained again)."""
 
 
 class LSSVC(ClassifierMixin, _LSSVM):
