@@ -211,20 +211,25 @@ impl LearnerFlags {
                         _ => targets(ds, self.regression)?,
                     };
                     self.lambda = None;
+                    // The λ entry of the exact models: selected by leave-one-out on all the samples
+                    // (filled in from the trained model's summary), unless a width search on a
+                    // subsample chose it with the width.
+                    let mut lambda_entry =
+                        json!({"parameter": "lambda", "method": "exact leave-one-out over the default grid"});
                     if widen {
-                        // The exact models keep the search's model at the chosen width when it ran
-                        // on all the samples: the model training would fit next (trained once).
+                        // The exact models take the search's model at the chosen width: its own fit when
+                        // it ran on all the samples, else the fit on all of them at its width and λ.
                         let keep = exact == m;
+                        let n = ds.samples.n();
                         let ch = match self.params(exact, &ParamPoint::from_pairs(&[]), seed)? {
                             AnyParams::LsSvm(p) if keep => {
-                                let (ch, fit) = p.choose_width_with_fit(&ds.samples, &y, seed)?;
-                                self.ridge_fit =
-                                    fit.map(|(m, seconds)| RidgeFit::LsSvm(Box::new(m), seconds));
+                                let (ch, (m, seconds)) = p.choose_width_with_fit(&ds.samples, &y, seed)?;
+                                self.ridge_fit = Some(RidgeFit::LsSvm(Box::new(m), seconds));
                                 ch
                             }
                             AnyParams::Krr(p) if keep => {
-                                let (ch, fit) = p.choose_width_with_fit(&ds.samples, &y, seed)?;
-                                self.ridge_fit = fit.map(|(m, seconds)| RidgeFit::Krr(Box::new(m), seconds));
+                                let (ch, (m, seconds)) = p.choose_width_with_fit(&ds.samples, &y, seed)?;
+                                self.ridge_fit = Some(RidgeFit::Krr(Box::new(m), seconds));
                                 ch
                             }
                             AnyParams::LsSvm(p) => p.choose_width(&ds.samples, &y, seed)?,
@@ -233,17 +238,24 @@ impl LearnerFlags {
                         };
                         self.kernel = ch.kernel.to_string();
                         let mut r = width_json(&ch);
-                        if self.ridge_fit.is_some() {
+                        if keep && ch.searched_all(n) {
                             // Reported: the model saved is the search's fit, not trained again.
                             r["model"] = json!("the search's fit at the chosen width, not trained again");
+                        } else if keep {
+                            r["model"] = json!(format!(
+                                "trained on all {n} samples at the chosen width and the search's lambda"
+                            ));
+                            lambda_entry = json!({
+                                "parameter": "lambda",
+                                "method": "exact leave-one-out together with the width",
+                                "detail": format!("over the default grid, on the width search's {} of the samples", ch.points),
+                                "value": ch.lambda(),
+                            });
                         }
                         report.push(r);
                     }
                     if exact == m {
-                        // Filled in from the trained model's summary (its leave-one-out selection).
-                        report.push(
-                            json!({"parameter": "lambda", "method": "exact leave-one-out over the default grid"}),
-                        );
+                        report.push(lambda_entry);
                     } else {
                         self.lambda = Some(Setting::Auto);
                         let AnyParams::Landmark(p) = self.params(m, &ParamPoint::from_pairs(&[]), seed)?

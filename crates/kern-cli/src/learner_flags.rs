@@ -153,8 +153,9 @@ pub struct LearnerFlags {
     /// Ridge penalty lambda of K + lambda I (lssvm, krr), or C = 1/(2 n lambda) (the SVMs).
     ///
     /// Larger regularizes more (scikit-learn's alpha). lssvm, krr: absent or auto means chosen by
-    /// exact leave-one-out over the default grid; with --landmarks, auto (kern train) does the same
-    /// on the centres' system.
+    /// exact leave-one-out over the default grid; with --kernel gaussian:sigma=auto, auto chooses it
+    /// together with the width (on at most 1,000 samples: a seeded subsample beyond). With
+    /// --landmarks, auto (kern train) chooses it on the centres' system.
     #[arg(long, conflicts_with_all = ["c", "gam"], allow_negative_numbers = true, help_heading = "Model")]
     pub lambda: Option<Setting>,
     /// LS-SVMlab's gam of K + I/gam (lssvm, landmark-lssvm): --lambda 1/gam.
@@ -265,8 +266,8 @@ pub struct LearnerFlags {
     pub ridge_fit: Option<RidgeFit>,
 }
 
-/// An LS-SVM or kernel ridge model trained on all the samples by the width search, with the seconds
-/// its training took.
+/// An LS-SVM or kernel ridge model the width search returned (trained on all the samples), with the
+/// seconds its training took.
 #[derive(Debug, Clone)]
 pub enum RidgeFit {
     /// `--model lssvm`.

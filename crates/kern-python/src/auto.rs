@@ -113,10 +113,11 @@ pub fn gaussian_width_auto(kernel_spec: &str) -> PyResult<bool> {
 /// its own λ selection, on at most 1,000 samples, a subsample seeded by `seed` beyond) for `model`:
 /// `"krr"` (real targets `y`), `"lssvc"` (class indices) or `"lssvr"` (real targets). A dict with
 /// `kernel` (the chosen spec), `gamma` (its `β` of `exp(−β r²)`), `factor`, `curve` (one
-/// `(factor, lambda, error)` per factor tried), `points` and `seconds`; and `model`, the model
-/// trained at the chosen width with λ chosen by leave-one-out (what `fit_krr` or `fit_lssvm` with
-/// that kernel and no λ would return, warning as they do), when the search ran on all the samples,
-/// else `None`.
+/// `(factor, lambda, error)` per factor tried), `points`, `seconds`, `alpha` (the best λ at the
+/// chosen width) and `searched_all` (whether the search ran on all the samples); and `model`, the
+/// model at the chosen width, warning as `fit_krr` and `fit_lssvm` do: the search's own fit when it
+/// ran on all the samples (what those functions with that kernel and no λ would return), else the
+/// fit on all of them at the chosen width and `alpha` (kern-models' `choose_width_with_fit`).
 #[pyfunction]
 #[pyo3(signature = (x, y, model, kernel_spec, seed, n_jobs))]
 pub fn choose_width<'py>(
@@ -136,20 +137,14 @@ pub fn choose_width<'py>(
         "krr" => {
             let t = ridge_targets(y, false)?;
             let p = krr_params(k, None);
-            let (ch, m) = run(py, n_jobs, || p.choose_width_with_fit(&x, &t, seed))?;
-            let m = m.map(|(m, _)| {
-                Ok::<_, PyErr>((m.relative_spread(&t).map_err(py_error)?, m.lambda(), m.into()))
-            });
-            (ch, m.transpose()?)
+            let (ch, (m, _)) = run(py, n_jobs, || p.choose_width_with_fit(&x, &t, seed))?;
+            (ch, (m.relative_spread(&t).map_err(py_error)?, m.lambda(), m.into()))
         }
         "lssvc" | "lssvr" => {
             let t = ridge_targets(y, model == "lssvc")?;
             let p = LsSvmParams::new(k);
-            let (ch, m) = run(py, n_jobs, || p.choose_width_with_fit(&x, &t, seed))?;
-            let m = m.map(|(m, _)| {
-                Ok::<_, PyErr>((m.relative_spread(&t).map_err(py_error)?, m.lambda(), m.into()))
-            });
-            (ch, m.transpose()?)
+            let (ch, (m, _)) = run(py, n_jobs, || p.choose_width_with_fit(&x, &t, seed))?;
+            (ch, (m.relative_spread(&t).map_err(py_error)?, m.lambda(), m.into()))
         }
         m => {
             return Err(value_error(format!(
@@ -168,13 +163,10 @@ pub fn choose_width<'py>(
     d.set_item("curve", curve)?;
     d.set_item("points", ch.points)?;
     d.set_item("seconds", ch.seconds)?;
-    let model = match fitted {
-        Some((spread, lambda, inner)) => {
-            warn_constant(py, spread, lambda, "alpha")?;
-            Some(Model { inner })
-        }
-        None => None,
-    };
-    d.set_item("model", model)?;
+    d.set_item("alpha", ch.lambda())?;
+    d.set_item("searched_all", ch.searched_all(x.n()))?;
+    let (spread, lambda, inner) = fitted;
+    warn_constant(py, spread, lambda, "alpha")?;
+    d.set_item("model", Model { inner })?;
     Ok(d)
 }

@@ -409,15 +409,22 @@ def test_the_width_search_model_is_the_fit_at_the_chosen_kernel(make, cls_data, 
 
 
 def test_a_subsampled_width_search_trains_the_final_model_on_all_samples():
-    """Beyond 1,000 samples the search runs on a subsample; the model is then trained on all of them."""
+    """Beyond 1,000 samples the search runs on a subsample, which also chooses alpha; the model is the
+    fit on all of them at that width and alpha, for one target column given either way."""
     rng = np.random.default_rng(3)
     X = rng.uniform(-1, 1, (1010, 2))
     y = np.sin(3 * X[:, 0]) + 0.1 * rng.standard_normal(1010)
     est = kern.KernelRidge(alpha="auto", kernel="rbf", gamma="loo").fit(X, y)
-    assert est.width_search_["points"] == 1000 and est.width_search_["model_kept"] is False
+    s = est.width_search_
+    assert s["points"] == 1000 and s["model_kept"] is True
+    best = [c for c in s["curve"] if c[0] == s["factor"]]
+    assert len(best) == 1 and est.alpha_ == s["alpha"] == best[0][1]
     assert est.dual_coef_.shape == (1010,)
-    refit = kern.KernelRidge(alpha="auto", kernel=est.kernel_spec_).fit(X, y)
-    assert refit.alpha_ == est.alpha_ and np.array_equal(refit.dual_coef_, est.dual_coef_)
+    refit = kern.KernelRidge(alpha=est.alpha_, kernel=est.kernel_spec_).fit(X, y)
+    assert np.array_equal(refit.dual_coef_, est.dual_coef_)
+    column = kern.KernelRidge(alpha="auto", kernel="rbf", gamma="loo").fit(X, y[:, None])
+    assert column.alpha_ == est.alpha_ and column.width_search_["model_kept"] is False
+    assert np.allclose(column.dual_coef_[:, 0], est.dual_coef_, rtol=1e-9, atol=1e-12 * np.abs(est.dual_coef_).max())
 
 
 def test_kernel_ridge_loo_alpha_is_the_numpy_leave_one_out_at_the_chosen_width(reg_data):

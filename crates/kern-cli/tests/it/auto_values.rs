@@ -136,6 +136,23 @@ fn auto_chooses_every_value_of_each_model() {
     assert_eq!(params(&j), ["sigma", "c"]);
 }
 
+/// `kern train --model krr` on `data` with `kernel` and `--lambda lambda`, saved to `out`: the summary.
+fn train_krr(data: &Path, kernel: &str, lambda: &str, out: &Path) -> serde_json::Value {
+    succeeds(&[
+        "train",
+        "--data",
+        s(data),
+        "--model",
+        "krr",
+        "--kernel",
+        kernel,
+        "--lambda",
+        lambda,
+        "--out",
+        s(out),
+    ])
+}
+
 /// `sigma=auto` on kernel ridge widens the mean-to-half width by leave-one-out, and the model is the
 /// one the reported width and λ train; `sigma=mean-to-half` names that width and keeps it.
 #[test]
@@ -143,21 +160,7 @@ fn ridge_widens_an_automatic_width_by_leave_one_out() {
     let dir = scratch("auto-ridge-width");
     let (_, fr) = data(&dir, 120);
     let tuned = succeeds(&["tune", "bandwidth", "--data", s(&fr), "--method", "mean-to-half"]);
-    let train = |kernel: &str, lambda: &str, out: &Path| {
-        succeeds(&[
-            "train",
-            "--data",
-            s(&fr),
-            "--model",
-            "krr",
-            "--kernel",
-            kernel,
-            "--lambda",
-            lambda,
-            "--out",
-            s(out),
-        ])
-    };
+    let train = |kernel: &str, lambda: &str, out: &Path| train_krr(&fr, kernel, lambda, out);
     let auto = dir.join("auto.model");
     let j = train("gaussian:sigma=auto", "auto", &auto);
     let ch = j["auto"]["choices"].as_array().unwrap();
@@ -183,6 +186,33 @@ fn ridge_widens_an_automatic_width_by_leave_one_out() {
     let named = train("gaussian:sigma=mean-to-half", "auto", &dir.join("named.model"));
     let ch = named["auto"]["choices"].as_array().unwrap();
     assert_eq!((ch.len(), &ch[0]["value"]), (2, &tuned["sigma"]), "{named}");
+}
+
+/// Beyond 1,000 samples the width search runs on a subsample and chooses λ with the width: the model
+/// saved is, byte for byte, the one the reported width and λ train on all the samples, and the summary
+/// says where λ came from.
+#[test]
+fn a_subsampled_ridge_width_search_trains_at_its_lambda() {
+    let dir = scratch("auto-ridge-subsample");
+    let (_, fr) = data(&dir, 1030);
+    let auto = dir.join("auto.model");
+    let j = succeeds(&["train", "--data", s(&fr), "--model", "krr", "--auto", "--out", s(&auto)]);
+    let ch = j["auto"]["choices"].as_array().unwrap();
+    assert_eq!(ch.len(), 3, "{j}");
+    assert_eq!(
+        ch[1]["model"], "trained on all 1030 samples at the chosen width and the search's lambda",
+        "{j}"
+    );
+    let factor = ch[1]["detail"].as_str().unwrap().split(' ').nth(1).unwrap().parse::<f64>().unwrap();
+    let best =
+        ch[1]["curve"].as_array().unwrap().iter().find(|c| c[0].as_f64() == Some(factor)).unwrap().clone();
+    assert_eq!(ch[2]["method"], "exact leave-one-out together with the width", "{j}");
+    assert_eq!((&ch[2]["value"], &j["lambda"]), (&best[1], &best[1]), "{j}");
+    let sigma = ch[1]["value"].as_f64().unwrap();
+    let explicit = dir.join("explicit.model");
+    let lambda = best[1].as_f64().unwrap();
+    train_krr(&fr, &format!("gaussian:sigma={sigma:?}"), &format!("{lambda:?}"), &explicit);
+    assert_eq!(std::fs::read(&auto).unwrap(), std::fs::read(&explicit).unwrap());
 }
 
 /// With sample weights, `--nu auto` leaves out the ν the weighted fit cannot take, and the model trains.

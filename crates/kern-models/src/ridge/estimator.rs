@@ -95,11 +95,13 @@ macro_rules! ridge_estimator {
                 Ok(self.choose_width_with_fit(x, y, seed)?.0)
             }
 
-            /// [`Self::choose_width`], with the model trained at the chosen width and the seconds its
-            /// training took, when the search ran on all of `x` (at most
-            /// [`WIDTH_POINTS`]($crate::ridge::width::WIDTH_POINTS) samples): the model `fit_targets`
-            /// gives with the chosen kernel, trained by the search, so that it need not be trained
-            /// again. `None` when the search ran on a subsample.
+            /// [`Self::choose_width`], with the model at the chosen width and the seconds its training
+            /// took. When the search ran on all of `x` (at most
+            /// [`WIDTH_POINTS`]($crate::ridge::width::WIDTH_POINTS) samples), the search's own fit: the
+            /// model `fit_targets` gives with the chosen kernel, not trained again. Beyond, the model
+            /// trained on all of `x` at the chosen width and the search's λ
+            /// ([`WidthChoice::lambda`]($crate::ridge::width::WidthChoice::lambda)), one factorization
+            /// ([`crate::ridge::width`]).
             ///
             #[doc = concat!(
                 "```\nuse kern_core::{RealTargets, Samples, Targets};\n",
@@ -110,7 +112,7 @@ macro_rules! ridge_estimator {
                 "let (ch, m) = p.choose_width_with_fit(&x, &y, 0)?;\n",
                 "assert_eq!(ch.curve, p.choose_width(&x, &y, 0)?.curve);\n",
                 "let refit = ", stringify!($params), " { kernel: ch.kernel.clone(), ..p }.fit_targets(&x, &y)?;\n",
-                "assert!(m.map(|(m, _)| m) == Some(refit)); // 40 samples: the search ran on all of them\n",
+                "assert!(ch.searched_all(40) && m.0 == refit); // the search ran on all 40 samples\n",
                 "# Ok::<(), Box<dyn std::error::Error>>(())\n```"
             )]
             pub fn choose_width_with_fit(
@@ -118,14 +120,19 @@ macro_rules! ridge_estimator {
                 x: &kern_core::Samples,
                 y: &kern_core::Targets,
                 seed: u64,
-            ) -> $crate::Result<($crate::ridge::width::WidthChoice, Option<($model, f64)>)> {
-                $crate::ridge::width::choose(&self.kernel, &self.lambda, x, y, seed, |kernel, xs, ys| {
+            ) -> $crate::Result<($crate::ridge::width::WidthChoice, ($model, f64))> {
+                let select = |kernel, xs: &kern_core::Samples, ys: &kern_core::Targets| {
                     let m = $params { kernel, ..self.clone() }.fit_targets(xs, ys)?;
                     let s = m.selection().cloned().ok_or_else(|| {
                         $crate::ModelsError::Input("the width search needs lambda by leave-one-out".into())
                     })?;
                     Ok((s, m))
-                })
+                };
+                let refit = |kernel, lambda| {
+                    $params { kernel, lambda: $crate::ridge::Lambda::Fixed(lambda), ..self.clone() }
+                        .fit_targets(x, y)
+                };
+                $crate::ridge::width::choose(&self.kernel, &self.lambda, x, y, seed, select, refit)
             }
 
             /// Trains on any target kind.

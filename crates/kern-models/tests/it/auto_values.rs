@@ -212,32 +212,49 @@ fn the_width_search_returns_the_model_a_refit_gives() {
     let (x, y) = smooth(40);
     let kernel: kern_core::KernelSpec = "gaussian:sigma=0.3".parse().unwrap();
     let kp = KernelRidgeParams::new(kernel.clone());
-    let (ch, fit) = kp.choose_width_with_fit(&x, &y, 0).unwrap();
-    let (m, seconds) = fit.expect("40 samples: the search ran on all of them");
-    assert!(seconds >= 0.0);
+    let (ch, (m, seconds)) = kp.choose_width_with_fit(&x, &y, 0).unwrap();
+    assert!(ch.searched_all(40) && seconds >= 0.0);
     assert_eq!(m, KernelRidgeParams { kernel: ch.kernel.clone(), ..kp }.fit_targets(&x, &y).unwrap());
     assert!(ch.factor > 1.0, "a smooth target: the model is not the given width's ({ch:?})");
     let lp = LsSvmParams::new(kernel);
-    let (ch, fit) = lp.choose_width_with_fit(&x, &y, 0).unwrap();
-    let (m, _) = fit.expect("40 samples: the search ran on all of them");
+    let (ch, (m, _)) = lp.choose_width_with_fit(&x, &y, 0).unwrap();
     assert_eq!(m, LsSvmParams { kernel: ch.kernel.clone(), ..lp }.fit_targets(&x, &y).unwrap());
 }
 
-/// Beyond its sample budget the search runs on a seeded subsample (same seed, same choice), and it
-/// refuses what it cannot search.
+/// Beyond its sample budget the search runs on a seeded subsample (same seed, same choice), whose λ
+/// at the chosen width is the final model's: the search on those rows alone selects it, and the model
+/// is the fit on all the samples at that width and λ. It refuses what it cannot search.
 #[test]
 fn the_width_search_subsamples_and_refuses() {
     use kern_models::krr::KernelRidgeParams;
-    use kern_models::ridge::width::WIDTH_POINTS;
+    use kern_models::lssvm::LsSvmParams;
+    use kern_models::ridge::width::{WIDTH_POINTS, search_points};
     let (x, y) = smooth(WIDTH_POINTS + 50);
     let p = KernelRidgeParams::new("gaussian:beta=4".parse().unwrap());
     let a = p.choose_width(&x, &y, 7).unwrap();
     assert_eq!(a.points, WIDTH_POINTS);
-    // The search on a subsample keeps no model: the final one is trained on all the samples.
-    let (b, fit) = p.choose_width_with_fit(&x, &y, 7).unwrap();
+    assert!(!a.searched_all(x.n()));
+    let (b, (m, _)) = p.choose_width_with_fit(&x, &y, 7).unwrap();
     assert_eq!((a.factor, &a.curve), (b.factor, &b.curve));
-    assert!(fit.is_none());
     assert_eq!(a.kernel.to_string(), format!("gaussian:beta={}", 4.0 / (a.factor * a.factor)));
+    // λ: the leave-one-out selection of the subsample's own fit at the chosen width.
+    let rows = search_points(x.n(), 7).unwrap().unwrap();
+    let sub = KernelRidgeParams { kernel: a.kernel.clone(), ..p.clone() }
+        .fit_targets(&x.select(&rows).unwrap(), &y.select(&rows).unwrap())
+        .unwrap();
+    assert_eq!(a.lambda(), sub.lambda());
+    // The model: all the samples at that width and λ, trained once more by hand.
+    let all = KernelRidgeParams { kernel: a.kernel.clone(), ..p.clone() }
+        .lambda(a.lambda())
+        .fit_targets(&x, &y)
+        .unwrap();
+    assert_eq!(m, all);
+    let lp = LsSvmParams::new("gaussian:beta=4".parse().unwrap());
+    let (c, (m, _)) = lp.choose_width_with_fit(&x, &y, 7).unwrap();
+    assert_eq!(
+        m,
+        LsSvmParams { kernel: c.kernel.clone(), ..lp }.lambda(c.lambda()).fit_targets(&x, &y).unwrap()
+    );
     let (xs, ys) = smooth(30);
     assert!(KernelRidgeParams::new("laplacian:sigma=1".parse().unwrap()).choose_width(&xs, &ys, 0).is_err());
     assert!(p.clone().lambda(0.1).choose_width(&xs, &ys, 0).is_err());

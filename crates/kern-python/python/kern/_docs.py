@@ -134,8 +134,8 @@ PARAMS = {
         "||x_i - x_j||^2``), as `SVC`'s; or 'loo', with alpha='auto' only: the 'mean-to-half' width "
         "widened together with alpha by exact leave-one-out (the width times 1, 2, 4, 8 or 16, each "
         "with its best alpha; the smallest mean squared leave-one-out residual wins; on a seeded "
-        "subsample of 1,000 beyond that many samples; one target column), after which alpha is chosen "
-        "again on all samples at the chosen width (`width_search_`). The value used is `gamma_`.",
+        "subsample of 1,000 beyond that many samples, whose alpha the model then takes; one target "
+        "column; `width_search_`). The value used is `gamma_`.",
     ),
     "pairwise_coef0": """coef0 : float, default=1
     Constant of the 'poly' and 'sigmoid' kernels.""",
@@ -153,8 +153,10 @@ ATTRIBUTES = {
     Only after a width search (gamma='loo', or a Gaussian width written ``auto`` with alpha='auto'):
     ``factor``, the chosen factor of the mean-to-half width; ``curve``, one ``(factor, alpha,
     loo_error)`` per factor tried (each factor's best alpha and its leave-one-out error); ``points``,
-    the samples searched; ``seconds``, the search's wall time; ``model_kept``, whether the model is
-    the search's own fit at the chosen width (the search ran on all the samples), not trained again.""",
+    the samples searched (at most 1,000: a seeded subsample beyond); ``seconds``, the search's wall
+    time; ``alpha``, the chosen factor's best alpha; ``model_kept``, whether the model is the one the
+    search returned, not trained again: its own fit at the chosen width when it searched all the
+    samples, else its fit on all of them at the chosen width and ``alpha`` (then `alpha_`).""",
     "C_": """C_ : float
     The C trained with: `C`, or the value chosen for C='auto'.""",
     "nu_": """nu_ : float

@@ -25,15 +25,17 @@ _SPARSE = ["csr", "csc"]
 
 def _ridge_kernel(est, X, y, model, lam, labels=None):
     """The kern kernel spec, the gamma (NaN without one), the width search (`None` when it did not
-    run) and the model it trained at the chosen width (`None` unless the search ran on all the
-    samples: the model fitting with that spec and alpha chosen by leave-one-out gives) of the ridge
-    model `est` (`model`: 'krr', 'lssvc' or 'lssvr') on the training samples `X` and targets `y`
-    (class indices for 'lssvc'), with alpha `lam` (`None`: chosen by leave-one-out).
+    run), the model it trained at the chosen width (`None` when it did not run) and the alpha to train
+    with (`lam`, or the search's alpha when it ran on a subsample) of the ridge model `est` (`model`:
+    'krr', 'lssvc' or 'lssvr') on the training samples `X` and targets `y` (class indices for
+    'lssvc'), with alpha `lam` (`None`: chosen by leave-one-out).
 
-    The width search (kern's `choose_width`: the mean-to-half width times 1, 2, 4, 8 and 16, each with
-    its leave-one-out alpha, the smallest leave-one-out error winning) runs for gamma='loo' with
-    kernel='rbf', and for a kern spec whose Gaussian width is written ``auto`` when alpha is chosen
-    too, as ``kern train --kernel gaussian:sigma=auto --lambda auto`` does."""
+    The width search (kern's `choose_width_with_fit`: the mean-to-half width times 1, 2, 4, 8 and 16,
+    each with its leave-one-out alpha, the smallest leave-one-out error winning, on at most 1,000
+    samples) runs for gamma='loo' with kernel='rbf', and for a kern spec whose Gaussian width is
+    written ``auto`` when alpha is chosen too, as ``kern train --kernel gaussian:sigma=auto --lambda
+    auto`` does. Its model is its own fit when it ran on all the samples (what fitting with that spec
+    and alpha chosen by leave-one-out gives), else the fit on all of them at its width and alpha."""
     kernel, gamma = est.kernel, est.gamma
     loo = kernel == "rbf" and isinstance(gamma, str) and gamma == LOO_GAMMA
     if loo:
@@ -54,7 +56,7 @@ def _ridge_kernel(est, X, y, model, lam, labels=None):
         and _kern.gaussian_width_auto(kernel)
     )
     if not (loo or written_auto):
-        return spec, g, None, None
+        return spec, g, None, None, lam
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
@@ -69,13 +71,17 @@ def _ridge_kernel(est, X, y, model, lam, labels=None):
         "curve": [tuple(c) for c in w["curve"]],
         "points": w["points"],
         "seconds": w["seconds"],
+        "alpha": w["alpha"],
     }
-    return w["kernel"], (w["gamma"] if loo else NO_GAMMA), search, w["model"]
+    return (
+        w["kernel"], (w["gamma"] if loo else NO_GAMMA), search, w["model"],
+        None if w["searched_all"] else w["alpha"],
+    )
 
 
 def _set_width_search(est, search, kept):
-    """Sets `width_search_` (with `model_kept`: whether the model is the search's own fit at the chosen
-    width, `kept`), or removes one a previous fit left when the search did not run."""
+    """Sets `width_search_` (with `model_kept`: whether the model is the one the search returned,
+    `kept`), or removes one a previous fit left when the search did not run."""
     if search is None:
         est.__dict__.pop("width_search_", None)
     else:
@@ -190,7 +196,7 @@ class KernelRidge(KernModelMixin, RegressorMixin, BaseEstimator):
             coef = _kern.krr_kernel_matrix(K, np.ascontiguousarray(Y), lam, n_jobs_arg(self.n_jobs), sw)
             spec, gamma = "callable" if callable(self.kernel) else "precomputed", NO_GAMMA
         else:
-            spec, gamma, search, fitted = _ridge_kernel(self, X, y, "krr", lam)
+            spec, gamma, search, fitted, lam = _ridge_kernel(self, X, y, "krr", lam)
             jobs = n_jobs_arg(self.n_jobs)
             kept = fitted is not None and y.ndim == 1
             if kept:
@@ -250,7 +256,7 @@ class _LSSVM(KernModelMixin, BaseEstimator):
         else:
             lam = None
         model = "lssvc" if classify else "lssvr"
-        spec, gamma, search, fitted = _ridge_kernel(self, X, y, model, lam, labels=labels)
+        spec, gamma, search, fitted, lam = _ridge_kernel(self, X, y, model, lam, labels=labels)
         if fitted is not None:
             self._model = fitted  # trained by the width search, at the chosen width
         else:
@@ -283,8 +289,8 @@ _LSSVM_DOC = """
     'max-variance', 'median', and for `LSSVC` 'ahn', choose the 'rbf' width on the training samples),
     and also 'loo': the mean-to-half width widened together with alpha by exact leave-one-out (the
     width times 1, 2, 4, 8 or 16, each with its best alpha; the smallest leave-one-out error wins; on a
-    seeded subsample of 1,000 beyond that many samples; alpha is then chosen again on all samples at
-    the chosen width). 'loo' needs alpha chosen (alpha='auto', or neither alpha nor gam); so does a kern
+    seeded subsample of 1,000 beyond that many samples, which then also gives alpha: the model is
+    trained on all samples at that width and alpha). 'loo' needs alpha chosen (alpha='auto', or neither alpha nor gam); so does a kern
     spec whose Gaussian width is written ``auto`` (``kernel="gaussian:sigma=auto"``) to be widened the
     same way (as ``kern train --lambda auto``), else it is the mean-to-half width. A model that the
     regularization leaves constant (every training decision value within 1e-6 of the intercept) raises
@@ -293,8 +299,10 @@ _LSSVM_DOC = """
     `gam_` (`1 / alpha_`), `n_features_in_`, `kernel_spec_`, `gamma_` (NaN for a kernel without gamma
     and for a kern spec string), and after a width search `width_search_` (a dict: `factor`, the
     chosen factor; `curve`, one ``(factor, alpha, loo_error)`` per factor, the error rate for `LSSVC`,
-    the mean squared residual for `LSSVR`; `points`, the samples searched; `seconds`; `model_kept`,
-    whether the model is the search's own fit at the chosen width, not trained again)."""
+    the mean squared residual for `LSSVR`; `points`, the samples searched; `seconds`; `alpha`, the
+    chosen factor's best alpha; `model_kept`, whether the model is the one the search returned: its own
+    fit at the chosen width when it searched all the samples, else its fit on all of them at the chosen
+    width and `alpha`)."""
 
 
 class LSSVC(ClassifierMixin, _LSSVM):
