@@ -248,7 +248,7 @@ names! {
 ///
 /// ```
 /// let t = kern_models::svm::plan::Tuning::default();
-/// assert_eq!((t.precompute_min_dim, t.split_min), (64, 3072));
+/// assert_eq!((t.precompute_min_dim, t.split_min), (512, 3072));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tuning {
@@ -257,12 +257,14 @@ pub struct Tuning {
     /// on demand (a panel sweep of `n·d` multiply-adds and the vectorized exp) costs little more per
     /// entry than the GEMM's, and the solver reads few columns: an SMO machine of a one-vs-one fit
     /// typically converges in a few hundred iterations with tens to hundreds of support vectors, so a
-    /// precomputed Gram pays `n²` entries for a few hundred columns. Measured (`bench/suite.py`'s
-    /// data sets, γ = 1/d, C ∈ {1, 10}, best of 3, training seconds on demand over precomputed):
-    /// penbased (d = 16, 10 classes) 0.08, satimage (d = 36) 0.19–0.21, letter (d = 16, 26 classes)
-    /// 0.31–0.40, texture (d = 40) 0.20–0.40, optdigits (d = 64 … 62 used) 0.26–0.30, spambase
-    /// (d = 57) 0.93–0.98, ring (d = 20) 1.02–1.13; at large `d` the GEMM's blocking wins: chess
-    /// (d = 73) 1.24–1.45, splice (d = 286) 1.67–1.88, MNIST-5k (d = 657) 1.84–2.34.
+    /// precomputed Gram pays `n²` entries for a few hundred columns, and the first touch of its fresh
+    /// memory (page faults: 30 % of chess's samples in a profile). Measured (`bench/suite.py`'s
+    /// data sets, γ = 1/d and scale, C ∈ {1, 10}, training seconds on demand over precomputed, best
+    /// of 5, both binaries in turn): chess (d = 73) 0.54–0.78, splice (d = 286, class blocks)
+    /// 0.77–0.99; at large `d` the GEMM's blocking wins: MNIST-5k (d = 657, class blocks) 0.87–1.27
+    /// (three of four settings above 1.1). Between 286 and 657 the threshold is not measured. Below
+    /// 64 features on demand won before (penbased, d = 16, 0.08; satimage 0.19–0.21; letter
+    /// 0.31–0.40; texture 0.20–0.40; optdigits 0.26–0.30; spambase 0.93–0.98; ring 1.02–1.13).
     pub precompute_min_dim: usize,
     /// See [`Tuning::precompute_min_dim`]: machines below this many samples stay on demand whatever
     /// `d` (movement_libras, d = 90, 15 classes, machines of about 38 samples: 0.40–0.43 on demand
@@ -321,7 +323,7 @@ pub struct Tuning {
 impl Default for Tuning {
     fn default() -> Self {
         Tuning {
-            precompute_min_dim: 64,
+            precompute_min_dim: 512,
             precompute_min_n: 512,
             cheap_cache_bytes: 16 << 20,
             seed_min_n: 65_536,
