@@ -605,7 +605,11 @@ fn zeros_parallel(nrows: usize, ncols: usize) -> Result<Mat<f64>> {
     let cs = m.col_stride() as usize;
     debug_assert!(cs >= nrows);
     let ptr = SharedPtr(m.as_ptr_mut());
-    advise_huge_pages(ptr.0, cs * ncols);
+    // A 200 MB Gram matrix otherwise takes 51,200 page faults and as many TLB misses in the
+    // transposed mirror; below four huge pages the advice is not worth a call.
+    if cs * ncols * std::mem::size_of::<f64>() >= 4 * crate::pages::HUGE_PAGE {
+        crate::pages::advise_raw(ptr.0, cs * ncols);
+    }
     (0..ncols).into_par_iter().with_min_len(32).for_each(|j| {
         let p = ptr;
         // SAFETY: the allocation holds at least `ncols` columns of `cs ≥ nrows` elements (capacity
@@ -617,33 +621,6 @@ fn zeros_parallel(nrows: usize, ncols: usize) -> Result<Mat<f64>> {
     // initialized by the loop above.
     unsafe { m.set_dims(nrows, ncols) };
     Ok(m)
-}
-
-/// Asks Linux to back a large allocation with transparent huge pages before it is first touched: a
-/// 200 MB Gram matrix otherwise takes 51,200 page faults and as many TLB misses in the transposed
-/// mirror. Advisory only; a refusal (or another OS) changes nothing but speed.
-#[allow(unsafe_code)]
-fn advise_huge_pages(ptr: *mut f64, len: usize) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let bytes = len * std::mem::size_of::<f64>();
-        if bytes < 4 * HUGE {
-            return;
-        }
-        let start = (ptr as usize).next_multiple_of(HUGE);
-        let end = (ptr as usize + bytes) / HUGE * HUGE;
-        if end > start {
-            // SAFETY: [start, end) lies inside the allocation of `len` f64 values starting at `ptr`
-            // (start rounded up, end rounded down to 2 MiB boundaries); MADV_HUGEPAGE only changes how
-            // the kernel backs the pages, never their contents or validity. Errors are ignored.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (ptr, len);
 }
 
 /// Copies the strict lower triangle onto the strict upper one, in parallel over column tiles, so the

@@ -30,6 +30,7 @@ pub mod io;
 pub mod kernel;
 pub mod learner;
 pub mod memory;
+pub mod pages;
 pub mod parallel;
 mod samples;
 pub mod sparse_dots;

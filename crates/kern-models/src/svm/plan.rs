@@ -184,8 +184,9 @@ pub struct Plan {
     pub start: Start,
     /// Column source.
     pub columns: Columns,
-    /// The solver's column cache in MB (what the budget leaves after a precomputed matrix; capped
-    /// for cheap columns).
+    /// The solver's column cache in MB: what the budget leaves after a precomputed matrix (capped for
+    /// cheap columns), or, when every column fits at full length ([`resident_cache`]), the `l²`
+    /// values that hold them all.
     pub cache_mb: f64,
     /// Columns read as their nonzeros (a sparse `K_C`) instead of dense cached columns.
     pub sparse_columns: bool,
@@ -318,6 +319,16 @@ pub struct Tuning {
     pub force_seed: Option<bool>,
     /// Pin the precomputed Gram matrix of a dense kernel's machine (where it fits) or columns on demand.
     pub force_precompute: Option<bool>,
+    /// The smallest resident column cache ([`resident_cache`]), in bytes: below, the columns keep a
+    /// buffer each. The block's mapping costs system calls (and, with several workers, the lock on the
+    /// address space they share) that a few dozen 4 KiB faults do not repay. Measured (`kern train`'s
+    /// own seconds, best of 5, the two binaries in turn, every suite data set in its four settings):
+    /// the three-class sets of 80–100-sample machines (iris, wine, tae, hayes-roth; blocks of 50–80
+    /// KiB) took 1.2–1.9× the per-column buffers' time, led7digit (machines of 80) 1.1–1.2×; from
+    /// sonar's 166 samples (216 KiB) on, 0.6–1.0 (pima 0.44–0.63, german 0.60–0.75, chess 0.71–0.82).
+    pub resident_min_bytes: usize,
+    /// Pin the resident column cache (`Some(true)`: wherever every column fits) or per-column buffers.
+    pub force_resident_cache: Option<bool>,
 }
 
 impl Default for Tuning {
@@ -340,6 +351,8 @@ impl Default for Tuning {
             force_cells: None,
             force_seed: None,
             force_precompute: None,
+            resident_min_bytes: 128 << 10,
+            force_resident_cache: None,
         }
     }
 }
@@ -467,8 +480,11 @@ pub(crate) struct SolveProblem {
 ///   per column, and then no shrinking (an iteration costs the pair's neighbours, not the active length);
 /// - split passes for a single machine (not one of several side by side) with two threads: dense
 ///   columns from [`Tuning::split_min`] variables, trees from [`Tuning::tree_split_min_neighbours`];
-/// - the cache capped at [`Tuning::cheap_cache_bytes`] for cheap columns.
-pub(crate) fn solve(mut plan: Plan, p: &SolveProblem, t: &Tuning) -> (Plan, usize) {
+/// - the cache capped at [`Tuning::cheap_cache_bytes`] for cheap columns;
+/// - the cache resident ([`resident_cache`]) when every dense column fits at full length and the
+///   `l²` values take at least [`Tuning::resident_min_bytes`]: the cache is then exactly the `l²`
+///   values, and the third value is `true`.
+pub(crate) fn solve(mut plan: Plan, p: &SolveProblem, t: &Tuning) -> (Plan, usize, bool) {
     let (l, nnz) = (p.l as u128, p.sparse_nnz.map(|n| n as u128));
     let sparse = !p.nu
         && nnz.is_some_and(|nnz| {
@@ -486,6 +502,10 @@ pub(crate) fn solve(mut plan: Plan, p: &SolveProblem, t: &Tuning) -> (Plan, usiz
         };
     let split = t.force_split.unwrap_or(split_rule) && (trees || (!sparse && !p.nu));
     let cache = if p.cheap { p.cache_bytes.min(t.cheap_cache_bytes) } else { p.cache_bytes };
+    let fits = resident_cache(p.l, cache);
+    let rule = (p.l as u128) * (p.l as u128) * 8 >= t.resident_min_bytes as u128;
+    let resident = !sparse && fits && t.force_resident_cache.unwrap_or(rule);
+    let cache = if resident { p.l * p.l * 8 } else { cache };
     plan.sparse_columns = sparse;
     plan.selection = if trees { Selection::Trees } else { Selection::Scan };
     plan.threading = match (split, plan.threading) {
@@ -495,5 +515,14 @@ pub(crate) fn solve(mut plan: Plan, p: &SolveProblem, t: &Tuning) -> (Plan, usiz
     };
     plan.shrinking = p.shrinking && !trees;
     plan.cache_mb = if sparse { 0.0 } else { cache as f64 / (1024.0 * 1024.0) };
-    (plan, cache)
+    (plan, cache, resident)
+}
+
+/// Whether the `l` columns of a dense `Q` all fit at full length in `cache_bytes`: the solver's
+/// cache then holds them in one block whose pages are faulted in as the columns are first computed,
+/// on transparent huge pages where the system allows (`kern_core::pages::ZeroedBlock`), instead of
+/// one buffer per column, each faulted in 4 KiB at a time. Nothing is ever evicted in either layout,
+/// so the columns computed and the fit are the same.
+pub(crate) fn resident_cache(l: usize, cache_bytes: usize) -> bool {
+    (l as u128) * (l as u128) * 8 <= cache_bytes as u128
 }

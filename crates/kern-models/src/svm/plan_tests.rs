@@ -34,7 +34,11 @@ fn sparse_columns_and_trees_are_chosen_by_density() {
     let p = solve_plan(l, Some(l * 100), 1, 1, &t);
     assert!(p.sparse_columns && p.selection == Selection::Trees && !p.shrinking);
     assert_eq!(solve_plan(l, Some(l * 101), 1, 1, &t).selection, Selection::Scan);
-    assert_eq!(solve_plan(l, None, 1, 1, &t), Plan { cache_mb: 100.0, shrinking: true, ..Plan::default() });
+    let resident = (l * l * 8) as f64 / (1024.0 * 1024.0);
+    assert_eq!(
+        solve_plan(l, None, 1, 1, &t),
+        Plan { cache_mb: resident, shrinking: true, ..Plan::default() }
+    );
     let nu = SolveProblem {
         l,
         sparse_nnz: Some(l),
@@ -63,6 +67,42 @@ fn split_passes_are_chosen_by_size_threads_and_machines() {
     assert_eq!(solve_plan(l, Some(l * w), 1, 1, &t).threading, Threading::Serial);
     let pinned = Tuning { force_split: Some(true), ..t };
     assert_eq!(solve_plan(10, None, 1, 1, &pinned).threading, Threading::Split);
+}
+
+/// The cache is resident (exactly the `l²` values) when every column fits at full length in the
+/// budget left to it (after the cap for cheap columns) and take at least `resident_min_bytes`, never
+/// for sparse columns; the pin decides where it fits.
+#[test]
+fn the_cache_is_resident_when_every_column_fits() {
+    let t = Tuning::default();
+    let mb = |b: usize| b as f64 / (1024.0 * 1024.0);
+    let problem = |l: usize, cheap: bool, sparse_nnz: Option<usize>| SolveProblem {
+        l,
+        sparse_nnz,
+        cheap,
+        nu: false,
+        threads: 1,
+        cache_bytes: 100 << 20,
+        shrinking: true,
+    };
+    let fits = 3620; // 3620² · 8 ≤ 100 MiB < 3621² · 8
+    let (p, bytes, resident) = plan::solve(Plan::default(), &problem(fits, false, None), &t);
+    assert!(resident && bytes == fits * fits * 8 && p.cache_mb == mb(bytes));
+    let (p, bytes, resident) = plan::solve(Plan::default(), &problem(fits + 1, false, None), &t);
+    assert!(!resident && bytes == 100 << 20 && p.cache_mb == 100.0);
+    let cheap = 1448; // 1448² · 8 ≤ 16 MiB, the cap for cheap columns
+    assert!(plan::solve(Plan::default(), &problem(cheap, true, None), &t).2);
+    assert!(!plan::solve(Plan::default(), &problem(cheap + 1, true, None), &t).2);
+    assert!(!plan::solve(Plan::default(), &problem(1000, false, Some(1000)), &t).2);
+    let small = 128; // 128² · 8 = 128 KiB, the smallest resident cache
+    assert!(plan::solve(Plan::default(), &problem(small, false, None), &t).2);
+    assert!(!plan::solve(Plan::default(), &problem(small - 1, false, None), &t).2);
+    let on = Tuning { force_resident_cache: Some(true), ..t };
+    assert!(plan::solve(Plan::default(), &problem(small - 1, false, None), &on).2);
+    let off = Tuning { force_resident_cache: Some(false), ..t };
+    let (p, bytes, resident) = plan::solve(Plan::default(), &problem(100, false, None), &off);
+    assert!(!resident && bytes == 100 << 20 && p.cache_mb == 100.0);
+    assert!(plan::resident_cache(fits, 100 << 20) && !plan::resident_cache(fits + 1, 100 << 20));
 }
 
 fn rows(n: usize, d: usize) -> Samples {

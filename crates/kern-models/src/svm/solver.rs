@@ -419,9 +419,9 @@ impl<Q: QMatrix> Solver<Q> {
             cache_bytes: opts.cache_bytes,
             shrinking: opts.shrinking,
         };
-        let (mut plan, bytes) = plan::solve(opts.plan, &problem, &opts.tuning);
+        let (mut plan, bytes, resident) = plan::solve(opts.plan, &problem, &opts.tuning);
         let sparse = plan.sparse_columns;
-        let cache = if sparse { ColumnCache::new(0, 0) } else { ColumnCache::new(l, bytes) };
+        let cache = if sparse { ColumnCache::new(0, 0, false) } else { ColumnCache::new(l, bytes, resident) };
         let split = plan.threading == Threading::Split;
         let trees = (plan.selection == Selection::Trees)
             .then(|| wss_tree::Trees::for_problem(&q, &qd, split))
