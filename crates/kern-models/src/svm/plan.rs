@@ -185,8 +185,8 @@ pub struct Plan {
     /// Column source.
     pub columns: Columns,
     /// The solver's column cache in MB: what the budget leaves after a precomputed matrix (capped for
-    /// cheap columns), or, when every column fits at full length ([`resident_cache`]), the `l²`
-    /// values that hold them all.
+    /// cheap columns), or, when every column fits at full length and the cache is resident (see
+    /// [`Tuning::resident_min_bytes`]), the `l²` values that hold them all.
     pub cache_mb: f64,
     /// Columns read as their nonzeros (a sparse `K_C`) instead of dense cached columns.
     pub sparse_columns: bool,
@@ -319,8 +319,10 @@ pub struct Tuning {
     pub force_seed: Option<bool>,
     /// Pin the precomputed Gram matrix of a dense kernel's machine (where it fits) or columns on demand.
     pub force_precompute: Option<bool>,
-    /// The smallest resident column cache ([`resident_cache`]), in bytes: below, the columns keep a
-    /// buffer each. The block's mapping costs system calls (and, with several workers, the lock on the
+    /// The smallest resident column cache, in bytes. The cache is resident (one block of `l²` values,
+    /// faulted in as columns are computed, on huge pages from 1 MiB: `kern_core::pages::ZeroedBlock`)
+    /// when every column fits it at full length and the block takes at least this; below, the
+    /// columns keep a buffer each. The block's mapping costs system calls (and, with several workers, the lock on the
     /// address space they share) that a few dozen 4 KiB faults do not repay. Measured (`kern train`'s
     /// own seconds, best of 5, the two binaries in turn, every suite data set in its four settings):
     /// the three-class sets of 80–100-sample machines (iris, wine, tae, hayes-roth; blocks of 50–80
