@@ -608,7 +608,7 @@ fn zeros_parallel(nrows: usize, ncols: usize) -> Result<Mat<f64>> {
     // A 200 MB Gram matrix otherwise takes 51,200 page faults and as many TLB misses in the
     // transposed mirror; below four huge pages the advice is not worth a call.
     if cs * ncols * std::mem::size_of::<f64>() >= 4 * crate::pages::HUGE_PAGE {
-        crate::pages::advise_raw(ptr.0, cs * ncols);
+        crate::pages::advise_huge_pages(ptr.0, cs * ncols);
     }
     (0..ncols).into_par_iter().with_min_len(32).for_each(|j| {
         let p = ptr;

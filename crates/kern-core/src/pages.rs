@@ -1,5 +1,6 @@
 //! Zeroed `f64` blocks mapped straight from the operating system and backed by transparent huge
-//! pages where it allows ([`ZeroedBlock`]), and the huge-page advice itself ([`advise_huge_pages`]).
+//! pages where it allows ([`ZeroedBlock`]), and the huge-page advice itself (shared with the dense
+//! Gram matrix).
 //!
 //! A fresh page costs a fault when it is first touched: on the 2-core virtual machine of
 //! docs/benchmarks.md, touching 2 MiB of fresh memory takes about 1,080 µs in 4 KiB pages and 62 µs
@@ -16,22 +17,12 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// stays on 4 KiB pages, faulted one by one as it is touched.
 pub const HUGE_MIN_BYTES: usize = 1 << 20;
 
-/// Asks Linux to back the 2 MiB-aligned pages inside `v` with transparent huge pages before they
-/// are first touched (`madvise(MADV_HUGEPAGE)`). Advisory only: a refusal, a system with huge pages
-/// off, or another OS changes nothing but speed; the contents of `v` are not changed.
-///
-/// ```
-/// let mut v = vec![0.0f64; 1 << 20];
-/// kern_core::pages::advise_huge_pages(&mut v);
-/// assert!(v.iter().all(|&x| x == 0.0));
-/// ```
-pub fn advise_huge_pages(v: &mut [f64]) {
-    advise_raw(v.as_mut_ptr(), v.len());
-}
-
-/// [`advise_huge_pages`] on `len` values from `ptr` (which must be one allocation).
+/// Asks Linux to back the 2 MiB-aligned pages among the `len` values from `ptr` (one allocation)
+/// with transparent huge pages before they are first touched (`madvise(MADV_HUGEPAGE)`). Advisory
+/// only: a refusal, a system with huge pages off, or another OS changes nothing but speed; the values
+/// are not changed.
 #[allow(unsafe_code)]
-pub(crate) fn advise_raw(ptr: *mut f64, len: usize) {
+pub(crate) fn advise_huge_pages(ptr: *mut f64, len: usize) {
     #[cfg(target_os = "linux")]
     {
         let bytes = len * std::mem::size_of::<f64>();
@@ -128,11 +119,11 @@ impl ZeroedBlock {
             }
             let offset = if huge { (base as usize).next_multiple_of(HUGE_PAGE) - base as usize } else { 0 };
             // SAFETY: offset < HUGE_PAGE (0 off huge pages) and offset + span ≤ total, so `data` and the
-            // `span` bytes after
-            // it lie inside the mapping; the mapping is page-aligned, so `data` is aligned for f64.
+            // `span` bytes after it lie inside the mapping; the mapping is page-aligned, so `data` is
+            // aligned for f64.
             let data = unsafe { (base as *mut u8).add(offset) } as *mut f64;
             if huge {
-                advise_raw(data, span / std::mem::size_of::<f64>());
+                advise_huge_pages(data, span / std::mem::size_of::<f64>());
             }
             Some(ZeroedBlock { map: Mapping { base, total, data, len } })
         }

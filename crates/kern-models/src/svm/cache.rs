@@ -90,6 +90,18 @@ pub(crate) struct ColumnCache {
     next_home: usize,
 }
 
+/// The positions of a slot's first `len` values in a resident block of columns of length `l`.
+#[inline]
+fn span(slot: &Slot, l: usize, len: usize) -> std::ops::Range<usize> {
+    match slot.home {
+        NO_HOME => {
+            debug_assert_eq!(len, 0, "a column read before it was requested");
+            0..0
+        }
+        home => home * l..home * l + len,
+    }
+}
+
 impl ColumnCache {
     /// A cache for `l` columns with a budget of `bytes`; at least two full columns always fit (the
     /// solver holds two at once). `resident` (the plan's [`super::plan::resident_cache`]: `l²`
@@ -102,9 +114,11 @@ impl ColumnCache {
         slots[head].prev = head;
         slots[head].next = head;
         slots[head].linked = true;
-        let block = (resident && l.checked_mul(l).is_some_and(|ll| ll <= budget))
-            .then(|| take_block(l * l))
-            .flatten();
+        debug_assert!(
+            !resident || l.checked_mul(l).is_some_and(|ll| ll <= budget),
+            "the plan checked the fit"
+        );
+        let block = resident.then(|| take_block(l * l)).flatten();
         let used = if block.is_some() { l * l } else { 0 };
         ColumnCache { slots, head, budget, used, spare: Vec::new(), block, l, next_home: 0 }
     }
@@ -112,13 +126,7 @@ impl ColumnCache {
     /// The positions of column `j`'s first `len` values in the resident block.
     #[inline]
     fn span(&self, j: usize, len: usize) -> std::ops::Range<usize> {
-        match self.slots[j].home {
-            NO_HOME => {
-                debug_assert_eq!(len, 0, "column {j} read before it was requested");
-                0..0
-            }
-            home => home * self.l..home * self.l + len,
-        }
+        span(&self.slots[j], self.l, len)
     }
 
     fn unlink(&mut self, j: usize) {
@@ -252,25 +260,26 @@ impl ColumnCache {
     /// at least `len`).
     pub(crate) fn pair_mut(&mut self, i: usize, j: usize, len: usize) -> (&[f64], &mut [f64]) {
         debug_assert_ne!(i, j);
-        if self.block.is_some() {
-            let (si, sj) = (self.span(i, len), self.span(j, len));
-            if let Some(block) = &mut self.block {
+        match &mut self.block {
+            Some(block) => {
+                let (si, sj) = (span(&self.slots[i], self.l, len), span(&self.slots[j], self.l, len));
                 // Distinct slots have distinct homes, `l ≥ len` values apart.
-                return if si.start < sj.start {
+                if si.start < sj.start {
                     let (lo, hi) = block.split_at_mut(sj.start);
                     (&lo[si], &mut hi[..len])
                 } else {
                     let (lo, hi) = block.split_at_mut(si.start);
                     (&hi[..len], &mut lo[sj])
-                };
+                }
             }
-        }
-        if i < j {
-            let (lo, hi) = self.slots.split_at_mut(j);
-            (&lo[i].data[..len], &mut hi[0].data[..len])
-        } else {
-            let (lo, hi) = self.slots.split_at_mut(i);
-            (&hi[0].data[..len], &mut lo[j].data[..len])
+            None if i < j => {
+                let (lo, hi) = self.slots.split_at_mut(j);
+                (&lo[i].data[..len], &mut hi[0].data[..len])
+            }
+            None => {
+                let (lo, hi) = self.slots.split_at_mut(i);
+                (&hi[0].data[..len], &mut lo[j].data[..len])
+            }
         }
     }
 
@@ -283,13 +292,10 @@ impl ColumnCache {
     /// The first `len` entries of column `j`, writable (requested to at least `len`).
     #[inline]
     pub(crate) fn column_mut(&mut self, j: usize, len: usize) -> &mut [f64] {
-        if self.block.is_some() {
-            let span = self.span(j, len);
-            if let Some(block) = &mut self.block {
-                return &mut block[span];
-            }
+        match &mut self.block {
+            Some(block) => &mut block[span(&self.slots[j], self.l, len)],
+            None => &mut self.slots[j].data[..len],
         }
-        &mut self.slots[j].data[..len]
     }
 
     /// The first `len` entries of column `j`, which must have been requested to at least `len`.

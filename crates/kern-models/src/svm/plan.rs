@@ -505,9 +505,10 @@ pub(crate) fn solve(mut plan: Plan, p: &SolveProblem, t: &Tuning) -> (Plan, usiz
     let split = t.force_split.unwrap_or(split_rule) && (trees || (!sparse && !p.nu));
     let cache = if p.cheap { p.cache_bytes.min(t.cheap_cache_bytes) } else { p.cache_bytes };
     let fits = resident_cache(p.l, cache);
-    let rule = (p.l as u128) * (p.l as u128) * 8 >= t.resident_min_bytes as u128;
+    let rule = block_bytes(p.l) >= t.resident_min_bytes as u128;
     let resident = !sparse && fits && t.force_resident_cache.unwrap_or(rule);
-    let cache = if resident { p.l * p.l * 8 } else { cache };
+    // A resident block fits `cache`, a `usize`, so its size does too.
+    let cache = if resident { block_bytes(p.l) as usize } else { cache };
     plan.sparse_columns = sparse;
     plan.selection = if trees { Selection::Trees } else { Selection::Scan };
     plan.threading = match (split, plan.threading) {
@@ -526,5 +527,10 @@ pub(crate) fn solve(mut plan: Plan, p: &SolveProblem, t: &Tuning) -> (Plan, usiz
 /// one buffer per column, each faulted in 4 KiB at a time. Nothing is ever evicted in either layout,
 /// so the columns computed and the fit are the same.
 pub(crate) fn resident_cache(l: usize, cache_bytes: usize) -> bool {
-    (l as u128) * (l as u128) * 8 <= cache_bytes as u128
+    block_bytes(l) <= cache_bytes as u128
+}
+
+/// Bytes of the `l²` values of a resident column cache.
+fn block_bytes(l: usize) -> u128 {
+    (l as u128) * (l as u128) * std::mem::size_of::<f64>() as u128
 }
