@@ -15,10 +15,10 @@ use super::plan::{self, Plan, Selection, Threading, Tuning};
 use super::progress::Ticker;
 use super::qmatrix::QMatrix;
 use kern_sparse::kmatrix::SparseColumn;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 mod face;
 mod nu;
+mod serve;
 pub(super) mod wss_tree;
 
 pub(super) const TAU: f64 = 1e-12;
@@ -698,16 +698,14 @@ impl<Q: QMatrix> Solver<Q> {
         if self.trees.as_ref().is_some_and(|t| t.par) {
             // The tree steps split three times per iteration of about a hundred microseconds, and
             // wide columns computed on demand split their search and values: a worker that went to
-            // sleep between the splits would have to be woken each time. Another worker stays in the
-            // loop's scope instead, running the parts as they come (`serve`).
-            let done = AtomicBool::new(false);
+            // sleep between the splits would have to be woken each time. Another worker polls for
+            // the parts while they come instead, and blocks when they stop (`serve`).
             self.q.split_columns(true);
+            let server = serve::Server::new();
             return rayon::scope(|s| {
-                s.spawn(|_| serve(&done));
-                // Set when the loop returns or unwinds: the scope waits for `serve` before it returns
-                // or passes a panic on.
-                let _stop = Stop(&done);
-                self.run_loop()
+                server.loop_on_this_thread();
+                let _stop = server.stop_on_drop();
+                self.run_loop(|| server.ensure(s))
             });
         }
         if self.par {
@@ -715,18 +713,20 @@ impl<Q: QMatrix> Solver<Q> {
             // `Solver::par`): the loop runs on a worker of the pool, so that each split hands half to
             // the other worker instead of waking this thread twice per iteration. (On a worker
             // already, the loop stays there.)
-            return rayon::scope(move |_| self.run_loop());
+            return rayon::scope(move |_| self.run_loop(|| ()));
         }
-        self.run_loop()
+        self.run_loop(|| ())
     }
 
-    fn run_loop(mut self) -> Solution {
+    /// The SMO iterations; `each_iteration` runs before every one (the compact steps' [`serve`]).
+    fn run_loop(mut self, mut each_iteration: impl FnMut()) -> Solution {
         let max_iter = self.max_iter();
         let mut iter: u64 = 0;
         let mut counter = self.l.min(1000) + 1;
         let mut hit_cap = true;
         let mut ticker = Ticker::new(self.opts.report, self.l);
         while iter < max_iter {
+            each_iteration();
             if iter > 0 && iter.is_multiple_of(face::FACE_EVERY) && self.face_step() {
                 counter = 1;
             }
@@ -1272,25 +1272,6 @@ impl<Q: QMatrix> Solver<Q> {
     fn calculate_rho(&self) -> f64 {
         let n = self.active;
         rho_of(&self.y[..n], &self.g[..n], &self.alpha[..n], &self.c[..n])
-    }
-}
-
-/// Sets its flag when dropped: ends [`serve`] however the loop beside it ends.
-struct Stop<'a>(&'a AtomicBool);
-
-impl Drop for Stop<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Release);
-    }
-}
-
-/// Runs the jobs of the pool (the parts of a solver loop's splits) until `done`, polling between
-/// them instead of sleeping: a split then starts on this worker within a poll, not a wake-up.
-fn serve(done: &AtomicBool) {
-    while !done.load(Ordering::Acquire) {
-        if rayon::yield_now() != Some(rayon::Yield::Executed) {
-            std::hint::spin_loop();
-        }
     }
 }
 

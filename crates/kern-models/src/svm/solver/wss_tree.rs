@@ -44,9 +44,10 @@
 //! leaves), the two trees' settling (the up tree's side then computes the next `i`'s column), and each
 //! column computed on demand (its neighbour search and values in two parts). Every part computes what
 //! the serial pass computes, so the pairs, the iterates and the model are the same bit for bit. The
-//! second worker polls for the parts while the loop runs instead of sleeping between them
-//! (`Solver::run`): at about a hundred microseconds per iteration, a wake-up per split cost more than
-//! the split saved.
+//! second worker polls for the parts while they come instead of sleeping between them (`serve.rs`):
+//! at about a hundred microseconds per iteration, a wake-up per split cost more than the split saved.
+//! It blocks when 100 µs pass without a part, so that it does not hold a core the loop's thread has
+//! lost to other processes.
 //!
 //! **Shrinking.** A solver with trees does not shrink (`Solver::solve`). Shrinking pays off where an
 //! iteration costs the active length (the scans); here it costs the neighbours of the pair whatever
@@ -85,7 +86,7 @@ pub(super) struct Trees {
     k0: f64,
     /// Split each iteration's work across two threads of the rayon pool (the plan's
     /// [`Threading::Split`](crate::svm::plan::Threading)); the solver then runs its loop on a worker
-    /// of the pool, with another worker polling for the parts.
+    /// of the pool, with another worker serving the parts.
     pub(super) par: bool,
 }
 
