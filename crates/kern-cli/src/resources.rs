@@ -5,6 +5,16 @@ use kern_cli::CliError;
 
 /// Runs `f` on a rayon pool of `threads` threads (all cores when `None`).
 pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, CliError> {
+    with_threads_unless_here(threads, false, f)
+}
+
+/// [`with_threads`], or `f` on this thread when `here` (a plan that keeps the work serial:
+/// `kern_core::parallel::install_unless_here`).
+pub fn with_threads_unless_here<T: Send>(
+    threads: Option<usize>,
+    here: bool,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T, CliError> {
     if threads == Some(0) {
         return Err("--threads must be at least 1".into());
     }
@@ -13,7 +23,7 @@ pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Sen
     if let Some(w) = kern_core::parallel::thread_count(threads)?.warning() {
         eprintln!("kern: warning: {w}");
     }
-    Ok(kern_core::parallel::install(threads, f)?)
+    Ok(kern_core::parallel::install_unless_here(threads, here, f)?)
 }
 
 /// Refuses `copies` dense `n x n` matrices of f64 that do not fit in memory.

@@ -279,6 +279,30 @@ pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) ->
     Ok(pool(count.threads)?.install(f))
 }
 
+/// [`install`], or, when `here`, `f` on the calling thread: for work whose plan keeps it serial (a
+/// prediction's serial kernel expansion), where handing it to a worker and back costs two thread
+/// wake-ups, more than the work (in a fresh `kern predict` process: 0.36–0.85 of the time on the
+/// suite's small test sets). `threads` is checked either way.
+///
+/// ```
+/// use kern_core::parallel::install_unless_here;
+/// assert_eq!(install_unless_here(Some(1), true, rayon::current_thread_index)?, None);
+/// assert_eq!(install_unless_here(Some(1), false, rayon::current_thread_index)?, Some(0));
+/// assert!(install_unless_here(Some(0), true, || ()).is_err());
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn install_unless_here<T: Send>(
+    threads: Option<usize>,
+    here: bool,
+    f: impl FnOnce() -> T + Send,
+) -> crate::Result<T> {
+    if here {
+        thread_count(threads)?;
+        return Ok(f());
+    }
+    install(threads, f)
+}
+
 /// Starts the threads [`install`] will run on for `threads` (`None`: the global pool) without waiting
 /// for them, so that they come up while the caller does other work (reading its input): the first
 /// parallel call then finds them running; and it calls [`prepare_dense`]. Errors are left to

@@ -189,11 +189,24 @@ pub fn run<T: Send, E: KernError + Send>(
     n_jobs: Option<i64>,
     f: impl FnOnce() -> Result<T, E> + Send,
 ) -> PyResult<T> {
+    run_unless_here(py, n_jobs, false, f)
+}
+
+/// [`run`], or, when `here`, `f` without the GIL on the calling thread (a plan that keeps the work
+/// serial: `kern_core::parallel::install_unless_here`); `n_jobs` is checked either way.
+pub fn run_unless_here<T: Send, E: KernError + Send>(
+    py: Python<'_>,
+    n_jobs: Option<i64>,
+    here: bool,
+    f: impl FnOnce() -> Result<T, E> + Send,
+) -> PyResult<T> {
     let t = threads(py, n_jobs)?;
-    POOLS_USED.lock().unwrap_or_else(|e| e.into_inner()).insert(t);
+    if !here {
+        POOLS_USED.lock().unwrap_or_else(|e| e.into_inner()).insert(t);
+    }
     // One pool per thread count for the process (`kern_core::parallel::install`): a grid search
     // fits hundreds of times, and starting threads for each fit cost more than a small fit.
-    py.detach(|| match kern_core::parallel::install(Some(t), f) {
+    py.detach(|| match kern_core::parallel::install_unless_here(Some(t), here, f) {
         Ok(r) => r.map_err(py_error),
         Err(e) => Err(py_error(e)),
     })

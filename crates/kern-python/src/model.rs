@@ -1,10 +1,11 @@
 //! [`Model`]: a trained kern model held by a Python estimator, with its predictions, fitted attributes
 //! and bytes (for pickling).
 
-use crate::convert::{array2, dense, mat, py_error, run, samples, value_error};
+use crate::convert::{array2, dense, mat, py_error, run, run_unless_here, samples, value_error};
 use kern_core::Samples;
 use kern_models::svm::Svc;
 use kern_models::{AnyModel, Input};
+use kern_sparse::kmatrix::ExpandPlan;
 use numpy::PyArray2;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -85,6 +86,12 @@ impl Model {
         }
         Ok(x)
     }
+
+    /// Whether a prediction on `x` expands the kernel serially ([`ExpandPlan::Serial`]): it then runs
+    /// on the calling thread, as that plan says.
+    fn serial(&self, x: &Samples) -> bool {
+        self.inner.expansion_plan(x) == Some(ExpandPlan::Serial)
+    }
 }
 
 #[pymethods]
@@ -115,7 +122,8 @@ impl Model {
         n_jobs: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let x = self.checked(x)?;
-        mat(py, run(py, n_jobs, || self.inner.decision_function(&x))?.as_ref())
+        let here = self.serial(&x);
+        mat(py, run_unless_here(py, n_jobs, here, || self.inner.decision_function(&x))?.as_ref())
     }
 
     /// Labels (class names: `"0"`, `"1"`, ... for the encoded labels the Python layer trains on;
@@ -131,7 +139,8 @@ impl Model {
         n_jobs: Option<i64>,
     ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyArray2<f64>>, Option<Bound<'py, PyArray2<f64>>>)> {
         let x = self.checked(x)?;
-        let p = run(py, n_jobs, || self.inner.predict_all(&x, proba))?;
+        let here = self.serial(&x);
+        let p = run_unless_here(py, n_jobs, here, || self.inner.predict_all(&x, proba))?;
         let labels = PyList::new(py, &p.labels)?;
         let proba = p.proba.map(|m| mat(py, m.as_ref())).transpose()?;
         Ok((labels, mat(py, p.decision.as_ref())?, proba))
@@ -146,7 +155,8 @@ impl Model {
         n_jobs: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let x = samples(x)?;
-        mat(py, run(py, n_jobs, || self.inner.predict_proba(&x))?.as_ref())
+        let here = self.serial(&x);
+        mat(py, run_unless_here(py, n_jobs, here, || self.inner.predict_proba(&x))?.as_ref())
     }
 
     /// Transformed samples (kernel PCA scores, FVS coordinates).

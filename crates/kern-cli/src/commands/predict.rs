@@ -15,11 +15,12 @@ use crate::data::{DataArgs, Missing};
 use crate::families::svm::{self, precomputed};
 use crate::families::{kfa, kpca, landmark, railway, ridge};
 use crate::output::{CliError, CliResult, add_storage, check_out, write_output};
-use crate::resources::with_threads;
+use crate::resources::with_threads_unless_here;
 use kern_core::Samples;
 use kern_core::io::Dataset;
 use kern_models::widen::WidenFeatures;
 use kern_models::{AnyModel, Input, Predictions};
+use kern_sparse::kmatrix::ExpandPlan;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -141,8 +142,11 @@ pub fn run(a: Args) -> CliResult {
             None => m.has_probability() && !matches!(m, AnyModel::Libsvm(_)),
             _ => false,
         };
+    let plan = m.expansion_plan(&x);
     let t = Instant::now();
-    let mut p = with_threads(a.threads, || m.predict_all(&x, proba))??;
+    // A serial expansion runs on this thread, as its plan says.
+    let serial = plan == Some(ExpandPlan::Serial);
+    let mut p = with_threads_unless_here(a.threads, serial, || m.predict_all(&x, proba))??;
     if a.vote_label {
         p.proba_labels = None;
     } else {
@@ -154,7 +158,7 @@ pub fn run(a: Args) -> CliResult {
     }
     let mut summary = summary(&m, &p, &ds);
     summary["seconds"] = json!(seconds);
-    if let Some(plan) = m.expansion_plan(&x) {
+    if let Some(plan) = plan {
         summary["plan"] = json!({ "expansion": plan.name() });
     }
     summary["scaled"] = json!(m.scaled().is_some());
