@@ -713,9 +713,9 @@ impl<Q: QMatrix> Solver<Q> {
             // `Solver::par`): the loop runs on a worker of the pool, so that each split hands half to
             // the other worker instead of waking this thread twice per iteration. (On a worker
             // already, the loop stays there.)
-            return rayon::scope(move |_| self.run_loop(|| ()));
+            return rayon::scope(move |_| self.run_loop(nothing));
         }
-        self.run_loop(|| ())
+        self.run_loop(nothing)
     }
 
     /// The SMO iterations; `each_iteration` runs before every one (the compact steps' [`serve`]).
@@ -1274,6 +1274,10 @@ impl<Q: QMatrix> Solver<Q> {
         rho_of(&self.y[..n], &self.g[..n], &self.alpha[..n], &self.c[..n])
     }
 }
+
+/// The per-iteration hook of a loop without a serving worker (one function, so that the loop is
+/// compiled once for both of its callers).
+fn nothing() {}
 
 /// Column `j` of a sparse `Q` (the solver's `sparse` mode is only set when the source has them).
 #[inline]
