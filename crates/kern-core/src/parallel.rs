@@ -281,8 +281,8 @@ pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) ->
 
 /// [`install`], or, when `here`, `f` on the calling thread: for work whose plan keeps it serial (a
 /// prediction's serial kernel expansion), where handing it to a worker and back costs two thread
-/// wake-ups, more than the work (in a fresh `kern predict` process: 0.36–0.85 of the time on the
-/// suite's small test sets). `threads` is checked either way.
+/// wake-ups, more than the work (in a fresh `kern predict` process: 0.28–0.97 of the time, median,
+/// on the suite's small test sets). `threads` is checked either way.
 ///
 /// ```
 /// use kern_core::parallel::install_unless_here;
