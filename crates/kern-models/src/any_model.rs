@@ -873,6 +873,24 @@ impl AnyModel {
         }
     }
 
+    /// Whether [`AnyModel::predict_all`] on `x` expands the kernel serially
+    /// ([`kern_sparse::kmatrix::ExpandPlan::Serial`]). Such a prediction is best run on the calling
+    /// thread: handing it to a pool worker costs more than it saves (`kern predict` and the Python
+    /// package do so).
+    ///
+    /// ```
+    /// use kern_models::{AnyModel, Fit, RealTargets, Samples};
+    /// use kern_models::svm::SvrParams;
+    /// let x = Samples::from_rows(&[[0.0], [1.0], [2.0], [3.0]])?;
+    /// let y = RealTargets::new(vec![0.0, 1.0, 2.0, 3.0])?;
+    /// let m = AnyModel::from(SvrParams::new("linear".parse()?).fit(&x, &y)?);
+    /// assert!(m.predicts_serially(&x));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn predicts_serially(&self, x: &Samples) -> bool {
+        self.expansion_plan(x) == Some(kern_sparse::kmatrix::ExpandPlan::Serial)
+    }
+
     /// [`AnyModel::predict_all`] of the model under the scaling, on scaled samples, unchecked.
     fn predict_base(&self, x: &Samples, proba: bool) -> Result<Predictions> {
         Ok(match self.base() {

@@ -5,7 +5,6 @@ use crate::convert::{array2, dense, mat, py_error, run, run_unless_here, samples
 use kern_core::Samples;
 use kern_models::svm::Svc;
 use kern_models::{AnyModel, Input};
-use kern_sparse::kmatrix::ExpandPlan;
 use numpy::PyArray2;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -87,10 +86,10 @@ impl Model {
         Ok(x)
     }
 
-    /// Whether a prediction on `x` expands the kernel serially ([`ExpandPlan::Serial`]): it then runs
-    /// on the calling thread, as that plan says.
+    /// Whether a prediction on `x` expands the kernel serially: it then runs on the calling thread,
+    /// as that plan says ([`AnyModel::predicts_serially`]).
     fn serial(&self, x: &Samples) -> bool {
-        self.inner.expansion_plan(x) == Some(ExpandPlan::Serial)
+        self.inner.predicts_serially(x)
     }
 }
 

@@ -20,7 +20,6 @@ use kern_core::Samples;
 use kern_core::io::Dataset;
 use kern_models::widen::WidenFeatures;
 use kern_models::{AnyModel, Input, Predictions};
-use kern_sparse::kmatrix::ExpandPlan;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -145,8 +144,7 @@ pub fn run(a: Args) -> CliResult {
     let plan = m.expansion_plan(&x);
     let t = Instant::now();
     // A serial expansion runs on this thread, as its plan says.
-    let serial = plan == Some(ExpandPlan::Serial);
-    let mut p = with_threads_unless_here(a.threads, serial, || m.predict_all(&x, proba))??;
+    let mut p = with_threads_unless_here(a.threads, m.predicts_serially(&x), || m.predict_all(&x, proba))??;
     if a.vote_label {
         p.proba_labels = None;
     } else {
