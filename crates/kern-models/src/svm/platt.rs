@@ -23,6 +23,12 @@ impl Sigmoid {
         let t = self.a * f + self.b;
         if t >= 0.0 { (-t).exp() / (1.0 + (-t).exp()) } else { 1.0 / (1.0 + t.exp()) }
     }
+
+    /// The sigmoid of the turned machine (its classes in each other's roles, `f ↦ −f`): the new +1
+    /// class has probability `1 − P(+1 | f) = 1/(1 + exp(A·(−f) − B))`, so `(A, −B)`.
+    pub(crate) fn turned(self) -> Sigmoid {
+        Sigmoid { a: self.a, b: -self.b }
+    }
 }
 
 /// Folds of the internal cross-validation (LIBSVM's 5).

@@ -28,6 +28,21 @@ pub(crate) struct Machine {
     pub(crate) rho: f64,
 }
 
+impl Machine {
+    /// The same machine with `pos` and `neg` in each other's roles: `−f` (coefficients and `ρ`
+    /// negated), the support vectors and the dual optimum `α` unchanged.
+    fn turned(self) -> Machine {
+        let neg = self.neg.expect("a one-vs-rest machine has no single class to turn to");
+        Machine {
+            pos: neg,
+            neg: Some(self.pos),
+            sv: self.sv,
+            coef: self.coef.into_iter().map(|c| -c).collect(),
+            rho: -self.rho,
+        }
+    }
+}
+
 /// A trained C-SVC.
 ///
 /// **Decision values** ([`Svc::decision_function`]) are one column per machine:
@@ -131,6 +146,17 @@ impl Persist for Svc {
     }
 }
 
+/// The class LIBSVM's `svm_train` trains as +1 in a two-class problem (`svm_group_classes`): the
+/// class of the first sample (labels in order of first appearance), except that for the labels −1
+/// and +1 the +1 class is always first. `names` are the two class names, sorted (numbers as numbers);
+/// `classes` each sample's class.
+pub(super) fn libsvm_positive(names: &[String], classes: &[usize]) -> usize {
+    match (names[0].parse::<f64>(), names[1].parse::<f64>()) {
+        (Ok(a), Ok(b)) if a == -1.0 && b == 1.0 => 1,
+        _ => classes[0],
+    }
+}
+
 /// Training data of one binary machine: sample indices, labels, bounds.
 struct Job {
     pos: usize,
@@ -138,6 +164,9 @@ struct Job {
     idx: Vec<usize>,
     y: Vec<f64>,
     c: Vec<f64>,
+    /// Solved with `pos` and `neg` in each other's roles; the machine is turned after the solve
+    /// ([`Machine::turned`]).
+    turned: bool,
 }
 
 impl SvcParams {
@@ -174,7 +203,9 @@ impl SvcParams {
             super::nu::check_feasible(nu, &sizes, names)?;
         }
         let scheme = if binary || k == 2 || nu.is_some() { Multiclass::OneVsOne } else { self.multiclass };
-        let mut jobs = self.jobs(&groups, &weights, classes, binary, scheme, nu.is_some());
+        // A binary problem's +1 class for the solver (decision 0046).
+        let plus = binary.then(|| libsvm_positive(names, classes));
+        let mut jobs = self.jobs(&groups, &weights, classes, plus, scheme, nu.is_some());
         if let Some(sw) = sw {
             // `C_i = w_i · C · w_class` (ν-SVC: the bound `w_i` of its scaled dual).
             for job in &mut jobs {
@@ -220,7 +251,7 @@ impl SvcParams {
         let mut machines = Vec::with_capacity(jobs.len());
         let mut stats = Vec::with_capacity(jobs.len());
         let mut sigmoids = Vec::new();
-        for (job, (f, sig)) in jobs.iter().zip(fits) {
+        for (job, (mut f, mut sig)) in jobs.iter().zip(fits) {
             let mut m =
                 Machine { pos: job.pos, neg: job.neg, sv: Vec::new(), coef: Vec::new(), rho: f.stats.rho };
             for ((&i, &a), &y) in job.idx.iter().zip(&f.alpha).zip(&job.y) {
@@ -228,6 +259,11 @@ impl SvcParams {
                     m.sv.push(used[i]);
                     m.coef.push(a * y);
                 }
+            }
+            if job.turned {
+                m = m.turned();
+                f.stats.rho = m.rho;
+                sig = sig.map(Sigmoid::turned);
             }
             machines.push(m);
             stats.push(f.stats);
@@ -249,33 +285,40 @@ impl SvcParams {
         })
     }
 
+    /// The binary machines to train: one for a binary problem (`binary_plus`: the class the solver
+    /// trains as +1), else one per pair or per class as `scheme` says; ν-SVC (`grouped`) in LIBSVM's
+    /// grouped order.
     fn jobs(
         &self,
         groups: &[Vec<usize>],
         w: &[f64],
         classes: &[usize],
-        binary: bool,
+        binary_plus: Option<usize>,
         scheme: Multiclass,
         grouped: bool,
     ) -> Vec<Job> {
         let k = groups.len();
         let mut jobs = Vec::new();
-        if binary && grouped {
-            // LIBSVM's order for a ±1 problem (`svm_group_classes`): the +1 samples, then the −1 ones.
-            let idx: Vec<usize> = groups[1].iter().chain(&groups[0]).copied().collect();
-            let y = (0..idx.len()).map(|t| if t < groups[1].len() { 1.0 } else { -1.0 }).collect();
-            let c = vec![self.regularization.c_for(idx.len()); idx.len()];
-            jobs.push(Job { pos: 1, neg: Some(0), idx, y, c });
-            return jobs;
-        }
-        if binary {
-            // +1 is class 1 (BinaryTargets' convention); samples in their original order.
-            let n = classes.len();
-            let idx: Vec<usize> = (0..n).collect();
-            let y: Vec<f64> = classes.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect();
-            let creg = self.regularization.c_for(n);
-            let c = classes.iter().map(|&cl| creg * w[cl]).collect();
-            jobs.push(Job { pos: 1, neg: Some(0), idx, y, c });
+        if let Some(pos) = binary_plus {
+            // The solver's +1 is the class LIBSVM trains as +1 (decision 0046): the SMO's path is not
+            // symmetric in the two classes, so where the dual optimum is not unique (data with many
+            // equal distances) the support vectors are then LIBSVM's. A machine solved with class 0
+            // as +1 is turned to the binary convention (+1 is class 1, as in BinaryTargets).
+            let neg = 1 - pos;
+            let (idx, y, c) = if grouped {
+                // ν-SVC in LIBSVM's order (`svm_group_classes`): the +1 samples, then the −1 ones.
+                let idx: Vec<usize> = groups[pos].iter().chain(&groups[neg]).copied().collect();
+                let y = (0..idx.len()).map(|t| if t < groups[pos].len() { 1.0 } else { -1.0 }).collect();
+                let c = vec![self.regularization.c_for(idx.len()); idx.len()];
+                (idx, y, c)
+            } else {
+                // C-SVC: the samples in their original order.
+                let n = classes.len();
+                let y = classes.iter().map(|&c| if c == pos { 1.0 } else { -1.0 }).collect();
+                let creg = self.regularization.c_for(n);
+                ((0..n).collect(), y, classes.iter().map(|&cl| creg * w[cl]).collect())
+            };
+            jobs.push(Job { pos, neg: Some(neg), idx, y, c, turned: pos == 0 });
             return jobs;
         }
         match scheme {
@@ -290,7 +333,7 @@ impl SvcParams {
                             (0..n).map(|t| if t < groups[a].len() { 1.0 } else { -1.0 }).collect();
                         let c =
                             (0..n).map(|t| creg * if t < groups[a].len() { w[a] } else { w[b] }).collect();
-                        jobs.push(Job { pos: a, neg: Some(b), idx, y, c });
+                        jobs.push(Job { pos: a, neg: Some(b), idx, y, c, turned: false });
                     }
                 }
             }
@@ -301,7 +344,7 @@ impl SvcParams {
                     let idx: Vec<usize> = (0..n).collect();
                     let y = classes.iter().map(|&c| if c == a { 1.0 } else { -1.0 }).collect();
                     let c = classes.iter().map(|&cl| creg * w[cl]).collect();
-                    jobs.push(Job { pos: a, neg: None, idx, y, c });
+                    jobs.push(Job { pos: a, neg: None, idx, y, c, turned: false });
                 }
             }
         }

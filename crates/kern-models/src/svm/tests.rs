@@ -675,3 +675,103 @@ fn labels_decision_values_and_probabilities_cost_one_expansion() {
     assert_eq!(cost, one);
     assert!(all.proba.is_some() && all.decision.ncols() == 6);
 }
+
+/// 0/1 features (many equal distances, so the dual optimum need not be unique and the SMO's path
+/// decides the support vectors) with labels from a noisy rule; `(class, row)` pairs.
+fn tied_rows(seed: u64, n: usize) -> Vec<(usize, Vec<f64>)> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let r: Vec<f64> = (0..8).map(|_| f64::from(rng.random_range(0..2u8))).collect();
+            let votes = r[..3].iter().sum::<f64>() + f64::from(rng.random_range(0..2u8));
+            (usize::from(votes > 2.0), r)
+        })
+        .collect()
+}
+
+#[test]
+fn libsvm_trains_the_first_samples_class_as_plus_one_except_for_minus_and_plus_one() {
+    let names = |a: &str, b: &str| vec![a.to_string(), b.to_string()];
+    assert_eq!(svc::libsvm_positive(&names("a", "b"), &[1, 0, 1]), 1);
+    assert_eq!(svc::libsvm_positive(&names("a", "b"), &[0, 1, 1]), 0);
+    assert_eq!(svc::libsvm_positive(&names("0", "1"), &[1, 0]), 1);
+    assert_eq!(svc::libsvm_positive(&names("-1", "1"), &[0, 1]), 1);
+    assert_eq!(svc::libsvm_positive(&names("-1", "+1"), &[0, 1]), 1);
+    assert_eq!(svc::libsvm_positive(&names("-1", "1"), &[1, 0]), 1);
+    assert_eq!(svc::libsvm_positive(&names("-1", "2"), &[0, 1]), 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// A binary C-SVC whose first sample is of class 0 solves its problem as the two-class
+    /// one-vs-one pair does (class 0 the solver's +1, as LIBSVM and scikit-learn then do), and turns
+    /// the machine to the binary convention (+1 is class 1). On samples already in the pair's order
+    /// (class 0 first) both fits take the same steps: the same iterations and objective, and decision
+    /// values of opposite sign, bit for bit — on data where the path decides the support vectors.
+    #[test]
+    fn a_binary_fit_is_the_two_class_pair_turned(seed in 0u64..10_000, c in prop::sample::select(vec![1.0, 10.0])) {
+        let mut rows = tied_rows(seed, 150);
+        prop_assume!(rows.iter().any(|r| r.0 == 0) && rows.iter().any(|r| r.0 == 1));
+        rows.sort_by_key(|r| r.0);
+        let x = Samples::from_rows(&rows.iter().map(|r| r.1.clone()).collect::<Vec<_>>()).unwrap();
+        let labels: Vec<&str> = rows.iter().map(|r| if r.0 == 0 { "a" } else { "b" }).collect();
+        let p = SvcParams::new("gaussian:gamma=0.2".parse().unwrap()).c(c);
+        let binary = p.fit(&x, &BinaryTargets::from_labels(&labels).unwrap()).unwrap();
+        let pair = p.fit(&x, &ClassTargets::from_labels(&labels).unwrap()).unwrap();
+        let (sb, sp) = (&binary.stats()[0], &pair.stats()[0]);
+        prop_assert_eq!(sb.iterations, sp.iterations);
+        prop_assert_eq!(sb.objective.to_bits(), sp.objective.to_bits());
+        prop_assert_eq!(sb.rho.to_bits(), (-sp.rho).to_bits());
+        let (db, dp) = (binary.decision_function(&x).unwrap(), pair.decision_function(&x).unwrap());
+        for i in 0..x.n() {
+            prop_assert_eq!(db[(i, 0)].to_bits(), (-dp[(i, 0)]).to_bits(), "sample {}", i);
+        }
+    }
+
+    /// The solver's +1 is the first sample's class, whatever the classes are named (LIBSVM's order of
+    /// first appearance): renaming the two classes into each other's names gives the solver the same
+    /// problem, so the same iterations and objective, and the model's decision values change sign.
+    #[test]
+    fn the_first_samples_class_is_the_solvers_plus_one(seed in 0u64..10_000) {
+        let rows = tied_rows(seed, 150);
+        prop_assume!(rows.iter().any(|r| r.0 == 0) && rows.iter().any(|r| r.0 == 1));
+        let x = Samples::from_rows(&rows.iter().map(|r| r.1.clone()).collect::<Vec<_>>()).unwrap();
+        let named = |first: &'static str, second: &'static str| -> Vec<&str> {
+            rows.iter().map(|r| if r.0 == 0 { first } else { second }).collect()
+        };
+        let p = SvcParams::new("gaussian:gamma=0.2".parse().unwrap()).c(10.0);
+        let a = p.fit(&x, &BinaryTargets::from_labels(&named("a", "b")).unwrap()).unwrap();
+        let b = p.fit(&x, &BinaryTargets::from_labels(&named("b", "a")).unwrap()).unwrap();
+        let (sa, sb) = (&a.stats()[0], &b.stats()[0]);
+        prop_assert_eq!(sa.iterations, sb.iterations);
+        prop_assert_eq!(sa.objective.to_bits(), sb.objective.to_bits());
+        let (da, db) = (a.decision_function(&x).unwrap(), b.decision_function(&x).unwrap());
+        for i in 0..x.n() {
+            prop_assert_eq!(da[(i, 0)].to_bits(), (-db[(i, 0)]).to_bits(), "sample {}", i);
+        }
+    }
+}
+
+/// The turned machine keeps its Platt sigmoid's meaning (`P(class 1 | f) = 1 − P(class 0 | −f)`):
+/// a binary C-SVC's sigmoid is the two-class pair's (same folds, same cross-validated decision
+/// values) with `B` negated, bit for bit, and its probabilities are that sigmoid's.
+#[test]
+fn a_binary_fit_turns_its_sigmoid_with_its_machine() {
+    let (x, y) = green_red(120, 4);
+    let mut rows: Vec<usize> = (0..x.n()).collect();
+    rows.sort_by_key(|&i| y[i] > 0.0);
+    let x = x.select(&rows).unwrap();
+    let labels: Vec<&str> = rows.iter().map(|&i| if y[i] > 0.0 { "red" } else { "green" }).collect();
+    let p = SvcParams::new("gaussian:gamma=1".parse().unwrap()).c(10.0).probability(true, 3);
+    let binary = p.fit(&x, &BinaryTargets::from_labels(&labels).unwrap()).unwrap();
+    let pair = p.fit(&x, &ClassTargets::from_labels(&labels).unwrap()).unwrap();
+    let ((ab, bb), (ap, bp)) = (binary.platt_sigmoids().unwrap()[0], pair.platt_sigmoids().unwrap()[0]);
+    assert_eq!((ab.to_bits(), bb.to_bits()), (ap.to_bits(), (-bp).to_bits()));
+    let (pb, dp) = (binary.predict_proba(&x).unwrap(), pair.decision_function(&x).unwrap());
+    for i in 0..x.n() {
+        // The pair's sigmoid on its own decision value: the probability of its +1 class, class 0.
+        let p0 = 1.0 / (1.0 + (ap * dp[(i, 0)] + bp).exp());
+        assert!((pb[(i, 0)] - p0).abs() <= 1e-14, "sample {i}: {} vs {p0}", pb[(i, 0)]);
+    }
+}
