@@ -65,9 +65,12 @@ rules), with their raw measurements in target/bench-suite/load.json and grid.jso
             per core, half the machine is kern's fair share: 2×, plus 10 %).
   --grid    GridSearchCV. `GridSearchCV(est, {"C": [0.1, 1, 10, 100, 1000],
             "gamma": [0.25, 1, 4, 16] / d}, cv=5, n_jobs=1, error_score="raise").fit(X_train, y_train)`
-            (20 cells) on heart, spambase and segment (the suite's scaled training part, read from its
-            .npz) for est = kern.SVC(kernel="rbf") at its default n_jobs (all cores) and at n_jobs=1,
-            and sklearn.svm.SVC(); all with tol 1e-3, cache_size 100, shrinking on. Each search runs in a
+            (20 cells) on heart, pima, german, spambase and segment (the suite's scaled training part,
+            read from its .npz) for est = kern.SVC(kernel="rbf") at its default n_jobs (all cores) and
+            at n_jobs=1, and sklearn.svm.SVC(); all with tol 1e-3, cache_size 100, shrinking on. The
+            search's floor is the same search of a classifier that takes C and gamma and does nothing
+            (it predicts the most frequent training label): GridSearchCV's own cost per cell and fold
+            (cloning, splitting, validation, scoring), which no estimator can go below. Each search runs in a
             fresh child process of --grid-python (default target/ci-venv/bin/python, where the Python
             package `kern` is installed by maturin next to scikit-learn) that loads the data and runs
             an untimed one-cell search on 20 points first; the figure is the time of the timed `fit`
@@ -163,11 +166,12 @@ LOAD_SETTLE = 0.5  # seconds between starting the background processes and the f
 # the target reads as fair (half the machine). In one session the CPUs are shared per thread.
 # The background load: a CPU-bound loop that ends once its parent (this script) is gone.
 BUSY_LOOP = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    for _ in range(1000000):\n        pass\n"
-# --grid: a small binary, a medium binary and a multi-class set; 5 x 4 cells, gamma in units of 1/d.
-GRID_SETS = ["heart", "spambase", "segment"]
+# --grid: three small binary sets, a medium binary and a multi-class set; 5 x 4 cells, gamma in units of 1/d.
+GRID_SETS = ["heart", "pima", "german", "spambase", "segment"]
 GRID_C = [0.1, 1.0, 10.0, 100.0, 1000.0]
 GRID_GAMMA_D = [0.25, 1.0, 4.0, 16.0]  # from below 1/d to beyond γ scale (≈ 3-10/d here)
-GRID_SIDES = ["kern", "kern-t1", "sklearn"]
+GRID_SIDES = ["kern", "kern-t1", "sklearn", "floor"]
+GRID_SVMS = GRID_SIDES[:3]  # the sides that train an SVM; "floor" is the search's own cost
 GRID_TARGET = 0.5
 EXTRA_QUICK_SETS = ["iris", "heart"]
 
@@ -780,7 +784,25 @@ def grid_worker(side, spec):
     z = np.load(spec["npz"])
     X, y = z["Xtr"], z["ytr"]
     common = dict(kernel="rbf", tol=1e-3, cache_size=100, shrinking=True)
-    if side == "sklearn":
+    if side == "floor":
+        from sklearn.base import BaseEstimator, ClassifierMixin
+
+        class Floor(ClassifierMixin, BaseEstimator):
+            """Takes C and gamma, learns the most frequent label: the search without an SVM."""
+
+            def __init__(self, C=1.0, gamma=1.0):
+                self.C, self.gamma = C, gamma
+
+            def fit(self, X, y):
+                self.classes_, counts = np.unique(y, return_counts=True)
+                self.label_ = self.classes_[np.argmax(counts)]
+                return self
+
+            def predict(self, X):
+                return np.full(len(X), self.label_)
+
+        est = Floor()
+    elif side == "sklearn":
         from sklearn.svm import SVC
         est = SVC(**common)
     else:
@@ -818,7 +840,7 @@ def grid_flags(row):
         f.append("best≠sk")
     if k["best_params"] and t1["best_params"] and (t1["best_params"], t1["scores"]) != (k["best_params"], k["scores"]):
         f.append("t1≠default")
-    if not all(row[s]["consistent"] for s in GRID_SIDES):
+    if not all(row[s]["consistent"] for s in GRID_SVMS):
         f.append("repeats differ")
     f += [f"{s} failed" for s in GRID_SIDES if row[s]["error"]]
     return f
@@ -920,17 +942,23 @@ def section_grid(results, metas, state):
     lines.append(f"- kern.SVC's search takes ≤ {GRID_TARGET}× scikit-learn's: {fast} of {N} sets ("
                  + ", ".join(f"{n} {fmt_r(rt(r, 'kern'))}" for n, r in full) + "); with n_jobs=1: "
                  + ", ".join(f"{n} {fmt_r(rt(r, 'kern-t1'))}" for n, r in full) + ".")
+    lines.append("- the search's floor (the same search of a classifier that does nothing) against scikit-learn's: "
+                 + ", ".join(f"{n} {fmt_r(rt(r, 'floor'))}" for n, r in full)
+                 + f"; where it is above {GRID_TARGET / 2:g}, GridSearchCV's own cost leaves an SVM less than "
+                 f"{GRID_TARGET / 2:g}× scikit-learn's search for its 101 fits and predictions.")
     lines.append(f"- the same best cell as scikit-learn: {same} of {N} sets; largest difference of a cell's mean CV "
                  f"accuracy: {f'{100 * max(diffs):.2f}' if diffs else '–'} points.")
     lines.append("")
     lines.append("Seconds: the `fit` call of the search (100 fits and the refit), the best of the repeats. Best cell: C and "
                  "γ·d. Peak MB: the child process (interpreter, libraries and data included). Flags: best≠sk (another "
                  "best cell than scikit-learn), t1≠default (kern's n_jobs=1 search found other scores), repeats differ, "
-                 "a side failed.")
+                 "a side failed. Floor: the search of a classifier that takes C and gamma and predicts the most frequent "
+                 "training label.")
     lines.append("")
     lines.append("| set | n train | d | k | search kern | search kern n_jobs=1 | search sklearn | kern/sk | t1/sk "
-                 "| best C, γ·d kern / sk | best CV acc % kern / sk | largest cell Δ (points) | peak MB kern / sk | flags |")
-    lines.append("|" + "---|" * 14)
+                 "| floor | floor/sk | best C, γ·d kern / sk | best CV acc % kern / sk | largest cell Δ (points) "
+                 "| peak MB kern / sk | flags |")
+    lines.append("|" + "---|" * 16)
     for n, r in rows:
         m = metas[n]
         k, t1, sk = r["kern"], r["kern-t1"], r["sklearn"]
@@ -938,7 +966,8 @@ def section_grid(results, metas, state):
         mem = lambda x: "–" if x["rss"] is None else f"{x['rss']:.0f}"
         dd = max_cell_diff(k["scores"], sk["scores"])
         lines.append(f"| {n} | {m['n_train']:,} | {m['d']} | {m['classes']} | {fmt_s(k['seconds'])} | {fmt_s(t1['seconds'])} "
-                     f"| {fmt_s(sk['seconds'])} | {fmt_r(rt(r, 'kern'))} | {fmt_r(rt(r, 'kern-t1'))} | {best_cell(k, m['d'])} / {best_cell(sk, m['d'])} "
+                     f"| {fmt_s(sk['seconds'])} | {fmt_r(rt(r, 'kern'))} | {fmt_r(rt(r, 'kern-t1'))} "
+                     f"| {fmt_s(r['floor']['seconds'])} | {fmt_r(rt(r, 'floor'))} | {best_cell(k, m['d'])} / {best_cell(sk, m['d'])} "
                      f"| {bs(k)} / {bs(sk)} | {'–' if dd is None else f'{100 * dd:.2f}'} | {mem(k)} / {mem(sk)} "
                      f"| {', '.join(grid_flags(r))} |")
     errs = [f"{n} {x}: {r[x]['error']}" for n, r in rows for x in GRID_SIDES if r[x]["error"]]
