@@ -85,12 +85,6 @@ impl Model {
         }
         Ok(x)
     }
-
-    /// Whether a prediction on `x` expands the kernel serially: it then runs on the calling thread,
-    /// as that plan says ([`AnyModel::predicts_serially`]).
-    fn serial(&self, x: &Samples) -> bool {
-        self.inner.predicts_serially(x)
-    }
 }
 
 #[pymethods]
@@ -121,7 +115,7 @@ impl Model {
         n_jobs: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let x = self.checked(x)?;
-        let here = self.serial(&x);
+        let here = self.inner.predicts_serially(&x);
         mat(py, run_unless_here(py, n_jobs, here, || self.inner.decision_function(&x))?.as_ref())
     }
 
@@ -138,7 +132,7 @@ impl Model {
         n_jobs: Option<i64>,
     ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyArray2<f64>>, Option<Bound<'py, PyArray2<f64>>>)> {
         let x = self.checked(x)?;
-        let here = self.serial(&x);
+        let here = self.inner.predicts_serially(&x);
         let p = run_unless_here(py, n_jobs, here, || self.inner.predict_all(&x, proba))?;
         let labels = PyList::new(py, &p.labels)?;
         let proba = p.proba.map(|m| mat(py, m.as_ref())).transpose()?;
@@ -154,7 +148,7 @@ impl Model {
         n_jobs: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let x = samples(x)?;
-        let here = self.serial(&x);
+        let here = self.inner.predicts_serially(&x);
         mat(py, run_unless_here(py, n_jobs, here, || self.inner.predict_proba(&x))?.as_ref())
     }
 
