@@ -150,7 +150,7 @@ def fresh_fits(kern, path, gamma, c, runs):
 
 def fresh_table(a):
     print(f"{'problem':11s} {'n':>4s} {'d':>3s} {'C':>7s} {'best ms':>8s} {'median ms':>9s} {'wall best ms':>12s} "
-          f"{'wall median ms':>14s} {'SV':>4s} {'iters':>6s}")
+          f"{'wall median ms':>14s} {'SV':>4s} {'iters':>6s} placement")
     for name in a.problems.split(","):
         x, y = problem(name)
         x, y = x[:a.fresh_points], y[:a.fresh_points]
@@ -161,7 +161,8 @@ def fresh_table(a):
             secs, walls, j = fresh_fits(a.fresh, path, gamma, c, a.fresh_runs)
             med = lambda v: sorted(v)[len(v) // 2] * 1e3
             print(f"{name:11s} {len(y):4d} {x.shape[1]:3d} {c:7g} {min(secs) * 1e3:8.3f} {med(secs):9.3f} "
-                  f"{min(walls) * 1e3:12.2f} {med(walls):14.2f} {j['n_sv']:4d} {j['iterations']:6d}", flush=True)
+                  f"{min(walls) * 1e3:12.2f} {med(walls):14.2f} {j['n_sv']:4d} {j['iterations']:6d} "
+                  f"{j.get('placement', '-')}", flush=True)
 
 
 def main():

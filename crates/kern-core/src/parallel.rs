@@ -276,13 +276,22 @@ fn parse_cache_size(s: &str) -> Option<u64> {
 /// ```
 pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> crate::Result<T> {
     let count = thread_count(threads)?;
+    if rayon::current_thread_index().is_none() && global_threads() == Some(count.threads) {
+        // Rayon's global pool is this count's pool ([`claim_global`]): `scope` runs `f` on one of
+        // its workers, as `install` does on a pool of its own.
+        return Ok(rayon::scope(|_| f()));
+    }
     Ok(pool(count.threads)?.install(f))
 }
 
 /// [`install`], or, when `here`, `f` on the calling thread: for work whose plan keeps it serial (a
-/// prediction's serial kernel expansion), where handing it to a worker and back costs two thread
-/// wake-ups, more than the work (in a fresh `kern predict` process: 0.28–0.97 of the time, median,
-/// on the suite's small test sets). `threads` is checked either way.
+/// prediction's serial kernel expansion, a small SVM machine), where handing it to a worker and
+/// back costs two thread wake-ups and a fresh thread's cold heap, more than the work (in a fresh
+/// `kern predict` process: 0.28–0.97 of the time, median, on the suite's small test sets).
+/// `threads` is checked either way. Work that asks rayon anything on the calling thread (the pool's
+/// size, a loop too short to split), as an SVM fit does, should run so only once the global pool
+/// is claimed for `threads` ([`warm_up_global`]): rayon would otherwise start it then, with its own
+/// count.
 ///
 /// ```
 /// use kern_core::parallel::install_unless_here;
@@ -303,10 +312,46 @@ pub fn install_unless_here<T: Send>(
     install(threads, f)
 }
 
+/// Makes rayon's global pool one of `threads` threads (lowered as [`thread_count`] lowers a
+/// request; 0 counts as 1), when nothing has built it yet in this process; the first claim decides. [`install`] then runs work for that count on the global pool
+/// instead of a pool of its own, so the process has one set of workers whether its work runs on
+/// them or, through [`install_unless_here`], on the calling thread. `kern train` claims it at
+/// start-up ([`warm_up_global`]); a program that builds the global pool itself keeps its own, and
+/// kern's work keeps a pool per count beside it.
+///
+/// ```
+/// kern_core::parallel::claim_global(2);
+/// kern_core::parallel::claim_global(3); // the first claim decides
+/// assert_eq!(kern_core::parallel::global_threads(), Some(2));
+/// assert_eq!(kern_core::parallel::install(Some(2), rayon::current_num_threads)?, 2);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn claim_global(threads: usize) {
+    let threads = thread_count(Some(threads.max(1))).map_or(1, |c| c.threads);
+    GLOBAL.get_or_init(|| {
+        let built = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
+        built.is_ok().then_some(threads)
+    });
+}
+
+/// The threads of rayon's global pool when [`claim_global`] built it (`None`: not claimed, or built
+/// by someone else).
+///
+/// ```
+/// assert!(kern_core::parallel::global_threads().is_none_or(|t| t >= 1));
+/// ```
+pub fn global_threads() -> Option<usize> {
+    GLOBAL.get().copied().flatten()
+}
+
+/// The outcome of the first [`claim_global`].
+static GLOBAL: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+
 /// Starts the threads [`install`] will run on for `threads` (`None`: the global pool) without waiting
 /// for them, so that they come up while the caller does other work (reading its input): the first
 /// parallel call then finds them running; and it calls [`prepare_dense`]. Errors are left to
-/// [`install`].
+/// [`install`]. For work that may run on the calling thread and ask rayon for its pool there, see
+/// [`warm_up_global`].
 ///
 /// ```
 /// kern_core::parallel::warm_up(Some(2));
@@ -317,6 +362,25 @@ pub fn warm_up(threads: Option<usize>) {
     if let Ok(p) = pool(thread_count(threads.map(|t| t.max(1))).map_or(1, |c| c.threads)) {
         p.spawn(|| {});
     }
+    prepare_dense();
+}
+
+/// Starts the threads [`install`] will run on for `threads` (`None`: [`default_threads`]) as rayon's
+/// global pool ([`claim_global`]), waiting for them, and calls [`prepare_dense`]: for a run whose
+/// work may run on the calling thread ([`install_unless_here`]) and ask rayon there, as a small SVM
+/// fit does. The workers are then up and idle when the work comes, and the work shares the
+/// processors with no thread still starting: started in the background ([`warm_up`]) and claimed
+/// only when the fit asked, they made 100-sample fits in fresh `kern train` processes slower than
+/// on the pool (decision 0047). Errors are left to [`install`].
+///
+/// ```
+/// kern_core::parallel::warm_up_global(Some(2));
+/// assert_eq!(kern_core::parallel::global_threads(), Some(2));
+/// assert_eq!(kern_core::parallel::install_unless_here(Some(2), true, rayon::current_num_threads)?, 2);
+/// # Ok::<(), kern_core::CoreError>(())
+/// ```
+pub fn warm_up_global(threads: Option<usize>) {
+    claim_global(thread_count(threads.map(|t| t.max(1))).map_or(1, |c| c.threads));
     prepare_dense();
 }
 

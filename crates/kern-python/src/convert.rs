@@ -205,7 +205,9 @@ pub fn run_unless_here<T: Send, E: KernError + Send>(
         POOLS_USED.lock().unwrap_or_else(|e| e.into_inner()).insert(t);
     }
     // One pool per thread count for the process (`kern_core::parallel::install`): a grid search
-    // fits hundreds of times, and starting threads for each fit cost more than a small fit.
+    // fits hundreds of times, and starting threads for each fit cost more than a small fit. The
+    // first count is rayon's global pool, which work on the calling thread also finds.
+    kern_core::parallel::claim_global(t);
     py.detach(|| match kern_core::parallel::install_unless_here(Some(t), here, f) {
         Ok(r) => r.map_err(py_error),
         Err(e) => Err(py_error(e)),

@@ -150,8 +150,9 @@ fn plan(a: &Args) -> Result<(ModelKind, AnyParams), CliError> {
 /// once the data's `d` is known (the first plan checked the spec with a placeholder width).
 pub fn run(mut a: Args) -> CliResult {
     check_out(&a.out, &[Some(a.data.data.as_path()), a.weights.as_deref(), a.scale_file.as_deref()])?;
-    // The worker threads come up while the data is read.
-    kern_core::parallel::warm_up(a.threads);
+    // The worker threads come up, as rayon's global pool, before the data is read: a small SVM fit
+    // runs on this thread, and asks rayon for the pool's size there.
+    kern_core::parallel::warm_up_global(a.threads);
     let (model, params) = plan(&a)?;
     // The SVM solvers draw their own progress; the other models get the command's spinner.
     let _spinner = (!model.is_svm()).then(|| crate::progress::Spinner::start("training"));

@@ -65,6 +65,8 @@ fn train_predict_svc_binary_and_multiclass() {
         assert_eq!(j["objective"].as_array().unwrap().len(), machines);
         assert!(j["n_sv"].as_u64().unwrap() > 0 && j["iterations"].as_u64().unwrap() > 0);
         assert!(j["seconds"].as_f64().unwrap() >= 0.0);
+        // One small machine runs on the calling thread; three share the pool's threads.
+        assert_eq!(j["placement"], if machines == 1 { "caller" } else { "pool" });
         assert!(j["max_violation"].as_f64().unwrap() < 1e-3);
         let pred = d.join(format!("{kind}.pred"));
         let (ok, p, err) = kern(&[

@@ -249,6 +249,34 @@ macro_rules! setters {
     };
 }
 
+/// `placement`, written once: where a fit of the parameters runs ([`super::plan::placement`]). A
+/// classifier trains one machine for two classes (more for more); a regressor one machine of `2n`
+/// variables, one-class one of `n`.
+macro_rules! placement {
+    ($($t:ident: classes),+) => {$(
+        impl $t {
+            /// Where a fit on `x` with `classes` classes runs ([`super::plan::placement`]).
+            pub fn placement(&self, x: &Samples, classes: usize) -> super::plan::Placement {
+                let machines = if classes == 2 { 1 } else { classes.max(2) };
+                super::plan::placement(&self.kernel, x, machines, x.n(), &self.solver.tuning)
+            }
+        }
+    )+};
+    ($($t:ident: $per_sample:literal),+) => {$(
+        impl $t {
+            /// Where a fit on `x` runs ([`super::plan::placement`]).
+            pub fn placement(&self, x: &Samples) -> super::plan::Placement {
+                let l = x.n().saturating_mul($per_sample);
+                super::plan::placement(&self.kernel, x, 1, l, &self.solver.tuning)
+            }
+        }
+    )+};
+}
+
+placement!(SvcParams: classes, NuSvcParams: classes);
+placement!(SvrParams: 2, NuSvrParams: 2);
+placement!(OneClassParams: 1);
+
 setters!(SvcParams: solver, regularization, probability);
 setters!(SvrParams: solver, regularization);
 setters!(NuSvcParams: solver, nu, probability);

@@ -241,6 +241,46 @@ names! {
     }
     Selection { Scan => "scan", Trees => "trees" }
     Threading { Serial => "serial", Split => "split", Machines => "machines" }
+    Placement { Caller => "caller", Pool => "pool" }
+}
+
+/// Where a fit runs: decided before it starts ([`placement`]), by the caller that hands work to the
+/// thread pool (`kern train` reports it as `"placement"` in its summary).
+///
+/// ```
+/// use kern_models::svm::{SvcParams, plan::Placement};
+/// let x = kern_models::Samples::from_flat(vec![0.5; 100 * 13], 100, 13)?;
+/// let p = SvcParams::new("gaussian:gamma=0.08".parse()?);
+/// assert_eq!(p.placement(&x, 2), Placement::Caller); // one small machine
+/// assert_eq!(p.placement(&x, 3), Placement::Pool);   // three machines share the threads
+/// assert_eq!(Placement::Caller.name(), "caller");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// On the calling thread: the fit uses no other thread, so handing it to a pool worker and back
+    /// would only add two thread wake-ups and the worker's cold heap and caches.
+    Caller,
+    /// On a worker of the thread pool: its machines share the threads, or its work splits.
+    Pool,
+}
+
+/// Where a fit of `machines` machines, the largest on `l` variables, on the samples `x` runs: on
+/// the calling thread when it is a single machine whose work never splits across threads — fewer
+/// variables than [`Tuning::split_min`] (serial passes), columns on demand (no Gram matrix computed
+/// in parallel first) and each column filled serially
+/// ([`columns_stay_serial`](kern_sparse::kmatrix::columns_stay_serial)); else on the pool. The fit
+/// is the same either way, bit for bit. Measured on the 100-point fits of `bench/svm_small_fits.py
+/// --fresh` (a fresh `kern train` process each; decision 0047): on the calling thread they took
+/// 0.36–0.71 of kern's reported seconds on the pool (median of 30), the suite's small binary sets
+/// 0.64–0.91.
+pub fn placement(kernel: &KernelSpec, x: &Samples, machines: usize, l: usize, t: &Tuning) -> Placement {
+    let alone = machines == 1
+        && l < t.split_min
+        && columns(kernel, x, l, usize::MAX, false, t) == Columns::OnDemand
+        && kern_sparse::kmatrix::columns_stay_serial(x, l);
+    if alone { Placement::Caller } else { Placement::Pool }
 }
 
 /// The constants of the SVM's plan rules, each with the measurement behind it. [`Default`] holds the

@@ -2,7 +2,7 @@
 //! of a fit carries the path it took, and the pins of [`plan::Tuning`] reach the machines trained on
 //! the pool's workers.
 
-use super::plan::{Columns, Order, Plan, Selection, SolveProblem, Start, Threading, Tuning};
+use super::plan::{Columns, Order, Placement, Plan, Selection, SolveProblem, Start, Threading, Tuning};
 use super::*;
 use kern_core::learner::Fit;
 use kern_core::{BinaryTargets, ClassTargets, Kernel, KernelSpec, Samples};
@@ -163,8 +163,63 @@ fn the_seed_is_chosen_by_size_and_column_cost() {
     assert!(!plan::seeds(&g, &rows(2, plan::NORMS_MIN_DIM + 1), t.seed_min_n, true, &t));
 }
 
+/// The calling thread takes a fit only when it is one machine below `split_min` variables whose
+/// columns come on demand and stay serial; several machines, a precomputed Gram, a compact kernel,
+/// a sparse store or columns long enough to split go to the pool.
+#[test]
+fn the_calling_thread_takes_one_small_machine_on_serial_columns() {
+    use kern_sparse::kmatrix::COLUMN_SPLIT_WORK;
+    let t = Tuning::default();
+    let g: KernelSpec = "gaussian:sigma=1".parse().unwrap();
+    let x = rows(2, 13);
+    assert_eq!(plan::placement(&g, &x, 1, 100, &t), Placement::Caller);
+    assert_eq!(plan::placement(&g, &x, 2, 100, &t), Placement::Pool);
+    // A column of l entries in 13 dimensions counts l · (13 + 8) work.
+    let edge = (COLUMN_SPLIT_WORK - 1) / 21;
+    assert_eq!(plan::placement(&g, &x, 1, edge, &t), Placement::Caller);
+    assert_eq!(plan::placement(&g, &x, 1, edge + 1, &t), Placement::Pool);
+    // In one dimension the columns stay serial beyond `split_min`: the split passes decide.
+    let x1 = rows(2, 1);
+    assert!(kern_sparse::kmatrix::columns_stay_serial(&x1, t.split_min));
+    assert_eq!(plan::placement(&g, &x1, 1, t.split_min - 1, &t), Placement::Caller);
+    assert_eq!(plan::placement(&g, &x1, 1, t.split_min, &t), Placement::Pool);
+    let poly: KernelSpec = "poly:degree=2".parse().unwrap();
+    assert_eq!(plan::placement(&poly, &x, 1, 100, &t), Placement::Pool);
+    let cs: KernelSpec = "cs-gaussian:sigma=1,c=1".parse().unwrap();
+    assert_eq!(plan::placement(&cs, &x, 1, 100, &t), Placement::Pool);
+    let sparse = Samples::from_triplets(2, 4, &[(0, 0, 1.0), (1, 3, 2.0)]).unwrap();
+    assert_eq!(plan::placement(&g, &sparse, 1, 100, &t), Placement::Pool);
+    // The parameters count the machines and variables: a binary classifier one machine of n, a
+    // regressor one of 2n.
+    let p = SvcParams::new(g.clone());
+    assert_eq!(p.placement(&x, 2), Placement::Caller);
+    assert_eq!(p.placement(&x, 3), Placement::Pool);
+    let half = rows(edge / 2 + 1, 13);
+    assert_eq!(OneClassParams::new(g.clone()).placement(&half), Placement::Caller);
+    assert_eq!(SvrParams::new(g).placement(&half), Placement::Pool);
+}
+
 proptest! {
     #![proptest_config(kern_testkit::proptest_config(16))]
+
+    /// A fit the rule places on the calling thread is the fit the pool makes, bit for bit, and its
+    /// plan agrees with the placement at two threads: one serial machine on columns on demand.
+    #[test]
+    fn a_fit_on_the_calling_thread_is_the_pools(n in 4usize..160, d in 1usize..40, c in 0.1f64..100.0,
+                                                 seed in 0u64..1000) {
+        let x = kern_testkit::data::uniform(n, d, 1.0, seed);
+        let labels: Vec<f64> = (0..n).map(|i| if (i * 7 + seed as usize).is_multiple_of(3) { 1.0 } else { -1.0 }).collect();
+        prop_assume!(labels.contains(&1.0) && labels.contains(&-1.0));
+        let y = BinaryTargets::from_f64(&labels).unwrap();
+        let p = SvcParams::new("gaussian:sigma=1.5".parse().unwrap()).c(c);
+        prop_assert_eq!(p.placement(&x, 2), Placement::Caller);
+        let here = std::thread::scope(|s| s.spawn(|| p.fit(&x, &y).unwrap()).join().unwrap());
+        let pool = kern_core::parallel::install(Some(2), || p.fit(&x, &y).unwrap()).unwrap();
+        prop_assert_eq!(here.stats(), pool.stats());
+        prop_assert_eq!(pool.stats()[0].plan.threading, Threading::Serial);
+        prop_assert_eq!(pool.stats()[0].plan.columns, Columns::OnDemand);
+        prop_assert_eq!(here.decision_function(&x).unwrap(), pool.decision_function(&x).unwrap());
+    }
 
     /// Every machine of a one-vs-one fit reports the plan the rules give its problem: the machines
     /// share the threads, start from zero in the data's order, and take the column source of

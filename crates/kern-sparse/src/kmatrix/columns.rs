@@ -100,6 +100,41 @@ impl Kc {
 /// Entries per parallel task when a column is split across threads.
 const PAR_CHUNK: usize = 1024;
 
+/// Work (in multiply-adds) from which [`SignedColumns::fill_column`] splits a column across the
+/// pool's threads, and from which a sparse store's inverted index computes a column's inner
+/// products in parallel: below, the hand-off to another worker costs more than it saves.
+///
+/// ```
+/// assert_eq!(kern_sparse::kmatrix::COLUMN_SPLIT_WORK, 1 << 15);
+/// ```
+pub const COLUMN_SPLIT_WORK: usize = 1 << 15;
+
+/// The work a column entry of a kernel evaluated on `x` is counted at when deciding whether to
+/// split the column: twice the mean stored entries of a sample plus 8 on a sparse store, `d` on a
+/// dense one.
+fn entry_cost(x: &Samples) -> usize {
+    if x.is_sparse() { x.nnz() / x.n().max(1) * 2 + 8 } else { x.d() }
+}
+
+/// Whether every column over at most `l` variables of `x` is filled on the calling thread, whatever
+/// the kernel and the pool: [`SignedColumns::fill_column`] counts at most `l · (entry cost + 8)` work
+/// for such a column, and a sparse store's inverted index scans at most its `nnz` stored entries,
+/// both below [`COLUMN_SPLIT_WORK`]. A fit whose columns all stay serial, and whose solver does not
+/// split its passes, uses no thread but the one it runs on.
+///
+/// ```
+/// use kern_core::Samples;
+/// use kern_sparse::kmatrix::columns_stay_serial;
+/// let x = Samples::from_flat(vec![0.5; 100 * 13], 100, 13)?;
+/// assert!(columns_stay_serial(&x, 100)); // 100 · (13 + 8) multiply-adds
+/// assert!(!columns_stay_serial(&x, 10_000));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn columns_stay_serial(x: &Samples, l: usize) -> bool {
+    let scan = if x.is_sparse() { x.nnz() } else { 0 };
+    l.saturating_mul(entry_cost(x) + 8) < COLUMN_SPLIT_WORK && scan < COLUMN_SPLIT_WORK
+}
+
 /// Entries per block of the column passes on the feature-major and panel copies (8 KB: the block stays
 /// in L1 across its passes).
 const XT_BLOCK: usize = 1024;
@@ -338,8 +373,6 @@ pub struct SignedColumns<'a, K: Kernel> {
     profile: Profile,
     /// Use `‖x‖² + ‖y‖² − 2⟨x, y⟩` instead of direct differences (high dimension).
     by_norms: bool,
-    /// Work (in multiply-adds) from which a column is split across threads.
-    par_min: usize,
     /// Sparse store, dot-product or radial-by-norms kernel: the feature index of the variables (the
     /// positions at construction) and the column pieces it computes.
     inverted: Option<Inverted>,
@@ -453,7 +486,6 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
             source,
             profile,
             by_norms,
-            par_min: 1 << 15,
             inverted,
             arch: pulp::Arch::new(),
         }
@@ -610,7 +642,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         let mut buf = inv.scratch.lock().map(|mut s| s.pop()).unwrap_or(None).unwrap_or_default();
         buf.resize(self.l(), 0.0);
         let pivot = self.samples.sample(self.sample[j]);
-        if inv.scan[inv.var[j]] >= self.par_min {
+        if inv.scan[inv.var[j]] >= COLUMN_SPLIT_WORK {
             inv.index.dots_par(pivot, &mut buf);
         } else {
             inv.index.dots(pivot, 0, &mut buf);
@@ -650,11 +682,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
         if self.inverted.as_ref().is_some_and(|inv| self.inverted_pays(inv, j, out.len())) {
             return self.fill_column_seq(j, from, out);
         }
-        let cost = if self.samples.is_sparse() {
-            self.samples.nnz() / self.samples.n().max(1) * 2 + 8
-        } else {
-            self.d
-        };
+        let cost = entry_cost(self.samples);
         let work = match self.source {
             Source::Dense(_) => out.len() / 16,
             Source::Sparse { .. } => 0,
@@ -662,7 +690,7 @@ impl<'a, K: Kernel> SignedColumns<'a, K> {
             Source::Eval => out.len() * (cost + 8),
         };
         let threads = rayon::current_num_threads();
-        if work < self.par_min || threads < 2 {
+        if work < COLUMN_SPLIT_WORK || threads < 2 {
             self.fill_serial(j, from, out);
         } else {
             // One piece per thread (at least `PAR_CHUNK` entries): the pieces cost the same, so finer

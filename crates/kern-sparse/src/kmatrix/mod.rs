@@ -39,7 +39,10 @@ mod columns;
 mod on_demand;
 
 pub(crate) use columns::caller_share;
-pub use columns::{CALLER_SIXTEENTHS, NORMS_MIN_DIM, Precomputed, SignedColumns, SparseColumn};
+pub use columns::{
+    CALLER_SIXTEENTHS, COLUMN_SPLIT_WORK, NORMS_MIN_DIM, Precomputed, SignedColumns, SparseColumn,
+    columns_stay_serial,
+};
 pub use on_demand::{LRU_BYTES_PER_SAMPLE, SparseOnDemand};
 
 use crate::error::{Result, SparseError};

@@ -10,14 +10,14 @@ pub mod precomputed_cv;
 use super::Train;
 use crate::metrics::{accuracy, errors};
 use crate::output::{CliError, CliResult, write_output};
-use crate::resources::with_threads;
-use kern_core::Targets;
+use crate::resources::{with_threads, with_threads_unless_here};
 use kern_core::io::Dataset;
 use kern_core::learner::Model;
+use kern_core::{Samples, Targets};
 use kern_models::libsvm_model::LibsvmModel;
 use kern_models::svm::{
     KernelMatrix, MachineStats, Multiclass, NuSvcParams, NuSvrParams, OneClassParams, Svc, SvcParams, Svr,
-    SvrParams,
+    SvrParams, plan::Placement,
 };
 use kern_models::weights::{FitWeighted, SampleWeights};
 use kern_models::{AnyModel, Predictions};
@@ -100,6 +100,9 @@ pub trait SvmParams: FitWeighted + Sync {
         y: &Targets,
         w: Option<&SampleWeights>,
     ) -> Result<Self::Model, CliError>;
+
+    /// Where a fit on the samples `x` with targets `y` runs (the SVM plan's rule).
+    fn placement(&self, x: &Samples, y: &Targets) -> Placement;
 }
 
 macro_rules! svm_params {
@@ -112,6 +115,15 @@ macro_rules! svm_params {
                 w: Option<&SampleWeights>,
             ) -> Result<Self::Model, CliError> {
                 Ok(self.fit_precomputed_with(k, y, w)?)
+            }
+
+            fn placement(&self, x: &Samples, y: &Targets) -> Placement {
+                let classes = match y {
+                    Targets::Binary(_) => 2,
+                    Targets::Classes(c) => c.n_classes(),
+                    Targets::Real(_) => 0,
+                };
+                self.placement(x, classes)
             }
         }
     };
@@ -126,6 +138,10 @@ macro_rules! svm_params {
                 let Targets::Real(y) = y else { return Err("regression needs real-valued targets".into()) };
                 Ok(self.fit_precomputed_with(k, y, w)?)
             }
+
+            fn placement(&self, x: &Samples, _: &Targets) -> Placement {
+                self.placement(x)
+            }
         }
     };
 }
@@ -134,22 +150,47 @@ svm_params!(NuSvcParams, classes);
 svm_params!(SvrParams, real);
 svm_params!(NuSvrParams, real);
 
+/// How a fit went: the seconds it took, and where it ran (the plan's [`Placement`]; a precomputed
+/// kernel matrix's fit runs on the pool).
+struct Timed {
+    seconds: f64,
+    placement: Placement,
+}
+
+impl Timed {
+    /// Runs `fit` where `placement` says, on `threads` threads, and times it.
+    fn run<M: Send>(
+        threads: Option<usize>,
+        placement: Placement,
+        fit: impl FnOnce() -> Result<M, CliError> + Send,
+    ) -> Result<(M, Timed), CliError> {
+        let t0 = Instant::now();
+        let m = with_threads_unless_here(threads, placement == Placement::Caller, fit)??;
+        Ok((m, Timed { seconds: t0.elapsed().as_secs_f64(), placement }))
+    }
+
+    /// Adds `"seconds"` and `"placement"` to a summary.
+    fn report(&self, v: &mut Value) {
+        v["seconds"] = json!(self.seconds);
+        v["placement"] = json!(self.placement.name());
+    }
+}
+
 /// Trains `p` with targets `y` on the data, or on the precomputed kernel matrix `gram` (then `ds`
-/// holds its rows), with `--weights` when given; the model and the seconds the fit took.
+/// holds its rows), with `--weights` when given.
 fn fit_svm<P: SvmParams>(
     t: &Train,
     p: &P,
     ds: &Dataset,
     y: &Targets,
     gram: Option<&KernelMatrix>,
-) -> Result<(P::Model, f64), CliError> {
+) -> Result<(P::Model, Timed), CliError> {
     let w = t.weights(ds.samples.n())?;
-    let t0 = Instant::now();
-    let m = with_threads(t.threads, || match gram {
+    let placement = if gram.is_some() { Placement::Pool } else { p.placement(&ds.samples, y) };
+    Timed::run(t.threads, placement, || match gram {
         Some(k) => p.fit_on_matrix(k, y, w.as_ref()),
         None => Ok(p.fit_with(&ds.samples, y, w.as_ref())?),
-    })??;
-    Ok((m, t0.elapsed().as_secs_f64()))
+    })
 }
 
 /// Trains a C-SVC or nu-SVC on the data, or on the precomputed kernel matrix `gram` (then `ds` holds
@@ -162,16 +203,16 @@ pub fn train_svc<P: SvmParams<Model = Svc>>(
 ) -> CliResult {
     kern_cli::kinds::check_classes(ds, t.allow_many_classes)?;
     let targets = kern_cli::kinds::targets(ds, false)?;
-    let (m, seconds) = fit_svm(t, &p, ds, &targets, gram)?;
-    report_svc(t, ds, &m, seconds)
+    let (m, timed) = fit_svm(t, &p, ds, &targets, gram)?;
+    report_svc(t, ds, &m, &timed)
 }
 
 /// Saves a trained C-SVC or nu-SVC and describes it.
-fn report_svc(t: &Train, ds: &Dataset, m: &Svc, seconds: f64) -> CliResult {
+fn report_svc(t: &Train, ds: &Dataset, m: &Svc, timed: &Timed) -> CliResult {
     save(t, m, LibsvmModel::from_svc)?;
     let stats = m.stats();
     let warnings = warn_caps(stats);
-    Ok(json!({
+    let mut v = json!({
         "model": "svc",
         "type": if m.nu().is_some() { "nu-svc" } else { "c-svc" },
         "nu": m.nu(),
@@ -189,8 +230,9 @@ fn report_svc(t: &Train, ds: &Dataset, m: &Svc, seconds: f64) -> CliResult {
         "probability": m.has_probability(),
         "warnings": warnings,
         "out": t.out_name(),
-        "seconds": seconds,
-    }))
+    });
+    timed.report(&mut v);
+    Ok(v)
 }
 
 /// Trains an epsilon-SVR or nu-SVR on the data, or on the precomputed kernel matrix `gram`.
@@ -201,15 +243,15 @@ pub fn train_svr<P: SvmParams<Model = Svr>>(
     gram: Option<&KernelMatrix>,
 ) -> CliResult {
     let targets = kern_core::Targets::Real(ds.real()?);
-    let (m, seconds) = fit_svm(t, &p, ds, &targets, gram)?;
-    report_svr(t, ds, &m, seconds)
+    let (m, timed) = fit_svm(t, &p, ds, &targets, gram)?;
+    report_svr(t, ds, &m, &timed)
 }
 
 /// The summary of a model of one machine (SVR, one-class): its figures, the machine's and the
 /// warnings (also printed on stderr).
-fn one_machine(t: &Train, ds: &Dataset, s: &MachineStats, kernel: String, seconds: f64) -> Value {
+fn one_machine(t: &Train, ds: &Dataset, s: &MachineStats, kernel: String, timed: &Timed) -> Value {
     let warnings = warn_caps(std::slice::from_ref(s));
-    json!({
+    let mut v = json!({
         "kernel": kernel,
         "n": ds.samples.n(),
         "d": ds.samples.d(),
@@ -221,14 +263,15 @@ fn one_machine(t: &Train, ds: &Dataset, s: &MachineStats, kernel: String, second
         "plan": s.plan,
         "warnings": warnings,
         "out": t.out_name(),
-        "seconds": seconds,
-    })
+    });
+    timed.report(&mut v);
+    v
 }
 
 /// Saves a trained epsilon-SVR or nu-SVR and describes it.
-fn report_svr(t: &Train, ds: &Dataset, m: &Svr, seconds: f64) -> CliResult {
+fn report_svr(t: &Train, ds: &Dataset, m: &Svr, timed: &Timed) -> CliResult {
     save(t, m, LibsvmModel::from_svr)?;
-    let mut v = one_machine(t, ds, m.stats(), kernel_name(m.is_precomputed(), m.kernel()), seconds);
+    let mut v = one_machine(t, ds, m.stats(), kernel_name(m.is_precomputed(), m.kernel()), timed);
     v["model"] = json!("svr");
     v["type"] = json!(if m.nu().is_some() { "nu-svr" } else { "epsilon-svr" });
     v["nu"] = json!(m.nu());
@@ -239,15 +282,16 @@ fn report_svr(t: &Train, ds: &Dataset, m: &Svr, seconds: f64) -> CliResult {
 /// Trains a one-class SVM on the samples (labels unused), or on the precomputed kernel matrix `gram`.
 pub fn train_one_class(t: &Train, p: OneClassParams, ds: &Dataset, gram: Option<&KernelMatrix>) -> CliResult {
     let w = t.weights(ds.samples.n())?;
-    let t0 = Instant::now();
-    let m = with_threads(t.threads, || match (gram, &w) {
-        (Some(k), w) => p.fit_precomputed_with(k, w.as_ref()),
-        (None, Some(w)) => p.fit_weighted(&ds.samples, w),
-        (None, None) => p.fit(&ds.samples),
-    })??;
-    let seconds = t0.elapsed().as_secs_f64();
+    let placement = if gram.is_some() { Placement::Pool } else { p.placement(&ds.samples) };
+    let (m, timed) = Timed::run(t.threads, placement, || {
+        Ok(match (gram, &w) {
+            (Some(k), w) => p.fit_precomputed_with(k, w.as_ref()),
+            (None, Some(w)) => p.fit_weighted(&ds.samples, w),
+            (None, None) => p.fit(&ds.samples),
+        }?)
+    })?;
     save(t, &m, LibsvmModel::from_one_class)?;
-    let mut v = one_machine(t, ds, m.stats(), kernel_name(m.is_precomputed(), m.kernel()), seconds);
+    let mut v = one_machine(t, ds, m.stats(), kernel_name(m.is_precomputed(), m.kernel()), &timed);
     let outliers = with_threads(t.threads, || m.predict(&ds.samples))??.iter().filter(|&&v| v < 0.0).count();
     v["model"] = json!("one-class");
     v["type"] = json!("one-class");
