@@ -158,12 +158,17 @@ struct Timed {
 }
 
 impl Timed {
-    /// Runs `fit` where `placement` says, on `threads` threads, and times it.
+    /// Runs `fit` where `placement` says, on `threads` threads, and times it. A fit on this thread
+    /// asks rayon for its pool here, so it stays on the pool unless `kern train` started the global
+    /// pool for `threads` (`warm_up_global`; starting it can fail where threads cannot be made).
     fn run<M: Send>(
         threads: Option<usize>,
         placement: Placement,
         fit: impl FnOnce() -> Result<M, CliError> + Send,
     ) -> Result<(M, Timed), CliError> {
+        let count = kern_core::parallel::thread_count(threads).ok().map(|c| c.threads);
+        let started = count.is_some() && kern_core::parallel::global_threads() == count;
+        let placement = if started { placement } else { Placement::Pool };
         let t0 = Instant::now();
         let m = with_threads_unless_here(threads, placement == Placement::Caller, fit)??;
         Ok((m, Timed { seconds: t0.elapsed().as_secs_f64(), placement }))
