@@ -313,9 +313,10 @@ pub fn install_unless_here<T: Send>(
 }
 
 /// Makes rayon's global pool one of `threads` threads (lowered as [`thread_count`] lowers a
-/// request; 0 counts as 1), when nothing has built it yet in this process; the first claim decides. [`install`] then runs work for that count on the global pool
-/// instead of a pool of its own, so the process has one set of workers whether its work runs on
-/// them or, through [`install_unless_here`], on the calling thread. `kern train` claims it at
+/// request; 0 counts as 1), when nothing has built it yet in this process; the first claim
+/// decides. [`install`] then runs work for that count on the global pool instead of a pool of its
+/// own, so the process has one set of workers whether its work runs on them or, through
+/// [`install_unless_here`], on the calling thread. `kern train` claims it at
 /// start-up ([`warm_up_global`]); a program that builds the global pool itself keeps its own, and
 /// kern's work keeps a pool per count beside it.
 ///
@@ -380,7 +381,7 @@ pub fn warm_up(threads: Option<usize>) {
 /// # Ok::<(), kern_core::CoreError>(())
 /// ```
 pub fn warm_up_global(threads: Option<usize>) {
-    claim_global(thread_count(threads.map(|t| t.max(1))).map_or(1, |c| c.threads));
+    claim_global(threads.unwrap_or_else(default_threads));
     prepare_dense();
 }
 
