@@ -276,7 +276,7 @@ fn parse_cache_size(s: &str) -> Option<u64> {
 /// ```
 pub fn install<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> crate::Result<T> {
     let count = thread_count(threads)?;
-    if rayon::current_thread_index().is_none() && global_threads() == Some(count.threads) {
+    if rayon::current_thread_index().is_none() && global_is(count.threads) {
         // Rayon's global pool is this count's pool ([`claim_global`]): `scope` runs `f` on one of
         // its workers, as `install` does on a pool of its own.
         return Ok(rayon::scope(|_| f()));
@@ -343,6 +343,25 @@ pub fn claim_global(threads: usize) {
 /// ```
 pub fn global_threads() -> Option<usize> {
     GLOBAL.get().copied().flatten()
+}
+
+/// Whether rayon's global pool is the one [`claim_global`] built for `threads` (a count as
+/// [`thread_count`] lowers it, and `None` for [`default_threads`]): work for that count then runs on
+/// it, and a fit may run on the calling thread and ask rayon there ([`install_unless_here`]).
+///
+/// ```
+/// kern_core::parallel::claim_global(2);
+/// assert!(kern_core::parallel::global_claimed_for(Some(2)));
+/// assert!(!kern_core::parallel::global_claimed_for(Some(1)));
+/// assert!(!kern_core::parallel::global_claimed_for(Some(0))); // not a count
+/// ```
+pub fn global_claimed_for(threads: Option<usize>) -> bool {
+    thread_count(threads).is_ok_and(|c| global_is(c.threads))
+}
+
+/// Whether the global pool was claimed for exactly `threads` (already a [`thread_count`]).
+fn global_is(threads: usize) -> bool {
+    global_threads() == Some(threads)
 }
 
 /// The outcome of the first [`claim_global`].

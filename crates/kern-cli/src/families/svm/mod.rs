@@ -166,8 +166,7 @@ impl Timed {
         placement: Placement,
         fit: impl FnOnce() -> Result<M, CliError> + Send,
     ) -> Result<(M, Timed), CliError> {
-        let count = kern_core::parallel::thread_count(threads).ok().map(|c| c.threads);
-        let started = count.is_some() && kern_core::parallel::global_threads() == count;
+        let started = kern_core::parallel::global_claimed_for(threads);
         let placement = if started { placement } else { Placement::Pool };
         let t0 = Instant::now();
         let m = with_threads_unless_here(threads, placement == Placement::Caller, fit)??;
